@@ -1,0 +1,132 @@
+"""`World`: one generated (or loaded) search world, immutable and shared.
+
+A world holds the entities and facts, the corpus of pages, the knowledge base (a deliberately
+incomplete subset of the facts) and the tasks. Build it once per (seed, size) with
+:func:`searchgym.world.shared_world` and share it: envs, groups and teams never copy it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass, field
+from functools import cached_property
+
+from searchgym.world.model import Entity, Fact, Page, Task, WorldStats
+
+SPLITS = ("train", "dev", "test")
+
+
+@dataclass(frozen=True, eq=False)
+class World:
+    """A seeded fictional world (or a user corpus) with its tasks."""
+
+    seed: int
+    size: str
+    now: dt.date
+    entities: Mapping[str, Entity]
+    facts: Mapping[str, Fact]
+    pages: tuple[Page, ...]
+    kb: Mapping[str, tuple[str, ...]]
+    tasks: tuple[Task, ...]
+    version: str = "world-v0"
+    meta: Mapping[str, object] = field(default_factory=dict)
+
+    @classmethod
+    def generate(cls, seed: int = 0, size: str | int = "small") -> World:
+        """Generate the world for ``seed`` and ``size`` (same inputs, same world, byte for byte)."""
+        from searchgym.world.generate import generate_world
+
+        return generate_world(seed=seed, size=size)
+
+    # ----------------------------------------------------------------------------- look-ups
+    @cached_property
+    def page_by_id(self) -> dict[str, Page]:
+        return {p.id: p for p in self.pages}
+
+    @cached_property
+    def task_by_id(self) -> dict[str, Task]:
+        return {t.id: t for t in self.tasks}
+
+    @cached_property
+    def pages_of_fact(self) -> dict[str, tuple[str, ...]]:
+        found: dict[str, list[str]] = defaultdict(list)
+        for page in self.pages:
+            for fid in page.fact_ids:
+                found[fid].append(page.id)
+        return {k: tuple(v) for k, v in found.items()}
+
+    @cached_property
+    def kb_fact_ids(self) -> frozenset[str]:
+        return frozenset(fid for fids in self.kb.values() for fid in fids)
+
+    @cached_property
+    def entities_by_name(self) -> dict[str, tuple[str, ...]]:
+        """Lower-cased plain name -> ids of every entity with that name (namesakes share one)."""
+        found: dict[str, list[str]] = defaultdict(list)
+        for e in self.entities.values():
+            found[e.name.lower()].append(e.id)
+        return {k: tuple(v) for k, v in found.items()}
+
+    @cached_property
+    def entity_by_display_name(self) -> dict[str, str]:
+        return {e.display_name.lower(): e.id for e in self.entities.values()}
+
+    def tasks_in(
+        self,
+        split: str | None = None,
+        families: Iterable[str] | None = None,
+        difficulty: str | None = None,
+    ) -> list[Task]:
+        """Tasks of a split, optionally restricted to some families and one difficulty."""
+        if split is not None and split not in SPLITS:
+            raise ValueError(f"unknown split {split!r}; accepted: {', '.join(SPLITS)}")
+        wanted = set(families) if families is not None else None
+        return [
+            t
+            for t in self.tasks
+            if (split is None or t.split == split)
+            and (wanted is None or t.family in wanted)
+            and (difficulty is None or t.difficulty == difficulty)
+        ]
+
+    # ------------------------------------------------------------------------ description
+    def stats(self) -> WorldStats:
+        """Counts of entities, pages, tasks and where the gold facts can be found."""
+        gold = {h.fact_id for t in self.tasks for h in t.evidence}
+        in_pages = set(self.pages_of_fact)
+        in_kb = self.kb_fact_ids
+        return WorldStats(
+            entities_by_type=dict(sorted(Counter(e.type for e in self.entities.values()).items())),
+            facts=len(self.facts),
+            pages_by_kind=dict(sorted(Counter(p.kind for p in self.pages).items())),
+            kb_facts=len(in_kb),
+            tasks_by_family=dict(sorted(Counter(t.family for t in self.tasks).items())),
+            tasks_by_split=dict(sorted(Counter(t.split for t in self.tasks).items())),
+            gold_facts_corpus_only=len({f for f in gold if f in in_pages and f not in in_kb}),
+            gold_facts_kb_only=len({f for f in gold if f in in_kb and f not in in_pages}),
+            gold_facts_both=len({f for f in gold if f in in_kb and f in in_pages}),
+        )
+
+    def to_json(self) -> str:
+        """Canonical JSON of the whole world (what the fingerprint hashes)."""
+        payload = {
+            "version": self.version,
+            "seed": self.seed,
+            "size": self.size,
+            "now": self.now.isoformat(),
+            "entities": [asdict(e) for e in self.entities.values()],
+            "facts": [asdict(f) for f in self.facts.values()],
+            "pages": [asdict(p) for p in self.pages],
+            "kb": {k: list(v) for k, v in self.kb.items()},
+            "tasks": [asdict(t) for t in self.tasks],
+        }
+        return json.dumps(payload, sort_keys=True, separators=(",", ":"))
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """SHA-256 of the canonical JSON: equal fingerprints mean byte-identical worlds."""
+        return hashlib.sha256(self.to_json().encode("utf-8")).hexdigest()
