@@ -1,0 +1,84 @@
+"""searchgym.agents: the reference CW-GRPO agent (algorithmic core).
+
+How the pieces fit (a rollout/train loop is built on exactly this):
+
+    from searchgym.agents import (Step, Trajectory, AdvantageConfig, compute_advantages,
+        CalibrationConfig, Calibrator, LossConfig, policy_loss, value_loss, fit_value,
+        make_policy, Population)
+
+    pop = Population.build("shared", n_agents=4, encoder="hash", device="cpu", seed=0)
+    gen = torch.Generator().manual_seed(0)                 # CPU generator: device-independent sampling
+    # rollout: for each observation obs (dict text/candidates/action_mask) of agent k
+    a, logp, v = pop.policy_for(k).act([obs], gen)         # tensors of shape [1]
+    step = Step(obs, int(a), float(logp), float(v), reward, done, obs["action_mask"],
+                signals={"contribution": c, "new_gold": u, "consistent": w})
+    traj = Trajectory(steps, agent_id="agent_0", group_id=task_index, task_id=..., success=...)
+    # update: groups = list of lists of trajectories that attempted the same task
+    result = compute_advantages("cw_round", groups, AdvantageConfig())
+    result, calib_stats = Calibrator(CalibrationConfig()).apply(result)
+    obs = [s.obs for t in result.trajectories for s in t.steps]
+    actions = torch.tensor(np.concatenate([t.actions for t in result.trajectories]))
+    old_logp = torch.tensor(np.concatenate([t.log_probs for t in result.trajectories]))
+    adv = torch.tensor(result.flat_advantages()); seq = torch.tensor(result.seq_ids())
+    new_logp, entropy, values = policy.evaluate(obs, actions)
+    loss, stats = policy_loss(new_logp, old_logp.float(), adv.float(), entropy, seq, LossConfig())
+    # and fit_value(policy, opt, obs, returns, old_values, seq, LossConfig()) for value epochs
+
+Observation contract: {"text": str, "candidates": tuple[str, ...] (length N, padded with ""),
+"action_mask": int8 array (N,)}; at least one admissible action.
+
+Modules: trajectory (Step, Trajectory), advantages (estimator registry: gae, grpo, dr_grpo,
+cw_value, cw_round), calibration (flags applied by Calibrator), losses (PPO surrogate, dual
+clip, clipped value loss, aggregations), encoders / encoder_hash / encoder_minilm / encoder_hf,
+policy (CandidatePolicy, make_policy), population (Population, best_member, MajorityVote, distill).
+"""
+
+from __future__ import annotations
+
+from .advantages import (
+    ADVANTAGE_ESTIMATORS,
+    AdvantageConfig,
+    AdvantageResult,
+    EstimatorOutput,
+    compute_advantages,
+    gae,
+    grpo_group_advantages,
+    register_estimator,
+    reward_to_go,
+    round_weights,
+    value_contribution,
+)
+from .calibration import (
+    CalibrationConfig,
+    Calibrator,
+    LearnableBaseline,
+    RunningMeanStd,
+    clip_advantages,
+    count_zero_variance,
+    standardize_advantages,
+)
+from .encoders import ENCODERS, TextEncoder, make_encoder, resolve_device
+from .losses import AGGREGATIONS, LossConfig, aggregate, fit_value, policy_loss, value_loss
+from .policy import CandidatePolicy, batch_observations, make_policy
+from .population import (
+    POPULATION_MODES,
+    MajorityVote,
+    Population,
+    best_member,
+    distill,
+    ensemble_probs,
+    greedy_agreement,
+)
+from .trajectory import Step, Trajectory
+
+__all__ = [
+    "ADVANTAGE_ESTIMATORS", "AGGREGATIONS", "ENCODERS", "POPULATION_MODES",
+    "AdvantageConfig", "AdvantageResult", "CalibrationConfig", "Calibrator", "CandidatePolicy",
+    "EstimatorOutput", "LearnableBaseline", "LossConfig", "MajorityVote", "Population",
+    "RunningMeanStd", "Step", "TextEncoder", "Trajectory",
+    "aggregate", "batch_observations", "best_member", "clip_advantages", "compute_advantages",
+    "count_zero_variance", "distill", "ensemble_probs", "fit_value", "gae", "greedy_agreement",
+    "grpo_group_advantages", "make_encoder", "make_policy", "policy_loss", "register_estimator",
+    "resolve_device", "reward_to_go", "round_weights", "standardize_advantages", "value_contribution",
+    "value_loss",
+]

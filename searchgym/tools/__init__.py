@@ -1,0 +1,58 @@
+"""The tools an agent calls: web_search, knowledge_base, calculator, current_time, ask_for_clarification.
+
+Each is a :class:`Tool` with an OpenAI-format ``schema()`` and a call that returns a
+:class:`ToolResult` (never raises). :func:`build_tools` / :func:`shared_tools` assemble a world's set.
+"""
+
+from __future__ import annotations
+
+from searchgym.tools.base import Tool, ToolResult, validate_arguments
+from searchgym.tools.calculator import Calculator, CalculatorError, calculate, format_number
+from searchgym.tools.clarify import CLARIFICATION_EVIDENCE_ID, AskForClarification
+from searchgym.tools.clock import CLOCK_EVIDENCE_ID, CurrentTime
+from searchgym.tools.knowledge_base import KnowledgeBase
+from searchgym.tools.retrievers import (
+    RETRIEVER_NAMES,
+    Bm25sRetriever,
+    DenseRetriever,
+    HybridRetriever,
+    RankBm25Retriever,
+    Retriever,
+    make_retriever,
+    page_document,
+    tokenize,
+)
+from searchgym.tools.toolkit import TOOL_NAMES, build_tools, clarifier, shared_tools, tool_schemas
+from searchgym.tools.web_search import SearchHit, WebSearch, normalize_query
+
+__all__ = [
+    "CLARIFICATION_EVIDENCE_ID",
+    "CLOCK_EVIDENCE_ID",
+    "RETRIEVER_NAMES",
+    "TOOL_NAMES",
+    "AskForClarification",
+    "Bm25sRetriever",
+    "Calculator",
+    "CalculatorError",
+    "CurrentTime",
+    "DenseRetriever",
+    "HybridRetriever",
+    "KnowledgeBase",
+    "RankBm25Retriever",
+    "Retriever",
+    "SearchHit",
+    "Tool",
+    "ToolResult",
+    "WebSearch",
+    "build_tools",
+    "calculate",
+    "clarifier",
+    "format_number",
+    "make_retriever",
+    "normalize_query",
+    "page_document",
+    "shared_tools",
+    "tokenize",
+    "tool_schemas",
+    "validate_arguments",
+]

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 
+from searchgym.world.mentions import MentionFinder
 from searchgym.world.model import Entity, Fact, Page, Task, WorldStats
 
 SPLITS = ("train", "dev", "test")
@@ -74,6 +75,13 @@ class World:
     @cached_property
     def entity_by_display_name(self) -> dict[str, str]:
         return {e.display_name.lower(): e.id for e in self.entities.values()}
+
+    @cached_property
+    def mentions(self) -> MentionFinder:
+        """Finds entity names (plain and display) in a text; built once per world."""
+        names = [(e.display_name, e.id) for e in self.entities.values()]
+        names += [(e.name, e.id) for e in self.entities.values()]
+        return MentionFinder(names)
 
     def tasks_in(
         self,

@@ -1,0 +1,95 @@
+"""Text encoders for candidate policies: one interface, three backbones, one factory.
+
+    encoder = make_encoder("hash", device="cpu", dim=64)
+    emb = encoder(["question text", 'web_search(query="Vexa Corp")'])   # [2, encoder.dim]
+
+- "hash":   hashed word unigrams + bigrams -> EmbeddingBag (fast, CPU tests)   encoder_hash.py
+- "minilm": frozen all-MiniLM-L6-v2 (offline) + trainable projection         encoder_minilm.py
+- "hf":     any Hugging Face (causal) LM, last non-pad hidden state + projection  encoder_hf.py
+
+The minilm / hf modules import sentence-transformers / transformers, so they load lazily.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import torch
+from torch import Tensor, nn
+
+
+def resolve_device(device: str | torch.device = "auto") -> torch.device:
+    """"auto" -> cuda when available else cpu; "cpu"; "cuda" / "cuda:N" (error if no GPU)."""
+    if isinstance(device, torch.device):
+        device = str(device)
+    if device == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if device == "cpu":
+        return torch.device("cpu")
+    if device == "cuda" or device.startswith("cuda:"):
+        if not torch.cuda.is_available():
+            raise ValueError(f"device {device!r} requested but CUDA is not available; use 'cpu' or 'auto'")
+        return torch.device(device)
+    raise ValueError(f"unknown device {device!r}; accepted: 'auto', 'cpu', 'cuda', 'cuda:N'")
+
+
+class BoundedCache(dict):
+    """A dict that forgets its oldest entries past `max_size` (RL revisits the same texts often)."""
+
+    def __init__(self, max_size: int = 200_000) -> None:
+        super().__init__()
+        self.max_size = max_size
+
+    def put(self, key: Any, value: Any) -> None:
+        if len(self) >= self.max_size:
+            del self[next(iter(self))]
+        self[key] = value
+
+
+class TextEncoder(nn.Module):
+    """Maps a list of strings to a float tensor [len(texts), dim] on the encoder's device."""
+
+    dim: int
+
+    def forward(self, texts: Sequence[str]) -> Tensor:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    @property
+    def device(self) -> torch.device:
+        for p in self.parameters():
+            return p.device
+        return torch.device("cpu")
+
+
+def _hash(**kw: Any) -> TextEncoder:
+    from .encoder_hash import HashEncoder
+
+    return HashEncoder(**kw)
+
+
+def _minilm(**kw: Any) -> TextEncoder:
+    from .encoder_minilm import MiniLMEncoder
+
+    return MiniLMEncoder(**kw)
+
+
+def _hf(**kw: Any) -> TextEncoder:
+    from .encoder_hf import HFEncoder
+
+    return HFEncoder(**kw)
+
+
+ENCODERS: dict[str, Callable[..., TextEncoder]] = {"hash": _hash, "minilm": _minilm, "hf": _hf}
+
+
+def make_encoder(name: str, device: str | torch.device = "cpu", **kwargs: Any) -> TextEncoder:
+    """Build encoder `name` (see ENCODERS) on `device`; kwargs go to its constructor."""
+    if name not in ENCODERS:
+        raise ValueError(f"unknown encoder {name!r}; accepted: {sorted(ENCODERS)}")
+    dev = resolve_device(device)
+    try:
+        encoder = ENCODERS[name](device=dev, **kwargs)
+    except TypeError as err:
+        raise TypeError(f"bad arguments for encoder {name!r}: {err}") from err
+    return encoder.to(dev)

@@ -1,0 +1,161 @@
+"""CandidatePolicy: scores the env's admissible candidates; one interface for every backbone.
+
+    policy = make_policy("hash", device="cpu", seed=0)
+    logits, values = policy(obs_batch)                      # [B, N] (masked = finfo.min), [B]
+    actions, log_probs, values = policy.act(obs_batch, generator)     # no grad, for rollouts
+    log_probs, entropy, values = policy.evaluate(obs_batch, actions)  # with grad, for updates
+
+An observation is {"text": str, "candidates": tuple[str, ...] (padded with ""), "action_mask":
+int array (N,), 1 = admissible}. Score of candidate j = MLP([e_obs, e_j, e_obs * e_j]): the
+element-wise product lets the MLP see the overlap between the question and a candidate's
+provenance, the main signal. Value = MLP(e_obs). Masked logits are torch.finfo(dtype).min (not
+-inf, so softmax, entropy and gradients stay finite): their probability is exactly 0, they are
+never sampled, and no gradient reaches their scores.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import torch
+from torch import Tensor, nn
+
+from .encoders import ENCODERS, TextEncoder, make_encoder, resolve_device
+
+__all__ = ["CandidatePolicy", "make_policy", "resolve_device", "batch_observations"]
+
+
+def batch_observations(obs_batch: Sequence[dict[str, Any]]) -> tuple[list[str], list[list[str]], np.ndarray]:
+    """Validate a batch of observations; pad to the largest N; return texts, candidates, bool mask [B, N]."""
+    if len(obs_batch) == 0:
+        raise ValueError("empty observation batch; pass a list of at least one observation dict")
+    texts: list[str] = []
+    cands: list[list[str]] = []
+    masks: list[np.ndarray] = []
+    for i, obs in enumerate(obs_batch):
+        if not isinstance(obs, dict) or not {"text", "candidates", "action_mask"} <= obs.keys():
+            got = sorted(obs) if isinstance(obs, dict) else type(obs).__name__
+            raise ValueError(f"observation {i} must be a dict with keys text, candidates, action_mask; got {got}")
+        cand = [str(c) for c in obs["candidates"]]
+        mask = np.asarray(obs["action_mask"]).astype(bool).reshape(-1)
+        if mask.shape[0] != len(cand):
+            raise ValueError(f"observation {i}: action_mask has {mask.shape[0]} entries but there are {len(cand)} candidates")
+        if not mask.any():
+            raise ValueError(f"observation {i}: no admissible action (action_mask is all 0)")
+        texts.append(str(obs["text"]))
+        cands.append(cand)
+        masks.append(mask)
+    n = max(len(c) for c in cands)
+    mask_arr = np.zeros((len(cands), n), dtype=bool)
+    for i, (c, m) in enumerate(zip(cands, masks)):
+        mask_arr[i, : len(m)] = m
+        c.extend([""] * (n - len(c)))
+    return texts, cands, mask_arr
+
+
+def _mlp(inp: int, hidden: int, out: int, out_std: float) -> nn.Sequential:
+    last = nn.Linear(hidden, out)
+    nn.init.orthogonal_(last.weight, out_std)  # small last layer: near-uniform initial policy (CleanRL)
+    nn.init.zeros_(last.bias)
+    return nn.Sequential(nn.Linear(inp, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh(), last)
+
+
+class CandidatePolicy(nn.Module):
+    """Encoder + candidate-scoring MLP + value MLP. Several policies may share one encoder."""
+
+    def __init__(self, encoder: TextEncoder, hidden: int = 128) -> None:
+        super().__init__()
+        self.encoder = encoder
+        d = encoder.dim
+        self.score_head = _mlp(3 * d, hidden, 1, out_std=0.01)
+        self.value_head = _mlp(d, hidden, 1, out_std=1.0)
+
+    @property
+    def device(self) -> torch.device:
+        return self.score_head[0].weight.device
+
+    def embed(self, obs_batch: Sequence[dict[str, Any]]) -> tuple[Tensor, Tensor, Tensor]:
+        """(e_obs [B, D], e_cand [B, N, D], mask [B, N] bool); every distinct text is encoded once."""
+        texts, cands, mask = batch_observations(obs_batch)
+        b, n = mask.shape
+        all_texts = texts + [c for row in cands for c in row]
+        unique = list(dict.fromkeys(all_texts))
+        index = {t: i for i, t in enumerate(unique)}
+        emb = self.encoder(unique).to(self.device)
+        idx = torch.tensor([index[t] for t in all_texts], device=self.device)
+        gathered = emb[idx]
+        return gathered[:b], gathered[b:].view(b, n, -1), torch.as_tensor(mask, device=self.device)
+
+    def score(self, e_obs: Tensor, e_cand: Tensor, mask: Tensor) -> Tensor:
+        """Masked logits [B, N]: MLP([e_obs, e_j, e_obs * e_j]), finfo.min where mask is False."""
+        e_o = e_obs.unsqueeze(1).expand_as(e_cand)
+        scores = self.score_head(torch.cat([e_o, e_cand, e_o * e_cand], dim=-1)).squeeze(-1)
+        return torch.where(mask, scores, torch.full_like(scores, torch.finfo(scores.dtype).min))
+
+    def forward(self, obs_batch: Sequence[dict[str, Any]]) -> tuple[Tensor, Tensor]:
+        e_obs, e_cand, mask = self.embed(obs_batch)
+        return self.score(e_obs, e_cand, mask), self.value_head(e_obs).squeeze(-1)
+
+    @staticmethod
+    def distribution(logits: Tensor) -> tuple[Tensor, Tensor]:
+        """(log_probs [B, N], entropy [B]) of masked logits; masked entries add exactly 0 entropy."""
+        log_probs = torch.log_softmax(logits, dim=-1)
+        probs = log_probs.exp()
+        entropy = -torch.where(probs > 0, probs * log_probs, torch.zeros_like(probs)).sum(-1)
+        return log_probs, entropy
+
+    @torch.no_grad()
+    def act(
+        self, obs_batch: Sequence[dict[str, Any]], generator: torch.Generator | None = None, greedy: bool = False
+    ) -> tuple[Tensor, Tensor, Tensor]:
+        """Sample (or argmax) one admissible candidate per observation: (actions, log_probs, values).
+
+        Sampling happens on the generator's device (pass a CPU generator for results that do not
+        depend on the accelerator). `generator` is required unless greedy.
+        """
+        logits, values = self(obs_batch)
+        log_probs, _ = self.distribution(logits)
+        if greedy:
+            actions = logits.argmax(dim=-1)
+        else:
+            if generator is None:
+                raise ValueError("act(..., greedy=False) needs a torch.Generator (seeded) for sampling")
+            probs = log_probs.exp().to(generator.device)
+            actions = torch.multinomial(probs, 1, generator=generator).squeeze(-1).to(logits.device)
+        chosen = log_probs.gather(-1, actions.unsqueeze(-1)).squeeze(-1)
+        return actions, chosen, values
+
+    def evaluate(self, obs_batch: Sequence[dict[str, Any]], actions: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+        """(log_prob of `actions`, entropy, values), differentiable, for PPO updates."""
+        logits, values = self(obs_batch)
+        log_probs, entropy = self.distribution(logits)
+        actions = torch.as_tensor(actions, device=logits.device).long()
+        return log_probs.gather(-1, actions.view(-1, 1)).squeeze(-1), entropy, values
+
+
+POLICY_KWARGS = ("hidden",)
+
+
+def make_policy(
+    name: str, device: str | torch.device = "cpu", seed: int | None = None, encoder: TextEncoder | None = None, **kwargs: Any
+) -> CandidatePolicy:
+    """Build a CandidatePolicy with encoder `name` ("hash", "minilm", "hf") on `device`.
+
+    `hidden=` goes to the policy heads, other kwargs to the encoder (e.g. dim=, config=). `seed`
+    makes the initial weights reproducible without touching torch's global RNG state. Pass
+    `encoder=` to reuse an existing encoder (shared trunk); `name` must then still be valid.
+    """
+    if name not in ENCODERS:
+        raise ValueError(f"unknown policy/encoder {name!r}; accepted: {sorted(ENCODERS)}")
+    dev = resolve_device(device)
+    policy_kwargs = {k: kwargs.pop(k) for k in POLICY_KWARGS if k in kwargs}
+    rng_scope = torch.random.fork_rng(devices=[]) if seed is not None else contextlib.nullcontext()
+    with rng_scope:
+        if seed is not None:
+            torch.manual_seed(seed)
+        enc = encoder if encoder is not None else make_encoder(name, device=dev, **kwargs)
+        policy = CandidatePolicy(enc, **policy_kwargs)
+    return policy.to(dev)

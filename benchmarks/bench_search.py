@@ -1,0 +1,232 @@
+"""Search benchmark: build time and query speed of the retrievers, and bm25s vs rank_bm25 agreement.
+
+Run: ``.venv/bin/python benchmarks/bench_search.py`` (the xl world, >= 100k pages; ~2-3 min on
+2 cores). It prints, in one run: index build time per backend, queries/s of bm25s and of
+rank_bm25 on the same queries (rank_bm25 is timed on a subset because it is slow), their
+ratio, the mean top-k overlap between the two engines, the web_search tool's speed with and
+without its cache, and dense/hybrid figures on a subset of pages (MiniLM on CPU is slow; the
+full-corpus time is extrapolated and labelled as such). Falls back to a synthetic fictional
+corpus when the world generator is not available (or with ``--synthetic``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import platform
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from searchgym.tools.retrievers import (
+    Bm25sRetriever,
+    DenseRetriever,
+    HybridRetriever,
+    RankBm25Retriever,
+    Retriever,
+    page_document,
+    tokenize,
+)
+from searchgym.tools.web_search import WebSearch
+from searchgym.world.model import Page, Sentence
+
+
+# ------------------------------------------------------------------------------ corpora
+def synthetic_pages(n_pages: int = 100_000, seed: int = 0, vocab_size: int = 30_000) -> tuple[Page, ...]:
+    """A fictional corpus from invented words with Zipf frequencies (fallback when no generator)."""
+    rng = np.random.default_rng(seed)
+    onsets = list("bcdfghjklmnprstvzx") + ["br", "kr", "th", "st", "qu", "sh"]
+    vowels = ["a", "e", "i", "o", "u", "ae", "io", "y"]
+
+    def invent(count: int, syllables: tuple[int, int]) -> list[str]:
+        words: set[str] = set()
+        while len(words) < count:
+            n = int(rng.integers(syllables[0], syllables[1] + 1))
+            words.add("".join(onsets[rng.integers(len(onsets))] + vowels[rng.integers(len(vowels))] for _ in range(n)))
+        return sorted(words)
+
+    vocab = np.array(invent(vocab_size, (1, 4)))
+    names = invent(60_000, (2, 4))
+    weights = 1.0 / np.arange(1, vocab_size + 1) ** 1.07
+    weights /= weights.sum()
+    pages = []
+    for i in range(n_pages):
+        first, last = rng.choice(len(names), size=2, replace=False)
+        title = f"{names[first].title()} {names[last].title()}"
+        sentences = [Sentence(f"{title} is a {vocab[rng.choice(vocab_size, p=weights)]} of {names[last].title()}.")]
+        lengths = rng.integers(6, 15, size=int(rng.integers(3, 8)))
+        words = vocab[rng.choice(vocab_size, size=int(lengths.sum()), p=weights)]
+        start = 0
+        for length in lengths:
+            chunk = words[start : start + length]
+            start += length
+            sentences.append(Sentence(" ".join(chunk).capitalize() + "."))
+        slug = title.lower().replace(" ", "-")
+        pages.append(Page(f"s{i:06d}", f"https://synthetic.example/{slug}-{i}", title, tuple(sentences)))
+    return tuple(pages)
+
+
+def load_pages(size: str, synthetic: bool, n_synthetic: int) -> tuple[tuple[Page, ...], str]:
+    if not synthetic and importlib.util.find_spec("searchgym.world.generate") is not None:
+        from searchgym.world.world import World
+
+        world = World.generate(0, size)
+        return world.pages, f"World.generate(0, {size!r})"
+    return synthetic_pages(n_synthetic), f"synthetic fictional corpus ({n_synthetic} pages)"
+
+
+# ------------------------------------------------------------------------------ queries
+def sample_queries(pages: Sequence[Page], n_queries: int, seed: int) -> list[tuple[str, int]]:
+    """Half exact page titles, half title + one word of the page; with the page they came from."""
+    rng = np.random.default_rng(seed)
+    queries = []
+    for index in rng.choice(len(pages), size=n_queries, replace=len(pages) < n_queries):
+        page = pages[int(index)]
+        words = tokenize(page.text)
+        if rng.random() < 0.5 or not words:
+            queries.append((page.title, int(index)))
+        else:
+            queries.append((f"{page.title} {words[int(rng.integers(len(words)))]}", int(index)))
+    return queries
+
+
+def _timed(build: Any) -> tuple[Any, float]:
+    start = time.perf_counter()
+    value = build()
+    return value, time.perf_counter() - start
+
+
+def _run_queries(retriever: Retriever, queries: Sequence[str], k: int) -> tuple[list[list[int]], float]:
+    start = time.perf_counter()
+    rankings = [[i for i, _ in retriever.search(q, k)] for q in queries]
+    return rankings, time.perf_counter() - start
+
+
+def _overlap(a: list[int], b: list[int]) -> float:
+    if not a and not b:
+        return 1.0
+    return len(set(a) & set(b)) / max(len(a), len(b))
+
+
+def _hit_rates(rankings: list[list[int]], targets: Sequence[int]) -> tuple[float, float]:
+    top1 = float(np.mean([bool(r) and r[0] == t for r, t in zip(rankings, targets, strict=True)]))
+    topk = float(np.mean([t in r for r, t in zip(rankings, targets, strict=True)]))
+    return top1, topk
+
+
+# ---------------------------------------------------------------------------- benchmark
+def bench_search(
+    pages: Sequence[Page],
+    n_queries: int = 500,
+    k: int = 10,
+    seed: int = 0,
+    reference_queries: int = 100,
+    dense_pages: int = 2000,
+) -> dict[str, Any]:
+    """Time and compare the backends over ``pages``; every figure is returned in one dict.
+
+    rank_bm25 answers only the first ``reference_queries`` queries (it scores every document in
+    Python); the overlap is measured on those. Dense and hybrid are built on the first
+    ``dense_pages`` pages only (0 skips them).
+    """
+    docs = [page_document(p) for p in pages]
+    sampled = sample_queries(pages, n_queries, seed)
+    queries, targets = [q for q, _ in sampled], [t for _, t in sampled]
+    n_ref = min(reference_queries, n_queries)
+    out: dict[str, Any] = {"pages": len(pages), "queries": n_queries, "k": k, "reference_queries": n_ref}
+
+    fast, out["build_s_bm25s"] = _timed(lambda: Bm25sRetriever(docs))
+    reference, out["build_s_rank_bm25"] = _timed(lambda: RankBm25Retriever(docs))
+    fast_rankings, fast_s = _run_queries(fast, queries, k)
+    ref_rankings, ref_s = _run_queries(reference, queries[:n_ref], k)
+    out["qps_bm25s"] = n_queries / fast_s
+    out["qps_rank_bm25"] = n_ref / ref_s
+    out["speedup_bm25s_over_rank_bm25"] = out["qps_bm25s"] / out["qps_rank_bm25"]
+    pairs = list(zip(fast_rankings[:n_ref], ref_rankings, strict=True))
+    out["mean_topk_overlap"] = float(np.mean([_overlap(a, b) for a, b in pairs]))
+    out["identical_topk_lists"] = float(np.mean([a == b for a, b in pairs]))
+    out["bm25s_hit@1"], out["bm25s_hit@k"] = _hit_rates(fast_rankings, targets)
+    out["rank_bm25_hit@1"], out["rank_bm25_hit@k"] = _hit_rates(ref_rankings, targets[:n_ref])
+    del reference
+
+    tool = WebSearch(pages, backend=fast, max_k=max(k, 10))
+    _, cold_s = _timed(lambda: [tool.search(q, k) for q in queries])
+    _, warm_s = _timed(lambda: [tool.search(q, k) for q in queries])
+    out["web_search_calls_per_s_uncached"] = n_queries / cold_s
+    out["web_search_calls_per_s_cached"] = n_queries / warm_s
+
+    if dense_pages > 0:
+        subset = docs[:dense_pages]
+        sub_queries = [q for q, _ in sample_queries(pages[: len(subset)], min(100, n_queries), seed)]
+        _ = DenseRetriever(subset[:8])  # load the model outside the timing
+        dense, out["build_s_dense_subset"] = _timed(lambda: DenseRetriever(subset))
+        out["dense_subset_pages"] = len(subset)
+        out["build_s_dense_extrapolated_full"] = out["build_s_dense_subset"] * len(docs) / len(subset)
+        _, dense_s = _run_queries(dense, sub_queries, k)
+        out["qps_dense_subset"] = len(sub_queries) / dense_s
+        hybrid = HybridRetriever(Bm25sRetriever(subset), dense)
+        _, hybrid_s = _run_queries(hybrid, sub_queries, k)
+        out["qps_hybrid_subset"] = len(sub_queries) / hybrid_s
+    return out
+
+
+def _report(result: dict[str, Any], source: str) -> str:
+    r = result
+    lines = [
+        f"corpus: {source}: {r['pages']:,} pages; {r['queries']} queries (titles, title + word), top-{r['k']}",
+        f"machine: {platform.processor() or platform.machine()}, python {platform.python_version()}",
+        "",
+        f"{'backend':<12}{'index build s':>15}{'queries/s':>12}{'hit@1':>8}{'hit@k':>8}  notes",
+        f"{'bm25s':<12}{r['build_s_bm25s']:>15.1f}{r['qps_bm25s']:>12.1f}{r['bm25s_hit@1']:>8.3f}"
+        f"{r['bm25s_hit@k']:>8.3f}  all {r['queries']} queries",
+        f"{'rank_bm25':<12}{r['build_s_rank_bm25']:>15.1f}{r['qps_rank_bm25']:>12.1f}{r['rank_bm25_hit@1']:>8.3f}"
+        f"{r['rank_bm25_hit@k']:>8.3f}  timed on the first {r['reference_queries']} queries only (slow)",
+    ]
+    if "qps_dense_subset" in r:
+        n = r["dense_subset_pages"]
+        lines += [
+            f"{'dense':<12}{r['build_s_dense_subset']:>15.1f}{r['qps_dense_subset']:>12.1f}{'':>16}  "
+            f"on the first {n:,} pages only; full corpus build ~{r['build_s_dense_extrapolated_full']:.0f} s "
+            "(extrapolated)",
+            f"{'hybrid':<12}{'':>15}{r['qps_hybrid_subset']:>12.1f}{'':>16}  on the same {n:,}-page subset",
+        ]
+    lines += [
+        "",
+        f"bm25s / rank_bm25 query speed ratio: {r['speedup_bm25s_over_rank_bm25']:.0f}x",
+        f"mean top-{r['k']} overlap bm25s vs rank_bm25: {r['mean_topk_overlap']:.4f} "
+        f"(identical lists: {r['identical_topk_lists']:.3f}) over {r['reference_queries']} queries",
+        f"web_search tool (bm25s + snippets): {r['web_search_calls_per_s_uncached']:.0f} calls/s uncached, "
+        f"{r['web_search_calls_per_s_cached']:.0f} calls/s cached",
+    ]
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", default="xl", help="world size to generate (default xl, >= 100k pages)")
+    parser.add_argument("--synthetic", action="store_true", help="use the synthetic corpus instead of a world")
+    parser.add_argument("--synthetic-pages", type=int, default=100_000)
+    parser.add_argument("--queries", type=int, default=500)
+    parser.add_argument("--reference-queries", type=int, default=100)
+    parser.add_argument("--k", type=int, default=10)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--dense-pages", type=int, default=2000, help="pages for the dense/hybrid subset (0: skip)")
+    args = parser.parse_args(argv)
+
+    (pages, source), gen_s = _timed(lambda: load_pages(args.size, args.synthetic, args.synthetic_pages))
+    print(f"corpus ready in {gen_s:.1f} s", flush=True)
+    result = bench_search(
+        pages,
+        n_queries=args.queries,
+        k=args.k,
+        seed=args.seed,
+        reference_queries=args.reference_queries,
+        dense_pages=args.dense_pages,
+    )
+    print(_report(result, source))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,527 @@
+"""Actions and their text formats: what an agent does, written the way an LLM writes it.
+
+An :class:`Action` is a tool call, an answer, a team note (``post``) or ``wait``. In text mode
+an LLM writes actions in one of two formats (``tool_format``):
+
+- ``"hermes"`` (the Qwen/Hermes convention)::
+
+      <tool_call>{"name": "web_search", "arguments": {"query": "Vexa Corp"}}</tool_call>
+      <answer>Mara Quell</answer>
+
+- ``"tags"`` (the Search-R1 convention)::
+
+      <search>Vexa Corp</search>  <lookup>Mara Quell</lookup>  <calculate>12 + 30</calculate>
+      <time/>  <clarify>which Mara Quell?</clarify>  <answer>Mara Quell</answer>
+
+:func:`parse_action` never raises on agent text: what it cannot read comes back as a
+:class:`ParseError` (a value) that says what was wrong and shows the accepted forms, so the env
+can return it as an observation. :func:`format_action` is its inverse.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+__all__ = [
+    "ACTION_KINDS",
+    "MAX_ACTION_CHARS",
+    "TAG_TOOLS",
+    "TOOL_FORMATS",
+    "Action",
+    "ParseError",
+    "accepted_forms",
+    "format_action",
+    "format_tool_result",
+    "parse_action",
+]
+
+ACTION_KINDS = ("tool", "answer", "post", "wait")
+TOOL_FORMATS = ("hermes", "tags")
+MAX_ACTION_CHARS = 20_000  # longer actions (after removing <think> blocks) are refused unread
+_MAX_LITERAL_DEPTH = 32  # ast.literal_eval only sees shallow, bounded text
+
+# tags format: tag -> (tool, its one argument)
+TAG_TOOLS: dict[str, tuple[str, str | None]] = {
+    "search": ("web_search", "query"),
+    "lookup": ("knowledge_base", "entity"),
+    "calculate": ("calculator", "expression"),
+    "time": ("current_time", None),
+    "clarify": ("ask_for_clarification", "question"),
+}
+_TOOL_TAGS = {tool: (tag, arg) for tag, (tool, arg) in TAG_TOOLS.items()}
+_TAG_HINTS = {
+    "search": "search query",
+    "lookup": "entity name",
+    "calculate": "arithmetic expression",
+    "clarify": "question for the user",
+}
+
+
+def _freeze(value: Any) -> Any:
+    """Make a JSON-ish value hashable: lists become tuples, dicts tuples of (key, value) pairs."""
+    if isinstance(value, dict):
+        return tuple((str(k), _freeze(v)) for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return tuple(_freeze(v) for v in value)
+    if isinstance(value, set | frozenset):
+        return tuple(sorted((_freeze(v) for v in value), key=repr))
+    return value
+
+
+def _literal(value: Any) -> str:
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+@dataclass(frozen=True)
+class Action:
+    """One action. ``arguments`` are (key, value) pairs sorted by key (so equal calls are equal
+    whatever order the agent wrote them in); ``provenance`` says where a candidate came from and
+    is not part of equality."""
+
+    kind: str
+    tool: str | None = None
+    arguments: tuple[tuple[str, Any], ...] = ()
+    text: str | None = None
+    provenance: str = field(default="", compare=False)
+
+    def __post_init__(self) -> None:
+        if self.kind not in ACTION_KINDS:
+            raise ValueError(f"unknown action kind {self.kind!r}; accepted: {', '.join(ACTION_KINDS)}")
+        if (self.kind == "tool") != (isinstance(self.tool, str) and bool(self.tool)):
+            raise ValueError("a tool action needs a tool name, and only a tool action has one")
+        if self.kind != "tool" and self.arguments:
+            raise ValueError(f"a {self.kind} action takes no arguments")
+        if self.kind in ("answer", "post"):
+            if not isinstance(self.text, str) or not self.text.strip():
+                raise ValueError(f"a {self.kind} action needs non-empty text")
+            object.__setattr__(self, "text", self.text.strip())
+        elif self.text is not None:
+            raise ValueError(f"a {self.kind} action has no text")
+        pairs = [(str(k), _freeze(v)) for k, v in self.arguments]
+        if len({k for k, _ in pairs}) != len(pairs):
+            raise ValueError(f"duplicate argument names in {[k for k, _ in pairs]}")
+        object.__setattr__(self, "arguments", tuple(sorted(pairs, key=lambda kv: kv[0])))
+
+    @classmethod
+    def call(cls, tool: str, /, **arguments: Any) -> Action:
+        return cls(kind="tool", tool=tool, arguments=tuple(arguments.items()))
+
+    @classmethod
+    def answer(cls, text: str, provenance: str = "") -> Action:
+        return cls(kind="answer", text=text, provenance=provenance)
+
+    @classmethod
+    def post(cls, text: str, provenance: str = "") -> Action:
+        return cls(kind="post", text=text, provenance=provenance)
+
+    @classmethod
+    def wait(cls) -> Action:
+        return cls(kind="wait")
+
+    def with_provenance(self, provenance: str) -> Action:
+        """The same action with a provenance (``call`` cannot take one: it could be an argument)."""
+        return replace(self, provenance=provenance)
+
+    @property
+    def args(self) -> dict[str, Any]:
+        return dict(self.arguments)
+
+    def render(self) -> str:
+        """One canonical line: ``web_search(query="Vexa Corp")``, ``answer("Mara Quell")``, ``wait()``."""
+        if self.kind == "tool":
+            return f"{self.tool}({', '.join(f'{k}={_literal(v)}' for k, v in self.arguments)})"
+        if self.kind == "wait":
+            return "wait()"
+        return f"{self.kind}({_literal(self.text)})"
+
+    def describe(self) -> str:
+        """``render()`` plus ``"  <- provenance"``: what a candidate-mode policy reads."""
+        return f"{self.render()}  <- {self.provenance}" if self.provenance else self.render()
+
+
+@dataclass(frozen=True)
+class ParseError:
+    """Why a text action could not be read (a value, never raised), with the accepted forms."""
+
+    message: str
+
+    def __str__(self) -> str:
+        return self.message
+
+
+# ------------------------------------------------------------------------------ accepted forms
+def _check_format(tool_format: str) -> None:
+    if tool_format not in TOOL_FORMATS:
+        raise ValueError(f"unknown tool_format {tool_format!r}; accepted: {', '.join(TOOL_FORMATS)}")
+
+
+def accepted_forms(tool_format: str, tool_names: Sequence[str], allow_team_actions: bool = False) -> str:
+    """The action forms an agent may write, one per line (shown in prompts and parse errors)."""
+    _check_format(tool_format)
+    lines = [f"Accepted actions ({tool_format} format), one per turn:"]
+    if tool_format == "hermes":
+        for name in tool_names:
+            tag_arg = _TOOL_TAGS.get(name, (None, "..."))[1]
+            example = {} if tag_arg is None else {tag_arg: "..."}
+            lines.append(f'  <tool_call>{{"name": "{name}", "arguments": {_literal(example)}}}</tool_call>')
+    else:
+        missing = [n for n in tool_names if n not in _TOOL_TAGS]
+        for tag, (tool, arg) in TAG_TOOLS.items():
+            if tool in tool_names:
+                form = f"<{tag}/>" if arg is None else f"<{tag}>{_TAG_HINTS[tag]}</{tag}>"
+                lines.append(f"  {form}   ({tool})")
+        if missing:
+            lines.append(f"  (no tag exists for: {', '.join(missing)})")
+    lines.append("  <answer>your final answer</answer>")
+    if allow_team_actions:
+        lines += ["  <post>a note for your team</post>", "  <wait/>"]
+    return "\n".join(lines)
+
+
+def _error(problem: str, tool_format: str, tool_names: Sequence[str], team: bool) -> ParseError:
+    return ParseError(
+        f"Could not read your action: {problem}.\n{accepted_forms(tool_format, tool_names, team)}"
+    )
+
+
+# ------------------------------------------------------------------------------ preprocessing
+_THINK = re.compile(r"<\s{0,3}(/?)\s{0,3}think\s{0,3}>", re.IGNORECASE)
+_SPECIAL_TOKEN = re.compile(r"<\|[^|<>\n]{0,40}\|>")
+_NEXT_TAG_OR_BLANK_LINE = re.compile(r"<[A-Za-z/|!]|\n[ \t\r]{0,20}\n")
+_OPENERS = {
+    "hermes": re.compile(r"<\s{0,3}(tool_call|answer|post|wait)\s{0,3}(/?)\s{0,3}>", re.IGNORECASE),
+    "tags": re.compile(
+        r"<\s{0,3}(search|lookup|calculate|time|clarify|answer|post|wait)\s{0,3}(/?)\s{0,3}>", re.IGNORECASE
+    ),
+}
+_CLOSERS: dict[str, re.Pattern[str]] = {}
+
+
+def _strip_think(text: str) -> tuple[str, bool]:
+    """Remove ``<think>...</think>`` blocks; a stray ``</think>`` drops everything before it (the
+    chat template opened the block); an unclosed ``<think>`` drops the rest. Linear time."""
+    kept: list[str] = []
+    pos, open_at = 0, None
+    for m in _THINK.finditer(text):
+        if m.group(1) != "/":
+            if open_at is None:
+                kept.append(text[pos : m.start()])
+                open_at = m.start()
+        else:
+            if open_at is None:
+                kept = []
+            open_at, pos = None, m.end()
+    if open_at is None:
+        kept.append(text[pos:])
+    return "".join(kept), open_at is not None
+
+
+def _closer(tag: str) -> re.Pattern[str]:
+    if tag not in _CLOSERS:
+        _CLOSERS[tag] = re.compile(rf"<\s{{0,3}}/\s{{0,3}}{tag}\s{{0,3}}>", re.IGNORECASE)
+    return _CLOSERS[tag]
+
+
+def _tag_content(text: str, tag: str, start: int) -> str:
+    """Text up to ``</tag>``; without one, up to the next tag or blank line (a missing close)."""
+    close = _closer(tag).search(text, start)
+    if close is not None:
+        return text[start : close.start()].strip()
+    rest = text[start:].lstrip()
+    cut = _NEXT_TAG_OR_BLANK_LINE.search(rest)
+    return (rest[: cut.start()] if cut else rest).strip()
+
+
+# ---------------------------------------------------------------------------- lenient JSON
+def _extract_object(s: str) -> tuple[str, int] | None:
+    """The first ``{...}`` in ``s`` (string-aware, both quote kinds), trailing commas removed,
+    unterminated strings and brackets closed; with its nesting depth. Linear time."""
+    start = s.find("{")
+    if start < 0:
+        return None
+    out: list[str] = []
+    stack: list[str] = []
+    quote: str | None = None
+    escaped = False
+    depth = 0
+    for i in range(start, len(s)):
+        ch = s[i]
+        if quote is not None:
+            out.append(ch)
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == quote:
+                quote = None
+            continue
+        if ch in "\"'":
+            quote = ch
+        elif ch in "{[":
+            stack.append("}" if ch == "{" else "]")
+            depth = max(depth, len(stack))
+        elif ch in "}]":
+            j = len(out) - 1
+            while j >= 0 and out[j].isspace():
+                j -= 1
+            if j >= 0 and out[j] == ",":
+                del out[j]
+            if stack:
+                stack.pop()
+            out.append(ch)
+            if not stack:
+                return "".join(out), depth
+            continue
+        out.append(ch)
+    if quote is not None:
+        out.append(quote)
+    out.extend(reversed(stack))
+    return "".join(out), depth
+
+
+def _load_object(s: str) -> tuple[Any, str]:
+    """Parse lenient JSON: strict JSON first, then Python literals (single quotes, True/None) by
+    ``ast.literal_eval`` (literals only, never code) on bounded, shallow text."""
+    found = _extract_object(s)
+    if found is None:
+        return None, "no JSON object found"
+    candidate, depth = found
+    try:
+        return json.loads(candidate), ""
+    except (ValueError, RecursionError) as exc:
+        error = str(exc)
+    if len(candidate) <= MAX_ACTION_CHARS and depth <= _MAX_LITERAL_DEPTH:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                return ast.literal_eval(candidate), ""
+        except Exception:  # literal_eval raises many kinds on garbage; all mean "not a literal"
+            pass
+    return None, error
+
+
+# --------------------------------------------------------------------------------- parsing
+def _resolve_tool(name: str, tool_names: Sequence[str]) -> str | None:
+    if name in tool_names:
+        return name
+    key = re.sub(r"[\s\-]+", "_", name.strip().lower())
+    matches = [t for t in tool_names if t.lower() == key]
+    return matches[0] if len(matches) == 1 else None
+
+
+def _as_text(value: Any) -> str:
+    if isinstance(value, str):
+        return value.strip()
+    if isinstance(value, list | tuple):
+        return ", ".join(_as_text(v) for v in value if _as_text(v))
+    return "" if value is None else _literal(value)
+
+
+_NAME_KEYS = ("name", "tool", "tool_name")
+_ARG_KEYS = ("arguments", "parameters", "args")
+_NOT_ARGS = {*_NAME_KEYS, "function", "type", "id"}
+
+
+def _action_from_call(obj: Any, tool_names: Sequence[str], team: bool) -> Action | str:
+    """An Action from a decoded tool call, or a message saying what is wrong with it."""
+    if not isinstance(obj, dict):
+        return f"a tool call must be a JSON object with a name and arguments, got a {type(obj).__name__}"
+    function = obj.get("function")
+    if isinstance(function, dict) and not any(k in obj for k in _NAME_KEYS):
+        obj = function  # OpenAI style {"function": {"name": ..., "arguments": ...}}
+    name = next((obj[k] for k in _NAME_KEYS if k in obj), function if isinstance(function, str) else None)
+    if not isinstance(name, str) or not name.strip():
+        return 'the tool call has no "name"'
+    name = name.strip()
+    arg_key = next((k for k in _ARG_KEYS if k in obj), None)
+    raw = obj[arg_key] if arg_key else {k: v for k, v in obj.items() if k not in _NOT_ARGS}
+    for _ in range(3):  # arguments double- (or triple-) encoded as a JSON string
+        if not isinstance(raw, str):
+            break
+        if not raw.strip():
+            raw = {}
+            break
+        if raw.strip().startswith('"'):  # a JSON string literal holding the JSON: decode one level
+            try:
+                raw = json.loads(raw.strip())
+                continue
+            except (ValueError, RecursionError):
+                pass
+        raw, problem = _load_object(raw)
+        if raw is None:
+            return f'could not read the "arguments" of {name} ({problem}); give them as a JSON object'
+    raw = {} if raw is None else raw
+    if not isinstance(raw, dict):
+        return f'the "arguments" of {name} must be a JSON object, got a {type(raw).__name__}'
+    args = {str(k): v for k, v in raw.items()}
+    lowered = name.lower()
+    if lowered == "answer":
+        value = args.get("answer", args.get("text"))
+        if value is None and len(args) == 1:
+            value = next(iter(args.values()))
+        text = _as_text(value)
+        return Action.answer(text) if text else 'the answer call is empty; write {"answer": "..."}'
+    if team and lowered in ("post_note", "post"):
+        note = _as_text(args.get("note", args.get("text")))
+        return Action.post(note) if note else 'post_note needs {"note": "..."}'
+    if team and lowered == "wait":
+        return Action.wait()
+    tool = _resolve_tool(name, tool_names)
+    if tool is None:
+        return f"unknown tool {name!r}; accepted tools: {', '.join(tool_names) or '(none)'}"
+    return Action.call(tool, **args)
+
+
+def _read_tool_call(rest: str, tool_names: Sequence[str], team: bool) -> Action | str:
+    """The JSON after ``<tool_call>``: scanned to its balanced end first (so a closing tag inside a
+    string is harmless), then, if that fails, only up to ``</tool_call>``."""
+    close = _closer("tool_call").search(rest)
+    problem = "<tool_call> holds no JSON object"
+    for body in [rest] if close is None else [rest, rest[: close.start()]]:
+        obj, problem = _load_object(body)
+        if obj is not None:
+            return _action_from_call(obj, tool_names, team)
+    return f"could not read the JSON inside <tool_call> ({problem})"
+
+
+def _parse_text(text: str, tool_format: str, tool_names: Sequence[str], team: bool) -> Action | str:
+    """The first action tag of the format in ``text`` (disallowed team tags are skipped)."""
+    skipped_team = False
+    for m in _OPENERS[tool_format].finditer(text):
+        tag, self_closing = m.group(1).lower(), m.group(2) == "/"
+        if tag in ("post", "wait") and not team:
+            skipped_team = True
+            continue
+        if tag == "wait":
+            return Action.wait()
+        if tag == "tool_call":
+            return _read_tool_call(text[m.end() :], tool_names, team)
+        content = "" if self_closing or tag == "time" else _tag_content(text, tag, m.end())
+        if tag in ("answer", "post"):
+            if not content:
+                return f"the <{tag}> is empty"
+            return Action.answer(content) if tag == "answer" else Action.post(content)
+        tool_name, arg = TAG_TOOLS[tag]
+        tool = _resolve_tool(tool_name, tool_names)
+        if tool is None:
+            return f"<{tag}> calls {tool_name}, which is not available here; accepted tools: " + (
+                ", ".join(tool_names) or "(none)"
+            )
+        return Action.call(tool) if arg is None else Action.call(tool, **{arg: content})
+    if tool_format == "hermes":
+        obj, _ = _load_object(text)  # no tags: a bare (or fenced) JSON tool call
+        if isinstance(obj, dict) and any(k in obj for k in (*_NAME_KEYS, "function")):
+            return _action_from_call(obj, tool_names, team)
+    if skipped_team:
+        return "<post> and <wait/> are team actions, not available here; no other action was found"
+    if tool_format == "hermes":
+        return "no <tool_call> or <answer> found"
+    if "tool_call" in text.lower():
+        return "this environment uses the tags format, not <tool_call> JSON"
+    return "no action tag found"
+
+
+def parse_action(
+    text: str, tool_format: str, tool_names: Sequence[str], allow_team_actions: bool = False
+) -> Action | ParseError:
+    """Read one action from an agent's text; never raises on any ``text``.
+
+    ``<think>...</think>`` blocks and special tokens (``<|im_end|>``) are ignored; the first
+    action in the text wins. Text longer than ``MAX_ACTION_CHARS`` (after removing think blocks)
+    is refused unread. An unknown ``tool_format`` is a configuration error (ValueError).
+    """
+    _check_format(tool_format)
+    tool_names = [str(t) for t in tool_names]
+    if isinstance(text, bytes | bytearray):
+        text = bytes(text).decode("utf-8", errors="replace")
+    if not isinstance(text, str):
+        return _error(
+            f"an action must be a string, got {type(text).__name__}",
+            tool_format,
+            tool_names,
+            allow_team_actions,
+        )
+    text, unclosed_think = _strip_think(text)
+    if len(text) > MAX_ACTION_CHARS:
+        return _error(
+            f"the action is {len(text)} characters long (at most {MAX_ACTION_CHARS} outside <think>)",
+            tool_format,
+            tool_names,
+            allow_team_actions,
+        )
+    text = _SPECIAL_TOKEN.sub("", text)
+    result = _parse_text(text, tool_format, tool_names, allow_team_actions)
+    if isinstance(result, Action):
+        return result
+    if unclosed_think and not text.strip():
+        result = "the <think> block is never closed, so no action follows it"
+    return _error(result, tool_format, tool_names, allow_team_actions)
+
+
+# ------------------------------------------------------------------------------ formatting
+def _tool_call_text(name: str, arguments: dict[str, Any], shown: str) -> str:
+    try:
+        payload = json.dumps({"name": name, "arguments": arguments}, ensure_ascii=False)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{shown} has an argument that is not JSON: {exc}") from exc
+    return f"<tool_call>\n{payload}\n</tool_call>"
+
+
+def _candidate_texts(action: Action, tool_format: str) -> list[str]:
+    """Ways to write ``action``, preferred first."""
+    if action.kind == "wait":
+        return ["<wait/>"]
+    if action.kind in ("answer", "post"):
+        tagged = f"<{action.kind}>{action.text}</{action.kind}>"
+        if tool_format == "tags":
+            return [tagged]
+        key, name = ("answer", "answer") if action.kind == "answer" else ("note", "post_note")
+        return [tagged, _tool_call_text(name, {key: action.text}, action.render())]  # JSON escapes anything
+    if tool_format == "hermes":
+        return [_tool_call_text(str(action.tool), action.args, action.render())]
+    tag, arg = _TOOL_TAGS.get(str(action.tool), (None, None))
+    expected = set() if arg is None else {arg}
+    if (
+        tag is None
+        or set(action.args) != expected
+        or not all(isinstance(v, str) for v in action.args.values())
+    ):
+        return []
+    return [f"<{tag}/>" if arg is None else f"<{tag}>{action.args[arg]}</{tag}>"]
+
+
+def format_action(action: Action, tool_format: str) -> str:
+    """The text that :func:`parse_action` reads back as exactly ``action``.
+
+    Answers and notes are written as ``<answer>``/``<post>`` tags; in hermes, a text that the tag
+    form cannot carry (it contains ``</answer>``, say) falls back to the JSON tool-call form.
+    Every output is checked by parsing it back; an action that no text of the format expresses
+    raises ValueError: the tags format has only the five standard tools with their one string
+    argument (without surrounding spaces or the tag itself inside).
+    """
+    _check_format(tool_format)
+    tools = [action.tool] if action.tool else []
+    for text in _candidate_texts(action, tool_format):
+        if parse_action(text, tool_format, tools, allow_team_actions=True) == action:
+            return text
+    forms = ", ".join(f"{t}({a or ''})" for t, (_, a) in _TOOL_TAGS.items())
+    hint = f"; it expresses only {forms} and answers/notes" if tool_format == "tags" else ""
+    raise ValueError(f"{action.render()} cannot be written in the {tool_format} format{hint}")
+
+
+def format_tool_result(name: str, result_text: str, tool_format: str) -> str:
+    """Wrap a tool's output the way the format expects (``name`` is kept for formats that label
+    results; neither current format does): hermes ``<tool_response>``, tags ``<information>``."""
+    _check_format(tool_format)
+    if tool_format == "hermes":
+        return f"<tool_response>\n{result_text}\n</tool_response>"
+    return f"<information>\n{result_text}\n</information>"

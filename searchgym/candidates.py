@@ -1,0 +1,208 @@
+"""Admissible candidate actions, built only from what an agent has observed.
+
+As TextWorld lists admissible commands, candidate mode lists actions an agent could sensibly
+take: searches and look-ups of names it has seen (in the question or in results), calculations
+over numbers it has seen, the clock, a clarification request, and answers from spans it has
+seen. Each answer candidate carries its provenance (the fact it came from, the tool that found
+it, and "in 2019" for outdated figures) so that a policy can learn which span answers.
+
+Candidates are ranked by a fixed priority (question names, answers and calculations from the
+latest round, the clock and clarification, older answers, then names from results), cut at ``max_candidates``, and shuffled by the env's generator
+so that position carries no signal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+from searchgym.actions import Action
+from searchgym.tools.base import ToolResult
+from searchgym.world.corpus import format_value
+from searchgym.world.model import Fact
+from searchgym.world.world import World
+
+SPECIAL_EVIDENCE = ("clock", "clarification")
+MAX_NAMES_PER_ROUND = 8
+MAX_NUMBERS_PER_QUANTITY = 4
+MAX_LATEST_ANSWERS = 10
+MAX_QUESTION_ANSWERS = 6
+MAX_CALCULATIONS = 8
+
+
+@dataclass
+class Round:
+    """What one round showed the agent: the action, its result, the facts and names it revealed."""
+
+    action: Action | None
+    result: ToolResult | None
+    fact_ids: tuple[str, ...] = ()
+    names: tuple[str, ...] = ()
+    calculator_value: str | None = None
+    clock_year: int | None = None
+
+
+@dataclass
+class Observed:
+    """Everything an agent has seen so far in an episode (the input of candidate generation)."""
+
+    question_names: tuple[str, ...]
+    rounds: list[Round] = field(default_factory=list)
+
+    def record(self, world: World, action: Action | None, result: ToolResult | None) -> Round:
+        """Digest a round's result: which facts, names, numbers it showed."""
+        fact_ids = tuple(e for e in (result.evidence_ids if result else ()) if e not in SPECIAL_EVIDENCE
+                         and e in world.facts)
+        names = tuple(surface for surface, _ in world.mentions.find(result.text)) if result and result.ok else ()
+        calc = result.text.strip() if (result and result.ok and action and action.tool == "calculator") else None
+        clock = world.now.year if (result and "clock" in result.evidence_ids) else None
+        rnd = Round(action, result, fact_ids, names, calc, clock)
+        self.rounds.append(rnd)
+        return rnd
+
+
+def _fact_value(fact: Fact) -> str:
+    return fact.value if isinstance(fact.value, str) else format_value(fact.value, is_year=True)
+
+
+def _provenance(world: World, fact: Fact, tool: str) -> str:
+    subject = world.entities[fact.subject_id].display_name
+    dated = f" in {fact.as_of}" if not fact.current else ""
+    return f"{subject} | {fact.predicate.replace('_', ' ')}{dated} | via {tool}"
+
+
+def _noted(action: Action, provenance: str) -> Action:
+    return replace(action, provenance=provenance)
+
+
+def _tool_of(rnd: Round) -> str:
+    return rnd.action.tool if rnd.action and rnd.action.tool else "unknown"
+
+
+class CandidateGenerator:
+    """Builds the ranked candidate list for one agent; stateless, so it can be shared."""
+
+    def __init__(self, world: World, max_candidates: int = 48) -> None:
+        self.world = world
+        self.max_candidates = max_candidates
+
+    def generate(
+        self,
+        observed: Observed,
+        allowed_tools: Sequence[str],
+        can_answer: bool = True,
+        extra: Sequence[Action] = (),
+    ) -> list[Action]:
+        """Ranked, de-duplicated candidates (at most ``max_candidates``; the env shuffles them)."""
+        allowed = set(allowed_tools)
+        rounds = observed.rounds
+        latest, older = rounds[-1:], rounds[-2::-1]
+        question = set(observed.question_names)
+        older_answers = self._answers(older) if can_answer else []
+        about_question = [a for a in older_answers if a.provenance.split(" | ")[0] in question]
+        tiers: list[list[Action]] = [
+            list(extra),
+            self._name_actions(observed.question_names, allowed, "question"),
+            (self._answers(latest)[:MAX_LATEST_ANSWERS] if can_answer else []),
+            about_question[:MAX_QUESTION_ANSWERS],
+            self._name_actions(self._names(latest), allowed, "latest result"),
+            self._calculations(observed)[:MAX_CALCULATIONS] if "calculator" in allowed else [],
+            self._fixed(observed, allowed),
+            older_answers,
+            self._name_actions(self._names(older), allowed, "earlier result"),
+        ]
+        seen: set[Action] = set()
+        ranked: list[Action] = []
+        for tier in tiers:
+            for action in tier:
+                if action not in seen:
+                    seen.add(action)
+                    ranked.append(action)
+        return ranked[: self.max_candidates]
+
+    # ------------------------------------------------------------------------------ tiers
+    @staticmethod
+    def _names(rounds: Sequence[Round]) -> list[str]:
+        names: list[str] = []
+        for rnd in rounds:
+            names.extend(n for n in rnd.names[:MAX_NAMES_PER_ROUND] if n not in names)
+        return names
+
+    @staticmethod
+    def _name_actions(names: Sequence[str], allowed: set[str], where: str) -> list[Action]:
+        actions = []
+        for name in names:
+            if "knowledge_base" in allowed:
+                actions.append(_noted(Action.call("knowledge_base", entity=name), f"name from the {where}"))
+            if "web_search" in allowed:
+                actions.append(_noted(Action.call("web_search", query=name), f"name from the {where}"))
+        return actions
+
+    def _answers(self, rounds: Sequence[Round]) -> list[Action]:
+        actions: list[Action] = []
+        groups: dict[tuple[str, str], list[str]] = {}
+        for rnd in rounds:
+            tool = _tool_of(rnd)
+            if rnd.calculator_value is not None:
+                expr = rnd.action.args.get("expression", "") if rnd.action else ""
+                actions.append(Action.answer(rnd.calculator_value, f"calculator: {expr}"))
+            for fid in rnd.fact_ids:
+                fact = self.world.facts[fid]
+                actions.append(Action.answer(_fact_value(fact), _provenance(self.world, fact, tool)))
+                if fact.object_id is not None:
+                    subject = self.world.entities[fact.subject_id].display_name
+                    members = groups.setdefault((fact.predicate, str(fact.value)), [])
+                    if subject not in members:
+                        members.append(subject)
+        lists = [Action.answer("; ".join(subjects), f"every {predicate.replace('_', ' ')} {obj} seen ({len(subjects)})")
+                 for (predicate, obj), subjects in groups.items() if len(subjects) >= 2]
+        return lists + actions
+
+    def _calculations(self, observed: Observed) -> list[Action]:
+        """Sums and differences of like quantities seen (same predicate), and years since (clock).
+
+        Figures of the entities the question names come first, then the most recent ones, and
+        current figures before outdated ones.
+        """
+        rounds = observed.rounds
+        question = set(observed.question_names)
+        ranked: list[tuple[bool, int, bool, Fact]] = []
+        for age, rnd in enumerate(reversed(rounds)):
+            for fid in rnd.fact_ids:
+                fact = self.world.facts[fid]
+                if fact.object_id is None and isinstance(fact.value, (int, float)):
+                    named = self.world.entities[fact.subject_id].display_name in question
+                    ranked.append((not named, age, not fact.current, fact))
+        by_quantity: dict[str, list[tuple[int, int | float]]] = {}
+        for rank, (*_, fact) in enumerate(sorted(ranked, key=lambda r: r[:3])):
+            values = by_quantity.setdefault(fact.predicate, [])
+            if all(fact.value != v for _, v in values) and len(values) < MAX_NUMBERS_PER_QUANTITY:
+                values.append((rank, fact.value))
+        scored: list[tuple[int, Action]] = []
+        clock = next((r.clock_year for r in reversed(rounds) if r.clock_year), None)
+        for predicate, values in by_quantity.items():
+            what = predicate.replace("_", " ")
+            if predicate.endswith("year"):  # years pair with the clock; their sums answer nothing
+                if clock is not None:
+                    scored += [(rank, _noted(Action.call("calculator", expression=f"{clock} - {v}"),
+                                             f"current year minus {what}")) for rank, v in values]
+                continue
+            for i, (rank_a, a) in enumerate(values):
+                for rank_b, b in values[i + 1:]:
+                    hi, lo = max(a, b), min(a, b)
+                    rank = max(rank_a, rank_b)
+                    scored.append((rank, _noted(Action.call("calculator", expression=f"{a} + {b}"), f"sum of {what}")))
+                    scored.append((rank, _noted(Action.call("calculator", expression=f"{hi} - {lo}"),
+                                                f"difference of {what}")))
+        return [action for _, action in sorted(scored, key=lambda pair: pair[0])]
+
+    @staticmethod
+    def _fixed(observed: Observed, allowed: set[str]) -> list[Action]:
+        actions = []
+        if "current_time" in allowed:
+            actions.append(_noted(Action.call("current_time"), "the world's clock"))
+        if "ask_for_clarification" in allowed:
+            name = observed.question_names[0] if observed.question_names else "the question"
+            actions.append(_noted(Action.call("ask_for_clarification", question=f"Which {name} do you mean?"),
+                                  "ask the user"))
+        return actions

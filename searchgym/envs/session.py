@@ -1,0 +1,250 @@
+"""One agent's attempt at one task: the episode logic every env shares.
+
+``SearchEnv`` drives one session, ``GroupSearchEnv`` K sessions on the same task, and
+``TeamSearchEnv`` K sessions that also share a blackboard. A session owns the transcript, what
+the agent has seen (for candidates), the process judge, and the reward bookkeeping; the world
+and its tools are shared and never copied.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from searchgym.actions import Action, ParseError, accepted_forms, format_tool_result, parse_action
+from searchgym.candidates import CandidateGenerator, Observed
+from searchgym.envs.spaces import sanitize
+from searchgym.judge import ProcessJudge, RoundSignals
+from searchgym.scoring import AnswerScore, RewardConfig, compose_reward, score_answer
+from searchgym.tools.base import Tool, ToolResult
+from searchgym.tools.clarify import AskForClarification
+from searchgym.world.model import Task
+from searchgym.world.world import World
+
+ACTION_MODES = ("text", "candidates")
+TOOL_ORDER = ("web_search", "knowledge_base", "calculator", "current_time", "ask_for_clarification")
+
+
+@dataclass(frozen=True)
+class EpisodeConfig:
+    """Settings of an episode, validated once (a bad value is a clear error at construction)."""
+
+    action_mode: str = "text"
+    tool_format: str = "hermes"
+    max_steps: int = 12
+    max_candidates: int = 48
+    max_obs_chars: int = 6000
+    max_candidate_chars: int = 300
+    max_action_chars: int = 4000
+    reward: RewardConfig = field(default_factory=RewardConfig)
+
+    def __post_init__(self) -> None:
+        if self.action_mode not in ACTION_MODES:
+            raise ValueError(f"action_mode must be one of {ACTION_MODES}, got {self.action_mode!r}")
+        if self.tool_format not in ("hermes", "tags"):
+            raise ValueError(f"tool_format must be 'hermes' or 'tags', got {self.tool_format!r}")
+        for name in ("max_steps", "max_candidates", "max_obs_chars", "max_candidate_chars", "max_action_chars"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a positive int, got {value!r}")
+        if self.max_candidates < 2:
+            raise ValueError("max_candidates must be >= 2")
+
+
+@dataclass
+class StepOutcome:
+    """What one step did: the text shown, the reward by component, the judge's signals."""
+
+    text: str
+    reward: dict[str, float]
+    signals: RoundSignals
+    terminated: bool
+    truncated: bool
+    invalid: bool
+    format_error: bool
+    action: Action | None
+    score: AnswerScore | None = None
+
+
+class SearchSession:
+    """The state of one agent on one task; see the module docstring."""
+
+    def __init__(
+        self,
+        world: World,
+        tools: Mapping[str, Tool],
+        task: Task,
+        config: EpisodeConfig,
+        rng: np.random.Generator,
+        allowed_tools: Sequence[str] | None = None,
+        can_answer: bool = True,
+        header: str = "",
+        generator: CandidateGenerator | None = None,
+    ) -> None:
+        self.world, self.task, self.config, self.rng = world, task, config, rng
+        self.tools: dict[str, Tool] = dict(tools)
+        self.tools["ask_for_clarification"] = AskForClarification(task)
+        self.allowed = tuple(t for t in TOOL_ORDER if t in self.tools and (allowed_tools is None or t in allowed_tools))
+        self.can_answer = can_answer
+        self.header = header
+        self.generator = generator or CandidateGenerator(world, config.max_candidates)
+        self.judge = ProcessJudge(task)
+        self.observed = Observed(tuple(s for s, _ in world.mentions.find(task.question)))
+        self.transcript: list[tuple[str, str]] = []  # (action line, result text)
+        self.steps = 0
+        self.tool_calls = 0
+        self.invalid_actions = 0
+        self.format_errors = 0
+        self.answer: str | None = None
+        self.score: AnswerScore | None = None
+        self.done = False
+        self.gold_seen: list[str] = []
+        self.signals: list[RoundSignals] = []
+        self.candidates: list[Action] = []
+
+    # ---------------------------------------------------------------------- observations
+    def prompt(self, team_actions: bool = False) -> str:
+        """The first observation in text mode: the question, the tools and the accepted forms."""
+        schemas = json.dumps([self.tools[t].schema() for t in self.allowed])
+        forms = accepted_forms(self.config.tool_format, self.allowed, team_actions)
+        answer = "Give your final answer with <answer>...</answer>." if self.can_answer else \
+            "You cannot submit the final answer; another team member does."
+        head = f"{self.header}\n" if self.header else ""
+        text = (f"{head}Answer the question by using the tools. {answer}\nTools: {schemas}\n"
+                f"Accepted actions:\n{forms}\nQuestion: {self.task.question}")
+        return sanitize(text, self.config.max_obs_chars)
+
+    def transcript_text(self, extra: str = "") -> str:
+        """Question, header and the most recent rounds that fit in ``max_obs_chars``."""
+        head = f"{self.header}\n" if self.header else ""
+        head += f"Question: {self.task.question}\n"
+        if extra:
+            head += extra.rstrip() + "\n"
+        budget = self.config.max_obs_chars - len(head)
+        parts: list[str] = []
+        for i in range(len(self.transcript) - 1, -1, -1):
+            line, result = self.transcript[i]
+            block = f"Step {i + 1}: {line}\n{result}\n"
+            if len(block) > budget:
+                if not parts:
+                    parts.append(block[:max(budget, 0)])
+                break
+            parts.append(block)
+            budget -= len(block)
+        return sanitize(head + "".join(reversed(parts)), self.config.max_obs_chars)
+
+    def refresh_candidates(self, extra: Sequence[Action] = ()) -> list[Action]:
+        """Regenerate and shuffle this step's candidates (by the session's generator)."""
+        ranked = self.generator.generate(self.observed, self.allowed, self.can_answer, extra)
+        order = self.rng.permutation(len(ranked))
+        self.candidates = [ranked[i] for i in order]
+        return self.candidates
+
+    def candidate_observation(self, extra_text: str = "") -> dict:
+        n = self.config.max_candidates
+        texts = [sanitize(a.describe(), self.config.max_candidate_chars) for a in self.candidates[:n]]
+        mask = np.zeros(n, dtype=np.int8)
+        mask[: len(texts)] = 1
+        return {"text": self.transcript_text(extra_text), "candidates": tuple(texts + [""] * (n - len(texts))),
+                "action_mask": mask}
+
+    @property
+    def action_mask(self) -> np.ndarray:
+        mask = np.zeros(self.config.max_candidates, dtype=np.int8)
+        mask[: len(self.candidates)] = 1
+        return mask
+
+    # --------------------------------------------------------------------------- acting
+    def decode(self, action: object, team_actions: bool = False) -> Action | ParseError:
+        """Turn the env's raw action (an index or a string) into an Action or a ParseError."""
+        if self.config.action_mode == "candidates":
+            if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+                return ParseError(f"candidate mode takes an int index, got {type(action).__name__}")
+            if not 0 <= int(action) < len(self.candidates):
+                return ParseError(f"index {int(action)} is masked; admissible: 0..{len(self.candidates) - 1}")
+            return self.candidates[int(action)]
+        if not isinstance(action, str):
+            return ParseError(f"text mode takes a string action, got {type(action).__name__}")
+        return parse_action(action[: self.config.max_action_chars], self.config.tool_format, self.allowed,
+                            allow_team_actions=team_actions)
+
+    def execute(self, action: Action) -> tuple[ToolResult, bool]:
+        """Run a tool action (or refuse it); returns (result, invalid)."""
+        if action.tool not in self.allowed:
+            why = f"the tool {action.tool!r} is not available to you; your tools: {', '.join(self.allowed)}"
+            return ToolResult.failure(why), True
+        self.tool_calls += 1
+        result = self.tools[action.tool](**action.args)
+        return result, not result.ok
+
+    def act(self, raw: object, team_actions: bool = False) -> StepOutcome:
+        """Decode, execute and settle one step (posts and waits are handled by the team env)."""
+        action = self.decode(raw, team_actions)
+        if isinstance(action, ParseError):
+            return self.settle(None, ToolResult.failure(action.message), invalid=False, format_error=True)
+        if action.kind == "answer":
+            if not self.can_answer:
+                return self.settle(action, ToolResult.failure("your role cannot submit the answer"), invalid=True)
+            return self.settle(action, ToolResult(f"Answer submitted: {action.text}"))
+        if action.kind != "tool":
+            return self.settle(action, ToolResult.failure(f"a {action.kind} action is not available here"), invalid=True)
+        result, invalid = self.execute(action)
+        return self.settle(action, result, invalid=invalid)
+
+    def settle(self, action: Action | None, result: ToolResult, invalid: bool = False,
+               format_error: bool = False) -> StepOutcome:
+        """Book-keeping shared by every kind of step: judge, reward, transcript, termination."""
+        if self.done:
+            raise RuntimeError("this episode is over; call reset()")
+        self.steps += 1
+        self.invalid_actions += int(invalid)
+        self.format_errors += int(format_error)
+        signals = self.judge.judge(action, result.evidence_ids, result.ok and not invalid, result.text)
+        self.signals.append(signals)
+        self.gold_seen.extend(g for g in signals.new_gold_ids if g not in self.gold_seen)
+        self.observed.record(self.world, action if not invalid else None, result if not invalid else None)
+        score = None
+        terminated = False
+        if action is not None and action.kind == "answer" and not invalid:
+            self.answer = action.text
+            self.score = score = score_answer(self.task, action.text, self.config.reward.answer_metric)
+            terminated = True
+        truncated = not terminated and self.steps >= self.config.max_steps
+        reward = compose_reward(score, invalid, format_error, self.config.reward, unanswered=truncated)
+        line = action.render() if action is not None else "(unparseable action)"
+        self.transcript.append((line, result.text))
+        self.done = terminated or truncated
+        text = result.text
+        if self.config.action_mode == "text" and action is not None and action.kind == "tool":
+            text = format_tool_result(action.tool, result.text, self.config.tool_format)
+        return StepOutcome(sanitize(text, self.config.max_obs_chars), reward, signals, terminated, truncated,
+                           invalid, format_error, action, score)
+
+    # ------------------------------------------------------------------------------ info
+    def info(self) -> dict:
+        """The per-step info every env reports (the env adds reward components and masks)."""
+        return {
+            "task_id": self.task.id,
+            "family": self.task.family,
+            "split": self.task.split,
+            "step": self.steps,
+            "tool_calls": self.tool_calls,
+            "invalid_actions": self.invalid_actions,
+            "format_errors": self.format_errors,
+            "evidence_found": list(self.gold_seen),
+            "gold_evidence": len(self.task.evidence),
+            "answer": self.answer,
+            "success": bool(self.score.success) if self.score else False,
+            "score": asdict(self.score) if self.score else None,
+        }
+
+    def render(self) -> str:
+        lines = [f"Task {self.task.id} ({self.task.family}): {self.task.question}"]
+        for i, (line, result) in enumerate(self.transcript, start=1):
+            lines.append(f"[{i}] {line}\n    " + result.replace("\n", "\n    "))
+        if self.score is not None:
+            lines.append(f"Answer: {self.answer!r}  success={self.score.success}  score={self.score.score:.2f}")
+        return "\n".join(lines)

@@ -1,0 +1,63 @@
+"""Observation and action spaces shared by the single- and multi-agent envs.
+
+Text spaces need a finite character set. Observations are sanitised into ``OBS_CHARSET``
+(printable ASCII plus Latin-1 letters; accents of other letters are stripped, anything else
+becomes ``?``), so every observation an env returns is inside its space, even over a user's
+corpus.
+"""
+
+from __future__ import annotations
+
+import string
+import unicodedata
+from functools import lru_cache
+
+import numpy as np
+from gymnasium import spaces
+
+OBS_CHARSET = frozenset(string.printable.replace("\x0b", "").replace("\x0c", "")
+                        + "".join(chr(c) for c in range(0xC0, 0x100)))
+_CHARSET_STR = "".join(sorted(OBS_CHARSET))
+
+
+def sanitize(text: str, max_length: int) -> str:
+    """Map ``text`` into ``OBS_CHARSET`` and cut it to ``max_length`` characters."""
+    if all(c in OBS_CHARSET for c in text):
+        return text[:max_length]
+    out = []
+    for c in text:
+        if c in OBS_CHARSET:
+            out.append(c)
+            continue
+        base = unicodedata.normalize("NFKD", c)
+        out.append("".join(b for b in base if b in OBS_CHARSET) or "?")
+    return "".join(out)[:max_length]
+
+
+def text_space(max_length: int) -> spaces.Text:
+    return spaces.Text(max_length=max_length, min_length=0, charset=_CHARSET_STR)
+
+
+@lru_cache(maxsize=64)
+def candidate_observation_space(max_obs_chars: int, max_candidates: int, max_candidate_chars: int) -> spaces.Dict:
+    """``{"text", "candidates" (tuple of N strings, "" padded), "action_mask" (int8, N)}``."""
+    return spaces.Dict({
+        "text": text_space(max_obs_chars),
+        "candidates": spaces.Tuple([text_space(max_candidate_chars)] * max_candidates),
+        "action_mask": spaces.Box(0, 1, shape=(max_candidates,), dtype=np.int8),
+    })
+
+
+@lru_cache(maxsize=64)
+def text_observation_space(max_obs_chars: int) -> spaces.Text:
+    return text_space(max_obs_chars)
+
+
+@lru_cache(maxsize=64)
+def text_action_space(max_action_chars: int) -> spaces.Text:
+    return text_space(max_action_chars)
+
+
+@lru_cache(maxsize=64)
+def candidate_action_space(max_candidates: int) -> spaces.Discrete:
+    return spaces.Discrete(max_candidates)

@@ -1,0 +1,58 @@
+"""Choosing the task of an episode: by id, or drawn from a split with the env's generator."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from searchgym.world.model import Task
+from searchgym.world.tasks import FAMILIES
+from searchgym.world.world import SPLITS, World
+
+DIFFICULTIES = ("easy", "hard")
+
+
+class TaskPicker:
+    """The tasks an env may draw, filtered by split, families and difficulty (validated once)."""
+
+    def __init__(self, world: World, split: str = "train", families: Sequence[str] | None = None,
+                 difficulty: str | None = None) -> None:
+        if split not in SPLITS:
+            raise ValueError(f"split must be one of {SPLITS}, got {split!r}")
+        if isinstance(families, str):
+            families = [families]
+        known = set(FAMILIES) | {t.family for t in world.tasks}
+        if families is not None:
+            unknown = [f for f in families if f not in known]
+            if unknown:
+                raise ValueError(f"unknown task families {unknown}; accepted: {', '.join(sorted(known))}")
+        if difficulty is not None and difficulty not in DIFFICULTIES:
+            raise ValueError(f"difficulty must be None or one of {DIFFICULTIES}, got {difficulty!r}")
+        self.world, self.split, self.families, self.difficulty = world, split, families, difficulty
+        self._by_split = {s: world.tasks_in(s, families, difficulty) for s in SPLITS}
+        if not self._by_split[split]:
+            raise ValueError(f"no tasks in split {split!r} for families={families} difficulty={difficulty}")
+
+    def tasks(self, split: str | None = None) -> list[Task]:
+        return self._by_split[split or self.split]
+
+    def pick(self, rng: np.random.Generator, options: Mapping[str, Any] | None = None) -> Task:
+        """``options={"task_id": id}`` picks that task; ``{"split": s}`` draws from split ``s``."""
+        options = dict(options or {})
+        unknown = sorted(set(options) - {"task_id", "split"})
+        if unknown:
+            raise ValueError(f"unknown reset option(s) {unknown}; accepted: task_id, split")
+        if "task_id" in options:
+            task = self.world.task_by_id.get(str(options["task_id"]))
+            if task is None:
+                raise ValueError(f"no task with id {options['task_id']!r} in this world")
+            return task
+        split = options.get("split", self.split)
+        if split not in SPLITS:
+            raise ValueError(f"split must be one of {SPLITS}, got {split!r}")
+        pool = self._by_split[split]
+        if not pool:
+            raise ValueError(f"no tasks in split {split!r} for this env's families and difficulty")
+        return pool[int(rng.integers(len(pool)))]

@@ -1,0 +1,195 @@
+"""The process judge: per-round signals computed exactly from the task's gold evidence.
+
+The CW-GRPO paper (arXiv 2604.14267) asks an LLM judge, for each round k of a search episode,
+whether the round retrieved new gold evidence (u_k) and whether its reasoning was consistent
+with the progress so far (v_k); a round's contribution is c_k = u_k * v_k. searchgym knows the
+gold evidence of every task, so the same signals are computed here, deterministically and for
+free, with no judge model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from searchgym.actions import Action
+from searchgym.scoring import find_numbers, normalize_answer, split_list
+from searchgym.world.model import Task
+
+__all__ = ["FREE_CONSTANTS", "STOPWORDS", "ProcessJudge", "RoundSignals", "content_tokens"]
+
+# Function words carry no grounding: sharing "of" with the question proves nothing.
+STOPWORDS = frozenset(
+    """i me my we our you your he him his she her it its they them their this that these those
+    am is are was were be been being have has had do does did doing will would shall should can
+    could may might must and but or nor if then else so than too very of at by for with about
+    against between into through during before after above below to from up down in out on off
+    over under again further once here there when where why how what which who whom whose all any
+    both each few more most other some such no not only own same just as also many much please
+    find tell give me name""".split()
+)
+# Numbers a calculation may use without having observed them (halving, percentages, ...).
+FREE_CONSTANTS = frozenset(float(x) for x in (*range(11), 100))
+_ALWAYS_GROUNDED_TOOLS = ("current_time", "ask_for_clarification")
+
+
+@dataclass(frozen=True)
+class RoundSignals:
+    """What the judge says about one round: new gold evidence (u_k) and consistency (v_k)."""
+
+    new_gold_ids: tuple[str, ...]
+    new_gold: bool
+    consistent: bool
+    reason: str
+
+    @property
+    def contribution(self) -> float:
+        """The paper's c_k = u_k * v_k: 1.0 for a consistent round that found new gold evidence."""
+        return float(self.new_gold and self.consistent)
+
+
+def content_tokens(text: str) -> set[str]:
+    """Normalised words of ``text`` minus stopwords."""
+    return {t for t in normalize_answer(text).split() if t not in STOPWORDS}
+
+
+def _near(x: float, observed: set[float], rel: float, absolute: float) -> bool:
+    return any(abs(x - o) <= max(absolute, rel * abs(o)) for o in observed)
+
+
+class ProcessJudge:
+    """Judges the rounds of one episode of ``task``; call :meth:`judge` once per round, after the
+    tool ran.
+
+    Signals for a round:
+
+    - ``new_gold_ids``: gold fact ids (``task.gold_fact_ids``) in the round's ``evidence_ids``
+      that no earlier round revealed, in the order given; ``new_gold`` says whether there is any.
+    - ``consistent`` holds when every check passes (``reason`` names the first that fails):
+
+      1. the action parsed (``action`` is not None);
+      2. the tool call succeeded (``ok``);
+      3. it is not an exact repeat of an earlier action of this episode (``wait`` may repeat);
+      4. it is grounded in what the agent had seen before this round (the question and earlier
+         observations):
+
+         - ``current_time`` and ``ask_for_clarification``: always grounded;
+         - ``calculator``: every number of the expression was observed or is in the question
+           (up to sign and a 1e-6 relative tolerance; a scale word counts both ways:
+           "3.4 million" grounds 3.4 and 3400000), except the free constants 0-10 and 100;
+           at least one number must have been observed ("2 + 2" is not grounded);
+         - any other tool: its string arguments share at least one content word (normalised,
+           stopwords removed) with the question or earlier observations;
+         - ``answer``: its normalised text occurs (as whole words) in an earlier observation or
+           the question; for list tasks every element must; for number tasks the answer's
+           number (with or without its scale word) must be close to an observed number (the
+           scoring tolerance: within 0.5 or 1%);
+         - ``post``: the note shares a content word, like a tool argument; ``wait``: always.
+
+    After judging, the round's ``observation_text`` joins the observed text.
+    """
+
+    def __init__(self, task: Task) -> None:
+        self.task = task
+        self._gold = task.gold_fact_ids
+        self._seen_gold: set[str] = set()
+        self._previous: list[Action] = []
+        self._observed: list[str] = [normalize_answer(task.question)]
+        self._tokens: set[str] = content_tokens(task.question)
+        self._numbers: set[float] = self._numbers_in(task.question)
+
+    @property
+    def seen_gold_ids(self) -> frozenset[str]:
+        return frozenset(self._seen_gold)
+
+    @staticmethod
+    def _numbers_in(text: str) -> set[float]:
+        return {abs(x) for x in find_numbers(text, scaled=True)} | {
+            abs(x) for x in find_numbers(text, scaled=False)
+        }
+
+    def judge(
+        self, action: Action | None, evidence_ids: Sequence[str], ok: bool, observation_text: str
+    ) -> RoundSignals:
+        """Signals for this round, then remember its evidence, action and observation."""
+        new_ids = tuple(
+            dict.fromkeys(e for e in evidence_ids if e in self._gold and e not in self._seen_gold)
+        )
+        failure = self._failed_check(action, ok)
+        self._seen_gold.update(new_ids)
+        if action is not None:
+            self._previous.append(action)
+        observation = str(observation_text)
+        self._observed.append(normalize_answer(observation))
+        self._tokens |= content_tokens(observation)
+        self._numbers |= self._numbers_in(observation)
+        return RoundSignals(
+            new_gold_ids=new_ids,
+            new_gold=bool(new_ids),
+            consistent=failure is None,
+            reason=failure or "consistent",
+        )
+
+    # ----------------------------------------------------------------------------- checks
+    def _failed_check(self, action: Action | None, ok: bool) -> str | None:
+        if action is None:
+            return "unparseable action"
+        if action.kind == "wait":
+            return None
+        if not ok:
+            return "the tool call failed"
+        if action in self._previous:
+            return f"repeats an earlier action: {action.render()}"
+        if action.kind == "answer":
+            return self._answer_failure(str(action.text))
+        if action.kind == "post":
+            return (
+                None
+                if self._shares_word(str(action.text))
+                else "not grounded: the note shares no word with what was seen"
+            )
+        return self._tool_failure(action)
+
+    def _tool_failure(self, action: Action) -> str | None:
+        if action.tool in _ALWAYS_GROUNDED_TOOLS:
+            return None
+        if action.tool == "calculator":
+            expression = str(action.args.get("expression", ""))
+            numbers = [abs(x) for x in find_numbers(expression, scaled=False)]
+            if not numbers:
+                return "not grounded: the calculator expression uses no number"
+            observed = [_near(x, self._numbers, 1e-6, 1e-9) for x in numbers]
+            unseen = [
+                x for x, seen in zip(numbers, observed, strict=True) if not seen and x not in FREE_CONSTANTS
+            ]
+            if unseen:
+                return f"not grounded: the numbers {unseen} were never observed"
+            return None if any(observed) else "not grounded: the expression uses no observed number"
+        strings = " ".join(v for v in action.args.values() if isinstance(v, str))
+        if not content_tokens(strings):
+            return "not grounded: the arguments have no content word"
+        if not self._shares_word(strings):
+            return "not grounded: no argument word appears in the question or earlier observations"
+        return None
+
+    def _answer_failure(self, text: str) -> str | None:
+        if self.task.answer_type == "number":
+            readings = find_numbers(text)[:1] + find_numbers(text, scaled=False)[:1]
+            if any(_near(abs(x), self._numbers, 0.01, 0.5) for x in readings):
+                return None
+            return f"not grounded: the answer's number in {text!r} was never observed"
+        parts = split_list(text) if self.task.answer_type == "list" else [text]
+        unseen = [p for p in parts if not self._observed_phrase(p)]
+        if unseen or not parts:
+            return f"not grounded: {unseen or [text]} never appeared in the question or observations"
+        return None
+
+    def _observed_phrase(self, phrase: str) -> bool:
+        needle = normalize_answer(phrase)
+        if not needle:
+            return False
+        padded = f" {needle} "
+        return any(padded in f" {seen} " for seen in self._observed)
+
+    def _shares_word(self, text: str) -> bool:
+        return bool(content_tokens(text) & self._tokens)

@@ -1,0 +1,383 @@
+"""Answer scoring and reward composition.
+
+Scores follow the conventions of the QA literature so that numbers are comparable with papers:
+SQuAD answer normalisation, exact match and token F1 (max over gold aliases); numbers match
+within a stated tolerance; list answers score set F1 (completeness counts). ``compose_reward``
+turns an answer score and the step's mistakes into the reward components an env reports.
+
+The process judge lives in :mod:`searchgym.judge` and is re-exported here
+(``from searchgym.scoring import ProcessJudge, RoundSignals``).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import string
+import unicodedata
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from searchgym.judge import ProcessJudge, RoundSignals
+    from searchgym.world.model import Task
+
+__all__ = [
+    "ANSWER_METRICS",
+    "AnswerScore",
+    "ProcessJudge",
+    "RewardConfig",
+    "RoundSignals",
+    "compose_reward",
+    "exact_match",
+    "find_numbers",
+    "normalize_answer",
+    "numeric_match",
+    "parse_number",
+    "score_answer",
+    "set_f1",
+    "split_list",
+    "token_f1",
+]
+
+ANSWER_METRICS = ("auto", "em", "f1")
+_MAX_SCORED_CHARS = 200_000  # answers longer than this are cut before scoring (bounded work)
+
+# ------------------------------------------------------------------------------ normalisation
+_ASCII_PUNCT = set(string.punctuation)
+_ARTICLES = re.compile(r"\b(a|an|the)\b")
+
+
+def _is_punct(ch: str) -> bool:
+    return ch in _ASCII_PUNCT or unicodedata.category(ch).startswith("P")
+
+
+def normalize_answer(s: str) -> str:
+    """SQuAD normalisation: lower case, drop punctuation, drop articles a/an/the, collapse spaces.
+
+    Unicode punctuation (curly quotes, dashes) is dropped too; for ASCII text this is exactly
+    the official SQuAD v1.1 evaluation script.
+    """
+    s = str(s)[:_MAX_SCORED_CHARS].lower()
+    s = "".join(ch for ch in s if not _is_punct(ch))
+    s = _ARTICLES.sub(" ", s)
+    return " ".join(s.split())
+
+
+def _aliases(golds: str | Sequence[str]) -> list[str]:
+    return [golds] if isinstance(golds, str) else [str(g) for g in golds]
+
+
+def exact_match(pred: str, golds: str | Sequence[str]) -> float:
+    """1.0 when the normalised prediction equals the normalised form of any alias, else 0.0."""
+    p = normalize_answer(pred)
+    return float(any(p == normalize_answer(g) for g in _aliases(golds)))
+
+
+def _f1_one(pred_tokens: list[str], gold_tokens: list[str]) -> float:
+    if not pred_tokens or not gold_tokens:  # SQuAD v2 convention: both empty is a match
+        return float(pred_tokens == gold_tokens)
+    same = sum((Counter(pred_tokens) & Counter(gold_tokens)).values())
+    if same == 0:
+        return 0.0
+    precision, recall = same / len(pred_tokens), same / len(gold_tokens)
+    return 2 * precision * recall / (precision + recall)
+
+
+def token_f1(pred: str, golds: str | Sequence[str]) -> float:
+    """SQuAD token F1 between the normalised prediction and each alias; the best alias counts."""
+    pred_tokens = normalize_answer(pred).split()
+    return max((_f1_one(pred_tokens, normalize_answer(g).split()) for g in _aliases(golds)), default=0.0)
+
+
+# ------------------------------------------------------------------------------------ numbers
+_SCALES = {
+    "thousand": 1e3,
+    "million": 1e6,
+    "billion": 1e9,
+    "trillion": 1e12,
+    "k": 1e3,
+    "m": 1e6,
+    "mn": 1e6,
+    "b": 1e9,
+    "bn": 1e9,
+}
+_NUMBER = re.compile(
+    r"(?<![\w.])(?P<sign>[-+])?\$?(?P<sign2>[-+])?"
+    r"(?P<num>\d{1,3}(?:,\d{3})+(?!\d)(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
+    r"(?:[eE](?P<exp>[-+]?\d{1,3}))?"
+    r"(?:\s?%|\s{0,2}(?P<scale>thousand|million|billion|trillion)\b|(?P<abbr>mn|bn|k|m|b)(?!\w))?",
+    re.IGNORECASE,
+)
+
+
+def _written_numbers(s: str) -> Iterator[tuple[float, float, bool]]:
+    """(literal value, scaled value, has a scale word) for every number written in ``s``."""
+    text = str(s)[:_MAX_SCORED_CHARS].replace("\u2212", "-")
+    for m in _NUMBER.finditer(text):
+        try:
+            literal = float(m.group("num").replace(",", ""))
+            if m.group("exp"):
+                literal *= 10.0 ** int(m.group("exp"))
+        except (ValueError, OverflowError):
+            continue
+        if "-" in ((m.group("sign") or "") + (m.group("sign2") or "")):
+            literal = -literal
+        word = (m.group("scale") or m.group("abbr") or "").lower()
+        scaled = literal * _SCALES.get(word, 1.0)
+        if math.isfinite(scaled):
+            yield literal, scaled, bool(word)
+
+
+def find_numbers(s: str, scaled: bool = True) -> list[float]:
+    """Every number written in ``s``, in order ("1,200", "-3", "$3.4 million", "12%", "2e5").
+
+    With ``scaled`` a scale word or suffix multiplies ("1.2 billion" -> 1.2e9, "45k" -> 45000;
+    a bare "m"/"b" suffix reads as million/billion); without it the literal is kept (1.2).
+    A percentage keeps its written value ("12%" -> 12.0). Digits glued to letters ("A320")
+    are not numbers. Non-finite values are skipped.
+    """
+    return [value if scaled else literal for literal, value, _ in _written_numbers(s)]
+
+
+def _first_number(s: str | float | int | None) -> tuple[float, float, bool] | None:
+    if s is None or isinstance(s, bool):
+        return None
+    if isinstance(s, int | float):
+        return (float(s), float(s), False) if math.isfinite(s) else None
+    return next(_written_numbers(s), None)
+
+
+def parse_number(s: str | float | int | None) -> float | None:
+    """The first number in ``s`` (see :func:`find_numbers`), or None when there is none.
+
+    "about 1,200 people" -> 1200.0; "$3.4 million" -> 3400000.0; "12%" -> 12.0. The first number
+    is taken (never "any number in the text"), so listing many numbers cannot game a match.
+    """
+    first = _first_number(s)
+    return None if first is None else first[1]
+
+
+def numeric_match(
+    pred: str | float | None,
+    golds: str | float | Sequence[str | float],
+    rel_tol: float = 0.01,
+    abs_tol: float = 0.5,
+) -> bool:
+    """True when the prediction's (first) number p is close to some gold number g.
+
+    Tolerance: p matches g when ``|p - g| <= max(abs_tol, rel_tol * |g|)`` — by default within
+    0.5 absolute (counts and years must round to the same integer) or 1% of the gold value
+    (large figures may be rounded). Values are compared with their scale words applied; when
+    only one side has a scale word, the written literals may match too (questions state units:
+    "$11 million" answers "how much, in millions of dollars?" whose gold is "11"), but two
+    different scale words never match ("1.2 million" is not "1.2 billion").
+    A prediction without a number never matches.
+    """
+    p = _first_number(pred)
+    if p is None:
+        return False
+
+    def close(x: float, g: float) -> bool:
+        return abs(x - g) <= max(abs_tol, rel_tol * abs(g))
+
+    for gold in [golds] if isinstance(golds, str | int | float) else list(golds):
+        g = _first_number(gold)
+        if g is not None and (close(p[1], g[1]) or (not (p[2] and g[2]) and close(p[0], g[0]))):
+            return True
+    return False
+
+
+# -------------------------------------------------------------------------------------- lists
+_LIST_SEPARATORS = re.compile(r"[,;\n&]| and ", re.IGNORECASE)
+_SOFT_SEPARATORS = re.compile(r"[,;\n&]")
+_ENUMERATION = re.compile(r"^(?:[-*\u2022]|\d{1,3}[.)])\s+")
+_LEADING_AND = re.compile(r"^and\s+", re.IGNORECASE)
+
+
+def _clean_element(part: str) -> str:
+    part = part.strip().strip("[]\"'")
+    part = _ENUMERATION.sub("", part.strip())
+    return _LEADING_AND.sub("", part).strip()
+
+
+def split_list(pred: str) -> list[str]:
+    """Split a list answer on commas, semicolons, newlines, " and " and "&".
+
+    Each element loses a leading "and" (the Oxford comma: "A, B, and C"), list bullets or
+    numbering ("- A", "2. B") and surrounding brackets/quotes; empty elements are dropped.
+    """
+    parts = (_clean_element(p) for p in _LIST_SEPARATORS.split(str(pred)[:_MAX_SCORED_CHARS]))
+    return [p for p in parts if p]
+
+
+def _split_against(pred: str, alias_index: dict[str, set[int]]) -> list[str]:
+    """split_list, except that a chunk that is itself a gold alias is not split on " and "."""
+    elements: list[str] = []
+    for chunk in _SOFT_SEPARATORS.split(str(pred)[:_MAX_SCORED_CHARS]):
+        whole = _clean_element(chunk)
+        if normalize_answer(whole) in alias_index:
+            elements.append(whole)
+        else:
+            elements.extend(split_list(chunk))
+    return [e for e in elements if e]
+
+
+def set_f1(pred: str | Sequence[str], items: Sequence[Sequence[str]]) -> float:
+    """F1 between the predicted elements and the gold items (each item a tuple of aliases).
+
+    A predicted element matches a gold item when its normalised text equals any alias; each
+    element matches at most one item and each item at most one element (maximum matching).
+    Repeating an element neither helps nor hurts (duplicates are merged). Precision = matched /
+    predicted elements, recall = matched / gold items. No gold items: 1.0 only for an empty
+    prediction.
+    """
+    alias_index: dict[str, set[int]] = {}
+    for i, aliases in enumerate(items):
+        for alias in _aliases(aliases):
+            alias_index.setdefault(normalize_answer(alias), set()).add(i)
+    raw = _split_against(pred, alias_index) if isinstance(pred, str) else [str(p) for p in pred]
+    predicted = list(dict.fromkeys(n for n in (normalize_answer(r) for r in raw) if n))
+    if not items or not predicted:
+        return float(not items and not predicted)
+    owner: dict[int, int] = {}  # gold item -> predicted element (Kuhn's augmenting paths)
+
+    def augment(e: int, visited: set[int]) -> bool:
+        for item in alias_index.get(predicted[e], ()):
+            if item not in visited:
+                visited.add(item)
+                if item not in owner or augment(owner[item], visited):
+                    owner[item] = e
+                    return True
+        return False
+
+    matched = sum(augment(e, set()) for e in range(len(predicted)) if predicted[e] in alias_index)
+    if matched == 0:
+        return 0.0
+    precision, recall = matched / len(predicted), matched / len(items)
+    return 2 * precision * recall / (precision + recall)
+
+
+# ------------------------------------------------------------------------------- answer score
+@dataclass(frozen=True)
+class AnswerScore:
+    """Every metric for one answer; ``score`` is the one the reward uses, ``success`` the strict one.
+
+    ``em``/``f1`` compare with ``task.answers``; ``numeric`` is 1.0 when the numbers match
+    (0.0 when gold or prediction has no number); ``set_f1`` compares with the list items
+    (for a non-list task the answer is one item whose aliases are ``task.answers``).
+    """
+
+    em: float
+    f1: float
+    numeric: float
+    set_f1: float
+    score: float
+    success: bool
+
+
+def _gold_items(task: Task) -> tuple[tuple[str, ...], ...]:
+    if task.answer_items:
+        return tuple(tuple(item) for item in task.answer_items)
+    if task.answer_type == "list" and task.answers:
+        return tuple((e,) for e in split_list(task.answers[0]))
+    return (tuple(task.answers),) if task.answers else ()
+
+
+def score_answer(task: Task, prediction: str | None, metric: str = "auto") -> AnswerScore:
+    """Score ``prediction`` against ``task`` according to its ``answer_type``.
+
+    - ``"number"``: score = success = numeric match (:func:`numeric_match`, default tolerance);
+    - ``"list"``: score = set F1 over ``answer_items``; success = set F1 == 1;
+    - ``"entity"``, ``"text"`` (and any other type, e.g. user JSONL tasks): score = token F1
+      (``metric="auto"`` or ``"f1"``) or exact match (``metric="em"``); success = exact match.
+    ``metric`` only affects entity/text answers. A missing answer (None) scores 0 everywhere.
+    """
+    if metric not in ANSWER_METRICS:
+        raise ValueError(f"unknown answer metric {metric!r}; accepted: {', '.join(ANSWER_METRICS)}")
+    if prediction is None:
+        return AnswerScore(em=0.0, f1=0.0, numeric=0.0, set_f1=0.0, score=0.0, success=False)
+    prediction = str(prediction)
+    em = exact_match(prediction, task.answers)
+    f1 = token_f1(prediction, task.answers)
+    numeric = float(numeric_match(prediction, task.answers))
+    items = _gold_items(task)
+    sf1 = set_f1(prediction, items)
+    if task.answer_type == "number":
+        score, success = numeric, bool(numeric)
+    elif task.answer_type == "list":
+        score, success = sf1, sf1 == 1.0
+    else:
+        score, success = (em if metric == "em" else f1), bool(em)
+    return AnswerScore(em=em, f1=f1, numeric=numeric, set_f1=sf1, score=score, success=success)
+
+
+# ------------------------------------------------------------------------------------ rewards
+@dataclass(frozen=True)
+class RewardConfig:
+    """How a step's reward is composed (all costs are non-negative amounts that are subtracted).
+
+    ``answer_metric`` is what envs pass to :func:`score_answer`; ``no_answer_score`` is the
+    answer component of the last step of an episode that ends without an answer.
+    """
+
+    answer_metric: str = "auto"
+    step_cost: float = 0.01
+    invalid_cost: float = 0.05
+    format_cost: float = 0.05
+    no_answer_score: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.answer_metric not in ANSWER_METRICS:
+            raise ValueError(
+                f"unknown answer_metric {self.answer_metric!r}; accepted: {', '.join(ANSWER_METRICS)}"
+            )
+        for name in ("step_cost", "invalid_cost", "format_cost"):
+            value = getattr(self, name)
+            if not (isinstance(value, int | float) and math.isfinite(value) and value >= 0):
+                raise ValueError(f"{name} must be a finite number >= 0 (it is subtracted), got {value!r}")
+        if not math.isfinite(self.no_answer_score):
+            raise ValueError(f"no_answer_score must be finite, got {self.no_answer_score!r}")
+
+
+def compose_reward(
+    answer: AnswerScore | None,
+    invalid: bool,
+    format_error: bool,
+    config: RewardConfig | None = None,
+    *,
+    unanswered: bool = False,
+) -> dict[str, float]:
+    """The reward of one step, by component; ``total`` is their sum.
+
+    - ``step_cost``: every step pays ``-config.step_cost`` (answering steps included);
+    - ``invalid_cost``: ``-config.invalid_cost`` when the action was invalid (the tool reported
+      an error, or the tool is not allowed to this agent);
+    - ``format_cost``: ``-config.format_cost`` when a text action could not be parsed;
+    - ``answer``: ``answer.score`` on the answering step only (pass None on other steps); on the
+      last step of an episode that ends without an answer pass ``unanswered=True`` to pay
+      ``config.no_answer_score`` instead.
+    """
+    config = config or RewardConfig()
+    components: dict[str, Any] = {
+        "answer": float(answer.score)
+        if answer is not None
+        else (config.no_answer_score if unanswered else 0.0),
+        "step_cost": -float(config.step_cost),
+        "invalid_cost": -float(config.invalid_cost) if invalid else 0.0,
+        "format_cost": -float(config.format_cost) if format_error else 0.0,
+    }
+    components = {k: float(v) + 0.0 for k, v in components.items()}  # + 0.0 turns -0.0 into 0.0
+    components["total"] = sum(components.values())
+    return components
+
+
+def __getattr__(name: str) -> Any:
+    """Lazy re-export of the judge (an eager import would be circular: the judge uses scoring)."""
+    if name in ("ProcessJudge", "RoundSignals"):
+        from searchgym import judge
+
+        return getattr(judge, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

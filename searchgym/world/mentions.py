@@ -1,0 +1,55 @@
+"""Finding entity names in text (a question, a search result) by token look-up.
+
+Candidate actions may only be built from what an agent has seen, so the env needs to know which
+names a piece of text mentions. Names are indexed by their first token; a scan over the text's
+tokens checks only the names that start there, which keeps it linear in the text, not in the
+size of the world.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterable
+
+_TOKEN = re.compile(r"[a-z0-9]+")
+
+
+def tokens(text: str) -> list[str]:
+    return _TOKEN.findall(text.lower())
+
+
+class MentionFinder:
+    """Maps surface names (plain and display names) to the ids of entities that carry them."""
+
+    def __init__(self, names: Iterable[tuple[str, str]]) -> None:
+        """``names`` yields (surface name, entity id); one surface may belong to several ids."""
+        self._by_first: dict[str, list[tuple[tuple[str, ...], str]]] = defaultdict(list)
+        surfaces: dict[tuple[str, ...], str] = {}
+        self._ids: dict[tuple[str, ...], list[str]] = defaultdict(list)
+        for surface, eid in names:
+            key = tuple(tokens(surface))
+            if not key:
+                continue
+            if key not in surfaces:
+                surfaces[key] = surface
+                self._by_first[key[0]].append((key, surface))
+            if eid not in self._ids[key]:
+                self._ids[key].append(eid)
+        for entries in self._by_first.values():
+            entries.sort(key=lambda entry: -len(entry[0]))  # longest match first
+
+    def find(self, text: str) -> list[tuple[str, tuple[str, ...]]]:
+        """(surface, entity ids) for each name in ``text``, in order of first appearance, deduplicated."""
+        toks = tokens(text)
+        found: dict[str, tuple[str, ...]] = {}
+        i = 0
+        while i < len(toks):
+            step = 1
+            for key, surface in self._by_first.get(toks[i], ()):
+                if tuple(toks[i : i + len(key)]) == key:
+                    found.setdefault(surface, tuple(self._ids[key]))
+                    step = len(key)
+                    break
+            i += step
+        return list(found.items())

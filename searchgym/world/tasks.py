@@ -1,0 +1,329 @@
+"""Task generation: seven families of questions with gold answers and gold evidence chains.
+
+Splits are assigned per *focus entity* (the entity a question names): every entity belongs to
+exactly one split, and a task belongs to the split of its focus entities, so the test split asks
+about entities that no train task asks about. A task whose answer (or any alias) appears
+verbatim in its question is discarded.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections import defaultdict
+from collections.abc import Callable, Mapping
+
+import numpy as np
+
+from searchgym.world.corpus import format_value
+from searchgym.world.model import Entity, EvidenceHop, Fact, Page, Task
+from searchgym.world.schema import ATTRIBUTES, RELATION_BY_NAME
+
+FAMILIES = ("lookup", "bridge", "comparison", "aggregate", "temporal", "ambiguous", "list")
+SPLIT_WEIGHTS = {"train": 0.6, "dev": 0.2, "test": 0.2}
+_ATTR = {(a.entity_type, a.name): a for a in ATTRIBUTES}
+_YEARS_SINCE = {
+    "founded_year": "How many years ago was {s} founded?",
+    "launch_year": "How many years ago was {s} launched?",
+    "release_year": "How many years ago was {s} released?",
+    "published_year": "How many years ago was {s} published?",
+    "birth_year": "How many years have passed since {s} was born?",
+    "established_year": "How many years ago was the {s} established?",
+}
+
+
+def _norm(text: str) -> str:
+    return " " + re.sub(r"\s+", " ", re.sub(r"[^a-z0-9 ]", " ", text.lower())).strip() + " "
+
+
+class _TaskMaker:
+    def __init__(self, entities, facts, pages, kb, now, rng):
+        self.entities: Mapping[str, Entity] = entities
+        self.now: dt.date = now
+        self.rng: np.random.Generator = rng
+        self.forward: dict[str, list[Fact]] = defaultdict(list)
+        self.incoming: dict[tuple[str, str], list[Fact]] = defaultdict(list)
+        for f in facts.values():
+            if f.current:
+                self.forward[f.subject_id].append(f)
+                if f.object_id is not None:
+                    self.incoming[(f.object_id, f.predicate)].append(f)
+        self.page_sources: dict[str, list[str]] = defaultdict(list)
+        for p in pages:
+            for fid in p.fact_ids:
+                self.page_sources[fid].append(p.id)
+        self.kb_ids = {fid for fids in kb.values() for fid in fids}
+        self.by_name: dict[str, list[str]] = defaultdict(list)
+        for e in entities.values():
+            self.by_name[e.name].append(e.id)
+        self.unique = {e.id for e in entities.values() if len(self.by_name[e.name]) == 1}
+        self.split_of = {}
+        labels = list(SPLIT_WEIGHTS)
+        weights = np.array(list(SPLIT_WEIGHTS.values()))
+        for eid in entities:
+            self.split_of[eid] = labels[int(rng.choice(len(labels), p=weights))]
+        self.pool: dict[tuple[str, str], list[str]] = defaultdict(list)  # (split, type) -> unique entity ids
+        for eid in entities:
+            if eid in self.unique:
+                self.pool[(self.split_of[eid], entities[eid].type)].append(eid)
+        self.namesake_people = [e.id for e in entities.values() if e.type == "person" and len(self.by_name[e.name]) > 1]
+        self.count = 0
+
+    # ------------------------------------------------------------------- small helpers
+    def pick(self, items: list):
+        return items[int(self.rng.integers(len(items)))] if items else None
+
+    def hop(self, fact: Fact) -> EvidenceHop:
+        sources = list(self.page_sources.get(fact.id, [])) + (["kb"] if fact.id in self.kb_ids else [])
+        return EvidenceHop(fact.id, self.entities[fact.subject_id].display_name, fact.predicate, tuple(sources))
+
+    def aliases(self, fact: Fact) -> tuple[str, ...]:
+        if fact.object_id is not None:
+            e = self.entities[fact.object_id]
+            return tuple(dict.fromkeys([e.display_name, e.name]))
+        return self.number_aliases(fact.value)
+
+    @staticmethod
+    def number_aliases(value) -> tuple[str, ...]:
+        return tuple(dict.fromkeys([str(value), format_value(value)]))
+
+    @staticmethod
+    def lookup_tools(hops: list[EvidenceHop]) -> list[str]:
+        return ["knowledge_base" if "kb" in h.sources else "web_search" for h in hops]
+
+    def relation_facts(self, eid: str, exclude: set[str] = frozenset()) -> list[Fact]:
+        return [f for f in self.forward[eid] if f.object_id is not None and f.object_id not in exclude]
+
+    def attribute_facts(self, eid: str, years: bool | None = None) -> list[Fact]:
+        out = []
+        for f in self.forward[eid]:
+            if f.object_id is None:
+                attr = _ATTR[(self.entities[eid].type, f.predicate)]
+                if years is None or attr.is_year == years:
+                    out.append(f)
+        return out
+
+    def entity_in(self, split: str, types: tuple[str, ...] | None = None) -> str | None:
+        types = types or tuple({t for (_, t) in self.pool})
+        candidates = [eid for t in sorted(types) for eid in self.pool.get((split, t), [])]
+        return self.pick(candidates)
+
+    def make(self, family, split, question, answers, answer_type, hops, tools, focus, *, operation="value",
+             items=(), clarification=None, difficulty="easy") -> Task | None:
+        golds = [a for item in items for a in item] if items else list(answers)
+        if any(_norm(a) in _norm(question) for a in golds if a.strip()):
+            return None  # an answer verbatim in its question makes the task trivial
+        self.count += 1
+        return Task(
+            id=f"{family}-{self.count:05d}", family=family, question=question, answers=tuple(answers),
+            answer_type=answer_type, evidence=tuple(hops), tools=tuple(dict.fromkeys(tools)), split=split,
+            hops=len([h for h in hops if h.fact_id not in ("clock", "clarification")]), operation=operation,
+            focus_entity_ids=tuple(focus), answer_items=tuple(items), clarification=clarification,
+            difficulty=difficulty,
+        )
+
+    # ------------------------------------------------------------------- the families
+    def lookup(self, split: str) -> Task | None:
+        eid = self.entity_in(split)
+        fact = self.pick(self.forward[eid]) if eid else None
+        if fact is None:
+            return None
+        e = self.entities[eid]
+        if fact.object_id is not None:
+            question = self.pick(list(RELATION_BY_NAME[fact.predicate].questions)).format(s=e.name)
+            answer_type = "entity"
+        else:
+            question = self.pick(list(_ATTR[(e.type, fact.predicate)].questions)).format(s=e.name)
+            answer_type = "number"
+        hops = [self.hop(fact)]
+        return self.make("lookup", split, question, self.aliases(fact), answer_type, hops, self.lookup_tools(hops), [eid])
+
+    def chain(self, start: str, n_relations: int) -> list[Fact] | None:
+        visited, current, chain = {start}, start, []
+        for _ in range(n_relations):
+            fact = self.pick(self.relation_facts(current, visited))
+            if fact is None:
+                return None
+            chain.append(fact)
+            visited.add(fact.object_id)
+            current = fact.object_id
+        return chain
+
+    def noun_phrase(self, start: str, chain: list[Fact]) -> str:
+        phrase = self.entities[start].name
+        for fact in chain:
+            phrase = RELATION_BY_NAME[fact.predicate].noun_phrase.format(x=phrase)
+        return phrase
+
+    def bridge(self, split: str) -> Task | None:
+        n_hops = int(self.rng.integers(2, 5))
+        start = self.entity_in(split)
+        chain = self.chain(start, n_hops - 1) if start else None
+        if not chain:
+            return None
+        last_entity = chain[-1].object_id
+        numeric = self.rng.random() < 0.4
+        options = self.attribute_facts(last_entity) if numeric else self.relation_facts(last_entity, {start})
+        final = self.pick(options)
+        if final is None:
+            return None
+        phrase = self.noun_phrase(start, chain)
+        if final.object_id is not None:
+            rel = RELATION_BY_NAME[final.predicate]
+            question = f"{'Who' if rel.object_type == 'person' else 'What'} is {rel.noun_phrase.format(x=phrase)}?"
+            answer_type = "entity"
+        else:
+            attr = _ATTR[(self.entities[last_entity].type, final.predicate)]
+            question = f"What is the {attr.noun} of {phrase}?"
+            answer_type = "number"
+        hops = [self.hop(f) for f in chain + [final]]
+        return self.make("bridge", split, question, self.aliases(final), answer_type, hops, self.lookup_tools(hops),
+                         [start], difficulty="easy" if n_hops == 2 else "hard")
+
+    def comparison(self, split: str) -> Task | None:
+        a = self.entity_in(split)
+        rel_fact_a = self.pick(self.relation_facts(a)) if a else None
+        if rel_fact_a is None:
+            return None
+        rel = RELATION_BY_NAME[rel_fact_a.predicate]
+        others = [e for e in self.pool.get((split, self.entities[a].type), []) if e != a]
+        b = self.pick(others)
+        rel_fact_b = next((f for f in self.relation_facts(b) if f.predicate == rel.name), None) if b else None
+        if rel_fact_b is None or rel_fact_b.object_id == rel_fact_a.object_id:
+            return None
+        attr_a = self.pick(self.attribute_facts(rel_fact_a.object_id))
+        if attr_a is None:
+            return None
+        attr_b = next((f for f in self.attribute_facts(rel_fact_b.object_id) if f.predicate == attr_a.predicate), None)
+        if attr_b is None or attr_b.value == attr_a.value:
+            return None
+        attr = _ATTR[(rel.object_type, attr_a.predicate)]
+        smaller_wins = attr.is_year  # "earlier" compares years; everything else asks for the larger
+        winner = rel_fact_a if (attr_a.value < attr_b.value) == smaller_wins else rel_fact_b
+        who = "Who" if rel.object_type == "person" else f"Which {rel.object_type}"
+        question = (f"{who} {attr.comparison}: {rel.noun_phrase.format(x=self.entities[a].name)} "
+                    f"or {rel.noun_phrase.format(x=self.entities[b].name)}?")
+        hops = [self.hop(f) for f in (rel_fact_a, attr_a, rel_fact_b, attr_b)]
+        return self.make("comparison", split, question, self.aliases(winner), "entity", hops, self.lookup_tools(hops),
+                         [a, b], operation="argmin" if smaller_wins else "argmax", difficulty="hard")
+
+    def aggregate(self, split: str) -> Task | None:
+        a = self.entity_in(split)
+        fact_a = self.pick(self.attribute_facts(a, years=False)) if a else None
+        if fact_a is None:
+            return None
+        others = [e for e in self.pool.get((split, self.entities[a].type), []) if e != a]
+        b = self.pick(others)
+        fact_b = next((f for f in self.attribute_facts(b, years=False) if f.predicate == fact_a.predicate), None) if b else None
+        if fact_b is None or fact_a.value == fact_b.value:
+            return None
+        attr = _ATTR[(self.entities[a].type, fact_a.predicate)]
+        if self.rng.random() < 0.5:
+            operation, value = "sum", fact_a.value + fact_b.value
+            question = f"What is the combined {attr.noun} of {self.entities[a].name} and {self.entities[b].name}?"
+        else:
+            if fact_a.value < fact_b.value:
+                a, b, fact_a, fact_b = b, a, fact_b, fact_a
+            operation, value = "difference", fact_a.value - fact_b.value
+            question = (f"By how much does the {attr.noun} of {self.entities[a].name} exceed "
+                        f"that of {self.entities[b].name}?")
+        hops = [self.hop(fact_a), self.hop(fact_b)]
+        return self.make("aggregate", split, question, self.number_aliases(value), "number", hops,
+                         self.lookup_tools(hops) + ["calculator"], [a, b], operation=operation)
+
+    def temporal(self, split: str) -> Task | None:
+        start = self.entity_in(split)
+        if start is None:
+            return None
+        chain = self.chain(start, 1) if self.rng.random() < 0.3 else []
+        if chain is None:
+            return None
+        target = chain[-1].object_id if chain else start
+        fact = self.pick([f for f in self.attribute_facts(target, years=True) if f.predicate in _YEARS_SINCE])
+        if fact is None:
+            return None
+        phrase = self.noun_phrase(start, chain)
+        question = _YEARS_SINCE[fact.predicate].format(s=phrase)
+        if fact.predicate == "established_year" and chain:
+            question = question.replace("the the ", "the ")
+        hops = [self.hop(f) for f in chain + [fact]] + [EvidenceHop("clock", "", "current_time", ("current_time",))]
+        tools = self.lookup_tools(hops[:-1]) + ["current_time", "calculator"]
+        value = self.now.year - int(fact.value)
+        return self.make("temporal", split, question, self.number_aliases(value), "number", hops, tools, [start],
+                         operation="years_since", difficulty="hard" if chain else "easy")
+
+    def ambiguous(self, split: str) -> Task | None:
+        people = [self.entities[p] for p in self.namesake_people if self.split_of[p] == split]
+        person = self.pick(people)
+        if person is None:
+            return None
+        namesakes = [self.entities[n] for n in self.by_name[person.name] if n != person.id]
+        fact = self.pick(self.forward[person.id])
+        if fact is None:
+            return None
+        other_values = {f.value for n in namesakes for f in self.forward[n.id] if f.predicate == fact.predicate}
+        if fact.value in other_values:
+            return None  # the ambiguity would not matter
+        if fact.object_id is not None:
+            question = self.pick(list(RELATION_BY_NAME[fact.predicate].questions)).format(s=person.name)
+            answer_type = "entity"
+        else:
+            question = self.pick(list(_ATTR[("person", fact.predicate)].questions)).format(s=person.name)
+            answer_type = "number"
+        hops = [EvidenceHop("clarification", person.name, "ask_for_clarification", ("ask_for_clarification",)),
+                self.hop(fact)]
+        clarification = f"I mean {person.display_name}."
+        tools = ["ask_for_clarification"] + self.lookup_tools(hops[1:])
+        return self.make("ambiguous", split, question, self.aliases(fact), answer_type, hops, tools, [person.id],
+                         clarification=clarification, difficulty="hard")
+
+    def listing(self, split: str) -> Task | None:
+        relation = self.pick([r for r in RELATION_BY_NAME.values() if r.list_question])
+        obj = self.entity_in(split, (relation.object_type,))
+        subjects = self.incoming.get((obj, relation.name), []) if obj else []
+        if not 2 <= len(subjects) <= 5:
+            return None
+        items = tuple(self.aliases_of_subject(f) for f in subjects)
+        question = relation.list_question.format(o=self.entities[obj].name)
+        hops = [self.hop(f) for f in subjects]
+        answers = ("; ".join(item[0] for item in items),)
+        return self.make("list", split, question, answers, "list", hops, ["web_search"] + self.lookup_tools(hops),
+                         [obj], operation="set", items=items, difficulty="easy" if len(items) <= 3 else "hard")
+
+    def aliases_of_subject(self, fact: Fact) -> tuple[str, ...]:
+        e = self.entities[fact.subject_id]
+        return tuple(dict.fromkeys([e.display_name, e.name]))
+
+
+def generate_tasks(
+    entities: Mapping[str, Entity],
+    facts: Mapping[str, Fact],
+    pages: list[Page],
+    kb: Mapping[str, tuple[str, ...]],
+    now: dt.date,
+    rng: np.random.Generator,
+    per_family: int,
+) -> list[Task]:
+    """Generate up to ``per_family`` tasks of each family, with disjoint splits."""
+    maker = _TaskMaker(entities, facts, pages, kb, now, rng)
+    builders: dict[str, Callable[[str], Task | None]] = {
+        "lookup": maker.lookup, "bridge": maker.bridge, "comparison": maker.comparison,
+        "aggregate": maker.aggregate, "temporal": maker.temporal, "ambiguous": maker.ambiguous,
+        "list": maker.listing,
+    }
+    labels = list(SPLIT_WEIGHTS)
+    weights = np.array(list(SPLIT_WEIGHTS.values()))
+    tasks: list[Task] = []
+    seen_questions: set[str] = set()
+    for family in FAMILIES:
+        made, attempts = 0, 0
+        while made < per_family and attempts < per_family * 30:
+            attempts += 1
+            split = labels[int(rng.choice(len(labels), p=weights))]
+            task = builders[family](split)
+            if task is None or task.question in seen_questions:
+                continue
+            seen_questions.add(task.question)
+            tasks.append(task)
+            made += 1
+    return tasks

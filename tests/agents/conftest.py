@@ -1,0 +1,83 @@
+"""Shared builders for the agents tests: synthetic observations and trajectories (no env needed)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import pytest
+
+from searchgym.agents import Step, Trajectory
+
+N_CANDIDATES = 6
+
+
+def build_obs(text: str, candidates: Sequence[str], mask: Sequence[int] | None = None, n: int = N_CANDIDATES) -> dict:
+    """An observation in the env's candidate format, padded with "" (masked) to n entries."""
+    cands = list(candidates) + [""] * (n - len(candidates))
+    if mask is None:
+        mask = [1] * len(candidates)
+    full_mask = np.zeros(n, dtype=np.int8)
+    full_mask[: len(mask)] = mask
+    return {"text": text, "candidates": tuple(cands), "action_mask": full_mask}
+
+
+def build_traj(
+    rewards: Sequence[float],
+    values: Sequence[float] | None = None,
+    contributions: Sequence[float] | None = None,
+    done: bool = True,
+    bootstrap_value: float = 0.0,
+    agent_id: str = "agent_0",
+) -> Trajectory:
+    """A trajectory with the given per-step rewards/values/contributions; only the last step may be done."""
+    T = len(rewards)
+    values = values if values is not None else [0.0] * T
+    contributions = contributions if contributions is not None else [0.0] * T
+    obs = build_obs("Q", ["answer(\"x\")"])
+    steps = [
+        Step(obs, 0, 0.0, float(values[t]), float(rewards[t]), done and t == T - 1, obs["action_mask"],
+             {"contribution": float(contributions[t])})
+        for t in range(T)
+    ]
+    return Trajectory(steps, agent_id=agent_id, bootstrap_value=bootstrap_value)
+
+
+SYLLABLES = ["ka", "zo", "mi", "ru", "te", "lo", "vex", "qua", "dri", "pel", "nor", "sy", "bu", "fen", "gat", "hix"]
+
+
+def invented_name(rng: np.random.Generator, parts: int = 2) -> str:
+    return "".join(rng.choice(SYLLABLES) for _ in range(parts)).capitalize()
+
+
+def maker_task(rng: np.random.Generator, n_distractors: int = 3) -> tuple[dict, int]:
+    """A one-step task: "Which company makes P?" with answers whose provenance names other products.
+
+    Only the overlap between the question's product name and a candidate's provenance tells
+    the correct answer apart. Returns (obs, index of the correct candidate).
+    """
+    product = invented_name(rng, 3)
+    company = invented_name(rng)
+    cands = [f'answer("{company}")  <- {product} is made by {company}. [web_search]']
+    for _ in range(n_distractors):
+        other_p, other_c = invented_name(rng, 3), invented_name(rng)
+        cands.append(f'answer("{other_c}")  <- {other_p} is made by {other_c}. [web_search]')
+    cands.append(f'web_search(query="{product}")')
+    order = rng.permutation(len(cands))
+    shuffled = [cands[i] for i in order]
+    return build_obs(f"Question: Which company makes {product}?", shuffled), int(np.where(order == 0)[0][0])
+
+
+@pytest.fixture
+def make_obs() -> Callable[..., dict]:
+    return build_obs
+
+
+@pytest.fixture
+def make_traj() -> Callable[..., Trajectory]:
+    return build_traj
+
+
+@pytest.fixture
+def make_task() -> Callable[..., tuple[dict, int]]:
+    return maker_task

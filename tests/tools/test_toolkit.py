@@ -1,0 +1,104 @@
+from __future__ import annotations
+
+import re
+
+import jsonschema
+import pytest
+
+import searchgym.world
+from searchgym.tools import TOOL_NAMES, build_tools, clarifier, shared_tools, tool_schemas
+from searchgym.tools.base import Tool
+
+
+@pytest.fixture(scope="module")
+def tools(world):
+    built = build_tools(world)
+    built["ask_for_clarification"] = clarifier(world.task_by_id["t_ambiguous"])
+    return built
+
+
+def test_build_tools_makes_the_world_level_tools(world):
+    assert list(build_tools(world)) == ["web_search", "knowledge_base", "calculator", "current_time"]
+
+
+def test_every_schema_is_valid_openai_function_format(tools):
+    assert set(tools) == set(TOOL_NAMES)
+    for name, tool in tools.items():
+        schema = tool.schema()
+        assert set(schema) == {"type", "function"} and schema["type"] == "function"
+        function = schema["function"]
+        assert set(function) == {"name", "description", "parameters"}
+        assert function["name"] == name and re.fullmatch(r"[a-zA-Z0-9_-]{1,64}", name)
+        assert isinstance(function["description"], str) and len(function["description"]) > 20
+        params = function["parameters"]
+        jsonschema.Draft202012Validator.check_schema(params)
+        assert params["type"] == "object" and params["additionalProperties"] is False
+        assert set(params["required"]) <= set(params["properties"])
+        for prop in params["properties"].values():
+            assert prop["type"] in {"string", "integer"} and prop["description"]
+
+
+def test_tool_schemas_lists_tools_in_canonical_order(tools):
+    schemas = tool_schemas()
+    assert [s["function"]["name"] for s in schemas] == list(TOOL_NAMES)
+    assert schemas == [tools[name].schema() for name in TOOL_NAMES]
+    assert [s["function"]["name"] for s in tool_schemas(["calculator", "web_search"])] == ["calculator", "web_search"]
+
+
+def test_tool_schemas_rejects_unknown_names():
+    with pytest.raises(ValueError, match="accepted: web_search, knowledge_base"):
+        tool_schemas(["search"])
+
+
+def test_valid_arguments_pass_the_schema_and_the_tool(tools):
+    examples = {
+        "web_search": {"query": "Olbrecht", "k": 2},
+        "knowledge_base": {"entity": "Olbrecht"},
+        "calculator": {"expression": "1 + 1"},
+        "current_time": {},
+        "ask_for_clarification": {"question": "Which one?"},
+    }
+    for name, arguments in examples.items():
+        jsonschema.validate(arguments, tools[name].schema()["function"]["parameters"])
+        assert tools[name](**arguments).ok
+
+
+BAD_VALUES = [None, 3, 2.5, True, ["x"], {"x": 1}]
+
+
+@pytest.mark.parametrize("name", TOOL_NAMES)
+def test_every_kind_of_bad_argument_is_a_failed_result_never_an_exception(tools, name):
+    tool: Tool = tools[name]
+    params = tool.parameters
+    results = [tool(no_such_argument=1)]
+    if params["required"]:
+        results.append(tool())
+    for key, spec in params["properties"].items():
+        others = {k: "x" for k in params["required"] if k != key}
+        wrong = [v for v in BAD_VALUES if not (spec["type"] == "integer" and type(v) is int)]
+        results.extend(tool(**others, **{key: value}) for value in wrong)
+    for result in results:
+        assert not result.ok and result.error and result.text.startswith("Error: ")
+        assert result.evidence_ids == ()
+
+
+def test_shared_tools_builds_once_per_seed_size_and_backend(world, monkeypatch):
+    calls = []
+
+    def fake_shared_world(seed, size):
+        calls.append((seed, size))
+        return world
+
+    monkeypatch.setattr(searchgym.world, "shared_world", fake_shared_world, raising=False)
+    shared_tools.cache_clear()
+    try:
+        first = shared_tools(0, "tiny")
+        assert shared_tools(0, "tiny") is first
+        assert calls == [(0, "tiny")]
+        assert set(first) == {"web_search", "knowledge_base", "calculator", "current_time"}
+        with pytest.raises(TypeError):
+            first["calculator"] = None  # shared by every env: read-only
+        assert shared_tools(0, "tiny", backend="rank_bm25") is not first
+        assert calls == [(0, "tiny"), (0, "tiny")]
+    finally:
+        shared_tools.cache_clear()
