@@ -19,10 +19,15 @@ from .encoders import BoundedCache, TextEncoder
 WORD = re.compile(r"\w+")
 
 
+def words(text: str) -> list[str]:
+    """Lower-cased word tokens (letters, digits, underscore), the unit of every hashed feature."""
+    return WORD.findall(text.lower())
+
+
 def hashed_ngrams(text: str, n_buckets: int) -> list[int]:
     """Bucket ids of the text's lower-cased word unigrams and adjacent-word bigrams."""
-    words = WORD.findall(text.lower())
-    grams = [f"u:{w}" for w in words] + [f"b:{a} {b}" for a, b in zip(words, words[1:])]
+    words_ = words(text)
+    grams = [f"u:{w}" for w in words_] + [f"b:{a} {b}" for a, b in zip(words_, words_[1:])]
     return [zlib.crc32(g.encode("utf-8")) % n_buckets for g in grams]
 
 

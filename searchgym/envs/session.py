@@ -168,8 +168,7 @@ class SearchSession:
             return self.candidates[int(action)]
         if not isinstance(action, str):
             return ParseError(f"text mode takes a string action, got {type(action).__name__}")
-        return parse_action(action[: self.config.max_action_chars], self.config.tool_format, self.allowed,
-                            allow_team_actions=team_actions)
+        return parse_action(action, self.config.tool_format, self.allowed, allow_team_actions=team_actions)
 
     def execute(self, action: Action) -> tuple[ToolResult, bool]:
         """Run a tool action (or refuse it); returns (result, invalid)."""

@@ -1,0 +1,1 @@
+"""Sub-commands of the ``searchgym`` CLI, one module each (see ``searchgym.cli.COMMANDS``)."""

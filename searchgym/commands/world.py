@@ -1,0 +1,34 @@
+"""``searchgym world stats``: what a world holds and where its gold facts can be found."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import asdict
+
+from searchgym.world import shared_world
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("action", choices=["stats"], help="what to show")
+    parser.add_argument("--seed", type=int, default=0, help="world seed (default 0)")
+    parser.add_argument("--size", default="small", help="tiny, small, medium, large, xl or an int (default small)")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+
+def run(args: argparse.Namespace) -> int:
+    size = int(args.size) if str(args.size).isdigit() else args.size
+    world = shared_world(args.seed, size)
+    stats = asdict(world.stats())
+    if args.json:
+        print(json.dumps({"seed": args.seed, "size": world.size, "fingerprint": world.fingerprint, **stats}, indent=2))
+        return 0
+    print(f"world seed={args.seed} size={world.size} clock={world.now.isoformat()} fingerprint={world.fingerprint[:16]}")
+    for key in ("entities_by_type", "pages_by_kind", "tasks_by_family", "tasks_by_split"):
+        parts = ", ".join(f"{k} {v}" for k, v in stats[key].items())
+        print(f"{key.replace('_', ' ')}: {sum(stats[key].values())} ({parts})")
+    print(f"facts: {stats['facts']} (knowledge base holds {stats['kb_facts']})")
+    total = stats["gold_facts_corpus_only"] + stats["gold_facts_kb_only"] + stats["gold_facts_both"]
+    print(f"gold facts used by tasks: {total} (corpus only {stats['gold_facts_corpus_only']}, "
+          f"KB only {stats['gold_facts_kb_only']}, both {stats['gold_facts_both']})")
+    return 0

@@ -1,0 +1,110 @@
+"""Environment ids: one registry for single-agent (Gymnasium) and multi-agent (PettingZoo) envs.
+
+Every single-agent id is also registered with Gymnasium as ``searchgym/<id>``, so both
+``searchgym.make("SearchQA-v0")`` and ``gymnasium.make("searchgym/SearchQA-v0")`` work.
+Multi-agent ids make a PettingZoo ``ParallelEnv``; ``make_aec`` gives its AEC view.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import Any
+
+import gymnasium
+
+KINDS = ("single", "parallel")
+
+
+@dataclass(frozen=True)
+class EnvSpec:
+    """An id, the class that implements it (``module:Class``), and its default kwargs."""
+
+    id: str
+    entry_point: str
+    kind: str = "single"
+    kwargs: dict[str, Any] = field(default_factory=dict)
+    description: str = ""
+
+    def load(self) -> type:
+        module, _, name = self.entry_point.partition(":")
+        return getattr(importlib.import_module(module), name)
+
+
+_REGISTRY: dict[str, EnvSpec] = {}
+
+
+def register(id: str, entry_point: str, kind: str = "single", description: str = "", **kwargs: Any) -> EnvSpec:
+    """Add an id (re-registering an id replaces it, as Gymnasium does, with no warning here)."""
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+    if ":" not in entry_point:
+        raise ValueError(f"entry_point must look like 'package.module:Class', got {entry_point!r}")
+    spec = EnvSpec(id, entry_point, kind, dict(kwargs), description)
+    _REGISTRY[id] = spec
+    if kind == "single":
+        gym_id = f"searchgym/{id}"
+        gymnasium.envs.registration.registry.pop(gym_id, None)
+        gymnasium.register(gym_id, entry_point=entry_point, kwargs=dict(kwargs), disable_env_checker=False)
+    return spec
+
+
+def spec(id: str) -> EnvSpec:
+    if not isinstance(id, str):
+        raise TypeError(f"an env id is a string, got {type(id).__name__}")
+    name = id.removeprefix("searchgym/")
+    if name not in _REGISTRY:
+        raise KeyError(f"unknown env id {id!r}; registered: {', '.join(sorted(_REGISTRY))}")
+    return _REGISTRY[name]
+
+
+def registered() -> list[EnvSpec]:
+    return [_REGISTRY[k] for k in sorted(_REGISTRY)]
+
+
+def make(id: str, **kwargs: Any):
+    """A Gymnasium env (single-agent ids) or a PettingZoo ParallelEnv (multi-agent ids)."""
+    s = spec(id)
+    if s.kind == "single":
+        return gymnasium.make(f"searchgym/{s.id}", **kwargs)
+    return s.load()(**{**s.kwargs, **kwargs})
+
+
+def make_parallel(id: str, **kwargs: Any):
+    s = spec(id)
+    if s.kind != "parallel":
+        raise ValueError(f"{id!r} is a single-agent env; use searchgym.make")
+    return make(id, **kwargs)
+
+
+def make_aec(id: str, **kwargs: Any):
+    """The AEC view of a multi-agent env (through ``pettingzoo.utils.parallel_to_aec``)."""
+    from pettingzoo.utils import parallel_to_aec
+
+    return parallel_to_aec(make_parallel(id, **kwargs))
+
+
+_SEARCH = "searchgym.envs.search:SearchEnv"
+_GROUP = "searchgym.envs.group:GroupSearchEnv"
+_TEAM = "searchgym.envs.team:TeamSearchEnv"
+
+register("SearchQA-v0", _SEARCH, description="single agent, text tool calls (Hermes <tool_call> JSON)",
+         action_mode="text", tool_format="hermes")
+register("SearchQA-Tags-v0", _SEARCH, description="single agent, text tool calls (Search-R1 tags)",
+         action_mode="text", tool_format="tags")
+register("SearchQA-Candidates-v0", _SEARCH, description="single agent, choose among admissible candidate actions",
+         action_mode="candidates")
+register("SearchQA-Candidates-Easy-v0", _SEARCH, description="candidates, easy tasks only (1-2 hops, short lists)",
+         action_mode="candidates", difficulty="easy")
+register("GroupSearch-v0", _GROUP, kind="parallel", description="K agents attempt the same task (a GRPO group), text",
+         action_mode="text")
+register("GroupSearch-Candidates-v0", _GROUP, kind="parallel", description="a GRPO group, candidate actions",
+         action_mode="candidates")
+register("TeamSearch-v0", _TEAM, kind="parallel", description="lead, searcher, analyst share a blackboard, text",
+         action_mode="text", roles="roles")
+register("TeamSearch-Candidates-v0", _TEAM, kind="parallel", description="the roles team, candidate actions",
+         action_mode="candidates", roles="roles")
+register("TeamSearch-Generalists-v0", _TEAM, kind="parallel", description="K generalists share a blackboard, text",
+         action_mode="text", roles="generalists")
+register("TeamSearch-Generalists-Candidates-v0", _TEAM, kind="parallel",
+         description="K generalists, candidate actions", action_mode="candidates", roles="generalists")
