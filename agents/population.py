@@ -19,7 +19,7 @@ import torch
 from torch import Tensor, nn
 
 from .encoders import make_encoder, resolve_device
-from .policy import CandidatePolicy, batch_observations, make_policy
+from .policy import POLICY_KWARGS, CandidatePolicy, batch_observations, make_policy
 
 POPULATION_MODES = ("shared", "separate", "shared_trunk")
 
@@ -53,7 +53,7 @@ class Population(nn.Module):
             return cls(mode, [make_policy(encoder, device=device, seed=seed, **kwargs)], n_agents)
         if mode == "separate":
             return cls(mode, [make_policy(encoder, device=device, seed=seed + i, **kwargs) for i in range(n_agents)], n_agents)
-        head_kwargs = {k: kwargs.pop(k) for k in ("hidden",) if k in kwargs}
+        head_kwargs = {k: kwargs.pop(k) for k in POLICY_KWARGS if k in kwargs}
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(seed)
             trunk = make_encoder(encoder, device=resolve_device(device), **kwargs)

@@ -57,19 +57,16 @@ def top_k(scores: np.ndarray, k: int, positive_only: bool = True) -> list[tuple[
     ``positive_only`` drops documents that share no term with the query (score 0) so that a
     sparse engine never pads its answer with irrelevant pages.
     """
-    n = scores.shape[0]
-    if k <= 0 or n == 0:
+    if k <= 0 or scores.shape[0] == 0:
         return []
-    if k < n:
-        kth = np.partition(scores, n - k)[n - k]
-        candidates = np.flatnonzero(scores >= kth)
-    else:
-        candidates = np.arange(n)
-    if positive_only:
-        candidates = candidates[scores[candidates] > 0]
-    order = np.lexsort((candidates, -scores[candidates]))[:k]
-    chosen = candidates[order]
-    return [(int(i), float(scores[i])) for i in chosen]
+    candidates = np.flatnonzero(scores > 0) if positive_only else np.arange(scores.shape[0])
+    values = scores[candidates]
+    n = values.shape[0]
+    if k < n:  # keep everything tied with the k-th best, then order exactly
+        keep = values >= np.partition(values, n - k)[n - k]
+        candidates, values = candidates[keep], values[keep]
+    order = np.lexsort((candidates, -values))[:k]
+    return [(int(candidates[i]), float(values[i])) for i in order]
 
 
 def _require_docs(docs: Sequence[str], backend: str) -> None:

@@ -1,6 +1,6 @@
 """``web_search(query, k)``: ranked pages of the world's corpus, each with a query-focused snippet.
 
-The snippet shows the sentences of a page that share the most words with the query, so an
+The snippet shows the sentences of a page that share the most word stems with the query, so an
 agent sees the evidence it searched for; ``evidence_ids`` lists the fact ids of exactly those
 sentences, which is how the env knows what gold evidence a search revealed. Results are cached
 (LRU, keyed by the normalised query and k) because in RL rollouts the same queries recur.
@@ -21,6 +21,7 @@ from searchgym.world.model import Page, Sentence
 
 MAX_QUERY_CHARS = 300
 SNIPPET_CHARS = 400
+STEM_CHARS = 5  # snippet overlap compares word prefixes: "employs" ~ "employees", "founded" ~ "founder"
 
 _NOT_WORD = re.compile(r"[\W_]+")
 
@@ -28,6 +29,11 @@ _NOT_WORD = re.compile(r"[\W_]+")
 def normalize_query(query: str) -> str:
     """Lower-case, punctuation to spaces, whitespace collapsed: "Vexa Corp?" == "  vexa corp"."""
     return " ".join(_NOT_WORD.sub(" ", query.lower()).split())
+
+
+def snippet_terms(text: str) -> set[str]:
+    """The crude stems (first letters of each non-stopword token) used to score sentences."""
+    return {token[:STEM_CHARS] for token in tokenize(text)}
 
 
 @dataclass(frozen=True)
@@ -56,9 +62,9 @@ class CacheInfo(NamedTuple):
 
 
 def select_sentences(
-    page: Page, query_tokens: set[str], max_sentences: int, max_chars: int = SNIPPET_CHARS
+    page: Page, query_terms: set[str], max_sentences: int, max_chars: int = SNIPPET_CHARS
 ) -> tuple[tuple[Sentence, ...], str]:
-    """The sentences most relevant to the query (word overlap; ties -> earlier), in page order.
+    """The sentences most relevant to the query (stem overlap; ties -> earlier), in page order.
 
     Sentences are taken by relevance while they fit in ``max_chars``; the most relevant one is
     always shown, cut with "..." if it alone is too long (and then it is not in the returned
@@ -68,7 +74,7 @@ def select_sentences(
         return (), ""
     ranked = sorted(
         range(len(page.sentences)),
-        key=lambda i: (-len(query_tokens.intersection(tokenize(page.sentences[i].text))), i),
+        key=lambda i: (-len(query_terms & snippet_terms(page.sentences[i].text)), i),
     )
     chosen: list[int] = []
     used = 0
@@ -166,11 +172,11 @@ class WebSearch(Tool):
         return list(hits)
 
     def _search_uncached(self, query: str, k: int) -> tuple[SearchHit, ...]:
-        query_tokens = set(tokenize(query))
+        query_terms = snippet_terms(query)
         hits = []
         for index, score in self.retriever.search(query, k):
             page = self.pages[index]
-            sentences, snippet = select_sentences(page, query_tokens, self.snippet_sentences, self.snippet_chars)
+            sentences, snippet = select_sentences(page, query_terms, self.snippet_sentences, self.snippet_chars)
             hits.append(SearchHit(page.id, page.title, page.url, score, sentences, snippet))
         return tuple(hits)
 

@@ -6,6 +6,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 import pytest
+import torch
 
 from searchgym.agents import Step, Trajectory
 
@@ -66,6 +67,16 @@ def maker_task(rng: np.random.Generator, n_distractors: int = 3) -> tuple[dict, 
     order = rng.permutation(len(cands))
     shuffled = [cands[i] for i in order]
     return build_obs(f"Question: Which company makes {product}?", shuffled), int(np.where(order == 0)[0][0])
+
+
+@pytest.fixture(autouse=True)
+def single_torch_thread():
+    """These models are tiny: with 2 cores shared by other jobs, intra-op threads only oversubscribe
+    (measured: tanh on a [64, 6, 64] tensor took 0.7-1.6 ms with 2 threads vs 0.05 ms with 1)."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
 
 
 @pytest.fixture

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from searchgym.tools.web_search import SearchHit, WebSearch, normalize_query
+from searchgym.tools.web_search import SearchHit, WebSearch, normalize_query, select_sentences, snippet_terms
 from searchgym.world.model import Page, Sentence
 
 
@@ -162,3 +162,16 @@ def test_bad_constructor_arguments_raise(world, kwargs):
 def test_unknown_backend_name_lists_accepted(world):
     with pytest.raises(ValueError, match="accepted: bm25s"):
         WebSearch(world.pages, backend="faiss")
+
+
+def test_snippet_matches_word_stems_so_directors_finds_directed(world):
+    page = world.page_by_id["pg_glass"]
+    sentences, snippet = select_sentences(page, snippet_terms("directors"), 1)
+    assert snippet == "It was directed by Mara Quell." and sentences[0].fact_id == "f_glass_director"
+    assert snippet_terms("Founded, founder; THE founding") == {"found"}
+
+
+def test_snippet_chars_bounds_the_snippet(world):
+    tool = WebSearch(world.pages, snippet_chars=60)
+    hit = tool.search("Vexa Corporation founded", 1)[0]
+    assert hit.snippet == "Vexa Corporation is a company based in Olbrecht."  # the next one would pass 60

@@ -1,0 +1,35 @@
+# The two commands of the README: `make main` (set up, then the quick baseline comparison) and
+# `make test` (set up, then the test suite). Set-up is idempotent and installs the CPU build of
+# torch first when no torch is present (a bare `torch` requirement would pull a multi-GB CUDA build).
+PY ?= $(shell command -v python3.11 || command -v python3)
+VENV ?= .venv
+BIN := $(VENV)/bin
+OUT ?= runs/quick
+
+.PHONY: setup main test browser bench clean
+
+setup: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/python -c "import torch" 2>/dev/null || $(BIN)/pip install -q torch==2.13.0
+	$(BIN)/pip install -q -e ".[test]"
+	touch $@
+
+main: setup
+	$(BIN)/searchgym compare --suite quick-v0 --methods cw_grpo,grpo,dr_grpo,mappo,ippo,coma,random,oracle --seeds 1 --workers 2 --device auto --out $(OUT)
+
+# Headless Chromium for the leaderboard page test (Debian's package; needs root and apt).
+browser:
+	@command -v chromium >/dev/null 2>&1 || { command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ] && \
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) || \
+		echo "chromium not installed: the leaderboard browser test will be skipped outside CI"; }
+
+test: setup browser
+	$(BIN)/python -m pytest
+
+bench: setup
+	$(BIN)/python benchmarks/bench_env.py
+
+clean:
+	rm -rf $(VENV) runs .pytest_cache

@@ -1,0 +1,46 @@
+"""``searchgym demo``: the random and the oracle agent on a suite's test split, per task family.
+
+A first look at a world without training anything: the two agents bound every table from below
+and above, and the gap between them is what learning methods have to close.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from tqdm import tqdm
+
+from searchgym.baselines import OracleAgent, RandomAgent
+from searchgym.envs.search import SearchEnv
+from searchgym.evaluation import run_episode, summarise
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--world-seed", type=int, default=0)
+    parser.add_argument("--world-size", default="small")
+    parser.add_argument("--mode", choices=["candidates", "text"], default="candidates")
+    parser.add_argument("--split", choices=["train", "dev", "test"], default="test")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the random agent and the episodes")
+
+
+def format_table(rows: dict[str, dict[str, dict[str, float]]]) -> str:
+    """A plain-text table: one line per (agent, family)."""
+    lines = [f"{'agent':<8} {'family':<11} {'n':>4} {'success':>8} {'F1':>6} {'steps':>6} {'tools':>6}"]
+    for agent, table in rows.items():
+        for family, m in table.items():
+            lines.append(f"{agent:<8} {family:<11} {m['n']:>4} {m['success']:>8.3f} {m['f1']:>6.3f} "
+                         f"{m['steps']:>6.2f} {m['tool_calls']:>6.2f}")
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    env = SearchEnv(action_mode=args.mode, world_seed=args.world_seed, world_size=args.world_size, split=args.split)
+    tasks = env.tasks.tasks(args.split)
+    rows = {}
+    for agent in (RandomAgent(seed=args.seed), OracleAgent()):
+        results = [run_episode(env, agent, t.id, seed=args.seed + i)
+                   for i, t in enumerate(tqdm(tasks, desc=agent.name, leave=False))]
+        rows[agent.name] = summarise(results)
+    print(f"world seed={args.world_seed} size={args.world_size}, {args.mode} mode, {args.split} split, {len(tasks)} tasks")
+    print(format_table(rows))
+    return 0
