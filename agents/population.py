@@ -35,7 +35,9 @@ class Population(nn.Module):
             raise ValueError(f"n_agents must be >= 1; got {n_agents}")
         expected = 1 if mode == "shared" else n_agents
         if len(members) != expected:
-            raise ValueError(f"mode {mode!r} with {n_agents} agents needs {expected} member policies; got {len(members)}")
+            raise ValueError(
+                f"mode {mode!r} with {n_agents} agents needs {expected} member policies; got {len(members)}"
+            )
         if mode == "shared_trunk" and len({id(m.encoder) for m in members}) != 1:
             raise ValueError("mode 'shared_trunk' needs every member to hold the same encoder object")
         self.mode = mode
@@ -44,7 +46,13 @@ class Population(nn.Module):
 
     @classmethod
     def build(
-        cls, mode: str, n_agents: int, encoder: str = "hash", device: str | torch.device = "cpu", seed: int = 0, **kwargs: Any
+        cls,
+        mode: str,
+        n_agents: int,
+        encoder: str = "hash",
+        device: str | torch.device = "cpu",
+        seed: int = 0,
+        **kwargs: Any,
     ) -> Population:
         """Make the members with `make_policy(encoder, ...)`; member i is seeded with seed + i."""
         if mode not in POPULATION_MODES:
@@ -52,17 +60,26 @@ class Population(nn.Module):
         if mode == "shared":
             return cls(mode, [make_policy(encoder, device=device, seed=seed, **kwargs)], n_agents)
         if mode == "separate":
-            return cls(mode, [make_policy(encoder, device=device, seed=seed + i, **kwargs) for i in range(n_agents)], n_agents)
+            return cls(
+                mode,
+                [make_policy(encoder, device=device, seed=seed + i, **kwargs) for i in range(n_agents)],
+                n_agents,
+            )
         head_kwargs = {k: kwargs.pop(k) for k in POLICY_KWARGS if k in kwargs}
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(seed)
             trunk = make_encoder(encoder, device=resolve_device(device), **kwargs)
-        members = [make_policy(encoder, device=device, seed=seed + 1 + i, encoder=trunk, **head_kwargs) for i in range(n_agents)]
+        members = [
+            make_policy(encoder, device=device, seed=seed + 1 + i, encoder=trunk, **head_kwargs)
+            for i in range(n_agents)
+        ]
         return cls(mode, members, n_agents)
 
     def policy_for(self, agent_index: int) -> CandidatePolicy:
         if not 0 <= agent_index < self.n_agents:
-            raise IndexError(f"agent_index {agent_index} out of range: this population has {self.n_agents} agents")
+            raise IndexError(
+                f"agent_index {agent_index} out of range: this population has {self.n_agents} agents"
+            )
         return self.members[0] if self.mode == "shared" else self.members[agent_index]
 
     def unique_members(self) -> list[CandidatePolicy]:
@@ -79,7 +96,7 @@ def _members(source: Population | Sequence[CandidatePolicy]) -> list[CandidatePo
 def best_member(
     population: Population | Sequence[CandidatePolicy], score_fn: Callable[[CandidatePolicy], float]
 ) -> tuple[int, CandidatePolicy, list[float]]:
-    """(index, policy, all scores) of the member with the highest `score_fn` (dev-split success); ties -> lowest index."""
+    """(index, policy, scores) of the member with the best `score_fn` (dev success); ties -> lowest index."""
     members = _members(population)
     scores = [float(score_fn(m)) for m in members]
     best = int(np.argmax(scores))  # np.argmax returns the first maximum
@@ -115,7 +132,10 @@ class MajorityVote:
 
     @torch.no_grad()
     def act(
-        self, obs_batch: Sequence[dict[str, Any]], generator: torch.Generator | None = None, greedy: bool = True
+        self,
+        obs_batch: Sequence[dict[str, Any]],
+        generator: torch.Generator | None = None,
+        greedy: bool = True,
     ) -> tuple[Tensor, Tensor, Tensor]:
         counts = self.votes(obs_batch)
         actions = torch.from_numpy(np.argmax(counts.numpy(), axis=1))  # first maximum = lowest index
@@ -127,7 +147,9 @@ class MajorityVote:
 
 
 def greedy_agreement(
-    student: CandidatePolicy, teacher: Population | Sequence[CandidatePolicy], obs_list: Sequence[dict[str, Any]]
+    student: CandidatePolicy,
+    teacher: Population | Sequence[CandidatePolicy],
+    obs_list: Sequence[dict[str, Any]],
 ) -> float:
     """Fraction of observations where the student's greedy action = argmax of the teacher ensemble."""
     with torch.no_grad():
@@ -151,13 +173,21 @@ def distill(
     candidates have teacher probability 0 and contribute nothing. `generator` shuffles minibatches.
     """
     if epochs < 1 or not obs_list:
-        raise ValueError(f"distill needs epochs >= 1 and a non-empty obs_list; got epochs={epochs}, {len(obs_list)} obs")
+        raise ValueError(
+            f"distill needs epochs >= 1 and a non-empty obs_list; got epochs={epochs}, {len(obs_list)} obs"
+        )
     members = _members(population)
-    teacher = [ensemble_probs(members, obs_list[i : i + batch_size]) for i in range(0, len(obs_list), batch_size)]
+    teacher = [
+        ensemble_probs(members, obs_list[i : i + batch_size]) for i in range(0, len(obs_list), batch_size)
+    ]
     optimizer = torch.optim.Adam(student.parameters(), lr=lr)
     history: list[float] = []
     for _ in range(epochs):
-        order = torch.randperm(len(teacher), generator=generator) if generator is not None else torch.arange(len(teacher))
+        order = (
+            torch.randperm(len(teacher), generator=generator)
+            if generator is not None
+            else torch.arange(len(teacher))
+        )
         total = 0.0
         for chunk in order.tolist():
             obs = obs_list[chunk * batch_size : (chunk + 1) * batch_size]
@@ -171,4 +201,3 @@ def distill(
             total += loss.item() * len(obs)
         history.append(total / len(obs_list))
     return history
-

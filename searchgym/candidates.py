@@ -66,9 +66,13 @@ def _fact_value(fact: Fact) -> str:
 
 
 def _provenance(world: World, fact: Fact, tool: str) -> str:
+    """Subject, predicate (and "in 2019" for an outdated figure), the sentence that states it on a
+    page (for search results), and the tool that found it."""
     subject = world.entities[fact.subject_id].display_name
     dated = f" in {fact.as_of}" if not fact.current else ""
-    return f"{subject} | {fact.predicate.replace('_', ' ')}{dated} | via {tool}"
+    sentence = world.sentence_of_fact.get(fact.id) if tool == "web_search" else None
+    said = f' | "{sentence}"' if sentence else ""
+    return f"{subject} | {fact.predicate.replace('_', ' ')}{dated}{said} | via {tool}"
 
 
 def _noted(action: Action, provenance: str) -> Action:

@@ -34,7 +34,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from searchgym.envs.session import EpisodeConfig, SearchSession
+from searchgym.envs.session import NO_REWARD, NO_SIGNALS, EpisodeConfig, SearchSession
 from searchgym.envs.spaces import (
     candidate_action_space,
     candidate_observation_space,
@@ -108,8 +108,9 @@ class SearchEnv(gym.Env):
 
     def _info(self, outcome) -> dict[str, Any]:
         info = self.session.info()
-        info["reward_components"] = dict(outcome.reward) if outcome else {}
-        info["signals"] = asdict(outcome.signals) | {"contribution": outcome.signals.contribution} if outcome else {}
+        info["reward_components"] = dict(outcome.reward) if outcome else dict(NO_REWARD)
+        info["signals"] = (asdict(outcome.signals) | {"contribution": outcome.signals.contribution}
+                           if outcome else dict(NO_SIGNALS))
         info["invalid"] = bool(outcome.invalid) if outcome else False
         info["format_error"] = bool(outcome.format_error) if outcome else False
         if self.config.action_mode == "candidates":

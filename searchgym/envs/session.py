@@ -25,6 +25,11 @@ from searchgym.world.model import Task
 from searchgym.world.world import World
 
 ACTION_MODES = ("text", "candidates")
+#: ``info["score"]`` before an answer (the same keys as an AnswerScore, so vector envs can stack infos).
+NO_SCORE = {"em": 0.0, "f1": 0.0, "numeric": 0.0, "set_f1": 0.0, "score": 0.0, "success": False}
+#: ``info["signals"]`` and ``info["reward_components"]`` after reset (no round has happened yet).
+NO_SIGNALS = {"new_gold_ids": (), "new_gold": False, "consistent": True, "reason": "reset", "contribution": 0.0}
+NO_REWARD = {"answer": 0.0, "step_cost": 0.0, "invalid_cost": 0.0, "format_cost": 0.0, "total": 0.0}
 TOOL_ORDER = ("web_search", "knowledge_base", "calculator", "current_time", "ask_for_clarification")
 
 
@@ -237,7 +242,7 @@ class SearchSession:
             "gold_evidence": len(self.task.evidence),
             "answer": self.answer,
             "success": bool(self.score.success) if self.score else False,
-            "score": asdict(self.score) if self.score else None,
+            "score": asdict(self.score) if self.score else dict(NO_SCORE),
         }
 
     def render(self) -> str:

@@ -8,6 +8,7 @@ corpus.
 
 from __future__ import annotations
 
+import re
 import string
 import unicodedata
 from functools import lru_cache
@@ -18,10 +19,13 @@ from gymnasium import spaces
 OBS_CHARSET = frozenset(string.printable.replace("\x0b", "").replace("\x0c", "")
                         + "".join(chr(c) for c in range(0xC0, 0x100)))
 _CHARSET_STR = "".join(sorted(OBS_CHARSET))
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
 def sanitize(text: str, max_length: int) -> str:
     """Map ``text`` into ``OBS_CHARSET`` and cut it to ``max_length`` characters."""
+    if text.isascii() and _CONTROL.search(text) is None:  # fast path: plain printable ASCII
+        return text[:max_length]
     if all(c in OBS_CHARSET for c in text):
         return text[:max_length]
     out = []

@@ -49,7 +49,7 @@ class Attribute:
 RELATIONS: tuple[Relation, ...] = (
     Relation("located_in", "city", "country",
              ("{s} is a city in {o}.", "{s} lies in {o}.", "The city of {s} is located in {o}."),
-             ("{o} is a city of {s}.",),
+             ("{o} includes the city of {s}.",),
              "the country in which {x} lies",
              ("In which country is {s}?", "Which country is {s} located in?")),
     Relation("capital", "country", "city",

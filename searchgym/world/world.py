@@ -61,6 +61,16 @@ class World:
         return {k: tuple(v) for k, v in found.items()}
 
     @cached_property
+    def sentence_of_fact(self) -> dict[str, str]:
+        """A sentence that states each fact on some page (the first page that has it)."""
+        found: dict[str, str] = {}
+        for page in self.pages:
+            for sentence in page.sentences:
+                if sentence.fact_id is not None:
+                    found.setdefault(sentence.fact_id, sentence.text)
+        return found
+
+    @cached_property
     def kb_fact_ids(self) -> frozenset[str]:
         return frozenset(fid for fids in self.kb.values() for fid in fids)
 

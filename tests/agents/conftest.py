@@ -7,13 +7,14 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pytest
 import torch
-
 from searchgym.agents import Step, Trajectory
 
 N_CANDIDATES = 6
 
 
-def build_obs(text: str, candidates: Sequence[str], mask: Sequence[int] | None = None, n: int = N_CANDIDATES) -> dict:
+def build_obs(
+    text: str, candidates: Sequence[str], mask: Sequence[int] | None = None, n: int = N_CANDIDATES
+) -> dict:
     """An observation in the env's candidate format, padded with "" (masked) to n entries."""
     cands = list(candidates) + [""] * (n - len(candidates))
     if mask is None:
@@ -35,16 +36,41 @@ def build_traj(
     T = len(rewards)
     values = values if values is not None else [0.0] * T
     contributions = contributions if contributions is not None else [0.0] * T
-    obs = build_obs("Q", ["answer(\"x\")"])
+    obs = build_obs("Q", ['answer("x")'])
     steps = [
-        Step(obs, 0, 0.0, float(values[t]), float(rewards[t]), done and t == T - 1, obs["action_mask"],
-             {"contribution": float(contributions[t])})
+        Step(
+            obs,
+            0,
+            0.0,
+            float(values[t]),
+            float(rewards[t]),
+            done and t == T - 1,
+            obs["action_mask"],
+            {"contribution": float(contributions[t])},
+        )
         for t in range(T)
     ]
     return Trajectory(steps, agent_id=agent_id, bootstrap_value=bootstrap_value)
 
 
-SYLLABLES = ["ka", "zo", "mi", "ru", "te", "lo", "vex", "qua", "dri", "pel", "nor", "sy", "bu", "fen", "gat", "hix"]
+SYLLABLES = [
+    "ka",
+    "zo",
+    "mi",
+    "ru",
+    "te",
+    "lo",
+    "vex",
+    "qua",
+    "dri",
+    "pel",
+    "nor",
+    "sy",
+    "bu",
+    "fen",
+    "gat",
+    "hix",
+]
 
 
 def invented_name(rng: np.random.Generator, parts: int = 2) -> str:

@@ -6,7 +6,6 @@ import math
 
 import numpy as np
 import pytest
-
 from searchgym.agents import (
     ADVANTAGE_ESTIMATORS,
     AdvantageConfig,
@@ -174,7 +173,9 @@ def test_cw_round_gamma_inf_proportional_and_uniform_when_no_contribution(make_t
     res = compute_advantages("cw_round", [_round_group(make_traj)], AdvantageConfig(round_gamma=math.inf))
     np.testing.assert_allclose(res.advantages[0], [2 * A_ROUND, 0.0, A_ROUND])
     # c = [0, 0]: uniform w = [0.5, 0.5] -> every round A
-    res = compute_advantages("cw_round", [_round_group(make_traj, (0, 0, 0))], AdvantageConfig(round_gamma=math.inf))
+    res = compute_advantages(
+        "cw_round", [_round_group(make_traj, (0, 0, 0))], AdvantageConfig(round_gamma=math.inf)
+    )
     np.testing.assert_allclose(res.advantages[0], [A_ROUND] * 3)
     np.testing.assert_allclose(round_weights(np.array([0.0, 0.0, 0.0]), 1.0), [1 / 3] * 3)
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from searchgym.agents import (
     AdvantageConfig,
     CalibrationConfig,
@@ -60,7 +59,9 @@ def test_return_normalisation_changes_only_returns(result):
     calib = Calibrator(CalibrationConfig(normalize_returns=True))
     out, stats = calib.apply(result)
     np.testing.assert_array_equal(out.flat_advantages(), result.flat_advantages())
-    np.testing.assert_allclose(out.flat_returns(), (np.array([3, 2, 1, 6, 2]) - 2.8) / np.sqrt(2.96), atol=1e-3)
+    np.testing.assert_allclose(
+        out.flat_returns(), (np.array([3, 2, 1, 6, 2]) - 2.8) / np.sqrt(2.96), atol=1e-3
+    )
     np.testing.assert_allclose(calib.denormalize_values(out.flat_returns()), [3, 2, 1, 6, 2], atol=1e-9)
     assert stats["calib/return_mean"] == pytest.approx(2.8, abs=1e-3)
     # off: denormalize is the identity

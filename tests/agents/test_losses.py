@@ -7,13 +7,19 @@ import math
 import numpy as np
 import pytest
 import torch
-
 from searchgym.agents import LossConfig, aggregate, fit_value, make_policy, policy_loss, value_loss
 
 
 def _one_step(ratio: float, adv: float, cfg: LossConfig, entropy: float = 0.0):
     new = torch.tensor([math.log(ratio)], requires_grad=True)
-    loss, stats = policy_loss(new, torch.zeros(1), torch.tensor([adv]), torch.tensor([entropy]), torch.zeros(1, dtype=torch.long), cfg)
+    loss, stats = policy_loss(
+        new,
+        torch.zeros(1),
+        torch.tensor([adv]),
+        torch.tensor([entropy]),
+        torch.zeros(1, dtype=torch.long),
+        cfg,
+    )
     return loss, stats, new
 
 
@@ -79,19 +85,28 @@ def test_policy_loss_uses_configured_aggregation():
     args = (new, torch.zeros(3), torch.tensor([1.0, 1.0, -2.0]), torch.zeros(3), torch.tensor([0, 0, 1]))
     tok, _ = policy_loss(*args, LossConfig(entropy_coef=0.0))
     seq, _ = policy_loss(*args, LossConfig(entropy_coef=0.0, aggregation="seq-mean-token-mean"))
-    drg, _ = policy_loss(*args, LossConfig(entropy_coef=0.0, aggregation="seq-mean-token-sum-norm", norm_length=4))
+    drg, _ = policy_loss(
+        *args, LossConfig(entropy_coef=0.0, aggregation="seq-mean-token-sum-norm", norm_length=4)
+    )
     assert tok.item() == pytest.approx(0.0)  # (-1 - 1 + 2) / 3
     assert seq.item() == pytest.approx(0.5)  # (-1 + 2) / 2
     assert drg.item() == pytest.approx(0.0)  # (-2/4 + 2/4) / 2
 
 
 def test_clipped_value_loss_hand_case():
-    # V_old=0, V=1, clip 0.2 -> V_clip=0.2. G=2: max(1, 3.24) -> 0.5*3.24 = 1.62 ; G=0.1: max(0.81, 0.01) -> 0.405
+    # V_old=0, V=1, clip 0.2 -> V_clip=0.2.
+    # G=2: max(1, 3.24) -> 0.5*3.24 = 1.62 ; G=0.1: max(0.81, 0.01) -> 0.405
     ids = torch.zeros(1, dtype=torch.long)
     cfg = LossConfig(value_clip=0.2)
-    assert value_loss(torch.ones(1), torch.zeros(1), torch.tensor([2.0]), ids, cfg)[0].item() == pytest.approx(1.62)
-    assert value_loss(torch.ones(1), torch.zeros(1), torch.tensor([0.1]), ids, cfg)[0].item() == pytest.approx(0.405)
-    loss, stats = value_loss(torch.ones(1), torch.zeros(1), torch.tensor([2.0]), ids, LossConfig(value_clip=None))
+    assert value_loss(torch.ones(1), torch.zeros(1), torch.tensor([2.0]), ids, cfg)[
+        0
+    ].item() == pytest.approx(1.62)
+    assert value_loss(torch.ones(1), torch.zeros(1), torch.tensor([0.1]), ids, cfg)[
+        0
+    ].item() == pytest.approx(0.405)
+    loss, stats = value_loss(
+        torch.ones(1), torch.zeros(1), torch.tensor([2.0]), ids, LossConfig(value_clip=None)
+    )
     assert loss.item() == pytest.approx(0.5)  # plain 0.5 * (1 - 2)^2
     assert stats["loss/value_clip_fraction"] == 0.0
 
@@ -104,7 +119,15 @@ def test_fit_value_runs_value_epochs_and_reduces_loss(make_task):
     with torch.no_grad():
         old_values = policy(obs)[1]
     cfg = LossConfig(value_epochs=20, value_clip=None)
-    stats = fit_value(policy, torch.optim.Adam(policy.parameters(), lr=1e-2), obs, returns, old_values, torch.arange(16), cfg)
+    stats = fit_value(
+        policy,
+        torch.optim.Adam(policy.parameters(), lr=1e-2),
+        obs,
+        returns,
+        old_values,
+        torch.arange(16),
+        cfg,
+    )
     assert stats["loss/value_last_epoch"] < 0.5 * stats["loss/value_first_epoch"]
     with pytest.raises(ValueError, match="value_epochs"):
         LossConfig(value_epochs=0)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-
 from searchgym.agents import (
     AdvantageConfig,
     LossConfig,
@@ -19,7 +18,7 @@ from searchgym.agents import (
 from searchgym.agents.encoder_hash import HashEncoder, hashed_ngrams
 from searchgym.agents.policy import LexicalOverlap, question_of
 
-QUESTION = "Role: searcher.\nQuestion: Which company makes Zorb 3000?\nStep 1: web_search(query=\"Zorb 3000\")"
+QUESTION = 'Role: searcher.\nQuestion: Which company makes Zorb 3000?\nStep 1: web_search(query="Zorb 3000")'
 CANDS = [
     'answer("Vexa Corp")  <- Zorb 3000 is made by Vexa Corp. [web_search]',
     'knowledge_base(entity="Qqqzzz Wwwyyy")',  # masked below; its words appear nowhere else
@@ -77,7 +76,9 @@ def test_masked_candidates_get_exactly_zero_gradient(obs):
 def test_masked_candidate_words_get_no_encoder_gradient(obs):
     policy = make_policy("hash", seed=0, dim=16, hidden=16)
     only_masked = set(hashed_ngrams(CANDS[1], 2**14)) - {
-        i for text in [QUESTION] + [c for j, c in enumerate(CANDS) if j != 1] for i in hashed_ngrams(text, 2**14)
+        i
+        for text in [QUESTION] + [c for j, c in enumerate(CANDS) if j != 1]
+        for i in hashed_ngrams(text, 2**14)
     }
     assert len(only_masked) >= 3  # "qqqzzz", "wwwyyy", "qqqzzz wwwyyy" hash to buckets no other text uses
     log_probs, entropy, values = policy.evaluate([obs], torch.tensor([0]))
@@ -92,7 +93,7 @@ def test_act_greedy_and_evaluate_agree(make_task):
     batch = [make_task(rng)[0] for _ in range(8)]
     policy = make_policy("hash", seed=1, dim=16, hidden=16)
     actions, log_probs, values = policy.act(batch, torch.Generator().manual_seed(0))
-    new_log_probs, entropy, new_values = policy.evaluate(batch, actions)
+    new_log_probs, _, new_values = policy.evaluate(batch, actions)
     torch.testing.assert_close(new_log_probs.detach(), log_probs)
     torch.testing.assert_close(new_values.detach(), values)
     greedy, _, _ = policy.act(batch, greedy=True)
@@ -209,7 +210,19 @@ def test_policy_learns_which_answer_the_question_asks_for(make_task):
         actions, log_probs, values = policy.act(obs, gen)
         groups = [
             [
-                Trajectory([Step(o, int(actions[j]), float(log_probs[j]), float(values[j]), float(actions[j] == c), True, o["action_mask"])])
+                Trajectory(
+                    [
+                        Step(
+                            o,
+                            int(actions[j]),
+                            float(log_probs[j]),
+                            float(values[j]),
+                            float(actions[j] == c),
+                            True,
+                            o["action_mask"],
+                        )
+                    ]
+                )
                 for j in range(i * group_size, (i + 1) * group_size)
             ]
             for i, (o, c) in enumerate(tasks)
@@ -218,7 +231,9 @@ def test_policy_learns_which_answer_the_question_asks_for(make_task):
         adv = torch.tensor(result.flat_advantages(), dtype=torch.float32)
         for _ in range(2):
             new_log_probs, entropy, _ = policy.evaluate(obs, actions)
-            loss, _ = policy_loss(new_log_probs, log_probs, adv, entropy, torch.tensor(result.seq_ids()), LossConfig())
+            loss, _ = policy_loss(
+                new_log_probs, log_probs, adv, entropy, torch.tensor(result.seq_ids()), LossConfig()
+            )
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()

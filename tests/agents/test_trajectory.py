@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from searchgym.agents import Step, Trajectory
 
 
@@ -24,7 +23,12 @@ def test_contribution_falls_back_to_judge_factors(make_obs):
     factors = Step(obs, 0, 0.0, 0.0, 0.0, False, obs["action_mask"], {"new_gold": 1.0, "consistent": 0.0})
     both = Step(obs, 0, 0.0, 0.0, 0.0, False, obs["action_mask"], {"new_gold": 1.0, "consistent": 1.0})
     none = Step(obs, 0, 0.0, 0.0, 0.0, False, obs["action_mask"])
-    assert [explicit.contribution, factors.contribution, both.contribution, none.contribution] == [1.0, 0.0, 1.0, 0.0]
+    assert [explicit.contribution, factors.contribution, both.contribution, none.contribution] == [
+        1.0,
+        0.0,
+        1.0,
+        0.0,
+    ]
 
 
 def test_empty_trajectory_rejected():

@@ -1,0 +1,177 @@
+"""Rollouts: G attempts at the same task form a group, recorded step by step.
+
+Three collectors share one idea (a group is every attempt at one task) and one record
+(:class:`~searchgym.agents.trajectory.Step`: observation, mask, action, log-prob, value, reward,
+done and the process judge's signals):
+
+- :func:`collect_vector` — ``SearchEnv`` copies in a Gymnasium ``SyncVectorEnv``, all reset on the
+  same task with different seeds: one group of G single-agent trajectories per task;
+- :func:`collect_parallel` — a PettingZoo ``ParallelEnv``: for ``GroupSearchEnv`` one episode is a
+  group of K trajectories; for ``TeamSearchEnv`` G episodes of a task give, for each role, a group
+  of G trajectories (so each agent's advantages are computed over its own rounds).
+
+The policy's forward pass is batched over every live agent that shares a member policy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import gymnasium as gym
+import numpy as np
+import torch
+from gymnasium.vector.utils import iterate
+
+from .population import Population
+from .trajectory import Step, Trajectory
+
+SIGNAL_KEYS = ("contribution", "new_gold", "consistent")
+
+
+@dataclass
+class RolloutStats:
+    """Counts of one collection, for logging and for the step budget."""
+
+    env_steps: int = 0
+    episodes: int = 0
+    successes: int = 0
+
+    @property
+    def success_rate(self) -> float:
+        return self.successes / self.episodes if self.episodes else 0.0
+
+
+def _signals(info: dict, index: int | None = None) -> dict[str, float]:
+    """The judge's signals of one step from an info dict (vector infos are indexed by env)."""
+    signals = info.get("signals", {})
+    out = {}
+    for key in SIGNAL_KEYS:
+        if key in signals:
+            value = signals[key][index] if index is not None else signals[key]
+            out[key] = float(value)
+    return out
+
+
+def act_batch(
+    population: Population,
+    observations: Sequence[dict],
+    agent_indices: Sequence[int],
+    generator: torch.Generator | None,
+    greedy: bool = False,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One forward pass per distinct member policy over the agents it serves."""
+    n = len(observations)
+    actions, log_probs, values = np.zeros(n, np.int64), np.zeros(n), np.zeros(n)
+    by_member: dict[int, list[int]] = {}
+    for row, agent in enumerate(agent_indices):
+        by_member.setdefault(id(population.policy_for(agent)), []).append(row)
+    for rows in by_member.values():
+        policy = population.policy_for(agent_indices[rows[0]])
+        a, lp, v = policy.act([observations[r] for r in rows], generator, greedy=greedy)
+        actions[rows], log_probs[rows], values[rows] = a.cpu().numpy(), lp.cpu().numpy(), v.float().cpu().numpy()
+    return actions, log_probs, values
+
+
+def collect_vector(
+    envs: gym.vector.VectorEnv,
+    population: Population,
+    task_ids: Sequence[str],
+    generator: torch.Generator | None,
+    seed: int,
+    greedy: bool = False,
+) -> tuple[list[list[Trajectory]], RolloutStats]:
+    """One group of ``envs.num_envs`` trajectories per task (all envs share the policy of agent 0)."""
+    n_envs = envs.num_envs
+    groups, stats = [], RolloutStats()
+    for t, task_id in enumerate(task_ids):
+        obs, _ = envs.reset(seed=[seed + t * n_envs + i for i in range(n_envs)], options={"task_id": task_id})
+        steps: list[list[Step]] = [[] for _ in range(n_envs)]
+        live = np.ones(n_envs, dtype=bool)
+        success = np.zeros(n_envs, dtype=bool)
+        while live.any():
+            per_env = list(iterate(envs.observation_space, obs))
+            actions, log_probs, values = act_batch(population, per_env, [0] * n_envs, generator, greedy)
+            next_obs, rewards, terminated, truncated, infos = envs.step(actions)
+            for i in np.flatnonzero(live):
+                done = bool(terminated[i] or truncated[i])
+                steps[i].append(Step(per_env[i], int(actions[i]), float(log_probs[i]), float(values[i]),
+                                     float(rewards[i]), done, np.asarray(per_env[i]["action_mask"]),
+                                     _signals(infos, i)))
+                if done:
+                    live[i] = False
+                    success[i] = bool(infos["success"][i])
+            obs = next_obs
+        group = [Trajectory(steps[i], agent_id="agent_0", group_id=t, task_id=task_id, success=bool(success[i]))
+                 for i in range(n_envs)]
+        groups.append(group)
+        stats.episodes += n_envs
+        stats.successes += int(success.sum())
+    stats.env_steps = sum(len(t) for g in groups for t in g)  # steps of finished envs are not counted
+    return groups, stats
+
+
+def collect_parallel(
+    env,
+    population: Population,
+    task_ids: Sequence[str],
+    episodes_per_task: int,
+    generator: torch.Generator | None,
+    seed: int,
+    greedy: bool = False,
+    group_by: str = "auto",
+) -> tuple[list[list[Trajectory]], RolloutStats]:
+    """Groups from a PettingZoo ParallelEnv.
+
+    ``group_by="episode"``: each episode's K trajectories are one group (``GroupSearchEnv``: K
+    independent attempts). ``group_by="agent"``: for each agent, its trajectories over the
+    ``episodes_per_task`` episodes of a task are one group (``TeamSearchEnv``: a shared reward, so
+    a role is compared with itself). ``"auto"`` picks by ``env.metadata["group_by"]`` if set,
+    else "episode" for a single episode per task and "agent" otherwise.
+    """
+    if group_by == "auto":
+        group_by = env.metadata.get("group_by", "episode" if episodes_per_task == 1 else "agent")
+    agents = list(env.possible_agents)
+    index_of = {a: k for k, a in enumerate(agents)}
+    groups: list[list[Trajectory]] = []
+    stats = RolloutStats()
+    for t, task_id in enumerate(task_ids):
+        per_agent: dict[str, list[Trajectory]] = {a: [] for a in agents}
+        for e in range(episodes_per_task):
+            episode = _run_parallel_episode(env, population, task_id, index_of, generator,
+                                            seed + t * episodes_per_task + e, greedy)
+            trajectories = [Trajectory(steps, agent_id=a, group_id=f"{t}", task_id=task_id, success=ok)
+                            for a, (steps, ok) in episode.items() if steps]
+            stats.episodes += 1
+            stats.successes += int(any(ok for _, ok in episode.values()))
+            stats.env_steps += sum(len(tr) for tr in trajectories)
+            if group_by == "episode":
+                groups.append(trajectories)
+            else:
+                for tr in trajectories:
+                    per_agent[tr.agent_id].append(tr)
+        if group_by == "agent":
+            groups.extend(g for g in per_agent.values() if g)
+    return groups, stats
+
+
+def _run_parallel_episode(env, population, task_id, index_of, generator, seed, greedy):
+    """{agent: (steps, success)} for one episode of a ParallelEnv."""
+    observations, infos = env.reset(seed=seed, options={"task_id": task_id})
+    steps: dict[str, list[Step]] = {a: [] for a in index_of}
+    success: dict[str, bool] = {a: False for a in index_of}
+    while env.agents:
+        live = list(env.agents)
+        obs_list = [observations[a] for a in live]
+        actions, log_probs, values = act_batch(population, obs_list, [index_of[a] for a in live], generator, greedy)
+        observations, rewards, terminations, truncations, infos = env.step(
+            {a: int(actions[i]) for i, a in enumerate(live)})
+        for i, a in enumerate(live):
+            done = bool(terminations.get(a, False) or truncations.get(a, False))
+            info = infos.get(a, {})
+            steps[a].append(Step(obs_list[i], int(actions[i]), float(log_probs[i]), float(values[i]),
+                                 float(rewards.get(a, 0.0)), done, np.asarray(obs_list[i]["action_mask"]),
+                                 _signals(info)))
+            if done:
+                success[a] = bool(info.get("success", False))
+    return {a: (steps[a], success[a]) for a in index_of}

@@ -1,0 +1,68 @@
+"""The random team: every member picks uniformly among its admissible actions.
+
+In candidate mode a member draws an index uniformly over its action mask; in text mode it
+draws one of the same candidates (posts and ``wait`` included) and writes it in the env's tool
+format, so both modes share one notion of "a random admissible action". One seeded generator
+for the team (never global state). On a ``GroupSearchEnv`` each member is a single-agent
+random agent on its own session, drawing from the same generator.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from searchgym.actions import format_action
+from searchgym.envs.team import TeamSearchEnv
+
+
+@dataclass
+class TeamRandom:
+    """Uniform over each member's admissible actions."""
+
+    seed: int = 0
+    name: str = "team_random"
+    rng: np.random.Generator = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.rng = np.random.default_rng(self.seed)
+
+    def reset(self) -> None:
+        """Nothing to reset; the generator keeps running across episodes."""
+
+    def act_one(self, env: Any, agent: str) -> Any:
+        base = env.unwrapped
+        session = base.sessions[agent]
+        if session.config.action_mode == "candidates":
+            return int(self.rng.choice(np.flatnonzero(session.action_mask)))
+        if isinstance(base, TeamSearchEnv):
+            options = base.admissible_actions(agent)
+        else:
+            options = session.generator.generate(session.observed, session.allowed, session.can_answer)
+        choice = options[int(self.rng.integers(len(options)))]
+        return format_action(choice, session.config.tool_format)
+
+    def act(self, env: Any) -> dict[str, Any]:
+        """Env actions for every live member."""
+        return {agent: self.act_one(env, agent) for agent in env.unwrapped.agents}
+
+
+class TeamRandomActor:
+    """The harness's parallel Actor: ``act(env, observations, infos) -> {agent: action}``."""
+
+    def __init__(self, seed: int = 0) -> None:
+        self.team = TeamRandom(seed=seed)
+
+    def reset(self) -> None:
+        self.team.reset()
+
+    def act(self, env: Any, observations: Mapping[str, Any], infos: Mapping[str, Any]) -> dict[str, Any]:
+        return {agent: self.team.act_one(env, agent) for agent in observations}
+
+
+def harness_actor(seed: int = 0) -> TeamRandomActor:
+    """Hook read by ``searchgym.harness.methods.parallel_baseline_actor``."""
+    return TeamRandomActor(seed=seed)

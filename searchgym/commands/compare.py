@@ -1,0 +1,80 @@
+"""``searchgym compare``: train and evaluate methods x seeds on a suite; resumable.
+
+Example: ``searchgym compare --suite quick-v0 --methods cw_grpo,grpo,random,oracle --seeds 3
+--budget 20000 --workers 2 --out runs/quick``. Re-running the same command skips finished
+runs and resumes unfinished ones.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from searchgym.harness.compare import Comparison, run_comparison
+from searchgym.harness.methods import METHODS, parse_methods
+from searchgym.suites import get_suite
+
+
+def parse_seeds(text: str) -> list[int]:
+    """"3" -> [0, 1, 2]; "0,5,7" -> [0, 5, 7]."""
+    try:
+        if "," in text:
+            seeds = [int(s) for s in text.split(",") if s.strip()]
+        else:
+            seeds = list(range(int(text)))
+    except ValueError:
+        raise ValueError(f"--seeds takes a count (3) or a comma list of seeds (0,5,7), got {text!r}") from None
+    if not seeds or any(s < 0 for s in seeds):
+        raise ValueError(f"--seeds needs at least one non-negative seed, got {text!r}")
+    return seeds
+
+
+def parse_options(items: list[str] | None) -> dict[str, object]:
+    """KEY=VALUE pairs; values are parsed as JSON when they can be (3, 0.5, true), else kept as text."""
+    options: dict[str, object] = {}
+    for item in items or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise ValueError(f"an option looks like KEY=VALUE, got {item!r}")
+        try:
+            options[key] = json.loads(value)
+        except json.JSONDecodeError:
+            options[key] = value
+    return options
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--suite", required=True, help="suite id (see `searchgym suites`)")
+    parser.add_argument("--methods", default="random,oracle",
+                        help=f"comma list of {', '.join(METHODS)}, import paths module:callable, or label=module:callable")
+    parser.add_argument("--seeds", default="1", help="number of seeds (3 -> 0,1,2) or a comma list (default 1)")
+    parser.add_argument("--budget", type=int, default=20_000, help="training budget in env steps (default 20000)")
+    parser.add_argument("--device", default="auto", help="auto (CUDA where present), cpu, cuda or cuda:N")
+    parser.add_argument("--workers", type=int, default=1, help="parallel worker processes (1 runs inline)")
+    parser.add_argument("--out", required=True, type=Path, help="output folder (re-use it to resume)")
+    parser.add_argument("--policy", default="hash", help="policy backbone for learning methods (default hash)")
+    parser.add_argument("--reference", default="cw_grpo", help="method tested against every other (default cw_grpo)")
+    parser.add_argument("--option", action="append", metavar="KEY=VALUE", help="method option (repeatable)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bars")
+
+
+def run(args: argparse.Namespace) -> int:
+    comparison = Comparison(suite=get_suite(args.suite), methods=parse_methods(args.methods),
+                            seeds=parse_seeds(args.seeds), budget=args.budget, out=args.out, device=args.device,
+                            workers=args.workers, policy=args.policy, progress=not args.no_progress,
+                            reference=args.reference, options=parse_options(args.option))
+    result = run_comparison(comparison)
+    done = sum(o.status == "done" for o in result.outcomes)
+    skipped = sum(o.status == "skipped" for o in result.outcomes)
+    print(f"\nSuccess on {comparison.suite.id} (test split, mean [95% bootstrap interval]):\n")
+    print(result.report.table)
+    print(f"\nruns: {done} done now, {skipped} already finished, {len(result.failed)} failed")
+    for o in result.failed:
+        print(f"  failed: {o.label}/seed{o.seed}: {o.error}")
+    print(f"results: {result.report.results_md}\nsummary: {result.report.summary_csv}")
+    print("learning curves: " + ", ".join(str(p) for p in result.report.curves))
+    if result.failed:
+        print("re-run the same command to resume the failed runs")
+        return 1
+    return 0

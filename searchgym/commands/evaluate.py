@@ -1,0 +1,55 @@
+"""``searchgym evaluate``: score an agent that the harness did not train, on a suite's test split.
+
+``--agent module:factory`` imports ``factory`` and calls ``factory(**options)``; it returns an
+Actor (``act(env, observation, info)``, or ``act(env, observations, infos) -> dict`` on a
+multi-agent suite). ``--agent NAME`` uses a named provider
+(:data:`searchgym.harness.methods.AGENT_PROVIDERS`). The output folder is a run folder:
+``config.json``, ``predictions.jsonl``, ``result.json``, ``DONE``, ready for
+``searchgym leaderboard submit``.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from searchgym.commands.compare import parse_options
+from searchgym.harness.io import read_json
+from searchgym.harness.methods import AGENT_PROVIDERS, MethodRef, check_label, resolve_agent
+from searchgym.harness.runner import RunSpec, execute_run
+from searchgym.suites import get_suite
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--suite", required=True, help="suite id (see `searchgym suites`)")
+    parser.add_argument("--agent", required=True,
+                        help=f"module:factory, or a named agent ({', '.join(AGENT_PROVIDERS)})")
+    parser.add_argument("--agent-option", action="append", metavar="KEY=VALUE",
+                        help="keyword argument for the factory or provider (repeatable; JSON values parsed)")
+    parser.add_argument("--name", help="label for the results (default: derived from --agent)")
+    parser.add_argument("--seed", type=int, default=0, help="evaluation seed (default 0)")
+    parser.add_argument("--device", default="auto", help="auto, cpu, cuda or cuda:N")
+    parser.add_argument("--out", type=Path, help="run folder to write (default runs/evaluate/<suite>/<name>)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def run(args: argparse.Namespace) -> int:
+    suite = get_suite(args.suite)
+    resolve_agent(args.agent)  # a typo is an error before any folder is made
+    label = check_label(args.name or args.agent.replace(":", "."))
+    folder = args.out or Path("runs") / "evaluate" / suite.id / label
+    spec = RunSpec(suite, MethodRef(label, "searchgym.harness.methods:agent_method"), args.seed, 0, folder.parent,
+                   args.device, progress=not args.no_progress, folder=folder,
+                   options={"agent": args.agent, "agent_options": parse_options(args.agent_option)})
+    outcome = execute_run(spec)
+    if outcome.status == "skipped":
+        print(f"{folder} is already evaluated (DONE); showing it (delete it or use another --out to redo)")
+    table = read_json(folder / "result.json")["test"]
+    print(f"\n{label} on {suite.id} (test split, {table['all']['n']} tasks)\n")
+    print("| family | n | success | f1 | steps | tool calls |\n|---|---|---|---|---|---|")
+    for family in sorted(table, key=lambda f: (f == "all", f)):
+        row = table[family]
+        print(f"| {family} | {row['n']} | {row['success']:.3f} | {row['f1']:.3f} | {row['steps']:.2f} | "
+              f"{row['tool_calls']:.2f} |")
+    print(f"\npredictions: {folder / 'predictions.jsonl'}")
+    return 0

@@ -1,0 +1,182 @@
+"""``searchgym play ID``: play an env in the terminal, typing actions and reading results.
+
+Text-mode ids take a typed action (``<search>Vexa Corp</search>``, a Hermes ``<tool_call>``,
+``<answer>...</answer>``; teams also ``<post>note</post>`` and ``<wait/>``); candidate-mode ids
+take the number of a listed candidate. ``:q`` quits, ``:help`` shows this help. For a team a
+person plays one role (``--role``, default the first) and the others are the oracle team or
+random (``--others``); for a group the person plays ``agent_0`` (or ``--role``) and the others
+are single-agent oracles or random agents.
+
+Everything reads from an input stream and writes to an output stream (``play(...)``), so a test
+can script a whole game.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterator
+from typing import Any, TextIO
+
+import searchgym
+
+HELP = ("Type an action and press Enter (text mode), or a candidate's number (candidate mode). "
+        ":q quits, :help shows this again.")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("env_id", metavar="ID", help="an env id (see `searchgym list`)")
+    parser.add_argument("--role", default=None, help="the team role (or group agent) you play; default the first")
+    parser.add_argument("--others", choices=["oracle", "random"], default="oracle",
+                        help="who plays the other agents of a team or group (default oracle)")
+    parser.add_argument("--seed", type=int, default=0, help="episode seed (default 0)")
+    parser.add_argument("--task-id", default=None, help="play this task (default: drawn from the split)")
+    parser.add_argument("--split", default=None, choices=["train", "dev", "test"], help="task split to draw from")
+    parser.add_argument("--world-size", default="small", help="tiny, small, medium, large, xl (default small)")
+    parser.add_argument("--world-seed", type=int, default=0, help="world seed (default 0)")
+
+
+def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
+    return play(args.env_id, role=args.role, others=args.others, seed=args.seed, task_id=args.task_id,
+                split=args.split, world_size=args.world_size, world_seed=args.world_seed,
+                stdin=stdin or sys.stdin, stdout=stdout or sys.stdout)
+
+
+class _Quit(Exception):
+    """The player typed :q or the input ended."""
+
+
+class _Console:
+    def __init__(self, stdin: TextIO, stdout: TextIO) -> None:
+        self.lines: Iterator[str] = iter(stdin)
+        self.out = stdout
+
+    def say(self, text: str = "") -> None:
+        print(text, file=self.out, flush=True)
+
+    def ask(self, prompt: str = "> ") -> str:
+        while True:
+            self.out.write(prompt)
+            self.out.flush()
+            line = next(self.lines, None)
+            if line is None:
+                self.say("(input ended)")
+                raise _Quit
+            line = line.rstrip("\n")
+            if line.strip() == ":q":
+                raise _Quit
+            if line.strip() == ":help":
+                self.say(HELP)
+                continue
+            if line.strip():
+                return line
+
+    def choose(self, candidates: list, mode: str) -> Any:
+        """An env action typed by the player: a string, or a listed candidate's number."""
+        if mode == "text":
+            return self.ask()
+        for i, c in enumerate(candidates):
+            self.say(f"  [{i}] {c.describe()}")
+        while True:
+            line = self.ask(f"choose 0-{len(candidates) - 1}> ").strip()
+            if line.isdigit() and int(line) < len(candidates):
+                return int(line)
+            self.say(f"'{line}' is not a listed number; type 0-{len(candidates) - 1}, :help or :q")
+
+
+def _env_kwargs(world_size: str, world_seed: int, split: str | None) -> dict[str, Any]:
+    size: str | int = int(world_size) if str(world_size).isdigit() else world_size
+    kwargs: dict[str, Any] = {"world_size": size, "world_seed": world_seed}
+    if split is not None:
+        kwargs["split"] = split
+    return kwargs
+
+
+def play(env_id: str, role: str | None = None, others: str = "oracle", seed: int = 0, task_id: str | None = None,
+         split: str | None = None, world_size: str = "small", world_seed: int = 0,
+         stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout) -> int:
+    """Play one episode of ``env_id``; returns 0 (a finished or quit game) like a command."""
+    spec = searchgym.spec(env_id)
+    if others not in ("oracle", "random"):
+        raise ValueError(f"others must be 'oracle' or 'random', got {others!r}")
+    console = _Console(stdin, stdout)
+    options = {"task_id": task_id} if task_id else None
+    kwargs = _env_kwargs(world_size, world_seed, split)
+    try:
+        if spec.kind == "single":
+            if role is not None:
+                raise ValueError(f"--role is for team and group ids; {env_id!r} has one agent")
+            _play_single(searchgym.make(env_id, **kwargs).unwrapped, console, seed, options)
+        else:
+            _play_multi(searchgym.make(env_id, **kwargs), console, role, others, seed, options)
+    except _Quit:
+        console.say("bye")
+    return 0
+
+
+def _summary(console: _Console, info: dict, total: float) -> None:
+    score = info.get("score") or {}
+    console.say(f"\nEpisode over. Answer: {info.get('answer')!r}  success={info.get('success')}  "
+                f"score={score.get('score', 0.0):.2f}  your total reward={total:+.3f}")
+
+
+def _play_single(env: Any, console: _Console, seed: int, options: dict | None) -> None:
+    obs, info = env.reset(seed=seed, options=options)
+    mode = env.config.action_mode
+    console.say(f"{env.spec.id if env.spec else 'env'}: task {env.task.id} ({env.task.family}). {HELP}")
+    console.say(obs if mode == "text" else obs["text"])
+    total, done = 0.0, False
+    while not done:
+        action = console.choose(list(env.session.candidates), mode)
+        obs, reward, terminated, truncated, info = env.step(action)
+        total += reward
+        done = terminated or truncated
+        shown = obs if mode == "text" else env.session.transcript[-1][1]
+        console.say(f"{shown}\n(reward {reward:+.3f})")
+    _summary(console, info, total)
+
+
+def _others_actor(env: Any, others: str, seed: int):
+    from searchgym.baselines import team_oracle, team_random
+
+    module = team_oracle if others == "oracle" else team_random
+    return module.harness_actor(seed=seed)
+
+
+def _play_multi(env: Any, console: _Console, role: str | None, others: str, seed: int,
+                options: dict | None) -> None:
+    base = env.unwrapped
+    role = role or base.possible_agents[0]
+    if role not in base.possible_agents:
+        raise ValueError(f"unknown role {role!r} for {type(base).__name__}; choose one of "
+                         f"{', '.join(base.possible_agents)}")
+    actor = _others_actor(env, others, seed)
+    actor.reset()
+    obs, infos = env.reset(seed=seed, options=options)
+    mode = base.config.action_mode
+    console.say(f"task {base.task.id} ({base.task.family}); you are {role}, the others are {others}. {HELP}")
+    console.say(obs[role]["text"])
+    total, last_info = 0.0, infos[role]
+    while base.agents:
+        actions = actor.act(env, {a: obs[a] for a in base.agents}, infos)
+        if role in base.agents:
+            actions[role] = console.choose(list(base.sessions[role].candidates), mode)
+        obs, rewards, terminations, truncations, infos = env.step(actions)
+        if role in obs:
+            total += rewards[role]
+            last_info = infos[role]
+            shown = obs[role]["text"] if mode == "text" else _latest(base, role)
+            console.say(f"{shown}\n(reward {rewards[role]:+.3f})")
+    _summary(console, last_info, total)
+
+
+def _latest(base: Any, role: str) -> str:
+    """What the player's last action returned, then any new notes (candidate mode)."""
+    session = base.sessions[role]
+    text = session.transcript[-1][1]
+    board = getattr(base, "blackboard", None)
+    if board is not None:
+        notes = [n for n in board.posted_in(base.round) if n.author != role]
+        if notes:
+            text += "\n" + board.text(2000, notes, "New notes on the blackboard")
+    return text

@@ -1,0 +1,355 @@
+"""TeamSearchEnv: a team with roles shares one task and one blackboard (PettingZoo).
+
+**Agents** are the roles (``roles="roles"``: ``lead``, ``searcher``, ``analyst``;
+``roles="generalists"``: ``generalist_0`` ... ``generalist_{team_size-1}``; or a list of role
+dicts, see :mod:`searchgym.envs.roles`). Each is a
+:class:`~searchgym.envs.session.SearchSession` limited to its role's tools (a call to another
+tool is refused with a message and the invalid cost; in text mode actions are parsed with every
+tool name, so the refusal is a refusal, not a parse error). The AEC view is
+``pettingzoo.utils.parallel_to_aec(env)`` (``searchgym.make_aec``).
+
+**Rounds**: every agent acts each round, simultaneously: a tool call (its result is seen by the
+caller only), ``post`` (a note on the blackboard; at most ``MAX_NOTE_CHARS`` characters),
+``wait``, or, for a role with ``can_answer``, the team's answer. Notes are read by the other
+agents at the end of the round (see :mod:`searchgym.envs.blackboard`: a note becomes a round of
+each reader's ``Observed`` record, so an analyst can calculate over numbers a searcher posted
+and the lead can answer from the blackboard). The episode ends for everyone when a
+``can_answer`` agent submits an answer (``terminated``; if several answer in one round the first
+in ``possible_agents`` order is the team's) or after ``max_rounds`` rounds (``truncated``).
+
+**Observations** (dicts, as in ``GroupSearchEnv``; one space object per agent): in text mode,
+``{"text"}``: the prompt (role, tools, accepted forms including ``<post>``/``<wait/>``, the question), then each
+round the agent's own result followed by the notes teammates posted that round. In candidate
+mode, ``{"text", "candidates", "action_mask"}``: the text is the agent's transcript with the
+blackboard; candidates are the single-agent ones (from what the agent saw, notes included) for
+its tools, plus ``post`` candidates (lines of its latest tool result that carry evidence the
+blackboard lacks, those naming what the team talks about first, at most ``MAX_POST_CANDIDATES``)
+and ``wait`` (always admissible).
+
+**Reward** (``reward_mode``): ``"shared"``: every agent gets the team's answer score (on the
+last round; ``no_answer_score`` at the round limit) plus the team's costs (the sum of every
+agent's step, invalid and format costs that round). ``"shared+individual"``: the team's answer
+score plus the agent's own costs.
+
+**Info** per agent: the ``SearchEnv`` keys (``answer``/``success``/``score`` are the team's),
+``role``, ``action`` (this round's, rendered), ``signals`` (this agent's process signals:
+``new_gold_ids``, ``new_gold``, ``consistent``, ``reason``, ``contribution`` = u*v),
+``contribution`` = ``{"first_found": [gold ids this agent retrieved before any teammate (ties
+credit every agent of that round)], "on_blackboard": {id: bool}, "share": fraction of the
+task's gold evidence}``, ``team`` (``round``, ``notes``, ``evidence_found``,
+``evidence_on_blackboard``, ``answered_by``), and in candidate mode ``action_mask`` and
+``candidates``.
+
+**state()**: ``Box(0, 1)`` float32, named by ``state_fields()``: round fraction, answered,
+team success and score, team gold found, gold on the blackboard, notes / (K * max_rounds),
+gold-hop count / 8, task family one-hot; then per agent the group env's 16
+``AGENT_FIELDS`` plus ``first_found`` (gold share retrieved first) and ``notes_posted``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from searchgym.actions import Action, ParseError, parse_action
+from searchgym.candidates import Round
+from searchgym.envs.blackboard import (
+    MAX_NOTE_CHARS,
+    MAX_POST_CANDIDATES,
+    Blackboard,
+    Note,
+    NoteEvidence,
+    NoteReader,
+    padded,
+    result_lines,
+)
+from searchgym.envs.group import AGENT_FIELDS, MultiSearchEnv
+from searchgym.envs.roles import Role, resolve_roles
+from searchgym.envs.session import TOOL_ORDER, SearchSession, StepOutcome
+from searchgym.envs.spaces import sanitize
+from searchgym.judge import content_tokens
+from searchgym.tools.base import ToolResult
+from searchgym.world import FAMILIES
+
+REWARD_MODES = ("shared", "shared+individual")
+COSTS = ("step_cost", "invalid_cost", "format_cost")
+TEAM_AGENT_FIELDS = (*AGENT_FIELDS, "first_found", "notes_posted")
+WAIT = Action.wait().with_provenance("let teammates work this round")
+
+
+class TeamSearchEnv(MultiSearchEnv):
+    """A team with a blackboard; see the module docstring."""
+
+    metadata = {"render_modes": ["ansi"], "name": "searchgym_team_v0", "is_parallelizable": True}
+
+    def __init__(self, roles: str | Sequence[object] = "roles", team_size: int | None = None,
+                 reward_mode: str = "shared", max_rounds: int = 16, **kwargs: Any) -> None:
+        if reward_mode not in REWARD_MODES:
+            raise ValueError(f"reward_mode must be one of {REWARD_MODES}, got {reward_mode!r}")
+        if "max_steps" in kwargs:
+            raise ValueError("a team counts rounds: use max_rounds, not max_steps")
+        self.roles: dict[str, Role] = {r.name: r for r in resolve_roles(roles, team_size)}
+        self.reward_mode = reward_mode
+        super().__init__(list(self.roles), max_steps=max_rounds, **kwargs)
+        self.max_rounds = max_rounds
+        self.blackboard = Blackboard()
+        self.reader: NoteReader | None = None
+        self.round = 0
+        self.answered_by: str | None = None
+        self.team_score = None
+        self.first_found: dict[str, tuple[int, tuple[str, ...]]] = {}
+        self._latest_tool_round: dict[str, Round] = {}
+        self._line_cache: dict[str, tuple[Round, list]] = {}
+        self._question_words: frozenset[str] = frozenset()
+
+    # ------------------------------------------------------------------------------ reset
+    def _header(self, role: Role) -> str:
+        team = "; ".join(r.describe() for r in self.roles.values())
+        return (f"You are {role.name} in a team of {len(self.roles)}: {team}. Only you see your tool results; "
+                "share what teammates need with <post>a note</post> (everyone reads the blackboard), or <wait/>.")
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None):
+        rngs = self._start(seed, options)
+        self.round, self.answered_by, self.team_score = 0, None, None
+        self.blackboard = Blackboard()
+        self.reader = NoteReader(self.world, self.task)
+        self.first_found = {}
+        self._latest_tool_round = {}
+        self._line_cache = {}
+        self._question_words = frozenset(content_tokens(self.task.question))
+        self.sessions = {
+            name: SearchSession(self.world, self.tools, self.task, self.config, rng, allowed_tools=role.tools,
+                                can_answer=role.can_answer, header=self._header(role), generator=self.generator)
+            for (name, role), rng in zip(self.roles.items(), rngs, strict=True)
+        }
+        obs = {}
+        for agent in self.agents:
+            prompt = self.sessions[agent].prompt(team_actions=True)
+            obs[agent] = self._observation(agent, prompt + "\n" + self.blackboard.text(self.config.max_obs_chars))
+        return obs, {a: self._info(a, None) for a in self.agents}
+
+    # ------------------------------------------------------------------------------- step
+    def step(self, actions: Mapping[str, Any]):
+        self._check_actions(actions)
+        self.round += 1
+        self.steps = self.round
+        outcomes = {agent: self._act(agent, actions[agent]) for agent in self.agents}
+        self.last_outcomes.update(outcomes)
+        answered = [a for a, o in outcomes.items() if o.terminated]
+        if answered:
+            self.answered_by = answered[0]
+            self.team_score = outcomes[answered[0]].score
+        terminated = self.answered_by is not None
+        truncated = not terminated and self.round >= self.max_rounds
+        self._record_first_found(outcomes)
+        notes = self.blackboard.posted_in(self.round)
+        for reader in self.agents:
+            for note in notes:
+                if note.author != reader:
+                    self._read(reader, note)
+        rewards = self._rewards(outcomes, terminated, truncated)
+        obs, infos = {}, {}
+        for agent, outcome in outcomes.items():
+            theirs = [n for n in notes if n.author != agent]
+            text = outcome.text
+            if theirs:
+                text += "\n\n" + self.blackboard.text(self.config.max_obs_chars // 2, theirs, "New notes on the blackboard")
+            obs[agent] = self._observation(agent, text)
+            infos[agent] = self._info(agent, outcome, rewards[agent])
+        live = list(self.agents)
+        if terminated or truncated:
+            for session in self.sessions.values():
+                session.done = True
+            self.agents = []
+        return (obs, {a: float(rewards[a]["total"]) for a in live}, dict.fromkeys(live, terminated),
+                dict.fromkeys(live, truncated), infos)
+
+    def decode(self, agent: str, raw: object) -> Action | ParseError:
+        """An agent's raw action as an Action (text mode reads every tool name: see the docstring)."""
+        session = self.sessions[agent]
+        if self._candidate_mode() or not isinstance(raw, str):
+            return session.decode(raw, team_actions=True)
+        return parse_action(raw, self.config.tool_format, TOOL_ORDER, allow_team_actions=True)
+
+    def _act(self, agent: str, raw: object) -> StepOutcome:
+        session = self.sessions[agent]
+        action = self.decode(agent, raw)
+        if isinstance(action, ParseError):
+            return session.settle(None, ToolResult.failure(action.message), format_error=True)
+        if action.kind == "tool":
+            result, invalid = session.execute(action)
+            outcome = session.settle(action, result, invalid=invalid)
+            if not invalid:
+                self._latest_tool_round[agent] = session.observed.rounds[-1]
+            return outcome
+        if action.kind == "answer":
+            if not session.can_answer:
+                who = ", ".join(r.name for r in self.roles.values() if r.can_answer)
+                why = f"your role cannot submit the answer; post what you found for {who}"
+                return session.settle(action, ToolResult.failure(why), invalid=True)
+            return session.settle(action, ToolResult(f"Answer submitted: {action.text}"))
+        if action.kind == "post":
+            if len(action.text) > MAX_NOTE_CHARS:
+                why = f"a note has at most {MAX_NOTE_CHARS} characters, yours has {len(action.text)}"
+                return session.settle(action, ToolResult.failure(why), invalid=True)
+            text = sanitize(action.text, MAX_NOTE_CHARS)
+            names = tuple(n for n, _ in self.world.mentions.find(text))
+            self.blackboard.post(Note(self.round, agent, text, self.reader.read(text, session.observed), names))
+            return session.settle(action, ToolResult(f"Your note is on the blackboard: {text}"))
+        return session.settle(action, ToolResult("You waited."))
+
+    def _read(self, reader: str, note: Note) -> None:
+        """``reader`` takes in a teammate's note: its Observed record and its judge see it."""
+        session = self.sessions[reader]
+        rnd = self.reader.reading_round(note)
+        session.observed.rounds.append(rnd)
+        # The judge's public entry point: with no action it only remembers the evidence and text,
+        # so a later answer from the note is grounded and a re-retrieval is not new evidence.
+        session.judge.judge(None, note.evidence.evidence_ids, True, rnd.result.text)
+
+    def _record_first_found(self, outcomes: Mapping[str, StepOutcome]) -> None:
+        found: dict[str, list[str]] = {}
+        for agent, outcome in outcomes.items():
+            for gid in outcome.signals.new_gold_ids:
+                if gid not in self.first_found:
+                    found.setdefault(gid, []).append(agent)
+        for gid, agents in found.items():
+            self.first_found[gid] = (self.round, tuple(agents))
+
+    def _rewards(self, outcomes: Mapping[str, StepOutcome], terminated: bool, truncated: bool) -> dict[str, dict]:
+        cfg = self.config.reward
+        answer = self.team_score.score if terminated else (cfg.no_answer_score if truncated else 0.0)
+        team = {c: sum(o.reward[c] for o in outcomes.values()) for c in COSTS}
+        rewards = {}
+        for agent, outcome in outcomes.items():
+            costs = team if self.reward_mode == "shared" else {c: outcome.reward[c] for c in COSTS}
+            parts = {"answer": float(answer), **{c: float(v) for c, v in costs.items()}}
+            parts["total"] = float(sum(parts.values()))
+            rewards[agent] = parts
+        return rewards
+
+    # ----------------------------------------------------------------------- observations
+    def latest_tool_round(self, agent: str) -> Round | None:
+        """The agent's latest successful tool call and its result (what it may post from)."""
+        return self._latest_tool_round.get(agent)
+
+    def _lines(self, agent: str) -> list[tuple[str, NoteEvidence, frozenset, str, frozenset[str]]]:
+        """(line, evidence, what it carries, padded text, words) for the lines of the agent's
+        latest tool result; computed once per result."""
+        rnd = self._latest_tool_round.get(agent)
+        cached = self._line_cache.get(agent)
+        if rnd is None or (cached is not None and cached[0] is rnd):
+            return cached[1] if cached is not None and rnd is not None else []
+        lines = []
+        for line in result_lines(rnd):
+            ev = self.reader.read(line, rnd)
+            carried = frozenset(ev.evidence_ids) | ({ev.calculator_value} if ev.calculator_value else frozenset())
+            if carried:
+                lines.append((line, ev, carried, padded(line), frozenset(content_tokens(line))))
+        self._line_cache[agent] = (rnd, lines)
+        return lines
+
+    def post_options(self, agent: str) -> list[tuple[Action, NoteEvidence]]:
+        """Post candidates with what each would carry: lines of the agent's latest tool result
+        that carry evidence the blackboard lacks (one line per piece of evidence). Lines that
+        name something the team already talks about (the question, the call's argument, a note)
+        come first, then those sharing more of the question's words, then result order."""
+        lines = self._lines(agent)
+        if not lines:
+            return []
+        rnd = self._latest_tool_round[agent]
+        on_board = self.blackboard.evidence_ids | self.blackboard.calculator_values
+        known = {*self.sessions[agent].observed.question_names, *(n for note in self.blackboard.notes for n in note.names),
+                 *(str(v) for v in rnd.action.args.values())}
+        known_padded = [p for p in map(padded, known) if p.strip()]
+        question = self._question_words
+        scored, offered = [], set()
+        for order, (line, ev, carried, haystack, words) in enumerate(lines):
+            if not carried - on_board or carried in offered:
+                continue
+            offered.add(carried)
+            topical = any(n in haystack for n in known_padded)
+            scored.append((not topical, -len(words & question), order, line, ev))
+        provenance = f"share a line of your {rnd.action.tool} result"
+        ranked = sorted(scored, key=lambda s: s[:3])[:MAX_POST_CANDIDATES]
+        return [(Action.post(line, provenance), ev) for *_, line, ev in ranked]
+
+    def post_candidates(self, agent: str) -> list[Action]:
+        return [action for action, _ in self.post_options(agent)]
+
+    def admissible_actions(self, agent: str) -> list[Action]:
+        """The agent's candidate actions, ranked (candidate mode lists them shuffled)."""
+        session = self.sessions[agent]
+        return self.generator.generate(session.observed, session.allowed, session.can_answer,
+                                       [*self.post_candidates(agent), WAIT])
+
+    def _observation(self, agent: str, text: str):
+        if not self._candidate_mode():
+            return {"text": sanitize(text, self.config.max_obs_chars)}
+        session = self.sessions[agent]
+        session.refresh_candidates([*self.post_candidates(agent), WAIT])
+        return session.candidate_observation(self.blackboard.text(self.config.max_obs_chars // 2))
+
+    # ------------------------------------------------------------------------------- info
+    def contribution(self, agent: str) -> dict[str, Any]:
+        on_board = self.blackboard.evidence_ids
+        first = [gid for gid, (_, who) in self.first_found.items() if agent in who]
+        return {"first_found": first, "on_blackboard": {gid: gid in on_board for gid in first},
+                "share": len(first) / max(len(self.task.evidence), 1)}
+
+    def team_info(self) -> dict[str, Any]:
+        gold = self.task.gold_fact_ids
+        return {"round": self.round, "notes": len(self.blackboard.notes),
+                "evidence_found": sorted(self.first_found),
+                "evidence_on_blackboard": sorted(gold & self.blackboard.evidence_ids),
+                "answered_by": self.answered_by}
+
+    def _info(self, agent: str, outcome: StepOutcome | None, reward: dict | None = None) -> dict[str, Any]:
+        session = self.sessions[agent]
+        role = self.roles[agent]
+        info = session.info()
+        info["answer"] = self.sessions[self.answered_by].answer if self.answered_by else None
+        info["success"] = bool(self.team_score and self.team_score.success)
+        info["score"] = self.sessions[self.answered_by].info()["score"] if self.answered_by else None
+        info["role"] = {"name": role.name, "tools": list(role.tools), "can_answer": role.can_answer}
+        info["action"] = (outcome.action.render() if outcome.action else None) if outcome else None
+        info["reward_components"] = dict(reward) if reward else {}
+        info["signals"] = self._signals(outcome)
+        info["invalid"] = bool(outcome.invalid) if outcome else False
+        info["format_error"] = bool(outcome.format_error) if outcome else False
+        info["contribution"] = self.contribution(agent)
+        info["team"] = self.team_info()
+        if self._candidate_mode():
+            info["action_mask"] = session.action_mask
+            info["candidates"] = list(session.candidates)
+        return info
+
+    def render(self) -> str | None:
+        text = super().render()
+        return None if text is None else f"{text}\n\n{self.blackboard.text(100_000)}"
+
+    # ------------------------------------------------------------------------------ state
+    def state_fields(self) -> list[str]:
+        head = ["round", "answered", "success", "score", "gold_found", "gold_on_blackboard", "notes", "gold_hops",
+                *(f"family_{f}" for f in FAMILIES)]
+        return head + [f"{agent}.{f}" for agent in self.possible_agents for f in TEAM_AGENT_FIELDS]
+
+    def state(self) -> np.ndarray:
+        if not self.sessions:
+            return np.zeros(self.state_space.shape, dtype=np.float32)
+        limit, k = self.max_rounds, len(self.possible_agents)
+        gold = self.task.gold_fact_ids
+        n_gold = max(len(self.task.evidence), 1)
+        head = [self.round / limit, float(self.answered_by is not None),
+                float(bool(self.team_score and self.team_score.success)),
+                self.team_score.score if self.team_score else 0.0,
+                len(self.first_found) / n_gold, len(gold & self.blackboard.evidence_ids) / n_gold,
+                len(self.blackboard.notes) / (k * limit), *self._task_block()]
+        body = []
+        for agent in self.possible_agents:
+            body += self._agent_block(self.sessions[agent], self.last_outcomes.get(agent), limit)
+            body.append(self.contribution(agent)["share"])
+            body.append(sum(n.author == agent for n in self.blackboard.notes) / limit)
+        return np.clip(np.asarray(head + body, dtype=np.float32), 0.0, 1.0)

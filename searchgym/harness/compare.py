@@ -1,0 +1,148 @@
+"""Methods x seeds on one suite: planning, parallel worker processes, resume, then the report.
+
+Runs go to worker processes (``concurrent.futures.ProcessPoolExecutor`` with the "spawn"
+context, so no worker inherits a half-initialised torch or thread pool); ``workers=1`` runs
+inline in this process. A run with a ``DONE`` marker is skipped without starting a worker;
+an unfinished one is resumed. A run that raises is reported and the others go on; a worker
+that dies (killed, out of memory) breaks the pool: the runs it took down are reported as
+failed and the same command resumes them. Ctrl-C stops at once; finished runs are kept.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sys
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from searchgym.harness.methods import MethodRef, load_method
+from searchgym.harness.provenance import resolve_device
+from searchgym.harness.report import ReportPaths, write_report
+from searchgym.harness.runner import RunOutcome, RunSpec, check_identity, execute_run_safely, is_done
+from searchgym.suites import Suite
+
+
+@dataclass
+class Comparison:
+    """What ``searchgym compare`` was asked to do."""
+
+    suite: Suite
+    methods: list[MethodRef]
+    seeds: list[int]
+    budget: int
+    out: Path
+    device: str = "auto"
+    workers: int = 1
+    policy: str = "hash"
+    progress: bool = True
+    reference: str = "cw_grpo"
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if isinstance(self.budget, bool) or not isinstance(self.budget, int) or self.budget < 0:
+            raise ValueError(f"budget must be a non-negative int (env steps), got {self.budget!r}")
+        if isinstance(self.workers, bool) or not isinstance(self.workers, int) or self.workers < 1:
+            raise ValueError(f"workers must be a positive int, got {self.workers!r}")
+        if not self.seeds or any(isinstance(s, bool) or not isinstance(s, int) or s < 0 for s in self.seeds):
+            raise ValueError(f"seeds must be non-negative ints, got {self.seeds!r}")
+        self.out = Path(self.out)
+
+    def plan(self) -> list[RunSpec]:
+        threads = max(1, (os.cpu_count() or 1) // self.workers)
+        inline = self.workers == 1
+        return [RunSpec(self.suite, method, seed, self.budget, self.out, self.device, self.policy,
+                        progress=self.progress and inline, threads=threads, options=dict(self.options))
+                for seed in self.seeds for method in self.methods]
+
+
+@dataclass(frozen=True)
+class ComparisonResult:
+    outcomes: list[RunOutcome]
+    report: ReportPaths | None
+
+    @property
+    def failed(self) -> list[RunOutcome]:
+        return [o for o in self.outcomes if o.status == "failed"]
+
+
+def _init_worker(threads: int) -> None:
+    """Per-worker thread limits (set before the method imports torch)."""
+    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        os.environ[var] = str(threads)
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_num_threads(threads)
+
+
+def _progress_bar(total: int, enabled: bool):
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc="runs", unit="run", disable=not enabled)
+
+
+def run_comparison(comparison: Comparison, on_outcome: Callable[[RunOutcome], None] | None = None) -> ComparisonResult:
+    """Do every unfinished run, then write the report from every finished one."""
+    for method in comparison.methods:
+        load_method(method)  # fail fast: unknown or unimportable methods, before any work
+    resolve_device(comparison.device)
+    specs = comparison.plan()
+    outcomes: list[RunOutcome] = []
+    todo = []
+    for spec in specs:
+        if is_done(spec.run_dir):
+            check_identity(spec)
+            outcomes.append(RunOutcome(spec.method.label, spec.seed, str(spec.run_dir), "skipped"))
+        else:
+            todo.append(spec)
+    bar = _progress_bar(len(specs), comparison.progress)
+    bar.update(len(specs) - len(todo))
+
+    def record(outcome: RunOutcome) -> None:
+        outcomes.append(outcome)
+        bar.update(1)
+        bar.set_postfix_str(f"{outcome.label}/seed{outcome.seed} {outcome.status}")
+        if outcome.status == "failed":
+            bar.write(f"run {outcome.label}/seed{outcome.seed} failed: {outcome.error} (see {outcome.run_dir}/error.txt)")
+        if on_outcome is not None:
+            on_outcome(outcome)
+
+    try:
+        if comparison.workers == 1 or len(todo) <= 1:
+            for spec in todo:
+                record(execute_run_safely(spec))
+        else:
+            _run_in_pool(todo, comparison.workers, specs[0].threads, record)
+    finally:
+        bar.close()
+    labels = [m.label for m in comparison.methods]
+    report = write_report(comparison.out, comparison.suite, labels, comparison.seeds, comparison.reference,
+                          comparison.budget)
+    return ComparisonResult(outcomes, report)
+
+
+def _run_in_pool(todo: Sequence[RunSpec], workers: int, threads: int, record: Callable[[RunOutcome], None]) -> None:
+    context = multiprocessing.get_context("spawn")
+    pool = ProcessPoolExecutor(max_workers=min(workers, len(todo)), mp_context=context,
+                               initializer=_init_worker, initargs=(threads,))
+    futures = {pool.submit(execute_run_safely, spec): spec for spec in todo}
+    try:
+        for future in as_completed(futures):
+            spec = futures[future]
+            try:
+                outcome = future.result()
+            except BrokenProcessPool:
+                outcome = RunOutcome(spec.method.label, spec.seed, str(spec.run_dir), "failed",
+                                     error="a worker process died; re-run the same command to resume")
+            except Exception as exc:  # noqa: BLE001 - e.g. an unpicklable result
+                outcome = RunOutcome(spec.method.label, spec.seed, str(spec.run_dir), "failed",
+                                     error=f"{type(exc).__name__}: {exc}")
+            record(outcome)
+    except BaseException:
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)

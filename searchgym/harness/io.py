@@ -1,0 +1,123 @@
+"""Files that survive crashes: atomic whole-file writes and append-only JSONL.
+
+A whole file (config, predictions, summaries, plots, markers) is written to a temporary file
+in the same folder, flushed to disk and moved over the target with ``os.replace``: a reader
+sees the old file or the new one, never half of one. A JSONL log is appended one line at a
+time and flushed; a crash can at worst cut the last line, which :func:`read_jsonl` skips.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+
+def _fsync_dir(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
+    """Write ``data`` to ``path`` through a temp file and ``os.replace`` (same folder)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    _fsync_dir(path.parent)
+    return path
+
+
+def atomic_write_text(path: str | os.PathLike, text: str) -> Path:
+    return atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def atomic_write_json(path: str | os.PathLike, payload: Any) -> Path:
+    return atomic_write_text(path, json.dumps(payload, indent=2, sort_keys=True, default=_jsonable) + "\n")
+
+
+def atomic_write_jsonl(path: str | os.PathLike, rows: Iterable[dict]) -> Path:
+    return atomic_write_text(path, "".join(json.dumps(r, sort_keys=True, default=_jsonable) + "\n" for r in rows))
+
+
+def append_jsonl(path: str | os.PathLike, row: dict) -> None:
+    """Append one JSON line and flush it to disk (one ``write`` call per line)."""
+    line = json.dumps(row, sort_keys=True, default=_jsonable)
+    if "\n" in line:  # json.dumps never emits raw newlines; guard against a custom default
+        raise ValueError("a JSONL row must serialise to one line")
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a", encoding="utf-8") as f:
+        if f.tell() > 0 and not _ends_with_newline(path):
+            f.write("\n")  # a previous crash cut the last line: start on a fresh one
+        f.write(line + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def _ends_with_newline(path: Path) -> bool:
+    with open(path, "rb") as f:
+        f.seek(-1, os.SEEK_END)
+        return f.read(1) == b"\n"
+
+
+def iter_jsonl(path: str | os.PathLike) -> Iterator[dict]:
+    """Rows of a JSONL file; a line cut by a crash (unparseable) is skipped."""
+    path = Path(path)
+    if not path.exists():
+        return
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(row, dict):
+                yield row
+
+
+def read_jsonl(path: str | os.PathLike) -> list[dict]:
+    return list(iter_jsonl(path))
+
+
+def read_json(path: str | os.PathLike) -> Any:
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def _jsonable(value: Any) -> Any:
+    """numpy scalars and arrays, paths and sets become plain JSON values."""
+    if hasattr(value, "item") and callable(value.item) and getattr(value, "ndim", 1) == 0:
+        return value.item()
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    if isinstance(value, (set, frozenset, tuple)):
+        return list(value)
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    raise TypeError(f"{type(value).__name__} is not JSON serialisable")

@@ -1,0 +1,311 @@
+"""The method registry and the protocol every method follows (built-in, learned, or a user's).
+
+**A method** is a callable ``method(ctx: RunContext) -> Actor`` found by an import path
+``"package.module:callable"``. :data:`METHODS` names the built-in ones; on the command line
+``--methods cw_grpo,random,mypkg.mod:factory,mine=mypkg.mod:factory`` mixes names, import
+paths and ``label=path`` pairs. The harness calls it once per (method, seed) run, in a worker
+process, then evaluates the returned actor on the suite's test split.
+
+**RunContext** (what a method receives; see the dataclass below): ``suite`` (a
+:class:`searchgym.suites.Suite`), ``seed`` (int: seed every generator of the run from it),
+``budget`` (training budget in env steps: every agent action counts, so one ``step`` of a
+parallel env with K live agents spends K; evaluation is not counted), ``device``
+("cpu", "cuda" or "cuda:N", already resolved from "auto"), ``run_dir`` (a ``pathlib.Path``
+owned by this run; keep checkpoints under ``ctx.checkpoint_dir``; **if a checkpoint is there,
+resume from it**: the run was interrupted and is being re-run), ``policy`` (the policy backbone,
+default "hash"), ``log(row)`` (appends a row to ``metrics.jsonl``), ``progress`` (True when
+the method may draw its own progress bar), ``threads`` (CPU threads this run may use),
+``options`` (free-form method options, a dict). Helpers: ``ctx.make_env(split)``,
+``ctx.tasks(split)``, ``ctx.evaluate(actor, split="dev")`` -> ``{"success", "f1", "n", ...}``,
+``ctx.rng()``.
+
+**Metrics rows** (``ctx.log(row)``): a dict of JSON values. Learning curves read rows that
+carry ``"step"`` (int, env steps consumed so far, increasing) and ``"dev_success"`` (float in
+[0, 1], success on ``ctx.tasks("dev")``, e.g. from ``ctx.evaluate(actor, "dev")``); add
+anything else (``dev_f1``, ``loss``, ``entropy``, ``advantage_mean`` ...). The harness adds
+``time`` (seconds since the run started) and ``attempt`` (1 for the first try, 2 after a
+resume...). When a resumed run logs a step again, the last row for that step wins.
+
+**Actor** (what a method returns; used for evaluation only):
+
+- single-agent suites (Gymnasium env): ``actor.act(env, observation, info) -> action``
+  (``env.unwrapped.session`` is the live :class:`SearchSession` if the actor wants it);
+- parallel suites (PettingZoo ParallelEnv): ``actor.act(env, observations: dict,
+  infos: dict) -> dict[agent, action]`` for the agents in ``observations`` (the live ones);
+- optional ``actor.reset()``: called after each ``env.reset`` (per-episode state).
+
+Random and oracle train nothing (``trains = False`` on the callable: the budget is ignored and
+recorded as 0).
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+from searchgym.suites import Suite, env_kind, make_env, tasks
+
+#: name -> "module:callable". The learning methods are written against the protocol above.
+METHODS: dict[str, str] = {
+    "random": "searchgym.harness.methods:random_method",
+    "oracle": "searchgym.harness.methods:oracle_method",
+    "cw_grpo": "searchgym.agents.train:harness_method",
+    "grpo": "searchgym.baselines.grpo:harness_method",
+    "dr_grpo": "searchgym.baselines.dr_grpo:harness_method",
+    "mappo": "searchgym.baselines.mappo:harness_method",
+    "ippo": "searchgym.baselines.mappo:harness_method_ippo",
+    "coma": "searchgym.baselines.coma:harness_method",
+}
+
+#: Named agent providers for ``searchgym evaluate --agent NAME``: name -> "module:callable",
+#: called as ``provider(ctx: RunContext, **options) -> Actor``. (An ``--agent module:factory``
+#: is called as ``factory(**options)``.) HOOK: the OpenAI-compatible endpoint agent registers
+#: here, e.g. ``"openai": "searchgym.agents.openai_agent:provider"``.
+AGENT_PROVIDERS: dict[str, str] = {
+    "random": "searchgym.harness.methods:random_method",
+    "oracle": "searchgym.harness.methods:oracle_method",
+}
+
+#: A method label names a folder and a leaderboard row: no slashes, no "..", no spaces.
+LABEL_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$")
+_IMPORT_PATH = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
+
+
+class Actor(Protocol):
+    def act(self, env: Any, observation: Any, info: Any) -> Any: ...
+
+
+@dataclass
+class RunContext:
+    """What a method receives (see the module docstring for the contract of every field)."""
+
+    suite: Suite
+    seed: int
+    budget: int
+    device: str
+    run_dir: Path
+    policy: str = "hash"
+    log: Callable[[dict], None] = print
+    progress: bool = False
+    threads: int = 1
+    options: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def checkpoint_dir(self) -> Path:
+        path = Path(self.run_dir) / "checkpoint"
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+
+    @property
+    def env_kind(self) -> str:
+        return env_kind(self.suite)
+
+    def make_env(self, split: str = "train", **overrides: Any):
+        return make_env(self.suite, split, **overrides)
+
+    def tasks(self, split: str = "train"):
+        return tasks(self.suite, split)
+
+    def rng(self, offset: int = 0) -> np.random.Generator:
+        return np.random.default_rng([self.seed, offset])
+
+    def evaluate(self, actor: Any, split: str = "dev", limit: int | None = None) -> dict[str, float]:
+        """Success, F1, steps and tool calls of ``actor`` on the suite's ``split`` (all families)."""
+        from searchgym.harness.evaluate import evaluate_suite, summarise_predictions
+
+        predictions = evaluate_suite(self.suite, actor, split=split, seed=self.seed, limit=limit)
+        return summarise_predictions(predictions)["all"]
+
+
+# ---------------------------------------------------------------------------- registry
+@dataclass(frozen=True)
+class MethodRef:
+    """A resolved ``--methods`` entry: the label (folder name) and the import path."""
+
+    label: str
+    path: str
+
+
+def check_label(label: str) -> str:
+    if not LABEL_PATTERN.match(label) or ".." in label:
+        raise ValueError(f"method label {label!r} is not accepted: use letters, digits and . _ + - "
+                         f"(up to 64 characters, starting with a letter or digit, no '..')")
+    return label
+
+
+def resolve_method(entry: str) -> MethodRef:
+    """``"name"`` (from METHODS), ``"module:callable"`` or ``"label=module:callable"``."""
+    entry = entry.strip()
+    label, _, path = entry.rpartition("=") if "=" in entry else ("", "", entry)
+    if path in METHODS:
+        return MethodRef(check_label(label or path), METHODS[path])
+    if not _IMPORT_PATH.match(path):
+        raise ValueError(f"unknown method {entry!r}; built-in methods: {', '.join(METHODS)}; "
+                         f"or give an import path 'package.module:callable' (optionally 'label=package.module:callable')")
+    return MethodRef(check_label(label or path.replace(":", ".")), path)
+
+
+def parse_methods(text: str | list[str]) -> list[MethodRef]:
+    entries = text.split(",") if isinstance(text, str) else list(text)
+    refs = [resolve_method(e) for e in entries if e.strip()]
+    if not refs:
+        raise ValueError("no methods given; e.g. --methods random,oracle")
+    labels = [r.label for r in refs]
+    duplicated = sorted({x for x in labels if labels.count(x) > 1})
+    if duplicated:
+        raise ValueError(f"method labels must be unique, repeated: {', '.join(duplicated)}")
+    return refs
+
+
+def load_callable(path: str, what: str = "method") -> Callable[..., Any]:
+    """Import ``module:callable`` with an error that says what failed and what is expected."""
+    module_name, _, attr = path.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ValueError(f"{what} {path!r} cannot be imported ({exc}); is the module written and installed?") from exc
+    target = getattr(module, attr, None)
+    if target is None or not callable(target):
+        raise ValueError(f"{what} {path!r}: module {module_name!r} has no callable {attr!r}")
+    return target
+
+
+def load_method(ref: MethodRef | str) -> Callable[[RunContext], Any]:
+    ref = resolve_method(ref) if isinstance(ref, str) else ref
+    method = load_callable(ref.path, f"method {ref.label!r} ->")
+    try:
+        inspect.signature(method).bind(None)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"method {ref.label!r} ({ref.path}) must accept one argument, a RunContext") from exc
+    return method
+
+
+def trains(method: Callable[..., Any]) -> bool:
+    return bool(getattr(method, "trains", True))
+
+
+# ------------------------------------------------------------------- built-in baselines
+class SessionActor:
+    """A session agent (``act(session)``: RandomAgent, OracleAgent) as a single-agent Actor."""
+
+    def __init__(self, agent: Any) -> None:
+        self.agent = agent
+
+    def reset(self) -> None:
+        if hasattr(self.agent, "reset"):
+            self.agent.reset()
+
+    def act(self, env: Any, observation: Any, info: Any) -> Any:
+        return self.agent.act(env.unwrapped.session)
+
+
+class PerAgentSessionActor:
+    """Fallback for parallel envs: one session agent per member, each on its own session.
+
+    Needs ``env.unwrapped.sessions`` (a dict agent -> SearchSession, or a list in
+    ``possible_agents`` order). Right for the group env and for generalist teams; a roles
+    team needs the team oracle (see :func:`parallel_baseline_actor`).
+    """
+
+    def __init__(self, make_agent: Callable[[int], Any]) -> None:
+        self.make_agent, self.agents = make_agent, {}
+
+    def reset(self) -> None:
+        for agent in self.agents.values():
+            if hasattr(agent, "reset"):
+                agent.reset()
+
+    def act(self, env: Any, observations: Mapping[str, Any], infos: Mapping[str, Any]) -> dict[str, Any]:
+        base = env.unwrapped
+        sessions = getattr(base, "sessions", None)
+        if sessions is None:
+            raise RuntimeError(f"{type(base).__name__} has no 'sessions'; the random/oracle baselines for "
+                               "parallel envs need searchgym.baselines.team_oracle / team_random (see "
+                               "searchgym.harness.methods.parallel_baseline_actor)")
+        if not isinstance(sessions, Mapping):
+            sessions = dict(zip(base.possible_agents, sessions))
+        actions = {}
+        for name in observations:
+            if name not in self.agents:
+                self.agents[name] = self.make_agent(len(self.agents))
+            actions[name] = self.agents[name].act(sessions[name])
+        return actions
+
+
+#: ADAPTER for multi-agent baselines (issue 3 writes baselines/team_oracle.py, team_random.py;
+#: their API may still move). Preferred hook, in that module: ``harness_actor(seed: int) -> Actor``
+#: with the parallel Actor signature above. Until it exists, each member runs the single-agent
+#: baseline on its own session (PerAgentSessionActor). Fix here if the API settles otherwise.
+TEAM_BASELINES = {"oracle": "searchgym.baselines.team_oracle", "random": "searchgym.baselines.team_random"}
+
+
+def parallel_baseline_actor(kind: str, seed: int) -> Any:
+    try:
+        module = importlib.import_module(TEAM_BASELINES[kind])
+    except ModuleNotFoundError:
+        module = None
+    if module is not None and hasattr(module, "harness_actor"):
+        return module.harness_actor(seed=seed)
+    from searchgym.baselines import OracleAgent, RandomAgent
+
+    if kind == "oracle":
+        return PerAgentSessionActor(lambda index: OracleAgent())
+    return PerAgentSessionActor(lambda index: RandomAgent(seed=int(np.random.SeedSequence([seed, index])
+                                                                   .generate_state(1)[0])))
+
+
+def baseline_actor(kind: str, suite: Suite, seed: int) -> Any:
+    """The random or oracle Actor for ``suite`` (single-agent or parallel)."""
+    if kind not in TEAM_BASELINES:
+        raise ValueError(f"unknown baseline {kind!r}; accepted: {', '.join(TEAM_BASELINES)}")
+    if env_kind(suite) == "parallel":
+        return parallel_baseline_actor(kind, seed)
+    from searchgym.baselines import OracleAgent, RandomAgent
+
+    return SessionActor(OracleAgent() if kind == "oracle" else RandomAgent(seed=seed))
+
+
+def random_method(ctx: RunContext) -> Any:
+    """Uniform over admissible actions; trains nothing."""
+    return baseline_actor("random", ctx.suite, ctx.seed)
+
+
+def oracle_method(ctx: RunContext) -> Any:
+    """Follows the gold evidence chain through the tools; trains nothing."""
+    return baseline_actor("oracle", ctx.suite, ctx.seed)
+
+
+random_method.trains = False  # type: ignore[attr-defined]
+oracle_method.trains = False  # type: ignore[attr-defined]
+
+
+def resolve_agent(agent: str) -> Callable[..., Any]:
+    """The provider (named) or factory (import path) of ``--agent``, with a clear error."""
+    if agent in AGENT_PROVIDERS:
+        return load_callable(AGENT_PROVIDERS[agent], "agent provider")
+    if not _IMPORT_PATH.match(agent):
+        raise ValueError(f"unknown agent {agent!r}; named agents: {', '.join(AGENT_PROVIDERS)}; "
+                         "or an import path 'package.module:factory' (factory() returns an Actor)")
+    return load_callable(agent, "agent factory")
+
+
+def agent_method(ctx: RunContext) -> Any:
+    """A method that trains nothing and returns an agent made elsewhere (``searchgym evaluate``).
+
+    ``ctx.options``: ``agent`` (a name in :data:`AGENT_PROVIDERS` or ``module:factory``) and
+    ``agent_options`` (a dict of keyword arguments for it).
+    """
+    agent = str(ctx.options.get("agent", ""))
+    options = dict(ctx.options.get("agent_options") or {})
+    make = resolve_agent(agent)
+    return make(ctx, **options) if agent in AGENT_PROVIDERS else make(**options)
+
+
+agent_method.trains = False  # type: ignore[attr-defined]

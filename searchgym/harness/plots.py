@@ -1,0 +1,82 @@
+"""Learning curves (dev success vs training step) with matplotlib's Agg backend (no display).
+
+A curve is the mean over seeds at each logged step, with a band of +-1.96 standard errors
+where at least two seeds logged that step. Methods that do not learn (no curve rows) are
+drawn as dashed horizontal lines at their final dev success.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from searchgym.harness.io import atomic_write_bytes
+
+Series = Sequence[tuple[int, float]]  # (step, dev_success) of one seed
+
+
+def curve_from_rows(rows: Sequence[Mapping], key: str = "dev_success") -> list[tuple[int, float]]:
+    """(step, value) pairs from metrics rows; the last row for a step wins (resumed runs)."""
+    points: dict[int, float] = {}
+    for row in rows:
+        step, value = row.get("step"), row.get(key)
+        if isinstance(step, (int, float)) and isinstance(value, (int, float)) and not isinstance(value, bool):
+            points[int(step)] = float(value)
+    return sorted(points.items())
+
+
+def mean_band(series: Sequence[Series]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Steps, mean and half-width of the band over seeds (NaN half-width with one seed)."""
+    by_step: dict[int, list[float]] = {}
+    for s in series:
+        for step, value in s:
+            by_step.setdefault(int(step), []).append(float(value))
+    steps = np.array(sorted(by_step), dtype=float)
+    mean = np.array([np.mean(by_step[int(s)]) for s in steps])
+    half = np.array([1.96 * np.std(by_step[int(s)], ddof=1) / np.sqrt(len(by_step[int(s)]))
+                     if len(by_step[int(s)]) > 1 else np.nan for s in steps])
+    return steps, mean, half
+
+
+def _figure():
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def plot_learning_curves(curves: Mapping[str, Sequence[Series]], flat: Mapping[str, float], path: Path | str,
+                         title: str = "") -> Path:
+    """One PNG: a line (and band) per learning method, a dashed line per non-learning method."""
+    plt = _figure()
+    fig, ax = plt.subplots(figsize=(7.5, 4.5), dpi=110)
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for i, (label, series) in enumerate(sorted(curves.items())):
+        steps, mean, half = mean_band([s for s in series if s])
+        if steps.size == 0:
+            continue
+        color = colors[i % len(colors)]
+        ax.plot(steps, mean, marker="o", markersize=3, color=color, label=f"{label} (n={len(series)})")
+        if np.isfinite(half).any():
+            ax.fill_between(steps, np.clip(mean - half, 0, 1), np.clip(mean + half, 0, 1), color=color, alpha=0.2,
+                            linewidth=0)
+    for j, (label, value) in enumerate(sorted(flat.items())):
+        ax.axhline(value, linestyle="--", linewidth=1, color=colors[(len(curves) + j) % len(colors)],
+                   label=f"{label} (no training)")
+    ax.set_xlabel("training step (env steps)")
+    ax.set_ylabel("dev success")
+    ax.set_ylim(-0.02, 1.02)
+    ax.grid(alpha=0.3)
+    ax.set_title(title)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=8, loc="best")
+    fig.tight_layout()
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png")
+    plt.close(fig)
+    return atomic_write_bytes(path, buffer.getvalue())

@@ -1,0 +1,97 @@
+"""Where a number came from: package versions, git revision, device, Python and platform."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import os
+import platform
+import subprocess
+import sys
+from pathlib import Path
+
+#: Distributions whose versions a run records (missing ones are recorded as "not installed").
+PACKAGES = ("searchgym", "numpy", "torch", "gymnasium", "pettingzoo", "bm25s", "rank-bm25", "rapidfuzz",
+            "sentence-transformers", "transformers", "matplotlib", "pandas", "jsonschema", "tqdm")
+
+DEVICES = ("auto", "cpu", "cuda")
+
+
+def package_versions(packages: tuple[str, ...] = PACKAGES) -> dict[str, str]:
+    versions = {}
+    for name in packages:
+        try:
+            versions[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            versions[name] = "not installed"
+    return versions
+
+
+def git_revision(folder: str | os.PathLike | None = None) -> dict[str, object]:
+    """``{"revision": sha or "unknown", "dirty": bool | None}`` of the repo holding searchgym.
+
+    Read-only: ``--no-optional-locks`` keeps ``git status`` from refreshing the index.
+    """
+    folder = Path(folder) if folder else Path(__file__).resolve().parents[2]
+    try:
+        sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=folder, capture_output=True, text=True,
+                             timeout=10, check=True).stdout.strip()
+        status = subprocess.run(["git", "--no-optional-locks", "status", "--porcelain", "--untracked-files=no"],
+                                cwd=folder, capture_output=True, text=True, timeout=10, check=True).stdout
+    except (OSError, subprocess.SubprocessError):
+        return {"revision": "unknown", "dirty": None}
+    return {"revision": sha or "unknown", "dirty": bool(status.strip())}
+
+
+def resolve_device(device: str) -> str:
+    """"auto" -> "cuda" where torch sees a GPU, else "cpu"; "cuda" without a GPU is an error."""
+    if device not in DEVICES and not device.startswith("cuda:"):
+        raise ValueError(f"unknown device {device!r}; accepted: {', '.join(DEVICES)} or cuda:N")
+    if device == "cpu":
+        return "cpu"
+    try:
+        import torch
+
+        has_cuda = torch.cuda.is_available()
+    except ImportError:
+        has_cuda = False
+    if device == "auto":
+        return "cuda" if has_cuda else "cpu"
+    if not has_cuda:
+        raise ValueError(f"device {device!r} was asked for but torch sees no CUDA GPU; use --device cpu or auto")
+    return device
+
+
+def device_name(device: str) -> str:
+    """A human name of the device: the GPU's name, or the CPU model and core count."""
+    if device.startswith("cuda"):
+        try:
+            import torch
+
+            index = int(device.split(":")[1]) if ":" in device else 0
+            return torch.cuda.get_device_name(index)
+        except Exception:  # noqa: BLE001 - provenance must never fail a run
+            return device
+    return f"{cpu_model()} ({os.cpu_count()} logical cores)"
+
+
+def cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine() or "unknown CPU"
+
+
+def provenance(device: str) -> dict[str, object]:
+    """Everything a config.json records about the machine and the code."""
+    return {
+        "device": device,
+        "device_name": device_name(device),
+        "packages": package_versions(),
+        "git": git_revision(),
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+    }

@@ -1,0 +1,204 @@
+"""The comparison's outputs: ``summary.csv``, ``results.md`` and the learning-curve PNGs.
+
+Only finished runs (with ``DONE``) are read. ``summary.csv`` has one row per method x family
+x seed (``seed`` = the seed) and one aggregate row per method x family (``seed`` = "all")
+with 95% two-level bootstrap intervals (see :mod:`searchgym.harness.stats`). ``results.md``
+tables success and F1 as "mean [low, high]", then tests the reference method (cw_grpo by
+default) against every other method on per-task success.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from searchgym.harness.io import atomic_write_text, read_json, read_jsonl
+from searchgym.harness.plots import curve_from_rows, plot_learning_curves
+from searchgym.harness.runner import is_done, run_dir
+from searchgym.harness.stats import bootstrap_ci, paired_permutation_test
+from searchgym.suites import Suite
+
+SUMMARY_FIELDS = ("method", "family", "seed", "n", "success", "f1", "score", "steps", "tool_calls",
+                  "success_low", "success_high", "f1_low", "f1_high")
+METRICS = ("success", "f1", "score", "steps", "tool_calls")
+
+
+@dataclass
+class RunRecord:
+    label: str
+    seed: int
+    config: dict[str, Any]
+    result: dict[str, Any]
+    predictions: list[dict[str, Any]]
+    metrics: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ReportPaths:
+    summary_csv: Path
+    results_md: Path
+    curves: tuple[Path, ...]
+    table: str
+
+
+def load_runs(out: Path | str, labels: Sequence[str], seeds: Sequence[int]) -> list[RunRecord]:
+    records = []
+    for label in labels:
+        for seed in seeds:
+            folder = run_dir(out, label, seed)
+            if not is_done(folder):
+                continue
+            records.append(RunRecord(label, seed, read_json(folder / "config.json"), read_json(folder / "result.json"),
+                                     read_jsonl(folder / "predictions.jsonl"), read_jsonl(folder / "metrics.jsonl")))
+    return records
+
+
+def _families(records: Sequence[RunRecord]) -> list[str]:
+    return sorted({p["family"] for r in records for p in r.predictions})
+
+
+def _matrix(records: Sequence[RunRecord], key: str, family: str | None) -> np.ndarray:
+    """(seeds x tasks) values of ``key`` for one method's runs, tasks in a fixed order."""
+    task_ids = sorted({p["task_id"] for r in records for p in r.predictions
+                       if family is None or p["family"] == family})
+    rows = []
+    for r in records:
+        by_id = {p["task_id"]: float(p.get(key, 0.0)) for p in r.predictions}
+        rows.append([by_id.get(t, 0.0) for t in task_ids])
+    return np.array(rows, dtype=float)
+
+
+def _by_method(records: Sequence[RunRecord]) -> dict[str, list[RunRecord]]:
+    grouped: dict[str, list[RunRecord]] = {}
+    for r in records:
+        grouped.setdefault(r.label, []).append(r)
+    return grouped
+
+
+def summary_rows(records: Sequence[RunRecord], resamples: int = 2000, rng_seed: int = 0) -> list[dict[str, Any]]:
+    rows = []
+    for label, runs in _by_method(records).items():
+        for family in [*_families(records), "all"]:
+            scope = None if family == "all" else family
+            for r in runs:
+                preds = [p for p in r.predictions if scope is None or p["family"] == scope]
+                if preds:
+                    rows.append({"method": label, "family": family, "seed": r.seed, "n": len(preds),
+                                 **{k: float(np.mean([float(p.get(k, 0.0)) for p in preds])) for k in METRICS}})
+            success = _matrix(runs, "success", scope)
+            if success.size == 0:
+                continue
+            f1 = _matrix(runs, "f1", scope)
+            s_ci = bootstrap_ci(success, resamples=resamples, rng=np.random.default_rng([rng_seed, 1]))
+            f_ci = bootstrap_ci(f1, resamples=resamples, rng=np.random.default_rng([rng_seed, 2]))
+            rows.append({"method": label, "family": family, "seed": "all", "n": success.shape[1],
+                         **{k: float(_matrix(runs, k, scope).mean()) for k in METRICS},
+                         "success_low": s_ci.low, "success_high": s_ci.high, "f1_low": f_ci.low, "f1_high": f_ci.high})
+    return rows
+
+
+def summary_csv(rows: Sequence[dict[str, Any]]) -> str:
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=SUMMARY_FIELDS, lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({k: (f"{v:.6f}" if isinstance(v, float) else v) for k, v in row.items()})
+    return buffer.getvalue()
+
+
+def metric_table(rows: Sequence[dict[str, Any]], metric: str, labels: Sequence[str]) -> str:
+    """Markdown: one row per method, a column per family, cells "mean [low, high]"."""
+    aggregate = {(r["method"], r["family"]): r for r in rows if r["seed"] == "all"}
+    families = ["all", *sorted({f for _, f in aggregate if f != "all"})]
+    seeds = {label: len({r["seed"] for r in rows if r["method"] == label and r["seed"] != "all"}) for label in labels}
+    lines = ["| method | seeds | " + " | ".join(families) + " |", "|---|---|" + "---|" * len(families)]
+    for label in labels:
+        cells = []
+        for family in families:
+            r = aggregate.get((label, family))
+            cells.append("—" if r is None else f"{r[metric]:.3f} [{r[f'{metric}_low']:.3f}, {r[f'{metric}_high']:.3f}]")
+        if any(c != "—" for c in cells):
+            lines.append(f"| {label} | {seeds[label]} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def choose_reference(records: Sequence[RunRecord], preferred: str) -> str | None:
+    labels = list(_by_method(records))
+    if preferred in labels:
+        return preferred
+    learners = [r.label for r in records if r.config.get("trains", True)]
+    return learners[0] if learners else (labels[0] if labels else None)
+
+
+def significance_table(records: Sequence[RunRecord], reference: str, rng_seed: int = 0) -> str:
+    grouped = _by_method(records)
+    ref = _matrix(grouped[reference], "success", None)
+    ref_ids = sorted({p["task_id"] for r in grouped[reference] for p in r.predictions})
+    lines = [f"| {reference} vs | difference in success | p-value | tasks | test |", "|---|---|---|---|---|"]
+    for label, runs in grouped.items():
+        if label == reference:
+            continue
+        ids = sorted({p["task_id"] for r in runs for p in r.predictions})
+        if ids != ref_ids:
+            lines.append(f"| {label} | — | — | — | different task sets |")
+            continue
+        test = paired_permutation_test(ref.mean(axis=0), _matrix(runs, "success", None).mean(axis=0),
+                                       rng=np.random.default_rng([rng_seed, 3]))
+        kind = "exact sign-flip" if test.exact else "sign-flip, 20000 resamples"
+        lines.append(f"| {label} | {test.mean_difference:+.3f} | {test.p_value:.4f} | {test.n_tasks} | {kind} |")
+    return "\n".join(lines)
+
+
+def write_report(out: Path | str, suite: Suite, labels: Sequence[str], seeds: Sequence[int],
+                 reference: str = "cw_grpo", budget: int | None = None, resamples: int = 2000) -> ReportPaths:
+    out = Path(out)
+    records = load_runs(out, labels, seeds)
+    rows = summary_rows(records, resamples=resamples)
+    summary_path = atomic_write_text(out / "summary.csv", summary_csv(rows))
+    present = [label for label in labels if any(r.label == label for r in records)]
+    curves_paths = _write_curves(out, records, suite)
+    success = metric_table(rows, "success", present)
+    parts = [f"# Comparison on `{suite.id}`", "",
+             (f"Suite hash `{suite.content_hash}`; env `{suite.env_id}`; {len(suite.tasks('test'))} test tasks; "
+             f"seeds {list(seeds)}; training budget {budget} env steps."), "",
+             f"Finished runs: {len(records)} of {len(labels) * len(seeds)}.", "",
+             "## Success (mean [95% bootstrap interval over seeds and tasks])", "", success, "",
+             "## F1", "", metric_table(rows, "f1", present), ""]
+    ref = choose_reference(records, reference)
+    if ref is not None and len(present) > 1:
+        note = "" if ref == reference else f" ({reference} has no finished run; {ref} is the reference)"
+        parts += [f"## Significance: {ref} against each other method{note}", "",
+                  "Paired sign-flip permutation test on per-task success (mean over seeds), two-sided.", "",
+                  significance_table(records, ref), ""]
+    parts += ["## Learning curves", ""] + [f"![{p.stem}]({p.relative_to(out).as_posix()})" for p in curves_paths]
+    parts += ["", "## Runs", "", "| method | seed | train s | eval s | attempts | device |", "|---|---|---|---|---|---|"]
+    for r in records:
+        parts.append(f"| {r.label} | {r.seed} | {r.result.get('train_seconds', 0):.1f} | "
+                     f"{r.result.get('eval_seconds', 0):.1f} | {r.result.get('attempt', 1)} | "
+                     f"{r.config.get('device_name', '?')} |")
+    results_path = atomic_write_text(out / "results.md", "\n".join(parts) + "\n")
+    return ReportPaths(summary_path, results_path, tuple(curves_paths), success)
+
+
+def _write_curves(out: Path, records: Sequence[RunRecord], suite: Suite) -> list[Path]:
+    curves: dict[str, list] = {}
+    flat: dict[str, list[float]] = {}
+    for r in records:
+        series = curve_from_rows(r.metrics)
+        if len(series) >= 1 and r.config.get("trains", True):
+            curves.setdefault(r.label, []).append(series)
+        else:
+            flat.setdefault(r.label, []).append(float(r.result.get("dev", {}).get("all", {}).get("success", 0.0)))
+    flat_means = {k: float(np.mean(v)) for k, v in flat.items()}
+    paths = [plot_learning_curves(curves, flat_means, out / "learning_curves.png",
+                                  title=f"{suite.id}: dev success (mean over seeds, 95% band)")]
+    for label, series in sorted(curves.items()):
+        paths.append(plot_learning_curves({label: series}, flat_means, out / "curves" / f"{label}.png",
+                                          title=f"{suite.id}: {label}"))
+    return paths

@@ -1,0 +1,164 @@
+"""One run: a method trained with one seed on one suite, then evaluated on its test split.
+
+A run owns ``<out>/runs/<method>/seed<k>/``:
+
+- ``config.json``: suite id and hash, method label and import path, seed, budget, policy,
+  device and its name, package versions, git revision, Python and platform, attempt number;
+- ``metrics.jsonl``: the method's ``ctx.log`` rows (+ ``time``, ``attempt``), appended;
+- ``predictions.jsonl``: one :class:`~searchgym.harness.evaluate.Prediction` per test task;
+- ``result.json``: test and dev summaries and timings;
+- ``DONE``: written last. A run with ``DONE`` is never redone; a run without it is resumed
+  (the method finds its checkpoint under ``run_dir/checkpoint``).
+
+Every whole file is written atomically; see :mod:`searchgym.harness.io`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+import traceback
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from searchgym.harness.evaluate import as_rows, evaluate_suite, summarise_predictions
+from searchgym.harness.io import (
+    append_jsonl,
+    atomic_write_json,
+    atomic_write_jsonl,
+    atomic_write_text,
+    read_json,
+)
+from searchgym.harness.methods import MethodRef, RunContext, load_method, trains
+from searchgym.harness.provenance import provenance, resolve_device
+from searchgym.suites import Suite
+
+DONE = "DONE"
+HARNESS_VERSION = 1
+#: config.json fields that must be equal for a run directory to be resumed or reused.
+IDENTITY_KEYS = ("suite_id", "suite_hash", "method", "method_path", "seed", "budget", "policy", "options")
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """Everything a worker needs to do one run (picklable: it crosses process boundaries)."""
+
+    suite: Suite
+    method: MethodRef
+    seed: int
+    budget: int
+    out: Path
+    device: str = "auto"
+    policy: str = "hash"
+    progress: bool = False
+    threads: int = 1
+    options: dict[str, Any] = field(default_factory=dict, hash=False)
+    folder: Path | None = None  # an explicit run folder (``searchgym evaluate``); else out/runs/...
+
+    @property
+    def run_dir(self) -> Path:
+        return Path(self.folder) if self.folder is not None else run_dir(self.out, self.method.label, self.seed)
+
+    def identity(self) -> dict[str, Any]:
+        return {"suite_id": self.suite.id, "suite_hash": self.suite.content_hash, "method": self.method.label,
+                "method_path": self.method.path, "seed": self.seed, "budget": self.budget, "policy": self.policy,
+                "options": dict(self.options)}
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    label: str
+    seed: int
+    run_dir: str
+    status: str  # "done" | "skipped" (already DONE) | "failed"
+    seconds: float = 0.0
+    error: str | None = None
+
+
+def run_dir(out: Path | str, label: str, seed: int) -> Path:
+    return Path(out) / "runs" / label / f"seed{seed}"
+
+
+def is_done(path: Path | str) -> bool:
+    return (Path(path) / DONE).is_file()
+
+
+def check_identity(spec: RunSpec) -> int:
+    """The number of earlier attempts in the run dir; a dir made by a different run is an error."""
+    config_path = spec.run_dir / "config.json"
+    if not config_path.exists():
+        return 0
+    config = read_json(config_path)
+    mine = spec.identity()
+    differ = [k for k in IDENTITY_KEYS if config.get(k) != mine[k]]
+    if differ:
+        shown = ", ".join(f"{k}: {config.get(k)!r} there, {mine[k]!r} now" for k in differ)
+        raise ValueError(f"{spec.run_dir} holds a different run ({shown}); use another --out or delete it")
+    return int(config.get("attempt", 1))
+
+
+def execute_run(spec: RunSpec) -> RunOutcome:
+    """Do (or resume, or skip) one run; exceptions propagate (the caller records failures)."""
+    folder = spec.run_dir
+    if is_done(folder):
+        check_identity(spec)
+        return RunOutcome(spec.method.label, spec.seed, str(folder), "skipped")
+    start = time.monotonic()
+    folder.mkdir(parents=True, exist_ok=True)
+    attempt = check_identity(spec) + 1
+    method = load_method(spec.method)
+    device = resolve_device(spec.device)
+    config = {**spec.identity(), "harness_version": HARNESS_VERSION, "suite": spec.suite.definition(),
+              "trains": trains(method), "training_budget": spec.budget if trains(method) else 0,
+              "attempt": attempt, "started": _now(), "threads": spec.threads, **provenance(device)}
+    atomic_write_json(folder / "config.json", config)
+
+    def log(row: dict) -> None:
+        if not isinstance(row, dict):
+            raise TypeError(f"ctx.log takes a dict, got {type(row).__name__}")
+        append_jsonl(folder / "metrics.jsonl", {**row, "time": round(time.monotonic() - start, 3), "attempt": attempt})
+
+    ctx = RunContext(suite=spec.suite, seed=spec.seed, budget=spec.budget, device=device, run_dir=folder,
+                     policy=spec.policy, log=log, progress=spec.progress, threads=spec.threads,
+                     options=dict(spec.options))
+    actor = method(ctx)
+    if actor is None or not callable(getattr(actor, "act", None)):
+        raise TypeError(f"method {spec.method.label!r} returned {type(actor).__name__}; it must return an Actor "
+                        "with an act(env, observation(s), info(s)) method")
+    trained = time.monotonic()
+    label = f"{spec.method.label}/seed{spec.seed}"
+    test = evaluate_suite(spec.suite, actor, "test", spec.seed, progress=spec.progress, desc=f"{label} test")
+    dev = evaluate_suite(spec.suite, actor, "dev", spec.seed, progress=spec.progress, desc=f"{label} dev")
+    atomic_write_jsonl(folder / "predictions.jsonl", as_rows(test))
+    seconds = time.monotonic() - start
+    atomic_write_json(folder / "result.json", {
+        "test": summarise_predictions(test), "dev": summarise_predictions(dev),
+        "train_seconds": round(trained - start, 3), "eval_seconds": round(seconds - (trained - start), 3),
+        "attempt": attempt,
+    })
+    atomic_write_text(folder / DONE, f"finished {_now()}\n")
+    return RunOutcome(spec.method.label, spec.seed, str(folder), "done", seconds)
+
+
+def execute_run_safely(spec: RunSpec) -> RunOutcome:
+    """``execute_run`` that turns an exception into a "failed" outcome (and ``error.txt``)."""
+    start = time.monotonic()
+    try:
+        return execute_run(spec)
+    except Exception as exc:  # noqa: BLE001 - one failed run must not stop the comparison
+        text = "".join(traceback.format_exception(exc))
+        try:
+            atomic_write_text(spec.run_dir / "error.txt", text)
+        except OSError:
+            pass
+        return RunOutcome(spec.method.label, spec.seed, str(spec.run_dir), "failed",
+                          time.monotonic() - start, f"{type(exc).__name__}: {exc}")
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+
+
+def outcome_dict(outcome: RunOutcome) -> dict[str, Any]:
+    return asdict(outcome)

@@ -1,0 +1,205 @@
+"""Named, versioned, frozen task suites: what a published number was measured on.
+
+A suite fixes an env id and its kwargs, a world (seed, size), a family mix and a difficulty,
+and how many tasks of each split are used. Its ``content_hash`` covers the generated world
+(``World.fingerprint``), the definition and the ids of the tasks it uses, so two results with
+the same suite id and hash were measured on byte-identical worlds and the same tasks. A suite
+whose world generator changed gets a new hash; a suite whose definition must change gets a
+new version (``-v1``), never an edited ``-v0``.
+
+Tasks of a capped split are taken deterministically: families are interleaved (in the
+suite's family order, world order within a family) so that a capped split keeps every
+family of the suite represented.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from searchgym.world import shared_world
+from searchgym.world.model import Task
+from searchgym.world.world import SPLITS, World
+
+HASH_VERSION = "suite-hash-v1"
+
+
+@dataclass(frozen=True)
+class Suite:
+    """One frozen definition. ``env_kwargs`` is stored as sorted (key, value) pairs (hashable,
+    picklable for worker processes); pass a dict, read it back with :attr:`kwargs`.
+
+    Split sizes are the *maximum* number of tasks used from each split (None: all of them).
+    """
+
+    id: str
+    version: int
+    env_id: str
+    env_kwargs: tuple[tuple[str, Any], ...] | Mapping[str, Any] = ()
+    world_seed: int = 0
+    world_size: str = "small"
+    train_size: int | None = None
+    dev_size: int | None = 100
+    test_size: int | None = 200
+    families: tuple[str, ...] | None = None
+    difficulty: str | None = None
+    description: str = field(default="", compare=False)
+
+    def __post_init__(self) -> None:
+        pairs = self.env_kwargs.items() if isinstance(self.env_kwargs, Mapping) else self.env_kwargs
+        object.__setattr__(self, "env_kwargs", tuple(sorted((str(k), v) for k, v in pairs)))
+        if self.families is not None:
+            families = (self.families,) if isinstance(self.families, str) else tuple(self.families)
+            object.__setattr__(self, "families", families)
+        reserved = {"world_seed", "world_size", "split", "families", "difficulty", "world"} & set(self.kwargs)
+        if reserved:
+            raise ValueError(f"suite {self.id!r}: {sorted(reserved)} are suite fields, not env_kwargs")
+        for split in SPLITS:
+            size = self.split_size(split)
+            if size is not None and (isinstance(size, bool) or not isinstance(size, int) or size < 1):
+                raise ValueError(f"suite {self.id!r}: {split}_size must be None or a positive int, got {size!r}")
+
+    @property
+    def kwargs(self) -> dict[str, Any]:
+        return dict(self.env_kwargs)
+
+    def split_size(self, split: str) -> int | None:
+        if split not in SPLITS:
+            raise ValueError(f"unknown split {split!r}; accepted: {', '.join(SPLITS)}")
+        return getattr(self, f"{split}_size")
+
+    def definition(self) -> dict[str, Any]:
+        """Everything that identifies the suite (the description is editorial and left out)."""
+        d = asdict(self)
+        d.pop("description")
+        d["env_kwargs"] = self.kwargs
+        d["families"] = list(self.families) if self.families is not None else None
+        return d
+
+    # ------------------------------------------------------------------------------ world
+    def world(self) -> World:
+        """The suite's world (cached per process by :func:`searchgym.world.shared_world`)."""
+        return shared_world(self.world_seed, self.world_size)
+
+    def tasks(self, split: str = "test") -> list[Task]:
+        return tasks(self, split)
+
+    @property
+    def content_hash(self) -> str:
+        return content_hash(self)
+
+
+def _interleave(pool: list[Task], family_order: Iterable[str]) -> list[Task]:
+    by_family: dict[str, list[Task]] = {}
+    for task in pool:
+        by_family.setdefault(task.family, []).append(task)
+    order = [f for f in family_order if f in by_family] + sorted(set(by_family) - set(family_order))
+    queues = [by_family[f] for f in order]
+    out: list[Task] = []
+    for i in range(max((len(q) for q in queues), default=0)):
+        out.extend(q[i] for q in queues if i < len(q))
+    return out
+
+
+def tasks(suite: Suite, split: str = "test") -> list[Task]:
+    """The tasks of ``split`` that the suite uses, in a fixed order (see the module docstring)."""
+    size = suite.split_size(split)
+    pool = suite.world().tasks_in(split, suite.families, suite.difficulty)
+    if not pool:
+        raise ValueError(f"suite {suite.id!r} has no {split} tasks (families={suite.families}, "
+                         f"difficulty={suite.difficulty})")
+    if size is None or size >= len(pool):
+        return pool
+    return _interleave(pool, suite.families or ())[:size]
+
+
+_HASHES: dict[str, str] = {}
+
+
+def content_hash(suite: Suite) -> str:
+    """SHA-256 of the world fingerprint, the definition and the task ids of every split."""
+    key = json.dumps(suite.definition(), sort_keys=True, default=repr)
+    if key not in _HASHES:
+        payload = {
+            "hash_version": HASH_VERSION,
+            "world_fingerprint": suite.world().fingerprint,
+            "definition": suite.definition(),
+            "task_ids": {split: [t.id for t in tasks(suite, split)] for split in SPLITS},
+        }
+        blob = json.dumps(payload, sort_keys=True, separators=(",", ":")).encode("utf-8")
+        _HASHES[key] = hashlib.sha256(blob).hexdigest()
+    return _HASHES[key]
+
+
+def make_env(suite: Suite, split: str = "train", **overrides: Any):
+    """The suite's env on ``split`` (a Gymnasium env or a PettingZoo ParallelEnv)."""
+    from searchgym.registry import make
+
+    suite.split_size(split)  # validates the split name
+    kwargs = {**suite.kwargs, **overrides}
+    return make(suite.env_id, world_seed=suite.world_seed, world_size=suite.world_size, split=split,
+                families=list(suite.families) if suite.families is not None else None,
+                difficulty=suite.difficulty, **kwargs)
+
+
+def env_kind(suite: Suite) -> str:
+    """"single" (Gymnasium) or "parallel" (PettingZoo), from the env registry."""
+    from searchgym.registry import spec
+
+    return spec(suite.env_id).kind
+
+
+# ------------------------------------------------------------------------------- the suites
+SUITES: dict[str, Suite] = {}
+
+
+def register_suite(suite: Suite, replace: bool = False) -> Suite:
+    """Add a suite (tests and users may add their own; built-in ids cannot be replaced silently)."""
+    if suite.id in SUITES and not replace and SUITES[suite.id] != suite:
+        raise ValueError(f"suite id {suite.id!r} is taken by a different definition; choose a new id or version")
+    SUITES[suite.id] = suite
+    return suite
+
+
+class UnknownSuite(KeyError):
+    """An id that no suite has (a KeyError whose message reads well when printed)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+def get_suite(suite_id: str | Suite) -> Suite:
+    if isinstance(suite_id, Suite):
+        return suite_id
+    if suite_id not in SUITES:
+        raise UnknownSuite(f"unknown suite {suite_id!r}; known suites: {', '.join(SUITES)}")
+    return SUITES[suite_id]
+
+
+def list_suites() -> list[Suite]:
+    return list(SUITES.values())
+
+
+ALL_FAMILIES = ("lookup", "bridge", "comparison", "aggregate", "temporal", "ambiguous", "list")
+
+register_suite(Suite(
+    "quick-v0", 0, "TeamSearch-Generalists-Candidates-v0", {"team_size": 2, "max_rounds": 6},
+    world_seed=0, world_size="medium", dev_size=40, test_size=40, families=("lookup", "bridge"),
+    difficulty="easy",
+    description="two generalists, 1-2 hop questions, 6 rounds: the main job runs in minutes on 2 cores",
+))
+
+_FAMILY_DEFAULTS = {"world_seed": 0, "world_size": "medium", "dev_size": 100, "test_size": 200, "families": ALL_FAMILIES}
+for _name, _env, _kwargs, _what in (
+    ("searchqa", "SearchQA-Candidates-v0", {"max_steps": 12}, "one agent, candidate actions"),
+    ("team", "TeamSearch-Candidates-v0", {"max_rounds": 12}, "lead, searcher and analyst share a blackboard"),
+    ("group", "GroupSearch-Candidates-v0", {"group_size": 4, "max_steps": 12},
+     "four agents attempt each task; the prediction is their majority vote"),
+):
+    for _difficulty, _suffix in ((None, ""), ("easy", "-easy"), ("hard", "-hard")):
+        _level = {None: "every family and difficulty", "easy": "easy tasks", "hard": "hard tasks"}[_difficulty]
+        register_suite(Suite(f"{_name}{_suffix}-v0", 0, _env, _kwargs, difficulty=_difficulty,
+                             description=f"{_what}; {_level}", **_FAMILY_DEFAULTS))

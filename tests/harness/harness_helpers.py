@@ -1,0 +1,106 @@
+"""Shared by the harness tests: tiny suites, a fake fast learning method (by import path) and a
+fake parallel env. Imported by spawned worker processes too, so keep it import-light."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+
+from searchgym.harness.io import atomic_write_json
+from searchgym.harness.methods import SessionActor
+from searchgym.suites import Suite, register_suite
+
+TINY_QA = register_suite(Suite("test-tiny-qa-v0", 0, "SearchQA-Candidates-v0", {"max_steps": 6},
+                               world_size="tiny", dev_size=6, test_size=12,
+                               description="tests: single agent, tiny world"))
+
+#: Set to "<seed>:raise" or "<seed>:exit" to make fast_learner crash on its second chunk.
+CRASH_ENV = "SEARCHGYM_TEST_CRASH"
+#: Seconds fast_learner sleeps per chunk (lets other runs finish first in the pool test).
+SLEEP_ENV = "SEARCHGYM_TEST_SLEEP"
+
+
+def fast_learner(ctx):
+    """A 'learning' method in four chunks with a checkpoint after each: resumes from it."""
+    from searchgym.baselines import OracleAgent
+
+    state = ctx.checkpoint_dir / "state.json"
+    step = json.loads(state.read_text())["step"] if state.exists() else 0
+    chunk = max(1, ctx.budget // 4)
+    crash = os.environ.get(CRASH_ENV, "")
+    while step < ctx.budget:
+        time.sleep(float(os.environ.get(SLEEP_ENV, "0")))
+        step = min(ctx.budget, step + chunk)
+        if step > chunk and crash == f"{ctx.seed}:raise":
+            raise RuntimeError("simulated crash")
+        if step > chunk and crash == f"{ctx.seed}:exit":
+            os._exit(3)
+        ctx.log({"step": step, "dev_success": round(0.25 + 0.5 * step / ctx.budget, 6), "loss": 1.0 / step})
+        atomic_write_json(state, {"step": step})
+    return SessionActor(OracleAgent())
+
+
+def not_a_method():
+    """Takes no RunContext: loading it as a method is an error."""
+
+
+class FakeParallelEnv:
+    """A scripted PettingZoo-like parallel env: agent k answers ``answers[k]`` at round ``rounds[k]``."""
+
+    def __init__(self, answers, rounds, tool_calls=None):
+        self.possible_agents = [f"agent_{i}" for i in range(len(answers))]
+        self.answers, self.rounds = list(answers), list(rounds)
+        self.tool_calls = list(tool_calls or [0] * len(answers))
+        self.agents: list[str] = []
+
+    def reset(self, seed=None, options=None):
+        self.agents, self.t = list(self.possible_agents), 0
+        return ({a: f"obs {a}" for a in self.agents},
+                {a: {"answer": None, "tool_calls": 0, "step": 0} for a in self.agents})
+
+    def step(self, actions):
+        assert set(actions) == set(self.agents), (actions, self.agents)
+        self.t += 1
+        infos, done = {}, []
+        for a in self.agents:
+            k = self.possible_agents.index(a)
+            finished = self.t >= self.rounds[k]
+            infos[a] = {"answer": self.answers[k] if finished else None, "step": self.t,
+                        "tool_calls": self.tool_calls[k] if finished else 0}
+            if finished:
+                done.append(a)
+        obs = {a: "obs" for a in self.agents}
+        flags = {a: a in done for a in self.agents}
+        self.agents = [a for a in self.agents if a not in done]
+        return obs, {a: 0.0 for a in flags}, flags, {a: False for a in flags}, infos
+
+
+class WaitActor:
+    def __init__(self):
+        self.resets = 0
+
+    def reset(self):
+        self.resets += 1
+
+    def act(self, env, observations, infos):
+        return {a: 0 for a in observations}
+
+
+def oracle_factory(**options):
+    """An Actor made outside the harness (``searchgym evaluate --agent harness_helpers:oracle_factory``)."""
+    from searchgym.baselines import OracleAgent
+
+    if options:
+        raise TypeError(f"unexpected options {options}")
+    return SessionActor(OracleAgent())
+
+
+def first_candidate_factory(index: int = 0):
+    """Always picks candidate ``index`` (an option passed with --agent-option)."""
+
+    class First:
+        def act(self, env, observation, info):
+            return int(index)
+
+    return First()

@@ -1,0 +1,51 @@
+"""The compare and evaluate commands, end to end in this process."""
+
+from __future__ import annotations
+
+from harness_helpers import TINY_QA
+
+from searchgym.cli import main
+from searchgym.harness.io import read_json, read_jsonl
+
+
+def test_compare_prints_the_table_and_where_the_curves_are(tmp_path, capsys):
+    args = ["compare", "--suite", TINY_QA.id, "--methods", "random,oracle,fast=harness_helpers:fast_learner",
+            "--seeds", "2", "--budget", "8", "--device", "cpu", "--out", str(tmp_path), "--no-progress"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "| oracle | 2 | 1.000 [1.000, 1.000]" in out
+    assert "runs: 6 done now, 0 already finished, 0 failed" in out
+    assert f"learning curves: {tmp_path / 'learning_curves.png'}" in out
+    assert main(args) == 0
+    assert "runs: 0 done now, 6 already finished, 0 failed" in capsys.readouterr().out
+
+
+def test_compare_reports_bad_input_as_a_usage_error(tmp_path, capsys):
+    assert main(["compare", "--suite", "nope-v0", "--out", str(tmp_path)]) == 2
+    assert "unknown suite 'nope-v0'; known suites: quick-v0" in capsys.readouterr().err
+    assert main(["compare", "--suite", TINY_QA.id, "--seeds", "x", "--out", str(tmp_path)]) == 2
+    assert "--seeds takes a count (3) or a comma list" in capsys.readouterr().err
+
+
+def test_evaluate_an_agent_factory(tmp_path, capsys):
+    out = tmp_path / "ev"
+    assert main(["evaluate", "--suite", TINY_QA.id, "--agent", "harness_helpers:oracle_factory", "--out", str(out),
+                 "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    assert "harness_helpers.oracle_factory on test-tiny-qa-v0 (test split, 12 tasks)" in printed
+    assert "| all | 12 | 1.000 | 1.000 |" in printed
+    predictions = read_jsonl(out / "predictions.jsonl")
+    assert len(predictions) == 12 and all(p["success"] for p in predictions)
+    config = read_json(out / "config.json")
+    assert config["training_budget"] == 0 and config["options"]["agent"] == "harness_helpers:oracle_factory"
+    assert (out / "DONE").exists()
+
+
+def test_evaluate_passes_agent_options_and_names_unknown_agents(tmp_path, capsys):
+    assert main(["evaluate", "--suite", TINY_QA.id, "--agent", "harness_helpers:first_candidate_factory",
+                 "--agent-option", "index=1", "--name", "first", "--out", str(tmp_path / "f"), "--no-progress"]) == 0
+    assert read_json(tmp_path / "f" / "config.json")["options"]["agent_options"] == {"index": 1}
+    capsys.readouterr()
+    assert main(["evaluate", "--suite", TINY_QA.id, "--agent", "gpt", "--out", str(tmp_path / "g")]) == 2
+    assert "unknown agent 'gpt'; named agents: random, oracle" in capsys.readouterr().err
+    assert not (tmp_path / "g").exists()

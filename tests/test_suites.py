@@ -1,0 +1,92 @@
+"""Suites: definitions, deterministic task selection, and content hashes stable across processes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from searchgym.cli import main
+from searchgym.suites import SUITES, Suite, env_kind, get_suite, make_env, register_suite, tasks
+
+TINY = register_suite(Suite("test-suites-tiny-v0", 0, "SearchQA-Candidates-v0", {"max_steps": 5},
+                            world_size="tiny", dev_size=4, test_size=7, families=("bridge", "lookup")))
+
+
+def test_the_published_suites_exist():
+    expected = {"quick-v0"} | {f"{k}{d}-v0" for k in ("searchqa", "team", "group") for d in ("", "-easy", "-hard")}
+    assert expected <= set(SUITES)
+    quick = get_suite("quick-v0")
+    assert (quick.env_id, quick.kwargs, quick.families, quick.difficulty) == (
+        "TeamSearch-Generalists-Candidates-v0", {"team_size": 2, "max_rounds": 6}, ("lookup", "bridge"), "easy")
+    assert len(tasks(quick, "test")) == 40 and env_kind(quick) == "parallel"
+    assert get_suite("searchqa-hard-v0").difficulty == "hard" and env_kind(get_suite("searchqa-v0")) == "single"
+    assert get_suite("group-v0").kwargs["group_size"] == 4
+
+
+def test_unknown_suite_lists_the_known_ones():
+    with pytest.raises(KeyError, match="unknown suite 'nope'; known suites: quick-v0, searchqa-v0"):
+        get_suite("nope")
+
+
+def test_capped_splits_interleave_families_in_world_order():
+    world = TINY.world()
+    bridges = [t.id for t in world.tasks_in("test", ["bridge"])]
+    lookups = [t.id for t in world.tasks_in("test", ["lookup"])]
+    assert len(bridges) >= 4 and len(lookups) >= 4
+    chosen = [t.id for t in tasks(TINY, "test")]
+    assert chosen == [bridges[0], lookups[0], bridges[1], lookups[1], bridges[2], lookups[2], bridges[3]]
+    assert [t.id for t in tasks(TINY, "train")] == [t.id for t in world.tasks_in("train", ["bridge", "lookup"])]
+    assert chosen == [t.id for t in tasks(TINY, "test")]  # deterministic
+
+
+def test_hash_covers_the_definition_but_not_the_description():
+    same = Suite(TINY.id, 0, TINY.env_id, {"max_steps": 5}, world_size="tiny", dev_size=4, test_size=7,
+                 families=("bridge", "lookup"), description="other words")
+    assert same.content_hash == TINY.content_hash and len(TINY.content_hash) == 64
+    for change in ({"test_size": 6}, {"world_seed": 1}, {"env_kwargs": {"max_steps": 6}}, {"version": 1}):
+        fields = {"id": TINY.id, "version": 0, "env_id": TINY.env_id, "env_kwargs": {"max_steps": 5}, "world_size": "tiny",
+                      "dev_size": 4, "test_size": 7, "families": ("bridge", "lookup")}
+        assert Suite(**{**fields, **change}).content_hash != TINY.content_hash, change
+
+
+def test_hashes_are_stable_across_processes():
+    code = (f"import json, sys; sys.path.insert(0, {str(Path(__file__).parent)!r}); import test_suites; from searchgym.suites import SUITES; "
+            "print(json.dumps({k: s.content_hash for k, s in SUITES.items()}))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120,
+                            cwd=Path(__file__).parents[1], env={"PYTHONHASHSEED": "12345", "PATH": ""})
+    other = json.loads(result.stdout.strip().splitlines()[-1])
+    here = {k: s.content_hash for k, s in SUITES.items() if k in other}
+    assert here == {k: other[k] for k in here} and "quick-v0" in here and TINY.id in here
+
+
+def test_bad_definitions_are_clear_errors():
+    with pytest.raises(ValueError, match=r"\['world_size'\] are suite fields, not env_kwargs"):
+        Suite("x-v0", 0, "SearchQA-Candidates-v0", {"world_size": "tiny"})
+    with pytest.raises(ValueError, match="test_size must be None or a positive int"):
+        Suite("x-v0", 0, "SearchQA-Candidates-v0", test_size=0)
+    with pytest.raises(ValueError, match="taken by a different definition"):
+        register_suite(Suite("quick-v0", 0, "SearchQA-Candidates-v0"))
+    with pytest.raises(ValueError, match="unknown split 'val'"):
+        tasks(TINY, "val")
+
+
+def test_make_env_plays_a_suite_task():
+    env = make_env(TINY, "test")
+    task = tasks(TINY, "test")[0]
+    _obs, info = env.reset(seed=0, options={"task_id": task.id})
+    assert info["task_id"] == task.id and env.unwrapped.world is TINY.world()
+    assert env.unwrapped.config.max_steps == 5 and env.unwrapped.tasks.families == ["bridge", "lookup"]
+
+
+def test_the_suites_command_prints_every_hash(capsys):
+    assert main(["suites"]) == 0
+    out = capsys.readouterr().out
+    for suite in SUITES.values():
+        assert f"{suite.id}" in out and suite.content_hash[:16] in out
+    assert main(["suites", "quick-v0", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert rows[0]["hash"] == get_suite("quick-v0").content_hash and rows[0]["tasks"]["test"] == 40
