@@ -25,7 +25,7 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
-from .encoder_hash import words
+from .encoder_hash import generic_words, words
 from .encoders import ENCODERS, BoundedCache, TextEncoder, make_encoder, resolve_device
 
 __all__ = [
@@ -67,6 +67,9 @@ def question_of(text: str) -> str:
     return text
 
 
+STOP_STEMS = frozenset("a an the of in is was by to and or did does do via answer web_search knowledge_base".split())
+
+
 class LexicalOverlap:
     """Exact word overlap between a candidate and the question / the whole observation.
 
@@ -75,10 +78,12 @@ class LexicalOverlap:
     of 128-d hashed embeddings finds the right answer among 4 only 62% of the time), while
     exact overlap is the main signal the env offers. Features per candidate (all 0 for ""):
     [share of its unigrams in the question, share of its bigrams in the question,
-     log(1 + #shared unigrams with the question), share of its unigrams anywhere in the text].
+     log(1 + #shared unigrams with the question), share of its unigrams anywhere in the text,
+     share of the question's generic word stems in the candidate, and the reverse share]
+    (generic = without names and numbers; see ``encoder_hash.generic_words``).
     """
 
-    n_features = 4
+    n_features = 6
 
     def __init__(self, cache_size: int = 200_000) -> None:
         self._grams = BoundedCache(cache_size)
@@ -98,12 +103,26 @@ class LexicalOverlap:
         q_uni, q_bi = self.grams(question_of(text))
         t_uni, _ = self.grams(text)
         shared = len(c_uni & q_uni)
+        q_stems, c_stems = self.stems(question_of(text)), self.stems(candidate)
+        common = len(q_stems & c_stems)
         return [
             shared / len(c_uni),
             len(c_bi & q_bi) / len(c_bi) if c_bi else 0.0,
             float(np.log1p(shared)),
             len(c_uni & t_uni) / len(c_uni),
+            common / len(q_stems) if q_stems else 0.0,
+            common / len(c_stems) if c_stems else 0.0,
         ]
+
+    def stems(self, text: str) -> frozenset[str]:
+        """5-letter prefixes of the text's generic words (no names, no numbers): "founded" and
+        "founder" meet at "found", "attend" and "attended" at "atten"."""
+        key = ("stems", text)
+        found = self._grams.get(key)
+        if found is None:
+            found = frozenset(w[:5] for w in generic_words(text) if w not in STOP_STEMS and w != "<num>")
+            self._grams.put(key, found)
+        return found
 
 
 def batch_observations(obs_batch: Sequence[dict[str, Any]]) -> tuple[list[str], list[list[str]], np.ndarray]:

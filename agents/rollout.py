@@ -120,6 +120,7 @@ def collect_parallel(
     seed: int,
     greedy: bool = False,
     group_by: str = "auto",
+    record_state: bool = False,
 ) -> tuple[list[list[Trajectory]], RolloutStats]:
     """Groups from a PettingZoo ParallelEnv.
 
@@ -128,6 +129,9 @@ def collect_parallel(
     ``episodes_per_task`` episodes of a task are one group (``TeamSearchEnv``: a shared reward, so
     a role is compared with itself). ``"auto"`` picks by ``env.metadata["group_by"]`` if set,
     else "episode" for a single episode per task and "agent" otherwise.
+
+    ``record_state=True`` (for centralised critics) stores on every Step the env's ``state()``
+    before the round and the candidate texts the other live agents chose in that round.
     """
     if group_by == "auto":
         group_by = env.metadata.get("group_by", "episode" if episodes_per_task == 1 else "agent")
@@ -139,7 +143,7 @@ def collect_parallel(
         per_agent: dict[str, list[Trajectory]] = {a: [] for a in agents}
         for e in range(episodes_per_task):
             episode = _run_parallel_episode(env, population, task_id, index_of, generator,
-                                            seed + t * episodes_per_task + e, greedy)
+                                            seed + t * episodes_per_task + e, greedy, record_state)
             trajectories = [Trajectory(steps, agent_id=a, group_id=f"{t}", task_id=task_id, success=ok)
                             for a, (steps, ok) in episode.items() if steps]
             stats.episodes += 1
@@ -155,7 +159,7 @@ def collect_parallel(
     return groups, stats
 
 
-def _run_parallel_episode(env, population, task_id, index_of, generator, seed, greedy):
+def _run_parallel_episode(env, population, task_id, index_of, generator, seed, greedy, record_state=False):
     """{agent: (steps, success)} for one episode of a ParallelEnv."""
     observations, infos = env.reset(seed=seed, options={"task_id": task_id})
     steps: dict[str, list[Step]] = {a: [] for a in index_of}
@@ -164,6 +168,10 @@ def _run_parallel_episode(env, population, task_id, index_of, generator, seed, g
         live = list(env.agents)
         obs_list = [observations[a] for a in live]
         actions, log_probs, values = act_batch(population, obs_list, [index_of[a] for a in live], generator, greedy)
+        state, chosen = None, {}
+        if record_state:  # s_t and every live agent's chosen candidate text, before the env moves on
+            state = np.asarray(env.state(), dtype=np.float32)
+            chosen = {a: str(obs_list[i]["candidates"][int(actions[i])]) for i, a in enumerate(live)}
         observations, rewards, terminations, truncations, infos = env.step(
             {a: int(actions[i]) for i, a in enumerate(live)})
         for i, a in enumerate(live):
@@ -171,7 +179,8 @@ def _run_parallel_episode(env, population, task_id, index_of, generator, seed, g
             info = infos.get(a, {})
             steps[a].append(Step(obs_list[i], int(actions[i]), float(log_probs[i]), float(values[i]),
                                  float(rewards.get(a, 0.0)), done, np.asarray(obs_list[i]["action_mask"]),
-                                 _signals(info)))
+                                 _signals(info), state,
+                                 {b: text for b, text in chosen.items() if b != a} if record_state else None))
             if done:
                 success[a] = bool(info.get("success", False))
     return {a: (steps[a], success[a]) for a in index_of}

@@ -203,31 +203,39 @@ class Trainer:
 
     # ------------------------------------------------------------------------------ the loop
     def train(self, progress: bool = True) -> TrainState:
+        """Iterate until the budget is spent (resuming where a checkpoint left off)."""
         cfg = self.config
         bar = tqdm(total=cfg.budget, initial=min(self.state.env_steps, cfg.budget), desc=f"{cfg.estimator}",
                    disable=not progress, unit="step", leave=False)
         if self.state.iteration == 0:
             self._log({"iteration": 0, "step": 0, **self.evaluate_dev()})
         while self.state.env_steps < cfg.budget:
-            start = time.perf_counter()
-            task_ids = [self.train_tasks[i] for i in self.rng.integers(len(self.train_tasks), size=cfg.tasks_per_iteration)]
-            seed = cfg.seed * 1_000_003 + self.state.iteration * 10_007
-            groups, rollout = self.collect(task_ids, seed)
-            stats = self.update(groups)
-            self.state.iteration += 1
-            self.state.env_steps += rollout.env_steps
-            elapsed = time.perf_counter() - start
-            self.state.wall_seconds += elapsed
-            row = {"iteration": self.state.iteration, "step": self.state.env_steps,
-                   "train_success": rollout.success_rate, "steps_per_s": rollout.env_steps / max(elapsed, 1e-9), **stats}
-            if self.state.iteration % cfg.eval_every == 0 or self.state.env_steps >= cfg.budget:
-                row.update(self.evaluate_dev())
-            self.save()
-            self._log(row)
-            bar.update(min(rollout.env_steps, cfg.budget - bar.n))
-            bar.set_postfix(dev=row.get("dev_success", float("nan")), train=round(rollout.success_rate, 2))
+            row = self.iterate()
+            bar.update(min(row["env_steps_this_iteration"], cfg.budget - bar.n))
+            bar.set_postfix(dev=row.get("dev_success", float("nan")), train=round(row["train_success"], 2))
         bar.close()
         return self.state
+
+    def iterate(self) -> dict[str, Any]:
+        """One iteration: rollouts, advantages, update, (dev evaluation), checkpoint, log row."""
+        cfg = self.config
+        start = time.perf_counter()
+        task_ids = [self.train_tasks[i] for i in self.rng.integers(len(self.train_tasks), size=cfg.tasks_per_iteration)]
+        seed = cfg.seed * 1_000_003 + self.state.iteration * 10_007
+        groups, rollout = self.collect(task_ids, seed)
+        stats = self.update(groups)
+        self.state.iteration += 1
+        self.state.env_steps += rollout.env_steps
+        elapsed = time.perf_counter() - start
+        self.state.wall_seconds += elapsed
+        row = {"iteration": self.state.iteration, "step": self.state.env_steps,
+               "env_steps_this_iteration": rollout.env_steps, "train_success": rollout.success_rate,
+               "steps_per_s": rollout.env_steps / max(elapsed, 1e-9), **stats}
+        if self.state.iteration % cfg.eval_every == 0 or self.state.env_steps >= cfg.budget:
+            row.update(self.evaluate_dev())
+        self.save()
+        self._log(row)
+        return row
 
     def _log(self, row: dict) -> None:
         row = {k: (float(v) if isinstance(v, (np.floating, np.integer)) else v) for k, v in row.items()}

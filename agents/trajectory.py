@@ -26,6 +26,11 @@ class Step:
     `log_prob` and `value` are the behaviour policy's numbers at acting time (PPO's "old" ones).
     `mask` is the action mask of `obs` (1 = admissible). `signals` holds the env's per-round
     process signals; `signals["contribution"]` in {0, 1} is what the round-contribution estimator uses.
+
+    Centralised critics (MAPPO, COMA) also need `state` (the env's global `state()` when the agent
+    acted, before the step) and `other_actions` (agent -> text of the candidate each *other* live
+    agent chose in the same round; text, because candidate indices are per-agent shuffles). Both
+    stay None unless the rollout was asked to record them (`collect_parallel(record_state=True)`).
     """
 
     obs: dict[str, Any]
@@ -36,6 +41,8 @@ class Step:
     done: bool
     mask: np.ndarray
     signals: dict[str, float] = field(default_factory=dict)
+    state: np.ndarray | None = None
+    other_actions: dict[str, str] | None = None
 
     @property
     def contribution(self) -> float:
@@ -104,3 +111,13 @@ class Trajectory:
     @property
     def observations(self) -> list[dict[str, Any]]:
         return [s.obs for s in self.steps]
+
+    @property
+    def states(self) -> np.ndarray:
+        """[T, state_dim] global states (only for rollouts collected with record_state=True)."""
+        if any(s.state is None for s in self.steps):
+            raise ValueError(
+                f"trajectory of {self.agent_id!r} has steps without a global state; collect it with "
+                "collect_parallel(..., record_state=True) from an env that has state()"
+            )
+        return np.stack([np.asarray(s.state, dtype=np.float32) for s in self.steps])

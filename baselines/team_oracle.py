@@ -199,7 +199,7 @@ class TeamOracleActor:
         base = env.unwrapped
         if isinstance(base, TeamSearchEnv):
             return self.oracle.act(base)
-        return {agent: _PLANNER.act(base.sessions[agent]) for agent in observations}  # a group: K oracles
+        return {agent: _PLANNER.act(base.sessions[agent]) for agent in base.agents}  # a group: K oracles
 
 
 def harness_actor(seed: int = 0) -> TeamOracleActor:

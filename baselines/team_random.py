@@ -60,7 +60,7 @@ class TeamRandomActor:
         self.team.reset()
 
     def act(self, env: Any, observations: Mapping[str, Any], infos: Mapping[str, Any]) -> dict[str, Any]:
-        return {agent: self.team.act_one(env, agent) for agent in observations}
+        return self.team.act(env)  # the live agents (``observations`` also holds those that just finished)
 
 
 def harness_actor(seed: int = 0) -> TeamRandomActor:

@@ -136,7 +136,8 @@ def _play_single(env: Any, console: _Console, seed: int, options: dict | None) -
     _summary(console, info, total)
 
 
-def _others_actor(env: Any, others: str, seed: int):
+def _others_actor(others: str, seed: int) -> Any:
+    """The harness actor of the team baselines (it also drives a group with single-agent ones)."""
     from searchgym.baselines import team_oracle, team_random
 
     module = team_oracle if others == "oracle" else team_random
@@ -150,7 +151,7 @@ def _play_multi(env: Any, console: _Console, role: str | None, others: str, seed
     if role not in base.possible_agents:
         raise ValueError(f"unknown role {role!r} for {type(base).__name__}; choose one of "
                          f"{', '.join(base.possible_agents)}")
-    actor = _others_actor(env, others, seed)
+    actor = _others_actor(others, seed)
     actor.reset()
     obs, infos = env.reset(seed=seed, options=options)
     mode = base.config.action_mode
@@ -161,7 +162,7 @@ def _play_multi(env: Any, console: _Console, role: str | None, others: str, seed
         actions = actor.act(env, {a: obs[a] for a in base.agents}, infos)
         if role in base.agents:
             actions[role] = console.choose(list(base.sessions[role].candidates), mode)
-        obs, rewards, terminations, truncations, infos = env.step(actions)
+        obs, rewards, _, _, infos = env.step(actions)
         if role in obs:
             total += rewards[role]
             last_info = infos[role]

@@ -21,9 +21,9 @@ they come from a tool result; see ``TeamSearchEnv``.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from searchgym.actions import Action
 from searchgym.candidates import Observed, Round
@@ -53,12 +53,11 @@ class NoteEvidence:
         """Fact ids plus the special ids ``clock`` and ``clarification`` when carried."""
         return self.fact_ids + (("clock",) if self.clock else ()) + (("clarification",) if self.clarification else ())
 
-    def __bool__(self) -> bool:
-        return bool(self.fact_ids or self.clock or self.clarification or self.calculator_value is not None)
-
 
 @dataclass(frozen=True)
 class Note:
+    """One note: who posted it in which round, its text, what it carries and the names it gives."""
+
     round: int
     author: str
     text: str

@@ -6,7 +6,8 @@ and opens one :class:`~searchgym.envs.session.SearchSession` per agent on it, ea
 generator derived from the reset seed (candidate shuffles differ per agent and are
 reproducible). Each agent sees only its own transcript and gets its own reward, exactly as in
 ``SearchEnv`` (same action modes, tool formats, action spaces, reward components and info
-keys). An agent that has answered or run out of steps leaves ``env.agents`` after its last step.
+keys). An agent that has answered or run out of steps leaves ``env.agents`` after its last step
+and stays done (an action still passed for it is ignored; one for an unknown agent is an error).
 
 Multi-agent observations are always dicts: ``{"text"}`` in text mode (what ``SearchEnv`` returns
 as a bare string), ``{"text", "candidates", "action_mask"}`` in candidate mode. PettingZoo's
@@ -29,7 +30,7 @@ import functools
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from gymnasium import spaces
@@ -67,7 +68,8 @@ def _fresh(space_builder, *args):
 class MultiSearchEnv(ParallelEnv):
     """What the group and the team share: config, world, tools, tasks, sessions, spaces, seeding."""
 
-    metadata = {"render_modes": ["ansi"], "name": "searchgym_multi", "is_parallelizable": True}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "name": "searchgym_multi",
+                                          "is_parallelizable": True}
 
     def __init__(
         self,
@@ -111,7 +113,7 @@ class MultiSearchEnv(ParallelEnv):
         if agent not in self.possible_agents:
             raise KeyError(f"unknown agent {agent!r}; agents: {', '.join(self.possible_agents)}")
 
-    @functools.lru_cache(maxsize=None)  # noqa: B019 - PettingZoo wants the same object per agent
+    @functools.lru_cache(maxsize=None)  # noqa: B019, UP033 - PettingZoo: the same object per agent
     def observation_space(self, agent: str) -> spaces.Space:
         self._check_agent(agent)
         c = self.config
@@ -119,7 +121,7 @@ class MultiSearchEnv(ParallelEnv):
             return _fresh(candidate_observation_space, c.max_obs_chars, c.max_candidates, c.max_candidate_chars)
         return spaces.Dict({"text": _fresh(text_observation_space, c.max_obs_chars)})
 
-    @functools.lru_cache(maxsize=None)  # noqa: B019
+    @functools.lru_cache(maxsize=None)  # noqa: B019, UP033
     def action_space(self, agent: str) -> spaces.Space:
         self._check_agent(agent)
         if self.config.action_mode == "candidates":
@@ -157,10 +159,10 @@ class MultiSearchEnv(ParallelEnv):
         if not self.agents:
             raise RuntimeError("every agent has finished this episode; call reset()")
         missing = [a for a in self.agents if a not in actions]
-        extra = [a for a in actions if a not in self.agents]
-        if missing or extra:
+        unknown = [a for a in actions if a not in self.possible_agents]
+        if missing or unknown:  # actions of agents that finished earlier are ignored, as PettingZoo's wrappers do
             raise ValueError(f"step() needs one action for each live agent {self.agents}; "
-                             f"missing: {missing or 'none'}, not live: {extra or 'none'}")
+                             f"missing: {missing or 'none'}, unknown agents: {unknown or 'none'}")
 
     # --------------------------------------------------------------------------- helpers
     def _candidate_mode(self) -> bool:
@@ -204,7 +206,8 @@ class MultiSearchEnv(ParallelEnv):
 class GroupSearchEnv(MultiSearchEnv):
     """K independent attempts at one task; see the module docstring."""
 
-    metadata = {"render_modes": ["ansi"], "name": "searchgym_group_v0", "is_parallelizable": True}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "name": "searchgym_group_v0",
+                                          "is_parallelizable": True}
 
     def __init__(self, group_size: int = 4, **kwargs: Any) -> None:
         if isinstance(group_size, bool) or not isinstance(group_size, int) or not 1 <= group_size <= 256:

@@ -49,7 +49,7 @@ gold-hop count / 8, task family one-hot; then per agent the group env's 16
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -82,7 +82,8 @@ WAIT = Action.wait().with_provenance("let teammates work this round")
 class TeamSearchEnv(MultiSearchEnv):
     """A team with a blackboard; see the module docstring."""
 
-    metadata = {"render_modes": ["ansi"], "name": "searchgym_team_v0", "is_parallelizable": True}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "name": "searchgym_team_v0",
+                                          "is_parallelizable": True}
 
     def __init__(self, roles: str | Sequence[object] = "roles", team_size: int | None = None,
                  reward_mode: str = "shared", max_rounds: int = 16, **kwargs: Any) -> None:
@@ -90,6 +91,8 @@ class TeamSearchEnv(MultiSearchEnv):
             raise ValueError(f"reward_mode must be one of {REWARD_MODES}, got {reward_mode!r}")
         if "max_steps" in kwargs:
             raise ValueError("a team counts rounds: use max_rounds, not max_steps")
+        if isinstance(max_rounds, bool) or not isinstance(max_rounds, int) or max_rounds < 1:
+            raise ValueError(f"max_rounds must be a positive int, got {max_rounds!r}")
         self.roles: dict[str, Role] = {r.name: r for r in resolve_roles(roles, team_size)}
         self.reward_mode = reward_mode
         super().__init__(list(self.roles), max_steps=max_rounds, **kwargs)

