@@ -183,9 +183,13 @@ def test_lexical_overlap_reads_the_question_line():
     # candidate words: web_search, query, vexa, corp; question words: which company makes zorb 3000
     assert lex.features(QUESTION, 'web_search(query="Vexa Corp")')[:3] == [0.0, 0.0, 0.0]
     # "zorb 3000" shared: 2 of 3 unigrams, 1 of 2 bigrams; all 3 unigrams appear somewhere in the text
+    # the stem features ignore names and numbers: "find" shares no stem with the question
     feats = lex.features(QUESTION, 'find "Zorb 3000"')
-    assert feats == pytest.approx([2 / 3, 1 / 2, np.log(3), 2 / 3])
-    assert lex.features(QUESTION, "") == [0.0] * 4
+    assert feats == pytest.approx([2 / 3, 1 / 2, np.log(3), 2 / 3, 0.0, 0.0])
+    # question stems {which, compa, makes}; candidate stems {made, makes}: 1 shared -> 1/3 and 1/2
+    feats = lex.features(QUESTION, 'answer("Vexa") <- Zorb 3000 | made by | "Vexa makes Zorb"')
+    assert feats[4:] == pytest.approx([1 / 3, 1 / 2])
+    assert lex.features(QUESTION, "") == [0.0] * 6
     plain = make_policy("hash", seed=0, dim=8, hidden=8, overlap_features=False)
     assert plain.score_head[0].in_features == 3 * 8
 
@@ -193,7 +197,8 @@ def test_lexical_overlap_reads_the_question_line():
 def test_policy_learns_which_answer_the_question_asks_for(make_task):
     """Grouped GRPO + PPO on one-step synthetic tasks: held-out greedy accuracy goes from chance to ~1."""
     rng = np.random.default_rng(0)
-    policy = make_policy("hash", seed=0, dim=32, hidden=64)
+    # the synthetic answers differ only by invented names, so names must be hashed here
+    policy = make_policy("hash", seed=0, dim=32, hidden=64, drop_names=False)
     optimizer = torch.optim.Adam(policy.parameters(), lr=3e-3)
     gen = torch.Generator().manual_seed(0)
     held_out = [make_task(rng) for _ in range(200)]

@@ -100,11 +100,12 @@ def test_majority_vote_of_real_members_follows_their_greedy_choices(make_task):
 def test_distillation_raises_student_agreement_with_the_ensemble(make_task):
     rng = np.random.default_rng(1)
     obs = [make_task(rng)[0] for _ in range(64)]
-    teachers = Population.build("separate", n_agents=3, seed=10, dim=16, hidden=16)
+    # synthetic observations differ only by invented names, so names must be hashed here
+    teachers = Population.build("separate", n_agents=3, seed=10, dim=16, hidden=16, drop_names=False)
     with torch.no_grad():  # confident teachers, as trained members would be
         for m in teachers.members:
             m.score_head[-1].weight.mul_(300.0)
-    student = make_policy("hash", seed=99, dim=16, hidden=32)
+    student = make_policy("hash", seed=99, dim=16, hidden=32, drop_names=False)
     before = greedy_agreement(student, teachers, obs)
     history = distill(
         teachers, obs, student, epochs=40, lr=1e-2, batch_size=32, generator=torch.Generator().manual_seed(0)
