@@ -109,11 +109,11 @@ class CandidateGenerator:
             self._name_actions(observed.question_names, allowed, "question"),
             (self._answers(latest)[:MAX_LATEST_ANSWERS] if can_answer else []),
             about_question[:MAX_QUESTION_ANSWERS],
-            self._name_actions(self._names(latest), allowed, "latest result"),
+            self._name_actions(self._names(latest), allowed, "latest result", self._name_roles(latest)),
             self._calculations(observed)[:MAX_CALCULATIONS] if "calculator" in allowed else [],
             self._fixed(observed, allowed),
             older_answers,
-            self._name_actions(self._names(older), allowed, "earlier result"),
+            self._name_actions(self._names(older), allowed, "earlier result", self._name_roles(older)),
         ]
         seen: set[Action] = set()
         ranked: list[Action] = []
@@ -133,14 +133,31 @@ class CandidateGenerator:
         return names
 
     @staticmethod
-    def _name_actions(names: Sequence[str], allowed: set[str], where: str) -> list[Action]:
+    def _name_actions(names: Sequence[str], allowed: set[str], where: str,
+                      roles: dict[str, str] | None = None) -> list[Action]:
+        """Look-ups of names; the provenance says where the name came from and, for a name that
+        was the value of a fact, which relation pointed at it ("Vexa Corp | made by")."""
         actions = []
         for name in names:
+            note = f"name from the {where}"
+            if roles and name in roles:
+                note += f" | {roles[name]}"
             if "knowledge_base" in allowed:
-                actions.append(_noted(Action.call("knowledge_base", entity=name), f"name from the {where}"))
+                actions.append(_noted(Action.call("knowledge_base", entity=name), note))
             if "web_search" in allowed:
-                actions.append(_noted(Action.call("web_search", query=name), f"name from the {where}"))
+                actions.append(_noted(Action.call("web_search", query=name), note))
         return actions
+
+    def _name_roles(self, rounds: Sequence[Round]) -> dict[str, str]:
+        """name -> "subject | predicate" of the (most recent) seen fact whose value is that name."""
+        roles: dict[str, str] = {}
+        for rnd in rounds:
+            for fid in rnd.fact_ids:
+                fact = self.world.facts[fid]
+                if fact.object_id is not None:
+                    subject = self.world.entities[fact.subject_id].display_name
+                    roles.setdefault(str(fact.value), f"{fact.predicate.replace('_', ' ')} of {subject}")
+        return roles
 
     def _answers(self, rounds: Sequence[Round]) -> list[Action]:
         actions: list[Action] = []
