@@ -68,7 +68,7 @@ class TokenBatch:
     ref_log_probs: Tensor | None = None  # [B, L-1]
 
     def to(self, device: torch.device) -> TokenBatch:
-        move = lambda t: None if t is None else t.to(device)  # noqa: E731
+        move = lambda t: None if t is None else t.to(device)
         return TokenBatch(*(move(getattr(self, f)) for f in self.__dataclass_fields__))
 
     @property
@@ -101,18 +101,68 @@ def make_token_batch(sequences: Sequence[Sequence[int]], loss_masks: Sequence[Se
     return TokenBatch(ids, attn, mask[:, 1:], adv[:, 1:], torch.as_tensor(list(seq_ids), dtype=torch.long))
 
 
-def token_log_probs(model: torch.nn.Module, input_ids: Tensor, attention_mask: Tensor,
-                    with_entropy: bool = False) -> tuple[Tensor, Tensor | None]:
-    """log p(token j+1 | tokens <= j) for every position j: [B, L-1] (float32), and the entropy."""
-    logits = model(input_ids=input_ids, attention_mask=attention_mask).logits[:, :-1].float()
-    targets = input_ids[:, 1:].unsqueeze(-1)
+def first_scored_position(loss_mask: Tensor) -> int:
+    """The first prediction position any row of the batch scores (0 if none)."""
+    columns = loss_mask.any(dim=0).nonzero()
+    return int(columns.min()) if columns.numel() else 0
+
+
+def _logits(model: torch.nn.Module, input_ids: Tensor, attention_mask: Tensor, keep: int) -> Tensor:
+    """Logits of the last ``keep`` positions; only those go through the vocabulary projection
+    (``logits_to_keep``, older ``num_logits_to_keep``; else all, sliced)."""
+    for name in ("logits_to_keep", "num_logits_to_keep"):
+        try:
+            logits = model(input_ids=input_ids, attention_mask=attention_mask, **{name: keep}).logits
+        except TypeError:
+            continue
+        return logits[:, -keep:]
+    return model(input_ids=input_ids, attention_mask=attention_mask).logits[:, -keep:]
+
+
+def token_log_probs(model: torch.nn.Module, input_ids: Tensor, attention_mask: Tensor, first_position: int = 0,
+                    with_entropy: bool = False, temperature: float = 1.0) -> tuple[Tensor, Tensor | None]:
+    """log p(token j+1 | tokens <= j) for every position j: [B, L-1] float32 (and the entropy).
+
+    Positions before ``first_position`` are left 0 without computing their logits: the prompt
+    is most of a stream, and the vocabulary projection over it is most of the cost. The policy is
+    the sampling distribution, softmax(logits / temperature) (temperature 0, greedy, counts as 1).
+    """
+    batch, length = input_ids.shape
+    first = min(max(int(first_position), 0), length - 2)
+    logits = _logits(model, input_ids, attention_mask, length - first)[:, :-1].float()
+    if temperature > 0 and temperature != 1.0:
+        logits = logits / temperature
+    targets = input_ids[:, first + 1:].unsqueeze(-1)
     log_norm = torch.logsumexp(logits, dim=-1)
-    logp = logits.gather(-1, targets).squeeze(-1) - log_norm
+    head = torch.zeros((batch, first), dtype=torch.float32, device=logits.device)
+    logp = torch.cat([head, logits.gather(-1, targets).squeeze(-1) - log_norm], dim=1)
     entropy = None
     if with_entropy:
         probs = torch.softmax(logits, dim=-1)
-        entropy = log_norm - (probs * logits).sum(-1)
+        ent = log_norm - (probs * logits).sum(-1)
+        entropy = torch.cat([head, ent], dim=1)
     return logp, entropy
+
+
+def stack_per_sequence(per_sequence: dict[int, Tensor], batch: TokenBatch) -> Tensor:
+    """Per-sequence tensors (stored by sequence id, unpadded) padded into ``batch``'s [B, L-1] shape."""
+    out = torch.zeros(batch.loss_mask.shape, dtype=torch.float32, device=batch.loss_mask.device)
+    for i, r in enumerate(batch.seq_ids.tolist()):
+        values = per_sequence[r]
+        out[i, : values.shape[0]] = values
+    return out
+
+
+@torch.no_grad()
+def mean_entropy(model: torch.nn.Module, batches: list[TokenBatch], temperature: float = 1.0) -> float:
+    """Mean full-vocabulary entropy of the policy over the scored tokens (for logging)."""
+    total, count = 0.0, 0
+    for b in batches:
+        _, entropy = token_log_probs(model, b.input_ids, b.attention_mask, first_scored_position(b.loss_mask), True,
+                                     temperature)
+        total += float(entropy[b.loss_mask].sum())
+        count += b.scored_tokens
+    return total / max(count, 1)
 
 
 def k3_kl(log_probs: Tensor, ref_log_probs: Tensor) -> Tensor:

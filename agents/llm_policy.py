@@ -69,6 +69,7 @@ def offline_tokenizer() -> Any:
     tokenizer.add_special_tokens({"additional_special_tokens": list(CHAT_SPECIAL_TOKENS)})
     tokenizer.chat_template = SIMPLE_CHAT_TEMPLATE
     tokenizer.eos_token = "<|im_end|>"
+    tokenizer.model_max_length = 1 << 20  # the 512 of MiniLM is that encoder's limit, not the LM's
     return prepare_tokenizer(tokenizer)
 
 
@@ -91,7 +92,7 @@ def resolve_dtype(dtype: str | torch.dtype | None, device: torch.device) -> torc
         return torch.bfloat16 if device.type == "cuda" else torch.float32
     resolved = getattr(torch, str(dtype), None)
     if not isinstance(resolved, torch.dtype):
-        raise ValueError(f"unknown dtype {dtype!r}; accepted: auto, float32, bfloat16, float16")
+        raise ValueError(f"unknown dtype {dtype!r}; accepted: auto, float32, bfloat16, float16")  # noqa: TRY004
     return resolved
 
 
@@ -129,8 +130,28 @@ def load_model(spec: str, device: str | torch.device = "cpu", dtype: str | torch
         if model.get_input_embeddings().num_embeddings < len(tokenizer):
             model.resize_token_embeddings(len(tokenizer))
     model = model.to(device=device, dtype=torch_dtype)
-    model.eval()  # RL never wants dropout: the behaviour and the trained policy must be the same function
+    disable_dropout(model)
+    model.eval()
     return model, tokenizer
+
+
+def disable_dropout(model: torch.nn.Module) -> None:
+    """RL wants no dropout (the behaviour and the trained policy must be the same function), even
+    in train mode, which gradient checkpointing needs."""
+    for module in model.modules():
+        if isinstance(module, torch.nn.Dropout):
+            module.p = 0.0
+    config = getattr(model, "config", None)
+    for name in ("attention_dropout", "hidden_dropout", "resid_pdrop", "embd_pdrop", "attn_pdrop", "dropout"):
+        if config is not None and isinstance(getattr(config, name, None), float):
+            setattr(config, name, 0.0)
+
+
+def enable_checkpointing(model: torch.nn.Module) -> None:
+    """Activation (gradient) checkpointing under either transformers name; active in train mode."""
+    enable = getattr(model, "activation_checkpointing_enable", None) or model.gradient_checkpointing_enable
+    enable()
+    model.train()
 
 
 # ------------------------------------------------------------------------------ chat codec
@@ -301,11 +322,16 @@ class LLMPolicy:
             processors.append(_vocab_limit(len(self.tokenizer)))
         stopping = StoppingCriteriaList([StopOnStrings(self.tokenizer, self.sampling.stop, width)])
         devices = [self.device] if self.device.type == "cuda" else []
-        with torch.random.fork_rng(devices=devices):
-            torch.manual_seed(int(seed))
-            out = self.model.generate(input_ids=ids.to(self.device), attention_mask=mask.to(self.device),
-                                      generation_config=config, logits_processor=processors,
-                                      stopping_criteria=stopping)
+        training = self.model.training  # train mode (checkpointing) would turn the KV cache off
+        self.model.eval()
+        try:
+            with torch.random.fork_rng(devices=devices):
+                torch.manual_seed(int(seed))
+                out = self.model.generate(input_ids=ids.to(self.device), attention_mask=mask.to(self.device),
+                                          generation_config=config, logits_processor=processors,
+                                          stopping_criteria=stopping)
+        finally:
+            self.model.train(training)
         return [self._finish(row[width:].tolist(), cap) for row, cap in zip(out.cpu(), caps)]
 
     def _finish(self, new: list[int], cap: int) -> Generation:

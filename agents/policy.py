@@ -79,11 +79,12 @@ class LexicalOverlap:
     exact overlap is the main signal the env offers. Features per candidate (all 0 for ""):
     [share of its unigrams in the question, share of its bigrams in the question,
      log(1 + #shared unigrams with the question), share of its unigrams anywhere in the text,
-     share of the question's generic word stems in the candidate, and the reverse share]
+     share of the question's generic word stems in the candidate, and the reverse share,
+     1 if the same action was already taken (on a ``Step k:`` line of the transcript)]
     (generic = without names and numbers; see ``encoder_hash.generic_words``).
     """
 
-    n_features = 6
+    n_features = 7
 
     def __init__(self, cache_size: int = 200_000) -> None:
         self._grams = BoundedCache(cache_size)
@@ -112,7 +113,14 @@ class LexicalOverlap:
             len(c_uni & t_uni) / len(c_uni),
             common / len(q_stems) if q_stems else 0.0,
             common / len(c_stems) if c_stems else 0.0,
+            float(self.already_taken(text, candidate)),
         ]
+
+    @staticmethod
+    def already_taken(text: str, candidate: str) -> bool:
+        """Was this exact action taken before? (its rendering appears on a ``Step k:`` line)."""
+        action = candidate.split("  <- ", 1)[0]
+        return f": {action}\n" in text or text.endswith(f": {action}")
 
     def stems(self, text: str) -> frozenset[str]:
         """5-letter prefixes of the text's generic words (no names, no numbers): "founded" and

@@ -11,6 +11,7 @@ multi-agent suite). ``--agent NAME`` uses a named provider
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
 from searchgym.commands.compare import parse_options
@@ -31,6 +32,30 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--device", default="auto", help="auto, cpu, cuda or cuda:N")
     parser.add_argument("--out", type=Path, help="run folder to write (default runs/evaluate/<suite>/<name>)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    endpoint = parser.add_argument_group("OpenAI-compatible endpoint (--agent openai)")
+    endpoint.add_argument("--model", help="model name sent to the endpoint")
+    endpoint.add_argument("--base-url", help="endpoint base URL, e.g. http://127.0.0.1:8000/v1")
+    endpoint.add_argument("--api-key", help="API key (kept out of config.json; or set OPENAI_API_KEY)")
+    endpoint.add_argument("--concurrency", type=int, help="tasks played at once (default 4)")
+
+
+def endpoint_options(args: argparse.Namespace) -> dict[str, object]:
+    """--model/--base-url/--concurrency as agent options; the API key travels in the environment
+    (SEARCHGYM_OPENAI_API_KEY) so that it is never written to the run's config.json."""
+    options: dict[str, object] = {}
+    for name in ("model", "base_url", "concurrency"):
+        if getattr(args, name, None) is not None:
+            options[name] = getattr(args, name)
+    if getattr(args, "api_key", None):
+        os.environ["SEARCHGYM_OPENAI_API_KEY"] = args.api_key
+    if args.agent == "openai":
+        given = {**parse_options(args.agent_option), **options}
+        if not {"model", "base_url"} <= set(given):
+            raise ValueError("--agent openai needs --model NAME and --base-url URL (e.g. http://127.0.0.1:8000/v1)")
+        from searchgym.harness.openai_agent import EndpointConfig
+
+        EndpointConfig(str(given["model"]), str(given["base_url"]))  # a bad URL is an error before any folder
+    return options
 
 
 def run(args: argparse.Namespace) -> int:
@@ -40,7 +65,8 @@ def run(args: argparse.Namespace) -> int:
     folder = args.out or Path("runs") / "evaluate" / suite.id / label
     spec = RunSpec(suite, MethodRef(label, "searchgym.harness.methods:agent_method"), args.seed, 0, folder.parent,
                    args.device, progress=not args.no_progress, folder=folder,
-                   options={"agent": args.agent, "agent_options": parse_options(args.agent_option)})
+                   options={"agent": args.agent,
+                            "agent_options": {**parse_options(args.agent_option), **endpoint_options(args)}})
     outcome = execute_run(spec)
     if outcome.status == "skipped":
         print(f"{folder} is already evaluated (DONE); showing it (delete it or use another --out to redo)")

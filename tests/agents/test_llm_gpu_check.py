@@ -1,0 +1,43 @@
+"""benchmarks/gpu_check.py: without CUDA it says so and exits 0; --cpu-smoke runs every part tiny."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+import torch
+
+SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "gpu_check.py"
+
+
+def load_script():
+    spec = importlib.util.spec_from_file_location("gpu_check", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="checks the no-CUDA message")
+def test_without_cuda_it_measures_nothing_and_says_so(capsys) -> None:
+    assert load_script().main([]) == 0
+    assert "CUDA is not available" in capsys.readouterr().out
+
+
+def test_cpu_smoke_runs_every_part(tmp_path: Path, capsys) -> None:
+    threads = torch.get_num_threads()
+    try:
+        code = load_script().main(["--cpu-smoke", "--json", str(tmp_path / "figures.json")])
+    finally:
+        torch.set_num_threads(threads)
+    out = capsys.readouterr().out
+    assert code == 0, out
+    figures = json.loads((tmp_path / "figures.json").read_text())
+    assert json.loads(out.strip().splitlines()[-1].removeprefix("GPU_CHECK_JSON ")) == figures
+    for part in ("a_hf_candidate_frozen_backbone", "a_hf_candidate_trained_backbone"):
+        assert figures[part]["steps_per_s"] > 0 and figures[part]["env_steps_timed"] > 0
+    llm = figures["b_llm_rollouts_and_update"]
+    assert 0 < llm["generated_tokens"] <= 2 * 2 * 8  # G=2 rollouts x 2 turns x at most 8 tokens
+    assert llm["generated_tokens_per_s"] > 0 and llm["update_s"] > 0 and llm["scored_tokens"] == llm["generated_tokens"]
+    assert llm["peak_gib_update"] is None  # no GPU memory to report on CPU
