@@ -77,7 +77,7 @@ class Trainer:
     """Owns the env, the population, the optimiser and the generators of one run."""
 
     def __init__(self, config: TrainConfig, out_dir: str | Path | None = None,
-                 log: Callable[[dict], None] | None = None) -> None:
+                 log: Callable[[dict], None] | None = None, dev_tasks: list[str] | None = None) -> None:
         self.config = config
         self.out_dir = Path(out_dir) if out_dir is not None else None
         self.log_fn = log
@@ -95,7 +95,7 @@ class Trainer:
         world = self._world()
         self.train_tasks = [t.id for t in self._task_picker().tasks("train")]
         dev = [t.id for t in self._task_picker().tasks("dev")]
-        self.dev_tasks = dev[: config.eval_tasks]
+        self.dev_tasks = list(dev_tasks)[: config.eval_tasks] if dev_tasks else dev[: config.eval_tasks]
         del world
         if self.out_dir is not None and (self.out_dir / "checkpoint.pt").exists():
             self.load(self.out_dir / "checkpoint.pt")
@@ -316,7 +316,9 @@ def config_from_context(ctx, estimator: str, **overrides: Any) -> TrainConfig:
 def run_harness(ctx, estimator: str, **overrides: Any) -> PolicyActor:
     """Train with ``estimator`` under the harness's RunContext (resuming from its checkpoint dir)."""
     torch.set_num_threads(max(1, int(getattr(ctx, "threads", 1))))
-    trainer = Trainer(config_from_context(ctx, estimator, **overrides), out_dir=ctx.checkpoint_dir, log=ctx.log)
+    dev = [t.id for t in ctx.tasks("dev")]  # the suite's own dev tasks, so curves match the harness's evaluation
+    trainer = Trainer(config_from_context(ctx, estimator, **overrides), out_dir=ctx.checkpoint_dir, log=ctx.log,
+                      dev_tasks=dev)
     trainer.train(progress=ctx.progress)
     agents = list(trainer.env.possible_agents) if trainer.kind == "parallel" else None
     return PolicyActor(trainer.population, agents)

@@ -206,8 +206,9 @@ class MultiSearchEnv(ParallelEnv):
 class GroupSearchEnv(MultiSearchEnv):
     """K independent attempts at one task; see the module docstring."""
 
+    # group_by: trainers treat one episode's K attempts as one GRPO group (see agents.rollout)
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "name": "searchgym_group_v0",
-                                          "is_parallelizable": True}
+                                          "is_parallelizable": True, "group_by": "episode"}
 
     def __init__(self, group_size: int = 4, **kwargs: Any) -> None:
         if isinstance(group_size, bool) or not isinstance(group_size, int) or not 1 <= group_size <= 256:

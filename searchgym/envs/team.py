@@ -82,8 +82,9 @@ WAIT = Action.wait().with_provenance("let teammates work this round")
 class TeamSearchEnv(MultiSearchEnv):
     """A team with a blackboard; see the module docstring."""
 
+    # group_by: a shared reward, so trainers compare each role with itself across G episodes
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "name": "searchgym_team_v0",
-                                          "is_parallelizable": True}
+                                          "is_parallelizable": True, "group_by": "agent"}
 
     def __init__(self, roles: str | Sequence[object] = "roles", team_size: int | None = None,
                  reward_mode: str = "shared", max_rounds: int = 16, **kwargs: Any) -> None:
