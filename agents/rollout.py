@@ -127,14 +127,14 @@ def collect_parallel(
     ``group_by="episode"``: each episode's K trajectories are one group (``GroupSearchEnv``: K
     independent attempts). ``group_by="agent"``: for each agent, its trajectories over the
     ``episodes_per_task`` episodes of a task are one group (``TeamSearchEnv``: a shared reward, so
-    a role is compared with itself). ``"auto"`` picks by ``env.metadata["group_by"]`` if set,
-    else "episode" for a single episode per task and "agent" otherwise.
+    a role is compared with itself). ``"auto"``: "episode" for a single episode per task, else
+    ``env.metadata["group_by"]`` (default "agent").
 
     ``record_state=True`` (for centralised critics) stores on every Step the env's ``state()``
     before the round and the candidate texts the other live agents chose in that round.
     """
     if group_by == "auto":
-        group_by = env.metadata.get("group_by", "episode" if episodes_per_task == 1 else "agent")
+        group_by = "episode" if episodes_per_task == 1 else env.metadata.get("group_by", "agent")
     agents = list(env.possible_agents)
     index_of = {a: k for k, a in enumerate(agents)}
     groups: list[list[Trajectory]] = []
