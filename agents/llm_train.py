@@ -27,7 +27,6 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -380,123 +379,10 @@ class LLMTrainer:
                 member.sync_vllm()
 
 
-# ----------------------------------------------------------------------------- command glue
-#: attributes of ``args`` (or keys of its ``options`` JSON) that train_from_args reads, with defaults
-OPTIONAL_ARGS: dict[str, Any] = {
-    "group_size": 4, "tasks_per_iteration": 2, "lr": 1e-6, "update_epochs": 1, "mini_batch_size": None,
-    "micro_batch_size": 4, "temperature": 1.0, "top_p": 1.0, "max_turns": 12, "max_new_tokens": 256,
-    "max_episode_tokens": 4096, "aggregation": None, "eps_low": 0.2, "eps_high": 0.28, "dual_clip": None,
-    "kl_coef": 0.0, "entropy_coef": 0.0, "round_gamma": 1.0, "eval_every": 5, "eval_tasks": 16,
-    "save_every": 1, "team_mode": "shared", "dtype": "auto", "gradient_checkpointing": False,
-    "generation_backend": "transformers", "env_kwargs": None, "world_size": None, "world_seed": 0,
-    "families": None, "difficulty": None, "dev_size": 100, "test_size": 200, "no_progress": False,
-}
-_WORLD_KEYS = ("world_seed", "world_size", "families", "difficulty")
+def __getattr__(name: str) -> Any:
+    """The command glue moved to ``llm_command``; old imports from here keep working."""
+    if name in ("OPTIONAL_ARGS", "config_from_args", "harness_method", "train_from_args"):
+        from . import llm_command
 
-
-def _getter(args: Any) -> Callable[[str], Any]:
-    """Reads an OPTIONAL_ARGS key from ``args.options`` (a JSON object or dict), else ``args``, else the default."""
-    options = getattr(args, "options", None) or {}
-    if isinstance(options, str):
-        options = json.loads(options)
-    if not isinstance(options, dict):
-        raise ValueError("--options must be a JSON object, e.g. '{\"group_size\": 8}'")  # noqa: TRY004
-    unknown = sorted(set(options) - set(OPTIONAL_ARGS))
-    if unknown:
-        raise ValueError(f"unknown option(s) {unknown} for --policy llm; accepted: {', '.join(sorted(OPTIONAL_ARGS))}")
-    return lambda name: options[name] if name in options else getattr(args, name, OPTIONAL_ARGS[name])
-
-
-def config_from_args(args: Any) -> LLMTrainConfig:
-    """An LLMTrainConfig from an argparse namespace (see :func:`train_from_args`)."""
-    get = _getter(args)
-    env_kwargs = get("env_kwargs") or {}
-    if isinstance(env_kwargs, str):
-        env_kwargs = json.loads(env_kwargs)
-    env_kwargs = {**env_kwargs, "action_mode": "text"}  # the LLM writes its actions (a candidate id's twin)
-    for key in _WORLD_KEYS:
-        value = get(key)
-        if value is not None:
-            if key == "families" and isinstance(value, str):
-                value = [f.strip() for f in value.split(",") if f.strip()]
-            if key == "world_size" and str(value).isdigit():
-                value = int(value)
-            env_kwargs[key] = value
-    rollout = RolloutConfig(max_turns=get("max_turns"), max_new_tokens=get("max_new_tokens"),
-                            max_episode_tokens=get("max_episode_tokens"))
-    method = getattr(args, "method", None) or "cw_grpo"
-    if method not in METHOD_ESTIMATORS:
-        raise ValueError(f"--policy llm trains with --method {', '.join(METHOD_ESTIMATORS)}; got {method!r}")
-    loss = LLMLossConfig(eps_low=get("eps_low"), eps_high=get("eps_high"), dual_clip=get("dual_clip"),
-                         aggregation=get("aggregation") or METHOD_AGGREGATION[method], kl_coef=get("kl_coef"),
-                         entropy_coef=get("entropy_coef"), norm_length=rollout.max_episode_tokens)
-    return LLMTrainConfig(model=getattr(args, "model", None) or "random:tiny", env_id=getattr(args, "env", None)
-                          or "SearchQA-v0", env_kwargs=env_kwargs, method=method, team_mode=get("team_mode"),
-                          group_size=get("group_size"), tasks_per_iteration=get("tasks_per_iteration"),
-                          budget=int(getattr(args, "budget", 1000)), lr=get("lr"), update_epochs=get("update_epochs"),
-                          mini_batch_size=get("mini_batch_size"), micro_batch_size=get("micro_batch_size"),
-                          temperature=get("temperature"), top_p=get("top_p"), rollout=rollout, loss=loss,
-                          advantage=AdvantageConfig(round_gamma=get("round_gamma")), eval_every=get("eval_every"),
-                          eval_tasks=get("eval_tasks"), save_every=get("save_every"),
-                          seed=int(getattr(args, "seed", 0)), device=getattr(args, "device", "auto") or "auto",
-                          dtype=get("dtype"), gradient_checkpointing=get("gradient_checkpointing"),
-                          generation_backend=get("generation_backend"))
-
-
-def harness_method(ctx: Any) -> Any:
-    """A harness method (``searchgym compare --methods llm=searchgym.agents.llm_train:harness_method``):
-    trains under the RunContext (checkpoints in ``ctx.checkpoint_dir``, rows through ``ctx.log``,
-    resumed after an interruption) and returns a greedy :class:`LLMActor`. ``ctx.options``: an
-    ``llm_config`` dict (LLMTrainConfig fields), or flat OPTIONAL_ARGS keys plus ``model``/``method``."""
-    from .llm_rollout import LLMActor
-
-    suite, options = ctx.suite, dict(ctx.options)
-    if "llm_config" in options:
-        config = LLMTrainConfig.from_dict(dict(options["llm_config"]))
-    else:
-        named = {k: options.pop(k) for k in ("model", "method") if k in options}
-        config = config_from_args(SimpleNamespace(**named, options=options))
-    env_kwargs = {**suite.kwargs, "world_seed": suite.world_seed, "world_size": suite.world_size,
-                  "families": list(suite.families) if suite.families is not None else None,
-                  "difficulty": suite.difficulty}
-    if env_kwargs.get("action_mode", env_spec(suite.env_id).kwargs.get("action_mode")) != "text":
-        raise ValueError(f"suite {suite.id!r} is not in text mode: an LLM writes its actions (use a text suite, "
-                         "e.g. env SearchQA-v0 or env_kwargs action_mode='text')")
-    config.env_id, config.env_kwargs = suite.env_id, env_kwargs
-    config.budget, config.seed, config.device = int(ctx.budget), int(ctx.seed), str(ctx.device)
-    torch.set_num_threads(max(1, int(getattr(ctx, "threads", 1))))
-    trainer = LLMTrainer(config, out_dir=ctx.checkpoint_dir, log=ctx.log)
-    trainer.train(progress=ctx.progress)
-    policies = trainer.members[0] if trainer.kind == "single" else trainer.policies
-    return LLMActor(policies, config.rollout, seed=config.seed)
-
-
-def train_from_args(args: Any) -> int:
-    """``searchgym train --policy llm``: a harness run (config.json, metrics.jsonl, a resumable
-    checkpoint under checkpoint/, predictions.jsonl and result.json on the test split, DONE).
-
-    Reads ``args.method`` (cw_grpo | grpo | dr_grpo), ``env`` (an env id; run in text mode),
-    ``budget`` (env steps: every assistant turn of every agent), ``seed``, ``device``, ``out``
-    (the run folder; rerun to resume), ``model`` (path, hub id, or random:tiny /
-    random:qwen2-0.5b), and any key of OPTIONAL_ARGS as an attribute or in ``args.options`` (JSON).
-    """
-    from searchgym.harness.io import read_json
-    from searchgym.harness.methods import MethodRef
-    from searchgym.harness.runner import RunSpec, execute_run
-    from searchgym.suites import Suite
-
-    config, get = config_from_args(args), _getter(args)
-    world = {k: config.env_kwargs.pop(k) for k in _WORLD_KEYS if k in config.env_kwargs}
-    suite = Suite(id=f"train-llm-{config.env_id}", version=0, env_id=config.env_id, env_kwargs=config.env_kwargs,
-                  world_seed=int(world.get("world_seed", 0)), world_size=world.get("world_size", "small"),
-                  families=world.get("families"), difficulty=world.get("difficulty"), dev_size=get("dev_size"),
-                  test_size=get("test_size"), description="ad-hoc suite of `searchgym train --policy llm`")
-    out = Path(getattr(args, "out", None) or "runs/train")
-    spec = RunSpec(suite=suite, method=MethodRef(f"llm-{config.method}", "searchgym.agents.llm_train:harness_method"),
-                   seed=config.seed, budget=config.budget, out=out, device=config.device, policy="llm",
-                   progress=not get("no_progress"), options={"llm_config": asdict(config)}, folder=out)
-    outcome = execute_run(spec)
-    test = read_json(Path(outcome.run_dir) / "result.json")["test"]["all"]
-    print(f"llm {config.method} on {config.env_id} ({config.model}): test success {test['success']:.3f}, "
-          f"F1 {test['f1']:.3f} ({outcome.status}; files in {outcome.run_dir})")
-    return 0
+        return getattr(llm_command, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

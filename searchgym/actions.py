@@ -20,12 +20,9 @@ can return it as an observation. :func:`format_action` is its inverse.
 
 from __future__ import annotations
 
-import ast
 import json
 import re
-import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
 from typing import Any
 
 __all__ = [
@@ -41,10 +38,8 @@ __all__ = [
     "parse_action",
 ]
 
-ACTION_KINDS = ("tool", "answer", "post", "wait")
 TOOL_FORMATS = ("hermes", "tags")
 MAX_ACTION_CHARS = 20_000  # longer actions (after removing <think> blocks) are refused unread
-_MAX_LITERAL_DEPTH = 32  # ast.literal_eval only sees shallow, bounded text
 
 # tags format: tag -> (tool, its one argument)
 TAG_TOOLS: dict[str, tuple[str, str | None]] = {
@@ -63,99 +58,8 @@ _TAG_HINTS = {
 }
 
 
-def _freeze(value: Any) -> Any:
-    """Make a JSON-ish value hashable: lists become tuples, dicts tuples of (key, value) pairs."""
-    if isinstance(value, dict):
-        return tuple((str(k), _freeze(v)) for k, v in value.items())
-    if isinstance(value, list | tuple):
-        return tuple(_freeze(v) for v in value)
-    if isinstance(value, set | frozenset):
-        return tuple(sorted((_freeze(v) for v in value), key=repr))
-    return value
-
-
-def _literal(value: Any) -> str:
-    try:
-        return json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):
-        return repr(value)
-
-
-@dataclass(frozen=True)
-class Action:
-    """One action. ``arguments`` are (key, value) pairs sorted by key (so equal calls are equal
-    whatever order the agent wrote them in); ``provenance`` says where a candidate came from and
-    is not part of equality."""
-
-    kind: str
-    tool: str | None = None
-    arguments: tuple[tuple[str, Any], ...] = ()
-    text: str | None = None
-    provenance: str = field(default="", compare=False)
-
-    def __post_init__(self) -> None:
-        if self.kind not in ACTION_KINDS:
-            raise ValueError(f"unknown action kind {self.kind!r}; accepted: {', '.join(ACTION_KINDS)}")
-        if (self.kind == "tool") != (isinstance(self.tool, str) and bool(self.tool)):
-            raise ValueError("a tool action needs a tool name, and only a tool action has one")
-        if self.kind != "tool" and self.arguments:
-            raise ValueError(f"a {self.kind} action takes no arguments")
-        if self.kind in ("answer", "post"):
-            if not isinstance(self.text, str) or not self.text.strip():
-                raise ValueError(f"a {self.kind} action needs non-empty text")
-            object.__setattr__(self, "text", self.text.strip())
-        elif self.text is not None:
-            raise ValueError(f"a {self.kind} action has no text")
-        pairs = [(str(k), _freeze(v)) for k, v in self.arguments]
-        if len({k for k, _ in pairs}) != len(pairs):
-            raise ValueError(f"duplicate argument names in {[k for k, _ in pairs]}")
-        object.__setattr__(self, "arguments", tuple(sorted(pairs, key=lambda kv: kv[0])))
-
-    @classmethod
-    def call(cls, tool: str, /, **arguments: Any) -> Action:
-        return cls(kind="tool", tool=tool, arguments=tuple(arguments.items()))
-
-    @classmethod
-    def answer(cls, text: str, provenance: str = "") -> Action:
-        return cls(kind="answer", text=text, provenance=provenance)
-
-    @classmethod
-    def post(cls, text: str, provenance: str = "") -> Action:
-        return cls(kind="post", text=text, provenance=provenance)
-
-    @classmethod
-    def wait(cls) -> Action:
-        return cls(kind="wait")
-
-    def with_provenance(self, provenance: str) -> Action:
-        """The same action with a provenance (``call`` cannot take one: it could be an argument)."""
-        return replace(self, provenance=provenance)
-
-    @property
-    def args(self) -> dict[str, Any]:
-        return dict(self.arguments)
-
-    def render(self) -> str:
-        """One canonical line: ``web_search(query="Vexa Corp")``, ``answer("Mara Quell")``, ``wait()``."""
-        if self.kind == "tool":
-            return f"{self.tool}({', '.join(f'{k}={_literal(v)}' for k, v in self.arguments)})"
-        if self.kind == "wait":
-            return "wait()"
-        return f"{self.kind}({_literal(self.text)})"
-
-    def describe(self) -> str:
-        """``render()`` plus ``"  <- provenance"``: what a candidate-mode policy reads."""
-        return f"{self.render()}  <- {self.provenance}" if self.provenance else self.render()
-
-
-@dataclass(frozen=True)
-class ParseError:
-    """Why a text action could not be read (a value, never raised), with the accepted forms."""
-
-    message: str
-
-    def __str__(self) -> str:
-        return self.message
+from searchgym.action_types import ACTION_KINDS, Action, ParseError, _literal  # noqa: E402  (re-exported)
+from searchgym.lenient_json import load_object as _load_object  # noqa: E402
 
 
 # ------------------------------------------------------------------------------ accepted forms
@@ -239,74 +143,6 @@ def _tag_content(text: str, tag: str, start: int) -> str:
     rest = text[start:].lstrip()
     cut = _NEXT_TAG_OR_BLANK_LINE.search(rest)
     return (rest[: cut.start()] if cut else rest).strip()
-
-
-# ---------------------------------------------------------------------------- lenient JSON
-def _extract_object(s: str) -> tuple[str, int] | None:
-    """The first ``{...}`` in ``s`` (string-aware, both quote kinds), trailing commas removed,
-    unterminated strings and brackets closed; with its nesting depth. Linear time."""
-    start = s.find("{")
-    if start < 0:
-        return None
-    out: list[str] = []
-    stack: list[str] = []
-    quote: str | None = None
-    escaped = False
-    depth = 0
-    for i in range(start, len(s)):
-        ch = s[i]
-        if quote is not None:
-            out.append(ch)
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == quote:
-                quote = None
-            continue
-        if ch in "\"'":
-            quote = ch
-        elif ch in "{[":
-            stack.append("}" if ch == "{" else "]")
-            depth = max(depth, len(stack))
-        elif ch in "}]":
-            j = len(out) - 1
-            while j >= 0 and out[j].isspace():
-                j -= 1
-            if j >= 0 and out[j] == ",":
-                del out[j]
-            if stack:
-                stack.pop()
-            out.append(ch)
-            if not stack:
-                return "".join(out), depth
-            continue
-        out.append(ch)
-    if quote is not None:
-        out.append(quote)
-    out.extend(reversed(stack))
-    return "".join(out), depth
-
-
-def _load_object(s: str) -> tuple[Any, str]:
-    """Parse lenient JSON: strict JSON first, then Python literals (single quotes, True/None) by
-    ``ast.literal_eval`` (literals only, never code) on bounded, shallow text."""
-    found = _extract_object(s)
-    if found is None:
-        return None, "no JSON object found"
-    candidate, depth = found
-    try:
-        return json.loads(candidate), ""
-    except (ValueError, RecursionError) as exc:
-        error = str(exc)
-    if len(candidate) <= MAX_ACTION_CHARS and depth <= _MAX_LITERAL_DEPTH:
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                return ast.literal_eval(candidate), ""
-        except Exception:  # literal_eval raises many kinds on garbage; all mean "not a literal"
-            pass
-    return None, error
 
 
 # --------------------------------------------------------------------------------- parsing

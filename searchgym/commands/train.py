@@ -37,7 +37,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.policy == "llm":
-        from searchgym.agents.llm_train import train_from_args
+        from searchgym.agents.llm_command import train_from_args
 
         return int(train_from_args(args) or 0)
     try:

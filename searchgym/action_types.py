@@ -1,0 +1,105 @@
+"""The action value types: :class:`Action` (a tool call, an answer, a note, or wait) and
+:class:`ParseError` (why agent text could not be read). Text formats live in ``actions``."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+ACTION_KINDS = ("tool", "answer", "post", "wait")
+
+
+def _freeze(value: Any) -> Any:
+    """Make a JSON-ish value hashable: lists become tuples, dicts tuples of (key, value) pairs."""
+    if isinstance(value, dict):
+        return tuple((str(k), _freeze(v)) for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return tuple(_freeze(v) for v in value)
+    if isinstance(value, set | frozenset):
+        return tuple(sorted((_freeze(v) for v in value), key=repr))
+    return value
+
+
+def _literal(value: Any) -> str:
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+@dataclass(frozen=True)
+class Action:
+    """One action. ``arguments`` are (key, value) pairs sorted by key (so equal calls are equal
+    whatever order the agent wrote them in); ``provenance`` says where a candidate came from and
+    is not part of equality."""
+
+    kind: str
+    tool: str | None = None
+    arguments: tuple[tuple[str, Any], ...] = ()
+    text: str | None = None
+    provenance: str = field(default="", compare=False)
+
+    def __post_init__(self) -> None:
+        if self.kind not in ACTION_KINDS:
+            raise ValueError(f"unknown action kind {self.kind!r}; accepted: {', '.join(ACTION_KINDS)}")
+        if (self.kind == "tool") != (isinstance(self.tool, str) and bool(self.tool)):
+            raise ValueError("a tool action needs a tool name, and only a tool action has one")
+        if self.kind != "tool" and self.arguments:
+            raise ValueError(f"a {self.kind} action takes no arguments")
+        if self.kind in ("answer", "post"):
+            if not isinstance(self.text, str) or not self.text.strip():
+                raise ValueError(f"a {self.kind} action needs non-empty text")
+            object.__setattr__(self, "text", self.text.strip())
+        elif self.text is not None:
+            raise ValueError(f"a {self.kind} action has no text")
+        pairs = [(str(k), _freeze(v)) for k, v in self.arguments]
+        if len({k for k, _ in pairs}) != len(pairs):
+            raise ValueError(f"duplicate argument names in {[k for k, _ in pairs]}")
+        object.__setattr__(self, "arguments", tuple(sorted(pairs, key=lambda kv: kv[0])))
+
+    @classmethod
+    def call(cls, tool: str, /, **arguments: Any) -> Action:
+        return cls(kind="tool", tool=tool, arguments=tuple(arguments.items()))
+
+    @classmethod
+    def answer(cls, text: str, provenance: str = "") -> Action:
+        return cls(kind="answer", text=text, provenance=provenance)
+
+    @classmethod
+    def post(cls, text: str, provenance: str = "") -> Action:
+        return cls(kind="post", text=text, provenance=provenance)
+
+    @classmethod
+    def wait(cls) -> Action:
+        return cls(kind="wait")
+
+    def with_provenance(self, provenance: str) -> Action:
+        """The same action with a provenance (``call`` cannot take one: it could be an argument)."""
+        return replace(self, provenance=provenance)
+
+    @property
+    def args(self) -> dict[str, Any]:
+        return dict(self.arguments)
+
+    def render(self) -> str:
+        """One canonical line: ``web_search(query="Vexa Corp")``, ``answer("Mara Quell")``, ``wait()``."""
+        if self.kind == "tool":
+            return f"{self.tool}({', '.join(f'{k}={_literal(v)}' for k, v in self.arguments)})"
+        if self.kind == "wait":
+            return "wait()"
+        return f"{self.kind}({_literal(self.text)})"
+
+    def describe(self) -> str:
+        """``render()`` plus ``"  <- provenance"``: what a candidate-mode policy reads."""
+        return f"{self.render()}  <- {self.provenance}" if self.provenance else self.render()
+
+
+@dataclass(frozen=True)
+class ParseError:
+    """Why a text action could not be read (a value, never raised), with the accepted forms."""
+
+    message: str
+
+    def __str__(self) -> str:
+        return self.message

@@ -1,0 +1,80 @@
+"""Lenient JSON for agent-written tool calls: the first ``{...}`` in a text, repaired (trailing
+commas, unterminated strings and brackets), parsed as JSON, else as a Python literal (literals
+only, never code) on bounded, shallow text."""
+
+from __future__ import annotations
+
+import ast
+import json
+import warnings
+from typing import Any
+
+MAX_OBJECT_CHARS = 20_000
+_MAX_LITERAL_DEPTH = 32  # ast.literal_eval only sees shallow, bounded text
+
+
+def _extract_object(s: str) -> tuple[str, int] | None:
+    """The first ``{...}`` in ``s`` (string-aware, both quote kinds), trailing commas removed,
+    unterminated strings and brackets closed; with its nesting depth. Linear time."""
+    start = s.find("{")
+    if start < 0:
+        return None
+    out: list[str] = []
+    stack: list[str] = []
+    quote: str | None = None
+    escaped = False
+    depth = 0
+    for i in range(start, len(s)):
+        ch = s[i]
+        if quote is not None:
+            out.append(ch)
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == quote:
+                quote = None
+            continue
+        if ch in "\"'":
+            quote = ch
+        elif ch in "{[":
+            stack.append("}" if ch == "{" else "]")
+            depth = max(depth, len(stack))
+        elif ch in "}]":
+            j = len(out) - 1
+            while j >= 0 and out[j].isspace():
+                j -= 1
+            if j >= 0 and out[j] == ",":
+                del out[j]
+            if stack:
+                stack.pop()
+            out.append(ch)
+            if not stack:
+                return "".join(out), depth
+            continue
+        out.append(ch)
+    if quote is not None:
+        out.append(quote)
+    out.extend(reversed(stack))
+    return "".join(out), depth
+
+
+def load_object(s: str) -> tuple[Any, str]:
+    """Parse lenient JSON: strict JSON first, then Python literals (single quotes, True/None) by
+    ``ast.literal_eval`` (literals only, never code) on bounded, shallow text."""
+    found = _extract_object(s)
+    if found is None:
+        return None, "no JSON object found"
+    candidate, depth = found
+    try:
+        return json.loads(candidate), ""
+    except (ValueError, RecursionError) as exc:
+        error = str(exc)
+    if len(candidate) <= MAX_OBJECT_CHARS and depth <= _MAX_LITERAL_DEPTH:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                return ast.literal_eval(candidate), ""
+        except Exception:  # literal_eval raises many kinds on garbage; all mean "not a literal"
+            pass
+    return None, error
