@@ -38,7 +38,11 @@ Observation contract: {"text": str, "candidates": tuple[str, ...] (length N, pad
 Modules: trajectory (Step, Trajectory), advantages (estimator registry: gae, grpo, dr_grpo,
 cw_value, cw_round), calibration (flags applied by Calibrator), losses (PPO surrogate, dual
 clip, clipped value loss, aggregations), encoders / encoder_hash / encoder_minilm / encoder_hf,
-policy (CandidatePolicy, make_policy), population (Population, best_member, MajorityVote, distill).
+policy (CandidatePolicy, make_policy), population (Population, best_member, MajorityVote, distill),
+rollout (collect_vector for SearchEnv in a Gymnasium vector env, collect_parallel for the group
+and the team), train (Trainer, TrainConfig: the loop above with checkpoints; harness_method is
+``cw_grpo`` in ``searchgym compare``), and the LLM agents that write their own tool calls:
+llm_policy, llm_rollout, llm_losses (tool output masked from the loss), llm_train, llm_command.
 """
 
 from __future__ import annotations
