@@ -66,13 +66,15 @@ def _fact_value(fact: Fact) -> str:
 
 
 def _provenance(world: World, fact: Fact, tool: str) -> str:
-    """Subject, predicate (and "in 2019" for an outdated figure), the sentence that states it on a
-    page (for search results), and the tool that found it."""
+    """Subject, predicate (and "in 2019" for an outdated figure), what kind of thing the value is
+    (a person, a city, ..., a number), the sentence that states it on a page (for search
+    results), and the tool that found it."""
     subject = world.entities[fact.subject_id].display_name
     dated = f" in {fact.as_of}" if not fact.current else ""
+    kind = world.entities[fact.object_id].type if fact.object_id is not None else "number"
     sentence = world.sentence_of_fact.get(fact.id) if tool == "web_search" else None
     said = f' | "{sentence}"' if sentence else ""
-    return f"{subject} | {fact.predicate.replace('_', ' ')}{dated}{said} | via {tool}"
+    return f"{subject} | {fact.predicate.replace('_', ' ')}{dated} | a {kind}{said} | via {tool}"
 
 
 def _noted(action: Action, provenance: str) -> Action:
