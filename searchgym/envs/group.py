@@ -38,17 +38,16 @@ from gymnasium.utils import seeding
 from pettingzoo import ParallelEnv
 
 from searchgym.candidates import CandidateGenerator
-from searchgym.envs.resources import tools_for
-from searchgym.envs.session import EpisodeConfig, SearchSession, StepOutcome
+from searchgym.envs.setup import env_setup
+from searchgym.envs.session import SearchSession, StepOutcome
 from searchgym.envs.spaces import (
     candidate_action_space,
     candidate_observation_space,
     text_action_space,
     text_observation_space,
 )
-from searchgym.envs.tasks import TaskPicker
 from searchgym.scoring import RewardConfig
-from searchgym.world import FAMILIES, World, shared_world
+from searchgym.world import FAMILIES, World
 
 RESET_OPTIONS = ("task_id", "split")
 MAX_GOLD = 8
@@ -89,14 +88,9 @@ class MultiSearchEnv(ParallelEnv):
         world: World | None = None,
         render_mode: str | None = None,
     ) -> None:
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
-        reward = RewardConfig(**reward) if isinstance(reward, dict) else (reward or RewardConfig())
-        self.config = EpisodeConfig(action_mode=action_mode, tool_format=tool_format, max_steps=max_steps,
-                                    max_candidates=max_candidates, max_obs_chars=max_obs_chars, reward=reward)
-        self.world = world if world is not None else shared_world(world_seed, world_size)
-        self.tools = tools_for(self.world, backend)
-        self.tasks = TaskPicker(self.world, split, families, difficulty)
+        setup = env_setup(action_mode, tool_format, world_seed, world_size, split, families, difficulty, max_steps,
+                          max_candidates, max_obs_chars, backend, reward, world, render_mode)
+        self.config, self.world, self.tools, self.tasks = setup.config, setup.world, setup.tools, setup.tasks
         self.generator = CandidateGenerator(self.world, max_candidates)
         self.render_mode = render_mode
         self.possible_agents = list(agent_names)
