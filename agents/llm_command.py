@@ -119,7 +119,7 @@ def train_from_args(args: Any) -> int:
     (the run folder; rerun to resume), ``model`` (path, hub id, or random:tiny /
     random:qwen2-0.5b), and any key of OPTIONAL_ARGS as an attribute or in ``args.options`` (JSON).
     """
-    from searchgym.harness.io import read_json
+    from searchgym.fileio import read_json
     from searchgym.harness.methods import MethodRef
     from searchgym.harness.runner import RunSpec, execute_run
     from searchgym.suites import Suite

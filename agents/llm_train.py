@@ -21,8 +21,6 @@ One iteration:
 from __future__ import annotations
 
 import copy
-import json
-import os
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -34,6 +32,7 @@ import torch
 from tqdm import tqdm
 
 import searchgym
+from searchgym.fileio import append_jsonl, atomic_torch_save, atomic_write_json
 from searchgym.registry import spec as env_spec
 
 from .advantages import AdvantageConfig, compute_advantages
@@ -338,11 +337,7 @@ class LLMTrainer:
         if self.log_fn is not None:
             self.log_fn(row)
         elif self.out_dir is not None:
-            self.out_dir.mkdir(parents=True, exist_ok=True)
-            with open(self.out_dir / "metrics.jsonl", "a", encoding="utf-8") as handle:
-                handle.write(json.dumps(row) + "\n")
-                handle.flush()
-                os.fsync(handle.fileno())
+            append_jsonl(self.out_dir / "metrics.jsonl", row)
 
     # --------------------------------------------------------------------------- checkpoints
     def state_dict(self) -> dict[str, Any]:
@@ -355,11 +350,8 @@ class LLMTrainer:
         """``checkpoint.pt`` (temp file + rename: a crash never leaves half a file) and config.json."""
         if self.out_dir is None:
             return
-        self.out_dir.mkdir(parents=True, exist_ok=True)
-        tmp = self.out_dir / "checkpoint.pt.tmp"
-        torch.save(self.state_dict(), tmp)
-        os.replace(tmp, self.out_dir / "checkpoint.pt")
-        (self.out_dir / "config.json").write_text(json.dumps(asdict(self.config), indent=2, default=str))
+        atomic_torch_save(self.out_dir / "checkpoint.pt", self.state_dict())
+        atomic_write_json(self.out_dir / "config.json", asdict(self.config))
 
     def load(self, path: str | Path) -> None:
         blob = torch.load(path, map_location=self.device, weights_only=False)

@@ -16,8 +16,6 @@ One iteration, every detail visible here:
 
 from __future__ import annotations
 
-import json
-import os
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -29,6 +27,7 @@ import torch
 from tqdm import tqdm
 
 import searchgym
+from searchgym.fileio import append_jsonl, atomic_torch_save
 from searchgym.registry import spec as env_spec
 
 from .advantages import AdvantageConfig, compute_advantages
@@ -76,6 +75,9 @@ class TrainState:
 class Trainer:
     """Owns the env, the population, the optimiser and the generators of one run."""
 
+    #: centralised critics (MAPPO, COMA) set this: rollouts then store env.state() and the others' actions
+    record_state: bool = False
+
     def __init__(self, config: TrainConfig, out_dir: str | Path | None = None,
                  log: Callable[[dict], None] | None = None, dev_tasks: list[str] | None = None) -> None:
         self.config = config
@@ -84,7 +86,7 @@ class Trainer:
         self.device = resolve_device(config.device)
         self.kind = env_spec(config.env_id).kind
         self.env = self._make_env()
-        self.n_agents = 1 if self.kind == "single" else len(self._parallel_env().possible_agents)
+        self.n_agents = 1 if self.kind == "single" else len(self.env.possible_agents)
         self.population = Population.build(config.population_mode, self.n_agents, encoder=config.policy,
                                            device=self.device, seed=config.seed, **config.policy_kwargs)
         self.optimizer = torch.optim.Adam(self.population.parameters(), lr=config.lr)
@@ -92,11 +94,9 @@ class Trainer:
         self.rng = np.random.default_rng(config.seed)
         self.generator = torch.Generator().manual_seed(config.seed)
         self.state = TrainState()
-        world = self._world()
         self.train_tasks = [t.id for t in self._task_picker().tasks("train")]
         dev = [t.id for t in self._task_picker().tasks("dev")]
         self.dev_tasks = list(dev_tasks)[: config.eval_tasks] if dev_tasks else dev[: config.eval_tasks]
-        del world
         if self.out_dir is not None and (self.out_dir / "checkpoint.pt").exists():
             self.load(self.out_dir / "checkpoint.pt")
 
@@ -107,14 +107,8 @@ class Trainer:
             return gym.vector.SyncVectorEnv([factory for _ in range(self.config.group_size)])
         return searchgym.make(self.config.env_id, **self.config.env_kwargs)
 
-    def _parallel_env(self):
-        return self.env
-
     def _first_env(self):
         return self.env.envs[0] if self.kind == "single" else self.env
-
-    def _world(self):
-        return self._first_env().world
 
     def _task_picker(self):
         return self._first_env().tasks
@@ -125,7 +119,8 @@ class Trainer:
         if self.kind == "single":
             return collect_vector(self.env, self.population, task_ids, generator, seed, greedy)
         episodes = 1 if self.env.metadata.get("group_by") == "episode" else self.config.group_size
-        return collect_parallel(self.env, self.population, task_ids, episodes, generator, seed, greedy)
+        return collect_parallel(self.env, self.population, task_ids, episodes, generator, seed, greedy,
+                                record_state=self.record_state)
 
     # ------------------------------------------------------------------------------- update
     def update(self, groups: list) -> dict[str, float]:
@@ -242,11 +237,7 @@ class Trainer:
         if self.log_fn is not None:
             self.log_fn(row)
         elif self.out_dir is not None:
-            self.out_dir.mkdir(parents=True, exist_ok=True)
-            with open(self.out_dir / "metrics.jsonl", "a", encoding="utf-8") as handle:
-                handle.write(json.dumps(row) + "\n")
-                handle.flush()
-                os.fsync(handle.fileno())
+            append_jsonl(self.out_dir / "metrics.jsonl", row)
 
     # --------------------------------------------------------------------------- checkpoints
     def state_dict(self) -> dict[str, Any]:
@@ -264,10 +255,7 @@ class Trainer:
         """Write ``checkpoint.pt`` atomically (temp file + rename): a crash never leaves half a file."""
         if self.out_dir is None:
             return
-        self.out_dir.mkdir(parents=True, exist_ok=True)
-        tmp = self.out_dir / "checkpoint.pt.tmp"
-        torch.save(self.state_dict(), tmp)
-        os.replace(tmp, self.out_dir / "checkpoint.pt")
+        atomic_torch_save(self.out_dir / "checkpoint.pt", self.state_dict())
 
     def load(self, path: str | Path) -> None:
         blob = torch.load(path, map_location=self.device, weights_only=False)

@@ -24,7 +24,6 @@ import numpy as np
 import torch
 from searchgym.agents.calibration import RunningMeanStd
 from searchgym.agents.policy import CandidatePolicy, LexicalOverlap
-from searchgym.agents.rollout import RolloutStats, collect_parallel
 from searchgym.agents.train import TrainConfig, Trainer
 from searchgym.agents.trajectory import Trajectory
 from torch import Tensor, nn
@@ -161,6 +160,8 @@ class CentralisedTrainer(Trainer):
     ``update``; ``extra_state`` / ``load_extra_state`` add anything else to the checkpoint.
     """
 
+    record_state = True
+
     method = "centralised"
 
     def __init__(self, config: TrainConfig, out_dir: str | Path | None = None,
@@ -186,11 +187,6 @@ class CentralisedTrainer(Trainer):
 
     def agent_index(self, agent_id: str) -> int:
         return self.agents.index(agent_id)
-
-    def collect(self, task_ids: list[str], seed: int, greedy: bool = False) -> tuple[list, RolloutStats]:
-        episodes = 1 if self.env.metadata.get("group_by") == "episode" else self.config.group_size
-        return collect_parallel(self.env, self.population, task_ids, episodes, None if greedy else self.generator,
-                                seed, greedy, record_state=True)
 
     def batch_tensors(self, trajectories: list[Trajectory]) -> dict[str, Any]:
         """Flat per-step tensors of a batch: obs list, actions, old log-probs, agent indices, seq ids."""

@@ -36,7 +36,6 @@ import torch
 from searchgym.agents.advantages import AdvantageConfig, AdvantageResult, compute_advantages
 from searchgym.agents.calibration import standardize_advantages
 from searchgym.agents.losses import LossConfig, policy_loss, value_loss
-from searchgym.agents.rollout import RolloutStats, collect_parallel
 from searchgym.agents.train import PolicyActor, config_from_context
 from searchgym.agents.trajectory import Trajectory
 
@@ -99,12 +98,9 @@ class MAPPOTrainer(CentralisedTrainer):
             self.critic = StateCritic(self.state_dim, len(self.agents), self.mappo.critic_hidden).to(self.device)
             self.critic_optimizer = torch.optim.Adam(self.critic.parameters(), lr=self.mappo.critic_lr or self.config.lr)
 
-    def collect(self, task_ids: list[str], seed: int, greedy: bool = False) -> tuple[list, RolloutStats]:
-        if self.mappo.centralised:
-            return super().collect(task_ids, seed, greedy)
-        episodes = 1 if self.env.metadata.get("group_by") == "episode" else self.config.group_size
-        return collect_parallel(self.env, self.population, task_ids, episodes, None if greedy else self.generator,
-                                seed, greedy)
+    @property
+    def record_state(self) -> bool:  # IPPO's critics read each agent's own observation only
+        return self.mappo.centralised
 
     def normalised_values(self, trajectories: list[Trajectory], batch: dict[str, Any]) -> torch.Tensor:
         """The critic's predictions (normalised units) for every step, as seen when acting."""

@@ -21,7 +21,7 @@ import torch
 from searchgym.agents.train import TrainConfig, Trainer
 from searchgym.baselines import OracleAgent, RandomAgent
 from searchgym.envs.search import SearchEnv
-from searchgym.evaluation import run_episode
+from searchgym.harness.evaluate import play_session_agent
 
 ENV_KWARGS = {"world_size": "medium", "families": ["lookup", "bridge", "list"], "difficulty": "easy",
               "max_steps": 6, "max_candidates": 32, "reward": {"step_cost": 0.0}}
@@ -29,7 +29,7 @@ ENV_KWARGS = {"world_size": "medium", "families": ["lookup", "bridge", "list"], 
 
 def baseline_success(agent, tasks: list[str]) -> float:
     env = SearchEnv(action_mode="candidates", split="dev", **ENV_KWARGS)
-    return float(np.mean([run_episode(env, agent, t, seed=i).success for i, t in enumerate(tasks)]))
+    return float(np.mean([play_session_agent(env, agent, t, seed=i).success for i, t in enumerate(tasks)]))
 
 
 def policy_kwargs(policy: str) -> dict:

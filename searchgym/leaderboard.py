@@ -28,7 +28,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from searchgym.harness.io import atomic_write_json, read_json, read_jsonl
+from searchgym.fileio import atomic_write_json, read_json, read_jsonl
 from searchgym.harness.runner import is_done
 from searchgym.scoring import score_answer
 from searchgym.suites import get_suite, tasks
@@ -245,7 +245,7 @@ def verify_folder(folder: str | os.PathLike) -> list[Verdict]:
 
 def build(directory: str | os.PathLike = DEFAULT_DIR) -> tuple[list[Verdict], Path, Path]:
     """Verify every ``submissions/*.json`` and write ``README.md`` and ``index.html`` from the good ones."""
-    from searchgym.harness.io import atomic_write_text
+    from searchgym.fileio import atomic_write_text
     from searchgym.leaderboard_html import render_html, render_markdown
 
     directory = Path(directory)

@@ -12,7 +12,7 @@ from tqdm import tqdm
 
 from searchgym.baselines import OracleAgent, RandomAgent
 from searchgym.envs.search import SearchEnv
-from searchgym.evaluation import run_episode, summarise
+from searchgym.harness.evaluate import play_session_agent, summarise_predictions
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -38,9 +38,9 @@ def run(args: argparse.Namespace) -> int:
     tasks = env.tasks.tasks(args.split)
     rows = {}
     for agent in (RandomAgent(seed=args.seed), OracleAgent()):
-        results = [run_episode(env, agent, t.id, seed=args.seed + i)
+        results = [play_session_agent(env, agent, t.id, seed=args.seed + i)
                    for i, t in enumerate(tqdm(tasks, desc=agent.name, leave=False))]
-        rows[agent.name] = summarise(results)
+        rows[agent.name] = summarise_predictions(results)
     print(f"world seed={args.world_seed} size={args.world_size}, {args.mode} mode, {args.split} split, {len(tasks)} tasks")
     print(format_table(rows))
     return 0

@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 
 from searchgym.commands.compare import parse_options
-from searchgym.harness.io import read_json
+from searchgym.fileio import read_json
 from searchgym.harness.methods import AGENT_PROVIDERS, MethodRef, check_label, resolve_agent
 from searchgym.harness.runner import RunSpec, execute_run
 from searchgym.suites import get_suite

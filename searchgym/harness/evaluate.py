@@ -57,6 +57,15 @@ def score_prediction(task: Task, answer: str | None, steps: int, tool_calls: int
                       bool(s.success), float(s.f1), float(s.score))
 
 
+def play_session_agent(env: Any, agent: Any, task_id: str, seed: int = 0) -> Prediction:
+    """One scored episode of a session agent (``act(session) -> action``: the random and oracle
+    baselines) on a single-agent env."""
+    from searchgym.harness.methods import SessionActor
+
+    answer, steps, tool_calls = play_single(env, SessionActor(agent), task_id, seed)
+    return score_prediction(env.unwrapped.world.task_by_id[task_id], answer, steps, tool_calls)
+
+
 def _reset_actor(actor: Any) -> None:
     reset = getattr(actor, "reset", None)
     if callable(reset):
@@ -174,4 +183,4 @@ def as_rows(predictions: Iterable[Prediction]) -> list[dict[str, Any]]:
 
 
 __all__ = ["Prediction", "answer_rule", "env_kind", "episode_seed", "evaluate_suite", "majority_vote",
-           "score_prediction", "summarise_predictions", "team_answer"]
+           "play_session_agent", "score_prediction", "summarise_predictions", "team_answer"]

@@ -49,7 +49,7 @@ from searchgym.harness.evaluate import (
     play_single,
     score_prediction,
 )
-from searchgym.harness.io import atomic_write_jsonl
+from searchgym.fileio import atomic_write_jsonl
 from searchgym.suites import Suite, env_kind, get_suite, make_env, tasks
 
 SYSTEM_PROMPT = ("You are a search agent answering a question with tools. Each reply is exactly one action, "

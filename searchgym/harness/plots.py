@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from searchgym.harness.io import atomic_write_bytes
+from searchgym.fileio import atomic_write_bytes
 
 Series = Sequence[tuple[int, float]]  # (step, dev_success) of one seed
 

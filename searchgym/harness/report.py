@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from searchgym.harness.io import atomic_write_text, read_json, read_jsonl
+from searchgym.fileio import atomic_write_text, read_json, read_jsonl
 from searchgym.harness.plots import curve_from_rows, plot_learning_curves
 from searchgym.harness.runner import is_done, run_dir
 from searchgym.harness.stats import bootstrap_ci, paired_permutation_test

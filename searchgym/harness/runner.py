@@ -10,7 +10,7 @@ A run owns ``<out>/runs/<method>/seed<k>/``:
 - ``DONE``: written last. A run with ``DONE`` is never redone; a run without it is resumed
   (the method finds its checkpoint under ``run_dir/checkpoint``).
 
-Every whole file is written atomically; see :mod:`searchgym.harness.io`.
+Every whole file is written atomically; see :mod:`searchgym.fileio`.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from searchgym.harness.evaluate import as_rows, evaluate_suite, summarise_predictions
-from searchgym.harness.io import (
+from searchgym.fileio import (
     append_jsonl,
     atomic_write_json,
     atomic_write_jsonl,

@@ -13,7 +13,7 @@ from gymnasium.utils.env_checker import check_env
 import searchgym
 from searchgym.baselines import OracleAgent, RandomAgent
 from searchgym.envs.search import SearchEnv
-from searchgym.evaluation import run_episode, summarise
+from searchgym.harness.evaluate import play_session_agent, summarise_predictions
 from searchgym.world import FAMILIES
 
 SINGLE_IDS = [s.id for s in searchgym.registered() if s.kind == "single"]
@@ -35,8 +35,8 @@ def test_gymnasium_make_reaches_the_same_env():
 @pytest.mark.parametrize("mode", ["candidates", "text"])
 def test_oracle_solves_every_test_task_of_every_family(mode):
     env = SearchEnv(action_mode=mode, world_size="small", split="test")
-    results = [run_episode(env, OracleAgent(), t.id, seed=i) for i, t in enumerate(env.tasks.tasks("test"))]
-    table = summarise(results)
+    results = [play_session_agent(env, OracleAgent(), t.id, seed=i) for i, t in enumerate(env.tasks.tasks("test"))]
+    table = summarise_predictions(results)
     assert set(FAMILIES) <= set(table)
     for family in FAMILIES:
         assert table[family]["success"] == 1.0, (mode, family)
@@ -46,7 +46,7 @@ def test_random_agent_rarely_solves_multi_hop_bridges():
     env = SearchEnv(action_mode="candidates", world_size="small", split="train", families=["bridge"])
     agent = RandomAgent(seed=0)
     tasks = [t for t in env.tasks.tasks("train") if t.hops >= 2]
-    results = [run_episode(env, agent, t.id, seed=i) for i, t in enumerate(tasks)]
+    results = [play_session_agent(env, agent, t.id, seed=i) for i, t in enumerate(tasks)]
     success = sum(r.success for r in results) / len(results)
     print(f"random success on {len(tasks)} bridge tasks (2+ hops): {success:.3f}")
     assert success < 0.15

@@ -7,7 +7,7 @@ import json
 import os
 import time
 
-from searchgym.harness.io import atomic_write_json
+from searchgym.fileio import atomic_write_json
 from searchgym.harness.methods import SessionActor
 from searchgym.suites import Suite, register_suite
 

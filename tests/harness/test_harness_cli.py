@@ -5,7 +5,7 @@ from __future__ import annotations
 from harness_helpers import TINY_QA
 
 from searchgym.cli import main
-from searchgym.harness.io import read_json, read_jsonl
+from searchgym.fileio import read_json, read_jsonl
 
 
 def test_compare_prints_the_table_and_where_the_curves_are(tmp_path, capsys):

@@ -8,7 +8,7 @@ import pytest
 from harness_helpers import CRASH_ENV, SLEEP_ENV, TINY_QA
 
 from searchgym.harness.compare import Comparison, run_comparison
-from searchgym.harness.io import read_json, read_jsonl
+from searchgym.fileio import read_json, read_jsonl
 from searchgym.harness.methods import parse_methods
 from searchgym.harness.runner import run_dir
 

@@ -7,7 +7,7 @@ import os
 import numpy as np
 import pytest
 
-from searchgym.harness import io
+from searchgym import fileio as io
 
 
 def test_atomic_write_replaces_and_leaves_no_temp_file(tmp_path):

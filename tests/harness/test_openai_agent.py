@@ -18,7 +18,7 @@ from searchgym.baselines import OracleAgent
 
 from searchgym.actions import Action, parse_action
 from searchgym.cli import main
-from searchgym.harness.io import read_json, read_jsonl
+from searchgym.fileio import read_json, read_jsonl
 from searchgym.harness.openai_agent import (
     ChatClient,
     EndpointConfig,
