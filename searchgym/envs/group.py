@@ -14,7 +14,7 @@ as a bare string), ``{"text", "candidates", "action_mask"}`` in candidate mode. 
 ``api_test`` needs a dict (or a numpy array) at the top level, and one key reads the text in
 both modes.
 
-The world and its tools are built once (``shared_world`` / ``tools_for``) and shared by every
+The world and its tools are built once (``shared_world`` / ``shared_tools``) and shared by every
 session. ``env.sessions`` maps agent -> live session (what the baselines act on).
 
 ``state()`` (``state_space``: ``Box(0, 1, (7 + len(FAMILIES) + 16 K,), float32)``) is the global

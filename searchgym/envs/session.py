@@ -20,7 +20,7 @@ from searchgym.envs.spaces import sanitize
 from searchgym.judge import ProcessJudge, RoundSignals
 from searchgym.scoring import AnswerScore, RewardConfig, compose_reward, score_answer
 from searchgym.tools.base import Tool, ToolResult
-from searchgym.tools.clarify import AskForClarification
+from searchgym.tools.toolkit import clarifier
 from searchgym.world.model import Task
 from searchgym.world.world import World
 
@@ -91,7 +91,7 @@ class SearchSession:
     ) -> None:
         self.world, self.task, self.config, self.rng = world, task, config, rng
         self.tools: dict[str, Tool] = dict(tools)
-        self.tools["ask_for_clarification"] = AskForClarification(task)
+        self.tools["ask_for_clarification"] = clarifier(task)
         self.allowed = tuple(t for t in TOOL_ORDER if t in self.tools and (allowed_tools is None or t in allowed_tools))
         self.can_answer = can_answer
         self.header = header

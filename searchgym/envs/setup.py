@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from searchgym.envs.resources import tools_for
 from searchgym.envs.session import EpisodeConfig
 from searchgym.envs.tasks import TaskPicker
 from searchgym.scoring import RewardConfig
 from searchgym.tools.base import Tool
+from searchgym.tools.toolkit import shared_tools
 from searchgym.world import World, shared_world
 
 
@@ -35,4 +35,4 @@ def env_setup(
     config = EpisodeConfig(action_mode=action_mode, tool_format=tool_format, max_steps=max_steps,
                            max_candidates=max_candidates, max_obs_chars=max_obs_chars, reward=reward)
     world = world if world is not None else shared_world(world_seed, world_size)
-    return EnvSetup(config, world, tools_for(world, backend), TaskPicker(world, split, families, difficulty))
+    return EnvSetup(config, world, shared_tools(world, backend), TaskPicker(world, split, families, difficulty))

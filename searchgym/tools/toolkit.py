@@ -68,13 +68,18 @@ def tool_schemas(names: Sequence[str] = TOOL_NAMES) -> list[dict[str, Any]]:
     ]
 
 
-@lru_cache(maxsize=8)
-def shared_tools(seed: int, size: str, backend: str = "bm25s") -> Mapping[str, Tool]:
-    """The world-level tools of ``shared_world(seed, size)``, built once per process.
+#: What envs show of a search hit: whole (short) entity pages, so every fact on a page is readable.
+ENV_SNIPPET_SENTENCES = 12
+ENV_SNIPPET_CHARS = 900
 
-    Read-only (a mapping proxy) because every env in the process shares it; to add the
-    per-task clarifier, build a new dict: ``{**shared_tools(s, z), "ask_for_clarification": ...}``.
+
+@lru_cache(maxsize=16)
+def shared_tools(world: World, backend: str = "bm25s") -> Mapping[str, Tool]:
+    """The world-level tools every env of ``world`` shares, built once per (world, backend).
+
+    A world hashes by identity, so envs built on ``shared_world(seed, size)`` share one search
+    index however many group members, team roles or vector-env copies ask. Read-only (a mapping
+    proxy); to add the per-task clarifier, build a new dict: ``{**shared_tools(w), "ask_for_clarification": ...}``.
     """
-    from searchgym.world import shared_world
-
-    return MappingProxyType(build_tools(shared_world(seed, size), backend=backend))
+    return MappingProxyType(build_tools(world, backend=backend, snippet_sentences=ENV_SNIPPET_SENTENCES,
+                                        snippet_chars=ENV_SNIPPET_CHARS))

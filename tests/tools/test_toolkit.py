@@ -5,7 +5,6 @@ import re
 import jsonschema
 import pytest
 
-import searchgym.world
 from searchgym.tools import TOOL_NAMES, build_tools, clarifier, shared_tools, tool_schemas
 from searchgym.tools.base import Tool
 
@@ -82,23 +81,15 @@ def test_every_kind_of_bad_argument_is_a_failed_result_never_an_exception(tools,
         assert result.evidence_ids == ()
 
 
-def test_shared_tools_builds_once_per_seed_size_and_backend(world, monkeypatch):
-    calls = []
-
-    def fake_shared_world(seed, size):
-        calls.append((seed, size))
-        return world
-
-    monkeypatch.setattr(searchgym.world, "shared_world", fake_shared_world, raising=False)
+def test_shared_tools_builds_once_per_world_and_backend(world):
     shared_tools.cache_clear()
     try:
-        first = shared_tools(0, "tiny")
-        assert shared_tools(0, "tiny") is first
-        assert calls == [(0, "tiny")]
+        first = shared_tools(world)
+        assert shared_tools(world) is first
         assert set(first) == {"web_search", "knowledge_base", "calculator", "current_time"}
         with pytest.raises(TypeError):
             first["calculator"] = None  # shared by every env: read-only
-        assert shared_tools(0, "tiny", backend="rank_bm25") is not first
-        assert calls == [(0, "tiny"), (0, "tiny")]
+        assert shared_tools(world, backend="rank_bm25") is not first
+        assert first["web_search"].snippet_sentences == 12  # envs read whole entity pages
     finally:
         shared_tools.cache_clear()
