@@ -80,8 +80,8 @@ class _Draft:
 def _make_entities(d: _Draft, scale: int) -> None:
     names = NameMaker(d.rng)
     rng = d.rng
-    countries = [d.add_entity("country", names.country()) for _ in range(max(3, scale // 6))]
-    del countries
+    for _ in range(max(3, scale // 6)):
+        d.add_entity("country", names.country())
     for _ in range(scale):
         d.add_entity("city", names.place())
     for _ in range(max(3, scale // 2)):
