@@ -17,7 +17,7 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 main: setup
-	$(BIN)/searchgym compare --suite quick-v0 --methods cw_grpo,grpo,dr_grpo,mappo,ippo,coma,random,oracle --seeds 1 --workers 2 --device auto --out $(OUT)
+	$(BIN)/searchgym compare --suite quick-v1 --methods cw_grpo,grpo,dr_grpo,mappo,ippo,coma,random,oracle --seeds 1 --workers 2 --device auto --out $(OUT)
 
 # Headless Chromium for the leaderboard page test (Debian's package; needs root and apt).
 browser:

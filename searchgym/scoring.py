@@ -1,8 +1,10 @@
 """Answer scoring and reward composition.
 
 Scores follow the conventions of the QA literature so that numbers are comparable with papers:
-SQuAD answer normalisation, exact match and token F1 (max over gold aliases); numbers match
-within a stated tolerance; list answers score set F1 (completeness counts). ``compose_reward``
+SQuAD answer normalisation, exact match and token F1 (max over gold aliases); numbers match by
+what they are (years and counts as the same integer, quantities within 0.5%: see
+:func:`numeric_match`); list answers score set F1 (completeness counts). The rules carry a
+version, :data:`SCORING_RULES_VERSION`, that every suite's content hash covers. ``compose_reward``
 turns an answer score and the step's mistakes into the reward components an env reports.
 
 The process judge lives in :mod:`searchgym.judge` and is re-exported here
@@ -34,6 +36,9 @@ __all__ = [
     "exact_match",
     "find_numbers",
     "normalize_answer",
+    "NUMBER_KINDS",
+    "SCORING_RULES_VERSION",
+    "number_kind_of",
     "numeric_match",
     "parse_number",
     "score_answer",
@@ -43,6 +48,16 @@ __all__ = [
 ]
 
 ANSWER_METRICS = ("auto", "em", "f1")
+#: Version of the rules below; every suite's content hash covers it, so a change of rules is a
+#: change of every suite's hash (and of suite versions: an edited ``-v0`` never exists).
+#: v1: numbers matched within max(0.5, 1% of gold) whatever they counted.
+#: v2: years and counts match only as the same integer; quantities within 0.5%.
+SCORING_RULES_VERSION = "scoring-v2"
+#: How a numeric answer is matched, by what the number is (see :func:`numeric_match`).
+NUMBER_KINDS = ("year", "count", "quantity")
+EXACT_KINDS = ("year", "count")
+QUANTITY_REL_TOL = 0.005
+QUANTITY_ABS_TOL = 0.5
 _MAX_SCORED_CHARS = 200_000  # answers longer than this are cut before scoring (bounded work)
 
 # ------------------------------------------------------------------------------ normalisation
@@ -164,32 +179,65 @@ def parse_number(s: str | float | int | None) -> float | None:
     return None if first is None else first[1]
 
 
+def number_kind_of(golds: str | float | Sequence[str | float], kind: str | None) -> str:
+    """The kind that decides how a number is matched: ``kind`` when given, else guessed from gold.
+
+    Tasks of generated worlds always state their kind. For a user's task without one, an
+    integral gold value ("1962", "12,000") is a count (exact) and any other a quantity.
+    """
+    if kind is not None:
+        if kind not in NUMBER_KINDS:
+            raise ValueError(f"unknown number kind {kind!r}; accepted: {', '.join(NUMBER_KINDS)}")
+        return kind
+    for gold in [golds] if isinstance(golds, str | int | float) else list(golds):
+        g = _first_number(gold)
+        if g is not None:
+            return "count" if float(g[1]).is_integer() else "quantity"
+    return "quantity"
+
+
+def _same_integer(x: float, g: float) -> bool:
+    return float(x).is_integer() and float(g).is_integer() and int(x) == int(g)
+
+
 def numeric_match(
     pred: str | float | None,
     golds: str | float | Sequence[str | float],
-    rel_tol: float = 0.01,
-    abs_tol: float = 0.5,
+    kind: str | None = None,
 ) -> bool:
-    """True when the prediction's (first) number p is close to some gold number g.
+    """True when the prediction's first number p matches some gold number g, by kind of number.
 
-    Tolerance: p matches g when ``|p - g| <= max(abs_tol, rel_tol * |g|)`` — by default within
-    0.5 absolute (counts and years must round to the same integer) or 1% of the gold value
-    (large figures may be rounded). Values are compared with their scale words applied; when
-    only one side has a scale word, the written literals may match too (questions state units:
-    "$11 million" answers "how much, in millions of dollars?" whose gold is "11"), but two
-    different scale words never match ("1.2 million" is not "1.2 billion").
-    A prediction without a number never matches.
+    - ``"year"`` and ``"count"`` (years, dates, ages in years, employees, students, pages): p
+      must be the same integer as g. 1953 never answers 1962, 2,001 never answers 2,000.
+    - ``"quantity"`` (revenues, populations, prices, box office): ``|p - g| <= max(0.5,
+      QUANTITY_REL_TOL * |g|)`` with QUANTITY_REL_TOL = 0.5%. Generated worlds write quantities
+      in full ("1,234,000"), so copying the text is exact; the tolerance admits a reader's
+      three-significant-figure rounding ("1.23 million") and nothing coarser. When only one
+      side has a scale word the written literals may match too (questions state units: "$11
+      million" answers "how much, in millions of dollars?" whose gold is "11"); two different
+      scale words never match ("1.2 million" is not "1.2 billion").
+    - ``None``: decided by :func:`number_kind_of` from the gold value.
+
+    Values are compared with their scale words applied ("12 thousand" is the count 12000).
+    A prediction without a number never matches. Only the first number counts, so listing
+    many numbers cannot game a match.
     """
     p = _first_number(pred)
     if p is None:
         return False
+    kind = number_kind_of(golds, kind)
 
     def close(x: float, g: float) -> bool:
-        return abs(x - g) <= max(abs_tol, rel_tol * abs(g))
+        return abs(x - g) <= max(QUANTITY_ABS_TOL, QUANTITY_REL_TOL * abs(g))
 
     for gold in [golds] if isinstance(golds, str | int | float) else list(golds):
         g = _first_number(gold)
-        if g is not None and (close(p[1], g[1]) or (not (p[2] and g[2]) and close(p[0], g[0]))):
+        if g is None:
+            continue
+        if kind in EXACT_KINDS:
+            if _same_integer(p[1], g[1]):
+                return True
+        elif close(p[1], g[1]) or (not (p[2] and g[2]) and close(p[0], g[0])):
             return True
     return False
 
@@ -293,7 +341,7 @@ def _gold_items(task: Task) -> tuple[tuple[str, ...], ...]:
 def score_answer(task: Task, prediction: str | None, metric: str = "auto") -> AnswerScore:
     """Score ``prediction`` against ``task`` according to its ``answer_type``.
 
-    - ``"number"``: score = success = numeric match (:func:`numeric_match`, default tolerance);
+    - ``"number"``: score = success = numeric match (:func:`numeric_match`) by ``task.number_kind``;
     - ``"list"``: score = set F1 over ``answer_items``; success = set F1 == 1;
     - ``"entity"``, ``"text"`` (and any other type, e.g. user JSONL tasks): score = token F1
       (``metric="auto"`` or ``"f1"``) or exact match (``metric="em"``); success = exact match.
@@ -306,7 +354,7 @@ def score_answer(task: Task, prediction: str | None, metric: str = "auto") -> An
     prediction = str(prediction)
     em = exact_match(prediction, task.answers)
     f1 = token_f1(prediction, task.answers)
-    numeric = float(numeric_match(prediction, task.answers))
+    numeric = float(numeric_match(prediction, task.answers, getattr(task, "number_kind", None)))
     items = _gold_items(task)
     sf1 = set_f1(prediction, items)
     if task.answer_type == "number":

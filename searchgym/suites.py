@@ -1,11 +1,14 @@
 """Named, versioned, frozen task suites: what a published number was measured on.
 
 A suite fixes an env id and its kwargs, a world (seed, size), a family mix and a difficulty,
-and how many tasks of each split are used. Its ``content_hash`` covers the generated world
-(``World.fingerprint``), the definition and the ids of the tasks it uses, so two results with
-the same suite id and hash were measured on byte-identical worlds and the same tasks. A suite
-whose world generator changed gets a new hash; a suite whose definition must change gets a
-new version (``-v1``), never an edited ``-v0``.
+and how many tasks of each split are used. Its ``content_hash`` covers the scoring rules'
+version (:data:`searchgym.scoring.SCORING_RULES_VERSION`), the world's corpus, knowledge base
+and clock (``World.corpus_fingerprint``), the definition, and the full content of the tasks
+it uses, and nothing else: two results with the same suite id and hash were scored by the
+same rules on byte-identical corpora and tasks, and a task family the suite does not use can
+change without changing its hash. A suite whose rules, world or definition must change gets a
+new version (``-v1``), never an edited ``-v0``; the old id is kept in :data:`RETIRED_SUITES`
+with the reason, which is what ``get_suite`` and the leaderboard's ``verify`` say about it.
 
 Tasks of a capped split are taken deterministically: families are interleaved (in the
 suite's family order, world order within a family) so that a capped split keeps every
@@ -20,11 +23,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from searchgym.scoring import SCORING_RULES_VERSION
 from searchgym.world import shared_world
 from searchgym.world.model import Task
 from searchgym.world.world import SPLITS, World
 
-HASH_VERSION = "suite-hash-v1"
+HASH_VERSION = "suite-hash-v2"
 
 
 @dataclass(frozen=True)
@@ -120,16 +124,18 @@ _HASHES: dict[str, str] = {}
 
 
 def content_hash(suite: Suite) -> str:
-    """SHA-256 of the world fingerprint, the definition and the task ids of every split."""
+    """SHA-256 of the scoring rules' version, the corpus fingerprint, the definition and the
+    content of every task the suite uses (see the module docstring)."""
     key = json.dumps(suite.definition(), sort_keys=True, default=repr)
     if key not in _HASHES:
         payload = {
             "hash_version": HASH_VERSION,
-            "world_fingerprint": suite.world().fingerprint,
+            "scoring_rules": SCORING_RULES_VERSION,
+            "corpus_fingerprint": suite.world().corpus_fingerprint,
             "definition": suite.definition(),
-            "task_ids": {split: [t.id for t in tasks(suite, split)] for split in SPLITS},
+            "tasks": {split: [asdict(t) for t in tasks(suite, split)] for split in SPLITS},
         }
-        blob = json.dumps(payload, sort_keys=True, separators=(",", ":")).encode("utf-8")
+        blob = json.dumps(payload, sort_keys=True, separators=(",", ":"), default=list).encode("utf-8")
         _HASHES[key] = hashlib.sha256(blob).hexdigest()
     return _HASHES[key]
 
@@ -171,9 +177,22 @@ class UnknownSuite(KeyError):
         return str(self.args[0])
 
 
+#: Suites that no longer exist, with why: results on them cannot be re-scored by today's rules.
+RETIRED_SUITES: dict[str, str] = {
+    f"{name}-v0": (f"suite {name}-v0 was retired: the scoring rules changed (scoring-v1 matched any number within "
+                   f"1% of the gold, so wrong years and counts scored; {SCORING_RULES_VERSION} matches years and "
+                   f"counts only as the same integer) and the world generator changed (bridges need every hop); "
+                   f"results on it cannot be re-scored. Use {name}-v1")
+    for name in ("quick", "searchqa", "searchqa-easy", "searchqa-hard", "team", "team-easy", "team-hard",
+                 "group", "group-easy", "group-hard")
+}
+
+
 def get_suite(suite_id: str | Suite) -> Suite:
     if isinstance(suite_id, Suite):
         return suite_id
+    if suite_id in RETIRED_SUITES and suite_id not in SUITES:
+        raise UnknownSuite(RETIRED_SUITES[suite_id])
     if suite_id not in SUITES:
         raise UnknownSuite(f"unknown suite {suite_id!r}; known suites: {', '.join(SUITES)}")
     return SUITES[suite_id]
@@ -184,12 +203,14 @@ def list_suites() -> list[Suite]:
 
 
 ALL_FAMILIES = ("lookup", "bridge", "comparison", "aggregate", "temporal", "ambiguous", "list")
+#: The main suite's families: every one needs two or more evidence hops.
+MULTI_HOP_FAMILIES = ("bridge", "comparison", "aggregate", "temporal")
 
 register_suite(Suite(
-    "quick-v0", 0, "TeamSearch-Generalists-Candidates-v0", {"team_size": 2, "max_rounds": 6},
-    world_seed=0, world_size="medium", dev_size=40, test_size=40, families=("lookup", "bridge"),
-    difficulty="easy",
-    description="two generalists, 1-2 hop questions, 6 rounds: the main job runs in minutes on 2 cores",
+    "quick-v1", 1, "TeamSearch-Generalists-Candidates-v0", {"team_size": 2, "max_rounds": 8},
+    world_seed=0, world_size="medium", dev_size=60, test_size=160, families=MULTI_HOP_FAMILIES,
+    description="the main suite: two generalists share a blackboard on multi-hop questions (bridges of 2-3 "
+                "hops, comparisons, aggregates, temporal), 8 rounds; every method separates from random here",
 ))
 
 _FAMILY_DEFAULTS = {"world_seed": 0, "world_size": "medium", "dev_size": 100, "test_size": 200, "families": ALL_FAMILIES}
@@ -201,5 +222,5 @@ for _name, _env, _kwargs, _what in (
 ):
     for _difficulty, _suffix in ((None, ""), ("easy", "-easy"), ("hard", "-hard")):
         _level = {None: "every family and difficulty", "easy": "easy tasks", "hard": "hard tasks"}[_difficulty]
-        register_suite(Suite(f"{_name}{_suffix}-v0", 0, _env, _kwargs, difficulty=_difficulty,
+        register_suite(Suite(f"{_name}{_suffix}-v1", 1, _env, _kwargs, difficulty=_difficulty,
                              description=f"{_what}; {_level}", **_FAMILY_DEFAULTS))

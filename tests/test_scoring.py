@@ -14,6 +14,7 @@ from searchgym.scoring import (
     exact_match,
     find_numbers,
     normalize_answer,
+    number_kind_of,
     numeric_match,
     parse_number,
     score_answer,
@@ -21,6 +22,7 @@ from searchgym.scoring import (
     split_list,
     token_f1,
 )
+from searchgym.world import World
 from searchgym.world.model import EvidenceHop, Task
 
 
@@ -112,29 +114,64 @@ def test_find_numbers_scaled_and_raw():
     assert find_numbers(text, scaled=False) == pytest.approx([3.4, 2019.0, 12.0])
 
 
-def test_numeric_match_tolerance_edges():
-    # gold 100: tolerance max(0.5, 1.0) = 1.0
-    assert numeric_match("101", ["100"])
-    assert not numeric_match("101.01", ["100"])
-    # gold 10: tolerance max(0.5, 0.1) = 0.5
-    assert numeric_match("10.5", ["10"])
-    assert not numeric_match("10.51", ["10"])
-    # scale words on either side; 1% of 1.2e6 = 12000
-    assert numeric_match("1.2 million", ["1200000"])
-    assert numeric_match("1200000", ["1.2 million"])
-    assert numeric_match("1,211,999", ["1.2 million"])
-    assert not numeric_match("1,212,001", ["1.2 million"])
+def test_years_and_counts_match_only_as_the_same_integer():
+    for kind in ("year", "count"):
+        assert numeric_match("1962", ["1962"], kind)
+        assert numeric_match("in 1962.", ["1962"], kind)
+        assert not numeric_match("1953", ["1962"], kind)  # 1% of 1962 is 19.6: v1 accepted this
+        assert not numeric_match("1961", ["1962"], kind) and not numeric_match("1963", ["1962"], kind)
+        assert not numeric_match("1962.4", ["1962"], kind)  # not an integer
+    assert numeric_match("12 thousand", ["12000"], "count")  # scale words apply
+    assert numeric_match("12,000 people", ["12,000"], "count")
+    assert not numeric_match("12,001", ["12,000"], "count")
+    assert not numeric_match("12", ["12000"], "count")  # no literal fallback for counts
+
+
+def test_quantities_match_within_half_a_percent():
+    # gold 1,234,000: tolerance max(0.5, 0.005 * 1,234,000) = 6,170
+    assert numeric_match("1,234,000", ["1,234,000"], "quantity")
+    assert numeric_match("1.23 million", ["1,234,000"], "quantity")  # three significant figures
+    assert numeric_match("1,240,170", ["1,234,000"], "quantity")
+    assert not numeric_match("1,240,171", ["1,234,000"], "quantity")
+    assert not numeric_match("1.2 million", ["1,234,000"], "quantity")  # 2.8% off
+    # gold 10: tolerance max(0.5, 0.05) = 0.5
+    assert numeric_match("10.5", ["10"], "quantity") and not numeric_match("10.51", ["10"], "quantity")
+    # a scale word on one side only may be dropped; two different scale words never match
+    assert numeric_match("$11 million", ["11"], "quantity")
+    assert numeric_match("1.2", ["1.2 million"], "quantity")
+    assert not numeric_match("1.2 million", ["1.2 billion"], "quantity")
+    assert not numeric_match("1.2", ["1200000"], "quantity")
+
+
+def test_numeric_match_general_rules():
     assert numeric_match("about 1,200 people", ("1200",))
     assert not numeric_match("no idea", ["5"])
     assert not numeric_match(None, ["5"])
     assert numeric_match("7", ["x", "7"])  # any gold alias
-    # a scale word on one side only may be dropped; two different scale words never match
-    assert numeric_match("$11 million", ["11"])
-    assert numeric_match("1.2", ["1.2 million"])
-    assert not numeric_match("1.2 million", ["1.2 billion"])
-    assert not numeric_match("1.2", ["1200000"])
-    assert numeric_match("10.2", "10", rel_tol=0.0, abs_tol=0.25)
-    assert not numeric_match("10.3", "10", rel_tol=0.0, abs_tol=0.25)
+    # no kind given (a user's task): an integral gold is a count, any other a quantity
+    assert number_kind_of(["1962"], None) == "count" and not numeric_match("1961", ["1962"])
+    assert number_kind_of(["3.5"], None) == "quantity" and numeric_match("3.51", ["3.5"])
+    with pytest.raises(ValueError, match="unknown number kind 'weight'; accepted: year, count, quantity"):
+        numeric_match("1", ["1"], "weight")
+
+
+def test_no_wrong_year_or_count_scores_on_a_generated_world():
+    """Every numeric task of the default world: gold +-1..9 never succeeds for years and counts."""
+    world = World.generate(0, "small")
+    numeric = [t for t in world.tasks if t.answer_type == "number"]
+    assert {t.number_kind for t in numeric} == {"year", "count", "quantity"}
+    tried = accepted = 0
+    for task in numeric:
+        gold = int(task.answers[0].replace(",", ""))
+        assert score_answer(task, task.answers[0]).success and score_answer(task, task.answers[-1]).success
+        if task.number_kind == "quantity":
+            wrong = [gold + d for d in (-max(2, gold // 50), max(2, gold // 50))]  # 2% off
+        else:
+            wrong = [gold + d for d in range(-9, 10) if d]
+        for value in wrong:
+            tried += 1
+            accepted += score_answer(task, str(value)).success
+    assert tried > 1000 and accepted == 0
 
 
 # -------------------------------------------------------------------------------------- lists

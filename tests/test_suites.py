@@ -10,25 +10,37 @@ from pathlib import Path
 import pytest
 
 from searchgym.cli import main
-from searchgym.suites import SUITES, Suite, env_kind, get_suite, make_env, register_suite, tasks
+from searchgym.suites import MULTI_HOP_FAMILIES, RETIRED_SUITES, SUITES, Suite, env_kind, get_suite, make_env, register_suite, tasks
 
 TINY = register_suite(Suite("test-suites-tiny-v0", 0, "SearchQA-Candidates-v0", {"max_steps": 5},
                             world_size="tiny", dev_size=4, test_size=7, families=("bridge", "lookup")))
 
 
 def test_the_published_suites_exist():
-    expected = {"quick-v0"} | {f"{k}{d}-v0" for k in ("searchqa", "team", "group") for d in ("", "-easy", "-hard")}
+    expected = {"quick-v1"} | {f"{k}{d}-v1" for k in ("searchqa", "team", "group") for d in ("", "-easy", "-hard")}
     assert expected <= set(SUITES)
-    quick = get_suite("quick-v0")
-    assert (quick.env_id, quick.kwargs, quick.families, quick.difficulty) == (
-        "TeamSearch-Generalists-Candidates-v0", {"team_size": 2, "max_rounds": 6}, ("lookup", "bridge"), "easy")
-    assert len(tasks(quick, "test")) == 40 and env_kind(quick) == "parallel"
-    assert get_suite("searchqa-hard-v0").difficulty == "hard" and env_kind(get_suite("searchqa-v0")) == "single"
-    assert get_suite("group-v0").kwargs["group_size"] == 4
+    quick = get_suite("quick-v1")
+    assert (quick.env_id, quick.families, quick.difficulty) == (
+        "TeamSearch-Generalists-Candidates-v0", MULTI_HOP_FAMILIES, None)
+    test_tasks = tasks(quick, "test")
+    assert len(test_tasks) >= 150 and env_kind(quick) == "parallel"
+    # the main suite needs multi-step search: two or more pieces of evidence (facts, or a fact and
+    # the clock), and most tasks two or more facts
+    assert all(len(t.evidence) >= 2 for t in test_tasks)
+    assert sum(t.hops >= 2 for t in test_tasks) >= 0.7 * len(test_tasks)
+
+
+def test_retired_suites_say_why():
+    for old in ("quick-v0", "searchqa-v0", "team-hard-v0"):
+        assert old in RETIRED_SUITES and old not in SUITES
+        with pytest.raises(KeyError, match="retired: the scoring rules changed"):
+            get_suite(old)
+    assert get_suite("searchqa-hard-v1").difficulty == "hard" and env_kind(get_suite("searchqa-v1")) == "single"
+    assert get_suite("group-v1").kwargs["group_size"] == 4
 
 
 def test_unknown_suite_lists_the_known_ones():
-    with pytest.raises(KeyError, match="unknown suite 'nope'; known suites: quick-v0, searchqa-v0"):
+    with pytest.raises(KeyError, match="unknown suite 'nope'; known suites: quick-v1, searchqa-v1"):
         get_suite("nope")
 
 
@@ -36,7 +48,7 @@ def test_capped_splits_interleave_families_in_world_order():
     world = TINY.world()
     bridges = [t.id for t in world.tasks_in("test", ["bridge"])]
     lookups = [t.id for t in world.tasks_in("test", ["lookup"])]
-    assert len(bridges) >= 4 and len(lookups) >= 4
+    assert len(bridges) >= 4 and len(lookups) >= 3
     chosen = [t.id for t in tasks(TINY, "test")]
     assert chosen == [bridges[0], lookups[0], bridges[1], lookups[1], bridges[2], lookups[2], bridges[3]]
     assert [t.id for t in tasks(TINY, "train")] == [t.id for t in world.tasks_in("train", ["bridge", "lookup"])]
@@ -60,7 +72,7 @@ def test_hashes_are_stable_across_processes():
                             cwd=Path(__file__).parents[1], env={"PYTHONHASHSEED": "12345", "PATH": ""})
     other = json.loads(result.stdout.strip().splitlines()[-1])
     here = {k: s.content_hash for k, s in SUITES.items() if k in other}
-    assert here == {k: other[k] for k in here} and "quick-v0" in here and TINY.id in here
+    assert here == {k: other[k] for k in here} and "quick-v1" in here and TINY.id in here
 
 
 def test_bad_definitions_are_clear_errors():
@@ -69,7 +81,7 @@ def test_bad_definitions_are_clear_errors():
     with pytest.raises(ValueError, match="test_size must be None or a positive int"):
         Suite("x-v0", 0, "SearchQA-Candidates-v0", test_size=0)
     with pytest.raises(ValueError, match="taken by a different definition"):
-        register_suite(Suite("quick-v0", 0, "SearchQA-Candidates-v0"))
+        register_suite(Suite("quick-v1", 1, "SearchQA-Candidates-v0"))
     with pytest.raises(ValueError, match="unknown split 'val'"):
         tasks(TINY, "val")
 
@@ -87,6 +99,6 @@ def test_the_suites_command_prints_every_hash(capsys):
     out = capsys.readouterr().out
     for suite in SUITES.values():
         assert f"{suite.id}" in out and suite.content_hash[:16] in out
-    assert main(["suites", "quick-v0", "--json"]) == 0
+    assert main(["suites", "quick-v1", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)
-    assert rows[0]["hash"] == get_suite("quick-v0").content_hash and rows[0]["tasks"]["test"] == 40
+    assert rows[0]["hash"] == get_suite("quick-v1").content_hash and rows[0]["tasks"]["test"] == 160

@@ -12,15 +12,15 @@ from searchgym.world.world import SPLITS, World
 
 
 @lru_cache(maxsize=8)
-def _cached_world(seed: int, size: str | int) -> World:
-    return World.generate(seed=seed, size=size)
+def _cached_world(seed: int, size: str | int, bridge_shortcut_rate: float) -> World:
+    return World.generate(seed=seed, size=size, bridge_shortcut_rate=bridge_shortcut_rate)
 
 
-def shared_world(seed: int = 0, size: str | int = "small") -> World:
-    """The world for (seed, size), built once per process and shared by every env that asks."""
+def shared_world(seed: int = 0, size: str | int = "small", bridge_shortcut_rate: float = 0.0) -> World:
+    """The world for (seed, size, knobs), built once per process and shared by every env that asks."""
     seed = check_seed(seed)
     resolve_size(size)
-    return _cached_world(seed, size)
+    return _cached_world(seed, size, float(bridge_shortcut_rate))
 
 
 __all__ = [

@@ -22,7 +22,7 @@ from searchgym.world.world import World
 #: Scale of each preset size: the number of cities; other types scale with it.
 SIZES: dict[str, int] = {"tiny": 8, "small": 24, "medium": 100, "large": 500, "xl": 9000}
 #: Tasks generated per family (before the split), per preset size.
-TASKS_PER_FAMILY: dict[str, int] = {"tiny": 30, "small": 90, "medium": 200, "large": 300, "xl": 300}
+TASKS_PER_FAMILY: dict[str, int] = {"tiny": 30, "small": 90, "medium": 300, "large": 300, "xl": 300}
 NAMESAKE_FRACTION = 0.15
 NEAR_NAMESAKE_FRACTION = 0.12
 OUTDATED_FRACTION = 0.5
@@ -215,8 +215,12 @@ def _make_attributes(d: _Draft) -> None:
                         d.add_fact(eid, attr.name, old, as_of=d.now.year - int(rng.integers(3, 12)), current=False)
 
 
-def generate_world(seed: int = 0, size: str | int = "small") -> World:
-    """Generate the world for (seed, size); see :meth:`World.generate`."""
+def generate_world(seed: int = 0, size: str | int = "small", bridge_shortcut_rate: float = 0.0) -> World:
+    """Generate the world for (seed, size); see :meth:`World.generate`.
+
+    ``bridge_shortcut_rate``: the largest fraction of bridge tasks that a single page may answer
+    (it names the question's entity and states the answer; :mod:`searchgym.world.shortcuts`).
+    """
     seed = check_seed(seed)
     label, scale = resolve_size(size)
     rng = np.random.default_rng([seed, scale, 20260])
@@ -227,7 +231,7 @@ def generate_world(seed: int = 0, size: str | int = "small") -> World:
     _make_attributes(d)
     pages, kb = render_corpus(d.entities, d.facts, rng)
     per_family = TASKS_PER_FAMILY.get(label, min(300, max(30, scale * 3)))
-    tasks = generate_tasks(d.entities, d.facts, pages, kb, now, rng, per_family)
+    tasks = generate_tasks(d.entities, d.facts, pages, kb, now, rng, per_family, bridge_shortcut_rate)
     return World(
         seed=seed,
         size=label,
@@ -237,4 +241,5 @@ def generate_world(seed: int = 0, size: str | int = "small") -> World:
         pages=tuple(pages),
         kb=kb,
         tasks=tuple(tasks),
+        meta={"bridge_shortcut_rate": float(bridge_shortcut_rate)},
     )

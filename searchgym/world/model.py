@@ -95,6 +95,8 @@ class Task:
     ``operation`` says how the hops combine (``value``, ``sum``, ``difference``,
     ``argmax``/``argmin``, ``years_since``, ``set``): the oracle uses it, never the answer.
     ``clarification`` is what the simulated user says when asked (ambiguous tasks only).
+    ``number_kind`` says how a numeric answer is scored (:func:`searchgym.scoring.numeric_match`):
+    years and counts as the same integer, quantities within a relative tolerance.
     """
 
     id: str
@@ -111,6 +113,7 @@ class Task:
     answer_items: tuple[tuple[str, ...], ...] = ()
     clarification: str | None = None
     difficulty: str = "easy"
+    number_kind: str | None = None  # "year", "count" or "quantity" for numeric answers (scoring)
 
     @property
     def gold_fact_ids(self) -> frozenset[str]:
@@ -130,3 +133,5 @@ class WorldStats:
     gold_facts_corpus_only: int = 0
     gold_facts_kb_only: int = 0
     gold_facts_both: int = 0
+    #: family -> fraction of its tasks that one page answers (names a focus entity, states the answer)
+    shortcut_rate_by_family: dict[str, float] = field(default_factory=dict)

@@ -44,6 +44,12 @@ class Attribute:
     unit: str = ""
     dated: bool = False
     is_year: bool = False
+    quantity: bool = False  # a measured amount (revenue, population, price), not a count
+
+    @property
+    def kind(self) -> str:
+        """How an answer about this attribute is scored: "year", "count" or "quantity"."""
+        return "year" if self.is_year else "quantity" if self.quantity else "count"
 
 
 RELATIONS: tuple[Relation, ...] = (
@@ -132,12 +138,12 @@ ATTRIBUTES: tuple[Attribute, ...] = (
               ("{s} has a population of {o}.", "About {o} people live in {s}.", "The population of {s} is {o}."),
               ("In {y}, {s} had a population of {o}.", "As of {y}, about {o} people lived in {s}."),
               ("What is the population of {s}?", "How many people live in {s}?"), "population",
-              "has the larger population", dated=True),
+              "has the larger population", dated=True, quantity=True),
     Attribute("population", "city", 20_000, 4_000_000,
               ("{s} has a population of {o}.", "About {o} people live in {s}.", "The population of {s} is {o}."),
               ("In {y}, {s} had a population of {o}.", "As of {y}, about {o} people lived in {s}."),
               ("What is the population of {s}?", "How many people live in {s}?"), "population",
-              "has the larger population", dated=True),
+              "has the larger population", dated=True, quantity=True),
     Attribute("founded_year", "city", 900, 1950,
               ("{s} was founded in {o}.", "{s} dates back to {o}.", "The city of {s} was established in {o}."),
               (), ("When was {s} founded?", "In what year was {s} founded?"), "founding year",
@@ -164,7 +170,8 @@ ATTRIBUTES: tuple[Attribute, ...] = (
                "{s} earns {o} million dollars a year."),
               ("In {y}, {s} reported revenue of {o} million dollars.",),
               ("What is the annual revenue of {s} in millions of dollars?", "How much revenue does {s} make, in millions of dollars?"),
-              "annual revenue in millions of dollars", "has the higher revenue", unit="million dollars", dated=True),
+              "annual revenue in millions of dollars", "has the higher revenue", unit="million dollars", dated=True,
+              quantity=True),
     Attribute("employees", "company", 12, 250_000,
               ("{s} employs {o} people.", "{s} has {o} employees.", "The workforce of {s} numbers {o}."),
               ("In {y}, {s} employed {o} people.",),
@@ -178,7 +185,7 @@ ATTRIBUTES: tuple[Attribute, ...] = (
               ("{s} costs {o} dollars.", "{s} sells for {o} dollars.", "The price of {s} is {o} dollars."),
               ("In {y}, {s} sold for {o} dollars.",),
               ("How much does {s} cost in dollars?", "What is the price of {s} in dollars?"), "price in dollars",
-              "is more expensive", unit="dollars", dated=True),
+              "is more expensive", unit="dollars", dated=True, quantity=True),
     Attribute("release_year", "film", 1950, 2024,
               ("{s} was released in {o}.", "{s} premiered in {o}.", "{s} came out in {o}."),
               (), ("When was {s} released?", "In what year did {s} premiere?"), "release year",
@@ -187,7 +194,7 @@ ATTRIBUTES: tuple[Attribute, ...] = (
               ("{s} grossed {o} million dollars.", "{s} earned {o} million dollars at the box office.",
                "The box office of {s} reached {o} million dollars."),
               (), ("How much did {s} gross, in millions of dollars?", "What was the box office of {s} in millions of dollars?"),
-              "box office in millions of dollars", "grossed more", unit="million dollars"),
+              "box office in millions of dollars", "grossed more", unit="million dollars", quantity=True),
     Attribute("published_year", "book", 1900, 2024,
               ("{s} was published in {o}.", "{s} first appeared in {o}.", "{s} came out in {o}."),
               (), ("When was {s} published?", "In what year was {s} published?"), "publication year",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import zlib
 from collections import defaultdict
 from collections.abc import Callable, Mapping
 
@@ -18,6 +19,7 @@ import numpy as np
 from searchgym.world.corpus import format_value
 from searchgym.world.model import Entity, EvidenceHop, Fact, Page, Task
 from searchgym.world.schema import ATTRIBUTES, RELATION_BY_NAME
+from searchgym.world.shortcuts import ShortcutDetector
 
 FAMILIES = ("lookup", "bridge", "comparison", "aggregate", "temporal", "ambiguous", "list")
 SPLIT_WEIGHTS = {"train": 0.6, "dev": 0.2, "test": 0.2}
@@ -109,7 +111,7 @@ class _TaskMaker:
         return self.pick(candidates)
 
     def make(self, family, split, question, answers, answer_type, hops, tools, focus, *, operation="value",
-             items=(), clarification=None, difficulty="easy") -> Task | None:
+             items=(), clarification=None, difficulty="easy", number_kind=None) -> Task | None:
         golds = [a for item in items for a in item] if items else list(answers)
         if any(_norm(a) in _norm(question) for a in golds if a.strip()):
             return None  # an answer verbatim in its question makes the task trivial
@@ -119,7 +121,7 @@ class _TaskMaker:
             answer_type=answer_type, evidence=tuple(hops), tools=tuple(dict.fromkeys(tools)), split=split,
             hops=len([h for h in hops if h.fact_id not in ("clock", "clarification")]), operation=operation,
             focus_entity_ids=tuple(focus), answer_items=tuple(items), clarification=clarification,
-            difficulty=difficulty,
+            difficulty=difficulty, number_kind=number_kind if answer_type == "number" else None,
         )
 
     # ------------------------------------------------------------------- the families
@@ -129,14 +131,17 @@ class _TaskMaker:
         if fact is None:
             return None
         e = self.entities[eid]
+        kind = None
         if fact.object_id is not None:
             question = self.pick(list(RELATION_BY_NAME[fact.predicate].questions)).format(s=e.name)
             answer_type = "entity"
         else:
-            question = self.pick(list(_ATTR[(e.type, fact.predicate)].questions)).format(s=e.name)
-            answer_type = "number"
+            attr = _ATTR[(e.type, fact.predicate)]
+            question = self.pick(list(attr.questions)).format(s=e.name)
+            answer_type, kind = "number", attr.kind
         hops = [self.hop(fact)]
-        return self.make("lookup", split, question, self.aliases(fact), answer_type, hops, self.lookup_tools(hops), [eid])
+        return self.make("lookup", split, question, self.aliases(fact), answer_type, hops, self.lookup_tools(hops), [eid],
+                         number_kind=kind)
 
     def chain(self, start: str, n_relations: int) -> list[Fact] | None:
         visited, current, chain = {start}, start, []
@@ -156,7 +161,7 @@ class _TaskMaker:
         return phrase
 
     def bridge(self, split: str) -> Task | None:
-        n_hops = int(self.rng.integers(2, 5))
+        n_hops = int(self.rng.integers(2, 4))  # 2-3 hops: every one is needed (see generate_tasks)
         start = self.entity_in(split)
         chain = self.chain(start, n_hops - 1) if start else None
         if not chain:
@@ -168,6 +173,7 @@ class _TaskMaker:
         if final is None:
             return None
         phrase = self.noun_phrase(start, chain)
+        kind = None
         if final.object_id is not None:
             rel = RELATION_BY_NAME[final.predicate]
             question = f"{'Who' if rel.object_type == 'person' else 'What'} is {rel.noun_phrase.format(x=phrase)}?"
@@ -175,10 +181,10 @@ class _TaskMaker:
         else:
             attr = _ATTR[(self.entities[last_entity].type, final.predicate)]
             question = f"What is the {attr.noun} of {phrase}?"
-            answer_type = "number"
+            answer_type, kind = "number", attr.kind
         hops = [self.hop(f) for f in chain + [final]]
         return self.make("bridge", split, question, self.aliases(final), answer_type, hops, self.lookup_tools(hops),
-                         [start], difficulty="easy" if n_hops == 2 else "hard")
+                         [start], difficulty="easy" if n_hops == 2 else "hard", number_kind=kind)
 
     def comparison(self, split: str) -> Task | None:
         a = self.entity_in(split)
@@ -229,7 +235,7 @@ class _TaskMaker:
                         f"that of {self.entities[b].name}?")
         hops = [self.hop(fact_a), self.hop(fact_b)]
         return self.make("aggregate", split, question, self.number_aliases(value), "number", hops,
-                         self.lookup_tools(hops) + ["calculator"], [a, b], operation=operation)
+                         self.lookup_tools(hops) + ["calculator"], [a, b], operation=operation, number_kind=attr.kind)
 
     def temporal(self, split: str) -> Task | None:
         start = self.entity_in(split)
@@ -250,7 +256,7 @@ class _TaskMaker:
         tools = self.lookup_tools(hops[:-1]) + ["current_time", "calculator"]
         value = self.now.year - int(fact.value)
         return self.make("temporal", split, question, self.number_aliases(value), "number", hops, tools, [start],
-                         operation="years_since", difficulty="hard" if chain else "easy")
+                         operation="years_since", difficulty="hard" if chain else "easy", number_kind="count")
 
     def ambiguous(self, split: str) -> Task | None:
         people = [self.entities[p] for p in self.namesake_people if self.split_of[p] == split]
@@ -264,18 +270,20 @@ class _TaskMaker:
         other_values = {f.value for n in namesakes for f in self.forward[n.id] if f.predicate == fact.predicate}
         if fact.value in other_values:
             return None  # the ambiguity would not matter
+        kind = None
         if fact.object_id is not None:
             question = self.pick(list(RELATION_BY_NAME[fact.predicate].questions)).format(s=person.name)
             answer_type = "entity"
         else:
-            question = self.pick(list(_ATTR[("person", fact.predicate)].questions)).format(s=person.name)
-            answer_type = "number"
+            attr = _ATTR[("person", fact.predicate)]
+            question = self.pick(list(attr.questions)).format(s=person.name)
+            answer_type, kind = "number", attr.kind
         hops = [EvidenceHop("clarification", person.name, "ask_for_clarification", ("ask_for_clarification",)),
                 self.hop(fact)]
         clarification = f"I mean {person.display_name}."
         tools = ["ask_for_clarification"] + self.lookup_tools(hops[1:])
         return self.make("ambiguous", split, question, self.aliases(fact), answer_type, hops, tools, [person.id],
-                         clarification=clarification, difficulty="hard")
+                         clarification=clarification, difficulty="hard", number_kind=kind)
 
     def listing(self, split: str) -> Task | None:
         relation = self.pick([r for r in RELATION_BY_NAME.values() if r.list_question])
@@ -303,9 +311,20 @@ def generate_tasks(
     now: dt.date,
     rng: np.random.Generator,
     per_family: int,
+    bridge_shortcut_rate: float = 0.0,
 ) -> list[Task]:
-    """Generate up to ``per_family`` tasks of each family, with disjoint splits."""
+    """Generate up to ``per_family`` tasks of each family, with disjoint splits.
+
+    At most a ``bridge_shortcut_rate`` fraction of the bridges may have a shortcut (a page that
+    names the question's entity and states the answer: :mod:`searchgym.world.shortcuts`); the
+    others need every hop. 0.0 (the default) rejects every shortcut; 1.0 keeps what the corpus
+    gives.
+    """
+    if not 0.0 <= bridge_shortcut_rate <= 1.0:
+        raise ValueError(f"bridge_shortcut_rate must be in [0, 1], got {bridge_shortcut_rate!r}")
     maker = _TaskMaker(entities, facts, pages, kb, now, rng)
+    shortcuts = ShortcutDetector(entities, facts, pages)
+    family_seed = int(rng.integers(2**63))
     builders: dict[str, Callable[[str], Task | None]] = {
         "lookup": maker.lookup, "bridge": maker.bridge, "comparison": maker.comparison,
         "aggregate": maker.aggregate, "temporal": maker.temporal, "ambiguous": maker.ambiguous,
@@ -316,13 +335,22 @@ def generate_tasks(
     tasks: list[Task] = []
     seen_questions: set[str] = set()
     for family in FAMILIES:
-        made, attempts = 0, 0
+        # Each family draws from its own generator and numbers its own ids, so adding or changing
+        # one family leaves every other family's tasks (and the suites that use them) unchanged.
+        rng = maker.rng = np.random.default_rng([family_seed, zlib.crc32(family.encode())])
+        maker.count = 0
+        made, attempts, with_shortcut = 0, 0, 0
         while made < per_family and attempts < per_family * 30:
             attempts += 1
             split = labels[int(rng.choice(len(labels), p=weights))]
             task = builders[family](split)
             if task is None or task.question in seen_questions:
                 continue
+            if family == "bridge" and bridge_shortcut_rate < 1.0 and \
+                    shortcuts.has_shortcut(task.focus_entity_ids, task.answers):
+                if with_shortcut + 1 > bridge_shortcut_rate * (made + 1):
+                    continue
+                with_shortcut += 1
             seen_questions.add(task.question)
             tasks.append(task)
             made += 1

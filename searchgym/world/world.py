@@ -19,6 +19,8 @@ from searchgym.world.mentions import MentionFinder
 from searchgym.world.model import Entity, Fact, Page, Task, WorldStats
 
 SPLITS = ("train", "dev", "test")
+#: v1: numeric tasks carry their number kind; bridges need both hops (bridge_shortcut_rate).
+WORLD_VERSION = "world-v1"
 
 
 @dataclass(frozen=True, eq=False)
@@ -33,15 +35,19 @@ class World:
     pages: tuple[Page, ...]
     kb: Mapping[str, tuple[str, ...]]
     tasks: tuple[Task, ...]
-    version: str = "world-v0"
+    version: str = WORLD_VERSION
     meta: Mapping[str, object] = field(default_factory=dict)
 
     @classmethod
-    def generate(cls, seed: int = 0, size: str | int = "small") -> World:
-        """Generate the world for ``seed`` and ``size`` (same inputs, same world, byte for byte)."""
+    def generate(cls, seed: int = 0, size: str | int = "small", bridge_shortcut_rate: float = 0.0) -> World:
+        """Generate the world for ``seed`` and ``size`` (same inputs, same world, byte for byte).
+
+        ``bridge_shortcut_rate`` is the largest fraction of bridges a single page may answer
+        (0.0: every bridge needs every hop).
+        """
         from searchgym.world.generate import generate_world
 
-        return generate_world(seed=seed, size=size)
+        return generate_world(seed=seed, size=size, bridge_shortcut_rate=bridge_shortcut_rate)
 
     # ----------------------------------------------------------------------------- look-ups
     @cached_property
@@ -127,10 +133,28 @@ class World:
             gold_facts_corpus_only=len({f for f in gold if f in in_pages and f not in in_kb}),
             gold_facts_kb_only=len({f for f in gold if f in in_kb and f not in in_pages}),
             gold_facts_both=len({f for f in gold if f in in_kb and f in in_pages}),
+            shortcut_rate_by_family=self.shortcut_rates(),
         )
 
-    def to_json(self) -> str:
-        """Canonical JSON of the whole world (what the fingerprint hashes)."""
+    def shortcut_rates(self) -> dict[str, float]:
+        """Per family, the fraction of tasks one page answers: it names a focus entity and states an
+        answer alias (for lists: every item). For lookups that is the point; for a bridge it is a
+        shortcut past the hops (see :mod:`searchgym.world.shortcuts`)."""
+        from searchgym.world.shortcuts import ShortcutDetector
+
+        detector = ShortcutDetector(self.entities, self.facts, self.pages)
+        found: dict[str, list[bool]] = defaultdict(list)
+        for task in self.tasks:
+            if task.answer_items:
+                hit = all(detector.has_shortcut(task.focus_entity_ids, item) for item in task.answer_items)
+            else:
+                hit = detector.has_shortcut(task.focus_entity_ids, task.answers)
+            found[task.family].append(hit)
+        return {family: round(sum(v) / len(v), 4) for family, v in sorted(found.items())}
+
+    def to_json(self, tasks: bool = True) -> str:
+        """Canonical JSON of the whole world (what the fingerprint hashes); ``tasks=False`` leaves
+        the tasks out (what :attr:`corpus_fingerprint` hashes)."""
         payload = {
             "version": self.version,
             "seed": self.seed,
@@ -140,11 +164,19 @@ class World:
             "facts": [asdict(f) for f in self.facts.values()],
             "pages": [asdict(p) for p in self.pages],
             "kb": {k: list(v) for k, v in self.kb.items()},
-            "tasks": [asdict(t) for t in self.tasks],
+            "meta": dict(self.meta),
         }
+        if tasks:
+            payload["tasks"] = [asdict(t) for t in self.tasks]
         return json.dumps(payload, sort_keys=True, separators=(",", ":"))
 
     @cached_property
     def fingerprint(self) -> str:
         """SHA-256 of the canonical JSON: equal fingerprints mean byte-identical worlds."""
         return hashlib.sha256(self.to_json().encode("utf-8")).hexdigest()
+
+    @cached_property
+    def corpus_fingerprint(self) -> str:
+        """SHA-256 of everything but the tasks: the corpus, the KB, the entities and facts, the
+        clock. Suites hash this plus only the tasks they use."""
+        return hashlib.sha256(self.to_json(tasks=False).encode("utf-8")).hexdigest()

@@ -15,8 +15,8 @@ from searchgym.envs.group import AGENT_FIELDS, GroupSearchEnv
 from searchgym.envs.search import SearchEnv
 
 GROUP_IDS = [s.id for s in searchgym.registered() if s.kind == "parallel" and "Group" in s.id]
-LOOKUP = "lookup-00001"  # tiny world: "Which university did Priovysh Tiopio attend?"
-ANSWER = "<answer>Stowehin Institute of Technology</answer>"
+LOOKUP = "lookup-00009"  # tiny world: "Where did Braris Nymaskand study?"
+ANSWER = "<answer>Kawous Institute of Technology</answer>"
 
 
 def group(**kwargs) -> GroupSearchEnv:
@@ -66,13 +66,13 @@ def test_same_seed_same_episode():
 def test_each_agent_sees_only_its_transcript_and_finished_agents_leave():
     env = group(action_mode="text", tool_format="tags", group_size=3)
     obs, _ = env.reset(seed=0, options={"task_id": LOOKUP})
-    assert set(obs["agent_0"]) == {"text"} and "Priovysh Tiopio" in obs["agent_0"]["text"]
-    obs, rewards, terms, _, infos = env.step({"agent_0": ANSWER, "agent_1": "<lookup>Priovysh Tiopio</lookup>",
+    assert set(obs["agent_0"]) == {"text"} and "Braris Nymaskand" in obs["agent_0"]["text"]
+    obs, rewards, terms, _, infos = env.step({"agent_0": ANSWER, "agent_1": "<lookup>Braris Nymaskand</lookup>",
                                                "agent_2": "not an action"})
     assert terms == {"agent_0": True, "agent_1": False, "agent_2": False}
     assert rewards["agent_0"] == pytest.approx(1.0 - 0.01) and rewards["agent_1"] == pytest.approx(-0.01)
     assert rewards["agent_2"] == pytest.approx(-0.01 - 0.05) and infos["agent_2"]["format_error"]
-    assert infos["agent_1"]["signals"]["new_gold"] and "Stowehin" in obs["agent_1"]["text"]
+    assert infos["agent_1"]["signals"]["new_gold"] and "Kawous" in obs["agent_1"]["text"]
     assert "Stowehin" not in env.sessions["agent_2"].transcript_text()
     assert env.agents == ["agent_1", "agent_2"]
     with pytest.raises(ValueError, match="missing: \\['agent_2'\\], unknown agents: \\['agent_9'\\]"):
@@ -86,7 +86,7 @@ def test_each_agent_sees_only_its_transcript_and_finished_agents_leave():
 
 
 def test_rewards_match_the_single_agent_env_step_for_step():
-    actions = ["<lookup>Priovysh Tiopio</lookup>", "<search>Priovysh</search>", ANSWER]
+    actions = ["<lookup>Braris Nymaskand</lookup>", "<search>Priovysh</search>", ANSWER]
     env = group(action_mode="text", tool_format="tags", group_size=2)
     single = SearchEnv(world_size="tiny", tool_format="tags")
     env.reset(seed=0, options={"task_id": LOOKUP})

@@ -10,8 +10,8 @@ from searchgym.cli import build_parser
 from searchgym.commands import play as play_command
 from searchgym.commands.play import play
 
-LOOKUP = "lookup-00001"  # tiny world: "Which university did Priovysh Tiopio attend?"
-ANSWER = "Stowehin Institute of Technology"
+LOOKUP = "lookup-00009"  # tiny world: "Where did Braris Nymaskand study?"
+ANSWER = "Kawous Institute of Technology"
 
 
 def game(env_id: str, script: str, **kwargs) -> str:
@@ -23,9 +23,9 @@ def game(env_id: str, script: str, **kwargs) -> str:
 
 
 def test_single_agent_text_game():
-    out = game("SearchQA-Tags-v0", f"\n<lookup>Priovysh Tiopio</lookup>\n<answer>{ANSWER}</answer>\n")
-    assert "Question: Which university did Priovysh Tiopio attend?" in out
-    assert "alma mater: Stowehin Institute of Technology" in out
+    out = game("SearchQA-Tags-v0", f"\n<lookup>Braris Nymaskand</lookup>\n<answer>{ANSWER}</answer>\n")
+    assert "Question: Where did Braris Nymaskand study?" in out
+    assert "alma mater: Kawous Institute of Technology" in out
     assert f"Answer: '{ANSWER}'  success=True  score=1.00  your total reward=+0.980" in out
 
 
@@ -44,7 +44,7 @@ def test_input_ending_mid_game_stops_cleanly():
 def test_team_game_as_the_lead_with_oracle_teammates():
     out = game("TeamSearch-v0", "<wait/>\n<wait/>\n<answer>" + ANSWER + "</answer>\n", role="lead")
     assert "you are lead, the others are oracle" in out and "Blackboard: (empty)" in out
-    assert "[round 2] searcher: Priovysh Tiopio (person): alma mater: Stowehin Institute of Technology" in out
+    assert "[round 2] searcher: Braris Nymaskand (person): alma mater: Kawous Institute of Technology" in out
     assert "success=True" in out
 
 

@@ -18,9 +18,9 @@ from searchgym.envs.team import TeamSearchEnv
 from searchgym.world import FAMILIES
 
 TEAM_IDS = [s.id for s in searchgym.registered() if s.kind == "parallel" and "Team" in s.id]
-LOOKUP = "lookup-00001"  # tiny world: "Which university did Priovysh Tiopio attend?" (fact in the KB)
-LOOKUP_GOLD = "f000120"
-LOOKUP_LINE = "Priovysh Tiopio (person): alma mater: Stowehin Institute of Technology"
+LOOKUP = "lookup-00009"  # tiny world: "Where did Braris Nymaskand study?" (fact in the KB)
+LOOKUP_GOLD = "f000131"
+LOOKUP_LINE = "Braris Nymaskand (person): alma mater: Kawous Institute of Technology"
 TEXT = {"world_size": "tiny", "action_mode": "text", "tool_format": "tags"}
 
 
@@ -108,9 +108,9 @@ def test_custom_roles_and_bad_settings():
 def test_a_role_cannot_use_another_roles_tool():
     env = team()
     env.reset(seed=0, options={"task_id": LOOKUP})
-    _, rewards, _, _, infos = env.step({"lead": "<lookup>Priovysh Tiopio</lookup>",
-                                        "searcher": "<answer>Stowehin Institute of Technology</answer>",
-                                        "analyst": "<search>Priovysh Tiopio</search>"})
+    _, rewards, _, _, infos = env.step({"lead": "<lookup>Braris Nymaskand</lookup>",
+                                        "searcher": "<answer>Kawous Institute of Technology</answer>",
+                                        "analyst": "<search>Braris Nymaskand</search>"})
     for agent, why in [("lead", "'knowledge_base' is not available to you"),
                        ("searcher", "your role cannot submit the answer"),
                        ("analyst", "'web_search' is not available to you")]:
@@ -133,7 +133,7 @@ def test_a_role_cannot_use_another_roles_tool():
 def test_contribution_names_the_agent_that_retrieved_the_fact_and_whether_it_was_posted():
     env = team()
     env.reset(seed=0, options={"task_id": LOOKUP})
-    _, _, _, _, infos = env.step({"lead": "<wait/>", "searcher": "<lookup>Priovysh Tiopio</lookup>",
+    _, _, _, _, infos = env.step({"lead": "<wait/>", "searcher": "<lookup>Braris Nymaskand</lookup>",
                                   "analyst": "<wait/>"})
     assert infos["searcher"]["contribution"] == {"first_found": [LOOKUP_GOLD], "on_blackboard": {LOOKUP_GOLD: False},
                                                  "share": 1.0}
@@ -143,7 +143,7 @@ def test_contribution_names_the_agent_that_retrieved_the_fact_and_whether_it_was
     assert "Stowehin" not in env.sessions["lead"].transcript_text()  # results are the caller's only
 
     obs, _, _, _, infos = env.step({"lead": "<wait/>", "searcher": f"<post>{LOOKUP_LINE}</post>",
-                                    "analyst": "<lookup>Priovysh Tiopio</lookup>"})  # refused: not the analyst's
+                                    "analyst": "<lookup>Braris Nymaskand</lookup>"})  # refused: not the analyst's
     assert infos["searcher"]["contribution"]["on_blackboard"] == {LOOKUP_GOLD: True}
     assert infos["lead"]["team"]["evidence_on_blackboard"] == [LOOKUP_GOLD]
     assert env.blackboard.notes[0].evidence.fact_ids == (LOOKUP_GOLD,)
@@ -151,7 +151,7 @@ def test_contribution_names_the_agent_that_retrieved_the_fact_and_whether_it_was
     assert "New notes" not in obs["searcher"]["text"]  # its own note is confirmed, not repeated
 
     # the lead answers from the note (its judge saw it, so the answer is grounded)
-    _, rewards, terms, _, infos = env.step({"lead": "<answer>Stowehin Institute of Technology</answer>",
+    _, rewards, terms, _, infos = env.step({"lead": "<answer>Kawous Institute of Technology</answer>",
                                             "searcher": "<wait/>", "analyst": "<wait/>"})
     assert all(terms.values()) and env.agents == []
     assert infos["analyst"]["success"] and infos["analyst"]["team"]["answered_by"] == "lead"
@@ -162,7 +162,7 @@ def test_contribution_names_the_agent_that_retrieved_the_fact_and_whether_it_was
 def test_simultaneous_retrieval_credits_both_and_later_retrieval_is_not_first():
     env = team(roles="generalists")
     env.reset(seed=0, options={"task_id": LOOKUP})
-    look = "<lookup>Priovysh Tiopio</lookup>"
+    look = "<lookup>Braris Nymaskand</lookup>"
     _, _, _, _, infos = env.step({"generalist_0": look, "generalist_1": look, "generalist_2": "<wait/>"})
     assert infos["generalist_0"]["contribution"]["first_found"] == [LOOKUP_GOLD]
     assert infos["generalist_1"]["contribution"]["first_found"] == [LOOKUP_GOLD]
@@ -202,11 +202,11 @@ def test_analyst_calculates_over_numbers_the_searcher_posted():
 def test_reward_modes(mode, lead, analyst):
     env = team(reward_mode=mode)
     env.reset(seed=0, options={"task_id": LOOKUP})
-    _, rewards, _, _, infos = env.step({"lead": "<wait/>", "searcher": "<lookup>Priovysh Tiopio</lookup>",
+    _, rewards, _, _, infos = env.step({"lead": "<wait/>", "searcher": "<lookup>Braris Nymaskand</lookup>",
                                         "analyst": "<search>x</search>"})
     assert rewards["lead"] == pytest.approx(lead) and rewards["analyst"] == pytest.approx(analyst)
     assert infos["analyst"]["reward_components"]["total"] == pytest.approx(analyst)
-    _, rewards, _, _, _ = env.step({"lead": "<answer>Stowehin Institute of Technology</answer>",
+    _, rewards, _, _, _ = env.step({"lead": "<answer>Kawous Institute of Technology</answer>",
                                     "searcher": "<wait/>", "analyst": "<wait/>"})
     assert rewards["searcher"] == pytest.approx(1.0 + (-0.03 if mode == "shared" else -0.01))
 
@@ -231,7 +231,7 @@ def test_state_is_the_documented_global_vector():
     env = team()
     assert env.state_space.shape == (len(env.state_fields()),) == (15 + 3 * 18,)
     env.reset(seed=0, options={"task_id": LOOKUP})
-    env.step({"lead": "<wait/>", "searcher": "<lookup>Priovysh Tiopio</lookup>", "analyst": "<wait/>"})
+    env.step({"lead": "<wait/>", "searcher": "<lookup>Braris Nymaskand</lookup>", "analyst": "<wait/>"})
     env.step({"lead": "<wait/>", "searcher": f"<post>{LOOKUP_LINE}</post>", "analyst": "<wait/>"})
     state = dict(zip(env.state_fields(), env.state(), strict=True))
     assert state["round"] == pytest.approx(2 / 16) and state["gold_found"] == 1.0
