@@ -15,6 +15,8 @@ Choices made where sources are ambiguous (each is tested in tests/agents/test_ad
   returns are all equal (or that has a single member) is "zero variance": advantages 0, counted.
 - Estimators without a critic ("grpo", "dr_grpo", "cw_round") still return value targets, the
   discounted reward-to-go (gamma), so a value head can be trained alongside for logging or reuse.
+- "cw_round" logs ``estimator/differs_from_grpo_mean``: the fraction of trajectories whose
+  advantages differ from their GRPO advantage (0 means CW-GRPO *is* GRPO on that batch).
 - "cw_value": phi_i = (#pos/T) * mean(A_t | A_t > 0) which equals sum(max(A_t, 0)) / T; its
   group term is R_i - mean(R) without std division, as written in the seed article.
 """
@@ -78,15 +80,20 @@ class AdvantageResult:
 
 Estimator = Callable[[list[Trajectory], AdvantageConfig], EstimatorOutput]
 ADVANTAGE_ESTIMATORS: dict[str, Estimator] = {}
+#: estimators that read the stored values: a method using one must fit a value head or a critic
+NEEDS_VALUES: set[str] = set()
 
 
-def register_estimator(name: str) -> Callable[[Estimator], Estimator]:
-    """Decorator: add an estimator `fn(group, config) -> EstimatorOutput` under `name`."""
+def register_estimator(name: str, needs_values: bool = False) -> Callable[[Estimator], Estimator]:
+    """Decorator: add an estimator `fn(group, config) -> EstimatorOutput` under `name`;
+    ``needs_values`` declares that it reads the trajectories' stored values."""
 
     def decorate(fn: Estimator) -> Estimator:
         if name in ADVANTAGE_ESTIMATORS:
             raise ValueError(f"advantage estimator {name!r} is already registered")
         ADVANTAGE_ESTIMATORS[name] = fn
+        if needs_values:
+            NEEDS_VALUES.add(name)
         return fn
 
     return decorate
@@ -156,7 +163,7 @@ def _gae_of(traj: Trajectory, config: AdvantageConfig) -> np.ndarray:
 # Estimators
 
 
-@register_estimator("gae")
+@register_estimator("gae", needs_values=True)
 def gae_estimator(group: list[Trajectory], config: AdvantageConfig) -> EstimatorOutput:
     """Per-step GAE(gamma, lambda) from the stored values; returns = advantages + values."""
     advs = [_gae_of(traj, config) for traj in group]
@@ -182,14 +189,14 @@ def dr_grpo_estimator(group: list[Trajectory], config: AdvantageConfig) -> Estim
 
 
 def value_contribution(step_advantages: np.ndarray) -> float:
-    """phi = (#{t: A_t > 0} / T) * mean(A_t | A_t > 0) = sum(A_t > 0) / T; 0 if no step is positive."""
+    """phi = (#{t: A_t > 0} / T) * mean(A_t | A_t > 0) = sum(max(A_t, 0)) / T; 0 if no step is positive."""
     positive = step_advantages[step_advantages > 0]
     if positive.size == 0:
         return 0.0
     return (positive.size / step_advantages.size) * float(positive.mean())
 
 
-@register_estimator("cw_value")
+@register_estimator("cw_value", needs_values=True)
 def cw_value_estimator(group: list[Trajectory], config: AdvantageConfig) -> EstimatorOutput:
     """CW-GRPO, value contribution (seed article).
 
@@ -240,6 +247,7 @@ def cw_round_estimator(group: list[Trajectory], config: AdvantageConfig) -> Esti
     group_adv = grpo_group_advantages(np.array([t.final_return for t in group]), config.eps)
     advs: list[np.ndarray] = []
     max_weights: list[float] = []
+    differs: list[float] = []  # 1.0 where this trajectory's advantages are not GRPO's
     for a_i, traj in zip(group_adv, group):
         K = len(traj)
         adv = np.full(K, float(a_i), dtype=np.float64)
@@ -247,8 +255,11 @@ def cw_round_estimator(group: list[Trajectory], config: AdvantageConfig) -> Esti
             w = round_weights(traj.contributions[:-1], config.round_gamma)
             adv[:-1] = a_i * (K - 1) * w
             max_weights.append(float(w.max()))
+        differs.append(float(np.abs(adv - a_i).max() > 1e-9))
         advs.append(adv)
-    diagnostics = {"round_weight_max": max_weights} if max_weights else {}
+    diagnostics = {"differs_from_grpo": differs}
+    if max_weights:
+        diagnostics["round_weight_max"] = max_weights
     return EstimatorOutput(advs, [reward_to_go(t.rewards, config.gamma) for t in group], diagnostics)
 
 

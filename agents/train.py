@@ -7,8 +7,8 @@ One iteration, every detail visible here:
 3. compute advantages with the estimator (``cw_round`` = CW-GRPO round contribution, ``cw_value``,
    ``grpo``, ``dr_grpo``, ``gae``) and apply the calibration flags;
 4. ``update_epochs`` full-batch PPO-clip passes (eps_low / eps_high, dual clip, entropy bonus,
-   the configured loss aggregation), then the value head for ``value_epochs`` when the estimator
-   uses values (``gae``, ``cw_value``);
+   the configured loss aggregation), then the value head for ``value_epochs`` when the method
+   fits one (``TrainConfig.value_head``: the estimators ``gae`` and ``cw_value`` read values);
 5. every ``eval_every`` iterations, greedy success on a fixed dev subset; a checkpoint that
    restores everything (weights, optimiser, calibration state, both generators) so that a resumed
    run makes exactly the next update the uninterrupted run would have made.
@@ -37,7 +37,6 @@ from .losses import LossConfig, fit_value, policy_loss
 from .population import Population
 from .rollout import RolloutStats, collect_parallel, collect_vector
 
-VALUE_ESTIMATORS = ("gae", "cw_value")
 
 
 @dataclass
@@ -60,9 +59,24 @@ class TrainConfig:
     loss: LossConfig = field(default_factory=LossConfig)
     calibration: CalibrationConfig = field(default_factory=CalibrationConfig)
     eval_every: int = 5
-    eval_tasks: int = 48
+    eval_tasks: int | None = None  # dev tasks of the curve (None: all the env's or the suite's dev tasks)
+    value_head: bool = False  # fit the policy's value head (estimators that read values need it)
+    method: dict[str, Any] = field(default_factory=dict)  # options of a Trainer subclass (MAPPO, COMA, ...)
     seed: int = 0
     device: str = "auto"
+
+    def __post_init__(self) -> None:
+        from .advantages import ADVANTAGE_ESTIMATORS, NEEDS_VALUES
+
+        if self.estimator not in ADVANTAGE_ESTIMATORS:
+            raise ValueError(f"unknown estimator {self.estimator!r}; accepted: {sorted(ADVANTAGE_ESTIMATORS)}")
+        if self.estimator in NEEDS_VALUES and not self.value_head:
+            raise ValueError(f"estimator {self.estimator!r} reads values: set value_head=True (a method that uses it "
+                             "must fit a value head or a critic)")
+        for section, kind in (("advantage", AdvantageConfig), ("loss", LossConfig), ("calibration", CalibrationConfig)):
+            value = getattr(self, section)
+            if isinstance(value, dict):  # a checkpoint's or config.json's asdict() form
+                setattr(self, section, kind(**value))
 
 
 @dataclass
@@ -78,8 +92,13 @@ class Trainer:
     #: centralised critics (MAPPO, COMA) set this: rollouts then store env.state() and the others' actions
     record_state: bool = False
 
+    #: the dataclass of ``config.method`` for subclasses that have options of their own
+    method_config_type: type | None = None
+
     def __init__(self, config: TrainConfig, out_dir: str | Path | None = None,
                  log: Callable[[dict], None] | None = None, dev_tasks: list[str] | None = None) -> None:
+        if self.method_config_type is None and config.method:
+            raise ValueError(f"{type(self).__name__} takes no method options; got {sorted(config.method)}")
         self.config = config
         self.out_dir = Path(out_dir) if out_dir is not None else None
         self.log_fn = log
@@ -96,7 +115,7 @@ class Trainer:
         self.state = TrainState()
         self.train_tasks = [t.id for t in self._task_picker().tasks("train")]
         dev = [t.id for t in self._task_picker().tasks("dev")]
-        self.dev_tasks = list(dev_tasks)[: config.eval_tasks] if dev_tasks else dev[: config.eval_tasks]
+        self.dev_tasks = (list(dev_tasks) if dev_tasks else dev)[: config.eval_tasks]
         if self.out_dir is not None and (self.out_dir / "checkpoint.pt").exists():
             self.load(self.out_dir / "checkpoint.pt")
 
@@ -143,7 +162,7 @@ class Trainer:
             torch.nn.utils.clip_grad_norm_(self.population.parameters(), cfg.max_grad_norm)
             self.optimizer.step()
             stats.update(loss_stats)
-        if cfg.estimator in VALUE_ESTIMATORS:
+        if cfg.value_head:
             returns = torch.tensor(result.flat_returns(), device=self.device).float()
             old_values = torch.tensor(np.concatenate([t.values for t in trajectories]), device=self.device).float()
             for k in range(self.n_agents if self.population.mode != "shared" else 1):
@@ -287,31 +306,3 @@ class PolicyActor:
             return {a: int(actions[i]) for i, a in enumerate(agents)}
         actions, _, _ = self.population.policy_for(0).act([observation], None, greedy=True)
         return int(actions[0])
-
-
-def config_from_context(ctx, estimator: str, **overrides: Any) -> TrainConfig:
-    """A TrainConfig for a harness run: the suite's env and kwargs, the run's seed, budget, device."""
-    suite = ctx.suite
-    env_kwargs = {**suite.kwargs, "world_seed": suite.world_seed, "world_size": suite.world_size,
-                  "families": list(suite.families) if suite.families is not None else None,
-                  "difficulty": suite.difficulty}
-    options = dict(ctx.options)
-    fields = {k: options.pop(k) for k in list(options) if k in TrainConfig.__dataclass_fields__}
-    return TrainConfig(env_id=suite.env_id, env_kwargs=env_kwargs, estimator=estimator, policy=ctx.policy,
-                       budget=ctx.budget, seed=ctx.seed, device=ctx.device, **{**overrides, **fields})
-
-
-def run_harness(ctx, estimator: str, **overrides: Any) -> PolicyActor:
-    """Train with ``estimator`` under the harness's RunContext (resuming from its checkpoint dir)."""
-    torch.set_num_threads(max(1, int(getattr(ctx, "threads", 1))))
-    dev = [t.id for t in ctx.tasks("dev")]  # the suite's own dev tasks, so curves match the harness's evaluation
-    trainer = Trainer(config_from_context(ctx, estimator, **overrides), out_dir=ctx.checkpoint_dir, log=ctx.log,
-                      dev_tasks=dev)
-    trainer.train(progress=ctx.progress)
-    agents = list(trainer.env.possible_agents) if trainer.kind == "parallel" else None
-    return PolicyActor(trainer.population, agents)
-
-
-def harness_method(ctx) -> PolicyActor:
-    """``cw_grpo`` for ``searchgym compare``: CW-GRPO with the round-contribution estimator."""
-    return run_harness(ctx, "cw_round")

@@ -37,37 +37,37 @@ from typing import Any
 
 import numpy as np
 import torch
-from searchgym.agents.calibration import standardize_advantages
-from searchgym.agents.losses import LossConfig, policy_loss
-from searchgym.agents.train import PolicyActor, config_from_context
+from searchgym.agents.calibration import RunningMeanStd, standardize_advantages
+from searchgym.agents.losses import policy_loss
 from searchgym.agents.trajectory import Trajectory
 from torch import Tensor
 
-from .critics import OVERLAP_FEATURES, CandidateQCritic, CentralisedTrainer, critic_inputs, options_for
+from .critics import OVERLAP_FEATURES, CandidateQCritic, CentralisedTrainer, critic_inputs
 
 
 @dataclass
 class COMAConfig:
+    """COMA's own options (``TrainConfig.method``). PPO's clip, entropy bonus and epochs are the
+    shared ``TrainConfig.loss`` / ``update_epochs``; the method spec ``coma`` sets them."""
+
     td_lambda: float = 0.8
     critic_epochs: int = 5
     critic_lr: float | None = None  # None: the Trainer's lr
     critic_hidden: int = 128
     target_update_every: int = 2  # iterations (64 episodes each by default); pymarl: every 200 episodes
-    ppo_epochs: int = 2
-    clip: float = 0.2
-    entropy_coef: float = 0.01
-    standardize_advantages: bool = False  # see the module docstring: True collapses the policy early
+    advantage_scale: str = "running_std"  # "running_std": A / running std(A); "batch": standardised; "none"
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.td_lambda <= 1.0:
             raise ValueError(f"td_lambda must be in [0, 1]; got {self.td_lambda}")
-        if self.critic_epochs < 1 or self.ppo_epochs < 1 or self.target_update_every < 1:
-            raise ValueError("critic_epochs, ppo_epochs and target_update_every must be >= 1; got "
-                             f"{self.critic_epochs}, {self.ppo_epochs}, {self.target_update_every}")
+        if self.critic_epochs < 1 or self.target_update_every < 1:
+            raise ValueError("critic_epochs and target_update_every must be >= 1; got "
+                             f"{self.critic_epochs}, {self.target_update_every}")
+        if self.advantage_scale not in ADVANTAGE_SCALES:
+            raise ValueError(f"advantage_scale must be one of {ADVANTAGE_SCALES}; got {self.advantage_scale!r}")
 
-    def loss_config(self) -> LossConfig:
-        return LossConfig(eps_low=self.clip, eps_high=self.clip, dual_clip=None, entropy_coef=self.entropy_coef,
-                          aggregation="token-mean")
+
+ADVANTAGE_SCALES = ("running_std", "batch", "none")
 
 
 def td_lambda_targets(rewards: np.ndarray, q_taken: np.ndarray, dones: np.ndarray, gamma: float, lam: float,
@@ -103,11 +103,13 @@ class COMATrainer(CentralisedTrainer):
     """COMA on the shared Trainer; see the module docstring."""
 
     method = "coma"
+    method_config_type = COMAConfig
 
-    def __init__(self, config, method_config: COMAConfig | None = None, out_dir=None, log=None) -> None:
-        self.coma = method_config or COMAConfig()
+    def __init__(self, config, out_dir=None, log=None, dev_tasks=None) -> None:
+        self.coma = COMAConfig(**config.method)
         self.target_critic: CandidateQCritic | None = None
-        super().__init__(config, out_dir=out_dir, log=log)
+        self.adv_scale = RunningMeanStd()
+        super().__init__(config, out_dir=out_dir, log=log, dev_tasks=dev_tasks)
 
     def build_critic(self) -> None:
         encoder_dim = self.population.policy_for(0).encoder.dim
@@ -142,7 +144,7 @@ class COMATrainer(CentralisedTrainer):
         return np.concatenate(parts)
 
     def update(self, groups: list) -> dict[str, float]:
-        cfg, loss_cfg = self.coma, self.coma.loss_config()
+        cfg, loss_cfg = self.coma, self.config.loss
         trajectories = [t for g in groups for t in g]
         batch = self.batch_tensors(trajectories)
         inputs = critic_inputs(self.population.policy_for(0), trajectories, self.agent_index)
@@ -170,12 +172,9 @@ class COMATrainer(CentralisedTrainer):
                           "coma/adv_pos_fraction": float((adv > 0).float().mean()),
                           "loss/explained_variance": float(1 - (targets - q_taken).var(unbiased=False) / var)
                           if var > 0 else 0.0})
-        adv_np = adv.cpu().numpy().astype(np.float64)
-        if cfg.standardize_advantages:
-            adv_np, s = standardize_advantages(adv_np)
-            stats.update(s)
+        adv_np = self.scale_advantages(adv.cpu().numpy().astype(np.float64), stats)
         adv_t = torch.tensor(adv_np, device=self.device).float()
-        for _ in range(cfg.ppo_epochs):
+        for _ in range(self.config.update_epochs):
             new_logp, entropy, _ = self._evaluate(batch["obs"], batch["actions"], agent_of)
             loss, loss_stats = policy_loss(new_logp, batch["old_logp"], adv_t, entropy, batch["seq"], loss_cfg)
             self.actor_step(loss)
@@ -184,18 +183,24 @@ class COMATrainer(CentralisedTrainer):
             self.target_critic.load_state_dict(self.critic.state_dict())
         return stats
 
+    def scale_advantages(self, adv: np.ndarray, stats: dict[str, float]) -> np.ndarray:
+        """Bring the counterfactual advantages to unit scale (see the module docstring)."""
+        if self.coma.advantage_scale == "batch":
+            adv, s = standardize_advantages(adv)
+            stats.update(s)
+        elif self.coma.advantage_scale == "running_std":
+            self.adv_scale.update(adv)
+            adv = adv / np.sqrt(self.adv_scale.var + self.adv_scale.eps)  # scale only: the sign is kept
+            stats["coma/adv_running_std"] = float(np.sqrt(self.adv_scale.var))
+        return adv
+
     def extra_state(self) -> dict[str, Any]:
-        return {"target_critic": self.target_critic.state_dict()}
+        stats = self.adv_scale
+        return {"target_critic": self.target_critic.state_dict(),
+                "adv_scale": {"mean": stats.mean, "var": stats.var, "count": stats.count}}
 
     def load_extra_state(self, state: dict[str, Any]) -> None:
         if "target_critic" in state:
             self.target_critic.load_state_dict(state["target_critic"])
-
-
-def harness_method(ctx) -> PolicyActor:
-    """``coma`` for ``searchgym compare`` / ``searchgym train`` (resumes from the checkpoint dir)."""
-    torch.set_num_threads(max(1, int(getattr(ctx, "threads", 1))))
-    method_config = COMAConfig(**options_for(COMAConfig, ctx.options))
-    trainer = COMATrainer(config_from_context(ctx, "coma"), method_config, out_dir=ctx.checkpoint_dir, log=ctx.log)
-    trainer.train(progress=ctx.progress)
-    return PolicyActor(trainer.population, list(trainer.env.possible_agents))
+        for key, value in state.get("adv_scale", {}).items():
+            setattr(self.adv_scale, key, value)

@@ -165,8 +165,8 @@ class CentralisedTrainer(Trainer):
     method = "centralised"
 
     def __init__(self, config: TrainConfig, out_dir: str | Path | None = None,
-                 log: Callable[[dict], None] | None = None) -> None:
-        super().__init__(config, out_dir=None, log=log)  # load the checkpoint only once the critic exists
+                 log: Callable[[dict], None] | None = None, dev_tasks: list[str] | None = None) -> None:
+        super().__init__(config, out_dir=None, log=log, dev_tasks=dev_tasks)  # checkpoint: once the critic exists
         if self.kind != "parallel" or not hasattr(self.env, "state"):
             raise ValueError(f"{self.method} needs a multi-agent suite with a global state() (GroupSearchEnv or "
                              f"TeamSearchEnv); {config.env_id!r} is a single-agent env. Use grpo, dr_grpo or "
@@ -236,17 +236,3 @@ class CentralisedTrainer(Trainer):
         if self.critic_optimizer is not None and "critic_optimizer" in blob:
             self.critic_optimizer.load_state_dict(blob["critic_optimizer"])
         self.load_extra_state(blob.get("extra", {}))
-
-
-def options_for(config_type: type, options: dict[str, Any]) -> dict[str, Any]:
-    """The entries of ``ctx.options`` that name fields of ``config_type`` (a method's own config).
-
-    The others must be TrainConfig fields (``config_from_context`` reads those); anything else
-    is a typo and an error that lists what is accepted.
-    """
-    own = config_type.__dataclass_fields__
-    unknown = sorted(set(options) - set(own) - set(TrainConfig.__dataclass_fields__))
-    if unknown:
-        raise ValueError(f"unknown option(s) {unknown}; accepted: {config_type.__name__} fields {sorted(own)} "
-                         f"and TrainConfig fields {sorted(TrainConfig.__dataclass_fields__)}")
-    return {k: v for k, v in options.items() if k in own}

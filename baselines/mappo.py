@@ -19,11 +19,11 @@ episodes, the same data every method gets):
    the critic (own Adam optimiser for MAPPO; summed into the actor's loss with weight
    ``value_coef`` for IPPO, whose critic is the actor's value head).
 
-Defaults, with why: ``ppo_epochs=5`` (the paper: 15 on easy MPE, 5 on hard maps, 10 as a
-general rule; 5 because each batch is small (~500 steps) and a near-deterministic
-candidate policy overfits it with more), clip 0.2 (the paper's recommendation: <= 0.2),
-learning rates = the shared Trainer's ``lr`` for actor and critic (the hash policy's tuned
-rate), value loss weight 1 (the paper's).
+Defaults (the method spec ``mappo`` / ``ippo`` in :mod:`searchgym.harness.method_specs`), with
+why: 5 PPO epochs (the paper: 15 on easy MPE, 5 on hard maps, 10 as a general rule; 5 because
+each batch is small (~500 steps) and a near-deterministic candidate policy overfits it with
+more), clip 0.2 (the paper's recommendation: <= 0.2), learning rates = the shared Trainer's
+``lr`` for actor and critic (the hash policy's tuned rate), value loss weight 1 (the paper's).
 """
 
 from __future__ import annotations
@@ -35,35 +35,22 @@ import numpy as np
 import torch
 from searchgym.agents.advantages import AdvantageConfig, AdvantageResult, compute_advantages
 from searchgym.agents.calibration import standardize_advantages
-from searchgym.agents.losses import LossConfig, policy_loss, value_loss
-from searchgym.agents.train import PolicyActor, config_from_context
+from searchgym.agents.losses import policy_loss, value_loss
 from searchgym.agents.trajectory import Trajectory
 
-from .critics import CentralisedTrainer, StateCritic, ValueNorm, options_for
+from .critics import CentralisedTrainer, StateCritic, ValueNorm
 
 
 @dataclass
 class MAPPOConfig:
+    """MAPPO's own options (``TrainConfig.method``). PPO's clip, entropy bonus, value clip and
+    epochs are the shared ``TrainConfig.loss`` / ``update_epochs``; the method spec sets them."""
+
     centralised: bool = True  # False: IPPO (the policy's value head on the agent's own observation)
-    ppo_epochs: int = 5
-    clip: float = 0.2
-    entropy_coef: float = 0.01
-    value_clip: float | None = 0.2
-    value_coef: float = 1.0  # IPPO: weight of the value loss in the shared actor/critic loss
     critic_lr: float | None = None  # None: the Trainer's lr
     critic_hidden: int = 64
     value_norm: bool = True
     standardize_advantages: bool = True
-
-    def __post_init__(self) -> None:
-        if self.ppo_epochs < 1:
-            raise ValueError(f"ppo_epochs must be >= 1; got {self.ppo_epochs}")
-        if not 0 < self.clip <= 0.2:
-            raise ValueError(f"MAPPO's PPO clip must be in (0, 0.2] (the paper's recommendation); got {self.clip}")
-
-    def loss_config(self) -> LossConfig:
-        return LossConfig(eps_low=self.clip, eps_high=self.clip, dual_clip=None, entropy_coef=self.entropy_coef,
-                          value_clip=self.value_clip, value_coef=self.value_coef, aggregation="token-mean")
 
 
 def gae_with_values(groups: list[list[Trajectory]], values: list[np.ndarray],
@@ -87,11 +74,16 @@ def gae_with_values(groups: list[list[Trajectory]], values: list[np.ndarray],
 class MAPPOTrainer(CentralisedTrainer):
     """MAPPO (``centralised=True``) or IPPO on the shared Trainer; see the module docstring."""
 
-    def __init__(self, config, method_config: MAPPOConfig | None = None, out_dir=None, log=None) -> None:
-        self.mappo = method_config or MAPPOConfig()
+    method_config_type = MAPPOConfig
+
+    def __init__(self, config, out_dir=None, log=None, dev_tasks=None) -> None:
+        self.mappo = MAPPOConfig(**config.method)
         self.method = "mappo" if self.mappo.centralised else "ippo"
+        if not 0 < config.loss.eps_low <= 0.2 or not 0 < config.loss.eps_high <= 0.2:
+            raise ValueError(f"MAPPO's PPO clip must be in (0, 0.2] (the paper's recommendation); got eps_low="
+                             f"{config.loss.eps_low}, eps_high={config.loss.eps_high}")
         self.value_norm = ValueNorm(self.mappo.value_norm)
-        super().__init__(config, out_dir=out_dir, log=log)
+        super().__init__(config, out_dir=out_dir, log=log, dev_tasks=dev_tasks)
 
     def build_critic(self) -> None:
         if self.mappo.centralised:
@@ -110,7 +102,7 @@ class MAPPOTrainer(CentralisedTrainer):
             return self.critic(batch["states"], batch["agents"])
 
     def update(self, groups: list) -> dict[str, float]:
-        cfg, loss_cfg = self.mappo, self.mappo.loss_config()
+        cfg, loss_cfg = self.mappo, self.config.loss
         trajectories = [t for g in groups for t in g]
         batch = self.batch_tensors(trajectories)
         if cfg.centralised:
@@ -131,7 +123,7 @@ class MAPPOTrainer(CentralisedTrainer):
             stats.update(s)
         adv_t = torch.tensor(adv, device=self.device).float()
         agent_of = batch["agents"].tolist()
-        for _ in range(cfg.ppo_epochs):
+        for _ in range(self.config.update_epochs):
             new_logp, entropy, head_values = self._evaluate(batch["obs"], batch["actions"], agent_of)
             loss, loss_stats = policy_loss(new_logp, batch["old_logp"], adv_t, entropy, batch["seq"], loss_cfg)
             if cfg.centralised:
@@ -141,7 +133,7 @@ class MAPPOTrainer(CentralisedTrainer):
                 self.critic_step(v_loss)
             else:
                 v_loss, v_stats = value_loss(head_values, old_v, targets, batch["seq"], loss_cfg)
-                self.actor_step(loss + cfg.value_coef * v_loss)
+                self.actor_step(loss + loss_cfg.value_coef * v_loss)
             stats.update(loss_stats)
             stats.update(v_stats)
         return stats
@@ -152,23 +144,3 @@ class MAPPOTrainer(CentralisedTrainer):
     def load_extra_state(self, state: dict[str, Any]) -> None:
         if "value_norm" in state:
             self.value_norm.load_state_dict(state["value_norm"])
-
-
-def run_mappo(ctx, centralised: bool) -> PolicyActor:
-    """Train MAPPO / IPPO under the harness's RunContext (resumes from its checkpoint dir)."""
-    torch.set_num_threads(max(1, int(getattr(ctx, "threads", 1))))
-    method_config = MAPPOConfig(**{**options_for(MAPPOConfig, ctx.options), "centralised": centralised})
-    config = config_from_context(ctx, "gae")
-    trainer = MAPPOTrainer(config, method_config, out_dir=ctx.checkpoint_dir, log=ctx.log)
-    trainer.train(progress=ctx.progress)
-    return PolicyActor(trainer.population, list(trainer.env.possible_agents))
-
-
-def harness_method(ctx) -> PolicyActor:
-    """``mappo`` for ``searchgym compare`` / ``searchgym train``."""
-    return run_mappo(ctx, centralised=True)
-
-
-def harness_method_ippo(ctx) -> PolicyActor:
-    """``ippo``: MAPPO with decentralised critics (the policy's value head)."""
-    return run_mappo(ctx, centralised=False)

@@ -52,16 +52,13 @@ import numpy as np
 
 from searchgym.suites import Suite, env_kind, make_env, tasks
 
-#: name -> "module:callable". The learning methods are written against the protocol above.
+#: name -> "module:callable". The learning methods are records in
+#: :data:`searchgym.harness.method_specs.METHOD_SPECS`, trained by one adapter.
 METHODS: dict[str, str] = {
     "random": "searchgym.harness.methods:random_method",
     "oracle": "searchgym.harness.methods:oracle_method",
-    "cw_grpo": "searchgym.agents.train:harness_method",
-    "grpo": "searchgym.baselines.grpo:harness_method",
-    "dr_grpo": "searchgym.baselines.dr_grpo:harness_method",
-    "mappo": "searchgym.baselines.mappo:harness_method",
-    "ippo": "searchgym.baselines.mappo:harness_method_ippo",
-    "coma": "searchgym.baselines.coma:harness_method",
+    **{name: f"searchgym.harness.method_specs:{name}"
+       for name in ("cw_grpo", "grpo", "dr_grpo", "mappo", "ippo", "coma")},
 }
 
 #: Named agent providers for ``searchgym evaluate --agent NAME``: name -> "module:callable",

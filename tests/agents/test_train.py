@@ -17,6 +17,7 @@ def small_config(**overrides) -> TrainConfig:
                 estimator="cw_round", group_size=3, tasks_per_iteration=2, budget=10_000, eval_every=100,
                 eval_tasks=4, device="cpu", seed=3)
     base.update(overrides)
+    base.setdefault("value_head", base["estimator"] in ("gae", "cw_value"))
     return TrainConfig(**base)
 
 
@@ -54,6 +55,11 @@ def test_value_loss_is_logged_for_value_estimators():
     rows = []
     Trainer(small_config(estimator="cw_value", eval_every=1), log=rows.append).iterate()
     assert "loss/value" in rows[-1]
+    rows = []
+    Trainer(small_config(estimator="cw_round", eval_every=1), log=rows.append).iterate()
+    assert "loss/value" not in rows[-1] and "estimator/differs_from_grpo_mean" in rows[-1]
+    with pytest.raises(ValueError, match="estimator 'cw_value' reads values: set value_head=True"):
+        small_config(estimator="cw_value", value_head=False)
 
 
 def test_cpu_placement_and_actor():

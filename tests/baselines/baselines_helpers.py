@@ -28,6 +28,15 @@ def make_ctx(suite: Suite, tmp_path: Path, budget: int = 60, seed: int = 0, **op
     return ctx
 
 
+def spec_config(name: str, ctx: RunContext):
+    """The TrainConfig that the harness trains the method ``name`` with under ``ctx``."""
+    from searchgym.harness.method_specs import METHOD_SPECS, build_config
+    from searchgym.harness.methods import load_callable
+
+    spec = METHOD_SPECS[name]
+    return build_config(spec, ctx, load_callable(spec.trainer))
+
+
 def play_one_episode(suite: Suite, actor, seed: int = 0) -> int:
     """Run the actor greedily through one episode of the suite's dev env; returns the rounds played."""
     from searchgym.suites import make_env

@@ -7,10 +7,8 @@ import math
 import numpy as np
 import pytest
 import torch
-from baselines_helpers import TINY_QA, TINY_TEAM, make_ctx
+from baselines_helpers import TINY_QA, TINY_TEAM, make_ctx, spec_config
 from searchgym.agents import Step, Trajectory, aggregate, compute_advantages
-from searchgym.agents.train import config_from_context
-from searchgym.baselines import dr_grpo, grpo
 
 
 def _traj(rewards: list[float]) -> Trajectory:
@@ -19,17 +17,8 @@ def _traj(rewards: list[float]) -> Trajectory:
     return Trajectory(steps)
 
 
-def _harness_config(module, ctx, monkeypatch):
-    """The TrainConfig the harness method would train with (run_harness is intercepted)."""
-    seen = {}
-    monkeypatch.setattr(module, "run_harness", lambda c, estimator, **kw: seen.update(estimator=estimator, **kw))
-    module.harness_method(ctx)
-    overrides = {k: v for k, v in seen.items() if k != "estimator"}
-    return config_from_context(ctx, seen["estimator"], **overrides)
-
-
 def test_grpo_advantages_unbiased_std_and_zero_variance(tmp_path, monkeypatch):
-    config = _harness_config(grpo, make_ctx(TINY_QA, tmp_path), monkeypatch)
+    config = spec_config("grpo", make_ctx(TINY_QA, tmp_path))
     assert config.estimator == "grpo" and config.loss.aggregation == "seq-mean-token-mean"
     assert config.advantage.eps == 1e-6
     # group 1: returns 1, 0, 0, 1 -> mean 0.5, unbiased std sqrt((4 * 0.25) / 3) = 0.57735;
@@ -44,7 +33,7 @@ def test_grpo_advantages_unbiased_std_and_zero_variance(tmp_path, monkeypatch):
 
 
 def test_dr_grpo_no_std_and_constant_length_aggregation(tmp_path, monkeypatch):
-    config = _harness_config(dr_grpo, make_ctx(TINY_TEAM, tmp_path), monkeypatch)
+    config = spec_config("dr_grpo", make_ctx(TINY_TEAM, tmp_path))
     # the team suite has max_rounds=4: that is the constant L of Dr.GRPO's aggregation
     assert config.estimator == "dr_grpo"
     assert (config.loss.aggregation, config.loss.norm_length) == ("seq-mean-token-sum-norm", 4)
@@ -56,8 +45,9 @@ def test_dr_grpo_no_std_and_constant_length_aggregation(tmp_path, monkeypatch):
     # Dr.GRPO: mean(3 / 4, 3 / 4) = 0.75;  GRPO: mean(3 / 2, 3 / 1) = 2.25
     losses, seq = torch.tensor([1.0, 2.0, 3.0]), torch.tensor([0, 0, 1])
     assert aggregate(losses, seq, config.loss.aggregation, config.loss.norm_length).item() == pytest.approx(0.75)
-    assert aggregate(losses, seq, grpo.grpo_loss().aggregation).item() == pytest.approx(2.25)
+    grpo = spec_config("grpo", make_ctx(TINY_TEAM, tmp_path))
+    assert aggregate(losses, seq, grpo.loss.aggregation).item() == pytest.approx(2.25)
 
 
 def test_dr_grpo_reads_the_single_agent_step_limit(tmp_path):
-    assert dr_grpo.env_step_limit(make_ctx(TINY_QA, tmp_path)) == 3
+    assert spec_config("dr_grpo", make_ctx(TINY_QA, tmp_path)).loss.norm_length == 3

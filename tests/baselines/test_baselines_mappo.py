@@ -7,7 +7,8 @@ import pytest
 import torch
 from searchgym.agents import AdvantageConfig, Step, Trajectory
 from searchgym.baselines.critics import StateCritic, ValueNorm
-from searchgym.baselines.mappo import MAPPOConfig, gae_with_values
+from baselines_helpers import TINY_TEAM, make_ctx, spec_config
+from searchgym.baselines.mappo import MAPPOTrainer, gae_with_values
 
 
 def _traj(rewards: list[float], stored_value: float = 7.0) -> Trajectory:
@@ -54,8 +55,9 @@ def test_state_critic_sees_the_agent():
     assert values.shape == (3,) and len(set(values.tolist())) == 3  # same state, one value per agent
 
 
-def test_mappo_config_keeps_the_papers_clip():
-    with pytest.raises(ValueError, match="0.2"):
-        MAPPOConfig(clip=0.3)
-    loss = MAPPOConfig().loss_config()
+def test_mappo_keeps_the_papers_clip(tmp_path):
+    ctx = make_ctx(TINY_TEAM, tmp_path)
+    loss = spec_config("mappo", ctx).loss
     assert (loss.eps_low, loss.eps_high, loss.dual_clip, loss.value_clip) == (0.2, 0.2, None, 0.2)
+    with pytest.raises(ValueError, match=r"PPO clip must be in \(0, 0.2\]"):
+        MAPPOTrainer(spec_config("mappo", make_ctx(TINY_TEAM, tmp_path, eps_high=0.3)))

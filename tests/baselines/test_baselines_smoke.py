@@ -5,14 +5,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-from baselines_helpers import TINY_GROUP, TINY_QA, TINY_TEAM, make_ctx, play_one_episode
+from baselines_helpers import TINY_GROUP, TINY_QA, TINY_TEAM, make_ctx, play_one_episode, spec_config
 from searchgym.agents import Population
 from searchgym.agents.rollout import collect_parallel
-from searchgym.agents.train import config_from_context
 from searchgym.baselines.coma import COMATrainer
 from searchgym.baselines.mappo import MAPPOTrainer
 
 from searchgym.harness.methods import load_method
+
+METHOD_OF = {MAPPOTrainer: "mappo", COMATrainer: "coma"}
 from searchgym.suites import make_env
 
 RUNS = [("grpo", TINY_QA), ("grpo", TINY_GROUP), ("grpo", TINY_TEAM), ("dr_grpo", TINY_QA), ("dr_grpo", TINY_TEAM),
@@ -64,7 +65,7 @@ def test_collect_parallel_records_state_and_the_others_actions():
 @pytest.mark.parametrize("trainer_cls", [MAPPOTrainer, COMATrainer])
 def test_centralised_trainer_resumes_its_critic(trainer_cls, tmp_path):
     ctx = make_ctx(TINY_TEAM, tmp_path, budget=20)
-    config = config_from_context(ctx, "gae")
+    config = spec_config(METHOD_OF[trainer_cls], ctx)
     first = trainer_cls(config, out_dir=tmp_path / "ckpt", log=lambda row: None)
     first.train(progress=False)
     resumed = trainer_cls(config, out_dir=tmp_path / "ckpt", log=lambda row: None)
@@ -80,7 +81,7 @@ def test_centralised_trainer_resumes_its_critic(trainer_cls, tmp_path):
 
 @pytest.mark.parametrize("trainer_cls", [MAPPOTrainer, COMATrainer])
 def test_critic_initialisation_follows_the_seed_only(trainer_cls, tmp_path):
-    config = config_from_context(make_ctx(TINY_TEAM, tmp_path, seed=3), "gae")
+    config = spec_config(METHOD_OF[trainer_cls], make_ctx(TINY_TEAM, tmp_path, seed=3))
     first = trainer_cls(config, log=lambda row: None)
     torch.rand(5)  # whatever ran before in the process must not change the critic
     second = trainer_cls(config, log=lambda row: None)
@@ -89,5 +90,5 @@ def test_critic_initialisation_follows_the_seed_only(trainer_cls, tmp_path):
 
 
 def test_method_options_are_checked(tmp_path):
-    with pytest.raises(ValueError, match=r"unknown option\(s\) \['ppo_epoch'\]"):
+    with pytest.raises(ValueError, match=r"unknown option 'ppo_epoch' for mappo; accepted: "):
         load_method("mappo")(make_ctx(TINY_TEAM, tmp_path, ppo_epoch=3))

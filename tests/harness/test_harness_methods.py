@@ -20,8 +20,8 @@ from searchgym.harness.methods import (
 
 def test_names_paths_and_labels():
     assert resolve_method("oracle") == MethodRef("oracle", "searchgym.harness.methods:oracle_method")
-    assert resolve_method("cw_grpo") == MethodRef("cw_grpo", "searchgym.agents.train:harness_method")
-    assert resolve_method("ippo").path == "searchgym.baselines.mappo:harness_method_ippo"
+    assert resolve_method("cw_grpo") == MethodRef("cw_grpo", "searchgym.harness.method_specs:cw_grpo")
+    assert resolve_method("ippo").path == "searchgym.harness.method_specs:ippo"
     assert resolve_method("pkg.mod:make") == MethodRef("pkg.mod.make", "pkg.mod:make")
     assert resolve_method("mine=pkg.mod:make") == MethodRef("mine", "pkg.mod:make")
     assert resolve_method("o2=oracle") == MethodRef("o2", METHODS["oracle"])
