@@ -17,6 +17,7 @@ never sampled, and no gradient reaches their scores.
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Sequence
 from itertools import pairwise
 from typing import Any
@@ -67,6 +68,7 @@ def question_of(text: str) -> str:
     return text
 
 
+NAME_WORD = re.compile(r"\b[A-Z][a-z]+\b")
 STOP_STEMS = frozenset("a an the of in is was by to and or did does do via answer web_search knowledge_base".split())
 
 
@@ -80,11 +82,19 @@ class LexicalOverlap:
     [share of its unigrams in the question, share of its bigrams in the question,
      log(1 + #shared unigrams with the question), share of its unigrams anywhere in the text,
      share of the question's generic word stems in the candidate, and the reverse share,
-     1 if the same action was already taken (on a ``Step k:`` line of the transcript)]
+     1 if the same action was already taken (on a ``Step k:`` line of the transcript),
+     where the first shared stem stands in the question (0 = its first content word, 1 = none),
+     share of the candidate's names that the question names, and
+     1 for an answer whose provenance subject is named in the question]
     (generic = without names and numbers; see ``encoder_hash.generic_words``).
+
+    Why the last three: in "What is the population of the city where X is based?" the relation
+    asked for comes first and the hop last; the first-hop value ("X | campus city") shares the
+    question's name, the answer ("Nakar | population") its leading relation. Name overlap and
+    relation overlap are separate features so that a policy can tell the two apart.
     """
 
-    n_features = 7
+    n_features = 10
 
     def __init__(self, cache_size: int = 200_000) -> None:
         self._grams = BoundedCache(cache_size)
@@ -114,7 +124,39 @@ class LexicalOverlap:
             common / len(q_stems) if q_stems else 0.0,
             common / len(c_stems) if c_stems else 0.0,
             float(self.already_taken(text, candidate)),
+            self.first_position(question_of(text), c_stems),
+            self.name_share(question_of(text), candidate),
+            float(self.subject_named(question_of(text), candidate)),
         ]
+
+    def first_position(self, question: str, candidate_stems: frozenset[str]) -> float:
+        """Relative position in the question of the first stem the candidate shares (1.0: none)."""
+        key = ("order", question)
+        order = self._grams.get(key)
+        if order is None:
+            order = [w[:5] for w in generic_words(question) if w not in STOP_STEMS and w != "<num>"]
+            self._grams.put(key, order)
+        for i, stem in enumerate(order):
+            if stem in candidate_stems:
+                return i / max(1, len(order))
+        return 1.0
+
+    def name_share(self, question: str, candidate: str) -> float:
+        """Share of the candidate's capitalised name words that the question contains."""
+        names = [w.lower() for w in NAME_WORD.findall(candidate.split("  <- ", 1)[-1] + " " + candidate)
+                 if w.lower() not in STOP_STEMS]
+        if not names:
+            return 0.0
+        q_words, _ = self.grams(question)
+        return sum(n in q_words for n in names) / len(names)
+
+    @staticmethod
+    def subject_named(question: str, candidate: str) -> bool:
+        """An answer candidate whose fact's subject (first provenance field) the question names."""
+        if not candidate.startswith("answer("):
+            return False
+        subject = candidate.split("  <- ", 1)[-1].split(" | ", 1)[0].strip()
+        return bool(subject) and subject.lower() in question.lower()
 
     @staticmethod
     def already_taken(text: str, candidate: str) -> bool:

@@ -85,11 +85,39 @@ def cpu_model() -> str:
     return platform.processor() or platform.machine() or "unknown CPU"
 
 
+def compute_record() -> dict[str, object]:
+    """What decides the bits of a run's floating-point results on this machine.
+
+    Same seed and same code give byte-identical runs on one machine; across machines, torch may
+    dispatch its CPU kernels to another instruction set (``cpu_capability``: AVX2, AVX512,
+    default...) or run them on another number of threads, which changes sums in the last bits
+    (about 1e-7 in a loss); sampling then diverges after tens of iterations. Recorded so that
+    two runs that differ can be told apart from a bug.
+    """
+    record: dict[str, object] = {"cpu_model": cpu_model(), "logical_cores": os.cpu_count()}
+    try:
+        import numpy
+        import torch
+
+        record.update({
+            "torch": torch.__version__, "numpy": numpy.__version__,
+            "cpu_capability": torch.backends.cpu.get_cpu_capability(),
+            "torch_threads": torch.get_num_threads(), "torch_interop_threads": torch.get_num_interop_threads(),
+            "ATEN_CPU_CAPABILITY": os.environ.get("ATEN_CPU_CAPABILITY", ""),
+            "cuda": torch.version.cuda or "",
+            "cudnn": str(torch.backends.cudnn.version() or "") if torch.cuda.is_available() else "",
+        })
+    except Exception as exc:  # noqa: BLE001 - provenance must never fail a run
+        record["error"] = f"{type(exc).__name__}: {exc}"
+    return record
+
+
 def provenance(device: str) -> dict[str, object]:
     """Everything a config.json records about the machine and the code."""
     return {
         "device": device,
         "device_name": device_name(device),
+        "compute": compute_record(),
         "packages": package_versions(),
         "git": git_revision(),
         "python": sys.version.split()[0],

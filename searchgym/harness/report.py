@@ -156,6 +156,34 @@ def significance_table(records: Sequence[RunRecord], reference: str, rng_seed: i
     return "\n".join(lines)
 
 
+#: metrics.jsonl keys summarised per learning method in results.md (mean over iterations and seeds)
+DIAGNOSTICS = (
+    ("estimator/differs_from_grpo_mean", "trajectories whose advantage differs from GRPO's"),
+    ("groups/zero_variance_fraction", "zero-variance groups"),
+    ("loss/entropy", "policy entropy"),
+)
+
+
+def diagnostics_table(records: Sequence[RunRecord]) -> str:
+    """Per learning method, training diagnostics averaged over iterations (and seeds): above all the
+    fraction of trajectories whose CW-GRPO advantage differs from their GRPO advantage (0 would
+    mean the suite cannot tell CW-GRPO from GRPO), with the share of iterations where it was 0."""
+    lines = ["| method | " + " | ".join(what for _, what in DIAGNOSTICS) + " | iterations with no difference |",
+             "|---|" + "---|" * (len(DIAGNOSTICS) + 1)]
+    for label, runs in _by_method(records).items():
+        rows = [m for r in runs for m in r.metrics if "iteration" in m and m.get("iteration", 0) > 0]
+        if not rows:
+            continue
+        cells = []
+        for key, _ in DIAGNOSTICS:
+            values = [float(m[key]) for m in rows if key in m]
+            cells.append(f"{np.mean(values):.3f}" if values else "—")
+        differs = [float(m[DIAGNOSTICS[0][0]]) for m in rows if DIAGNOSTICS[0][0] in m]
+        cells.append(f"{np.mean([d == 0 for d in differs]):.2f} of {len(differs)}" if differs else "—")
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def write_report(out: Path | str, suite: Suite, labels: Sequence[str], seeds: Sequence[int],
                  reference: str = "cw_grpo", budget: int | None = None, resamples: int = 2000) -> ReportPaths:
     out = Path(out)
@@ -177,7 +205,14 @@ def write_report(out: Path | str, suite: Suite, labels: Sequence[str], seeds: Se
         parts += [f"## Significance: {ref} against each other method{note}", "",
                   "Paired sign-flip permutation test on per-task success (mean over seeds), two-sided.", "",
                   significance_table(records, ref), ""]
-    parts += ["## Learning curves", ""] + [f"![{p.stem}]({p.relative_to(out).as_posix()})" for p in curves_paths]
+    parts += ["## Training diagnostics (mean over iterations and seeds)", "",
+              "Does contribution weighting change anything? The first column is the fraction of a batch's "
+              "trajectories whose CW-GRPO advantage differs from the GRPO advantage they would get (cw_grpo "
+              "only; '—' for other estimators).", "", diagnostics_table(records), ""]
+    parts += ["## Learning curves", "",
+              "Dev success during training (the suite's dev split; random and oracle as flat lines at their dev "
+              "success). The tables above are test success."]
+    parts += [f"![{p.stem}]({p.relative_to(out).as_posix()})" for p in curves_paths]
     parts += ["", "## Runs", "", "| method | seed | train s | eval s | attempts | device |", "|---|---|---|---|---|---|"]
     for r in records:
         parts.append(f"| {r.label} | {r.seed} | {r.result.get('train_seconds', 0):.1f} | "

@@ -109,6 +109,7 @@ def execute_run(spec: RunSpec) -> RunOutcome:
     attempt = check_identity(spec) + 1
     method = load_method(spec.method)
     device = resolve_device(spec.device)
+    _limit_threads(spec.threads)
     config = {**spec.identity(), "harness_version": HARNESS_VERSION, "suite": spec.suite.definition(),
               "trains": trains(method), "training_budget": spec.budget if trains(method) else 0,
               "attempt": attempt, "started": _now(), "threads": spec.threads, **provenance(device)}
@@ -154,6 +155,15 @@ def execute_run_safely(spec: RunSpec) -> RunOutcome:
             pass
         return RunOutcome(spec.method.label, spec.seed, str(spec.run_dir), "failed",
                           time.monotonic() - start, f"{type(exc).__name__}: {exc}")
+
+
+def _limit_threads(threads: int) -> None:
+    """Every run uses the threads its plan gave it (recorded in config.json: they change the bits)."""
+    try:
+        import torch
+    except ImportError:  # pragma: no cover - torch is a dependency
+        return
+    torch.set_num_threads(max(1, int(threads)))
 
 
 def _now() -> str:
