@@ -51,13 +51,17 @@ class Suite:
     families: tuple[str, ...] | None = None
     difficulty: str | None = None
     description: str = field(default="", compare=False)
+    #: families of the train split when they differ from ``families`` (a curriculum: e.g. one-hop
+    #: lookups to learn from, while dev and test hold only the suite's multi-hop families)
+    train_families: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         pairs = self.env_kwargs.items() if isinstance(self.env_kwargs, Mapping) else self.env_kwargs
         object.__setattr__(self, "env_kwargs", tuple(sorted((str(k), v) for k, v in pairs)))
-        if self.families is not None:
-            families = (self.families,) if isinstance(self.families, str) else tuple(self.families)
-            object.__setattr__(self, "families", families)
+        for name in ("families", "train_families"):
+            value = getattr(self, name)
+            if value is not None:
+                object.__setattr__(self, name, (value,) if isinstance(value, str) else tuple(value))
         reserved = {"world_seed", "world_size", "split", "families", "difficulty", "world"} & set(self.kwargs)
         if reserved:
             raise ValueError(f"suite {self.id!r}: {sorted(reserved)} are suite fields, not env_kwargs")
@@ -65,6 +69,9 @@ class Suite:
             size = self.split_size(split)
             if size is not None and (isinstance(size, bool) or not isinstance(size, int) or size < 1):
                 raise ValueError(f"suite {self.id!r}: {split}_size must be None or a positive int, got {size!r}")
+
+    def __hash__(self) -> int:  # env_kwargs may hold dicts (reward settings): hash what names the suite
+        return hash((self.id, self.version, self.env_id))
 
     @property
     def kwargs(self) -> dict[str, Any]:
@@ -81,7 +88,14 @@ class Suite:
         d.pop("description")
         d["env_kwargs"] = self.kwargs
         d["families"] = list(self.families) if self.families is not None else None
+        d["train_families"] = list(self.train_families) if self.train_families is not None else None
         return d
+
+    def families_for(self, split: str) -> tuple[str, ...] | None:
+        """The families a split draws from: ``train_families`` for train when set, else ``families``."""
+        if split == "train" and self.train_families is not None:
+            return self.train_families
+        return self.families
 
     # ------------------------------------------------------------------------------ world
     def world(self) -> World:
@@ -111,13 +125,14 @@ def _interleave(pool: list[Task], family_order: Iterable[str]) -> list[Task]:
 def tasks(suite: Suite, split: str = "test") -> list[Task]:
     """The tasks of ``split`` that the suite uses, in a fixed order (see the module docstring)."""
     size = suite.split_size(split)
-    pool = suite.world().tasks_in(split, suite.families, suite.difficulty)
+    families = suite.families_for(split)
+    pool = suite.world().tasks_in(split, families, suite.difficulty)
     if not pool:
-        raise ValueError(f"suite {suite.id!r} has no {split} tasks (families={suite.families}, "
+        raise ValueError(f"suite {suite.id!r} has no {split} tasks (families={families}, "
                          f"difficulty={suite.difficulty})")
     if size is None or size >= len(pool):
         return pool
-    return _interleave(pool, suite.families or ())[:size]
+    return _interleave(pool, families or ())[:size]
 
 
 _HASHES: dict[str, str] = {}
@@ -147,7 +162,7 @@ def make_env(suite: Suite, split: str = "train", **overrides: Any):
     suite.split_size(split)  # validates the split name
     kwargs = {**suite.kwargs, **overrides}
     return make(suite.env_id, world_seed=suite.world_seed, world_size=suite.world_size, split=split,
-                families=list(suite.families) if suite.families is not None else None,
+                families=list(suite.families_for(split)) if suite.families_for(split) is not None else None,
                 difficulty=suite.difficulty, **kwargs)
 
 
@@ -207,10 +222,14 @@ ALL_FAMILIES = ("lookup", "bridge", "comparison", "aggregate", "temporal", "ambi
 MULTI_HOP_FAMILIES = ("bridge", "comparison", "aggregate", "temporal")
 
 register_suite(Suite(
-    "quick-v1", 1, "TeamSearch-Generalists-Candidates-v0", {"team_size": 2, "max_rounds": 8},
+    "quick-v1", 1, "TeamSearch-Generalists-Candidates-v0",
+    {"team_size": 2, "max_rounds": 8, "reward": {"step_cost": 0.0}},
     world_seed=0, world_size="medium", dev_size=60, test_size=160, families=MULTI_HOP_FAMILIES,
+    train_families=("lookup", *MULTI_HOP_FAMILIES),
     description="the main suite: two generalists share a blackboard on multi-hop questions (bridges of 2-3 "
-                "hops, comparisons, aggregates, temporal), 8 rounds; every method separates from random here",
+                "hops, comparisons, aggregates, temporal; one-hop lookups in the train split only), 8 rounds, "
+                "outcome reward (no step cost: with one, groups that all fail rank trajectories by length and "
+                "every group-relative method learns to answer early)",
 ))
 
 _FAMILY_DEFAULTS = {"world_seed": 0, "world_size": "medium", "dev_size": 100, "test_size": 200, "families": ALL_FAMILIES}

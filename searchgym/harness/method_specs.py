@@ -149,9 +149,9 @@ def build_config(spec: MethodSpec, ctx, trainer_cls: type):
     if resolved["loss"].get("norm_length") == ENV_STEP_LIMIT:
         resolved["loss"]["norm_length"] = env_step_limit(ctx)
     suite = ctx.suite
+    families = suite.families_for("train")
     env_kwargs = {**suite.kwargs, "world_seed": suite.world_seed, "world_size": suite.world_size,
-                  "families": list(suite.families) if suite.families is not None else None,
-                  "difficulty": suite.difficulty}
+                  "families": list(families) if families is not None else None, "difficulty": suite.difficulty}
     base = TrainConfig()
     sections = {s: _replace(getattr(base, s), resolved[s], f"{spec.name} {s}") for s in SECTIONS}
     try:
