@@ -4,7 +4,9 @@ A run owns ``<out>/runs/<method>/seed<k>/``:
 
 - ``config.json``: suite id and hash, method label and import path, seed, budget, policy,
   device and its name, package versions, git revision, Python and platform, attempt number;
-- ``metrics.jsonl``: the method's ``ctx.log`` rows (+ ``time``, ``attempt``), appended;
+- ``metrics.jsonl``: the method's ``ctx.log`` rows (+ ``time``, ``attempt``), appended; a row
+  whose ``iteration`` an earlier attempt already wrote is not written again (a resumed method
+  redoes the iteration its checkpoint did not hold);
 - ``predictions.jsonl``: one :class:`~searchgym.harness.evaluate.Prediction` per test task;
 - ``result.json``: test and dev summaries and timings;
 - ``DONE``: written last. A run with ``DONE`` is never redone; a run without it is resumed
@@ -28,6 +30,7 @@ from searchgym.fileio import (
     atomic_write_json,
     atomic_write_jsonl,
     atomic_write_text,
+    iter_jsonl,
     read_json,
 )
 from searchgym.harness.methods import MethodRef, RunContext, load_method, trains
@@ -98,6 +101,12 @@ def check_identity(spec: RunSpec) -> int:
     return int(config.get("attempt", 1))
 
 
+def last_logged_iteration(path: Path) -> int | None:
+    """The highest ``iteration`` in a metrics file (None without one)."""
+    iterations = [r["iteration"] for r in iter_jsonl(path) if isinstance(r.get("iteration"), int)]
+    return max(iterations) if iterations else None
+
+
 def execute_run(spec: RunSpec) -> RunOutcome:
     """Do (or resume, or skip) one run; exceptions propagate (the caller records failures)."""
     folder = spec.run_dir
@@ -114,9 +123,14 @@ def execute_run(spec: RunSpec) -> RunOutcome:
               "attempt": attempt, "started": _now(), "threads": spec.threads, **provenance(device)}
     atomic_write_json(folder / "config.json", config)
 
+    logged = last_logged_iteration(folder / "metrics.jsonl")
+
     def log(row: dict) -> None:
         if not isinstance(row, dict):
             raise TypeError(f"ctx.log takes a dict, got {type(row).__name__}")
+        iteration = row.get("iteration")
+        if logged is not None and isinstance(iteration, int) and iteration <= logged:
+            return  # written by an earlier attempt, before the checkpoint that would have skipped it
         append_jsonl(folder / "metrics.jsonl", {**row, "time": round(time.monotonic() - start, 3), "attempt": attempt})
 
     ctx = RunContext(suite=spec.suite, seed=spec.seed, budget=spec.budget, device=device, run_dir=folder,
