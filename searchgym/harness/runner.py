@@ -10,7 +10,9 @@ A run owns ``<out>/runs/<method>/seed<k>/``:
 - ``predictions.jsonl``: one :class:`~searchgym.harness.evaluate.Prediction` per test task;
 - ``result.json``: test and dev summaries and timings;
 - ``DONE``: written last. A run with ``DONE`` is never redone; a run without it is resumed
-  (the method finds its checkpoint under ``run_dir/checkpoint``).
+  (the method finds its checkpoint under ``run_dir/checkpoint``);
+- ``.lock``: one writer per run folder (:class:`searchgym.fileio.FolderLock`, an ``flock`` that
+  dies with its holder): a run another live process is writing comes back "busy", untouched.
 
 Every whole file is written atomically; see :mod:`searchgym.fileio`.
 """
@@ -26,6 +28,7 @@ from typing import Any
 
 from searchgym.harness.evaluate import as_rows, evaluate_suite, summarise_predictions
 from searchgym.fileio import (
+    FolderLock,
     append_jsonl,
     atomic_write_json,
     atomic_write_jsonl,
@@ -74,7 +77,7 @@ class RunOutcome:
     label: str
     seed: int
     run_dir: str
-    status: str  # "done" | "skipped" (already DONE) | "failed"
+    status: str  # "done" | "skipped" (already DONE) | "failed" | "busy" (another process writes it)
     seconds: float = 0.0
     error: str | None = None
 
@@ -107,12 +110,28 @@ def last_logged_iteration(path: Path) -> int | None:
     return max(iterations) if iterations else None
 
 
-def execute_run(spec: RunSpec) -> RunOutcome:
-    """Do (or resume, or skip) one run; exceptions propagate (the caller records failures)."""
+def execute_run(spec: RunSpec, wait: bool = False) -> RunOutcome:
+    """Do (or resume, or skip) one run; exceptions propagate (the caller records failures).
+    A folder another process holds is "busy" (or, with ``wait``, waited for, then done or skipped)."""
     folder = spec.run_dir
     if is_done(folder):
         check_identity(spec)
         return RunOutcome(spec.method.label, spec.seed, str(folder), "skipped")
+    lock = FolderLock(folder)
+    if not lock.acquire(wait):
+        return RunOutcome(spec.method.label, spec.seed, str(folder), "busy",
+                          error=f"another live process (PID {lock.holder()}) is writing {folder}")
+    try:
+        if is_done(folder):  # finished by that process while this one waited
+            check_identity(spec)
+            return RunOutcome(spec.method.label, spec.seed, str(folder), "skipped")
+        return _execute_locked(spec)
+    finally:
+        lock.release()
+
+
+def _execute_locked(spec: RunSpec) -> RunOutcome:
+    folder = spec.run_dir
     start = time.monotonic()
     folder.mkdir(parents=True, exist_ok=True)
     attempt = check_identity(spec) + 1
@@ -155,11 +174,11 @@ def execute_run(spec: RunSpec) -> RunOutcome:
     return RunOutcome(spec.method.label, spec.seed, str(folder), "done", seconds)
 
 
-def execute_run_safely(spec: RunSpec) -> RunOutcome:
+def execute_run_safely(spec: RunSpec, wait: bool = False) -> RunOutcome:
     """``execute_run`` that turns an exception into a "failed" outcome (and ``error.txt``)."""
     start = time.monotonic()
     try:
-        return execute_run(spec)
+        return execute_run(spec, wait)
     except Exception as exc:  # noqa: BLE001 - one failed run must not stop the comparison
         text = "".join(traceback.format_exception(exc))
         try:
