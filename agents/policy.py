@@ -143,8 +143,7 @@ class LexicalOverlap:
 
     def name_share(self, question: str, candidate: str) -> float:
         """Share of the candidate's capitalised name words that the question contains."""
-        names = [w.lower() for w in NAME_WORD.findall(candidate.split("  <- ", 1)[-1] + " " + candidate)
-                 if w.lower() not in STOP_STEMS]
+        names = [w.lower() for w in NAME_WORD.findall(candidate) if w.lower() not in STOP_STEMS]
         if not names:
             return 0.0
         q_words, _ = self.grams(question)

@@ -231,7 +231,11 @@ class Trainer:
         return self.state
 
     def iterate(self) -> dict[str, Any]:
-        """One iteration: rollouts, advantages, update, (dev evaluation), checkpoint, log row."""
+        """One iteration: rollouts, advantages, update, (dev evaluation), log row, checkpoint.
+
+        The row is logged before the checkpoint is written, so a kill between them redoes the
+        iteration and its row (which the harness writes once per iteration) and a kill after the
+        checkpoint loses nothing: a resumed run has exactly the rows of an uninterrupted one."""
         cfg = self.config
         start = time.perf_counter()
         task_ids = [self.train_tasks[i] for i in self.rng.integers(len(self.train_tasks), size=cfg.tasks_per_iteration)]
@@ -247,8 +251,8 @@ class Trainer:
                "steps_per_s": rollout.env_steps / max(elapsed, 1e-9), **stats}
         if self.state.iteration % cfg.eval_every == 0 or self.state.env_steps >= cfg.budget:
             row.update(self.evaluate_dev())
-        self.save()
         self._log(row)
+        self.save()
         return row
 
     def _log(self, row: dict) -> None:

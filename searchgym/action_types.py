@@ -10,15 +10,24 @@ from typing import Any
 ACTION_KINDS = ("tool", "answer", "post", "wait")
 
 
-def _freeze(value: Any) -> Any:
-    """Make a JSON-ish value hashable: lists become tuples, dicts tuples of (key, value) pairs."""
+#: Lists/objects an argument value may nest (JSON decoders accept ~1,000; a walk that deep would
+#: exhaust the stack). Checked on the way down, so a deeper value costs no more than its size.
+MAX_ARGUMENT_DEPTH = 32
+
+
+def _freeze(value: Any, depth: int = 0) -> Any:
+    """Make a JSON-ish value hashable: lists become tuples, dicts tuples of (key, value) pairs.
+    Raises ValueError (saying the limit) past ``MAX_ARGUMENT_DEPTH`` levels; recursion is bounded by it."""
+    if not isinstance(value, dict | list | tuple | set | frozenset):
+        return value
+    if depth >= MAX_ARGUMENT_DEPTH:
+        raise ValueError(f"an argument nests lists/objects more than {MAX_ARGUMENT_DEPTH} levels deep; "
+                         f"at most {MAX_ARGUMENT_DEPTH} are accepted")
     if isinstance(value, dict):
-        return tuple((str(k), _freeze(v)) for k, v in value.items())
+        return tuple((str(k), _freeze(v, depth + 1)) for k, v in value.items())
     if isinstance(value, list | tuple):
-        return tuple(_freeze(v) for v in value)
-    if isinstance(value, set | frozenset):
-        return tuple(sorted((_freeze(v) for v in value), key=repr))
-    return value
+        return tuple(_freeze(v, depth + 1) for v in value)
+    return tuple(sorted((_freeze(v, depth + 1) for v in value), key=repr))
 
 
 def _literal(value: Any) -> str:

@@ -155,11 +155,19 @@ def _resolve_tool(name: str, tool_names: Sequence[str]) -> str | None:
 
 
 def _as_text(value: Any) -> str:
-    if isinstance(value, str):
-        return value.strip()
-    if isinstance(value, list | tuple):
-        return ", ".join(_as_text(v) for v in value if _as_text(v))
-    return "" if value is None else _literal(value)
+    """An answer or note given as JSON: strings stripped, lists flattened (iteratively, so any
+    nesting costs linear time), other values as JSON; the non-empty pieces joined by ", "."""
+    pieces: list[str] = []
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, list | tuple):
+            pending.extend(reversed(item))
+            continue
+        text = item.strip() if isinstance(item, str) else "" if item is None else _literal(item)
+        if text:
+            pieces.append(text)
+    return ", ".join(pieces)
 
 
 _NAME_KEYS = ("name", "tool", "tool_name")
@@ -214,7 +222,10 @@ def _action_from_call(obj: Any, tool_names: Sequence[str], team: bool) -> Action
     tool = _resolve_tool(name, tool_names)
     if tool is None:
         return f"unknown tool {name!r}; accepted tools: {', '.join(tool_names) or '(none)'}"
-    return Action.call(tool, **args)
+    try:
+        return Action.call(tool, **args)
+    except ValueError as exc:  # an argument nested past MAX_ARGUMENT_DEPTH
+        return f"the arguments of {tool} are refused: {exc}"
 
 
 def _read_tool_call(rest: str, tool_names: Sequence[str], team: bool) -> Action | str:

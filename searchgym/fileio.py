@@ -4,6 +4,7 @@ A whole file (config, predictions, summaries, plots, markers) is written to a te
 in the same folder, flushed to disk and moved over the target with ``os.replace``: a reader
 sees the old file or the new one, never half of one. A JSONL log is appended one line at a
 time and flushed; a crash can at worst cut the last line, which :func:`read_jsonl` skips.
+A folder written by one process at a time is guarded by :class:`FolderLock` (``flock``).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from types import TracebackType
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -132,3 +134,62 @@ def _jsonable(value: Any) -> Any:
     if isinstance(value, os.PathLike):
         return os.fspath(value)
     raise TypeError(f"{type(value).__name__} is not JSON serialisable")
+
+
+class FolderLock:
+    """One writer per folder: an advisory ``fcntl.flock`` on ``folder/.lock``.
+
+    The kernel holds the lock for the open file, so it dies with its holder: a process killed
+    with SIGKILL leaves the file behind but not the lock, and a stale file never blocks (unlike
+    a PID file). The holder's PID is written into the file only to name it in messages. Where
+    ``fcntl`` does not exist (Windows) the lock always succeeds.
+    """
+
+    NAME = ".lock"
+
+    def __init__(self, folder: str | os.PathLike) -> None:
+        self.path = Path(folder) / self.NAME
+        self._file: Any = None
+
+    def acquire(self, wait: bool = False) -> bool:
+        """Take the lock (blocking until free when ``wait``); False if another process holds it."""
+        try:
+            import fcntl
+        except ImportError:  # no advisory locks on this platform
+            return True
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        handle = open(self.path, "a+", encoding="utf-8")  # noqa: SIM115 - held open while locked
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except BlockingIOError:
+            handle.close()
+            return False
+        except BaseException:
+            handle.close()
+            raise
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"{os.getpid()}\n")
+        handle.flush()
+        self._file = handle
+        return True
+
+    def holder(self) -> str:
+        """The PID the holder wrote (for messages), or "?" when unknown."""
+        try:
+            return self.path.read_text(encoding="utf-8").strip() or "?"
+        except OSError:
+            return "?"
+
+    def release(self) -> None:
+        if self._file is not None:
+            self._file.close()  # closing drops the flock
+            self._file = None
+
+    def __enter__(self) -> FolderLock:
+        self.acquire(wait=True)
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        self.release()

@@ -4,11 +4,23 @@ A submission (``leaderboard/schema.json``) holds the predictions of one method o
 split of one suite, with the metrics it claims. :func:`verify_file` trusts nothing in it:
 
 1. the file's size is checked *before* it is read (at most :data:`MAX_BYTES`);
-2. it must be UTF-8 JSON and valid against the schema (which bounds every string and list);
+2. it must be UTF-8 JSON with finite numbers, integers of at most 18 digits and strings free of
+   control, bidirectional-override and unpaired surrogate characters
+   (:mod:`searchgym.leaderboard_checks`), valid against the schema (which bounds every string and
+   list; anchored patterns must match the whole string);
 3. the suite must be known and its hash equal to the suite regenerated here;
 4. the predictions must cover every test task of the suite exactly once (no unknown ids);
 5. every claimed metric (success and F1, overall and per family) must equal, within
    :data:`TOLERANCE`, the value re-scored here with :func:`searchgym.scoring.score_answer`.
+
+Any failure while checking a file is that file's rejection: :func:`verify_file` never raises,
+so verifying many files gives a verdict for each, and :func:`build` renders only what passed.
+
+A submission may carry ``run``: the recorded run config (method, import path, seed, budget,
+policy, options) and the SHA-256 of the run folder's ``config.json``. ``leaderboard retrain``
+(:mod:`searchgym.leaderboard_retrain`) re-runs it and records the outcome, keyed by the
+submission's own hash, in ``retrained.json``; the page marks those rows as re-trained and every
+other row as self-reported.
 
 Nothing submitted is ever executed, imported or used as a path: file names come from the
 command line, and every submitted string is escaped where it is shown (see
@@ -18,9 +30,11 @@ command line, and every submitted string is escaped where it is shown (see
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
 import os
 import stat
+import warnings
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -29,7 +43,14 @@ from pathlib import Path
 from typing import Any
 
 from searchgym.fileio import atomic_write_json, read_json, read_jsonl
-from searchgym.harness.runner import is_done
+from searchgym.harness.runner import IDENTITY_KEYS, is_done
+from searchgym.leaderboard_checks import (
+    SubmissionRejected,
+    check_values,
+    clean_text,
+    parse_submission,
+)
+from searchgym.leaderboard_checks import check_schema as _check_schema
 from searchgym.scoring import score_answer
 from searchgym.suites import get_suite, tasks
 
@@ -38,10 +59,7 @@ TOLERANCE = 1e-6
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DIR = REPO_ROOT / "leaderboard"
 SCHEMA_PATH = DEFAULT_DIR / "schema.json"
-
-
-class SubmissionRejected(ValueError):
-    """A submission failed verification; the message says why."""
+RETRAINED_FILE = "retrained.json"
 
 
 @dataclass
@@ -51,6 +69,8 @@ class Verified:
     path: str
     submission: dict[str, Any]
     metrics: dict[str, Any]
+    sha256: str = ""  # of the file's bytes: what a maintainer's re-training record refers to
+    retrained: dict[str, Any] | None = None  # that record, when there is one
 
 
 @dataclass
@@ -106,28 +126,8 @@ def read_limited(path: str | os.PathLike, max_bytes: int = MAX_BYTES) -> bytes:
     return data
 
 
-def parse_submission(data: bytes) -> Any:
-    try:
-        return json.loads(data.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise SubmissionRejected(f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    except json.JSONDecodeError as exc:
-        raise SubmissionRejected(f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
-    except RecursionError:
-        raise SubmissionRejected("invalid JSON: nested too deeply") from None
-
-
 def check_schema(submission: Any, schema: Mapping[str, Any] | None = None) -> None:
-    import jsonschema
-
-    validator = jsonschema.Draft202012Validator(schema or load_schema())
-    error = jsonschema.exceptions.best_match(validator.iter_errors(submission))
-    if error is not None:
-        where = "/".join(str(p) for p in error.absolute_path) or "(top level)"
-        message = error.message if len(error.message) <= 300 else error.message[:300] + "..."
-        if error.validator == "pattern" or error.validator == "not":
-            message = f"value does not match the accepted form ({error.schema.get('description') or error.validator})"
-        raise SubmissionRejected(f"schema violation at {where}: {message}")
+    _check_schema(submission, schema or load_schema())
 
 
 def _few(items: Iterable[str], n: int = 5) -> str:
@@ -160,28 +160,33 @@ def check_content(submission: Mapping[str, Any]) -> dict[str, Any]:
     actual = rescore(suite_id, submission["predictions"])
     claimed = submission["metrics"]
     for key in ("success", "f1"):
-        if abs(claimed[key] - actual[key]) > TOLERANCE:
+        if not abs(claimed[key] - actual[key]) <= TOLERANCE:  # False for NaN too
             raise SubmissionRejected(f"claimed {key} {claimed[key]} differs from the re-scored {actual[key]:.6f}")
     if set(claimed["families"]) != set(actual["families"]):
         raise SubmissionRejected(f"claimed families {sorted(claimed['families'])} differ from the suite's "
                                  f"{sorted(actual['families'])}")
     for family, values in claimed["families"].items():
         for key in ("success", "f1", "n"):
-            if key in values and abs(values[key] - actual["families"][family][key]) > TOLERANCE:
+            if key in values and not abs(values[key] - actual["families"][family][key]) <= TOLERANCE:
                 raise SubmissionRejected(f"claimed {family} {key} {values[key]} differs from the re-scored "
                                          f"{actual['families'][family][key]:.6f}")
     return actual
 
 
 def verify_file(path: str | os.PathLike, max_bytes: int = MAX_BYTES) -> Verdict:
-    """Every check of the module docstring; never raises for a bad submission."""
+    """Every check of the module docstring; never raises: whatever goes wrong is a rejection."""
     try:
-        submission = parse_submission(read_limited(path, max_bytes))
+        data = read_limited(path, max_bytes)
+        submission = parse_submission(data)
+        check_values(submission)
         check_schema(submission)
         metrics = check_content(submission)
     except SubmissionRejected as exc:
         return Verdict(str(path), False, str(exc))
-    return Verdict(str(path), True, verified=Verified(str(path), submission, metrics))
+    except Exception as exc:  # noqa: BLE001 - a file that breaks a check is rejected, never fatal
+        return Verdict(str(path), False, f"could not be checked ({type(exc).__name__}: {str(exc)[:200]})")
+    sha = hashlib.sha256(data).hexdigest()
+    return Verdict(str(path), True, verified=Verified(str(path), submission, metrics, sha))
 
 
 # ------------------------------------------------------------------------------- submit
@@ -191,8 +196,9 @@ def build_submission(run: str | os.PathLike, name: str | None = None, descriptio
     run = Path(run)
     if not is_done(run):
         raise ValueError(f"{run} is not a finished run folder (no DONE marker); finish it with the same command first")
+    config_bytes = (run / "config.json").read_bytes()
     config = read_json(run / "config.json")
-    predictions = [{"task_id": p["task_id"], "answer": p.get("answer"), "steps": int(p.get("steps", 0)),
+    predictions = [{"task_id": p["task_id"], "answer": _clean_answer(p.get("answer")), "steps": int(p.get("steps", 0)),
                     "tool_calls": int(p.get("tool_calls", 0))} for p in read_jsonl(run / "predictions.jsonl")]
     label = name or config["method"]
     method: dict[str, Any] = {
@@ -219,11 +225,19 @@ def build_submission(run: str | os.PathLike, name: str | None = None, descriptio
         "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "metrics": None,
         "predictions": predictions,
+        "run": {"config_sha256": hashlib.sha256(config_bytes).hexdigest(),
+                **{k: config[k] for k in IDENTITY_KEYS if k in config and k not in ("suite_id", "suite_hash")}},
     }
     metrics = rescore(config["suite_id"], predictions)
     submission["metrics"] = metrics
+    check_values(submission)
     check_schema(submission)
     return submission
+
+
+def _clean_answer(answer: Any) -> Any:
+    """A run's answer with control characters as spaces (the scorer normalises whitespace)."""
+    return clean_text(answer) if isinstance(answer, str) else answer
 
 
 def submission_filename(submission: Mapping[str, Any]) -> str:
@@ -243,6 +257,21 @@ def verify_folder(folder: str | os.PathLike) -> list[Verdict]:
     return [verify_file(p) for p in sorted(Path(folder).glob("*.json"))]
 
 
+def read_retrained(directory: str | os.PathLike) -> dict[str, dict[str, Any]]:
+    """The maintainers' re-training records (``retrained.json``), keyed by submission SHA-256;
+    empty when there is none. A record that cannot be read is reported, never fatal."""
+    path = Path(directory) / RETRAINED_FILE
+    if not path.is_file():
+        return {}
+    try:
+        records = read_json(path)
+    except (OSError, ValueError) as exc:
+        raise SubmissionRejected(f"{path} is not readable JSON ({exc}); fix or delete it") from None
+    if not isinstance(records, dict):
+        raise SubmissionRejected(f"{path} must hold an object keyed by submission SHA-256")
+    return {k: v for k, v in records.items() if isinstance(v, dict)}
+
+
 def build(directory: str | os.PathLike = DEFAULT_DIR) -> tuple[list[Verdict], Path, Path]:
     """Verify every ``submissions/*.json`` and write ``README.md`` and ``index.html`` from the good ones."""
     from searchgym.fileio import atomic_write_text
@@ -250,7 +279,14 @@ def build(directory: str | os.PathLike = DEFAULT_DIR) -> tuple[list[Verdict], Pa
 
     directory = Path(directory)
     verdicts = verify_folder(directory / "submissions")
+    try:
+        records = read_retrained(directory)
+    except SubmissionRejected as exc:  # the board is still built; every row then reads self-reported
+        warnings.warn(str(exc), stacklevel=2)
+        records = {}
     accepted = [v.verified for v in verdicts if v.ok and v.verified is not None]
+    for entry in accepted:
+        entry.retrained = records.get(entry.sha256)
     readme = atomic_write_text(directory / "README.md", render_markdown(accepted))
     page = atomic_write_text(directory / "index.html", render_html(accepted))
     return verdicts, readme, page

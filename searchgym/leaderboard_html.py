@@ -18,6 +18,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from searchgym.leaderboard import Verified
 
+_TRAINED_NOTE = ("Trained by: `re-trained` rows were re-run by a maintainer from their recorded run config "
+                 "(`searchgym leaderboard retrain`) and gave the submitted predictions; `self-reported` rows "
+                 "were re-scored, not re-run, so they show what was submitted, not who trained it.")
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|~])")
 
 
@@ -44,6 +47,15 @@ def _families(rows: Sequence[Verified]) -> list[str]:
     return sorted({f for e in rows for f in e.metrics["families"]})
 
 
+def training_status(entry: Verified) -> str:
+    """``re-trained`` (a maintainer re-ran the recorded config and got these predictions),
+    ``re-trained: differs`` (they re-ran it and did not), or ``self-reported`` (re-scored only)."""
+    record = entry.retrained
+    if not record:
+        return "self-reported"
+    return "re-trained" if record.get("matches") is True else "re-trained: differs"
+
+
 def _row(entry: Verified, rank: int, families: Sequence[str]) -> list[tuple[str, Any, str]]:
     """(text, sort value, kind) per column."""
     s, m = entry.submission, entry.metrics
@@ -55,7 +67,8 @@ def _row(entry: Verified, rank: int, families: Sequence[str]) -> list[tuple[str,
         cells.append(("—", -1, "number") if value is None else (f"{value:.3f}", value, "number"))
     cells += [(str(s["training_budget"]), s["training_budget"], "number"),
               (str(s["method"].get("seed", "")), s["method"].get("seed", -1), "number"),
-              (hardware, hardware, "text"), (s["method"]["description"], s["method"]["description"], "text")]
+              (hardware, hardware, "text"), (training_status(entry), training_status(entry), "text"),
+              (s["method"]["description"], s["method"]["description"], "text")]
     return cells
 
 
@@ -64,7 +77,7 @@ def _headers(families: Sequence[str]) -> list[tuple[str, str]]:
     return ([("#", "rank"), ("method", "method"), ("success", "success"), ("F1", "f1")]
             + [(f"{f} success", f"family-{f}") for f in families]
             + [("training budget (env steps)", "budget"), ("seed", "seed"), ("hardware", "hardware"),
-               ("description", "description")])
+               ("trained by", "trained"), ("description", "description")])
 
 
 def render_markdown(entries: Sequence[Verified]) -> str:
@@ -72,7 +85,8 @@ def render_markdown(entries: Sequence[Verified]) -> str:
              ("Built by `searchgym leaderboard build` from the verified files in `submissions/` "
              "(each re-scored against its regenerated suite). A sortable view is in `index.html`."), "",
              ("To submit: `searchgym leaderboard submit RUN_DIR --name NAME --description TEXT`, then "
-             "`searchgym leaderboard verify FILE` and open a pull request adding the file to `submissions/`."), ""]
+             "`searchgym leaderboard verify FILE` and open a pull request adding the file to `submissions/`."), "",
+             _TRAINED_NOTE, ""]
     suites = _sorted_by_suite(entries)
     if not suites:
         lines.append("No verified submissions yet.")
@@ -144,7 +158,8 @@ def render_html(entries: Sequence[Verified]) -> str:
              "<title>searchgym leaderboard</title>", f"<style>{_STYLE}</style>", "</head>", "<body>",
              "<h1>searchgym leaderboard</h1>",
              ("<p>Every row was verified by <code>searchgym leaderboard verify</code>: the suite was regenerated "
-             "and the predictions re-scored. Click a column header to sort.</p>")]
+             "and the predictions re-scored. Click a column header to sort.</p>"),
+             f"<p>{e(_TRAINED_NOTE).replace('`', '')}</p>"]
     suites = _sorted_by_suite(entries)
     if not suites:
         parts.append("<p>No verified submissions yet.</p>")

@@ -10,7 +10,10 @@ import warnings
 from typing import Any
 
 MAX_OBJECT_CHARS = 20_000
-_MAX_LITERAL_DEPTH = 32  # ast.literal_eval only sees shallow, bounded text
+#: Brackets a tool call may nest, counted over the whole object (the call's own ``{"arguments": {``
+#: are two). Deeper text is refused before it is decoded: decoders and every walk after them
+#: then stay shallow, so reading any text costs time linear in its length.
+MAX_JSON_DEPTH = 34
 
 
 def _extract_object(s: str) -> tuple[str, int] | None:
@@ -61,16 +64,19 @@ def _extract_object(s: str) -> tuple[str, int] | None:
 
 def load_object(s: str) -> tuple[Any, str]:
     """Parse lenient JSON: strict JSON first, then Python literals (single quotes, True/None) by
-    ``ast.literal_eval`` (literals only, never code) on bounded, shallow text."""
+    ``ast.literal_eval`` (literals only, never code) on bounded, shallow text. Returns (value, "")
+    or (None, what was wrong)."""
     found = _extract_object(s)
     if found is None:
         return None, "no JSON object found"
     candidate, depth = found
+    if depth > MAX_JSON_DEPTH:
+        return None, f"the JSON nests {depth} brackets deep; at most {MAX_JSON_DEPTH} are accepted"
     try:
         return json.loads(candidate), ""
     except (ValueError, RecursionError) as exc:
         error = str(exc)
-    if len(candidate) <= MAX_OBJECT_CHARS and depth <= _MAX_LITERAL_DEPTH:
+    if len(candidate) <= MAX_OBJECT_CHARS:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")

@@ -85,7 +85,7 @@ CASES = {
     "path-like name": (lambda s: s["method"].update(name="../../etc"), "schema violation at method/name"),
     "dot-dot name": (lambda s: s["method"].update(name="a..b"), "schema violation at method/name"),
     "slash in name": (lambda s: s["method"].update(name="a/b"), "schema violation at method/name"),
-    "extra field": (lambda s: s.update(run="rm -rf /"), "schema violation at (top level)"),
+    "extra field": (lambda s: s.update(command="rm -rf /"), "schema violation at (top level)"),
     "success over 1": (lambda s: s["metrics"].update(success=2), "schema violation at metrics/success"),
 }
 

@@ -4,7 +4,10 @@
   submission from a finished run folder (default file: leaderboard/submissions/<suite>__<name>__seed<k>.json);
 - ``verify FILE...``: accept or reject each file, with the reason (exit 1 if any is rejected);
 - ``build [--dir leaderboard]``: verify ``DIR/submissions/*.json`` and write ``DIR/README.md``
-  and ``DIR/index.html`` from the accepted ones (exit 1 if any was rejected).
+  and ``DIR/index.html`` from the accepted ones (exit 1 if any was rejected);
+- ``retrain FILE [--out DIR] [--device cpu] [--record] [--dir leaderboard]``: re-run the
+  submission's recorded run config and compare its predictions (exit 1 if they differ); with
+  ``--record``, note the outcome in ``DIR/retrained.json`` so the page marks the row re-trained.
 """
 
 from __future__ import annotations
@@ -27,6 +30,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     verify.add_argument("files", nargs="+", type=Path)
     board = sub.add_parser("build", help="write README.md and index.html from the verified submissions")
     board.add_argument("--dir", type=Path, default=DEFAULT_DIR, help="leaderboard folder (default: the repository's)")
+    again = sub.add_parser("retrain", help="re-run a submission's recorded config and compare (maintainers)")
+    again.add_argument("file", type=Path)
+    again.add_argument("--out", type=Path, help="folder for the re-run (default: a new temporary folder)")
+    again.add_argument("--device", default="cpu", help="device for the re-run (default cpu)")
+    again.add_argument("--record", action="store_true", help="write the outcome to DIR/retrained.json")
+    again.add_argument("--dir", type=Path, default=DEFAULT_DIR, help="leaderboard folder (default: the repository's)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -38,6 +47,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"wrote {path} ({submission['suite']['id']}, {submission['method']['name']}, "
               f"success {submission['metrics']['success']:.3f}): {state}")
         return 0 if verdict.ok else 1
+    if args.action == "retrain":
+        return _retrain(args)
     if args.action == "verify":
         rejected = 0
         for path in args.files:
@@ -56,3 +67,20 @@ def run(args: argparse.Namespace) -> int:
     accepted = sum(v.ok for v in verdicts)
     print(f"{accepted} verified submission(s) of {len(verdicts)}; wrote {readme} and {page}")
     return 0 if accepted == len(verdicts) else 1
+
+
+def _retrain(args: argparse.Namespace) -> int:
+    from searchgym.leaderboard_checks import SubmissionRejected
+    from searchgym.leaderboard_retrain import record_result, retrain
+
+    try:
+        result = retrain(args.file, args.out, args.device)
+    except SubmissionRejected as exc:
+        print(f"CANNOT RETRAIN {args.file}: {exc}")
+        return 1
+    state = "MATCHES" if result.matches else f"DIFFERS ({result.reason})"
+    print(f"{state} {args.file}: {result.same_answers}/{result.tasks} answers equal; success submitted "
+          f"{result.submitted_success:.3f}, re-trained {result.retrained_success:.3f} (run in {result.run_dir})")
+    if args.record:
+        print(f"recorded in {record_result(result, args.dir)}")
+    return 0 if result.matches else 1

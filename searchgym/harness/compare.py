@@ -3,7 +3,9 @@
 Runs go to worker processes (``concurrent.futures.ProcessPoolExecutor`` with the "spawn"
 context, so no worker inherits a half-initialised torch or thread pool); ``workers=1`` runs
 inline in this process. A run with a ``DONE`` marker is skipped without starting a worker;
-an unfinished one is resumed. A run that raises is reported and the others go on; a worker
+an unfinished one is resumed. A run that another live process is writing (a second
+``compare`` on the same ``--out``: see the run folder's ``.lock``) is skipped at first, said
+so, then waited for after the others. A run that raises is reported and the others go on; a worker
 that dies (killed, out of memory) breaks the pool: the runs it took down are reported as
 failed and the same command resumes them. Ctrl-C stops at once; finished runs are kept.
 """
@@ -101,8 +103,14 @@ def run_comparison(comparison: Comparison, on_outcome: Callable[[RunOutcome], No
             todo.append(spec)
     bar = _progress_bar(len(specs), comparison.progress)
     bar.update(len(specs) - len(todo))
+    by_run = {(spec.method.label, spec.seed): spec for spec in todo}
+    busy: list[RunSpec] = []
 
     def record(outcome: RunOutcome) -> None:
+        if outcome.status == "busy":
+            bar.write(f"run {outcome.label}/seed{outcome.seed}: {outcome.error}; waiting for it after the others")
+            busy.append(by_run[(outcome.label, outcome.seed)])
+            return
         outcomes.append(outcome)
         bar.update(1)
         bar.set_postfix_str(f"{outcome.label}/seed{outcome.seed} {outcome.status}")
@@ -117,6 +125,8 @@ def run_comparison(comparison: Comparison, on_outcome: Callable[[RunOutcome], No
                 record(execute_run_safely(spec))
         else:
             _run_in_pool(todo, comparison.workers, specs[0].threads, record)
+        for spec in busy:  # held by another process: wait, then skip it (DONE) or resume it (it died)
+            record(execute_run_safely(spec, wait=True))
     finally:
         bar.close()
     labels = [m.label for m in comparison.methods]

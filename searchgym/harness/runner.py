@@ -4,11 +4,15 @@ A run owns ``<out>/runs/<method>/seed<k>/``:
 
 - ``config.json``: suite id and hash, method label and import path, seed, budget, policy,
   device and its name, package versions, git revision, Python and platform, attempt number;
-- ``metrics.jsonl``: the method's ``ctx.log`` rows (+ ``time``, ``attempt``), appended;
+- ``metrics.jsonl``: the method's ``ctx.log`` rows (+ ``time``, ``attempt``), appended; a row
+  whose ``iteration`` an earlier attempt already wrote is not written again (a resumed method
+  redoes the iteration its checkpoint did not hold);
 - ``predictions.jsonl``: one :class:`~searchgym.harness.evaluate.Prediction` per test task;
 - ``result.json``: test and dev summaries and timings;
 - ``DONE``: written last. A run with ``DONE`` is never redone; a run without it is resumed
-  (the method finds its checkpoint under ``run_dir/checkpoint``).
+  (the method finds its checkpoint under ``run_dir/checkpoint``);
+- ``.lock``: one writer per run folder (:class:`searchgym.fileio.FolderLock`, an ``flock`` that
+  dies with its holder): a run another live process is writing comes back "busy", untouched.
 
 Every whole file is written atomically; see :mod:`searchgym.fileio`.
 """
@@ -24,10 +28,12 @@ from typing import Any
 
 from searchgym.harness.evaluate import as_rows, evaluate_suite, summarise_predictions
 from searchgym.fileio import (
+    FolderLock,
     append_jsonl,
     atomic_write_json,
     atomic_write_jsonl,
     atomic_write_text,
+    iter_jsonl,
     read_json,
 )
 from searchgym.harness.methods import MethodRef, RunContext, load_method, trains
@@ -71,7 +77,7 @@ class RunOutcome:
     label: str
     seed: int
     run_dir: str
-    status: str  # "done" | "skipped" (already DONE) | "failed"
+    status: str  # "done" | "skipped" (already DONE) | "failed" | "busy" (another process writes it)
     seconds: float = 0.0
     error: str | None = None
 
@@ -98,12 +104,34 @@ def check_identity(spec: RunSpec) -> int:
     return int(config.get("attempt", 1))
 
 
-def execute_run(spec: RunSpec) -> RunOutcome:
-    """Do (or resume, or skip) one run; exceptions propagate (the caller records failures)."""
+def last_logged_iteration(path: Path) -> int | None:
+    """The highest ``iteration`` in a metrics file (None without one)."""
+    iterations = [r["iteration"] for r in iter_jsonl(path) if isinstance(r.get("iteration"), int)]
+    return max(iterations) if iterations else None
+
+
+def execute_run(spec: RunSpec, wait: bool = False) -> RunOutcome:
+    """Do (or resume, or skip) one run; exceptions propagate (the caller records failures).
+    A folder another process holds is "busy" (or, with ``wait``, waited for, then done or skipped)."""
     folder = spec.run_dir
     if is_done(folder):
         check_identity(spec)
         return RunOutcome(spec.method.label, spec.seed, str(folder), "skipped")
+    lock = FolderLock(folder)
+    if not lock.acquire(wait):
+        return RunOutcome(spec.method.label, spec.seed, str(folder), "busy",
+                          error=f"another live process (PID {lock.holder()}) is writing {folder}")
+    try:
+        if is_done(folder):  # finished by that process while this one waited
+            check_identity(spec)
+            return RunOutcome(spec.method.label, spec.seed, str(folder), "skipped")
+        return _execute_locked(spec)
+    finally:
+        lock.release()
+
+
+def _execute_locked(spec: RunSpec) -> RunOutcome:
+    folder = spec.run_dir
     start = time.monotonic()
     folder.mkdir(parents=True, exist_ok=True)
     attempt = check_identity(spec) + 1
@@ -115,9 +143,14 @@ def execute_run(spec: RunSpec) -> RunOutcome:
               "attempt": attempt, "started": _now(), "threads": spec.threads, **provenance(device)}
     atomic_write_json(folder / "config.json", config)
 
+    logged = last_logged_iteration(folder / "metrics.jsonl")
+
     def log(row: dict) -> None:
         if not isinstance(row, dict):
             raise TypeError(f"ctx.log takes a dict, got {type(row).__name__}")
+        iteration = row.get("iteration")
+        if logged is not None and isinstance(iteration, int) and iteration <= logged:
+            return  # written by an earlier attempt, before the checkpoint that would have skipped it
         append_jsonl(folder / "metrics.jsonl", {**row, "time": round(time.monotonic() - start, 3), "attempt": attempt})
 
     ctx = RunContext(suite=spec.suite, seed=spec.seed, budget=spec.budget, device=device, run_dir=folder,
@@ -142,11 +175,11 @@ def execute_run(spec: RunSpec) -> RunOutcome:
     return RunOutcome(spec.method.label, spec.seed, str(folder), "done", seconds)
 
 
-def execute_run_safely(spec: RunSpec) -> RunOutcome:
+def execute_run_safely(spec: RunSpec, wait: bool = False) -> RunOutcome:
     """``execute_run`` that turns an exception into a "failed" outcome (and ``error.txt``)."""
     start = time.monotonic()
     try:
-        return execute_run(spec)
+        return execute_run(spec, wait)
     except Exception as exc:  # noqa: BLE001 - one failed run must not stop the comparison
         text = "".join(traceback.format_exception(exc))
         try:

@@ -185,11 +185,18 @@ def test_lexical_overlap_reads_the_question_line():
     # "zorb 3000" shared: 2 of 3 unigrams, 1 of 2 bigrams; all 3 unigrams appear somewhere in the text
     # the stem features ignore names and numbers: "find" shares no stem with the question
     feats = lex.features(QUESTION, 'find "Zorb 3000"')
-    assert feats == pytest.approx([2 / 3, 1 / 2, np.log(3), 2 / 3, 0.0, 0.0, 0.0])
+    # "find" is no question stem (position 1.0 = none); "Zorb" is the question's name (share 1.0)
+    assert feats == pytest.approx([2 / 3, 1 / 2, np.log(3), 2 / 3, 0.0, 0.0, 0.0, 1.0, 1.0, 0.0])
     # question stems {which, compa, makes}; candidate stems {made, makes}: 1 shared -> 1/3 and 1/2
     feats = lex.features(QUESTION, 'answer("Vexa") <- Zorb 3000 | made by | "Vexa makes Zorb"')
     assert feats[4:6] == pytest.approx([1 / 3, 1 / 2])
-    assert lex.features(QUESTION, "") == [0.0] * 7
+    assert lex.features(QUESTION, "") == [0.0] * LexicalOverlap.n_features
+    # an answer whose fact is about the question's subject, found through the first question stem
+    about = lex.features(QUESTION, 'answer("Vexa")  <- Zorb 3000 | makes | a company | via web_search')
+    hop = lex.features(QUESTION, 'answer("Tarsk")  <- Vexa | headquartered in | a city | via web_search')
+    # first shared stem "compa" (a company) is the 2nd of the question stems (which, compa, makes); names
+    # Vexa, Zorb: 1 of 2 asked; the hop shares no stem (1.0) and no name
+    assert about[7:] == pytest.approx([1 / 3, 1 / 2, 1.0]) and hop[7:] == pytest.approx([1.0, 0.0, 0.0])
     taken = QUESTION + '\nStep 1: web_search(query="Zorb 3000")\n[1] Zorb 3000 ...'
     assert lex.features(taken, 'web_search(query="Zorb 3000")  <- name from the question')[6] == 1.0
     assert lex.features(taken, 'knowledge_base(entity="Zorb 3000")  <- name from the question')[6] == 0.0

@@ -1,0 +1,186 @@
+"""The transport to an OpenAI-compatible chat endpoint: one POST per request, retries, one deadline.
+
+Standard library only (``http.client``). The caller's deadline bounds everything a request
+does: connecting (the socket timeout is what is left), sending (``sendall`` under that timeout
+is bounded as a whole), and reading: every read of the status line, headers and body sets the
+socket timeout to what is left first, so a server that drips one byte at a time is cut off at
+the deadline, not after a timeout per byte. Retries and their backoff stop at the deadline too.
+
+An error that may pass (connection refused or reset, a timeout, 408, 409, 425, 429, 5xx, an
+``{"error": ...}`` body, a malformed or truncated reply) is retried up to ``retries`` times with
+exponential backoff; every transport error ends as a failed :class:`Reply` (empty action, the
+error named): nothing here raises on what a server sends or fails to send. What a 200 body means
+is the agent's business (``read_reply``), not the transport's.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.client
+import io
+import json
+import re
+import socket
+import ssl
+import time
+import urllib.parse
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
+MAX_BODY_BYTES = 4 << 20  # a reply larger than this is cut (the env refuses long actions anyway)
+
+
+@dataclass(frozen=True)
+class EndpointConfig:
+    model: str
+    base_url: str
+    api_key: str | None = None
+    timeout: float = 60.0  # wall-clock seconds per task (every request of the episode shares it)
+    retries: int = 3
+    backoff: float = 0.5  # seconds before the first retry; doubles each time
+    max_backoff: float = 8.0
+    temperature: float = 0.0
+    max_tokens: int = 512
+    native_tools: bool = False  # send the tool schemas as OpenAI `tools` (needs server support)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.model, str) or not self.model:
+            raise ValueError("the OpenAI agent needs a model name (--model NAME)")
+        if not isinstance(self.base_url, str) or not re.match(r"^https?://", self.base_url):
+            raise ValueError(f"base_url must start with http:// or https://, got {self.base_url!r} "
+                             "(for example http://127.0.0.1:8000/v1)")
+        if not self.timeout > 0 or self.retries < 0 or self.max_tokens < 1:
+            raise ValueError(f"need timeout > 0, retries >= 0, max_tokens >= 1; got {self.timeout}, "
+                             f"{self.retries}, {self.max_tokens}")
+
+    @property
+    def url(self) -> str:
+        return self.base_url.rstrip("/") + "/chat/completions"
+
+
+@dataclass
+class Reply:
+    """What one chat request came to: the action text for the env, and what happened."""
+
+    action: str
+    message: dict[str, Any] = field(default_factory=dict)  # the assistant message to keep in the chat
+    tool_call_id: str | None = None
+    error: str | None = None
+    attempts: int = 0
+
+
+class ChatClient:
+    """POSTs chat requests with retries and backoff, never past a deadline; never raises."""
+
+    def __init__(self, config: EndpointConfig, read_reply: Callable[[bytes], Reply]) -> None:
+        self.config = config
+        self.read_reply = read_reply  # turns a 200 body into the agent's Reply (the agent's side)
+
+    def complete(self, messages: Sequence[dict], tools: Sequence[dict] | None, deadline: float) -> Reply:
+        cfg = self.config
+        payload: dict[str, Any] = {"model": cfg.model, "messages": list(messages), "temperature": cfg.temperature,
+                                   "max_tokens": cfg.max_tokens}
+        if tools:
+            payload["tools"] = list(tools)
+        data = json.dumps(payload).encode("utf-8")
+        headers = {"Content-Type": "application/json"}
+        if cfg.api_key:
+            headers["Authorization"] = f"Bearer {cfg.api_key}"
+        error = "the per-task timeout passed before any request"
+        for attempt in range(cfg.retries + 1):
+            if deadline - time.monotonic() <= 0:
+                return Reply("", error=f"timeout ({error})", attempts=attempt)
+            try:
+                status, body = post(cfg.url, data, headers, deadline)
+                if 200 <= status < 300 and not _is_error_object(body):
+                    reply = self.read_reply(body)
+                    reply.attempts = attempt + 1
+                    return reply
+                error = f"HTTP {status}" if status >= 300 else "the server answered with an error object"
+                if status >= 300 and status not in RETRYABLE_STATUS:
+                    return Reply(f"(the endpoint refused the request: HTTP {status})", error=error,
+                                 attempts=attempt + 1)
+            except (http.client.HTTPException, OSError, ValueError) as exc:  # OSError covers timeouts
+                error = f"{type(exc).__name__}: {exc}"[:300]
+            except Exception as exc:  # noqa: BLE001 - whatever a server does ends as a failed reply
+                error = f"{type(exc).__name__}: {exc}"[:300]
+            pause = min(cfg.backoff * 2**attempt, cfg.max_backoff, max(deadline - time.monotonic(), 0.0))
+            if attempt < cfg.retries and pause > 0:
+                time.sleep(pause)
+        return Reply("", error=f"gave up after {cfg.retries + 1} attempts ({error})", attempts=cfg.retries + 1)
+
+
+class _DeadlineSocketReader(io.RawIOBase):
+    """The socket's reader (``sock.makefile``'s raw stream, which keeps the socket open while the
+    response needs it), each read given only the time left before the deadline."""
+
+    def __init__(self, inner: Any, sock: socket.socket, deadline: float) -> None:
+        super().__init__()
+        self.inner, self.sock, self.deadline = inner, sock, deadline
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        remaining = self.deadline - time.monotonic()
+        if remaining <= 0:
+            raise TimeoutError("the per-task timeout passed while reading the reply")
+        self.sock.settimeout(remaining)
+        return self.inner.readinto(buffer)
+
+    def close(self) -> None:
+        self.inner.close()
+        super().close()
+
+
+class _DeadlineResponse(http.client.HTTPResponse):
+    """An HTTPResponse whose every read (status line, headers, body) stops at the deadline."""
+
+    def __init__(self, sock: socket.socket, *args: Any, deadline: float, **kwargs: Any) -> None:
+        super().__init__(sock, *args, **kwargs)
+        self.fp = io.BufferedReader(_DeadlineSocketReader(self.fp.detach(), sock, deadline))
+
+
+def post(url: str, data: bytes, headers: dict[str, str], deadline: float) -> tuple[int, bytes]:
+    """POST ``data``; the status and at most MAX_BODY_BYTES of the body, all before ``deadline``
+    (TimeoutError past it; http.client and socket errors as they come)."""
+    parts = urllib.parse.urlsplit(url)
+    remaining = deadline - time.monotonic()
+    if remaining <= 0:
+        raise TimeoutError("the per-task timeout passed before connecting")
+    if parts.scheme == "https":
+        conn: http.client.HTTPConnection = http.client.HTTPSConnection(
+            parts.hostname or "", parts.port, timeout=remaining, context=ssl.create_default_context())
+    else:
+        conn = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=remaining)
+    conn.response_class = functools.partial(_DeadlineResponse, deadline=deadline)  # type: ignore[assignment]
+    try:
+        conn.connect()
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise TimeoutError("the per-task timeout passed while connecting")
+        conn.sock.settimeout(remaining)  # sendall: the whole request within what is left
+        path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        conn.request("POST", path, body=data, headers=headers)
+        response = conn.getresponse()
+        if not 200 <= response.status < 300:
+            return response.status, b""  # the status decides; the body is not read
+        body = response.read(MAX_BODY_BYTES)
+        if len(body) < MAX_BODY_BYTES and response.length:  # read(amt) returns a cut body without raising
+            raise http.client.IncompleteRead(body, response.length)
+        return response.status, body
+    finally:
+        conn.close()
+
+
+def _is_error_object(body: bytes) -> bool:
+    try:
+        data = json.loads(body)
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(data, dict) and "error" in data and "choices" not in data
+
+
+__all__ = ["ChatClient", "EndpointConfig", "MAX_BODY_BYTES", "RETRYABLE_STATUS", "Reply", "post"]

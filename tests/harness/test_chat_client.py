@@ -1,0 +1,203 @@
+"""The endpoint transport against hostile servers on 127.0.0.1: one deadline bounds connect,
+headers, body and retries, and every transport error comes back as a failed reply, never raised.
+
+Each scripted server answers the raw bytes of one hostile case (malformed status line, too many
+or too long headers, truncated or malformed chunked bodies, dripping one byte every 0.2 s,
+silence, resets); every loop in it is bounded, and it stops when the test ends.
+"""
+
+from __future__ import annotations
+
+import socket
+import struct
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from searchgym.cli import main
+from searchgym.fileio import read_json
+from searchgym.harness.chat_client import ChatClient, EndpointConfig
+from searchgym.harness.openai_agent import evaluate_openai, reply_from_body
+from searchgym.suites import Suite, register_suite
+
+SUITE = register_suite(Suite("test-chat-client-v0", 0, "SearchQA-v0", {"max_steps": 4}, world_size="tiny",
+                             dev_size=1, test_size=3, description="tests: the endpoint transport"))
+TIMEOUT = 1.5  # the per-task deadline these tests give the client
+SLACK = 2.0  # what a loaded machine may add past it (thread start, env steps); a drip runs for 30 s
+OK_BODY = b'{"choices": [{"message": {"content": "<answer>x</answer>"}}]}'
+STATUS_OK = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+
+
+def drip(conn: socket.socket, data: bytes, stop: threading.Event, every: float = 0.2) -> None:
+    for i in range(len(data)):  # bounded: at most len(data) bytes, and it stops with the test
+        if stop.wait(every):
+            return
+        conn.sendall(data[i : i + 1])
+
+
+def send(payload: bytes) -> Callable[[socket.socket, threading.Event], None]:
+    return lambda conn, stop: conn.sendall(payload)
+
+
+def then_hang(payload: bytes) -> Callable[[socket.socket, threading.Event], None]:
+    def act(conn: socket.socket, stop: threading.Event) -> None:
+        conn.sendall(payload)
+        stop.wait(30)
+    return act
+
+
+def reset(conn: socket.socket, stop: threading.Event) -> None:
+    conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+
+
+HOSTILE: dict[str, Callable[[socket.socket, threading.Event], None]] = {
+    "malformed status line": send(b"HTTP/1.1 OK-ish\r\n\r\n"),
+    "not HTTP at all": send(b"hello there, I am not a web server\r\n\r\n"),
+    "over 100 headers": send(STATUS_OK + b"".join(b"X-H%d: v\r\n" % i for i in range(150)) + b"\r\n"),
+    "a 70 kB header line": send(STATUS_OK + b"X-Big: " + b"a" * 70_000 + b"\r\n\r\n"),
+    "truncated chunked body": send(STATUS_OK + b"Transfer-Encoding: chunked\r\n\r\n100\r\nabc"),
+    "malformed chunk size": send(STATUS_OK + b"Transfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n"),
+    "body shorter than its length": send(STATUS_OK + b"Content-Length: 1000\r\n\r\n" + OK_BODY),
+    "closes before answering": send(b""),
+    "resets the connection": reset,
+    "drips the status line": lambda conn, stop: drip(conn, STATUS_OK + b"Content-Length: 61\r\n\r\n" + OK_BODY, stop),
+    "drips the body": lambda conn, stop: (conn.sendall(STATUS_OK + b"Content-Length: 1000\r\n\r\n"),
+                                          drip(conn, b"x" * 1000, stop)),
+    "drips a chunked body": lambda conn, stop: (conn.sendall(STATUS_OK + b"Transfer-Encoding: chunked\r\n\r\n"),
+                                                drip(conn, b"1\r\nx\r\n" * 500, stop)),
+    "never answers": then_hang(b""),
+    "headers, then silence": then_hang(STATUS_OK + b"Content-Length: 100\r\n\r\n"),
+    "no length, never closes": then_hang(b"HTTP/1.0 200 OK\r\n\r\n" + OK_BODY[:20]),
+    "500 every time": send(b"HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\n\r\n"),
+    "error object every time": send(STATUS_OK + b'Content-Length: 24\r\n\r\n{"error": {"code": 503}}'),
+}
+
+
+class RawServer:
+    """Accepts on 127.0.0.1, reads each request, then runs the case on the connection."""
+
+    def __init__(self, act: Callable[[socket.socket, threading.Event], None]) -> None:
+        self.act, self.stop = act, threading.Event()
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.sock.settimeout(0.1)
+        self.requests = 0
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.sock.getsockname()[1]}/v1"
+
+    def _serve(self) -> None:
+        while not self.stop.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            threading.Thread(target=self._handle, args=(conn,), daemon=True).start()
+
+    def _handle(self, conn: socket.socket) -> None:
+        with conn:
+            try:
+                conn.settimeout(5)
+                data = b""
+                while b"\r\n\r\n" not in data and len(data) < 1 << 20:
+                    chunk = conn.recv(65536)
+                    if not chunk:
+                        return
+                    data += chunk
+                head, _, body = data.partition(b"\r\n\r\n")
+                length = next((int(line.split(b":")[1]) for line in head.split(b"\r\n")
+                               if line.lower().startswith(b"content-length:")), 0)
+                while len(body) < min(length, 1 << 22):
+                    chunk = conn.recv(65536)
+                    if not chunk:
+                        return
+                    body += chunk
+                self.requests += 1
+                self.act(conn, self.stop)
+            except OSError:
+                pass  # the client hung up: what these cases expect
+
+    def close(self) -> None:
+        self.stop.set()
+        self.sock.close()
+        self.thread.join(timeout=5)
+
+
+@pytest.fixture
+def raw_server():
+    servers: list[RawServer] = []
+
+    def start(act: Callable[[socket.socket, threading.Event], None]) -> RawServer:
+        servers.append(RawServer(act))
+        return servers[-1]
+
+    yield start
+    for server in servers:
+        server.close()
+
+
+def client(url: str, retries: int = 3) -> ChatClient:
+    return ChatClient(EndpointConfig("m", url, timeout=TIMEOUT, retries=retries, backoff=0.05), reply_from_body)
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE))
+def test_every_hostile_reply_is_a_failed_reply_within_the_deadline(raw_server, case) -> None:
+    server = raw_server(HOSTILE[case])
+    start = time.monotonic()
+    reply = client(server.url).complete([{"role": "user", "content": "hi"}], None, start + TIMEOUT)
+    elapsed = time.monotonic() - start
+    assert reply.error, reply
+    assert reply.action == "" or reply.action.startswith("(the endpoint refused")
+    assert elapsed < TIMEOUT + SLACK, (case, elapsed)
+    assert server.requests >= 1
+
+
+def test_a_refused_connection_is_retried_then_a_failed_reply() -> None:
+    probe = socket.create_server(("127.0.0.1", 0))
+    port = probe.getsockname()[1]
+    probe.close()  # nothing listens there now
+    reply = client(f"http://127.0.0.1:{port}/v1", retries=2).complete([], None, time.monotonic() + TIMEOUT)
+    assert reply.attempts == 3 and "ConnectionRefusedError" in reply.error
+
+
+def test_a_good_reply_after_a_hostile_one_is_read(raw_server) -> None:
+    calls: list[int] = []
+
+    def flaky(conn: socket.socket, stop: threading.Event) -> None:
+        calls.append(1)
+        if len(calls) == 1:
+            conn.sendall(b"HTTP/1.1 OK-ish\r\n\r\n")
+        else:
+            conn.sendall(STATUS_OK + b"Content-Length: %d\r\n\r\n" % len(OK_BODY) + OK_BODY)
+
+    server = raw_server(flaky)
+    reply = client(server.url).complete([], None, time.monotonic() + TIMEOUT)
+    assert (reply.action, reply.error, reply.attempts) == ("<answer>x</answer>", None, 2)
+
+
+def test_evaluate_against_a_dripping_server_ends_within_the_deadline(raw_server, tmp_path: Path) -> None:
+    server = raw_server(HOSTILE["drips the status line"])
+    start = time.monotonic()
+    predictions = evaluate_openai(SUITE, "m", server.url, concurrency=3, timeout=TIMEOUT, retries=2,
+                                  out_dir=tmp_path / "pool")
+    assert time.monotonic() - start < TIMEOUT + SLACK + 3.0  # + making three envs on a loaded machine
+    assert len(predictions) == 3 and not any(p.success for p in predictions)
+
+
+def test_the_evaluate_command_against_a_server_that_never_answers_ends(raw_server, tmp_path: Path) -> None:
+    server = raw_server(HOSTILE["never answers"])
+    out = tmp_path / "run"
+    start = time.monotonic()
+    code = main(["evaluate", "--suite", SUITE.id, "--agent", "openai", "--model", "m", "--base-url", server.url,
+                 "--agent-option", f"timeout={TIMEOUT}", "--agent-option", "retries=2", "--concurrency", "3",
+                 "--out", str(out), "--no-progress"])
+    elapsed = time.monotonic() - start
+    assert code == 0 and read_json(out / "result.json")["test"]["all"]["success"] == 0.0
+    assert elapsed < 2 * TIMEOUT + SLACK + 5.0, elapsed  # two splits (test, dev), each one wave of the pool
