@@ -32,7 +32,7 @@ ended at 0.325.
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -56,6 +56,9 @@ class COMAConfig:
     critic_hidden: int = 128
     target_update_every: int = 2  # iterations (64 episodes each by default); pymarl: every 200 episodes
     advantage_scale: str = "running_std"  # "running_std": A / running std(A); "batch": standardised; "none"
+    advantage_target: str = "return"  # "return": G_t(lambda) - baseline; "q": the paper's Q(s, u) - baseline
+    target_entropy: float | None = 1.0  # nats: below it the entropy bonus grows (None: a fixed bonus)
+    entropy_lr: float = 2.0  # step of log(entropy_coef) per iteration, times (target - entropy)
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.td_lambda <= 1.0:
@@ -65,6 +68,8 @@ class COMAConfig:
                              f"{self.critic_epochs}, {self.target_update_every}")
         if self.advantage_scale not in ADVANTAGE_SCALES:
             raise ValueError(f"advantage_scale must be one of {ADVANTAGE_SCALES}; got {self.advantage_scale!r}")
+        if self.advantage_target not in ("return", "q"):
+            raise ValueError(f"advantage_target must be 'return' or 'q'; got {self.advantage_target!r}")
 
 
 ADVANTAGE_SCALES = ("running_std", "batch", "none")
@@ -109,6 +114,7 @@ class COMATrainer(CentralisedTrainer):
         self.coma = COMAConfig(**config.method)
         self.target_critic: CandidateQCritic | None = None
         self.adv_scale = RunningMeanStd()
+        self.entropy_coef = float(config.loss.entropy_coef)
         super().__init__(config, out_dir=out_dir, log=log, dev_tasks=dev_tasks)
 
     def build_critic(self) -> None:
@@ -144,7 +150,8 @@ class COMATrainer(CentralisedTrainer):
         return np.concatenate(parts)
 
     def update(self, groups: list) -> dict[str, float]:
-        cfg, loss_cfg = self.coma, self.config.loss
+        cfg = self.coma
+        loss_cfg = replace(self.config.loss, entropy_coef=self.entropy_coef)
         trajectories = [t for g in groups for t in g]
         batch = self.batch_tensors(trajectories)
         inputs = critic_inputs(self.population.policy_for(0), trajectories, self.agent_index)
@@ -165,6 +172,8 @@ class COMATrainer(CentralisedTrainer):
             probs = self.action_probs(batch["obs"], agent_of)
             adv = counterfactual_advantages(q_all, probs, batch["actions"], inputs.mask)
             baseline = counterfactual_baseline(q_all, probs, inputs.mask)
+            if cfg.advantage_target == "return":  # the realised return of u, against the same baseline
+                adv = targets - baseline
             q_taken = q_all.gather(-1, taken).squeeze(-1)
             var = targets.var(unbiased=False)
             stats.update({"coma/q_taken_mean": float(q_taken.mean()), "coma/baseline_mean": float(baseline.mean()),
@@ -179,6 +188,11 @@ class COMATrainer(CentralisedTrainer):
             loss, loss_stats = policy_loss(new_logp, batch["old_logp"], adv_t, entropy, batch["seq"], loss_cfg)
             self.actor_step(loss)
             stats.update(loss_stats)
+        if cfg.target_entropy is not None:  # a thermostat on the entropy bonus (as SAC's temperature)
+            entropy_now = float(stats.get("loss/entropy", cfg.target_entropy))
+            grown = self.entropy_coef * np.exp(cfg.entropy_lr * (cfg.target_entropy - entropy_now))
+            self.entropy_coef = float(np.clip(grown, self.config.loss.entropy_coef, 1.0))  # never below the base
+            stats["coma/entropy_coef"] = self.entropy_coef
         if (self.state.iteration + 1) % cfg.target_update_every == 0:
             self.target_critic.load_state_dict(self.critic.state_dict())
         return stats
@@ -196,7 +210,7 @@ class COMATrainer(CentralisedTrainer):
 
     def extra_state(self) -> dict[str, Any]:
         stats = self.adv_scale
-        return {"target_critic": self.target_critic.state_dict(),
+        return {"target_critic": self.target_critic.state_dict(), "entropy_coef": self.entropy_coef,
                 "adv_scale": {"mean": stats.mean, "var": stats.var, "count": stats.count}}
 
     def load_extra_state(self, state: dict[str, Any]) -> None:
@@ -204,3 +218,4 @@ class COMATrainer(CentralisedTrainer):
             self.target_critic.load_state_dict(state["target_critic"])
         for key, value in state.get("adv_scale", {}).items():
             setattr(self.adv_scale, key, value)
+        self.entropy_coef = float(state.get("entropy_coef", self.entropy_coef))
