@@ -41,6 +41,7 @@ _MAGIC = b"searchgym-world-cache-v1\n"
 _GENERATOR_MODULES = (
     "searchgym.world.generate", "searchgym.world.names", "searchgym.world.corpus", "searchgym.world.tasks",
     "searchgym.world.schema", "searchgym.world.model", "searchgym.world.world", "searchgym.world.mentions",
+    "searchgym.world.shortcuts",
 )
 _log = logging.getLogger(__name__)
 
