@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import inspect
 from functools import lru_cache
 
-from searchgym.world.generate import SIZES, check_seed, resolve_size
+from searchgym.world.generate import SIZES, check_seed, generate_world, resolve_size
 from searchgym.world.loaders import load_corpus, load_tasks, world_from_files
 from searchgym.world.model import Entity, EvidenceHop, Fact, Page, Sentence, Task, WorldStats
 from searchgym.world.tasks import FAMILIES
@@ -12,15 +13,33 @@ from searchgym.world.world import SPLITS, World
 
 
 @lru_cache(maxsize=8)
-def _cached_world(seed: int, size: str | int, bridge_shortcut_rate: float) -> World:
-    return World.generate(seed=seed, size=size, bridge_shortcut_rate=bridge_shortcut_rate)
+def _cached_world(seed: int, scale: int, knobs: tuple[tuple[str, object], ...]) -> World:
+    from searchgym.world.disk_cache import load_or_generate
+
+    return load_or_generate(seed, scale, **dict(knobs))
 
 
-def shared_world(seed: int = 0, size: str | int = "small", bridge_shortcut_rate: float = 0.0) -> World:
-    """The world for (seed, size, knobs), built once per process and shared by every env that asks."""
+def _normalised_knobs(knobs: dict[str, object]) -> tuple[tuple[str, object], ...]:
+    """Knobs sorted, without those left at their default (so passing a default is the same world)."""
+    parameters = inspect.signature(generate_world).parameters
+    return tuple(sorted(
+        (name, value) for name, value in knobs.items()
+        if name not in parameters or parameters[name].default is inspect.Parameter.empty
+        or value != parameters[name].default
+    ))
+
+
+def shared_world(seed: int = 0, size: str | int = "small", **knobs: object) -> World:
+    """The world for (seed, size), built once per process and shared by every env that asks.
+
+    The key is normalised ("tiny" and 8 are one world; a knob at its default is no knob), and
+    big worlds also go through the on-disk cache of :mod:`searchgym.world.disk_cache`, so the
+    harness's spawned workers and later runs load one stored world instead of each generating it.
+    ``knobs`` go to :func:`searchgym.world.generate.generate_world` unchanged.
+    """
     seed = check_seed(seed)
-    resolve_size(size)
-    return _cached_world(seed, size, float(bridge_shortcut_rate))
+    _, scale = resolve_size(size)
+    return _cached_world(seed, scale, _normalised_knobs(knobs))
 
 
 __all__ = [

@@ -8,6 +8,9 @@ the same world byte for byte on any machine.
 from __future__ import annotations
 
 import datetime as dt
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -28,14 +31,21 @@ NEAR_NAMESAKE_FRACTION = 0.12
 OUTDATED_FRACTION = 0.5
 
 
+_PRESET_OF_SCALE = {scale: label for label, scale in SIZES.items()}
+
+
 def resolve_size(size: str | int) -> tuple[str, int]:
-    """Map a preset name or a positive int scale to (label, scale) with a clear error otherwise."""
-    if isinstance(size, bool) or not isinstance(size, (str, int)):
+    """Map a preset name or an int scale >= 4 to (label, scale), with a clear error otherwise.
+
+    An int equal to a preset's scale resolves to that preset ("tiny" and 8 are one world).
+    """
+    if isinstance(size, (bool, np.bool_)) or not isinstance(size, (str, int, np.integer)):
         raise TypeError(f"size must be one of {sorted(SIZES)} or a positive int, got {type(size).__name__}")
-    if isinstance(size, int):
+    if isinstance(size, (int, np.integer)):
+        size = int(size)
         if size < 4:
             raise ValueError(f"an integer size is a scale and must be >= 4, got {size}")
-        return str(size), size
+        return _PRESET_OF_SCALE.get(size, str(size)), size
     if size not in SIZES:
         raise ValueError(f"unknown world size {size!r}; accepted: {', '.join(SIZES)} or an int >= 4")
     return size, SIZES[size]
@@ -215,6 +225,23 @@ def _make_attributes(d: _Draft) -> None:
                         d.add_fact(eid, attr.name, old, as_of=d.now.year - int(rng.integers(3, 12)), current=False)
 
 
+@contextmanager
+def _no_cyclic_gc() -> Iterator[None]:
+    """Pause the cyclic garbage collector while generating, then restore its previous state.
+
+    Generation allocates millions of small acyclic objects; the collector's repeated full passes
+    over them cost about a third of the time at 100k pages and free nothing (reference counting
+    frees everything that is dropped).
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def generate_world(seed: int = 0, size: str | int = "small", bridge_shortcut_rate: float = 0.0) -> World:
     """Generate the world for (seed, size); see :meth:`World.generate`.
 
@@ -223,6 +250,11 @@ def generate_world(seed: int = 0, size: str | int = "small", bridge_shortcut_rat
     """
     seed = check_seed(seed)
     label, scale = resolve_size(size)
+    with _no_cyclic_gc():
+        return _generate(seed, label, scale, float(bridge_shortcut_rate))
+
+
+def _generate(seed: int, label: str, scale: int, bridge_shortcut_rate: float) -> World:
     rng = np.random.default_rng([seed, scale, 20260])
     now = dt.date(int(rng.integers(2031, 2040)), int(rng.integers(1, 13)), int(rng.integers(1, 29)))
     d = _Draft(rng=rng, now=now)

@@ -73,7 +73,14 @@ class NameMaker:
         return self._unique(lambda: self._pick(["{}", "{}ia", "Republic of {}", "{}land"]).format(self.word(2)))
 
     def company(self, base: str | None = None, kind: str = "company") -> str:
+        """A company name; with ``base``, a near-namesake ("Vexa Corp" -> "Vexa Labs").
+
+        When every suffix of ``base`` is taken, the near-namesake is impossible and a fresh name
+        is drawn instead. The check draws nothing, so worlds that never hit it are unchanged.
+        """
         suffixes = {"studio": _STUDIO_SUFFIXES, "publisher": _PUBLISHER_SUFFIXES}.get(kind, _COMPANY_SUFFIXES)
+        if base is not None and not any(self.is_free(f"{base} {suffix}") for suffix in suffixes):
+            base = None
         return self._unique(lambda: f"{base or self.word(2)} {self._pick(suffixes)}")
 
     def university(self, city: str) -> str:

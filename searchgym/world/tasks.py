@@ -8,6 +8,7 @@ verbatim in its question is discarded.
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
 import re
 import zlib
@@ -68,7 +69,11 @@ class _TaskMaker:
         for eid in entities:
             if eid in self.unique:
                 self.pool[(self.split_of[eid], entities[eid].type)].append(eid)
+        self.pool_position = {eid: i for ids in self.pool.values() for i, eid in enumerate(ids)}
+        self.all_pool_types = tuple(sorted({t for (_, t) in self.pool}))
+        self._pool_offsets: dict[tuple[str, tuple[str, ...]], tuple[list[int], list[str]]] = {}
         self.namesake_people = [e.id for e in entities.values() if e.type == "person" and len(self.by_name[e.name]) > 1]
+        self.namesakes_in = {split: [p for p in self.namesake_people if self.split_of[p] == split] for split in labels}
         self.count = 0
 
     # ------------------------------------------------------------------- small helpers
@@ -106,9 +111,32 @@ class _TaskMaker:
         return out
 
     def entity_in(self, split: str, types: tuple[str, ...] | None = None) -> str | None:
-        types = types or tuple({t for (_, t) in self.pool})
-        candidates = [eid for t in sorted(types) for eid in self.pool.get((split, t), [])]
-        return self.pick(candidates)
+        """A uniform pick over the split's pools of ``types`` (sorted), as if they were one list.
+
+        The concatenated list is never built (that made task generation quadratic in the world's
+        size); one draw of ``integers(total)`` is mapped into the pools through cached offsets.
+        """
+        key = (split, tuple(sorted(types)) if types else self.all_pool_types)
+        if key not in self._pool_offsets:
+            ends, total = [], 0
+            for t in key[1]:
+                total += len(self.pool.get((split, t), ()))
+                ends.append(total)
+            self._pool_offsets[key] = (ends, list(key[1]))
+        ends, ordered = self._pool_offsets[key]
+        if not ends or ends[-1] == 0:
+            return None
+        index = int(self.rng.integers(ends[-1]))
+        slot = bisect.bisect_right(ends, index)
+        return self.pool[(split, ordered[slot])][index - (ends[slot - 1] if slot else 0)]
+
+    def other_in_pool(self, split: str, eid: str) -> str | None:
+        """A uniform pick among the other members of ``eid``'s pool (the pool without it, unbuilt)."""
+        pool = self.pool.get((split, self.entities[eid].type), [])
+        if len(pool) < 2:
+            return None
+        index = int(self.rng.integers(len(pool) - 1))
+        return pool[index + 1] if index >= self.pool_position[eid] else pool[index]
 
     def make(self, family, split, question, answers, answer_type, hops, tools, focus, *, operation="value",
              items=(), clarification=None, difficulty="easy", number_kind=None) -> Task | None:
@@ -192,8 +220,7 @@ class _TaskMaker:
         if rel_fact_a is None:
             return None
         rel = RELATION_BY_NAME[rel_fact_a.predicate]
-        others = [e for e in self.pool.get((split, self.entities[a].type), []) if e != a]
-        b = self.pick(others)
+        b = self.other_in_pool(split, a)
         rel_fact_b = next((f for f in self.relation_facts(b) if f.predicate == rel.name), None) if b else None
         if rel_fact_b is None or rel_fact_b.object_id == rel_fact_a.object_id:
             return None
@@ -218,8 +245,7 @@ class _TaskMaker:
         fact_a = self.pick(self.attribute_facts(a, years=False)) if a else None
         if fact_a is None:
             return None
-        others = [e for e in self.pool.get((split, self.entities[a].type), []) if e != a]
-        b = self.pick(others)
+        b = self.other_in_pool(split, a)
         fact_b = next((f for f in self.attribute_facts(b, years=False) if f.predicate == fact_a.predicate), None) if b else None
         if fact_b is None or fact_a.value == fact_b.value:
             return None
@@ -259,8 +285,8 @@ class _TaskMaker:
                          operation="years_since", difficulty="hard" if chain else "easy", number_kind="count")
 
     def ambiguous(self, split: str) -> Task | None:
-        people = [self.entities[p] for p in self.namesake_people if self.split_of[p] == split]
-        person = self.pick(people)
+        person_id = self.pick(self.namesakes_in[split])
+        person = self.entities[person_id] if person_id is not None else None
         if person is None:
             return None
         namesakes = [self.entities[n] for n in self.by_name[person.name] if n != person.id]
