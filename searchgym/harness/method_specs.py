@@ -56,6 +56,7 @@ class MethodSpec:
 TRAINER = "searchgym.agents.train:Trainer"
 MAPPO = "searchgym.baselines.mappo:MAPPOTrainer"
 COMA = "searchgym.baselines.coma:COMATrainer"
+INFO_GAIN = "searchgym.agents.info_gain_trainer:InfoGainTrainer"
 _PPO = {"loss.eps_low": 0.2, "loss.eps_high": 0.2, "loss.dual_clip": None, "loss.entropy_coef": 0.01}
 
 METHOD_SPECS: dict[str, MethodSpec] = {}
@@ -88,6 +89,15 @@ for _spec in (
     MethodSpec("coma", COMA, "gae", "token-mean", True, defaults={**_PPO},
                summary="counterfactual baseline from a centralised per-candidate Q critic",
                paper="arXiv 1705.08926"),
+    MethodSpec("mt_ppo", TRAINER, "mt_ppo", "token-mean", True,
+               summary="PPO/GAE on per-round process rewards from the judge (retrieval, consistency, search cost)",
+               paper="arXiv 2604.14267 (its MT-PPO baseline)"),
+    MethodSpec("gigpo", TRAINER, "gigpo", "seq-mean-token-mean", False,
+               summary="GRPO's episode advantage plus a step advantage within identical anchor states",
+               paper="arXiv 2505.10978"),
+    MethodSpec("info_gain", INFO_GAIN, "info_gain", "seq-mean-token-mean", False,
+               summary="turn rewards = increase of the policy's probability on a correct answer (IGPO-style)",
+               paper="arXiv 2510.14967"),
 ):
     register_spec(_spec)
 

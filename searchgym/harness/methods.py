@@ -58,7 +58,7 @@ METHODS: dict[str, str] = {
     "random": "searchgym.harness.methods:random_method",
     "oracle": "searchgym.harness.methods:oracle_method",
     **{name: f"searchgym.harness.method_specs:{name}"
-       for name in ("cw_grpo", "grpo", "dr_grpo", "mappo", "ippo", "coma")},
+       for name in ("cw_grpo", "grpo", "dr_grpo", "mappo", "ippo", "coma", "mt_ppo", "gigpo", "info_gain")},
 }
 
 #: Named agent providers for ``searchgym evaluate --agent NAME``: name -> "module:callable",

@@ -1,0 +1,66 @@
+"""The information-gain learner: the shared Trainer plus the signal its estimator reads.
+
+Before each update it writes, on every step, the probability mass the current policy puts on
+the admissible candidates that answer the task correctly (``Step.signals["gold_mass"]``); the
+``"info_gain"`` estimator (:mod:`.process_estimators`) turns its increase over a round into
+that round's reward. Which candidates answer correctly is scored from the task's gold answers:
+training-time supervision, like the process judge, never shown to the agent.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import torch
+
+from searchgym.scoring import score_answer
+
+from .process_estimators import GOLD_MASS
+from .train import Trainer
+
+_ANSWER = re.compile(r'^answer\((".*?")\)(?:  <- |$)')
+
+
+def answer_text(candidate: str) -> str | None:
+    """The answer of an ``answer("...")`` candidate, else None."""
+    match = _ANSWER.match(candidate)
+    if not match:
+        return None
+    try:
+        value = json.loads(match.group(1))
+    except json.JSONDecodeError:
+        return None
+    return value if isinstance(value, str) else None
+
+
+class InfoGainTrainer(Trainer):
+    """See the module docstring; everything but the annotation is the shared Trainer."""
+
+    def correct_mask(self, task_id: str, obs: dict) -> np.ndarray:
+        task = self._first_env().world.task_by_id[task_id]
+        mask = np.asarray(obs["action_mask"]).astype(bool)
+        correct = np.zeros(len(obs["candidates"]), dtype=bool)
+        for j, candidate in enumerate(obs["candidates"]):
+            text = answer_text(str(candidate)) if mask[j] else None
+            correct[j] = text is not None and score_answer(task, text).success
+        return correct
+
+    @torch.no_grad()
+    def annotate(self, groups: list) -> None:
+        for group in groups:
+            for traj in group:
+                policy = self.population.policy_for(self._agent_index(traj.agent_id))
+                logits, _ = policy([s.obs for s in traj.steps])
+                probs = torch.softmax(logits.float(), dim=-1).cpu().numpy()
+                for t, step in enumerate(traj.steps):
+                    correct = self.correct_mask(traj.task_id, step.obs)
+                    step.signals[GOLD_MASS] = float(probs[t, : len(correct)][correct].sum())
+
+    def update(self, groups: list) -> dict[str, float]:
+        self.annotate(groups)
+        stats = super().update(groups)
+        masses = [s.signals[GOLD_MASS] for g in groups for t in g for s in t.steps]
+        stats["info_gain/gold_mass_mean"] = float(np.mean(masses)) if masses else 0.0
+        return stats
