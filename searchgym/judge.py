@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from searchgym.actions import Action
 from searchgym.scoring import find_numbers, normalize_answer, split_list
@@ -51,6 +52,28 @@ class RoundSignals:
 def content_tokens(text: str) -> set[str]:
     """Normalised words of ``text`` minus stopwords."""
     return {t for t in normalize_answer(text).split() if t not in STOPWORDS}
+
+
+@dataclass(frozen=True)
+class ReadText:
+    """What the judge keeps of one observation: its normalised text, content words and numbers."""
+
+    normalized: str
+    tokens: frozenset[str]
+    numbers: frozenset[float]
+
+
+@lru_cache(maxsize=1 << 15)
+def read_text(text: str) -> ReadText:
+    """Read an observation once (memoised: the same results and notes recur across rounds,
+    readers and episodes, so each distinct text is normalised and scanned for numbers once)."""
+    normalized = normalize_answer(text)
+    tokens = frozenset(t for t in normalized.split() if t not in STOPWORDS)
+    return ReadText(normalized, tokens, frozenset(_numbers_in(text)))
+
+
+def _numbers_in(text: str) -> set[float]:
+    return {abs(x) for x in find_numbers(text, scaled=True)} | {abs(x) for x in find_numbers(text, scaled=False)}
 
 
 def _near(x: float, observed: set[float], rel: float, absolute: float) -> bool:
@@ -94,19 +117,14 @@ class ProcessJudge:
         self._gold = task.gold_fact_ids
         self._seen_gold: set[str] = set()
         self._previous: list[Action] = []
-        self._observed: list[str] = [normalize_answer(task.question)]
-        self._tokens: set[str] = content_tokens(task.question)
-        self._numbers: set[float] = self._numbers_in(task.question)
+        question = read_text(task.question)
+        self._observed: list[str] = [question.normalized]
+        self._tokens: set[str] = set(question.tokens)
+        self._numbers: set[float] = set(question.numbers)
 
     @property
     def seen_gold_ids(self) -> frozenset[str]:
         return frozenset(self._seen_gold)
-
-    @staticmethod
-    def _numbers_in(text: str) -> set[float]:
-        return {abs(x) for x in find_numbers(text, scaled=True)} | {
-            abs(x) for x in find_numbers(text, scaled=False)
-        }
 
     def judge(
         self, action: Action | None, evidence_ids: Sequence[str], ok: bool, observation_text: str
@@ -119,10 +137,10 @@ class ProcessJudge:
         self._seen_gold.update(new_ids)
         if action is not None:
             self._previous.append(action)
-        observation = str(observation_text)
-        self._observed.append(normalize_answer(observation))
-        self._tokens |= content_tokens(observation)
-        self._numbers |= self._numbers_in(observation)
+        read = read_text(str(observation_text))
+        self._observed.append(read.normalized)
+        self._tokens |= read.tokens
+        self._numbers |= read.numbers
         return RoundSignals(
             new_gold_ids=new_ids,
             new_gold=bool(new_ids),

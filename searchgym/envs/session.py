@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from searchgym.actions import Action, ParseError, accepted_forms, format_tool_result, parse_action
-from searchgym.candidates import CandidateGenerator, Observed
+from searchgym.candidates import CandidateGenerator, Observed, names_in
 from searchgym.envs.spaces import sanitize
 from searchgym.judge import ProcessJudge, RoundSignals
 from searchgym.scoring import AnswerScore, RewardConfig, compose_reward, score_answer
@@ -74,6 +74,24 @@ class StepOutcome:
     score: AnswerScore | None = None
 
 
+def signals_info(signals: RoundSignals) -> dict:
+    """``info["signals"]``: the judge's signals of a round and their contribution (as ``asdict``)."""
+    return {"new_gold_ids": tuple(signals.new_gold_ids), "new_gold": signals.new_gold,
+            "consistent": signals.consistent, "reason": signals.reason, "contribution": signals.contribution}
+
+
+def candidate_text(action: Action, max_chars: int) -> str:
+    """What a policy reads for a candidate: ``describe()`` sanitised and cut to ``max_chars``.
+
+    Memoised on the action itself (an immutable value; ``with_provenance`` copies drop the memo):
+    the same candidate objects are listed step after step."""
+    memo = action.__dict__.get("_candidate_text")
+    if memo is None or memo[0] != max_chars:
+        memo = (max_chars, sanitize(action.describe(), max_chars))
+        action.__dict__["_candidate_text"] = memo
+    return memo[1]
+
+
 class SearchSession:
     """The state of one agent on one task; see the module docstring."""
 
@@ -97,7 +115,7 @@ class SearchSession:
         self.header = header
         self.generator = generator or CandidateGenerator(world, config.max_candidates)
         self.judge = ProcessJudge(task)
-        self.observed = Observed(tuple(s for s, _ in world.mentions.find(task.question)))
+        self.observed = Observed(names_in(world, task.question))
         self.transcript: list[tuple[str, str]] = []  # (action line, result text)
         self.steps = 0
         self.tool_calls = 0
@@ -150,7 +168,8 @@ class SearchSession:
 
     def candidate_observation(self, extra_text: str = "") -> dict:
         n = self.config.max_candidates
-        texts = [sanitize(a.describe(), self.config.max_candidate_chars) for a in self.candidates[:n]]
+        limit = self.config.max_candidate_chars
+        texts = [candidate_text(a, limit) for a in self.candidates[:n]]
         mask = np.zeros(n, dtype=np.int8)
         mask[: len(texts)] = 1
         return {"text": self.transcript_text(extra_text), "candidates": tuple(texts + [""] * (n - len(texts))),
