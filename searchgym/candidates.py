@@ -146,13 +146,17 @@ class CandidateGenerator:
         latest, older = rounds[-1:], rounds[-2::-1]
         question = set(observed.question_names)
         older_answers = self._answers(older) if can_answer else []
-        about_question = [a for a in older_answers if a.provenance.split(" | ")[0] in question]
+        about_question = [a for a in older_answers if a.provenance.partition(" | ")[0] in question]
+        kb, web = "knowledge_base" in allowed, "web_search" in allowed
+        memo = observed.derived
+        if memo.get("question", (None,))[0] != (kb, web):
+            memo["question"] = ((kb, web), self._name_actions(observed.question_names, allowed, "question"))
         tiers: list[Sequence[Action]] = [
             extra,
-            self._name_actions(observed.question_names, allowed, "question"),
-            (self._answers(latest)[:MAX_LATEST_ANSWERS] if can_answer else []),
+            memo["question"][1],
+            (self._latest_answers(latest) if can_answer else []),
             about_question[:MAX_QUESTION_ANSWERS],
-            self._name_actions(self._names(latest), allowed, "latest result", self._name_roles(latest)),
+            self._latest_names(latest, allowed, kb, web),
             self._calculations(observed)[:MAX_CALCULATIONS] if "calculator" in allowed else [],
             self._fixed(observed, allowed),
             older_answers,
@@ -162,6 +166,24 @@ class CandidateGenerator:
         return list(islice(unique, self.max_candidates))
 
     # ------------------------------------------------------------------------------ tiers
+    def _latest_answers(self, latest: Sequence[Round]) -> list[Action]:
+        if not latest:
+            return []
+        derived = latest[0].derived
+        if "latest_answers" not in derived:
+            derived["latest_answers"] = self._answers(latest)[:MAX_LATEST_ANSWERS]
+        return derived["latest_answers"]
+
+    def _latest_names(self, latest: Sequence[Round], allowed: frozenset[str], kb: bool, web: bool) -> list[Action]:
+        if not latest:
+            return []
+        derived = latest[0].derived
+        found = derived.get("latest_names")
+        if found is None or found[0] != (kb, web):
+            actions = self._name_actions(self._names(latest), allowed, "latest result", self._name_roles(latest))
+            found = derived["latest_names"] = ((kb, web), actions)
+        return found[1]
+
     @staticmethod
     def _names(rounds: Sequence[Round]) -> list[str]:
         names: list[str] = []

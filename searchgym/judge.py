@@ -118,7 +118,7 @@ class ProcessJudge:
         self._seen_gold: set[str] = set()
         self._previous: list[Action] = []
         question = read_text(task.question)
-        self._observed: list[str] = [question.normalized]
+        self._observed: list[str] = [f" {question.normalized} "]  # padded: whole-word ``in`` tests
         self._tokens: set[str] = set(question.tokens)
         self._numbers: set[float] = set(question.numbers)
 
@@ -138,7 +138,7 @@ class ProcessJudge:
         if action is not None:
             self._previous.append(action)
         read = read_text(str(observation_text))
-        self._observed.append(read.normalized)
+        self._observed.append(f" {read.normalized} ")
         self._tokens |= read.tokens
         self._numbers |= read.numbers
         return RoundSignals(
@@ -184,7 +184,7 @@ class ProcessJudge:
                 return f"not grounded: the numbers {unseen} were never observed"
             return None if any(observed) else "not grounded: the expression uses no observed number"
         strings = " ".join(v for v in action.args.values() if isinstance(v, str))
-        if not content_tokens(strings):
+        if not read_text(strings).tokens:
             return "not grounded: the arguments have no content word"
         if not self._shares_word(strings):
             return "not grounded: no argument word appears in the question or earlier observations"
@@ -207,7 +207,7 @@ class ProcessJudge:
         if not needle:
             return False
         padded = f" {needle} "
-        return any(padded in f" {seen} " for seen in self._observed)
+        return any(padded in seen for seen in self._observed)
 
     def _shares_word(self, text: str) -> bool:
-        return bool(content_tokens(text) & self._tokens)
+        return not self._tokens.isdisjoint(read_text(text).tokens)

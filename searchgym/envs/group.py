@@ -219,7 +219,8 @@ class GroupSearchEnv(MultiSearchEnv):
         self.sessions = {agent: SearchSession(self.world, self.tools, self.task, self.config, rng,
                                               generator=self.generator)
                          for agent, rng in zip(self.possible_agents, rngs, strict=True)}
-        observations = {a: self._observation(a, self.sessions[a].prompt()) for a in self.agents}
+        text_mode = not self._candidate_mode()  # candidate observations do not show the prompt
+        observations = {a: self._observation(a, self.sessions[a].prompt() if text_mode else "") for a in self.agents}
         return observations, {a: self._info(a, None) for a in self.agents}
 
     def step(self, actions: Mapping[str, Any]):

@@ -87,7 +87,8 @@ class SearchEnv(gym.Env):
         task = self.tasks.pick(self.np_random, options)
         self.session = SearchSession(self.world, self.tools, task, self.config, self.np_random,
                                      generator=self.generator)
-        return self._observation(self.session.prompt()), self._info(None)
+        prompt = self.session.prompt() if self.config.action_mode == "text" else ""  # candidates: unused
+        return self._observation(prompt), self._info(None)
 
     def step(self, action):
         if self.session is None:

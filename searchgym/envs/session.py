@@ -74,6 +74,20 @@ class StepOutcome:
     score: AnswerScore | None = None
 
 
+_SCORES: dict[tuple[int, str, str], tuple[Task, AnswerScore]] = {}
+
+
+def _scored(task: Task, answer: str, metric: str) -> AnswerScore:
+    """``score_answer``, memoised (scores are immutable; agents give the same answers again)."""
+    key = (id(task), answer, metric)
+    found = _SCORES.get(key)
+    if found is None or found[0] is not task:
+        if len(_SCORES) > 100_000:
+            _SCORES.clear()
+        found = _SCORES[key] = (task, score_answer(task, answer, metric))
+    return found[1]
+
+
 def signals_info(signals: RoundSignals) -> dict:
     """``info["signals"]``: the judge's signals of a round and their contribution (as ``asdict``)."""
     return {"new_gold_ids": tuple(signals.new_gold_ids), "new_gold": signals.new_gold,
@@ -233,7 +247,7 @@ class SearchSession:
         terminated = False
         if action is not None and action.kind == "answer" and not invalid:
             self.answer = action.text
-            self.score = score = score_answer(self.task, action.text, self.config.reward.answer_metric)
+            self.score = score = _scored(self.task, action.text, self.config.reward.answer_metric)
             terminated = True
         truncated = not terminated and self.steps >= self.config.max_steps
         reward = compose_reward(score, invalid, format_error, self.config.reward, unanswered=truncated)

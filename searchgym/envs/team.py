@@ -130,6 +130,9 @@ class TeamSearchEnv(MultiSearchEnv):
         }
         obs = {}
         for agent in self.agents:
+            if self._candidate_mode():  # candidate observations do not show the prompt
+                obs[agent] = self._observation(agent, "")
+                continue
             prompt = self.sessions[agent].prompt(team_actions=True)
             obs[agent] = self._observation(agent, prompt + "\n" + self.blackboard.text(self.config.max_obs_chars))
         return obs, {a: self._info(a, None) for a in self.agents}
