@@ -14,8 +14,8 @@ so that position carries no signal.
 from __future__ import annotations
 
 import weakref
-from itertools import chain, islice
-from collections.abc import Sequence
+from itertools import islice
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from searchgym.actions import Action
@@ -151,18 +151,22 @@ class CandidateGenerator:
         memo = observed.derived
         if memo.get("question", (None,))[0] != (kb, web):
             memo["question"] = ((kb, web), self._name_actions(observed.question_names, allowed, "question"))
-        tiers: list[Sequence[Action]] = [
+        tiers: list[Sequence[Action] | Callable[[], Sequence[Action]]] = [
             extra,
             memo["question"][1],
             (self._latest_answers(latest) if can_answer else []),
             about_question[:MAX_QUESTION_ANSWERS],
             self._latest_names(latest, allowed, kb, web),
-            self._calculations(observed)[:MAX_CALCULATIONS] if "calculator" in allowed else [],
-            self._fixed(observed, allowed),
+            lambda: self._calculations(observed)[:MAX_CALCULATIONS] if "calculator" in allowed else [],
+            lambda: self._fixed(observed, allowed),
             older_answers,
-            self._name_actions(self._names(older), allowed, "earlier result", self._name_roles(older)),
+            lambda: self._name_actions(self._names(older), allowed, "earlier result", self._name_roles(older)),
         ]
-        unique = dict.fromkeys(chain.from_iterable(tiers))  # keeps each action's first occurrence, in order
+        unique: dict[Action, None] = {}  # keeps each action's first occurrence, in order
+        for tier in tiers:
+            if len(unique) >= self.max_candidates:  # later tiers could only add past the cut
+                break
+            unique.update(dict.fromkeys(tier() if callable(tier) else tier))
         return list(islice(unique, self.max_candidates))
 
     # ------------------------------------------------------------------------------ tiers

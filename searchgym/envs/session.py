@@ -177,7 +177,7 @@ class SearchSession:
         """Regenerate and shuffle this step's candidates (by the session's generator)."""
         ranked = self.generator.generate(self.observed, self.allowed, self.can_answer, extra)
         order = self.rng.permutation(len(ranked))
-        self.candidates = [ranked[i] for i in order]
+        self.candidates = [ranked[i] for i in order.tolist()]
         return self.candidates
 
     def candidate_observation(self, extra_text: str = "") -> dict:
