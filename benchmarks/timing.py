@@ -18,10 +18,6 @@ from dataclasses import dataclass
 
 import gymnasium as gym
 
-from searchgym.candidates import clear_memos
-from searchgym.envs import blackboard
-from searchgym.judge import read_text
-
 
 @dataclass
 class Timing:
@@ -75,13 +71,19 @@ def cartpole(steps: int = 20_000) -> Timing:
 
 def clear_caches(tools) -> None:
     """Empty every cache an env step can hit (see the module docstring)."""
+    from searchgym import candidates, judge
+    from searchgym.envs import blackboard
+
     search = tools.get("web_search") if hasattr(tools, "get") else None
     if search is not None and hasattr(search, "cache_clear"):
         search.cache_clear()
-    clear_memos()
-    read_text.cache_clear()
-    blackboard.padded.cache_clear()
-    blackboard._numbers.cache_clear()
+    # Looked up by name: an older checkout (see source_tree.py) may lack some of these caches.
+    for module, name in ((candidates, "clear_memos"), (judge, "read_text"), (blackboard, "padded"),
+                         (blackboard, "_numbers")):
+        cache = getattr(module, name, None)
+        clear = getattr(cache, "cache_clear", cache if name == "clear_memos" else None)
+        if clear is not None:
+            clear()
 
 
 def cold_and_warm(tools, run: Callable[[], int]) -> tuple[Timing, Timing]:
