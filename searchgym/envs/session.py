@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 
@@ -74,6 +74,7 @@ class StepOutcome:
     score: AnswerScore | None = None
 
 
+_SCORE_FIELDS = tuple(f.name for f in fields(AnswerScore))
 _SCORES: dict[tuple[int, str, str], tuple[Task, AnswerScore]] = {}
 
 
@@ -86,6 +87,11 @@ def _scored(task: Task, answer: str, metric: str) -> AnswerScore:
             _SCORES.clear()
         found = _SCORES[key] = (task, score_answer(task, answer, metric))
     return found[1]
+
+
+def score_info(score: AnswerScore) -> dict:
+    """``info["score"]``: ``asdict(score)`` (every field is a number or a flag, so a flat copy)."""
+    return {name: getattr(score, name) for name in _SCORE_FIELDS}
 
 
 def signals_info(signals: RoundSignals) -> dict:
@@ -275,7 +281,7 @@ class SearchSession:
             "gold_evidence": len(self.task.evidence),
             "answer": self.answer,
             "success": bool(self.score.success) if self.score else False,
-            "score": asdict(self.score) if self.score else dict(NO_SCORE),
+            "score": score_info(self.score) if self.score else dict(NO_SCORE),
         }
 
     def render(self) -> str:

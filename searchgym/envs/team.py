@@ -67,7 +67,7 @@ from searchgym.envs.blackboard import (
 )
 from searchgym.envs.group import AGENT_FIELDS, MultiSearchEnv
 from searchgym.envs.roles import Role, resolve_roles
-from searchgym.envs.session import TOOL_ORDER, SearchSession, StepOutcome
+from searchgym.envs.session import TOOL_ORDER, SearchSession, StepOutcome, score_info
 from searchgym.envs.spaces import sanitize
 from searchgym.judge import content_tokens
 from searchgym.tools.base import ToolResult
@@ -346,7 +346,7 @@ class TeamSearchEnv(MultiSearchEnv):
         info = session.info()
         info["answer"] = self.sessions[self.answered_by].answer if self.answered_by else None
         info["success"] = bool(self.team_score and self.team_score.success)
-        info["score"] = self.sessions[self.answered_by].info()["score"] if self.answered_by else None
+        info["score"] = score_info(self.sessions[self.answered_by].score) if self.answered_by else None
         info["role"] = {"name": role.name, "tools": list(role.tools), "can_answer": role.can_answer}
         info["action"] = (outcome.action.render() if outcome.action else None) if outcome else None
         info["reward_components"] = dict(reward) if reward else {}

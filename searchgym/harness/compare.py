@@ -53,7 +53,7 @@ class Comparison:
         self.out = Path(self.out)
 
     def plan(self) -> list[RunSpec]:
-        threads = max(1, (os.cpu_count() or 1) // self.workers)
+        threads = 1  # one torch thread per run: these models are tiny, more threads only contend
         inline = self.workers == 1
         return [RunSpec(self.suite, method, seed, self.budget, self.out, self.device, self.policy,
                         progress=self.progress and inline, threads=threads, options=dict(self.options))
