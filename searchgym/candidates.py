@@ -170,10 +170,21 @@ class CandidateGenerator:
         return list(islice(unique, self.max_candidates))
 
     # ------------------------------------------------------------------------------ tiers
+    def _derived(self, rnd: Round) -> dict:
+        """The round's memo, shared by every round of the same content (the same result recurs
+        across agents and episodes): what is derived from it depends on nothing else."""
+        derived = rnd.derived
+        if "content" not in derived:
+            expression = rnd.action.args.get("expression") if rnd.calculator_value is not None and rnd.action else None
+            content = (_tool_of(rnd), rnd.fact_ids, rnd.names, rnd.calculator_value, expression)
+            derived = self._memoised(("round", content), lambda: {"content": content})
+            rnd.derived = derived
+        return derived
+
     def _latest_answers(self, latest: Sequence[Round]) -> list[Action]:
         if not latest:
             return []
-        derived = latest[0].derived
+        derived = self._derived(latest[0])
         if "latest_answers" not in derived:
             derived["latest_answers"] = self._answers(latest)[:MAX_LATEST_ANSWERS]
         return derived["latest_answers"]
@@ -181,7 +192,7 @@ class CandidateGenerator:
     def _latest_names(self, latest: Sequence[Round], allowed: frozenset[str], kb: bool, web: bool) -> list[Action]:
         if not latest:
             return []
-        derived = latest[0].derived
+        derived = self._derived(latest[0])
         found = derived.get("latest_names")
         if found is None or found[0] != (kb, web):
             actions = self._name_actions(self._names(latest), allowed, "latest result", self._name_roles(latest))
@@ -226,7 +237,8 @@ class CandidateGenerator:
         return roles
 
     def _round_roles(self, rnd: Round) -> list[tuple[str, str]]:
-        found = rnd.derived.get("roles")
+        derived = self._derived(rnd)
+        found = derived.get("roles")
         if found is None:
             found = []
             for fid in rnd.fact_ids:
@@ -234,12 +246,13 @@ class CandidateGenerator:
                 if fact.object_id is not None:
                     subject = self.world.entities[fact.subject_id].display_name
                     found.append((str(fact.value), f"{fact.predicate.replace('_', ' ')} of {subject}"))
-            rnd.derived["roles"] = found
+            derived["roles"] = found
         return found
 
     def _round_answers(self, rnd: Round) -> tuple[list[Action], list[tuple[tuple[str, str], str]]]:
         """(answer actions, ((predicate, value), subject) list memberships) of one round."""
-        found = rnd.derived.get("answers")
+        derived = self._derived(rnd)
+        found = derived.get("answers")
         if found is None:
             tool = _tool_of(rnd)
             actions: list[Action] = []
@@ -254,7 +267,7 @@ class CandidateGenerator:
                 if fact.object_id is not None:
                     subject = self.world.entities[fact.subject_id].display_name
                     members.append(((fact.predicate, str(fact.value)), subject))
-            found = rnd.derived["answers"] = (actions, members)
+            found = derived["answers"] = (actions, members)
         return found
 
     def _answers(self, rounds: Sequence[Round]) -> list[Action]:
@@ -273,10 +286,11 @@ class CandidateGenerator:
         return lists + actions
 
     def _round_numbers(self, rnd: Round) -> list[Fact]:
-        found = rnd.derived.get("numbers")
+        derived = self._derived(rnd)
+        found = derived.get("numbers")
         if found is None:
             facts = (self.world.facts[fid] for fid in rnd.fact_ids)
-            found = rnd.derived["numbers"] = [f for f in facts if f.object_id is None and isinstance(f.value, (int, float))]
+            found = derived["numbers"] = [f for f in facts if f.object_id is None and isinstance(f.value, (int, float))]
         return found
 
     def _calculation(self, expression: str, note: str) -> Action:

@@ -69,7 +69,7 @@ from searchgym.envs.group import AGENT_FIELDS, MultiSearchEnv
 from searchgym.envs.roles import Role, resolve_roles
 from searchgym.envs.session import TOOL_ORDER, SearchSession, StepOutcome, score_info
 from searchgym.envs.spaces import sanitize
-from searchgym.judge import content_tokens
+from searchgym.judge import content_tokens, read_text
 from searchgym.tools.base import ToolResult
 from searchgym.world import FAMILIES
 
@@ -111,6 +111,7 @@ class TeamSearchEnv(MultiSearchEnv):
         self._lines_memo: dict[tuple, list] = {}
         self._post_memo: dict[tuple[str, str], Action] = {}
         self._reading: dict[int, tuple[Note, Round]] = {}
+        self._headers = {name: self._header(role) for name, role in self.roles.items()}
 
     # ------------------------------------------------------------------------------ reset
     def _header(self, role: Role) -> str:
@@ -127,13 +128,13 @@ class TeamSearchEnv(MultiSearchEnv):
         self._latest_tool_round = {}
         self._line_cache = {}
         self._reading = {}
-        self._question_words = frozenset(content_tokens(self.task.question))
+        self._question_words = read_text(self.task.question).tokens
         for memo in (self._lines_memo, self._post_memo):
             if len(memo) > MEMO_LIMIT:
                 memo.clear()
         self.sessions = {
             name: SearchSession(self.world, self.tools, self.task, self.config, rng, allowed_tools=role.tools,
-                                can_answer=role.can_answer, header=self._header(role), generator=self.generator)
+                                can_answer=role.can_answer, header=self._headers[name], generator=self.generator)
             for (name, role), rng in zip(self.roles.items(), rngs, strict=True)
         }
         obs = {}
