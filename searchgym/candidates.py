@@ -73,7 +73,7 @@ class Observed:
 
     question_names: tuple[str, ...]
     rounds: list[Round] = field(default_factory=list)
-    #: Candidate generation's memo of the calculations (see ``CandidateGenerator._calculations``).
+    #: Candidate generation's memo of this record (see ``CandidateGenerator.generate``).
     derived: dict = field(default_factory=dict, repr=False, compare=False)
 
     def record(self, world: World, action: Action | None, result: ToolResult | None) -> Round:
@@ -305,14 +305,11 @@ class CandidateGenerator:
         """
         rounds = observed.rounds
         clock = next((r.clock_year for r in reversed(rounds) if r.clock_year), None)
-        # A round without figures shifts every age by one, which keeps their order: the same list.
-        key = (clock, tuple(id(r) for r in rounds if self._round_numbers(r)))
-        memo = observed.derived.get("calculations")
-        if memo is not None and memo[0] == key:
-            return memo[1]
-        calculations = self._rank_calculations(observed, clock)
-        observed.derived["calculations"] = (key, calculations)
-        return calculations
+        # Ages only order the figures, so the list depends on the sequence of rounds with figures
+        # (their facts), the clock and the question's names: memoised across steps and episodes.
+        key = ("calculations", clock, observed.question_names,
+               tuple(r.fact_ids for r in rounds if self._round_numbers(r)))
+        return self._memoised(key, lambda: self._rank_calculations(observed, clock))
 
     def _rank_calculations(self, observed: Observed, clock: int | None) -> list[Action]:
         rounds = observed.rounds
