@@ -62,6 +62,11 @@ class ReadText:
     tokens: frozenset[str]
     numbers: frozenset[float]
 
+    @property
+    def padded(self) -> str:
+        """`` normalised text ``: a whole-word ``in`` test."""
+        return f" {self.normalized} "
+
 
 @lru_cache(maxsize=1 << 15)
 def read_text(text: str) -> ReadText:
@@ -118,9 +123,9 @@ class ProcessJudge:
         self._seen_gold: set[str] = set()
         self._previous: list[Action] = []
         question = read_text(task.question)
-        self._observed: list[str] = [f" {question.normalized} "]  # padded: whole-word ``in`` tests
-        self._tokens: set[str] = set(question.tokens)
-        self._numbers: set[float] = set(question.numbers)
+        # What was seen, one reading per observation (judging a round adds one, nothing is merged).
+        self._readings: list[ReadText] = [question]
+        self._number_union: tuple[int, frozenset[float]] = (1, question.numbers)
 
     @property
     def seen_gold_ids(self) -> frozenset[str]:
@@ -137,10 +142,8 @@ class ProcessJudge:
         self._seen_gold.update(new_ids)
         if action is not None:
             self._previous.append(action)
-        read = read_text(str(observation_text))
-        self._observed.append(f" {read.normalized} ")
-        self._tokens |= read.tokens
-        self._numbers |= read.numbers
+        read = read_text(str(observation_text))  # memoised: a text seen before is not read again
+        self._readings.append(read)
         return RoundSignals(
             new_gold_ids=new_ids,
             new_gold=bool(new_ids),
@@ -207,7 +210,15 @@ class ProcessJudge:
         if not needle:
             return False
         padded = f" {needle} "
-        return any(padded in seen for seen in self._observed)
+        return any(padded in r.padded for r in self._readings)
 
     def _shares_word(self, text: str) -> bool:
-        return not self._tokens.isdisjoint(read_text(text).tokens)
+        tokens = read_text(text).tokens
+        return any(not tokens.isdisjoint(r.tokens) for r in self._readings)
+
+    @property
+    def _numbers(self) -> frozenset[float]:
+        """Every number observed so far (merged when a check needs them)."""
+        if self._number_union[0] != len(self._readings):
+            self._number_union = (len(self._readings), frozenset().union(*(r.numbers for r in self._readings)))
+        return self._number_union[1]

@@ -16,7 +16,7 @@ import numpy as np
 
 from searchgym.actions import Action, ParseError, accepted_forms, format_tool_result, parse_action
 from searchgym.candidates import CandidateGenerator, Observed, names_in
-from searchgym.envs.spaces import sanitize
+from searchgym.envs.spaces import is_clean, sanitize
 from searchgym.judge import ProcessJudge, RoundSignals
 from searchgym.scoring import AnswerScore, RewardConfig, compose_reward, score_answer
 from searchgym.tools.base import Tool, ToolResult
@@ -137,6 +137,7 @@ class SearchSession:
         self.judge = ProcessJudge(task)
         self.observed = Observed(names_in(world, task.question))
         self.transcript: list[tuple[str, str]] = []  # (action line, result text)
+        self._block_memo: list[tuple[str, bool]] = []  # transcript_text's blocks, built once per round
         self.steps = 0
         self.tool_calls = 0
         self.invalid_actions = 0
@@ -168,16 +169,29 @@ class SearchSession:
             head += extra.rstrip() + "\n"
         budget = self.config.max_obs_chars - len(head)
         parts: list[str] = []
-        for i in range(len(self.transcript) - 1, -1, -1):
-            line, result = self.transcript[i]
-            block = f"Step {i + 1}: {line}\n{result}\n"
+        clean = is_clean(head)
+        blocks = self._blocks()
+        for i in range(len(blocks) - 1, -1, -1):
+            block, block_clean = blocks[i]
             if len(block) > budget:
                 if not parts:
                     parts.append(block[:max(budget, 0)])
+                    clean = clean and block_clean
                 break
             parts.append(block)
+            clean = clean and block_clean
             budget -= len(block)
-        return sanitize(head + "".join(reversed(parts)), self.config.max_obs_chars)
+        text = head + "".join(reversed(parts))
+        # sanitize maps character by character, so text made of clean parts is already sanitised
+        return text[:self.config.max_obs_chars] if clean else sanitize(text, self.config.max_obs_chars)
+
+    def _blocks(self) -> list[tuple[str, bool]]:
+        """("Step k: action\\nresult\\n", is it already in the charset) per round, built once."""
+        for i in range(len(self._block_memo), len(self.transcript)):
+            line, result = self.transcript[i]
+            block = f"Step {i + 1}: {line}\n{result}\n"
+            self._block_memo.append((block, is_clean(block)))
+        return self._block_memo
 
     def refresh_candidates(self, extra: Sequence[Action] = ()) -> list[Action]:
         """Regenerate and shuffle this step's candidates (by the session's generator)."""

@@ -104,3 +104,24 @@ def test_memoised_scores_and_mentions_equal_the_computed_ones():
     assert names_in(env.world, text) == tuple(s for s, _ in env.world.mentions.find(text))
     assert names_in(env.world, text) is names_in(env.world, text)
     assert np.all(env.sessions["lead"].action_mask[: len(env.sessions["lead"].candidates)] == 1)
+
+
+def test_transcript_text_built_from_memoised_blocks_equals_sanitising_the_whole_text():
+    env = TeamSearchEnv(roles="roles", action_mode="candidates", world_size="tiny", max_obs_chars=300)
+    env.reset(seed=0)
+    session = env.sessions["lead"]
+    rounds = [("web_search(query=\"Łódź\")", "Zoë Café\x07 paid 3 zł"), ("wait()", "You waited."),
+              ("current_time()", "It is 2024." * 5), ("web_search(query=\"x\")", "plain ascii " * 40)]
+    for line, result in rounds:
+        session.transcript.append((line, result))
+        text = session.transcript_text("Blackboard: Żaneta")
+        head = f"{session.header}\nQuestion: {session.task.question}\nBlackboard: Żaneta\n"
+        budget, parts = 300 - len(head), []
+        for i in range(len(session.transcript) - 1, -1, -1):  # the plain construction: cut, then sanitise
+            block = f"Step {i + 1}: {session.transcript[i][0]}\n{session.transcript[i][1]}\n"
+            if len(block) > budget:
+                parts += [] if parts else [block[:max(budget, 0)]]
+                break
+            parts.append(block)
+            budget -= len(block)
+        assert text == sanitize(head + "".join(reversed(parts)), 300)
