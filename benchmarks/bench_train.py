@@ -13,7 +13,7 @@ dev success over evaluations, averaged over seeds) differ by at most 1.96 standa
 two curves are not identical; each is deterministic for a seed (with one env per task the new
 code reproduces the old draws exactly).
 
-    python benchmarks/bench_train.py --before main --seeds 0,1 --budget 2000
+    python benchmarks/bench_train.py --before main --seeds 0,1 --budget 2000 [--after REF]
 """
 
 from __future__ import annotations
@@ -79,6 +79,7 @@ def summary(label: str, runs: list[dict]) -> tuple[float, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--before", default="main", help="git ref or checkout folder of the 'before' code (default main)")
+    parser.add_argument("--after", default=None, help="git ref or checkout folder of the 'after' code (default: this checkout)")
     parser.add_argument("--before-threads", type=int, default=os.cpu_count() or 1,
                         help="torch threads of the before runs (default: the cores, what `compare --workers 1` used)")
     parser.add_argument("--seeds", default="0,1", help="comma-separated training seeds (default 0,1)")
@@ -101,20 +102,27 @@ def main() -> None:
     sys.path.insert(0, str(HERE))
     from source_tree import checkout, remove_checkout
 
-    made = not Path(args.before).is_dir()
-    before_tree = checkout(args.before, REPO) if made else Path(args.before)
+    trees, made = {}, []
+    for side, ref in (("before", args.before), ("after", args.after)):
+        if ref is None:
+            trees[side] = REPO
+        elif Path(ref).is_dir():
+            trees[side] = Path(ref)
+        else:
+            trees[side] = checkout(ref, REPO)
+            made.append(trees[side])
     seeds = [int(s) for s in args.seeds.split(",")]
     print(f"{args.env}, {args.estimator}, budget {args.budget}, G={args.group_size}, {args.tasks} tasks/iteration, "
-          f"world {args.size}; before: {args.before} ({args.before_threads} torch threads), after: this checkout "
-          f"(1 torch thread); seeds {seeds}, runs alternate before/after")
+          f"world {args.size}; before: {args.before} ({args.before_threads} torch threads), after: "
+          f"{args.after or 'this checkout'} (1 torch thread); seeds {seeds}, runs alternate before/after")
     before, after = [], []
     try:
         for seed in seeds:
-            before.append(run_child(before_tree, args.before_threads, seed, args))
-            after.append(run_child(REPO, 1, seed, args))
+            before.append(run_child(trees["before"], args.before_threads, seed, args))
+            after.append(run_child(trees["after"], 1, seed, args))
     finally:
-        if made:
-            remove_checkout(before_tree, REPO)
+        for tree in made:
+            remove_checkout(tree, REPO)
     b_wall, b_cpu = summary("before", before)
     a_wall, a_cpu = summary("after", after)
     print(f"speed-up: {a_wall / b_wall:.2f}x env steps per wall-second, {a_cpu / b_cpu:.2f}x per CPU-second (goal >= 2x)")
