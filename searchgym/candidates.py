@@ -14,7 +14,7 @@ so that position carries no signal.
 from __future__ import annotations
 
 import weakref
-from itertools import islice
+from itertools import chain, islice
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -151,22 +151,24 @@ class CandidateGenerator:
         memo = observed.derived
         if memo.get("question", (None,))[0] != (kb, web):
             memo["question"] = ((kb, web), self._name_actions(observed.question_names, allowed, "question"))
-        tiers: list[Sequence[Action] | Callable[[], Sequence[Action]]] = [
+        ranked = chain(  # the first tiers: cheap, and always listed
             extra,
             memo["question"][1],
             (self._latest_answers(latest) if can_answer else []),
             about_question[:MAX_QUESTION_ANSWERS],
             self._latest_names(latest, allowed, kb, web),
+        )
+        later: list[Callable[[], Sequence[Action]]] = [  # built only while the list is not full
             lambda: self._calculations(observed)[:MAX_CALCULATIONS] if "calculator" in allowed else [],
             lambda: self._fixed(observed, allowed),
-            older_answers,
+            lambda: older_answers,
             lambda: self._name_actions(self._names(older), allowed, "earlier result", self._name_roles(older)),
         ]
-        unique: dict[Action, None] = {}  # keeps each action's first occurrence, in order
-        for tier in tiers:
-            if len(unique) >= self.max_candidates:  # later tiers could only add past the cut
+        unique = dict.fromkeys(ranked)  # keeps each action's first occurrence, in order
+        for tier in later:
+            if len(unique) >= self.max_candidates:
                 break
-            unique.update(dict.fromkeys(tier() if callable(tier) else tier))
+            unique.update(dict.fromkeys(tier()))
         return list(islice(unique, self.max_candidates))
 
     # ------------------------------------------------------------------------------ tiers
