@@ -14,9 +14,9 @@ so that position carries no signal.
 from __future__ import annotations
 
 import weakref
-from itertools import chain, islice
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from itertools import chain, islice
 
 from searchgym.actions import Action
 from searchgym.tools.base import ToolResult
@@ -108,6 +108,14 @@ def _noted(action: Action, provenance: str) -> Action:
     return action.with_provenance(provenance)
 
 
+def _list_answer(predicate: str, obj: str, subjects: tuple[str, ...]) -> Action:
+    return Action.answer("; ".join(subjects), f"every {predicate.replace('_', ' ')} {obj} seen ({len(subjects)})")
+
+
+def _calculator_call(expression: str, note: str) -> Action:
+    return _noted(Action.call("calculator", expression=expression), note)
+
+
 def _tool_of(rnd: Round) -> str:
     return rnd.action.tool if rnd.action and rnd.action.tool else "unknown"
 
@@ -125,12 +133,13 @@ class CandidateGenerator:
         self.max_candidates = max_candidates
         self._memo: dict[tuple, object] = {}
 
-    def _memoised(self, key: tuple, build):
+    def _memoised(self, key: tuple, build: Callable, *args: object):
+        """``build(*args)``, once per ``key``."""
         found = self._memo.get(key)
         if found is None:
             if len(self._memo) > MEMO_LIMIT:
                 self._memo.clear()
-            found = self._memo[key] = build()
+            found = self._memo[key] = build(*args)
         return found
 
     def generate(
@@ -179,7 +188,7 @@ class CandidateGenerator:
         if "content" not in derived:
             expression = rnd.action.args.get("expression") if rnd.calculator_value is not None and rnd.action else None
             content = (_tool_of(rnd), rnd.fact_ids, rnd.names, rnd.calculator_value, expression)
-            derived = self._memoised(("round", content), lambda: {"content": content})
+            derived = self._memoised(("round", content), dict, (("content", content),))
             rnd.derived = derived
         return derived
 
@@ -218,7 +227,7 @@ class CandidateGenerator:
             note = f"name from the {where}"
             if roles and name in roles:
                 note += f" | {roles[name]}"
-            actions.extend(self._memoised(("name", name, note, kb, web), lambda: self._lookups(name, note, kb, web)))
+            actions.extend(self._memoised(("name", name, note, kb, web), self._lookups, name, note, kb, web))
         return actions
 
     @staticmethod
@@ -264,8 +273,7 @@ class CandidateGenerator:
                 actions.append(Action.answer(rnd.calculator_value, f"calculator: {expr}"))
             for fid in rnd.fact_ids:
                 fact = self.world.facts[fid]
-                actions.append(self._memoised(("answer", fid, tool), lambda: Action.answer(
-                    _fact_value(fact), _provenance(self.world, fact, tool))))
+                actions.append(self._memoised(("answer", fid, tool), self._fact_answer, fact, tool))
                 if fact.object_id is not None:
                     subject = self.world.entities[fact.subject_id].display_name
                     members.append(((fact.predicate, str(fact.value)), subject))
@@ -282,10 +290,12 @@ class CandidateGenerator:
                 subjects = groups.setdefault(key, [])
                 if subject not in subjects:
                     subjects.append(subject)
-        lists = [self._memoised(("list", predicate, obj, *subjects), lambda: Action.answer(
-                     "; ".join(subjects), f"every {predicate.replace('_', ' ')} {obj} seen ({len(subjects)})"))
+        lists = [self._memoised(("list", predicate, obj, *subjects), _list_answer, predicate, obj, tuple(subjects))
                  for (predicate, obj), subjects in groups.items() if len(subjects) >= 2]
         return lists + actions
+
+    def _fact_answer(self, fact: Fact, tool: str) -> Action:
+        return Action.answer(_fact_value(fact), _provenance(self.world, fact, tool))
 
     def _round_numbers(self, rnd: Round) -> list[Fact]:
         derived = self._derived(rnd)
@@ -297,7 +307,7 @@ class CandidateGenerator:
 
     def _calculation(self, expression: str, note: str) -> Action:
         return self._memoised(("calc", expression, note),
-                              lambda: _noted(Action.call("calculator", expression=expression), note))
+                              _calculator_call, expression, note)
 
     def _calculations(self, observed: Observed) -> list[Action]:
         """Sums and differences of like quantities seen (same predicate), and years since (clock).
@@ -311,7 +321,7 @@ class CandidateGenerator:
         # (their facts), the clock and the question's names: memoised across steps and episodes.
         key = ("calculations", clock, observed.question_names,
                tuple(r.fact_ids for r in rounds if self._round_numbers(r)))
-        return self._memoised(key, lambda: self._rank_calculations(observed, clock))
+        return self._memoised(key, self._rank_calculations, observed, clock)
 
     def _rank_calculations(self, observed: Observed, clock: int | None) -> list[Action]:
         rounds = observed.rounds
@@ -345,7 +355,7 @@ class CandidateGenerator:
     def _fixed(self, observed: Observed, allowed: frozenset[str]) -> tuple[Action, ...]:
         name = observed.question_names[0] if observed.question_names else "the question"
         clock, ask = "current_time" in allowed, "ask_for_clarification" in allowed
-        return self._memoised(("fixed", name, clock, ask), lambda: self._fixed_actions(name, clock, ask))
+        return self._memoised(("fixed", name, clock, ask), self._fixed_actions, name, clock, ask)
 
     @staticmethod
     def _fixed_actions(name: str, clock: bool, ask: bool) -> tuple[Action, ...]:
