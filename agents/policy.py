@@ -90,6 +90,7 @@ class LexicalOverlap:
         self._grams = BoundedCache(cache_size)
         # (text, candidates) -> [N, F] features: rollouts compute them, the update epochs reuse them
         self._observations = BoundedCache(observation_cache_size)
+        self._contexts = BoundedCache(observation_cache_size)
 
     def grams(self, text: str) -> tuple[frozenset[str], frozenset[str]]:
         found = self._grams.get(text)
@@ -102,13 +103,12 @@ class LexicalOverlap:
     def _context(self, text: str) -> tuple[frozenset, frozenset, frozenset, frozenset]:
         """What every candidate of one observation is compared with, computed once per text:
         the question's unigrams, bigrams and stems and the whole text's unigrams."""
-        key = ("context", text)
-        found = self._grams.get(key)
+        found = self._contexts.get(text)
         if found is None:
             question = question_of(text)
             q_uni, q_bi = self.grams(question)
             found = (q_uni, q_bi, self.grams(text)[0], self.stems(question))
-            self._grams.put(key, found)
+            self._contexts.put(text, found)
         return found
 
     def features(self, text: str, candidate: str) -> list[float]:

@@ -30,8 +30,10 @@ MAX_NUMBERS_PER_QUANTITY = 4
 MAX_LATEST_ANSWERS = 10
 MAX_QUESTION_ANSWERS = 6
 MAX_CALCULATIONS = 8
-#: Entries a memo keeps before it starts over (bounds memory on very large worlds).
-MEMO_LIMIT = 200_000
+#: Entries a memo keeps before it starts over (bounds memory on very large worlds): memos keyed
+#: by names and ids, and memos keyed by whole result texts (a few KB each).
+MEMO_LIMIT = 50_000
+TEXT_MEMO_LIMIT = 8192
 
 
 @dataclass
@@ -54,7 +56,7 @@ _MENTIONS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 def names_in(world: World, text: str) -> tuple[str, ...]:
     """The entity names ``text`` mentions, in order (memoised per world: results recur)."""
     memo = _MENTIONS.get(world)
-    if memo is None or len(memo) > MEMO_LIMIT:
+    if memo is None or len(memo) > TEXT_MEMO_LIMIT:
         memo = _MENTIONS[world] = {}
     names = memo.get(text)
     if names is None:

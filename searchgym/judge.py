@@ -68,7 +68,7 @@ class ReadText:
         return f" {self.normalized} "
 
 
-@lru_cache(maxsize=1 << 15)
+@lru_cache(maxsize=1 << 13)
 def read_text(text: str) -> ReadText:
     """Read an observation once (memoised: the same results and notes recur across rounds,
     readers and episodes, so each distinct text is normalised and scanned for numbers once)."""

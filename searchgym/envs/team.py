@@ -54,7 +54,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from searchgym.actions import Action, ParseError, parse_action
-from searchgym.candidates import MEMO_LIMIT, Round
+from searchgym.candidates import TEXT_MEMO_LIMIT, Round
 from searchgym.envs.blackboard import (
     MAX_NOTE_CHARS,
     MAX_POST_CANDIDATES,
@@ -107,7 +107,7 @@ class TeamSearchEnv(MultiSearchEnv):
         self._latest_tool_round: dict[str, Round] = {}
         self._line_cache: dict[str, tuple[Round, list]] = {}
         self._question_words: frozenset[str] = frozenset()
-        # Memos that outlive episodes: the same results, lines and notes recur (bounded by MEMO_LIMIT).
+        # Memos that outlive episodes: the same results, lines and notes recur (bounded, see reset).
         self._lines_memo: dict[tuple, list] = {}
         self._post_memo: dict[tuple[str, str], Action] = {}
         self._reading: dict[int, tuple[Note, Round]] = {}
@@ -130,7 +130,7 @@ class TeamSearchEnv(MultiSearchEnv):
         self._reading = {}
         self._question_words = read_text(self.task.question).tokens
         for memo in (self._lines_memo, self._post_memo):
-            if len(memo) > MEMO_LIMIT:
+            if len(memo) > TEXT_MEMO_LIMIT:
                 memo.clear()
         self.sessions = {
             name: SearchSession(self.world, self.tools, self.task, self.config, rng, allowed_tools=role.tools,
