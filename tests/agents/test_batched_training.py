@@ -122,3 +122,19 @@ def test_a_run_that_already_logged_its_start_point_does_not_evaluate_it_again(mo
     rows = [json.loads(line) for line in (tmp_path / "metrics.jsonl").read_text().splitlines()]
     assert [r["step"] for r in rows if r["step"] == 0] == [0] and len(calls) == 1  # only the final point
     assert np.isfinite(rows[-1]["dev_success"])
+
+
+def test_overlap_features_are_computed_once_per_observation_and_equal_the_per_candidate_ones(make_task):
+    import torch
+
+    from searchgym.agents.policy import LexicalOverlap, make_policy
+
+    obs, _ = make_task(np.random.default_rng(0))
+    lex = LexicalOverlap()
+    rows = lex.observation_features(obs["text"], obs["candidates"])
+    assert rows.tolist() == [lex.features(obs["text"], c) for c in obs["candidates"]]
+    assert lex.observation_features(obs["text"], obs["candidates"]) is rows  # the update epochs reuse it
+    policy = make_policy("hash", seed=0, dim=8, hidden=8)
+    *_, overlap = policy.embed([obs, obs])
+    expected = torch.tensor([lex.features(obs["text"], c) for c in obs["candidates"]] * 2).view(2, len(rows), -1)
+    assert torch.equal(overlap, expected)
