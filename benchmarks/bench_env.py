@@ -5,7 +5,7 @@ Every row is measured side by side in one process and printed with CPU time
 env; warm: the same episodes replayed right after), and its ratio to a Gymnasium CartPole step
 timed in the same run. Goal: a candidate step costs at most 15 CartPole steps. Resets count.
 
-    python benchmarks/bench_env.py [--quick] [--episodes N] [--env-only]
+    python benchmarks/bench_env.py [--quick] [--episodes N] [--env-only] [--tree OTHER_CHECKOUT]
 """
 
 from __future__ import annotations
@@ -16,16 +16,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from timing import cartpole, cold_and_warm, ratio_line  # noqa: E402
-
-from searchgym.baselines import OracleAgent, RandomAgent  # noqa: E402
-from searchgym.envs.search import SearchEnv  # noqa: E402
-
 CANDIDATE_GOAL = 15.0
 
 
-def episodes_runner(env: SearchEnv, agent_name: str, episodes: int):
+def episodes_runner(env, agent_name: str, episodes: int):
     """A function that plays ``episodes`` fixed (task, seed) episodes and returns the steps taken."""
+    from searchgym.baselines import OracleAgent, RandomAgent
+
     tasks = env.tasks.tasks("train")
 
     def run() -> int:
@@ -44,6 +41,10 @@ def episodes_runner(env: SearchEnv, agent_name: str, episodes: int):
 
 
 def env_rows(episodes: int, size: str = "small") -> None:
+    from timing import cartpole, cold_and_warm, ratio_line
+
+    from searchgym.envs.search import SearchEnv
+
     yardstick = cartpole()
     print(f"== SearchEnv steps (world {size}, {episodes} episodes per row; resets included) ==")
     print(f"{'CartPole-v1 step (gym.make, same process)':<44}{yardstick.per_cpu_s:>9.0f} step/s cpu "
@@ -62,7 +63,12 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="smaller corpus for the search part")
     parser.add_argument("--episodes", type=int, default=300, help="episodes per env row (default 300)")
     parser.add_argument("--env-only", action="store_true", help="only the SearchEnv rows")
+    parser.add_argument("--tree", default=None, help="measure another checkout of searchgym (see source_tree.py)")
     args = parser.parse_args()
+    if args.tree:
+        from source_tree import use_tree
+
+        use_tree(args.tree)
     env_rows(args.episodes)
     if args.env_only:
         return
@@ -75,7 +81,7 @@ def main() -> None:
     import bench_team
 
     print("\n== TeamSearchEnv rounds and GroupSearchEnv steps ==")
-    bench_team.main([])
+    bench_team.main([])  # with --tree, the other checkout is already the one imported
 
 
 if __name__ == "__main__":
