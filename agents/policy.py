@@ -96,8 +96,11 @@ class LexicalOverlap:
 
     n_features = 10
 
-    def __init__(self, cache_size: int = 200_000) -> None:
+    def __init__(self, cache_size: int = 200_000, observation_cache_size: int = 8192) -> None:
         self._grams = BoundedCache(cache_size)
+        # (text, candidates) -> [N, F] features: rollouts compute them, the update epochs reuse them
+        self._observations = BoundedCache(observation_cache_size)
+        self._contexts = BoundedCache(observation_cache_size)
 
     def grams(self, text: str) -> tuple[frozenset[str], frozenset[str]]:
         found = self._grams.get(text)
@@ -107,14 +110,38 @@ class LexicalOverlap:
             self._grams.put(text, found)
         return found
 
+    def _context(self, text: str) -> tuple[frozenset, frozenset, frozenset, frozenset]:
+        """What every candidate of one observation is compared with, computed once per text:
+        the question's unigrams, bigrams and stems and the whole text's unigrams."""
+        found = self._contexts.get(text)
+        if found is None:
+            question = question_of(text)
+            q_uni, q_bi = self.grams(question)
+            found = (q_uni, q_bi, self.grams(text)[0], self.stems(question))
+            self._contexts.put(text, found)
+        return found
+
     def features(self, text: str, candidate: str) -> list[float]:
+        return self._features(self._context(text), text, candidate)
+
+    def observation_features(self, text: str, candidates: Sequence[str]) -> np.ndarray:
+        """[len(candidates), n_features] float64 for one observation (memoised)."""
+        key = (text, tuple(candidates))
+        found = self._observations.get(key)
+        if found is None:
+            context = self._context(text)
+            found = np.array([self._features(context, text, c) for c in candidates], dtype=np.float64)
+            found = found.reshape(len(candidates), self.n_features)
+            self._observations.put(key, found)
+        return found
+
+    def _features(self, context: tuple, text: str, candidate: str) -> list[float]:
         c_uni, c_bi = self.grams(candidate)
         if not c_uni:
             return [0.0] * self.n_features
-        q_uni, q_bi = self.grams(question_of(text))
-        t_uni, _ = self.grams(text)
+        q_uni, q_bi, t_uni, q_stems = context
         shared = len(c_uni & q_uni)
-        q_stems, c_stems = self.stems(question_of(text)), self.stems(candidate)
+        c_stems = self.stems(candidate)
         common = len(q_stems & c_stems)
         return [
             shared / len(c_uni),
@@ -229,10 +256,19 @@ class CandidatePolicy(nn.Module):
         n_extra = LexicalOverlap.n_features if overlap_features else 0
         self.score_head = _mlp(3 * d + n_extra, hidden, 1, out_std=0.01)
         self.value_head = _mlp(d, hidden, 1, out_std=1.0)
+        self._states = BoundedCache(8192)
 
     @property
     def device(self) -> torch.device:
         return self.score_head[0].weight.device
+
+    def _state_of(self, text: str) -> str:
+        """``state_of``, memoised (rollouts and update epochs embed the same observations)."""
+        found = self._states.get(text)
+        if found is None:
+            found = state_of(text)
+            self._states.put(text, found)
+        return found
 
     def embed(self, obs_batch: Sequence[dict[str, Any]]) -> tuple[Tensor, Tensor, Tensor, Tensor | None]:
         """(e_obs [B, D], e_cand [B, N, D], mask [B, N] bool, overlap [B, N, F] or None).
@@ -241,7 +277,7 @@ class CandidatePolicy(nn.Module):
         """
         texts, cands, mask = batch_observations(obs_batch)
         b, n = mask.shape
-        all_texts = [state_of(t) for t in texts] + [c for row in cands for c in row]
+        all_texts = [self._state_of(t) for t in texts] + [c for row in cands for c in row]
         unique = list(dict.fromkeys(all_texts))
         index = {t: i for i, t in enumerate(unique)}
         emb = self.encoder(unique).to(self.device)
@@ -249,8 +285,8 @@ class CandidatePolicy(nn.Module):
         gathered = emb[idx]
         overlap = None
         if self.overlap is not None:
-            feats = [self.overlap.features(t, c) for t, row in zip(texts, cands) for c in row]
-            overlap = torch.tensor(feats, dtype=gathered.dtype, device=self.device).view(b, n, -1)
+            feats = np.concatenate([self.overlap.observation_features(t, row) for t, row in zip(texts, cands)])
+            overlap = torch.from_numpy(feats).to(dtype=gathered.dtype, device=self.device).view(b, n, -1)
         return gathered[:b], gathered[b:].view(b, n, -1), torch.as_tensor(mask, device=self.device), overlap
 
     def score(self, e_obs: Tensor, e_cand: Tensor, mask: Tensor, overlap: Tensor | None = None) -> Tensor:

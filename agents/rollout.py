@@ -122,7 +122,7 @@ def collect_parallel(
     group_by: str = "auto",
     record_state: bool = False,
 ) -> tuple[list[list[Trajectory]], RolloutStats]:
-    """Groups from a PettingZoo ParallelEnv.
+    """Groups from a PettingZoo ParallelEnv, or from a list of copies of one, stepped together.
 
     ``group_by="episode"``: each episode's K trajectories are one group (``GroupSearchEnv``: K
     independent attempts). ``group_by="agent"``: for each agent, its trajectories over the
@@ -130,57 +130,100 @@ def collect_parallel(
     a role is compared with itself). ``"auto"``: "episode" for a single episode per task, else
     ``env.metadata["group_by"]`` (default "agent").
 
+    With a list of E envs, the episodes (task by task, episode seeds as with one env) are played E
+    at a time and every live agent of every env goes through one policy batch per round (why:
+    batches of G x agents cost far less per observation than one episode's agents). One env
+    reproduces the one-episode-at-a-time draws exactly; E envs draw the same episodes in another
+    order of sampling, deterministic for a fixed seed.
+
     ``record_state=True`` (for centralised critics) stores on every Step the env's ``state()``
     before the round and the candidate texts the other live agents chose in that round.
     """
+    envs = list(env) if isinstance(env, (list, tuple)) else [env]
+    if not envs:
+        raise ValueError("collect_parallel needs at least one env")
     if group_by == "auto":
-        group_by = "episode" if episodes_per_task == 1 else env.metadata.get("group_by", "agent")
-    agents = list(env.possible_agents)
+        group_by = "episode" if episodes_per_task == 1 else envs[0].metadata.get("group_by", "agent")
+    agents = list(envs[0].possible_agents)
     index_of = {a: k for k, a in enumerate(agents)}
+    jobs = [(t, task_id, seed + t * episodes_per_task + e)
+            for t, task_id in enumerate(task_ids) for e in range(episodes_per_task)]
+    played = []
+    for start in range(0, len(jobs), len(envs)):
+        wave = jobs[start:start + len(envs)]
+        played += _run_parallel_episodes(envs[:len(wave)], population, [(task, s) for _, task, s in wave], index_of,
+                                         generator, greedy, record_state)
     groups: list[list[Trajectory]] = []
     stats = RolloutStats()
-    for t, task_id in enumerate(task_ids):
-        per_agent: dict[str, list[Trajectory]] = {a: [] for a in agents}
-        for e in range(episodes_per_task):
-            episode = _run_parallel_episode(env, population, task_id, index_of, generator,
-                                            seed + t * episodes_per_task + e, greedy, record_state)
-            trajectories = [Trajectory(steps, agent_id=a, group_id=f"{t}", task_id=task_id, success=ok)
-                            for a, (steps, ok) in episode.items() if steps]
-            stats.episodes += 1
-            stats.successes += int(any(ok for _, ok in episode.values()))
-            stats.env_steps += sum(len(tr) for tr in trajectories)
-            if group_by == "episode":
-                groups.append(trajectories)
-            else:
-                for tr in trajectories:
-                    per_agent[tr.agent_id].append(tr)
-        if group_by == "agent":
-            groups.extend(g for g in per_agent.values() if g)
+    per_agent: dict[str, list[Trajectory]] = {a: [] for a in agents}
+    for i, ((t, task_id, _), episode) in enumerate(zip(jobs, played)):
+        trajectories = [Trajectory(steps, agent_id=a, group_id=f"{t}", task_id=task_id, success=ok)
+                        for a, (steps, ok) in episode.items() if steps]
+        stats.episodes += 1
+        stats.successes += int(any(ok for _, ok in episode.values()))
+        stats.env_steps += sum(len(tr) for tr in trajectories)
+        if group_by == "episode":
+            groups.append(trajectories)
+        else:
+            for tr in trajectories:
+                per_agent[tr.agent_id].append(tr)
+            if i + 1 == len(jobs) or jobs[i + 1][0] != t:  # the task's last episode: its groups are complete
+                groups.extend(g for g in per_agent.values() if g)
+                per_agent = {a: [] for a in agents}
     return groups, stats
 
 
-def _run_parallel_episode(env, population, task_id, index_of, generator, seed, greedy, record_state=False):
-    """{agent: (steps, success)} for one episode of a ParallelEnv."""
-    observations, infos = env.reset(seed=seed, options={"task_id": task_id})
-    steps: dict[str, list[Step]] = {a: [] for a in index_of}
-    success: dict[str, bool] = {a: False for a in index_of}
-    while env.agents:
-        live = list(env.agents)
-        obs_list = [observations[a] for a in live]
-        actions, log_probs, values = act_batch(population, obs_list, [index_of[a] for a in live], generator, greedy)
-        state, chosen = None, {}
-        if record_state:  # s_t and every live agent's chosen candidate text, before the env moves on
-            state = np.asarray(env.state(), dtype=np.float32)
-            chosen = {a: str(obs_list[i]["candidates"][int(actions[i])]) for i, a in enumerate(live)}
-        observations, rewards, terminations, truncations, infos = env.step(
-            {a: int(actions[i]) for i, a in enumerate(live)})
-        for i, a in enumerate(live):
+def _run_parallel_episodes(envs, population, episodes, index_of, generator, greedy, record_state=False):
+    """[{agent: (steps, success)}] for one episode per env (``episodes``: (task id, seed) each),
+    every live agent of every env acting in one batch per round."""
+    observations = [env.reset(seed=s, options={"task_id": task_id})[0] for env, (task_id, s) in zip(envs, episodes)]
+    steps = [{a: [] for a in index_of} for _ in envs]
+    success = [dict.fromkeys(index_of, False) for _ in envs]
+    while any(env.agents for env in envs):
+        rows = [(e, a) for e, env in enumerate(envs) for a in env.agents]
+        obs_list = [observations[e][a] for e, a in rows]
+        actions, log_probs, values = act_batch(population, obs_list, [index_of[a] for _, a in rows], generator, greedy)
+        states, chosen = {}, {}
+        if record_state:  # s_t and every live agent's chosen candidate text, before the envs move on
+            states = {e: np.asarray(env.state(), dtype=np.float32) for e, env in enumerate(envs) if env.agents}
+            chosen = {(e, a): str(obs_list[i]["candidates"][int(actions[i])]) for i, (e, a) in enumerate(rows)}
+        results = {}
+        for e, env in enumerate(envs):
+            if env.agents:
+                results[e] = env.step({a: int(actions[i]) for i, (f, a) in enumerate(rows) if f == e})
+                observations[e] = results[e][0]
+        for i, (e, a) in enumerate(rows):
+            _, rewards, terminations, truncations, infos = results[e]
             done = bool(terminations.get(a, False) or truncations.get(a, False))
             info = infos.get(a, {})
-            steps[a].append(Step(obs_list[i], int(actions[i]), float(log_probs[i]), float(values[i]),
-                                 float(rewards.get(a, 0.0)), done, np.asarray(obs_list[i]["action_mask"]),
-                                 _signals(info), state,
-                                 {b: text for b, text in chosen.items() if b != a} if record_state else None))
+            others = {b: text for (f, b), text in chosen.items() if f == e and b != a} if record_state else None
+            steps[e][a].append(Step(obs_list[i], int(actions[i]), float(log_probs[i]), float(values[i]),
+                                    float(rewards.get(a, 0.0)), done, np.asarray(obs_list[i]["action_mask"]),
+                                    _signals(info), states.get(e), others))
             if done:
-                success[a] = bool(info.get("success", False))
-    return {a: (steps[a], success[a]) for a in index_of}
+                success[e][a] = bool(info.get("success", False))
+    return [{a: (steps[e][a], success[e][a]) for a in index_of} for e in range(len(envs))]
+
+
+def evaluate_single(envs: Sequence[gym.Env], population: Population, task_ids: Sequence[str],
+                    seed: int) -> list[dict]:
+    """Greedy episodes of agent 0's policy on ``task_ids`` (task i with seed ``seed + i``), played
+    ``len(envs)`` at a time with one policy batch per step; one final info per task, in order."""
+    policy = population.policy_for(0)
+    finals: list[dict] = []
+    for start in range(0, len(task_ids), len(envs)):
+        wave = list(enumerate(task_ids[start:start + len(envs)], start=start))
+        obs = {j: envs[j].reset(seed=seed + i, options={"task_id": task_id})[0] for j, (i, task_id) in enumerate(wave)}
+        last: dict[int, dict] = {}
+        while obs:
+            live = list(obs)
+            actions, _, _ = policy.act([obs[j] for j in live], None, greedy=True)
+            for j, action in zip(live, actions.tolist()):
+                observation, _, terminated, truncated, info = envs[j].step(int(action))
+                if terminated or truncated:
+                    last[j] = info
+                    del obs[j]
+                else:
+                    obs[j] = observation
+        finals += [last[j] for j in range(len(wave))]
+    return finals

@@ -16,6 +16,8 @@ One iteration, every detail visible here:
 
 from __future__ import annotations
 
+import hashlib
+import json
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -27,7 +29,7 @@ import torch
 from tqdm import tqdm
 
 import searchgym
-from searchgym.fileio import append_jsonl, atomic_torch_save
+from searchgym.fileio import append_jsonl, atomic_torch_save, iter_jsonl
 from searchgym.registry import spec as env_spec
 
 from .advantages import AdvantageConfig, compute_advantages
@@ -35,8 +37,10 @@ from .calibration import CalibrationConfig, Calibrator
 from .encoders import resolve_device
 from .losses import LossConfig, fit_value, policy_loss
 from .population import Population
-from .rollout import RolloutStats, collect_parallel, collect_vector
+from .rollout import RolloutStats, collect_parallel, collect_vector, evaluate_single
 
+#: Step-0 dev scores by (env, dev tasks, initial weights); see ``Trainer._start_point``.
+_START_POINTS: dict[tuple, dict[str, float]] = {}
 
 
 @dataclass
@@ -105,6 +109,9 @@ class Trainer:
         self.device = resolve_device(config.device)
         self.kind = env_spec(config.env_id).kind
         self.env = self._make_env()
+        # Parallel envs: group_size copies (one shared world and tools), stepped together by the rollouts.
+        self.envs = [self.env] + [self._make_env() for _ in range(config.group_size - 1)] \
+            if self.kind == "parallel" else [self.env]
         self.n_agents = 1 if self.kind == "single" else len(self.env.possible_agents)
         self.population = Population.build(config.population_mode, self.n_agents, encoder=config.policy,
                                            device=self.device, seed=config.seed, **config.policy_kwargs)
@@ -138,7 +145,7 @@ class Trainer:
         if self.kind == "single":
             return collect_vector(self.env, self.population, task_ids, generator, seed, greedy)
         episodes = 1 if self.env.metadata.get("group_by") == "episode" else self.config.group_size
-        return collect_parallel(self.env, self.population, task_ids, episodes, generator, seed, greedy,
+        return collect_parallel(self.envs, self.population, task_ids, episodes, generator, seed, greedy,
                                 record_state=self.record_state)
 
     # ------------------------------------------------------------------------------- update
@@ -197,21 +204,13 @@ class Trainer:
     # --------------------------------------------------------------------------- evaluation
     @torch.no_grad()
     def evaluate_dev(self) -> dict[str, float]:
-        """Greedy success on the fixed dev subset (one attempt per task, agent 0's view for groups)."""
+        """Greedy success on the fixed dev subset (one attempt per task, agent 0's view for groups),
+        played ``group_size`` tasks at a time with one policy batch per step."""
         if self.kind == "single":
-            env = self.env.envs[0]
-            successes, f1 = [], []
-            for i, task_id in enumerate(self.dev_tasks):
-                obs, _ = env.reset(seed=10_000 + i, options={"task_id": task_id})
-                done = False
-                while not done:
-                    a, _, _ = self.population.policy_for(0).act([obs], None, greedy=True)
-                    obs, _, terminated, truncated, info = env.step(int(a[0]))
-                    done = terminated or truncated
-                successes.append(float(info["success"]))
-                f1.append(float(info["score"]["f1"]))
-            return {"dev_success": float(np.mean(successes)), "dev_f1": float(np.mean(f1))}
-        _, stats = collect_parallel(self.env, self.population, self.dev_tasks, 1, None, 10_000, greedy=True,
+            finals = evaluate_single(self.env.envs, self.population, self.dev_tasks, 10_000)
+            return {"dev_success": float(np.mean([float(f["success"]) for f in finals])),
+                    "dev_f1": float(np.mean([float(f["score"]["f1"]) for f in finals]))}
+        _, stats = collect_parallel(self.envs, self.population, self.dev_tasks, 1, None, 10_000, greedy=True,
                                     group_by="episode")
         return {"dev_success": stats.success_rate}
 
@@ -221,14 +220,35 @@ class Trainer:
         cfg = self.config
         bar = tqdm(total=cfg.budget, initial=min(self.state.env_steps, cfg.budget), desc=f"{cfg.estimator}",
                    disable=not progress, unit="step", leave=False)
-        if self.state.iteration == 0:
-            self._log({"iteration": 0, "step": 0, **self.evaluate_dev()})
+        if self.state.iteration == 0 and not self._has_start_point():
+            self._log({"iteration": 0, "step": 0, **self._start_point()})
         while self.state.env_steps < cfg.budget:
             row = self.iterate()
             bar.update(min(row["env_steps_this_iteration"], cfg.budget - bar.n))
             bar.set_postfix(dev=row.get("dev_success", float("nan")), train=round(row["train_success"], 2))
         bar.close()
         return self.state
+
+    def _has_start_point(self) -> bool:
+        """Does this run's curve already hold its step-0 dev point (a run resumed before its first
+        checkpoint)? Then it is not evaluated again."""
+        if self.log_fn is not None or self.out_dir is None or not (self.out_dir / "metrics.jsonl").exists():
+            return False
+        return any(row.get("step") == 0 and "dev_success" in row for row in iter_jsonl(self.out_dir / "metrics.jsonl"))
+
+    def _start_point(self) -> dict[str, float]:
+        """Dev scores of the untrained population. Greedy evaluation is deterministic, so runs in
+        this process that start from the same weights on the same env and dev tasks (estimators
+        compared on one seed) evaluate it once."""
+        digest = hashlib.sha256()
+        for name, tensor in self.population.state_dict().items():
+            digest.update(name.encode())
+            digest.update(tensor.detach().cpu().contiguous().numpy().tobytes())
+        key = (self.config.env_id, json.dumps(self.config.env_kwargs, sort_keys=True, default=str),
+               tuple(self.dev_tasks), digest.hexdigest())
+        if key not in _START_POINTS:
+            _START_POINTS[key] = self.evaluate_dev()
+        return dict(_START_POINTS[key])
 
     def iterate(self) -> dict[str, Any]:
         """One iteration: rollouts, advantages, update, (dev evaluation), log row, checkpoint.

@@ -1,66 +1,87 @@
-"""Hot-path benchmark: env steps per second, search throughput per backend, team rounds per second.
+"""Hot-path benchmark: SearchEnv steps against a CartPole step, then search and team rounds.
 
-Every figure is measured side by side in one run on this machine and printed as absolute rates
-and ratios (these machines are shared and noisy: compare ratios, not absolute numbers across runs).
+Every row is measured side by side in one process and printed with CPU time
+(``time.process_time``) beside wall time, its cache state (cold: every cache emptied and a new
+env; warm: the same episodes replayed right after), and its ratio to a Gymnasium CartPole step
+timed in the same run. Goal: a candidate step costs at most 15 CartPole steps. Resets count.
 
-    python benchmarks/bench_env.py [--quick]   # --quick: a 20k-page corpus instead of 100k
+    python benchmarks/bench_env.py [--quick] [--episodes N] [--env-only] [--tree OTHER_CHECKOUT]
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from searchgym.baselines import OracleAgent, RandomAgent  # noqa: E402
-from searchgym.envs.search import SearchEnv  # noqa: E402
+CANDIDATE_GOAL = 15.0
 
 
-def env_steps_per_second(mode: str, agent_name: str, seconds: float = 3.0, size: str = "small") -> dict:
-    """Steps/s of SearchEnv with a random (or oracle) agent; resets are included in the time."""
-    env = SearchEnv(action_mode=mode, world_size=size, split="train")
-    agent = RandomAgent(seed=0) if agent_name == "random" else OracleAgent()
+def episodes_runner(env, agent_name: str, episodes: int):
+    """A function that plays ``episodes`` fixed (task, seed) episodes and returns the steps taken."""
+    from searchgym.baselines import OracleAgent, RandomAgent
+
     tasks = env.tasks.tasks("train")
-    steps = episodes = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        env.reset(seed=episodes, options={"task_id": tasks[episodes % len(tasks)].id})
-        done = False
-        while not done:
-            _, _, terminated, truncated, _ = env.step(agent.act(env.session))
-            steps += 1
-            done = terminated or truncated
-        episodes += 1
-    elapsed = time.perf_counter() - start
-    return {"mode": mode, "agent": agent_name, "steps_per_s": steps / elapsed, "episodes_per_s": episodes / elapsed}
+
+    def run() -> int:
+        agent = RandomAgent(seed=0) if agent_name == "random" else OracleAgent()
+        steps = 0
+        for e in range(episodes):
+            env.reset(seed=e, options={"task_id": tasks[e % len(tasks)].id})
+            done = False
+            while not done:
+                _, _, terminated, truncated, _ = env.step(agent.act(env.session))
+                steps += 1
+                done = terminated or truncated
+        return steps
+
+    return run
+
+
+def env_rows(episodes: int, size: str = "small") -> None:
+    from timing import cartpole, cold_and_warm, ratio_line
+
+    from searchgym.envs.search import SearchEnv
+
+    yardstick = cartpole()
+    print(f"== SearchEnv steps (world {size}, {episodes} episodes per row; resets included) ==")
+    print(f"{'CartPole-v1 step (gym.make, same process)':<44}{yardstick.per_cpu_s:>9.0f} step/s cpu "
+          f"{yardstick.per_wall_s:>9.0f} step/s wall {yardstick.cpu_us:>8.1f} us cpu/step")
+    for mode in ("candidates", "text"):
+        for agent in ("random", "oracle"):
+            env = SearchEnv(action_mode=mode, world_size=size, split="train")
+            cold, warm = cold_and_warm(env.tools, episodes_runner(env, agent, episodes))
+            goal = CANDIDATE_GOAL if mode == "candidates" else None
+            print(ratio_line(f"{mode} {agent} (cold caches)", cold, yardstick, "step"))
+            print(ratio_line(f"{mode} {agent} (warm caches)", warm, yardstick, "step", goal))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller corpus for the search part")
+    parser.add_argument("--episodes", type=int, default=300, help="episodes per env row (default 300)")
+    parser.add_argument("--env-only", action="store_true", help="only the SearchEnv rows")
+    parser.add_argument("--tree", default=None, help="measure another checkout of searchgym (see source_tree.py)")
     args = parser.parse_args()
+    if args.tree:
+        from source_tree import use_tree
 
-    print("== SearchEnv steps per second (world small; search cache warm after the first pass) ==")
-    rows = [env_steps_per_second(m, a) for m, a in (("candidates", "random"), ("candidates", "oracle"),
-                                                     ("text", "random"), ("text", "oracle"))]
-    for r in rows:
-        print(f"{r['mode']:<10} {r['agent']:<6} {r['steps_per_s']:>9.0f} steps/s  {r['episodes_per_s']:>8.1f} episodes/s")
+        use_tree(args.tree)
+    env_rows(args.episodes)
+    if args.env_only:
+        return
 
     print("\n== web_search: bm25s vs rank_bm25 on the same corpus and queries ==")
     import bench_search
 
     bench_search.main(["--size", "large", "--dense-pages", "0"] if args.quick else [])
 
-    try:
-        import bench_team
-    except ImportError:
-        print("\n(bench_team.py not present: team rounds/s not measured)")
-    else:
-        print("\n== TeamSearchEnv rounds per second ==")
-        bench_team.main([])
+    import bench_team
+
+    print("\n== TeamSearchEnv rounds and GroupSearchEnv steps ==")
+    bench_team.main([])  # with --tree, the other checkout is already the one imported
 
 
 if __name__ == "__main__":

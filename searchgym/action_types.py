@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 ACTION_KINDS = ("tool", "answer", "post", "wait")
@@ -67,6 +67,17 @@ class Action:
             raise ValueError(f"duplicate argument names in {[k for k, _ in pairs]}")
         object.__setattr__(self, "arguments", tuple(sorted(pairs, key=lambda kv: kv[0])))
 
+    def __hash__(self) -> int:
+        """Computed once (candidate lists hash the same actions step after step)."""
+        cached = self.__dict__.get("_hash")
+        if cached is None:
+            cached = self.__dict__["_hash"] = hash((self.kind, self.tool, self.arguments, self.text))
+        return cached
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The fields only: memos (the hash, a candidate's text) are per process, never pickled."""
+        return {name: self.__dict__[name] for name in _FIELDS}
+
     @classmethod
     def call(cls, tool: str, /, **arguments: Any) -> Action:
         return cls(kind="tool", tool=tool, arguments=tuple(arguments.items()))
@@ -84,8 +95,17 @@ class Action:
         return cls(kind="wait")
 
     def with_provenance(self, provenance: str) -> Action:
-        """The same action with a provenance (``call`` cannot take one: it could be an argument)."""
-        return replace(self, provenance=provenance)
+        """The same action with a provenance (``call`` cannot take one: it could be an argument).
+
+        The copy is not validated again: every other field is the validated one of ``self``."""
+        if not isinstance(provenance, str):
+            raise TypeError(f"provenance must be a str, got {type(provenance).__name__}")
+        copy = object.__new__(type(self))
+        state = copy.__dict__
+        for name in _FIELDS:
+            state[name] = self.__dict__[name]
+        state["provenance"] = provenance
+        return copy
 
     @property
     def args(self) -> dict[str, Any]:
@@ -102,6 +122,9 @@ class Action:
     def describe(self) -> str:
         """``render()`` plus ``"  <- provenance"``: what a candidate-mode policy reads."""
         return f"{self.render()}  <- {self.provenance}" if self.provenance else self.render()
+
+
+_FIELDS = tuple(f.name for f in fields(Action))
 
 
 @dataclass(frozen=True)

@@ -13,8 +13,10 @@ so that position carries no signal.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+import weakref
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from itertools import chain, islice
 
 from searchgym.actions import Action
 from searchgym.tools.base import ToolResult
@@ -28,6 +30,10 @@ MAX_NUMBERS_PER_QUANTITY = 4
 MAX_LATEST_ANSWERS = 10
 MAX_QUESTION_ANSWERS = 6
 MAX_CALCULATIONS = 8
+#: Entries a memo keeps before it starts over (bounds memory on very large worlds): memos keyed
+#: by names and ids, and memos keyed by whole result texts (a few KB each).
+MEMO_LIMIT = 50_000
+TEXT_MEMO_LIMIT = 8192
 
 
 @dataclass
@@ -40,6 +46,27 @@ class Round:
     names: tuple[str, ...] = ()
     calculator_value: str | None = None
     clock_year: int | None = None
+    #: What candidate generation derives from this round, computed once (see ``CandidateGenerator``).
+    derived: dict = field(default_factory=dict, repr=False, compare=False)
+
+
+_MENTIONS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def names_in(world: World, text: str) -> tuple[str, ...]:
+    """The entity names ``text`` mentions, in order (memoised per world: results recur)."""
+    memo = _MENTIONS.get(world)
+    if memo is None or len(memo) > TEXT_MEMO_LIMIT:
+        memo = _MENTIONS[world] = {}
+    names = memo.get(text)
+    if names is None:
+        names = memo[text] = tuple(surface for surface, _ in world.mentions.find(text))
+    return names
+
+
+def clear_memos() -> None:
+    """Forget the memoised mention look-ups (for benchmarks that time cold caches)."""
+    _MENTIONS.clear()
 
 
 @dataclass
@@ -48,12 +75,14 @@ class Observed:
 
     question_names: tuple[str, ...]
     rounds: list[Round] = field(default_factory=list)
+    #: Candidate generation's memo of this record (see ``CandidateGenerator.generate``).
+    derived: dict = field(default_factory=dict, repr=False, compare=False)
 
     def record(self, world: World, action: Action | None, result: ToolResult | None) -> Round:
         """Digest a round's result: which facts, names, numbers it showed."""
         fact_ids = tuple(e for e in (result.evidence_ids if result else ()) if e not in SPECIAL_EVIDENCE
                          and e in world.facts)
-        names = tuple(surface for surface, _ in world.mentions.find(result.text)) if result and result.ok else ()
+        names = names_in(world, result.text) if result and result.ok else ()
         calc = result.text.strip() if (result and result.ok and action and action.tool == "calculator") else None
         clock = world.now.year if (result and "clock" in result.evidence_ids) else None
         rnd = Round(action, result, fact_ids, names, calc, clock)
@@ -78,7 +107,15 @@ def _provenance(world: World, fact: Fact, tool: str) -> str:
 
 
 def _noted(action: Action, provenance: str) -> Action:
-    return replace(action, provenance=provenance)
+    return action.with_provenance(provenance)
+
+
+def _list_answer(predicate: str, obj: str, subjects: tuple[str, ...]) -> Action:
+    return Action.answer("; ".join(subjects), f"every {predicate.replace('_', ' ')} {obj} seen ({len(subjects)})")
+
+
+def _calculator_call(expression: str, note: str) -> Action:
+    return _noted(Action.call("calculator", expression=expression), note)
 
 
 def _tool_of(rnd: Round) -> str:
@@ -86,11 +123,26 @@ def _tool_of(rnd: Round) -> str:
 
 
 class CandidateGenerator:
-    """Builds the ranked candidate list for one agent; stateless, so it can be shared."""
+    """Builds the ranked candidate list for one agent; shared by every session of an env.
+
+    Why it memoises: a round's answers, names and numbers are derived once (kept on the
+    ``Round``), and the actions built from names, facts and calculations are kept per generator,
+    so a step only re-merges the tiers. The output is the same as building everything afresh.
+    """
 
     def __init__(self, world: World, max_candidates: int = 48) -> None:
         self.world = world
         self.max_candidates = max_candidates
+        self._memo: dict[tuple, object] = {}
+
+    def _memoised(self, key: tuple, build: Callable, *args: object):
+        """``build(*args)``, once per ``key``."""
+        found = self._memo.get(key)
+        if found is None:
+            if len(self._memo) > MEMO_LIMIT:
+                self._memo.clear()
+            found = self._memo[key] = build(*args)
+        return found
 
     def generate(
         self,
@@ -100,33 +152,66 @@ class CandidateGenerator:
         extra: Sequence[Action] = (),
     ) -> list[Action]:
         """Ranked, de-duplicated candidates (at most ``max_candidates``; the env shuffles them)."""
-        allowed = set(allowed_tools)
+        allowed = frozenset(allowed_tools)
         rounds = observed.rounds
         latest, older = rounds[-1:], rounds[-2::-1]
         question = set(observed.question_names)
         older_answers = self._answers(older) if can_answer else []
-        about_question = [a for a in older_answers if a.provenance.split(" | ")[0] in question]
-        tiers: list[list[Action]] = [
-            list(extra),
-            self._name_actions(observed.question_names, allowed, "question"),
-            (self._answers(latest)[:MAX_LATEST_ANSWERS] if can_answer else []),
+        about_question = [a for a in older_answers if a.provenance.partition(" | ")[0] in question]
+        kb, web = "knowledge_base" in allowed, "web_search" in allowed
+        memo = observed.derived
+        if memo.get("question", (None,))[0] != (kb, web):
+            memo["question"] = ((kb, web), self._name_actions(observed.question_names, allowed, "question"))
+        ranked = chain(  # the first tiers: cheap, and always listed
+            extra,
+            memo["question"][1],
+            (self._latest_answers(latest) if can_answer else []),
             about_question[:MAX_QUESTION_ANSWERS],
-            self._name_actions(self._names(latest), allowed, "latest result", self._name_roles(latest)),
-            self._calculations(observed)[:MAX_CALCULATIONS] if "calculator" in allowed else [],
-            self._fixed(observed, allowed),
-            older_answers,
-            self._name_actions(self._names(older), allowed, "earlier result", self._name_roles(older)),
+            self._latest_names(latest, allowed, kb, web),
+        )
+        later: list[Callable[[], Sequence[Action]]] = [  # built only while the list is not full
+            lambda: self._calculations(observed)[:MAX_CALCULATIONS] if "calculator" in allowed else [],
+            lambda: self._fixed(observed, allowed),
+            lambda: older_answers,
+            lambda: self._name_actions(self._names(older), allowed, "earlier result", self._name_roles(older)),
         ]
-        seen: set[Action] = set()
-        ranked: list[Action] = []
-        for tier in tiers:
-            for action in tier:
-                if action not in seen:
-                    seen.add(action)
-                    ranked.append(action)
-        return ranked[: self.max_candidates]
+        unique = dict.fromkeys(ranked)  # keeps each action's first occurrence, in order
+        for tier in later:
+            if len(unique) >= self.max_candidates:
+                break
+            unique.update(dict.fromkeys(tier()))
+        return list(islice(unique, self.max_candidates))
 
     # ------------------------------------------------------------------------------ tiers
+    def _derived(self, rnd: Round) -> dict:
+        """The round's memo, shared by every round of the same content (the same result recurs
+        across agents and episodes): what is derived from it depends on nothing else."""
+        derived = rnd.derived
+        if "content" not in derived:
+            expression = rnd.action.args.get("expression") if rnd.calculator_value is not None and rnd.action else None
+            content = (_tool_of(rnd), rnd.fact_ids, rnd.names, rnd.calculator_value, expression)
+            derived = self._memoised(("round", content), dict, (("content", content),))
+            rnd.derived = derived
+        return derived
+
+    def _latest_answers(self, latest: Sequence[Round]) -> list[Action]:
+        if not latest:
+            return []
+        derived = self._derived(latest[0])
+        if "latest_answers" not in derived:
+            derived["latest_answers"] = self._answers(latest)[:MAX_LATEST_ANSWERS]
+        return derived["latest_answers"]
+
+    def _latest_names(self, latest: Sequence[Round], allowed: frozenset[str], kb: bool, web: bool) -> list[Action]:
+        if not latest:
+            return []
+        derived = self._derived(latest[0])
+        found = derived.get("latest_names")
+        if found is None or found[0] != (kb, web):
+            actions = self._name_actions(self._names(latest), allowed, "latest result", self._name_roles(latest))
+            found = derived["latest_names"] = ((kb, web), actions)
+        return found[1]
+
     @staticmethod
     def _names(rounds: Sequence[Round]) -> list[str]:
         names: list[str] = []
@@ -134,52 +219,97 @@ class CandidateGenerator:
             names.extend(n for n in rnd.names[:MAX_NAMES_PER_ROUND] if n not in names)
         return names
 
-    @staticmethod
-    def _name_actions(names: Sequence[str], allowed: set[str], where: str,
+    def _name_actions(self, names: Sequence[str], allowed: frozenset[str], where: str,
                       roles: dict[str, str] | None = None) -> list[Action]:
         """Look-ups of names; the provenance says where the name came from and, for a name that
         was the value of a fact, which relation pointed at it ("Vexa Corp | made by")."""
-        actions = []
+        kb, web = "knowledge_base" in allowed, "web_search" in allowed
+        actions: list[Action] = []
         for name in names:
             note = f"name from the {where}"
             if roles and name in roles:
                 note += f" | {roles[name]}"
-            if "knowledge_base" in allowed:
-                actions.append(_noted(Action.call("knowledge_base", entity=name), note))
-            if "web_search" in allowed:
-                actions.append(_noted(Action.call("web_search", query=name), note))
+            actions.extend(self._memoised(("name", name, note, kb, web), self._lookups, name, note, kb, web))
         return actions
+
+    @staticmethod
+    def _lookups(name: str, note: str, kb: bool, web: bool) -> tuple[Action, ...]:
+        actions = []
+        if kb:
+            actions.append(_noted(Action.call("knowledge_base", entity=name), note))
+        if web:
+            actions.append(_noted(Action.call("web_search", query=name), note))
+        return tuple(actions)
 
     def _name_roles(self, rounds: Sequence[Round]) -> dict[str, str]:
         """name -> "subject | predicate" of the (most recent) seen fact whose value is that name."""
         roles: dict[str, str] = {}
         for rnd in rounds:
+            for value, role in self._round_roles(rnd):
+                roles.setdefault(value, role)
+        return roles
+
+    def _round_roles(self, rnd: Round) -> list[tuple[str, str]]:
+        derived = self._derived(rnd)
+        found = derived.get("roles")
+        if found is None:
+            found = []
             for fid in rnd.fact_ids:
                 fact = self.world.facts[fid]
                 if fact.object_id is not None:
                     subject = self.world.entities[fact.subject_id].display_name
-                    roles.setdefault(str(fact.value), f"{fact.predicate.replace('_', ' ')} of {subject}")
-        return roles
+                    found.append((str(fact.value), f"{fact.predicate.replace('_', ' ')} of {subject}"))
+            derived["roles"] = found
+        return found
 
-    def _answers(self, rounds: Sequence[Round]) -> list[Action]:
-        actions: list[Action] = []
-        groups: dict[tuple[str, str], list[str]] = {}
-        for rnd in rounds:
+    def _round_answers(self, rnd: Round) -> tuple[list[Action], list[tuple[tuple[str, str], str]]]:
+        """(answer actions, ((predicate, value), subject) list memberships) of one round."""
+        derived = self._derived(rnd)
+        found = derived.get("answers")
+        if found is None:
             tool = _tool_of(rnd)
+            actions: list[Action] = []
+            members: list[tuple[tuple[str, str], str]] = []
             if rnd.calculator_value is not None:
                 expr = rnd.action.args.get("expression", "") if rnd.action else ""
                 actions.append(Action.answer(rnd.calculator_value, f"calculator: {expr}"))
             for fid in rnd.fact_ids:
                 fact = self.world.facts[fid]
-                actions.append(Action.answer(_fact_value(fact), _provenance(self.world, fact, tool)))
+                actions.append(self._memoised(("answer", fid, tool), self._fact_answer, fact, tool))
                 if fact.object_id is not None:
                     subject = self.world.entities[fact.subject_id].display_name
-                    members = groups.setdefault((fact.predicate, str(fact.value)), [])
-                    if subject not in members:
-                        members.append(subject)
-        lists = [Action.answer("; ".join(subjects), f"every {predicate.replace('_', ' ')} {obj} seen ({len(subjects)})")
+                    members.append(((fact.predicate, str(fact.value)), subject))
+            found = derived["answers"] = (actions, members)
+        return found
+
+    def _answers(self, rounds: Sequence[Round]) -> list[Action]:
+        actions: list[Action] = []
+        groups: dict[tuple[str, str], list[str]] = {}
+        for rnd in rounds:
+            answers, members = self._round_answers(rnd)
+            actions.extend(answers)
+            for key, subject in members:
+                subjects = groups.setdefault(key, [])
+                if subject not in subjects:
+                    subjects.append(subject)
+        lists = [self._memoised(("list", predicate, obj, *subjects), _list_answer, predicate, obj, tuple(subjects))
                  for (predicate, obj), subjects in groups.items() if len(subjects) >= 2]
         return lists + actions
+
+    def _fact_answer(self, fact: Fact, tool: str) -> Action:
+        return Action.answer(_fact_value(fact), _provenance(self.world, fact, tool))
+
+    def _round_numbers(self, rnd: Round) -> list[Fact]:
+        derived = self._derived(rnd)
+        found = derived.get("numbers")
+        if found is None:
+            facts = (self.world.facts[fid] for fid in rnd.fact_ids)
+            found = derived["numbers"] = [f for f in facts if f.object_id is None and isinstance(f.value, (int, float))]
+        return found
+
+    def _calculation(self, expression: str, note: str) -> Action:
+        return self._memoised(("calc", expression, note),
+                              _calculator_call, expression, note)
 
     def _calculations(self, observed: Observed) -> list[Action]:
         """Sums and differences of like quantities seen (same predicate), and years since (clock).
@@ -188,44 +318,53 @@ class CandidateGenerator:
         current figures before outdated ones.
         """
         rounds = observed.rounds
+        clock = next((r.clock_year for r in reversed(rounds) if r.clock_year), None)
+        # Ages only order the figures, so the list depends on the sequence of rounds with figures
+        # (their facts), the clock and the question's names: memoised across steps and episodes.
+        key = ("calculations", clock, observed.question_names,
+               tuple(r.fact_ids for r in rounds if self._round_numbers(r)))
+        return self._memoised(key, self._rank_calculations, observed, clock)
+
+    def _rank_calculations(self, observed: Observed, clock: int | None) -> list[Action]:
+        rounds = observed.rounds
         question = set(observed.question_names)
         ranked: list[tuple[bool, int, bool, Fact]] = []
         for age, rnd in enumerate(reversed(rounds)):
-            for fid in rnd.fact_ids:
-                fact = self.world.facts[fid]
-                if fact.object_id is None and isinstance(fact.value, (int, float)):
-                    named = self.world.entities[fact.subject_id].display_name in question
-                    ranked.append((not named, age, not fact.current, fact))
+            for fact in self._round_numbers(rnd):
+                named = self.world.entities[fact.subject_id].display_name in question
+                ranked.append((not named, age, not fact.current, fact))
         by_quantity: dict[str, list[tuple[int, int | float]]] = {}
         for rank, (*_, fact) in enumerate(sorted(ranked, key=lambda r: r[:3])):
             values = by_quantity.setdefault(fact.predicate, [])
             if all(fact.value != v for _, v in values) and len(values) < MAX_NUMBERS_PER_QUANTITY:
                 values.append((rank, fact.value))
         scored: list[tuple[int, Action]] = []
-        clock = next((r.clock_year for r in reversed(rounds) if r.clock_year), None)
         for predicate, values in by_quantity.items():
             what = predicate.replace("_", " ")
             if predicate.endswith("year"):  # years pair with the clock; their sums answer nothing
                 if clock is not None:
-                    scored += [(rank, _noted(Action.call("calculator", expression=f"{clock} - {v}"),
-                                             f"current year minus {what}")) for rank, v in values]
+                    scored += [(rank, self._calculation(f"{clock} - {v}", f"current year minus {what}"))
+                               for rank, v in values]
                 continue
             for i, (rank_a, a) in enumerate(values):
                 for rank_b, b in values[i + 1:]:
                     hi, lo = max(a, b), min(a, b)
                     rank = max(rank_a, rank_b)
-                    scored.append((rank, _noted(Action.call("calculator", expression=f"{a} + {b}"), f"sum of {what}")))
-                    scored.append((rank, _noted(Action.call("calculator", expression=f"{hi} - {lo}"),
-                                                f"difference of {what}")))
+                    scored.append((rank, self._calculation(f"{a} + {b}", f"sum of {what}")))
+                    scored.append((rank, self._calculation(f"{hi} - {lo}", f"difference of {what}")))
         return [action for _, action in sorted(scored, key=lambda pair: pair[0])]
 
+    def _fixed(self, observed: Observed, allowed: frozenset[str]) -> tuple[Action, ...]:
+        name = observed.question_names[0] if observed.question_names else "the question"
+        clock, ask = "current_time" in allowed, "ask_for_clarification" in allowed
+        return self._memoised(("fixed", name, clock, ask), self._fixed_actions, name, clock, ask)
+
     @staticmethod
-    def _fixed(observed: Observed, allowed: set[str]) -> list[Action]:
+    def _fixed_actions(name: str, clock: bool, ask: bool) -> tuple[Action, ...]:
         actions = []
-        if "current_time" in allowed:
+        if clock:
             actions.append(_noted(Action.call("current_time"), "the world's clock"))
-        if "ask_for_clarification" in allowed:
-            name = observed.question_names[0] if observed.question_names else "the question"
+        if ask:
             actions.append(_noted(Action.call("ask_for_clarification", question=f"Which {name} do you mean?"),
                                   "ask the user"))
-        return actions
+        return tuple(actions)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from searchgym.actions import Action
 from searchgym.scoring import find_numbers, normalize_answer, split_list
@@ -51,6 +52,33 @@ class RoundSignals:
 def content_tokens(text: str) -> set[str]:
     """Normalised words of ``text`` minus stopwords."""
     return {t for t in normalize_answer(text).split() if t not in STOPWORDS}
+
+
+@dataclass(frozen=True)
+class ReadText:
+    """What the judge keeps of one observation: its normalised text, content words and numbers."""
+
+    normalized: str
+    tokens: frozenset[str]
+    numbers: frozenset[float]
+
+    @property
+    def padded(self) -> str:
+        """`` normalised text ``: a whole-word ``in`` test."""
+        return f" {self.normalized} "
+
+
+@lru_cache(maxsize=1 << 13)
+def read_text(text: str) -> ReadText:
+    """Read an observation once (memoised: the same results and notes recur across rounds,
+    readers and episodes, so each distinct text is normalised and scanned for numbers once)."""
+    normalized = normalize_answer(text)
+    tokens = frozenset(t for t in normalized.split() if t not in STOPWORDS)
+    return ReadText(normalized, tokens, frozenset(_numbers_in(text)))
+
+
+def _numbers_in(text: str) -> set[float]:
+    return {abs(x) for x in find_numbers(text, scaled=True)} | {abs(x) for x in find_numbers(text, scaled=False)}
 
 
 def _near(x: float, observed: set[float], rel: float, absolute: float) -> bool:
@@ -94,19 +122,14 @@ class ProcessJudge:
         self._gold = task.gold_fact_ids
         self._seen_gold: set[str] = set()
         self._previous: list[Action] = []
-        self._observed: list[str] = [normalize_answer(task.question)]
-        self._tokens: set[str] = content_tokens(task.question)
-        self._numbers: set[float] = self._numbers_in(task.question)
+        question = read_text(task.question)
+        # What was seen, one reading per observation (judging a round adds one, nothing is merged).
+        self._readings: list[ReadText] = [question]
+        self._number_union: tuple[int, frozenset[float]] = (1, question.numbers)
 
     @property
     def seen_gold_ids(self) -> frozenset[str]:
         return frozenset(self._seen_gold)
-
-    @staticmethod
-    def _numbers_in(text: str) -> set[float]:
-        return {abs(x) for x in find_numbers(text, scaled=True)} | {
-            abs(x) for x in find_numbers(text, scaled=False)
-        }
 
     def judge(
         self, action: Action | None, evidence_ids: Sequence[str], ok: bool, observation_text: str
@@ -119,10 +142,8 @@ class ProcessJudge:
         self._seen_gold.update(new_ids)
         if action is not None:
             self._previous.append(action)
-        observation = str(observation_text)
-        self._observed.append(normalize_answer(observation))
-        self._tokens |= content_tokens(observation)
-        self._numbers |= self._numbers_in(observation)
+        read = read_text(str(observation_text))  # memoised: a text seen before is not read again
+        self._readings.append(read)
         return RoundSignals(
             new_gold_ids=new_ids,
             new_gold=bool(new_ids),
@@ -166,7 +187,7 @@ class ProcessJudge:
                 return f"not grounded: the numbers {unseen} were never observed"
             return None if any(observed) else "not grounded: the expression uses no observed number"
         strings = " ".join(v for v in action.args.values() if isinstance(v, str))
-        if not content_tokens(strings):
+        if not read_text(strings).tokens:
             return "not grounded: the arguments have no content word"
         if not self._shares_word(strings):
             return "not grounded: no argument word appears in the question or earlier observations"
@@ -189,7 +210,15 @@ class ProcessJudge:
         if not needle:
             return False
         padded = f" {needle} "
-        return any(padded in f" {seen} " for seen in self._observed)
+        return any(padded in r.padded for r in self._readings)
 
     def _shares_word(self, text: str) -> bool:
-        return bool(content_tokens(text) & self._tokens)
+        tokens = read_text(text).tokens
+        return any(not tokens.isdisjoint(r.tokens) for r in self._readings)
+
+    @property
+    def _numbers(self) -> frozenset[float]:
+        """Every number observed so far (merged when a check needs them)."""
+        if self._number_union[0] != len(self._readings):
+            self._number_union = (len(self._readings), frozenset().union(*(r.numbers for r in self._readings)))
+        return self._number_union[1]

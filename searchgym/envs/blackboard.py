@@ -169,17 +169,26 @@ class Blackboard:
 
     def __init__(self) -> None:
         self.notes: list[Note] = []
+        self._carried: tuple[int, frozenset[str], frozenset[str]] = (0, frozenset(), frozenset())
 
     def post(self, note: Note) -> None:
         self.notes.append(note)
 
+    def _carried_now(self) -> tuple[int, frozenset[str], frozenset[str]]:
+        """(notes counted, evidence ids, calculator values), recomputed only after a new note."""
+        if self._carried[0] != len(self.notes):
+            self._carried = (len(self.notes), frozenset(e for n in self.notes for e in n.evidence.evidence_ids),
+                             frozenset(n.evidence.calculator_value for n in self.notes
+                                       if n.evidence.calculator_value is not None))
+        return self._carried
+
     @property
     def evidence_ids(self) -> frozenset[str]:
-        return frozenset(e for n in self.notes for e in n.evidence.evidence_ids)
+        return self._carried_now()[1]
 
     @property
     def calculator_values(self) -> frozenset[str]:
-        return frozenset(n.evidence.calculator_value for n in self.notes if n.evidence.calculator_value is not None)
+        return self._carried_now()[2]
 
     def posted_in(self, round_number: int) -> list[Note]:
         return [n for n in self.notes if n.round == round_number]

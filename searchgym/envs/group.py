@@ -29,7 +29,6 @@ from __future__ import annotations
 import functools
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict
 from typing import Any, ClassVar
 
 import numpy as np
@@ -39,7 +38,7 @@ from pettingzoo import ParallelEnv
 
 from searchgym.candidates import CandidateGenerator
 from searchgym.envs.setup import env_setup
-from searchgym.envs.session import SearchSession, StepOutcome
+from searchgym.envs.session import SearchSession, StepOutcome, signals_info
 from searchgym.envs.spaces import (
     candidate_action_space,
     candidate_observation_space,
@@ -166,7 +165,7 @@ class MultiSearchEnv(ParallelEnv):
     def _signals(outcome: StepOutcome | None) -> dict[str, Any]:
         if outcome is None:
             return {}
-        return asdict(outcome.signals) | {"contribution": outcome.signals.contribution}
+        return signals_info(outcome.signals)
 
     def _agent_block(self, session: SearchSession, outcome: StepOutcome | None, limit: int) -> list[float]:
         gold = max(len(session.task.evidence), 1)
@@ -220,7 +219,8 @@ class GroupSearchEnv(MultiSearchEnv):
         self.sessions = {agent: SearchSession(self.world, self.tools, self.task, self.config, rng,
                                               generator=self.generator)
                          for agent, rng in zip(self.possible_agents, rngs, strict=True)}
-        observations = {a: self._observation(a, self.sessions[a].prompt()) for a in self.agents}
+        text_mode = not self._candidate_mode()  # candidate observations do not show the prompt
+        observations = {a: self._observation(a, self.sessions[a].prompt() if text_mode else "") for a in self.agents}
         return observations, {a: self._info(a, None) for a in self.agents}
 
     def step(self, actions: Mapping[str, Any]):

@@ -28,14 +28,14 @@ for this round (``new_gold``, ``consistent``, ``contribution``), the answer and 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
 
+from searchgym.candidates import CandidateGenerator
 from searchgym.envs.setup import env_setup
-from searchgym.envs.session import NO_REWARD, NO_SIGNALS, SearchSession
+from searchgym.envs.session import NO_REWARD, NO_SIGNALS, SearchSession, signals_info
 from searchgym.envs.spaces import (
     candidate_action_space,
     candidate_observation_space,
@@ -80,12 +80,15 @@ class SearchEnv(gym.Env):
             self.observation_space = text_observation_space(max_obs_chars)
             self.action_space = text_action_space(self.config.max_action_chars)
         self.session: SearchSession | None = None
+        self.generator = CandidateGenerator(self.world, max_candidates)  # its memos outlive episodes
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         super().reset(seed=seed)
         task = self.tasks.pick(self.np_random, options)
-        self.session = SearchSession(self.world, self.tools, task, self.config, self.np_random)
-        return self._observation(self.session.prompt()), self._info(None)
+        self.session = SearchSession(self.world, self.tools, task, self.config, self.np_random,
+                                     generator=self.generator)
+        prompt = self.session.prompt() if self.config.action_mode == "text" else ""  # candidates: unused
+        return self._observation(prompt), self._info(None)
 
     def step(self, action):
         if self.session is None:
@@ -103,8 +106,7 @@ class SearchEnv(gym.Env):
     def _info(self, outcome) -> dict[str, Any]:
         info = self.session.info()
         info["reward_components"] = dict(outcome.reward) if outcome else dict(NO_REWARD)
-        info["signals"] = (asdict(outcome.signals) | {"contribution": outcome.signals.contribution}
-                           if outcome else dict(NO_SIGNALS))
+        info["signals"] = signals_info(outcome.signals) if outcome else dict(NO_SIGNALS)
         info["invalid"] = bool(outcome.invalid) if outcome else False
         info["format_error"] = bool(outcome.format_error) if outcome else False
         if self.config.action_mode == "candidates":

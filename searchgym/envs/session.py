@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 
 from searchgym.actions import Action, ParseError, accepted_forms, format_tool_result, parse_action
-from searchgym.candidates import CandidateGenerator, Observed
-from searchgym.envs.spaces import sanitize
+from searchgym.candidates import CandidateGenerator, Observed, names_in
+from searchgym.envs.spaces import is_clean, sanitize
 from searchgym.judge import ProcessJudge, RoundSignals
 from searchgym.scoring import AnswerScore, RewardConfig, compose_reward, score_answer
 from searchgym.tools.base import Tool, ToolResult
@@ -74,6 +74,44 @@ class StepOutcome:
     score: AnswerScore | None = None
 
 
+_SCORE_FIELDS = tuple(f.name for f in fields(AnswerScore))
+_SCORES: dict[tuple[int, str, str], tuple[Task, AnswerScore]] = {}
+
+
+def _scored(task: Task, answer: str, metric: str) -> AnswerScore:
+    """``score_answer``, memoised (scores are immutable; agents give the same answers again)."""
+    key = (id(task), answer, metric)
+    found = _SCORES.get(key)
+    if found is None or found[0] is not task:
+        if len(_SCORES) > 100_000:
+            _SCORES.clear()
+        found = _SCORES[key] = (task, score_answer(task, answer, metric))
+    return found[1]
+
+
+def score_info(score: AnswerScore) -> dict:
+    """``info["score"]``: ``asdict(score)`` (every field is a number or a flag, so a flat copy)."""
+    return {name: getattr(score, name) for name in _SCORE_FIELDS}
+
+
+def signals_info(signals: RoundSignals) -> dict:
+    """``info["signals"]``: the judge's signals of a round and their contribution (as ``asdict``)."""
+    return {"new_gold_ids": tuple(signals.new_gold_ids), "new_gold": signals.new_gold,
+            "consistent": signals.consistent, "reason": signals.reason, "contribution": signals.contribution}
+
+
+def candidate_text(action: Action, max_chars: int) -> str:
+    """What a policy reads for a candidate: ``describe()`` sanitised and cut to ``max_chars``.
+
+    Memoised on the action itself (an immutable value; ``with_provenance`` copies drop the memo):
+    the same candidate objects are listed step after step."""
+    memo = action.__dict__.get("_candidate_text")
+    if memo is None or memo[0] != max_chars:
+        memo = (max_chars, sanitize(action.describe(), max_chars))
+        action.__dict__["_candidate_text"] = memo
+    return memo[1]
+
+
 class SearchSession:
     """The state of one agent on one task; see the module docstring."""
 
@@ -97,8 +135,9 @@ class SearchSession:
         self.header = header
         self.generator = generator or CandidateGenerator(world, config.max_candidates)
         self.judge = ProcessJudge(task)
-        self.observed = Observed(tuple(s for s, _ in world.mentions.find(task.question)))
+        self.observed = Observed(names_in(world, task.question))
         self.transcript: list[tuple[str, str]] = []  # (action line, result text)
+        self._block_memo: list[tuple[str, bool]] = []  # transcript_text's blocks, built once per round
         self.steps = 0
         self.tool_calls = 0
         self.invalid_actions = 0
@@ -130,27 +169,41 @@ class SearchSession:
             head += extra.rstrip() + "\n"
         budget = self.config.max_obs_chars - len(head)
         parts: list[str] = []
-        for i in range(len(self.transcript) - 1, -1, -1):
-            line, result = self.transcript[i]
-            block = f"Step {i + 1}: {line}\n{result}\n"
+        clean = is_clean(head)
+        blocks = self._blocks()
+        for i in range(len(blocks) - 1, -1, -1):
+            block, block_clean = blocks[i]
             if len(block) > budget:
                 if not parts:
                     parts.append(block[:max(budget, 0)])
+                    clean = clean and block_clean
                 break
             parts.append(block)
+            clean = clean and block_clean
             budget -= len(block)
-        return sanitize(head + "".join(reversed(parts)), self.config.max_obs_chars)
+        text = head + "".join(reversed(parts))
+        # sanitize maps character by character, so text made of clean parts is already sanitised
+        return text[:self.config.max_obs_chars] if clean else sanitize(text, self.config.max_obs_chars)
+
+    def _blocks(self) -> list[tuple[str, bool]]:
+        """("Step k: action\\nresult\\n", is it already in the charset) per round, built once."""
+        for i in range(len(self._block_memo), len(self.transcript)):
+            line, result = self.transcript[i]
+            block = f"Step {i + 1}: {line}\n{result}\n"
+            self._block_memo.append((block, is_clean(block)))
+        return self._block_memo
 
     def refresh_candidates(self, extra: Sequence[Action] = ()) -> list[Action]:
         """Regenerate and shuffle this step's candidates (by the session's generator)."""
         ranked = self.generator.generate(self.observed, self.allowed, self.can_answer, extra)
         order = self.rng.permutation(len(ranked))
-        self.candidates = [ranked[i] for i in order]
+        self.candidates = [ranked[i] for i in order.tolist()]
         return self.candidates
 
     def candidate_observation(self, extra_text: str = "") -> dict:
         n = self.config.max_candidates
-        texts = [sanitize(a.describe(), self.config.max_candidate_chars) for a in self.candidates[:n]]
+        limit = self.config.max_candidate_chars
+        texts = [candidate_text(a, limit) for a in self.candidates[:n]]
         mask = np.zeros(n, dtype=np.int8)
         mask[: len(texts)] = 1
         return {"text": self.transcript_text(extra_text), "candidates": tuple(texts + [""] * (n - len(texts))),
@@ -214,7 +267,7 @@ class SearchSession:
         terminated = False
         if action is not None and action.kind == "answer" and not invalid:
             self.answer = action.text
-            self.score = score = score_answer(self.task, action.text, self.config.reward.answer_metric)
+            self.score = score = _scored(self.task, action.text, self.config.reward.answer_metric)
             terminated = True
         truncated = not terminated and self.steps >= self.config.max_steps
         reward = compose_reward(score, invalid, format_error, self.config.reward, unanswered=truncated)
@@ -242,7 +295,7 @@ class SearchSession:
             "gold_evidence": len(self.task.evidence),
             "answer": self.answer,
             "success": bool(self.score.success) if self.score else False,
-            "score": asdict(self.score) if self.score else dict(NO_SCORE),
+            "score": score_info(self.score) if self.score else dict(NO_SCORE),
         }
 
     def render(self) -> str:

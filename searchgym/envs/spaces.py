@@ -22,11 +22,14 @@ _CHARSET_STR = "".join(sorted(OBS_CHARSET))
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
+def is_clean(text: str) -> bool:
+    """Is every character of ``text`` in ``OBS_CHARSET`` (so ``sanitize`` only cuts it)?"""
+    return (text.isascii() and _CONTROL.search(text) is None) or all(c in OBS_CHARSET for c in text)
+
+
 def sanitize(text: str, max_length: int) -> str:
     """Map ``text`` into ``OBS_CHARSET`` and cut it to ``max_length`` characters."""
-    if text.isascii() and _CONTROL.search(text) is None:  # fast path: plain printable ASCII
-        return text[:max_length]
-    if all(c in OBS_CHARSET for c in text):
+    if is_clean(text):
         return text[:max_length]
     out = []
     for c in text:

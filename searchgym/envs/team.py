@@ -54,7 +54,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from searchgym.actions import Action, ParseError, parse_action
-from searchgym.candidates import Round
+from searchgym.candidates import TEXT_MEMO_LIMIT, Round
 from searchgym.envs.blackboard import (
     MAX_NOTE_CHARS,
     MAX_POST_CANDIDATES,
@@ -67,9 +67,9 @@ from searchgym.envs.blackboard import (
 )
 from searchgym.envs.group import AGENT_FIELDS, MultiSearchEnv
 from searchgym.envs.roles import Role, resolve_roles
-from searchgym.envs.session import TOOL_ORDER, SearchSession, StepOutcome
+from searchgym.envs.session import TOOL_ORDER, SearchSession, StepOutcome, score_info
 from searchgym.envs.spaces import sanitize
-from searchgym.judge import content_tokens
+from searchgym.judge import content_tokens, read_text
 from searchgym.tools.base import ToolResult
 from searchgym.world import FAMILIES
 
@@ -107,6 +107,11 @@ class TeamSearchEnv(MultiSearchEnv):
         self._latest_tool_round: dict[str, Round] = {}
         self._line_cache: dict[str, tuple[Round, list]] = {}
         self._question_words: frozenset[str] = frozenset()
+        # Memos that outlive episodes: the same results, lines and notes recur (bounded, see reset).
+        self._lines_memo: dict[tuple, list] = {}
+        self._post_memo: dict[tuple[str, str], Action] = {}
+        self._reading: dict[int, tuple[Note, Round]] = {}
+        self._headers = {name: self._header(role) for name, role in self.roles.items()}
 
     # ------------------------------------------------------------------------------ reset
     def _header(self, role: Role) -> str:
@@ -122,14 +127,21 @@ class TeamSearchEnv(MultiSearchEnv):
         self.first_found = {}
         self._latest_tool_round = {}
         self._line_cache = {}
-        self._question_words = frozenset(content_tokens(self.task.question))
+        self._reading = {}
+        self._question_words = read_text(self.task.question).tokens
+        for memo in (self._lines_memo, self._post_memo):
+            if len(memo) > TEXT_MEMO_LIMIT:
+                memo.clear()
         self.sessions = {
             name: SearchSession(self.world, self.tools, self.task, self.config, rng, allowed_tools=role.tools,
-                                can_answer=role.can_answer, header=self._header(role), generator=self.generator)
+                                can_answer=role.can_answer, header=self._headers[name], generator=self.generator)
             for (name, role), rng in zip(self.roles.items(), rngs, strict=True)
         }
         obs = {}
         for agent in self.agents:
+            if self._candidate_mode():  # candidate observations do not show the prompt
+                obs[agent] = self._observation(agent, "")
+                continue
             prompt = self.sessions[agent].prompt(team_actions=True)
             obs[agent] = self._observation(agent, prompt + "\n" + self.blackboard.text(self.config.max_obs_chars))
         return obs, {a: self._info(a, None) for a in self.agents}
@@ -207,7 +219,10 @@ class TeamSearchEnv(MultiSearchEnv):
     def _read(self, reader: str, note: Note) -> None:
         """``reader`` takes in a teammate's note: its Observed record and its judge see it."""
         session = self.sessions[reader]
-        rnd = self.reader.reading_round(note)
+        shared = self._reading.get(id(note))
+        if shared is None or shared[0] is not note:  # one reading per note, shared by its readers
+            shared = self._reading[id(note)] = (note, self.reader.reading_round(note))
+        rnd = shared[1]
         session.observed.rounds.append(rnd)
         # The judge's public entry point: with no action it only remembers the evidence and text,
         # so a later answer from the note is grounded and a re-retrieval is not new evidence.
@@ -246,13 +261,23 @@ class TeamSearchEnv(MultiSearchEnv):
         cached = self._line_cache.get(agent)
         if rnd is None or (cached is not None and cached[0] is rnd):
             return cached[1] if cached is not None and rnd is not None else []
+        # What a line carries depends only on the round and the task: the same result gives the same lines.
+        result = rnd.result
+        key = (self.task.id, rnd.action, result.text, result.evidence_ids, rnd.fact_ids, rnd.calculator_value,
+               rnd.clock_year)
+        lines = self._lines_memo.get(key)
+        if lines is None:
+            lines = self._lines_memo[key] = self._read_lines(rnd)
+        self._line_cache[agent] = (rnd, lines)
+        return lines
+
+    def _read_lines(self, rnd: Round) -> list[tuple[str, NoteEvidence, frozenset, str, frozenset[str]]]:
         lines = []
         for line in result_lines(rnd):
             ev = self.reader.read(line, rnd)
             carried = frozenset(ev.evidence_ids) | ({ev.calculator_value} if ev.calculator_value else frozenset())
             if carried:
                 lines.append((line, ev, carried, padded(line), frozenset(content_tokens(line))))
-        self._line_cache[agent] = (rnd, lines)
         return lines
 
     def post_options(self, agent: str) -> list[tuple[Action, NoteEvidence]]:
@@ -278,7 +303,13 @@ class TeamSearchEnv(MultiSearchEnv):
             scored.append((not topical, -len(words & question), order, line, ev))
         provenance = f"share a line of your {rnd.action.tool} result"
         ranked = sorted(scored, key=lambda s: s[:3])[:MAX_POST_CANDIDATES]
-        return [(Action.post(line, provenance), ev) for *_, line, ev in ranked]
+        return [(self._post(line, provenance), ev) for *_, line, ev in ranked]
+
+    def _post(self, line: str, provenance: str) -> Action:
+        action = self._post_memo.get((line, provenance))
+        if action is None:
+            action = self._post_memo[(line, provenance)] = Action.post(line, provenance)
+        return action
 
     def post_candidates(self, agent: str) -> list[Action]:
         return [action for action, _ in self.post_options(agent)]
@@ -316,7 +347,7 @@ class TeamSearchEnv(MultiSearchEnv):
         info = session.info()
         info["answer"] = self.sessions[self.answered_by].answer if self.answered_by else None
         info["success"] = bool(self.team_score and self.team_score.success)
-        info["score"] = self.sessions[self.answered_by].info()["score"] if self.answered_by else None
+        info["score"] = score_info(self.sessions[self.answered_by].score) if self.answered_by else None
         info["role"] = {"name": role.name, "tools": list(role.tools), "can_answer": role.can_answer}
         info["action"] = (outcome.action.render() if outcome.action else None) if outcome else None
         info["reward_components"] = dict(reward) if reward else {}

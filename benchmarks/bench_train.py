@@ -1,0 +1,164 @@
+"""Training speed before and after, side by side, and a check that the learning curve is the same.
+
+An old and a new version of the package cannot share a process, so each run is a child process
+on one checkout: ``--before REF`` (a detached ``git worktree`` made for the run, or an existing
+folder) and this checkout. Runs alternate before/after seed by seed, so both meet the same load.
+Each child trains ``Trainer`` (in-training dev evaluations included, harness evaluation not)
+and reports env steps, wall and CPU seconds (of the whole run and of its Trainer construction:
+imports of torch's optimiser and the world's build are a fixed cost), and its dev-success curve.
+
+Printed: env steps per wall-second and per CPU-second of each side, their ratio (goal >= 2x),
+and per seed both dev-success curves. The curves match "within noise" when their heights (mean
+dev success over evaluations, averaged over seeds) differ by at most 1.96 standard errors (see
+``curve_verdict``). Batching a task's episodes changes the order of the sampling draws, so the
+two curves are not identical; each is deterministic for a seed (with one env per task the new
+code reproduces the old draws exactly).
+
+    python benchmarks/bench_train.py --before main --seeds 0,1 --budget 2000 [--after REF]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+
+
+def child(args: argparse.Namespace) -> None:
+    """Train once on checkout ``args.tree`` and print one JSON line."""
+    sys.path.insert(0, str(HERE))
+    from source_tree import use_tree
+
+    use_tree(args.tree)
+    import torch
+
+    torch.set_num_threads(args.threads)
+    from searchgym.agents.train import TrainConfig, Trainer
+
+    rows: list[dict] = []
+    config = TrainConfig(env_id=args.env, estimator=args.estimator, budget=args.budget, seed=args.seed,
+                         group_size=args.group_size, tasks_per_iteration=args.tasks, eval_every=args.eval_every,
+                         eval_tasks=args.eval_tasks, device="cpu", env_kwargs={"world_size": args.size})
+    cpu, wall = time.process_time(), time.perf_counter()
+    trainer = Trainer(config, log=rows.append)
+    setup_cpu, setup_wall = time.process_time() - cpu, time.perf_counter() - wall
+    trainer.train(progress=False)
+    result = {"wall_s": time.perf_counter() - wall, "cpu_s": time.process_time() - cpu, "setup_wall_s": setup_wall,
+              "setup_cpu_s": setup_cpu,
+              "env_steps": trainer.state.env_steps, "dev_tasks": len(trainer.dev_tasks),
+              "curve": [(r["step"], r["dev_success"]) for r in rows if "dev_success" in r]}
+    print("RESULT " + json.dumps(result))
+
+
+def run_child(tree: Path, threads: int, seed: int, args: argparse.Namespace) -> dict:
+    command = [sys.executable, str(Path(__file__).resolve()), "--child", "--tree", str(tree), "--threads", str(threads),
+               "--seed", str(seed), "--env", args.env, "--estimator", args.estimator, "--budget", str(args.budget),
+               "--group-size", str(args.group_size), "--tasks", str(args.tasks), "--eval-every", str(args.eval_every),
+               "--eval-tasks", str(args.eval_tasks), "--size", args.size]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    line = next((x for x in done.stdout.splitlines() if x.startswith("RESULT ")), None)
+    if done.returncode != 0 or line is None:
+        raise SystemExit(f"training on {tree} failed:\n{done.stderr[-3000:]}")
+    return json.loads(line[len("RESULT "):])
+
+
+def summary(label: str, runs: list[dict]) -> tuple[float, float, float, float]:
+    """Rates of whole runs (Trainer construction included) and of the training loop alone."""
+    steps = sum(r["env_steps"] for r in runs)
+    wall, cpu = sum(r["wall_s"] for r in runs), sum(r["cpu_s"] for r in runs)
+    setup_wall, setup_cpu = sum(r["setup_wall_s"] for r in runs), sum(r["setup_cpu_s"] for r in runs)
+    loop_wall, loop_cpu = wall - setup_wall, cpu - setup_cpu
+    print(f"{label:<7} run  {steps / wall:>7.1f} env steps/s wall {steps / cpu:>7.1f} /s cpu | training loop "
+          f"{steps / loop_wall:>7.1f} /s wall {steps / loop_cpu:>7.1f} /s cpu  ({steps} steps; {wall:.1f} s wall, "
+          f"{cpu:.1f} s cpu, of which start-up {setup_wall:.1f} s wall, {setup_cpu:.1f} s cpu)")
+    return steps / wall, steps / cpu, steps / loop_wall, steps / loop_cpu
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--before", default="main", help="git ref or checkout folder of the 'before' code (default main)")
+    parser.add_argument("--after", default=None, help="git ref or checkout folder of the 'after' code (default: this checkout)")
+    parser.add_argument("--before-threads", type=int, default=os.cpu_count() or 1,
+                        help="torch threads of the before runs (default: the cores, what `compare --workers 1` used)")
+    parser.add_argument("--seeds", default="0,1", help="comma-separated training seeds (default 0,1)")
+    parser.add_argument("--env", default="TeamSearch-Generalists-Candidates-v0")
+    parser.add_argument("--estimator", default="grpo")
+    parser.add_argument("--budget", type=int, default=2000, help="env steps per run (default 2000)")
+    parser.add_argument("--group-size", type=int, default=8)
+    parser.add_argument("--tasks", type=int, default=8, help="tasks per iteration (default 8)")
+    parser.add_argument("--eval-every", type=int, default=5)
+    parser.add_argument("--eval-tasks", type=int, default=48)
+    parser.add_argument("--size", default="small", help="world size (default small)")
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--tree", help=argparse.SUPPRESS)
+    parser.add_argument("--threads", type=int, default=1, help=argparse.SUPPRESS)
+    parser.add_argument("--seed", type=int, default=0, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        child(args)
+        return
+    sys.path.insert(0, str(HERE))
+    from source_tree import checkout, remove_checkout
+
+    trees, made = {}, []
+    for side, ref in (("before", args.before), ("after", args.after)):
+        if ref is None:
+            trees[side] = REPO
+        elif Path(ref).is_dir():
+            trees[side] = Path(ref)
+        else:
+            trees[side] = checkout(ref, REPO)
+            made.append(trees[side])
+    seeds = [int(s) for s in args.seeds.split(",")]
+    print(f"{args.env}, {args.estimator}, budget {args.budget}, G={args.group_size}, {args.tasks} tasks/iteration, "
+          f"world {args.size}; before: {args.before} ({args.before_threads} torch threads), after: "
+          f"{args.after or 'this checkout'} (1 torch thread); seeds {seeds}, runs alternate before/after")
+    before, after = [], []
+    try:
+        for seed in seeds:
+            before.append(run_child(trees["before"], args.before_threads, seed, args))
+            after.append(run_child(trees["after"], 1, seed, args))
+    finally:
+        for tree in made:
+            remove_checkout(tree, REPO)
+    b = summary("before", before)
+    a = summary("after", after)
+    print(f"speed-up, whole runs: {a[0] / b[0]:.2f}x env steps per wall-second, {a[1] / b[1]:.2f}x per CPU-second; "
+          f"training loop: {a[2] / b[2]:.2f}x per wall-second, {a[3] / b[3]:.2f}x per CPU-second (goal >= 2x)")
+    print("learning curves (dev success at each evaluation):")
+    means = {"before": [], "after": []}
+    for seed, b, a in zip(seeds, before, after):
+        for label, run in (("before", b), ("after", a)):
+            means[label].append(sum(v for _, v in run["curve"]) / len(run["curve"]))
+        print(f"  seed {seed}: before {[round(v, 3) for _, v in b['curve']]}\n"
+              f"  {'':>{len(str(seed)) + 5}} after  {[round(v, 3) for _, v in a['curve']]}")
+    print(curve_verdict(means["before"], means["after"], before[0]["dev_tasks"]))
+
+
+def curve_verdict(before: list[float], after: list[float], dev_tasks: int) -> str:
+    """Same curve within noise? Compares the mean over seeds of each run's mean dev success (its
+    curve's height) with 1.96 standard errors of the difference: the seeds' spread, and never less
+    than the binomial noise of ``dev_tasks`` greedy episodes per point."""
+    n = len(before)
+    mean_b, mean_a = sum(before) / n, sum(after) / n
+    p = min(max((mean_b + mean_a) / 2, 1 / dev_tasks), 1 - 1 / dev_tasks)
+    binomial = p * (1 - p) / dev_tasks
+
+    def var(xs: list[float], mean: float) -> float:
+        return max(sum((x - mean) ** 2 for x in xs) / (n - 1) if n > 1 else 0.0, binomial)
+
+    band = 1.96 * math.sqrt((var(before, mean_b) + var(after, mean_a)) / n)
+    verdict = "within noise" if abs(mean_a - mean_b) <= band else "OUTSIDE the noise band"
+    return (f"curve height (mean dev success over evaluations and {n} seeds): before {mean_b:.3f}, "
+            f"after {mean_a:.3f}, difference {mean_a - mean_b:+.3f}; noise band +-{band:.3f}: {verdict}")
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,101 @@
+"""What every env benchmark shares: CPU time beside wall time, a CartPole yardstick measured in
+the same process, and cold or warm caches stated per row.
+
+Why CartPole: these machines are shared and noisy, so absolute rates swing between runs; a
+Gymnasium CartPole step timed in the same process moves with the machine, and a ratio to it is
+what the goals are written in ("a candidate step costs at most 15 CartPole steps").
+
+Cold and warm: a row is *cold* when every cache an env step can hit (search results, mention
+look-ups, the judge's reading of texts, the candidate generator's memos) is emptied before it;
+*warm* replays the very same episodes right after, so every cache holds what they need.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import gymnasium as gym
+
+
+@dataclass
+class Timing:
+    """Work units done and the CPU and wall seconds they took."""
+
+    units: int
+    cpu_s: float
+    wall_s: float
+
+    @property
+    def cpu_us(self) -> float:
+        return 1e6 * self.cpu_s / max(self.units, 1)
+
+    @property
+    def wall_us(self) -> float:
+        return 1e6 * self.wall_s / max(self.units, 1)
+
+    @property
+    def per_cpu_s(self) -> float:
+        return self.units / max(self.cpu_s, 1e-12)
+
+    @property
+    def per_wall_s(self) -> float:
+        return self.units / max(self.wall_s, 1e-12)
+
+
+def timed(run: Callable[[], int]) -> Timing:
+    """Time ``run`` (which returns how many units it did) in CPU and wall seconds."""
+    cpu, wall = time.process_time(), time.perf_counter()
+    units = run()
+    return Timing(units, time.process_time() - cpu, time.perf_counter() - wall)
+
+
+def cartpole(steps: int = 20_000) -> Timing:
+    """``gym.make("CartPole-v1")`` steps (its default wrappers) with actions drawn by
+    ``action_space.sample()``: like the env rows, a random agent picks each action."""
+    env = gym.make("CartPole-v1")
+    env.reset(seed=0)
+    env.action_space.seed(0)
+
+    def run() -> int:
+        for i in range(steps):
+            _, _, terminated, truncated, _ = env.step(env.action_space.sample())
+            if terminated or truncated:
+                env.reset()
+        return steps
+
+    run()  # warm-up: first-call costs are not a step's
+    return timed(run)
+
+
+def clear_caches(tools) -> None:
+    """Empty every cache an env step can hit (see the module docstring)."""
+    from searchgym import candidates, judge
+    from searchgym.envs import blackboard
+
+    search = tools.get("web_search") if hasattr(tools, "get") else None
+    if search is not None and hasattr(search, "cache_clear"):
+        search.cache_clear()
+    # Looked up by name: an older checkout (see source_tree.py) may lack some of these caches.
+    for module, name in ((candidates, "clear_memos"), (judge, "read_text"), (blackboard, "padded"),
+                         (blackboard, "_numbers")):
+        cache = getattr(module, name, None)
+        clear = getattr(cache, "cache_clear", cache if name == "clear_memos" else None)
+        if clear is not None:
+            clear()
+
+
+def cold_and_warm(tools, run: Callable[[], int]) -> tuple[Timing, Timing]:
+    """(cold, warm): ``run`` after emptying the caches, then the same ``run`` again (build the env
+    just before: its candidate generator's memos start empty too)."""
+    clear_caches(tools)
+    return timed(run), timed(run)
+
+
+def ratio_line(label: str, timing: Timing, yardstick: Timing, unit: str, goal: float | None = None) -> str:
+    """One row: rate by CPU and wall time, CPU time per unit, and the ratio to the yardstick."""
+    ratio = timing.cpu_us / yardstick.cpu_us
+    verdict = "" if goal is None else f"  (goal <= {goal:g}x: {'met' if ratio <= goal else 'NOT met'})"
+    return (f"{label:<44}{timing.per_cpu_s:>9.0f} {unit}/s cpu {timing.per_wall_s:>9.0f} {unit}/s wall "
+            f"{timing.cpu_us:>8.1f} us cpu/{unit}  = {ratio:6.1f}x CartPole{verdict}")

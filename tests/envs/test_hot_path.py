@@ -1,0 +1,127 @@
+"""The env hot path's memos change nothing: memoised candidates equal freshly built ones at every
+step, an Action is validated once and its copies stay equal, memoised texts and scores equal the
+computed ones, and the judge's reading of a text is the plain one."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+
+from searchgym.action_types import Action
+from searchgym.baselines.team_random import TeamRandom
+from searchgym.candidates import CandidateGenerator, Observed, Round, names_in
+from searchgym.envs.group import GroupSearchEnv
+from searchgym.envs.session import _scored, candidate_text
+from searchgym.envs.spaces import sanitize
+from searchgym.envs.team import TeamSearchEnv
+from searchgym.judge import ProcessJudge, content_tokens, read_text
+from searchgym.scoring import find_numbers, score_answer
+
+
+def fresh_copy(observed: Observed) -> Observed:
+    """The same record with no memo anywhere (new Round objects, empty ``derived``)."""
+    rounds = [Round(r.action, r.result, r.fact_ids, r.names, r.calculator_value, r.clock_year) for r in observed.rounds]
+    return Observed(observed.question_names, rounds)
+
+
+@pytest.mark.parametrize("make", [lambda: TeamSearchEnv(roles="roles", action_mode="candidates", world_size="small"),
+                                  lambda: GroupSearchEnv(group_size=3, action_mode="candidates", world_size="small")])
+def test_memoised_candidates_equal_fresh_ones_at_every_step(make):
+    env = make()
+    team = TeamRandom(seed=1)
+    checked = 0
+    for episode in range(6):
+        env.reset(seed=episode)
+        while env.agents:
+            for agent in env.agents:
+                session = env.sessions[agent]
+                extra = env.post_candidates(agent) if isinstance(env, TeamSearchEnv) else []
+                memoised = env.generator.generate(session.observed, session.allowed, session.can_answer, extra)
+                fresh = CandidateGenerator(env.world, env.config.max_candidates).generate(
+                    fresh_copy(session.observed), session.allowed, session.can_answer, extra)
+                assert [a.describe() for a in memoised] == [a.describe() for a in fresh]
+                checked += 1
+            env.step(team.act(env))
+    assert checked > 30
+
+
+def test_an_action_is_validated_once_and_its_copies_stay_equal(monkeypatch):
+    action = Action.call("web_search", query="Vexa Corp")
+
+    def fail(self):
+        raise AssertionError("validated again")
+
+    monkeypatch.setattr(Action, "__post_init__", fail)
+    noted = action.with_provenance("name from the question")
+    assert noted == action and hash(noted) == hash(action) and noted.provenance == "name from the question"
+    assert noted.describe() == 'web_search(query="Vexa Corp")  <- name from the question'
+    with pytest.raises(TypeError, match="provenance must be a str"):
+        action.with_provenance(3)
+
+
+def test_memos_on_an_action_are_never_pickled_or_copied():
+    action = Action.answer("Mara Quell", "Vexa | ceo | a person | via web_search")
+    text = candidate_text(action, 300)
+    assert text == sanitize(action.describe(), 300) and candidate_text(action, 300) is text
+    assert candidate_text(action, 10) == action.describe()[:10]  # another cut is not the memo
+    hash(action)
+    restored = pickle.loads(pickle.dumps(action))
+    assert restored == action and restored.provenance == action.provenance
+    assert set(vars(restored)) == {"kind", "tool", "arguments", "text", "provenance"}
+    copy = action.with_provenance("other")
+    assert "_candidate_text" not in vars(copy) and candidate_text(copy, 300).endswith("<- other")
+
+
+def test_judge_reads_a_text_as_the_plain_helpers_do():
+    text = "Vexa Corp reported revenue of 3.4 million in 2019; the CEO is Mara Quell."
+    read = read_text(text)
+    assert set(read.tokens) == content_tokens(text)
+    assert read.numbers == frozenset(abs(x) for x in find_numbers(text) + find_numbers(text, scaled=False))
+    assert read_text(text) is read  # memoised
+
+
+def test_a_judge_reading_a_repeated_text_gives_the_same_signals():
+    env = TeamSearchEnv(roles="roles", action_mode="candidates", world_size="tiny")
+    env.reset(seed=0)
+    task = env.task
+    first, second = ProcessJudge(task), ProcessJudge(task)
+    result = "Priovysh Tiopio attended Stowehin Institute of Technology."
+    for judge in (first, second):
+        judge.judge(Action.call("web_search", query="Priovysh Tiopio"), (), True, result)
+    answer = Action.answer("Stowehin Institute of Technology")
+    assert first.judge(answer, (), True, "") == second.judge(answer, (), True, "")
+    assert first.judge(answer, (), True, "").reason.startswith("repeats")
+
+
+def test_memoised_scores_and_mentions_equal_the_computed_ones():
+    env = TeamSearchEnv(roles="roles", action_mode="candidates", world_size="tiny")
+    env.reset(seed=0)
+    for answer in (env.task.answers[0], "nothing like it", env.task.answers[0]):
+        assert _scored(env.task, answer, "auto") == score_answer(env.task, answer, "auto")
+    text = env.task.question
+    assert names_in(env.world, text) == tuple(s for s, _ in env.world.mentions.find(text))
+    assert names_in(env.world, text) is names_in(env.world, text)
+    assert np.all(env.sessions["lead"].action_mask[: len(env.sessions["lead"].candidates)] == 1)
+
+
+def test_transcript_text_built_from_memoised_blocks_equals_sanitising_the_whole_text():
+    env = TeamSearchEnv(roles="roles", action_mode="candidates", world_size="tiny", max_obs_chars=300)
+    env.reset(seed=0)
+    session = env.sessions["lead"]
+    rounds = [("web_search(query=\"Łódź\")", "Zoë Café\x07 paid 3 zł"), ("wait()", "You waited."),
+              ("current_time()", "It is 2024." * 5), ("web_search(query=\"x\")", "plain ascii " * 40)]
+    for line, result in rounds:
+        session.transcript.append((line, result))
+        text = session.transcript_text("Blackboard: Żaneta")
+        head = f"{session.header}\nQuestion: {session.task.question}\nBlackboard: Żaneta\n"
+        budget, parts = 300 - len(head), []
+        for i in range(len(session.transcript) - 1, -1, -1):  # the plain construction: cut, then sanitise
+            block = f"Step {i + 1}: {session.transcript[i][0]}\n{session.transcript[i][1]}\n"
+            if len(block) > budget:
+                parts += [] if parts else [block[:max(budget, 0)]]
+                break
+            parts.append(block)
+            budget -= len(block)
+        assert text == sanitize(head + "".join(reversed(parts)), 300)
