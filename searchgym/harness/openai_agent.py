@@ -1,14 +1,14 @@
 """Any OpenAI-compatible chat endpoint as a searchgym agent (vLLM, llama.cpp, hosted APIs).
 
-Standard library only (``urllib``): ``POST {base_url}/chat/completions`` with the conversation.
+``POST {base_url}/chat/completions`` with the conversation, through
+:class:`searchgym.harness.chat_client.ChatClient` (the transport: retries, timeouts).
 The env's observation is the user message (then, after each action, the env's reply: a
 ``tool`` message answering a native tool call, a ``user`` message otherwise). The model's reply
 becomes the env action: its text, or its first native ``tool_calls`` entry written as a Hermes
 ``<tool_call>``. Candidate-mode suites list the admissible actions, numbered, and the reply is
 matched to one (by the action it writes, or by its number).
 
-Robustness: an HTTP error that may pass (connection refused or reset, timeout, 408, 409, 429,
-5xx, an ``{"error": ...}`` body) is retried up to ``retries`` times with exponential backoff; a
+Robustness: the client retries what may pass (see chat_client); a
 reply that is not a chat completion (invalid JSON, HTML, no choices, odd types, a hostile tool
 call) is handed to the env as the action text: the env scores it as a malformed action; nothing
 here raises on what a server sends. Each task has a wall-clock ``timeout``: once it has passed,
@@ -31,12 +31,10 @@ import os
 import re
 import threading
 import time
-import urllib.error
-import urllib.request
 import weakref
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -50,55 +48,15 @@ from searchgym.harness.evaluate import (
     score_prediction,
 )
 from searchgym.fileio import atomic_write_jsonl
+from searchgym.harness.chat_client import ChatClient, EndpointConfig, Reply
 from searchgym.suites import Suite, env_kind, get_suite, make_env, tasks
 
 SYSTEM_PROMPT = ("You are a search agent answering a question with tools. Each reply is exactly one action, "
                  "written in the format the user message shows; finish with <answer>...</answer>.")
 API_KEY_ENV = ("SEARCHGYM_OPENAI_API_KEY", "OPENAI_API_KEY")
-RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
-MAX_BODY_BYTES = 4 << 20  # a reply larger than this is cut (the env refuses long actions anyway)
 MAX_ACTION_CHARS = 30_000
 MAX_KEPT_CALL_CHARS = 8_000
 _TOOLS_LINE = re.compile(r"^Tools: \[.*$\n?", re.MULTILINE)
-
-
-@dataclass(frozen=True)
-class EndpointConfig:
-    model: str
-    base_url: str
-    api_key: str | None = None
-    timeout: float = 60.0  # wall-clock seconds per task (every request of the episode shares it)
-    retries: int = 3
-    backoff: float = 0.5  # seconds before the first retry; doubles each time
-    max_backoff: float = 8.0
-    temperature: float = 0.0
-    max_tokens: int = 512
-    native_tools: bool = False  # send the tool schemas as OpenAI `tools` (needs server support)
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.model, str) or not self.model:
-            raise ValueError("the OpenAI agent needs a model name (--model NAME)")
-        if not isinstance(self.base_url, str) or not re.match(r"^https?://", self.base_url):
-            raise ValueError(f"base_url must start with http:// or https://, got {self.base_url!r} "
-                             "(for example http://127.0.0.1:8000/v1)")
-        if not self.timeout > 0 or self.retries < 0 or self.max_tokens < 1:
-            raise ValueError(f"need timeout > 0, retries >= 0, max_tokens >= 1; got {self.timeout}, "
-                             f"{self.retries}, {self.max_tokens}")
-
-    @property
-    def url(self) -> str:
-        return self.base_url.rstrip("/") + "/chat/completions"
-
-
-@dataclass
-class Reply:
-    """What one chat request came to: the action text for the env, and what happened."""
-
-    action: str
-    message: dict[str, Any] = field(default_factory=dict)  # the assistant message to keep in the chat
-    tool_call_id: str | None = None
-    error: str | None = None
-    attempts: int = 0
 
 
 def _text(value: Any) -> str:
@@ -152,57 +110,6 @@ def reply_from_body(body: bytes) -> Reply:
             call_id = None  # an oversized call is not sent back: the env's reply goes as a user message
         return Reply((action + "\n" + content)[:MAX_ACTION_CHARS], kept, call_id)
     return Reply(content, {"role": "assistant", "content": content})
-
-
-class ChatClient:
-    """POSTs chat requests with retries and backoff, never past a deadline; never raises."""
-
-    def __init__(self, config: EndpointConfig) -> None:
-        self.config = config
-
-    def complete(self, messages: Sequence[dict], tools: Sequence[dict] | None, deadline: float) -> Reply:
-        cfg = self.config
-        payload: dict[str, Any] = {"model": cfg.model, "messages": list(messages), "temperature": cfg.temperature,
-                                   "max_tokens": cfg.max_tokens}
-        if tools:
-            payload["tools"] = list(tools)
-        data = json.dumps(payload).encode("utf-8")
-        headers = {"Content-Type": "application/json"}
-        if cfg.api_key:
-            headers["Authorization"] = f"Bearer {cfg.api_key}"
-        error = "the per-task timeout passed before any request"
-        for attempt in range(cfg.retries + 1):
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                return Reply("", error=f"timeout ({error})", attempts=attempt)
-            try:
-                request = urllib.request.Request(cfg.url, data=data, headers=headers, method="POST")
-                with urllib.request.urlopen(request, timeout=remaining) as response:
-                    body = response.read(MAX_BODY_BYTES)
-                reply = reply_from_body(body)
-                if reply.error is None or not _is_error_object(body):
-                    reply.attempts = attempt + 1
-                    return reply
-                error = "the server answered with an error object"
-            except urllib.error.HTTPError as exc:
-                error = f"HTTP {exc.code}"
-                if exc.code not in RETRYABLE_STATUS:
-                    return Reply(f"(the endpoint refused the request: HTTP {exc.code})", error=error,
-                                 attempts=attempt + 1)
-            except (urllib.error.URLError, TimeoutError, ConnectionError, OSError, ValueError) as exc:
-                error = f"{type(exc).__name__}: {exc}"[:300]
-            pause = min(cfg.backoff * 2**attempt, cfg.max_backoff, max(deadline - time.monotonic(), 0.0))
-            if attempt < cfg.retries and pause > 0:
-                time.sleep(pause)
-        return Reply("", error=f"gave up after {cfg.retries + 1} attempts ({error})", attempts=cfg.retries + 1)
-
-
-def _is_error_object(body: bytes) -> bool:
-    try:
-        data = json.loads(body)
-    except (ValueError, RecursionError):
-        return False
-    return isinstance(data, dict) and "error" in data and "choices" not in data
 
 
 # --------------------------------------------------------------------------------- episodes
@@ -259,7 +166,7 @@ class OpenAIActor:
     def __init__(self, config: EndpointConfig, system_prompt: str = SYSTEM_PROMPT, split: str = "",
                  replay: Mapping[tuple[str, str], list[tuple[str, Any]]] | None = None, transcripts: list | None = None,
                  prefetch: Any = None) -> None:
-        self.config, self.client, self.system_prompt = config, ChatClient(config), system_prompt
+        self.config, self.client, self.system_prompt = config, ChatClient(config, reply_from_body), system_prompt
         self.replay = dict(replay or {})
         self.transcripts = transcripts if transcripts is not None else []
         self.prefetch = prefetch  # called with the task when the harness reaches a new task

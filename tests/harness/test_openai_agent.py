@@ -264,7 +264,7 @@ def test_choose_candidate_by_action_then_by_number() -> None:
 
 def test_client_does_not_retry_a_refused_request_and_respects_the_deadline(server) -> None:
     url = server(Script("garbage"))  # first reply of this script is HTML with status 200
-    client = ChatClient(EndpointConfig("m", url, retries=5))
+    client = ChatClient(EndpointConfig("m", url, retries=5), reply_from_body)
     assert client.complete([{"role": "user", "content": "hi"}], None, time.monotonic() - 1).error.startswith("timeout")
     with pytest.raises(ValueError, match="base_url"):
         EndpointConfig("m", "127.0.0.1:8000")
