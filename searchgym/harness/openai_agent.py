@@ -4,9 +4,16 @@
 :class:`searchgym.harness.chat_client.ChatClient` (the transport: retries, timeouts).
 The env's observation is the user message (then, after each action, the env's reply: a
 ``tool`` message answering a native tool call, a ``user`` message otherwise). The model's reply
-becomes the env action: its text, or its first native ``tool_calls`` entry written as a Hermes
-``<tool_call>``. Candidate-mode suites list the admissible actions, numbered, and the reply is
-matched to one (by the action it writes, or by its number).
+becomes the env action: its text, or its native ``tool_calls`` written as Hermes ``<tool_call>``
+text (see :mod:`searchgym.harness.chat_replies`: several calls in one reply are played in
+order, one per env step, each answered by its own tool message; calls past the limit are
+refused with a message the model sees). With ``native_tools=True`` the request carries the
+tool schemas (a team's ``post_note`` and ``wait`` included), the first message is the chat form
+of the prompt (``SearchSession.prompt(chat=True)``: no tool list) and tool results go back raw
+(``unwrap_tool_result``). Candidate-mode suites list the admissible actions, numbered, and the
+reply is matched to one (by the action it writes, or by its number). Every turn records
+whether the env could read it (``parsed``); :func:`reply_report` sums that up and warns when
+most replies were unreadable (``searchgym evaluate`` puts it in ``result.json["endpoint"]``).
 
 Robustness: the client retries what may pass (see chat_client); a
 reply that is not a chat completion (invalid JSON, HTML, no choices, odd types, a hostile tool
