@@ -10,7 +10,7 @@ from searchgym.cli import main
 from searchgym.harness.evaluate import evaluate_suite, summarise_predictions
 from searchgym.harness.methods import baseline_actor
 from searchgym.registry import spec
-from searchgym.suites import SUITES, get_suite, make_env, register_suite, Suite
+from searchgym.suites import SUITES, Suite, get_suite, make_env, register_suite
 from searchgym.text_suites import TEXT_SUITES, text_suite_ids
 
 IDS = ("searchqa-text-v1", "team-text-v1", "group-text-v1")

@@ -22,7 +22,7 @@ import threading
 import time
 from collections.abc import Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Self
 
 from searchgym.actions import Action, parse_action
 from searchgym.envs.session import TOOL_ORDER
@@ -83,7 +83,7 @@ def record_oracle(suite: Suite, splits: Sequence[str] = ("test", "dev"), seed: i
             for agent, actions in recorder.actions.items():
                 key = (task.question, agent if team else "")
                 if not isinstance(actions[0], str):
-                    raise ValueError(f"suite {suite.id!r} is not in text mode: the oracle chose candidate indices")
+                    raise TypeError(f"suite {suite.id!r} is not in text mode: the oracle chose candidate indices")
                 script.setdefault(key, actions)  # group members play identical oracles
         env.close()
     return script
@@ -154,11 +154,11 @@ class ScriptedEndpoint:
                                 "choices": [{"index": 0, "message": message, "finish_reason": "stop"}]}).encode()
 
     # ---------------------------------------------------------------------------- server
-    def __enter__(self) -> ScriptedEndpoint:
+    def __enter__(self) -> Self:
         endpoint = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 (the http.server API)
+            def do_POST(self) -> None:
                 length = min(int(self.headers.get("Content-Length", 0) or 0), 64 << 20)
                 status, payload = endpoint.respond(self.rfile.read(length))
                 try:
@@ -178,7 +178,7 @@ class ScriptedEndpoint:
         threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         if self._httpd is not None:
             self._httpd.shutdown()
             self._httpd.server_close()

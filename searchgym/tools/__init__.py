@@ -24,8 +24,8 @@ from searchgym.tools.retrievers import (
     page_document,
     tokenize,
 )
-from searchgym.tools.toolkit import TOOL_NAMES, build_tools, clarifier, shared_tools, tool_schemas
 from searchgym.tools.team_actions import TEAM_ACTION_SCHEMAS, chat_tools
+from searchgym.tools.toolkit import TOOL_NAMES, build_tools, clarifier, shared_tools, tool_schemas
 from searchgym.tools.web_search import SearchHit, WebSearch, normalize_query
 
 __all__ = [

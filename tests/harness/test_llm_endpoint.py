@@ -13,7 +13,7 @@ import pytest
 
 from searchgym.actions import format_tool_result, unwrap_tool_result
 from searchgym.cli import main
-from searchgym.fileio import read_json, read_jsonl
+from searchgym.fileio import read_json
 from searchgym.harness.chat_replies import MAX_PARALLEL_CALLS, reply_from_body
 from searchgym.harness.openai_agent import evaluate_openai, reply_report
 from searchgym.harness.scripted_endpoint import ScriptedEndpoint
@@ -127,7 +127,7 @@ class TwoCallsServer:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):  # noqa: N802
+            def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 payload = json.dumps({"choices": [{"message": server.reply(body)}]}).encode()
                 self.send_response(200)
