@@ -118,6 +118,10 @@ class ChatEpisode:
                 self.messages[-1]["content"] += "\n" + self._refusal
             self._refusal = ""
 
+    def unplayed(self) -> list[str]:
+        """The queued calls of the last reply that have not run (the episode may have ended)."""
+        return [call.action for call in self._queued]
+
     def act(self, observation: str) -> str:
         self._add_observation(observation)
         start = time.monotonic()
@@ -240,6 +244,8 @@ class OpenAIActor:
 
 def flush_open(open_episode: dict[str, Any], transcripts: list, model: str) -> None:
     for agent, episode in open_episode["episodes"].items():
+        if episode.unplayed():  # the episode ended before every call of the last reply had run
+            episode.turns.append({"unplayed_calls": episode.unplayed(), "why": "the episode ended first"})
         if episode.turns:
             transcripts.append({"task_id": open_episode["task_id"], "split": open_episode["split"], "agent": agent,
                                 "model": model, "source": "live", "turns": episode.turns})

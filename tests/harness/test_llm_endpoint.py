@@ -13,7 +13,7 @@ import pytest
 
 from searchgym.actions import format_tool_result, unwrap_tool_result
 from searchgym.cli import main
-from searchgym.fileio import read_json
+from searchgym.fileio import read_json, read_jsonl
 from searchgym.harness.chat_replies import MAX_PARALLEL_CALLS, reply_from_body
 from searchgym.harness.openai_agent import evaluate_openai, reply_report
 from searchgym.harness.scripted_endpoint import ScriptedEndpoint
@@ -193,3 +193,13 @@ def test_reply_report_counts_turns_and_warns_only_when_most_are_unreadable():
     assert reply_report(rows) == {"replies": 2, "unparseable": 1, "unparseable_share": 0.5, "warning": None}
     assert reply_report([{"turns": [{"parsed": False}] * 3}])["warning"].startswith("3 of 3 model replies")
     assert reply_report([])["replies"] == 0
+
+
+def test_calls_left_when_the_episode_ends_are_in_the_transcript(tmp_path):
+    suite = register_suite(Suite("test-llm-short-v0", 0, "SearchQA-v0", {"max_steps": 2}, world_size="tiny",
+                                 dev_size=1, test_size=1))
+    with TwoCallsServer(4) as url:
+        [prediction] = evaluate_openai(suite, "m", url, concurrency=1, native_tools=True, out_dir=tmp_path)
+    assert prediction.tool_calls == 2 and prediction.answer is None  # the step limit came first
+    [row] = read_jsonl(tmp_path / "transcripts.jsonl")
+    assert len(row["turns"][-1]["unplayed_calls"]) == 2 and row["turns"][-1]["why"] == "the episode ended first"
