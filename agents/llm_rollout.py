@@ -34,6 +34,8 @@ from typing import Any
 
 import numpy as np
 
+from searchgym.actions import unwrap_tool_result
+
 from .llm_policy import ChatCodec, Generation, LLMPolicy
 from .rollout import SIGNAL_KEYS, RolloutStats
 from .trajectory import Step, Trajectory
@@ -44,7 +46,6 @@ DEFAULT_SYSTEM_PROMPT = ("You are a search agent. Each turn, write exactly one a
 WAIT_ACTION = "<wait/>"
 _ONE = np.ones(1, dtype=np.int8)
 _TOOLS_LINE = re.compile(r"^Tools: \[.*$", re.MULTILINE)
-_RESPONSE = re.compile(r"^\s*<(tool_response|information)>\n?(.*?)\n?</\1>\s*$", re.DOTALL)
 
 
 @dataclass
@@ -74,9 +75,9 @@ def strip_tool_listing(prompt: str) -> str:
 
 
 def unwrap_tool_response(text: str) -> str:
-    """The text inside the env's ``<tool_response>`` / ``<information>`` wrapper (else ``text``)."""
-    m = _RESPONSE.match(text)
-    return m.group(2) if m else text
+    """The text inside the env's ``<tool_response>`` / ``<information>`` wrapper (else ``text``);
+    what follows the wrapper (a team's new notes) is kept, so a ``tool`` message is never wrapped twice."""
+    return unwrap_tool_result(text)
 
 
 def signals_of(info: Mapping[str, Any]) -> dict[str, float]:

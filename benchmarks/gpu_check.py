@@ -16,7 +16,14 @@ b. the text-generating LLM policy (``random:qwen2-0.5b``: Qwen2-0.5B shape, rand
    model never writes a valid action, so every return is equal; a tiny per-episode bonus is added
    so that the update has non-zero advantages (timing only).
 
+c. raw generation of the same Qwen2-0.5B-shaped model, side by side in one run: G prompts of the
+   SearchQA-v0 prompt, ``--gen-tokens`` new tokens each (EOS ignored, so every run generates the
+   same count): tokens/s with transformers ``generate`` and, when vLLM is installed, with
+   ``vllm.LLM`` on the same weights saved to a temporary folder (bf16, eager mode so that start-up
+   stays short); the ratio vLLM / transformers; peak GPU memory of the transformers run.
+
 The last line is ``GPU_CHECK_JSON {...}`` with every figure (also written to ``--json PATH``).
+Wall time on one modern GPU is a few minutes (the parts are guarded by ``--max-seconds``).
 """
 
 from __future__ import annotations
@@ -139,6 +146,73 @@ def llm_part(device: torch.device, smoke: bool) -> dict[str, Any]:
             "peak_gib_update": peak_gib(device)}
 
 
+def _generation_prompts(group: int, smoke: bool) -> list[str]:
+    import searchgym
+
+    env = searchgym.make("SearchQA-v0", world_size="tiny" if smoke else "small").unwrapped
+    prompts = []
+    for i in range(group):
+        observation, _ = env.reset(seed=i)
+        prompts.append(observation)
+    return prompts
+
+
+def generation_part(device: torch.device, smoke: bool, new_tokens: int) -> dict[str, Any]:
+    """Part c: tokens/s of plain generation, transformers then (if installed) vLLM, same weights."""
+    import tempfile
+
+    from searchgym.agents.llm_policy import offline_tokenizer, random_model, vllm_available
+
+    group = 2 if smoke else 16
+    new_tokens = 4 if smoke else new_tokens
+    tokenizer = offline_tokenizer()
+    model = random_model("tiny" if smoke else "qwen2-0.5b", tokenizer, seed=0)
+    model = model.to(device=device, dtype=torch.float32 if smoke else torch.bfloat16).eval()
+    texts = _generation_prompts(group, smoke)
+    tokenizer.padding_side = "left"
+    batch = tokenizer(texts, return_tensors="pt", padding=True, truncation=True, max_length=1024,
+                      return_token_type_ids=False).to(device)
+    pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
+    out: dict[str, Any] = {"group": group, "new_tokens": new_tokens, "prompt_tokens": int(batch["input_ids"].shape[1])}
+    reset_peak(device)
+    for timed in (False, True):  # the first call warms up kernels
+        sync(device)
+        start = time.perf_counter()
+        with torch.no_grad():
+            model.generate(**batch, max_new_tokens=new_tokens, min_new_tokens=new_tokens, do_sample=True,
+                           pad_token_id=pad)
+        sync(device)
+        seconds = time.perf_counter() - start
+    out["transformers_tokens_per_s"] = group * new_tokens / seconds
+    out["transformers_peak_gib"] = peak_gib(device)
+    if smoke or device.type != "cuda":
+        out["vllm"] = "not run: vLLM needs a GPU"
+        return out
+    if not vllm_available():
+        out["vllm"] = "not installed (pip install 'searchgym[vllm]')"
+        return out
+    from vllm import LLM, SamplingParams  # pragma: no cover - needs vLLM and a GPU
+
+    with tempfile.TemporaryDirectory() as folder:
+        model.save_pretrained(folder)
+        tokenizer.save_pretrained(folder)
+        del model
+        torch.cuda.empty_cache()
+        start = time.perf_counter()
+        engine = LLM(model=folder, dtype="bfloat16", gpu_memory_utilization=0.5, enforce_eager=True, seed=0)
+        out["vllm_start_s"] = time.perf_counter() - start
+        params = SamplingParams(max_tokens=new_tokens, min_tokens=new_tokens, ignore_eos=True, temperature=1.0)
+        prompts = [{"prompt_token_ids": ids[ids != pad].tolist()} for ids in batch["input_ids"].cpu()]
+        for timed in (False, True):
+            start = time.perf_counter()
+            results = engine.generate(prompts, params, use_tqdm=False)
+            seconds = time.perf_counter() - start
+        generated = sum(len(r.outputs[0].token_ids) for r in results)
+    out["vllm_tokens_per_s"] = generated / seconds
+    out["vllm_over_transformers"] = out["vllm_tokens_per_s"] / out["transformers_tokens_per_s"]
+    return out
+
+
 def run_part(name: str, fn: Callable[[], dict], results: dict, deadline: float) -> None:
     if time.perf_counter() > deadline:
         results[name] = {"skipped": "the time guard (--max-seconds) has passed"}
@@ -160,6 +234,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cpu-smoke", action="store_true", help="run every part tiny on CPU (tests the script)")
     parser.add_argument("--skip-backbone", action="store_true", help="skip part a with the backbone trained")
     parser.add_argument("--json", help="also write the figures to this file")
+    parser.add_argument("--gen-tokens", type=int, default=256, help="new tokens per prompt in part c (default 256)")
     parser.add_argument("--max-seconds", type=float, default=420.0,
                         help="start no new part after this many seconds (default 420)")
     args = parser.parse_args(argv)
@@ -186,6 +261,8 @@ def main(argv: list[str] | None = None) -> int:
     if not args.skip_backbone:
         run_part("a_hf_candidate_trained_backbone", lambda: candidate_policy_part(device, args.cpu_smoke, True),
                  results, deadline)
+    run_part("c_generation_transformers_vs_vllm", lambda: generation_part(device, args.cpu_smoke, args.gen_tokens),
+             results, deadline)
     results["total_s"] = round(time.perf_counter() - start, 2)
     failed = [k for k, v in results.items() if isinstance(v, dict) and "error" in v]
     line = json.dumps(results, default=str)

@@ -36,6 +36,7 @@ __all__ = [
     "format_action",
     "format_tool_result",
     "parse_action",
+    "unwrap_tool_result",
 ]
 
 TOOL_FORMATS = ("hermes", "tags")
@@ -372,3 +373,14 @@ def format_tool_result(name: str, result_text: str, tool_format: str) -> str:
     if tool_format == "hermes":
         return f"<tool_response>\n{result_text}\n</tool_response>"
     return f"<information>\n{result_text}\n</information>"
+
+
+_WRAPPED_RESULT = re.compile(r"\A\s*<(tool_response|information)>\n?(.*?)\n?</\1>", re.DOTALL)
+
+
+def unwrap_tool_result(text: str) -> str:
+    """An observation for a chat ``tool`` message: the result without the wrapper that
+    :func:`format_tool_result` put around it (the chat template adds its own); whatever follows
+    the wrapper (a team's new notes) is kept. Text without a wrapper comes back unchanged."""
+    match = _WRAPPED_RESULT.match(text)
+    return text if match is None else match.group(2) + text[match.end():]

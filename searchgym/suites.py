@@ -243,3 +243,4 @@ for _name, _env, _kwargs, _what in (
         _level = {None: "every family and difficulty", "easy": "easy tasks", "hard": "hard tasks"}[_difficulty]
         register_suite(Suite(f"{_name}{_suffix}-v1", 1, _env, _kwargs, difficulty=_difficulty,
                              description=f"{_what}; {_level}", **_FAMILY_DEFAULTS))
+from searchgym import text_suites  # noqa: E402,F401  (registers the text-mode suites)

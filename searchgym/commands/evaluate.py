@@ -5,17 +5,24 @@ Actor (``act(env, observation, info)``, or ``act(env, observations, infos) -> di
 multi-agent suite). ``--agent NAME`` uses a named provider
 (:data:`searchgym.harness.methods.AGENT_PROVIDERS`). The output folder is a run folder:
 ``config.json``, ``predictions.jsonl``, ``result.json``, ``DONE``, ready for
-``searchgym leaderboard submit``.
+``searchgym leaderboard submit``. An endpoint run (``--agent openai``) also keeps
+``transcripts.jsonl``; ``result.json["endpoint"]`` says how many replies were readable actions,
+and a warning is printed and recorded there when most were not.
+
+Put an OpenAI-compatible model on the leaderboard with a text-mode suite::
+
+    searchgym evaluate --agent openai --suite searchqa-text-v1 --model NAME --base-url http://127.0.0.1:8000/v1
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import sys
 from pathlib import Path
 
 from searchgym.commands.compare import parse_options
-from searchgym.fileio import read_json
+from searchgym.fileio import atomic_write_json, read_json, read_jsonl
 from searchgym.harness.methods import AGENT_PROVIDERS, MethodRef, check_label, resolve_agent
 from searchgym.harness.runner import RunSpec, execute_run
 from searchgym.suites import get_suite
@@ -70,6 +77,7 @@ def run(args: argparse.Namespace) -> int:
     outcome = execute_run(spec)
     if outcome.status == "skipped":
         print(f"{folder} is already evaluated (DONE); showing it (delete it or use another --out to redo)")
+    report = record_reply_report(folder)
     table = read_json(folder / "result.json")["test"]
     print(f"\n{label} on {suite.id} (test split, {table['all']['n']} tasks)\n")
     print("| family | n | success | f1 | steps | tool calls |\n|---|---|---|---|---|---|")
@@ -78,4 +86,23 @@ def run(args: argparse.Namespace) -> int:
         print(f"| {family} | {row['n']} | {row['success']:.3f} | {row['f1']:.3f} | {row['steps']:.2f} | "
               f"{row['tool_calls']:.2f} |")
     print(f"\npredictions: {folder / 'predictions.jsonl'}")
+    if report is not None:
+        print(f"endpoint: {report['replies'] - report['unparseable']} of {report['replies']} replies were readable "
+              f"actions; transcripts: {folder / 'transcripts.jsonl'}")
+        if report["warning"]:
+            print(f"WARNING: {report['warning']}", file=sys.stderr)
     return 0
+
+
+def record_reply_report(folder: Path) -> dict | None:
+    """For an endpoint run: the readable-reply report of its transcripts, added to result.json."""
+    from searchgym.harness.openai_agent import reply_report
+
+    path = folder / "transcripts.jsonl"
+    if not path.is_file():
+        return None
+    report = reply_report(read_jsonl(path))
+    result = read_json(folder / "result.json")
+    if result.get("endpoint") != report:
+        atomic_write_json(folder / "result.json", {**result, "endpoint": report})
+    return report

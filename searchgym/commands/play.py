@@ -1,8 +1,10 @@
 """``searchgym play ID``: play an env in the terminal, typing actions and reading results.
 
-Text-mode ids take a typed action (``<search>Vexa Corp</search>``, a Hermes ``<tool_call>``,
-``<answer>...</answer>``; teams also ``<post>note</post>`` and ``<wait/>``); candidate-mode ids
-take the number of a listed candidate. ``:q`` quits, ``:help`` shows this help. For a team a
+Text-mode ids take a typed action in either format, whatever the env's own (a Search-R1 tag
+``<search>Vexa Corp</search>`` or a Hermes ``<tool_call>``; ``<answer>...</answer>``; teams also
+``<post>note</post>`` and ``<wait/>``): an action written in the other format is rewritten into
+the env's before it is stepped. Candidate-mode ids take the number of a listed candidate. The
+screen shows the tools by name (the full JSON schemas are for models: ``searchgym.tools.tool_schemas``). ``:q`` quits, ``:help`` shows this help. For a team a
 person plays one role (``--role``, default the first) and the others are the oracle team or
 random (``--others``); for a group the person plays ``agent_0`` (or ``--role``) and the others
 are single-agent oracles or random agents.
@@ -14,14 +16,46 @@ can script a whole game.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Iterator
 from typing import Any, TextIO
 
 import searchgym
+from searchgym.actions import TOOL_FORMATS, Action, ParseError, accepted_forms, format_action, parse_action
+from searchgym.envs.session import TOOL_ORDER
 
 HELP = ("Type an action and press Enter (text mode), or a candidate's number (candidate mode). "
         ":q quits, :help shows this again.")
+_TOOLS_LINE = re.compile(r"^Tools: \[.*$", re.MULTILINE)
+
+
+def text_help(session: Any, team: bool) -> str:
+    """The help of a text-mode game: the forms of both formats (either is accepted)."""
+    forms = "\n".join(accepted_forms(f, session.allowed, team) for f in TOOL_FORMATS)
+    return f"{HELP}\n{forms}"
+
+
+def readable_prompt(text: str, session: Any) -> str:
+    """The first observation for a person: the tools by name instead of their JSON schemas."""
+    names = ", ".join(f"{n} ({session.tools[n].description.split('.')[0].strip()})" for n in session.allowed)
+    return _TOOLS_LINE.sub(lambda _: f"Tools: {names}", text, count=1)
+
+
+def as_env_action(line: str, session: Any, team: bool) -> str:
+    """The typed line in the env's tool format: as typed when the env reads it (or nothing reads
+    it: the env then says what is accepted), else rewritten from the other format."""
+    fmt = session.config.tool_format
+    if not isinstance(parse_action(line, fmt, TOOL_ORDER, team), ParseError):
+        return line
+    for other in TOOL_FORMATS:
+        action = parse_action(line, other, TOOL_ORDER, team) if other != fmt else None
+        if isinstance(action, Action):
+            try:
+                return format_action(action, fmt)
+            except ValueError:
+                return line
+    return line
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -50,6 +84,7 @@ class _Console:
     def __init__(self, stdin: TextIO, stdout: TextIO) -> None:
         self.lines: Iterator[str] = iter(stdin)
         self.out = stdout
+        self.help = HELP
 
     def say(self, text: str = "") -> None:
         print(text, file=self.out, flush=True)
@@ -66,7 +101,7 @@ class _Console:
             if line.strip() == ":q":
                 raise _Quit
             if line.strip() == ":help":
-                self.say(HELP)
+                self.say(self.help)
                 continue
             if line.strip():
                 return line
@@ -123,11 +158,15 @@ def _summary(console: _Console, info: dict, total: float) -> None:
 def _play_single(env: Any, console: _Console, seed: int, options: dict | None) -> None:
     obs, info = env.reset(seed=seed, options=options)
     mode = env.config.action_mode
+    if mode == "text":
+        console.help = text_help(env.session, team=False)
     console.say(f"{env.spec.id if env.spec else 'env'}: task {env.task.id} ({env.task.family}). {HELP}")
-    console.say(obs if mode == "text" else obs["text"])
+    console.say(readable_prompt(obs, env.session) if mode == "text" else obs["text"])
     total, done = 0.0, False
     while not done:
         action = console.choose(list(env.session.candidates), mode)
+        if mode == "text":
+            action = as_env_action(action, env.session, team=False)
         obs, reward, terminated, truncated, info = env.step(action)
         total += reward
         done = terminated or truncated
@@ -155,13 +194,18 @@ def _play_multi(env: Any, console: _Console, role: str | None, others: str, seed
     actor.reset()
     obs, infos = env.reset(seed=seed, options=options)
     mode = base.config.action_mode
+    team = hasattr(base, "blackboard")
+    if mode == "text":
+        console.help = text_help(base.sessions[role], team)
     console.say(f"task {base.task.id} ({base.task.family}); you are {role}, the others are {others}. {HELP}")
-    console.say(obs[role]["text"])
+    console.say(readable_prompt(obs[role]["text"], base.sessions[role]) if mode == "text" else obs[role]["text"])
     total, last_info = 0.0, infos[role]
     while base.agents:
         actions = actor.act(env, {a: obs[a] for a in base.agents}, infos)
         if role in base.agents:
             actions[role] = console.choose(list(base.sessions[role].candidates), mode)
+            if mode == "text":
+                actions[role] = as_env_action(actions[role], base.sessions[role], team)
         obs, rewards, _, _, infos = env.step(actions)
         if role in obs:
             total += rewards[role]

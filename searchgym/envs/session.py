@@ -150,15 +150,24 @@ class SearchSession:
         self.candidates: list[Action] = []
 
     # ---------------------------------------------------------------------- observations
-    def prompt(self, team_actions: bool = False) -> str:
-        """The first observation in text mode: the question, the tools and the accepted forms."""
-        schemas = json.dumps([self.tools[t].schema() for t in self.allowed])
+    def prompt(self, team_actions: bool = False, chat: bool = False) -> str:
+        """The first observation in text mode: the question, the tools and the accepted forms.
+
+        ``chat=True`` is the form for a chat template that renders the tools itself
+        (``apply_chat_template(tools=...)``, an OpenAI ``tools`` list): no tool list and no
+        tool-call examples, only the answer (and team) forms and the question."""
         forms = accepted_forms(self.config.tool_format, self.allowed, team_actions)
         answer = "Give your final answer with <answer>...</answer>." if self.can_answer else \
             "You cannot submit the final answer; another team member does."
         head = f"{self.header}\n" if self.header else ""
+        if chat:
+            team = " Team actions: <post>a note for your team</post> or <wait/>." if team_actions else ""
+            text = (f"{head}Answer the question by calling the tools you are given, one call per turn. "
+                    f"{answer}{team}\nQuestion: {self.task.question}")
+            return sanitize(text, self.config.max_obs_chars)
+        schemas = json.dumps([self.tools[t].schema() for t in self.allowed])
         text = (f"{head}Answer the question by using the tools. {answer}\nTools: {schemas}\n"
-                f"Accepted actions:\n{forms}\nQuestion: {self.task.question}")
+                f"{forms}\nQuestion: {self.task.question}")
         return sanitize(text, self.config.max_obs_chars)
 
     def transcript_text(self, extra: str = "") -> str:

@@ -4,9 +4,16 @@
 :class:`searchgym.harness.chat_client.ChatClient` (the transport: retries, timeouts).
 The env's observation is the user message (then, after each action, the env's reply: a
 ``tool`` message answering a native tool call, a ``user`` message otherwise). The model's reply
-becomes the env action: its text, or its first native ``tool_calls`` entry written as a Hermes
-``<tool_call>``. Candidate-mode suites list the admissible actions, numbered, and the reply is
-matched to one (by the action it writes, or by its number).
+becomes the env action: its text, or its native ``tool_calls`` written as Hermes ``<tool_call>``
+text (see :mod:`searchgym.harness.chat_replies`: several calls in one reply are played in
+order, one per env step, each answered by its own tool message; calls past the limit are
+refused with a message the model sees). With ``native_tools=True`` the request carries the
+tool schemas (a team's ``post_note`` and ``wait`` included), the first message is the chat form
+of the prompt (``SearchSession.prompt(chat=True)``: no tool list) and tool results go back raw
+(``unwrap_tool_result``). Candidate-mode suites list the admissible actions, numbered, and the
+reply is matched to one (by the action it writes, or by its number). Every turn records
+whether the env could read it (``parsed``); :func:`reply_report` sums that up and warns when
+most replies were unreadable (``searchgym evaluate`` puts it in ``result.json["endpoint"]``).
 
 Robustness: the client retries what may pass (see chat_client); a
 reply that is not a chat completion (invalid JSON, HTML, no choices, odd types, a hostile tool
@@ -38,7 +45,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from searchgym.actions import Action, parse_action
+from searchgym.actions import Action, ParseError, parse_action, unwrap_tool_result
 from searchgym.harness.evaluate import (
     Prediction,
     answer_rule,
@@ -47,69 +54,19 @@ from searchgym.harness.evaluate import (
     play_single,
     score_prediction,
 )
-from searchgym.fileio import atomic_write_jsonl
+from searchgym.fileio import atomic_write_json, atomic_write_jsonl
 from searchgym.harness.chat_client import ChatClient, EndpointConfig, Reply
+from searchgym.harness.chat_replies import ChatReply, QueuedCall, reply_from_body
+from searchgym.envs.session import TOOL_ORDER
+from searchgym.tools import chat_tools
 from searchgym.suites import Suite, env_kind, get_suite, make_env, tasks
 
 SYSTEM_PROMPT = ("You are a search agent answering a question with tools. Each reply is exactly one action, "
                  "written in the format the user message shows; finish with <answer>...</answer>.")
 API_KEY_ENV = ("SEARCHGYM_OPENAI_API_KEY", "OPENAI_API_KEY")
-MAX_ACTION_CHARS = 30_000
-MAX_KEPT_CALL_CHARS = 8_000
 _TOOLS_LINE = re.compile(r"^Tools: \[.*$\n?", re.MULTILINE)
-
-
-def _text(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    if isinstance(value, list):  # content parts: [{"type": "text", "text": ...}]
-        return "".join(p.get("text", "") if isinstance(p, dict) and isinstance(p.get("text"), str) else "" for p in value)
-    return "" if value is None else json.dumps(value)[:MAX_ACTION_CHARS]
-
-
-def _tool_call_text(call: Any) -> tuple[str, str | None]:
-    """A native tool call as Hermes text (what ``parse_action`` reads) and its id."""
-    if not isinstance(call, dict):
-        return json.dumps(call)[:MAX_ACTION_CHARS] if call is not None else "", None
-    function = call.get("function") if isinstance(call.get("function"), dict) else call
-    name, arguments = function.get("name"), function.get("arguments", {})
-    if isinstance(arguments, str):
-        try:
-            arguments = json.loads(arguments)
-        except (ValueError, RecursionError):
-            pass  # parse_action reports unreadable arguments to the agent
-    try:
-        payload = json.dumps({"name": name, "arguments": arguments}, ensure_ascii=False)
-    except (TypeError, ValueError, RecursionError):
-        payload = repr(function)[:MAX_ACTION_CHARS]
-    call_id = call.get("id") if isinstance(call.get("id"), str) else None
-    return f"<tool_call>{payload}</tool_call>", call_id
-
-
-def reply_from_body(body: bytes) -> Reply:
-    """Read a chat completion; whatever it is, the result is an action string (never raises)."""
-    raw = body.decode("utf-8", errors="replace")
-    try:
-        data = json.loads(raw)
-    except (ValueError, RecursionError):
-        return Reply(raw[:MAX_ACTION_CHARS], {"role": "assistant", "content": raw[:2000]}, error="reply is not JSON")
-    choices = data.get("choices") if isinstance(data, dict) else None
-    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-        return Reply("", {"role": "assistant", "content": ""}, error="reply has no choices")
-    message = choices[0].get("message")
-    if not isinstance(message, dict):
-        return Reply(_text(choices[0].get("text")), {"role": "assistant", "content": ""}, error="choice has no message")
-    content = _text(message.get("content"))[:MAX_ACTION_CHARS]
-    calls = message.get("tool_calls")
-    if isinstance(calls, list) and calls:
-        action, call_id = _tool_call_text(calls[0])
-        kept = {"role": "assistant", "content": content}
-        if call_id is not None and len(json.dumps(calls[0])) <= MAX_KEPT_CALL_CHARS:
-            kept["tool_calls"] = [calls[0]]  # echoed back, so the tool message can answer it
-        else:
-            call_id = None  # an oversized call is not sent back: the env's reply goes as a user message
-        return Reply((action + "\n" + content)[:MAX_ACTION_CHARS], kept, call_id)
-    return Reply(content, {"role": "assistant", "content": content})
+#: A warning goes to the results when more than this share of a run's replies are unparseable.
+UNPARSEABLE_WARNING_SHARE = 0.5
 
 
 # --------------------------------------------------------------------------------- episodes
@@ -127,28 +84,60 @@ def choose_candidate(reply: str, candidates: Sequence[Action]) -> int:
 
 
 class ChatEpisode:
-    """One agent's conversation in one episode, and its transcript."""
+    """One agent's conversation in one episode, and its transcript.
 
-    def __init__(self, client: ChatClient, deadline: float, tools: list[dict] | None, system_prompt: str) -> None:
+    ``chat=True`` (native tools): the first message is ``chat_prompt`` (no tool list: the
+    ``tools`` field carries it) and each tool result goes back raw in a ``tool`` message.
+    Further tool calls of one reply are played in order, one per env step, without a request.
+    """
+
+    def __init__(self, client: ChatClient, deadline: float, tools: list[dict] | None, system_prompt: str,
+                 chat_prompt: str | None = None) -> None:
         self.client, self.deadline, self.tools = client, deadline, tools
+        self.chat_prompt = chat_prompt
         self.messages: list[dict] = [{"role": "system", "content": system_prompt}]
         self.turns: list[dict] = []
         self._call_id: str | None = None
+        self._queued: list[QueuedCall] = []
+        self._refusal = ""
 
-    def act(self, observation: str) -> str:
+    def _add_observation(self, observation: str) -> None:
         if len(self.messages) == 1:
-            text = _TOOLS_LINE.sub("", observation) if self.tools else observation
+            text = self.chat_prompt if self.chat_prompt is not None else \
+                (_TOOLS_LINE.sub("", observation) if self.tools else observation)
             self.messages.append({"role": "user", "content": text})
         elif self._call_id is not None:
-            self.messages.append({"role": "tool", "tool_call_id": self._call_id, "content": observation})
+            content = unwrap_tool_result(observation) if self.tools else observation
+            self.messages.append({"role": "tool", "tool_call_id": self._call_id, "content": content})
         else:
             self.messages.append({"role": "user", "content": observation})
+        if self._refusal and not self._queued:  # the calls of the last reply that were not run
+            if self.messages[-1]["role"] == "tool":
+                self.messages.append({"role": "user", "content": self._refusal})
+            else:
+                self.messages[-1]["content"] += "\n" + self._refusal
+            self._refusal = ""
+
+    def unplayed(self) -> list[str]:
+        """The queued calls of the last reply that have not run (the episode may have ended)."""
+        return [call.action for call in self._queued]
+
+    def act(self, observation: str) -> str:
+        self._add_observation(observation)
         start = time.monotonic()
+        if self._queued:
+            call = self._queued.pop(0)
+            self._call_id = call.call_id
+            self.turns.append({"observation": observation, "reply": None, "action": call.action, "error": None,
+                               "attempts": 0, "seconds": 0.0, "queued": True})
+            return call.action
         if start >= self.deadline:
-            reply = Reply("(no reply: the per-task timeout has passed)", error="timeout")
+            reply: Reply = Reply("(no reply: the per-task timeout has passed)", error="timeout")
         else:
             reply = self.client.complete(self.messages, self.tools, self.deadline)
         self._call_id = reply.tool_call_id
+        if isinstance(reply, ChatReply):
+            self._queued, self._refusal = list(reply.queued), reply.refusal
         self.messages.append(reply.message or {"role": "assistant", "content": reply.action[:2000]})
         self.turns.append({"observation": observation, "reply": reply.message, "action": reply.action,
                            "error": reply.error, "attempts": reply.attempts,
@@ -202,12 +191,24 @@ class OpenAIActor:
                 self.deadline = time.monotonic() + self.config.timeout
         if hasattr(base, "session"):
             return self._act_agent(base.session, "agent_0", observation)
-        live = list(observation)
+        live, team = list(observation), hasattr(base, "blackboard")
         with ThreadPoolExecutor(max_workers=max(len(live), 1)) as pool:
-            actions = pool.map(lambda a: self._act_agent(base.sessions[a], a, observation[a]), live)
+            actions = pool.map(lambda a: self._act_agent(base.sessions[a], a, observation[a], team), live)
         return dict(zip(live, actions))
 
-    def _act_agent(self, session: Any, agent: str, observation: Any) -> Any:
+    def _new_episode(self, session: Any, text: str, team: bool, candidate_mode: bool) -> ChatEpisode:
+        """With native tools: the tools (and a team's post_note and wait) as functions, and the
+        chat form of the first observation (no tool list; the rest of the text, a blackboard, kept)."""
+        if not self.config.native_tools:
+            return ChatEpisode(self.client, self.deadline, None, self.system_prompt)
+        tools = chat_tools(session.allowed, team_actions=team and not candidate_mode)
+        chat_prompt = None
+        if not candidate_mode:
+            plain = session.prompt(team_actions=team)
+            chat_prompt = session.prompt(team_actions=team, chat=True) + (text[len(plain):] if text.startswith(plain) else "")
+        return ChatEpisode(self.client, self.deadline, tools, self.system_prompt, chat_prompt)
+
+    def _act_agent(self, session: Any, agent: str, observation: Any, team: bool = False) -> Any:
         text = observation["text"] if isinstance(observation, dict) else str(observation)
         candidate_mode = isinstance(observation, dict) and "action_mask" in observation
         key = (self.task_id, agent)
@@ -223,8 +224,7 @@ class OpenAIActor:
         episodes = self.open["episodes"]
         episode = episodes.get(agent)
         if episode is None:
-            tools = [session.tools[n].schema() for n in session.allowed] if self.config.native_tools else None
-            episode = episodes[agent] = ChatEpisode(self.client, self.deadline, tools, self.system_prompt)
+            episode = episodes[agent] = self._new_episode(session, text, team, candidate_mode)
             for seen, action in done:  # the replayed prefix, so the model sees its own earlier turns
                 episode.messages += [{"role": "user", "content": seen}, {"role": "assistant", "content": str(action)}]
         if candidate_mode:
@@ -233,18 +233,36 @@ class OpenAIActor:
                                 "\nReply with the number of the action you choose (or write that action).")
             action: Any = choose_candidate(reply, list(session.candidates))
             episode.turns[-1]["action"] = action
+            episode.turns[-1]["parsed"] = action != -1
         else:
             action = episode.act(text)
+            parsed = parse_action(action, session.config.tool_format, TOOL_ORDER, allow_team_actions=team)
+            episode.turns[-1]["parsed"] = not isinstance(parsed, ParseError)
         done.append((_fingerprint(observation), action))
         return action
 
 
 def flush_open(open_episode: dict[str, Any], transcripts: list, model: str) -> None:
     for agent, episode in open_episode["episodes"].items():
+        if episode.unplayed():  # the episode ended before every call of the last reply had run
+            episode.turns.append({"unplayed_calls": episode.unplayed(), "why": "the episode ended first"})
         if episode.turns:
             transcripts.append({"task_id": open_episode["task_id"], "split": open_episode["split"], "agent": agent,
                                 "model": model, "source": "live", "turns": episode.turns})
     open_episode["episodes"].clear()
+
+
+def reply_report(transcripts: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """How many of the model's replies the env could read as actions, with a warning when most
+    could not (a text model on a candidate suite, a wrong tool format, a broken server)."""
+    turns = [t for row in transcripts for t in row.get("turns", ()) if "parsed" in t and not t.get("queued")]
+    bad = sum(not t["parsed"] for t in turns)
+    share = bad / len(turns) if turns else 0.0
+    warning = None
+    if turns and share > UNPARSEABLE_WARNING_SHARE:
+        warning = (f"{bad} of {len(turns)} model replies ({share:.0%}) were not a readable action; check that the "
+                   "suite's mode fits the model (text suites: searchgym suites lists *-text-v1) and the transcripts")
+    return {"replies": len(turns), "unparseable": bad, "unparseable_share": round(share, 4), "warning": warning}
 
 
 def _fingerprint(observation: Any) -> str:
@@ -313,6 +331,7 @@ def evaluate_openai(suite: Suite | str, model: str, base_url: str, api_key: str 
     if out_dir is not None:
         atomic_write_jsonl(Path(out_dir) / "predictions.jsonl", [asdict(p) for p in predictions])
         atomic_write_jsonl(Path(out_dir) / "transcripts.jsonl", [t for a in actors for t in a.transcripts])
+        atomic_write_json(Path(out_dir) / "endpoint.json", reply_report([t for a in actors for t in a.transcripts]))
     return predictions
 
 
@@ -371,4 +390,4 @@ def _final_write(open_episode: dict, transcripts: list, path: Path, model: str) 
 
 
 __all__ = ["ChatClient", "EndpointConfig", "OpenAIActor", "Reply", "choose_candidate", "env_kind",
-           "evaluate_openai", "provider", "reply_from_body", "run_pool"]
+           "evaluate_openai", "provider", "reply_from_body", "reply_report", "run_pool"]

@@ -2,6 +2,8 @@
 
 Each is a :class:`Tool` with an OpenAI-format ``schema()`` and a call that returns a
 :class:`ToolResult` (never raises). :func:`build_tools` / :func:`shared_tools` assemble a world's set.
+:func:`tool_schemas` gives the function schemas for ``apply_chat_template(tools=...)`` or an OpenAI
+``tools`` list; :func:`chat_tools` adds the team actions (``post_note``, ``wait``) as functions.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from searchgym.tools.retrievers import (
     page_document,
     tokenize,
 )
+from searchgym.tools.team_actions import TEAM_ACTION_SCHEMAS, chat_tools
 from searchgym.tools.toolkit import TOOL_NAMES, build_tools, clarifier, shared_tools, tool_schemas
 from searchgym.tools.web_search import SearchHit, WebSearch, normalize_query
 
@@ -29,6 +32,7 @@ __all__ = [
     "CLARIFICATION_EVIDENCE_ID",
     "CLOCK_EVIDENCE_ID",
     "RETRIEVER_NAMES",
+    "TEAM_ACTION_SCHEMAS",
     "TOOL_NAMES",
     "AskForClarification",
     "Bm25sRetriever",
@@ -46,6 +50,7 @@ __all__ = [
     "WebSearch",
     "build_tools",
     "calculate",
+    "chat_tools",
     "clarifier",
     "format_number",
     "make_retriever",

@@ -41,3 +41,6 @@ def test_cpu_smoke_runs_every_part(tmp_path: Path, capsys) -> None:
     assert 0 < llm["generated_tokens"] <= 2 * 2 * 8  # G=2 rollouts x 2 turns x at most 8 tokens
     assert llm["generated_tokens_per_s"] > 0 and llm["update_s"] > 0 and llm["scored_tokens"] == llm["generated_tokens"]
     assert llm["peak_gib_update"] is None  # no GPU memory to report on CPU
+    generation = figures["c_generation_transformers_vs_vllm"]
+    assert generation["transformers_tokens_per_s"] > 0 and generation["new_tokens"] == 4
+    assert generation["vllm"] == "not run: vLLM needs a GPU" and "vllm_tokens_per_s" not in generation

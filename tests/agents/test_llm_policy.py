@@ -124,3 +124,12 @@ def test_random_presets_and_bad_names(tokenizer) -> None:
         random_model("huge", tokenizer)
     with pytest.raises(ValueError, match="backend"):
         LLMPolicy(model, tokenizer, backend="tgi")
+
+
+def test_a_hub_id_that_is_not_on_disk_is_a_clear_error_not_a_download(tmp_path, monkeypatch):
+    monkeypatch.setenv("HF_HOME", str(tmp_path))  # an empty cache
+    monkeypatch.delenv("SEARCHGYM_ALLOW_DOWNLOAD", raising=False)
+    with pytest.raises(ValueError, match=r"is not on disk .*hf download someone/not-a-model"):
+        load_model("someone/not-a-model")
+    with pytest.raises(ValueError, match="is not on disk"):
+        load_model(str(tmp_path / "no-such-folder"))

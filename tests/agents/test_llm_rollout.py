@@ -163,3 +163,10 @@ def test_helpers_and_the_harness_actor(tiny) -> None:
         obs, _, terminated, truncated, info = env.step(actor.act(env, obs, info))
         done = terminated or truncated
     assert info["step"] == 2 and len(actor.episode.steps) == 2
+
+
+def test_team_observations_with_notes_are_unwrapped_once():
+    from searchgym.actions import format_tool_result
+
+    wrapped = format_tool_result("web_search", "result", "hermes") + "\n\nNew notes on the blackboard:\n- [round 1] lead: x"
+    assert unwrap_tool_response(wrapped) == "result\n\nNew notes on the blackboard:\n- [round 1] lead: x"

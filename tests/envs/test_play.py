@@ -70,3 +70,27 @@ def test_bad_role_and_cli_wiring():
     out = io.StringIO()
     assert play_command.run(args, stdin=io.StringIO(":q\n"), stdout=out) == 0
     assert "you are generalist_1, the others are random" in out.getvalue()
+
+
+def test_every_advertised_format_is_accepted_on_a_hermes_env():
+    out = game("SearchQA-v0", f":help\n<lookup>Priovysh Tiopio</lookup>\n<answer>{ANSWER}</answer>\n")
+    assert "<search>search query</search>" in out and "<tool_call>" in out  # both formats advertised
+    assert "alma mater: Stowehin Institute of Technology" in out  # the tag was run as a tool call
+    assert "Could not read your action" not in out and "success=True" in out
+
+
+def test_a_hermes_call_is_accepted_on_a_tags_env():
+    call = '<tool_call>{"name": "knowledge_base", "arguments": {"entity": "Priovysh Tiopio"}}</tool_call>'
+    out = game("SearchQA-Tags-v0", f"{call}\n<answer>{ANSWER}</answer>\n")
+    assert "alma mater: Stowehin Institute of Technology" in out and "success=True" in out
+
+
+def test_the_screen_names_the_tools_without_json_and_one_accepted_actions_header():
+    out = game("SearchQA-v0", ":q\n")
+    assert '"parameters"' not in out and "Tools: web_search (" in out
+    assert out.count("Accepted actions") == 1
+
+
+def test_unreadable_input_still_gets_the_env_message():
+    out = game("SearchQA-v0", "hello there\n:q\n")
+    assert "Could not read your action" in out

@@ -1,0 +1,76 @@
+"""Leaderboard submissions on the text-mode suites: the oracle, random, and one scripted endpoint.
+
+For each text suite (``searchgym suites``: ``*-text-v1``) this runs, in one process:
+
+1. ``searchgym evaluate --agent oracle`` and ``--agent random``;
+2. ``searchgym evaluate --agent openai`` against a scripted OpenAI-compatible server on
+   127.0.0.1 that replays the oracle's text actions (see
+   :mod:`searchgym.harness.scripted_endpoint`): the whole endpoint path (requests, replies,
+   replay into the harness) must score what the oracle scores;
+
+then ``searchgym leaderboard submit`` for each run and ``leaderboard verify`` for every file
+written (exit 1 if any is rejected). Suite hashes change when a suite's world, tasks or
+scoring rules change; re-run this to regenerate the files, and ``searchgym leaderboard build``.
+
+    python benchmarks/text_suite_submissions.py [--suites ID,...] [--runs runs/text-suites]
+        [--out leaderboard/submissions] [--concurrency 8]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from searchgym.cli import main as cli
+from searchgym.harness.scripted_endpoint import ScriptedEndpoint
+from searchgym.leaderboard import build_submission, verify_file, write_submission
+from searchgym.text_suites import text_suite_ids
+
+DESCRIPTIONS = {
+    "oracle": "follows the gold evidence chain through the tools, writing Hermes tool calls; no training (upper bound)",
+    "random": "a uniformly random admissible action, written as a Hermes tool call; no training (lower bound)",
+    "scripted-endpoint": "searchgym evaluate --agent openai against a scripted OpenAI-compatible server on "
+                         "127.0.0.1 that replays the oracle's text actions (checks the endpoint path end to end)",
+}
+
+
+def evaluate(suite: str, agent: str, folder: Path, extra: list[str]) -> None:
+    code = cli(["evaluate", "--suite", suite, "--agent", agent, "--name", folder.name, "--out", str(folder),
+                "--no-progress", *extra])
+    if code != 0:
+        raise SystemExit(f"searchgym evaluate failed on {suite} for {agent} (exit {code})")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--suites", default=",".join(text_suite_ids()), help="comma-separated suite ids")
+    parser.add_argument("--runs", type=Path, default=Path("runs/text-suites"), help="run folders (default runs/text-suites)")
+    parser.add_argument("--out", type=Path, default=Path("leaderboard/submissions"), help="submission folder")
+    parser.add_argument("--concurrency", type=int, default=8, help="endpoint requests in flight (default 8)")
+    args = parser.parse_args(argv)
+    written = []
+    for suite in [s.strip() for s in args.suites.split(",") if s.strip()]:
+        for agent in ("oracle", "random", "scripted-endpoint"):
+            folder = args.runs / suite / agent
+            start = time.perf_counter()
+            if agent == "scripted-endpoint":
+                with ScriptedEndpoint(suite, "oracle") as endpoint:
+                    evaluate(suite, "openai", folder, ["--model", "scripted-oracle", "--base-url", endpoint.base_url,
+                                                       "--concurrency", str(args.concurrency)])
+            else:
+                evaluate(suite, agent, folder, [])
+            submission = build_submission(folder, agent, DESCRIPTIONS[agent])
+            written.append(write_submission(submission, folder=args.out))
+            print(f"{suite} {agent}: {time.perf_counter() - start:.1f} s -> {written[-1]}", flush=True)
+    rejected = 0
+    for path in written:
+        verdict = verify_file(path)
+        rejected += not verdict.ok
+        print(("OK       " if verdict.ok else "REJECTED ") + f"{path}" + ("" if verdict.ok else f": {verdict.reason}"))
+    return 1 if rejected else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,123 @@
+"""Reading a chat completion as env actions: its text, or its native tool calls, every one of them.
+
+A reply may carry several ``tool_calls`` (parallel function calling). The env takes one action
+per step, so the first call is the action of this step and the others wait in
+:attr:`ChatReply.queued`; the agent plays them, in order, on the following steps without asking
+the model again, and answers each with its own ``tool`` message. Calls past
+``MAX_PARALLEL_CALLS`` are refused with a message the model sees (``refusal``); none is ever
+dropped silently. Text replies that write several ``<tool_call>`` blocks are read the same way.
+
+Nothing here raises on what a server sends: an unreadable body becomes an action string that
+the env scores as malformed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from searchgym.harness.chat_client import Reply
+
+MAX_ACTION_CHARS = 30_000
+MAX_KEPT_CALL_CHARS = 8_000
+MAX_PARALLEL_CALLS = 8
+_TEXT_CALL = re.compile(r"<tool_call>.*?</tool_call>", re.DOTALL)
+
+
+@dataclass
+class QueuedCall:
+    """A tool call of the reply that the env has not run yet: its action text and call id."""
+
+    action: str
+    call_id: str | None = None
+
+
+@dataclass
+class ChatReply(Reply):
+    """A Reply whose further tool calls wait their turn (``queued``); ``refusal`` tells the model
+    which calls were not run (too many in one reply)."""
+
+    queued: list[QueuedCall] = field(default_factory=list)
+    refusal: str = ""
+
+
+def content_text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):  # content parts: [{"type": "text", "text": ...}]
+        return "".join(p.get("text", "") if isinstance(p, dict) and isinstance(p.get("text"), str) else "" for p in value)
+    return "" if value is None else json.dumps(value)[:MAX_ACTION_CHARS]
+
+
+def tool_call_text(call: Any) -> tuple[str, str | None]:
+    """A native tool call as Hermes text (what ``parse_action`` reads) and its id."""
+    if not isinstance(call, dict):
+        return json.dumps(call)[:MAX_ACTION_CHARS] if call is not None else "", None
+    function = call.get("function") if isinstance(call.get("function"), dict) else call
+    name, arguments = function.get("name"), function.get("arguments", {})
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments)
+        except (ValueError, RecursionError):
+            pass  # parse_action reports unreadable arguments to the agent
+    try:
+        payload = json.dumps({"name": name, "arguments": arguments}, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):
+        payload = repr(function)[:MAX_ACTION_CHARS]
+    call_id = call.get("id") if isinstance(call.get("id"), str) else None
+    return f"<tool_call>{payload}</tool_call>", call_id
+
+
+def _refusal(n_refused: int) -> str:
+    return (f"({n_refused} more tool call(s) in your last reply were not run: at most {MAX_PARALLEL_CALLS} "
+            "calls per reply are run, in order; call them again if you still need them.)" if n_refused else "")
+
+
+def _native_reply(content: str, calls: list) -> ChatReply:
+    run, refused = calls[:MAX_PARALLEL_CALLS], len(calls) - MAX_PARALLEL_CALLS
+    texts = [tool_call_text(c) for c in run]
+    # Echo the calls back only when every one has an id and they are small: then each result
+    # goes back as a tool message answering its id; otherwise results go as user messages.
+    echo = all(cid is not None for _, cid in texts) and len(json.dumps(run, default=str)) <= MAX_KEPT_CALL_CHARS
+    kept: dict[str, Any] = {"role": "assistant", "content": content}
+    if echo:
+        kept["tool_calls"] = run
+    ids = [cid if echo else None for _, cid in texts]
+    first = (texts[0][0] + "\n" + content)[:MAX_ACTION_CHARS]
+    queued = [QueuedCall(text[:MAX_ACTION_CHARS], cid) for (text, _), cid in zip(texts[1:], ids[1:])]
+    return ChatReply(first, kept, ids[0], queued=queued, refusal=_refusal(max(refused, 0)))
+
+
+def _text_reply(content: str) -> ChatReply:
+    blocks = _TEXT_CALL.findall(content)
+    message = {"role": "assistant", "content": content}
+    if len(blocks) < 2:
+        return ChatReply(content, message)
+    queued = [QueuedCall(b) for b in blocks[1:MAX_PARALLEL_CALLS]]
+    return ChatReply(content, message, queued=queued, refusal=_refusal(max(len(blocks) - MAX_PARALLEL_CALLS, 0)))
+
+
+def reply_from_body(body: bytes) -> ChatReply:
+    """Read a chat completion; whatever it is, the result is an action string (never raises)."""
+    raw = body.decode("utf-8", errors="replace")
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError):
+        return ChatReply(raw[:MAX_ACTION_CHARS], {"role": "assistant", "content": raw[:2000]}, error="reply is not JSON")
+    choices = data.get("choices") if isinstance(data, dict) else None
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        return ChatReply("", {"role": "assistant", "content": ""}, error="reply has no choices")
+    message = choices[0].get("message")
+    if not isinstance(message, dict):
+        return ChatReply(content_text(choices[0].get("text")), {"role": "assistant", "content": ""},
+                         error="choice has no message")
+    content = content_text(message.get("content"))[:MAX_ACTION_CHARS]
+    calls = message.get("tool_calls")
+    if isinstance(calls, list) and calls:
+        return _native_reply(content, calls)
+    return _text_reply(content)
+
+
+__all__ = ["MAX_PARALLEL_CALLS", "ChatReply", "QueuedCall", "content_text", "reply_from_body", "tool_call_text"]

@@ -1,0 +1,194 @@
+"""A scripted OpenAI-compatible chat server on 127.0.0.1: a stand-in model for tests and benchmarks.
+
+``ScriptedEndpoint(suite, behaviour)`` serves ``POST /v1/chat/completions`` on a loopback port.
+Its ``"oracle"`` behaviour replays the oracle's text-mode actions: they are recorded once per
+task (the oracle on the suite's own env, with the evaluation's seeds) and looked up by the
+question in the conversation's first user message, the role its header names (``You are lead
+in a team``), and the number of assistant turns so far. With ``native=True`` tool calls (and a
+team's ``post_note``/``wait``) come back as OpenAI ``tool_calls``. An agent that follows it on
+a text suite must score what the oracle scores (1.0).
+
+The other behaviours are what a bad model or server does: ``"prose"`` (replies that are no
+action: "I choose 1"), ``"hostile"`` (bodies that are not chat completions, huge or nested JSON,
+tool calls with odd names and types), ``"stall"`` (the oracle, after ``stall`` seconds). Nothing
+here reaches past the loopback interface.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from collections.abc import Sequence
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Self
+
+from searchgym.actions import Action, parse_action
+from searchgym.envs.session import TOOL_ORDER
+from searchgym.harness.evaluate import answer_rule, episode_seed, play_parallel, play_single
+from searchgym.suites import Suite, get_suite, make_env, tasks
+
+BEHAVIOURS = ("oracle", "prose", "hostile", "stall")
+_ROLE = re.compile(r"^You are (\S+) in a team", re.MULTILINE)
+HOSTILE_BODIES: tuple[bytes, ...] = (
+    b"<html><body>502 Bad Gateway</body></html>",
+    b'{"choices": []}',
+    b"{not json",
+    b'{"choices": [{"message": null}]}',
+    b"[" * 50_000 + b"]" * 50_000,
+    json.dumps({"choices": [{"message": {"content": None, "tool_calls": [
+        {"id": 7, "function": {"name": "__import__('os').system", "arguments": "{\"cmd\": \"rm -rf /\""}}]}}]}).encode(),
+    json.dumps({"choices": [{"message": {"content": None, "tool_calls": [
+        {"id": "c", "function": {"name": "calculator", "arguments": {"expression": "9**9**9**9**9"}}}] * 20}}]}).encode(),
+    json.dumps({"choices": [{"message": {"content": "<tool_call>" + "{" * 5000}}]}).encode(),
+    json.dumps({"choices": [{"message": {"content": ["x", 3, {"text": 5}]}}]}).encode(),
+    json.dumps({"choices": [{"message": {"content": "A" * 50_000}}]}).encode(),
+)
+
+
+class _Recorder:
+    """Wraps the oracle actor and keeps every action it writes, per agent."""
+
+    def __init__(self, actor: Any) -> None:
+        self.actor, self.actions = actor, {}
+
+    def reset(self) -> None:
+        self.actions = {}
+        if hasattr(self.actor, "reset"):
+            self.actor.reset()
+
+    def act(self, env: Any, observation: Any, info: Any) -> Any:
+        out = self.actor.act(env, observation, info)
+        for agent, action in (out.items() if isinstance(out, dict) else [("agent_0", out)]):
+            self.actions.setdefault(agent, []).append(action)
+        return out
+
+
+def record_oracle(suite: Suite, splits: Sequence[str] = ("test", "dev"), seed: int = 0) -> dict[tuple[str, str], list]:
+    """{(question, role or ""): [action text, ...]} of the text-mode oracle on every task of ``splits``."""
+    from searchgym.harness.methods import baseline_actor
+
+    recorder, script = _Recorder(baseline_actor("oracle", suite, seed)), {}
+    rule = answer_rule(suite)
+    for split in splits:
+        env = make_env(suite, split)
+        for index, task in enumerate(tasks(suite, split)):
+            recorder.reset()
+            if rule == "single":
+                play_single(env, recorder, task.id, episode_seed(seed, index))
+            else:
+                play_parallel(env, recorder, task.id, episode_seed(seed, index), rule)
+            team = hasattr(env.unwrapped, "blackboard")
+            for agent, actions in recorder.actions.items():
+                key = (task.question, agent if team else "")
+                if not isinstance(actions[0], str):
+                    raise TypeError(f"suite {suite.id!r} is not in text mode: the oracle chose candidate indices")
+                script.setdefault(key, actions)  # group members play identical oracles
+        env.close()
+    return script
+
+
+def _as_native(action: str, n: int) -> dict[str, Any]:
+    parsed = parse_action(action, "hermes", TOOL_ORDER, allow_team_actions=True)
+    call = None
+    if isinstance(parsed, Action) and parsed.kind == "tool":
+        call = {"name": parsed.tool, "arguments": json.dumps(parsed.args)}
+    elif isinstance(parsed, Action) and parsed.kind == "post":
+        call = {"name": "post_note", "arguments": json.dumps({"note": parsed.text})}
+    elif isinstance(parsed, Action) and parsed.kind == "wait":
+        call = {"name": "wait", "arguments": "{}"}
+    if call is None:
+        return {"role": "assistant", "content": action}
+    return {"role": "assistant", "content": None, "tool_calls": [{"id": f"call_{n}", "type": "function", "function": call}]}
+
+
+class ScriptedEndpoint:
+    """The server (a context manager): ``base_url``, ``requests`` (how many were served), and
+    ``kept`` (the request bodies, with ``keep_requests=True``)."""
+
+    def __init__(self, suite: Suite | str, behaviour: str = "oracle", native: bool = False, stall: float = 0.0,
+                 seed: int = 0, splits: Sequence[str] = ("test", "dev"), keep_requests: bool = False) -> None:
+        if behaviour not in BEHAVIOURS:
+            raise ValueError(f"unknown behaviour {behaviour!r}; accepted: {', '.join(BEHAVIOURS)}")
+        self.suite, self.behaviour, self.native, self.stall = get_suite(suite), behaviour, native, float(stall)
+        self.script = record_oracle(self.suite, splits, seed) if behaviour in ("oracle", "stall") else {}
+        self.requests = 0
+        self.kept: list[dict] | None = [] if keep_requests else None  # the request bodies, when kept
+        self._lock = threading.Lock()
+        self._httpd: ThreadingHTTPServer | None = None
+
+    # --------------------------------------------------------------------------- replies
+    def next_action(self, messages: list[dict]) -> str:
+        first = next((m.get("content") or "" for m in messages if m.get("role") == "user"), "")
+        at = first.rfind("Question: ")
+        question = first[at + len("Question: "):].split("\n", 1)[0].strip() if at >= 0 else ""
+        role = _ROLE.search(first)
+        actions = self.script.get((question, role.group(1) if role else ""), [])
+        turn = sum(m.get("role") == "assistant" for m in messages)
+        return actions[turn] if turn < len(actions) else "<answer>unknown</answer>"
+
+    def respond(self, body: bytes) -> tuple[int, bytes]:
+        with self._lock:
+            n = self.requests
+            self.requests += 1
+            if self.kept is not None:
+                try:
+                    self.kept.append(json.loads(body))
+                except ValueError:
+                    self.kept.append({"unreadable": body[:200].decode("utf-8", "replace")})
+        if self.behaviour == "hostile":
+            return 200, HOSTILE_BODIES[n % len(HOSTILE_BODIES)]
+        if self.behaviour == "prose":
+            message: dict[str, Any] = {"role": "assistant", "content": f"I choose {n % 3}. Let me think about it."}
+        else:
+            if self.behaviour == "stall":
+                time.sleep(self.stall)
+            try:
+                messages = json.loads(body)["messages"]
+            except (ValueError, KeyError, TypeError):
+                return 400, b'{"error": {"message": "the body must be a chat request with messages"}}'
+            action = self.next_action(messages)
+            message = _as_native(action, n) if self.native else {"role": "assistant", "content": action}
+        return 200, json.dumps({"id": f"cmpl-{n}", "object": "chat.completion",
+                                "choices": [{"index": 0, "message": message, "finish_reason": "stop"}]}).encode()
+
+    # ---------------------------------------------------------------------------- server
+    def __enter__(self) -> Self:
+        endpoint = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                length = min(int(self.headers.get("Content-Length", 0) or 0), 64 << 20)
+                status, payload = endpoint.respond(self.rfile.read(length))
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(payload)))
+                    self.end_headers()
+                    self.wfile.write(payload)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client stopped waiting (a stall past its timeout)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd.daemon_threads = True
+        threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._httpd = None
+
+    @property
+    def base_url(self) -> str:
+        if self._httpd is None:
+            raise RuntimeError("the endpoint is not running; use it as a context manager (with ScriptedEndpoint(...))")
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
+
+
+__all__ = ["BEHAVIOURS", "HOSTILE_BODIES", "ScriptedEndpoint", "record_oracle"]

@@ -1,0 +1,205 @@
+"""LLM endpoints as first-class users: the text suites through ``evaluate --agent openai``, the chat
+format (chat prompt, raw tool results, team actions as tools), parallel tool calls, and the
+readable-reply warning. Every server is on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from searchgym.actions import format_tool_result, unwrap_tool_result
+from searchgym.cli import main
+from searchgym.fileio import read_json, read_jsonl
+from searchgym.harness.chat_replies import MAX_PARALLEL_CALLS, reply_from_body
+from searchgym.harness.openai_agent import evaluate_openai, reply_report
+from searchgym.harness.scripted_endpoint import ScriptedEndpoint
+from searchgym.suites import Suite, make_env, register_suite
+from searchgym.tools import chat_tools
+
+TINY_TEXT = register_suite(Suite("test-llm-text-v0", 0, "SearchQA-v0", {"max_steps": 6}, world_size="tiny",
+                                 dev_size=2, test_size=4, description="tests: endpoint, text mode"))
+TINY_TEAM = register_suite(Suite("test-llm-team-v0", 0, "TeamSearch-v0", {"max_rounds": 12}, world_size="tiny",
+                                 dev_size=1, test_size=3, description="tests: endpoint, team text mode"))
+
+
+def _evaluate(tmp_path: Path, suite: str, endpoint: ScriptedEndpoint, *extra: str) -> dict:
+    out = tmp_path / suite
+    code = main(["evaluate", "--suite", suite, "--agent", "openai", "--model", "m", "--base-url", endpoint.base_url,
+                 "--out", str(out), "--no-progress", "--concurrency", "4", *extra])
+    assert code == 0
+    return read_json(out / "result.json")
+
+
+# ------------------------------------------------------------------------- the same episode
+@pytest.mark.parametrize("suite", ["searchqa-text-v1", "team-text-v1", "group-text-v1"])
+def test_the_oracle_replayed_through_the_endpoint_scores_one_on_every_text_suite(suite, tmp_path):
+    with ScriptedEndpoint(suite, "oracle", native=suite == "team-text-v1") as endpoint:
+        options = ["--agent-option", "native_tools=true"] if suite == "team-text-v1" else []
+        result = _evaluate(tmp_path, suite, endpoint, *options)
+    assert result["test"]["all"]["n"] == 200 and result["test"]["all"]["success"] == 1.0
+    assert result["dev"]["all"]["success"] == 1.0
+    assert result["endpoint"]["unparseable"] == 0 and result["endpoint"]["warning"] is None
+
+
+@pytest.mark.parametrize(("behaviour", "suite"), [("prose", TINY_TEXT.id), ("hostile", TINY_TEXT.id),
+                                                 ("hostile", TINY_TEAM.id), ("stall", TINY_TEXT.id)])
+def test_malformed_hostile_and_stalling_servers_score_zero_and_warn(behaviour, suite, tmp_path, capsys):
+    with ScriptedEndpoint(suite, behaviour, stall=2.0) as endpoint:
+        result = _evaluate(tmp_path, suite, endpoint, "--agent-option", "timeout=0.5", "--agent-option", "retries=0")
+    assert result["test"]["all"]["success"] == 0.0
+    report = result["endpoint"]
+    if behaviour != "stall":  # a stalled request has no reply to read, but is still counted
+        assert report["unparseable_share"] > 0.5 and "not a readable action" in report["warning"]
+        assert "WARNING" in capsys.readouterr().err
+
+
+def test_text_actions_on_a_candidate_suite_are_flagged(tmp_path):
+    suite = register_suite(Suite("test-llm-cand-v0", 0, "SearchQA-Candidates-v0", {"max_steps": 3},
+                                 world_size="tiny", dev_size=1, test_size=2))
+    with ScriptedEndpoint(suite, "oracle", splits=()) as endpoint:  # "<answer>unknown</answer>": no candidate
+        result = _evaluate(tmp_path, suite.id, endpoint)
+    assert result["endpoint"]["warning"] is not None
+
+
+# ---------------------------------------------------------------------------- chat format
+def test_chat_prompt_has_no_tool_list_and_one_accepted_actions_header():
+    env = make_env(TINY_TEXT, "test")
+    plain, _ = env.reset(seed=0)
+    session = env.unwrapped.session
+    chat = session.prompt(chat=True)
+    assert plain.count("Accepted actions") == 1 and "Tools: [" in plain
+    assert "Tools:" not in chat and "<tool_call>" not in chat and chat.endswith(f"Question: {session.task.question}")
+    assert "<answer>" in chat and "<post>" not in chat
+    assert "<post>" in session.prompt(team_actions=True, chat=True)
+
+
+def test_tool_results_unwrap_to_raw_text_and_keep_what_follows():
+    for fmt in ("hermes", "tags"):
+        wrapped = format_tool_result("web_search", "line one\nline two", fmt)
+        assert unwrap_tool_result(wrapped) == "line one\nline two"
+        assert unwrap_tool_result(wrapped + "\n\nNew notes on the blackboard:\n- x") == \
+            "line one\nline two\n\nNew notes on the blackboard:\n- x"
+    assert unwrap_tool_result("Could not read your action") == "Could not read your action"
+
+
+def test_native_chat_sends_the_chat_prompt_tools_and_raw_tool_messages():
+    with ScriptedEndpoint(TINY_TEAM, "oracle", native=True, keep_requests=True, splits=("test",)) as endpoint:
+        predictions = evaluate_openai(TINY_TEAM, "m", endpoint.base_url, concurrency=1, native_tools=True)
+        kept = endpoint.kept
+    assert all(p.success for p in predictions)
+    names = {t["function"]["name"] for r in kept for t in r["tools"]}
+    assert {"post_note", "wait"} <= names
+    users = [m["content"] for r in kept for m in r["messages"] if m["role"] == "user"]
+    assert users and not any("Tools: [" in u or "Accepted actions" in u for u in users)
+    tools = [m for r in kept for m in r["messages"] if m["role"] == "tool"]
+    assert tools and not any("<tool_response>" in m["content"] for m in tools)
+    calls = [c["function"]["name"] for r in kept for m in r["messages"] if m["role"] == "assistant"
+             for c in m.get("tool_calls") or []]
+    assert "post_note" in calls or "wait" in calls
+    assert chat_tools(["web_search"], team_actions=False) == chat_tools(["web_search"])[:1]
+
+
+# ------------------------------------------------------------------------ parallel calls
+class TwoCallsServer:
+    """First reply: ``n_calls`` native tool calls at once; then checks the tool messages and answers."""
+
+    def __init__(self, n_calls: int, native: bool = True) -> None:
+        self.n_calls, self.native, self.requests = n_calls, native, []
+
+    def reply(self, request: dict) -> dict:
+        self.requests.append(request)
+        turn = sum(m["role"] == "assistant" for m in request["messages"])
+        if turn > 0:
+            return {"role": "assistant", "content": "<answer>done</answer>"}
+        queries = [f"query {i}" for i in range(self.n_calls)]
+        if not self.native:
+            return {"role": "assistant", "content": "".join(
+                f'<tool_call>{{"name": "web_search", "arguments": {{"query": "{q}"}}}}</tool_call>' for q in queries)}
+        return {"role": "assistant", "content": None, "tool_calls": [
+            {"id": f"c{i}", "type": "function", "function": {"name": "web_search", "arguments": json.dumps({"query": q})}}
+            for i, q in enumerate(queries)]}
+
+    def __enter__(self) -> str:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                payload = json.dumps({"choices": [{"message": server.reply(body)}]}).encode()
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    def __exit__(self, *exc):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.mark.parametrize("native", [True, False])
+def test_parallel_tool_calls_run_in_order_each_answered(native):
+    server = TwoCallsServer(2, native)
+    with server as url:
+        [prediction] = evaluate_openai(TINY_TEXT, "m", url, concurrency=1, limit=1, native_tools=native)
+    assert (prediction.tool_calls, prediction.steps, prediction.answer) == (2, 3, "done")
+    assert len(server.requests) == 2  # the second call was played without asking the model again
+    messages = server.requests[1]["messages"]
+    if native:
+        tool_messages = [m for m in messages if m["role"] == "tool"]
+        assert [m["tool_call_id"] for m in tool_messages] == ["c0", "c1"]
+        assert all("<tool_response>" not in m["content"] for m in tool_messages)
+    else:
+        assert sum(m["role"] == "user" for m in messages) == 3  # the prompt, then one result per call
+
+
+def test_calls_past_the_limit_are_refused_with_a_message_the_model_sees():
+    server = TwoCallsServer(MAX_PARALLEL_CALLS + 3)
+    suite = register_suite(Suite("test-llm-long-v0", 0, "SearchQA-v0", {"max_steps": 12}, world_size="tiny",
+                                 dev_size=1, test_size=1))
+    with server as url:
+        [prediction] = evaluate_openai(suite, "m", url, concurrency=1, native_tools=True)
+    assert prediction.tool_calls == MAX_PARALLEL_CALLS and prediction.answer == "done"
+    last = server.requests[1]["messages"]
+    assert sum(m["role"] == "tool" for m in last) == MAX_PARALLEL_CALLS
+    assert "3 more tool call(s) in your last reply were not run" in last[-1]["content"]
+
+
+def test_reply_reading_keeps_every_call():
+    body = json.dumps({"choices": [{"message": {"content": "", "tool_calls": [
+        {"id": "a", "function": {"name": "web_search", "arguments": "{\"query\": \"x\"}"}},
+        {"id": "b", "function": {"name": "calculator", "arguments": {"expression": "1+1"}}}]}}]}).encode()
+    reply = reply_from_body(body)
+    assert reply.tool_call_id == "a" and [q.call_id for q in reply.queued] == ["b"]
+    assert "calculator" in reply.queued[0].action and len(reply.message["tool_calls"]) == 2
+    unnamed = json.loads(body)
+    del unnamed["choices"][0]["message"]["tool_calls"][1]["id"]
+    reply = reply_from_body(json.dumps(unnamed).encode())
+    assert reply.tool_call_id is None and "tool_calls" not in reply.message and len(reply.queued) == 1
+
+
+def test_reply_report_counts_turns_and_warns_only_when_most_are_unreadable():
+    rows = [{"turns": [{"parsed": True}, {"parsed": False}, {"parsed": True, "queued": True}]}]
+    assert reply_report(rows) == {"replies": 2, "unparseable": 1, "unparseable_share": 0.5, "warning": None}
+    assert reply_report([{"turns": [{"parsed": False}] * 3}])["warning"].startswith("3 of 3 model replies")
+    assert reply_report([])["replies"] == 0
+
+
+def test_calls_left_when_the_episode_ends_are_in_the_transcript(tmp_path):
+    suite = register_suite(Suite("test-llm-short-v0", 0, "SearchQA-v0", {"max_steps": 2}, world_size="tiny",
+                                 dev_size=1, test_size=1))
+    with TwoCallsServer(4) as url:
+        [prediction] = evaluate_openai(suite, "m", url, concurrency=1, native_tools=True, out_dir=tmp_path)
+    assert prediction.tool_calls == 2 and prediction.answer is None  # the step limit came first
+    [row] = read_jsonl(tmp_path / "transcripts.jsonl")
+    assert len(row["turns"][-1]["unplayed_calls"]) == 2 and row["turns"][-1]["why"] == "the episode ended first"
