@@ -248,6 +248,7 @@ def cw_round_estimator(group: list[Trajectory], config: AdvantageConfig) -> Esti
     advs: list[np.ndarray] = []
     max_weights: list[float] = []
     differs: list[float] = []  # 1.0 where this trajectory's advantages are not GRPO's
+    differs_positive: list[float] = []  # the same, over the trajectories with A_i > 0 only
     for a_i, traj in zip(group_adv, group):
         K = len(traj)
         adv = np.full(K, float(a_i), dtype=np.float64)
@@ -256,8 +257,10 @@ def cw_round_estimator(group: list[Trajectory], config: AdvantageConfig) -> Esti
             adv[:-1] = a_i * (K - 1) * w
             max_weights.append(float(w.max()))
         differs.append(float(np.abs(adv - a_i).max() > 1e-9))
+        if a_i > 0:
+            differs_positive.append(differs[-1])
         advs.append(adv)
-    diagnostics = {"differs_from_grpo": differs}
+    diagnostics = {"differs_from_grpo": differs, "differs_among_positive": differs_positive}
     if max_weights:
         diagnostics["round_weight_max"] = max_weights
     return EstimatorOutput(advs, [reward_to_go(t.rewards, config.gamma) for t in group], diagnostics)
@@ -300,7 +303,8 @@ def advantage_stats(
     stats.update(_mean_std(advantages[advantages > 0], "adv/pos"))
     stats.update(_mean_std(advantages[advantages < 0], "adv/neg"))
     for key, values in diagnostics.items():
-        stats.update(_mean_std(np.asarray(values, dtype=np.float64), f"estimator/{key}"))
+        if len(values):  # a diagnostic with no member this batch (no positive trajectory) is not logged
+            stats.update(_mean_std(np.asarray(values, dtype=np.float64), f"estimator/{key}"))
     return stats
 
 

@@ -159,6 +159,7 @@ def significance_table(records: Sequence[RunRecord], reference: str, rng_seed: i
 #: metrics.jsonl keys summarised per learning method in results.md (mean over iterations and seeds)
 DIAGNOSTICS = (
     ("estimator/differs_from_grpo_mean", "trajectories whose advantage differs from GRPO's"),
+    ("estimator/differs_among_positive_mean", "the same among trajectories with a positive advantage"),
     ("groups/zero_variance_fraction", "zero-variance groups"),
     ("loss/entropy", "policy entropy"),
 )
