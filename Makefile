@@ -5,6 +5,9 @@ PY ?= $(shell command -v python3.11 || command -v python3)
 VENV ?= .venv
 BIN := $(VENV)/bin
 OUT ?= runs/quick
+# The main comparison: three seeds of every outcome- and MARL baseline against CW-GRPO (ippo, mt_ppo,
+# gigpo and info_gain are one --methods away; they do not fit the 15-minute budget on 2 cores).
+MAIN_METHODS ?= cw_grpo,grpo,dr_grpo,mappo,coma,random,oracle
 
 .PHONY: setup main test browser bench clean
 
@@ -17,7 +20,7 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 main: setup
-	$(BIN)/searchgym compare --suite quick-v1 --methods cw_grpo,grpo,dr_grpo,mappo,ippo,coma,random,oracle --seeds 1 --workers 2 --device auto --out $(OUT)
+	$(BIN)/searchgym compare --suite quick-v1 --methods $(MAIN_METHODS) --seeds 3 --budget 12000 --workers 2 --device auto --out $(OUT)
 
 # Headless Chromium for the leaderboard page test (Debian's package; needs root and apt).
 browser:
