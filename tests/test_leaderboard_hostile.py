@@ -259,3 +259,24 @@ def test_record_result_keeps_other_records(tmp_path, oracle) -> None:
     (tmp_path / "retrained.json").write_text("[1]")
     with pytest.raises(SubmissionRejected, match="keyed by submission SHA-256"):
         read_retrained(tmp_path)
+
+
+def test_submit_turns_control_characters_in_a_runs_answers_into_spaces(tmp_path, runs) -> None:
+    import shutil
+
+    from searchgym.fileio import atomic_write_jsonl, read_jsonl
+
+    run = tmp_path / "run"
+    shutil.copytree(runs / "oracle" / "seed0", run)
+    rows = read_jsonl(run / "predictions.jsonl")
+    original = rows[0]["answer"]
+    rows[0]["answer"] = "\x00" + original.replace(" ", "\n", 1) + "\u202e\t"
+    atomic_write_jsonl(run / "predictions.jsonl", rows)
+    submission = build_submission(run)
+    answer = next(p["answer"] for p in submission["predictions"] if p["task_id"] == rows[0]["task_id"])
+    assert answer.split() == original.split() and not any(c in answer for c in "\x00\n\u202e\t")
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(submission))
+    assert verify_file(path).ok
+    with pytest.raises(SubmissionRejected, match="control character U\\+000A"):
+        build_submission(run, description="two\nlines")

@@ -108,7 +108,8 @@ def run_comparison(comparison: Comparison, on_outcome: Callable[[RunOutcome], No
 
     def record(outcome: RunOutcome) -> None:
         if outcome.status == "busy":
-            bar.write(f"run {outcome.label}/seed{outcome.seed}: {outcome.error}; waiting for it after the others")
+            bar.write(f"run {outcome.label}/seed{outcome.seed}: {outcome.error}; waiting for it after the others",
+                      file=sys.stderr)
             busy.append(by_run[(outcome.label, outcome.seed)])
             return
         outcomes.append(outcome)

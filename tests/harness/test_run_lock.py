@@ -63,8 +63,8 @@ def test_a_run_held_by_another_process_is_busy_and_untouched(tmp_path) -> None:
 
 
 def test_compare_waits_for_a_held_run_then_does_it(tmp_path, capsys) -> None:
-    spec: RunSpec = fast(tmp_path, seeds=(0, 1)).plan()[1]
-    holder = hold(spec.run_dir, 2.0)  # exits after 2 s without finishing the run
+    spec: RunSpec = fast(tmp_path, seeds=(0, 1)).plan()[0]  # the first run the comparison reaches
+    holder = hold(spec.run_dir, 4.0)  # exits after 4 s without finishing the run
     start = time.monotonic()
     result = run_comparison(fast(tmp_path, seeds=(0, 1)))
     holder.wait(timeout=30)
