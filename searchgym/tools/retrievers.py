@@ -118,6 +118,7 @@ class Bm25sRetriever:
         self._scratch_lock = threading.Lock()
         self._scratch_scores: np.ndarray | None = None
         self._scratch_slot: np.ndarray | None = None
+        self._term_max: np.ndarray | None = None
         self._engine = bm25s.BM25(k1=k1, b=b, method=method)
         self._engine.index((corpus_ids, vocab), create_empty_token=False, show_progress=False)
         if method == "robertson" and epsilon is not None:
@@ -164,7 +165,8 @@ class Bm25sRetriever:
         indptr, indices, data = matrix["indptr"], matrix["indices"], matrix["data"]
         starts, ends = indptr[ids], indptr[np.asarray(ids) + 1]
         if int((ends - starts).sum()) * SHORT_POSTINGS_FACTOR >= self.num_docs:
-            return top_k(self._engine.get_scores_from_ids(ids), k)
+            pruned = self._search_rare_first(ids, starts, ends, k)
+            return pruned if pruned is not None else top_k(self._engine.get_scores_from_ids(ids), k)
         postings = [indices[start:end] for start, end in zip(starts, ends, strict=True)]
         touched = np.concatenate(postings)
         with self._scratch_lock:
@@ -180,6 +182,50 @@ class Bm25sRetriever:
             scores[docs] = 0
         positive = values > 0
         return top_k_among(docs[positive], values[positive], k)
+
+
+    def _search_rare_first(self, ids: list[int], starts: np.ndarray, ends: np.ndarray, k: int) -> list | None:
+        """Exact top ``k`` from the documents of the rare terms only, or None when that cannot be proven.
+
+        A document in none of the rare terms' postings scores at most the sum of the common
+        terms' largest contributions; when the k-th best rare-term document scores more than
+        that bound, no other document can enter the top k (MaxScore pruning). Scores add the same
+        float32 contributions in the same term order as the full path, so results are equal.
+        """
+        matrix = self._engine.scores
+        indices, data = matrix["indices"], matrix["data"]
+        rare = (ends - starts) * SHORT_POSTINGS_FACTOR < self.num_docs
+        if not rare.any():
+            return None
+        if self._term_max is None:
+            self._term_max = _column_max(matrix["indptr"], data)
+        bound = float(sum(self._term_max[t] for t, is_rare in zip(ids, rare, strict=True) if not is_rare))
+        docs = np.unique(np.concatenate([indices[s:e] for s, e, r in zip(starts, ends, rare, strict=True) if r]))
+        if docs.shape[0] < k:
+            return None
+        scores = np.zeros(docs.shape[0], dtype=data.dtype)
+        for start, end, is_rare in zip(starts, ends, rare, strict=True):
+            posting = indices[start:end]
+            if is_rare:  # every document of a rare posting is a candidate
+                scores[np.searchsorted(docs, posting)] += data[start:end]
+            else:  # look the candidates up in the (sorted) common posting
+                at = np.minimum(np.searchsorted(posting, docs), posting.shape[0] - 1)
+                found = posting[at] == docs
+                scores[found] += data[start + at[found]]
+        kth = np.partition(scores, docs.shape[0] - k)[docs.shape[0] - k]
+        if not kth > bound * (1 + 1e-5) + 1e-9:  # margin for float32 rounding in the sums
+            return None
+        positive = scores > 0
+        return top_k_among(docs[positive], scores[positive], k)
+
+
+def _column_max(indptr: np.ndarray, data: np.ndarray) -> np.ndarray:
+    """The largest stored contribution of each term (0 for a term with no postings)."""
+    out = np.zeros(indptr.shape[0] - 1, dtype=np.float64)
+    filled = np.flatnonzero(np.diff(indptr) > 0)
+    if filled.size:
+        out[filled] = np.maximum.reduceat(data, indptr[filled])
+    return out
 
 
 class RankBm25Retriever:

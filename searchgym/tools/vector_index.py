@@ -47,7 +47,9 @@ class ExactIndex:
         n = self.vectors.shape[0]
         if k <= 0 or n == 0:
             return []
-        scores = self.vectors @ np.asarray(query, dtype=np.float32)
+        # einsum, not BLAS: multi-threaded OpenBLAS spun ~7 ms of CPU per mat-vec on a busy
+        # 2-core machine, for 0.1 ms of work at 3k vectors (one-thread speed is the same).
+        scores = np.einsum("ij,j->i", self.vectors, np.asarray(query, dtype=np.float32))
         if k < n:  # keep everything tied with the k-th best, then order exactly
             kth = np.partition(scores, n - k)[n - k]
             keep = np.flatnonzero(scores >= kth)

@@ -158,3 +158,23 @@ def test_torch_threads_runs_a_block_on_that_many_threads_and_restores_the_count(
     with pytest.raises(RuntimeError), torch_threads(1):
         raise RuntimeError("the count comes back even when the block fails")
     assert torch.get_num_threads() == before
+
+
+def test_rare_terms_first_prunes_common_postings_only_when_that_is_provably_exact(monkeypatch):
+    rng = np.random.default_rng(0)
+    words = [f"w{i}" for i in range(40)]
+    docs = [" ".join(["common"] * int(rng.integers(1, 4)) + list(rng.choice(words, size=6))) for _ in range(400)]
+    docs += [f"rare{i % 15} rare{i % 15} common" for i in range(30)]
+    retriever = Bm25sRetriever(docs)
+    queries = ["rare3 common", "rare1 rare2 common w1", "common w4", "rare7", "w2 w3 w5", "rare1 rare2 rare3 common"]
+    expected = {(q, k): _full_scoring(retriever, q, k) for q in queries for k in (2, 10)}
+    full_calls = []
+    original = retriever._engine.get_scores_from_ids
+    monkeypatch.setattr(retriever._engine, "get_scores_from_ids", lambda ids: full_calls.append(ids) or original(ids))
+    for (query, k), want in expected.items():
+        before = len(full_calls)
+        assert retriever.search(query, k) == want, (query, k)
+        if (query, k) == ("rare1 rare2 rare3 common", 2):
+            assert len(full_calls) == before  # the rare terms' 6 documents prove the top 2: no full pass
+        if (query, k) == ("rare3 common", 10):
+            assert len(full_calls) == before + 1  # 2 rare documents cannot fill a top 10: full pass
