@@ -291,10 +291,13 @@ class CandidatePolicy(nn.Module):
 
     def score(self, e_obs: Tensor, e_cand: Tensor, mask: Tensor, overlap: Tensor | None = None) -> Tensor:
         """Masked logits [B, N]: MLP([e_obs, e_j, e_obs * e_j(, overlap_j)]); finfo.min where masked."""
-        e_o = e_obs.unsqueeze(1).expand_as(e_cand)
-        parts = [e_o, e_cand, e_o * e_cand] + ([overlap] if overlap is not None else [])
-        scores = self.score_head(torch.cat(parts, dim=-1)).squeeze(-1)
-        return torch.where(mask, scores, torch.full_like(scores, torch.finfo(scores.dtype).min))
+        # Only admissible candidates go through the MLP (about 60% of a padded batch is masked).
+        e_o = e_obs.unsqueeze(1).expand_as(e_cand)[mask]
+        e_c = e_cand[mask]
+        parts = [e_o, e_c, e_o * e_c] + ([overlap[mask]] if overlap is not None else [])
+        admissible = self.score_head(torch.cat(parts, dim=-1)).squeeze(-1)
+        floor = torch.full(mask.shape, torch.finfo(admissible.dtype).min, dtype=admissible.dtype, device=mask.device)
+        return floor.masked_scatter(mask, admissible)
 
     def forward(self, obs_batch: Sequence[dict[str, Any]]) -> tuple[Tensor, Tensor]:
         e_obs, e_cand, mask, overlap = self.embed(obs_batch)

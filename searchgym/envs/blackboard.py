@@ -128,6 +128,36 @@ class NoteReader:
                     break
         return NoteEvidence(facts, bool(clock), clarification, calculation, value)
 
+    def read_lines(self, lines: Sequence[str], rnd: Round) -> list[NoteEvidence]:
+        """``[self.read(line, rnd) for line in lines]``, with what the round offers (each fact's
+        names and value, the clock, the clarification, the calculation) looked up once."""
+        facts = []
+        for fid in dict.fromkeys(rnd.fact_ids):
+            fact = self.world.facts[fid]
+            entity = self.world.entities[fact.subject_id]
+            value = padded(fact.value) if isinstance(fact.value, str) else abs(float(fact.value))
+            facts.append((fid, padded(entity.name), padded(entity.display_name), value))
+        clock = bool(rnd.clock_year)
+        clarified = bool(self.task.clarification and rnd.result is not None
+                         and "clarification" in rnd.result.evidence_ids)
+        calculated = None
+        if rnd.calculator_value is not None and rnd.action is not None and rnd.action.tool == "calculator":
+            parsed = find_numbers(rnd.calculator_value)
+            calculated = abs(parsed[0]) if parsed else None
+        year = float(self.world.now.year)
+        read = []
+        for line in lines:
+            haystack, numbers = padded(line), _numbers(line)
+            stated = tuple(fid for fid, name, display, value in facts
+                           if (name in haystack or display in haystack)
+                           and (value in haystack if isinstance(value, str) else _close(value, numbers)))
+            clarification = clarified and (padded(self.task.clarification).strip() in haystack or any(
+                padded(n) in haystack for n in self._clarified_names))
+            calc = calculated is not None and _close(calculated, numbers)
+            read.append(NoteEvidence(stated, clock and _close(year, numbers), bool(clarification),
+                                     rnd.action if calc else None, rnd.calculator_value if calc else None))
+        return read
+
     def reading_round(self, note: Note) -> Round:
         """The round a teammate records when it reads ``note`` (its Observed input)."""
         ev = note.evidence

@@ -273,8 +273,8 @@ class TeamSearchEnv(MultiSearchEnv):
 
     def _read_lines(self, rnd: Round) -> list[tuple[str, NoteEvidence, frozenset, str, frozenset[str]]]:
         lines = []
-        for line in result_lines(rnd):
-            ev = self.reader.read(line, rnd)
+        texts = result_lines(rnd)
+        for line, ev in zip(texts, self.reader.read_lines(texts, rnd)):
             carried = frozenset(ev.evidence_ids) | ({ev.calculator_value} if ev.calculator_value else frozenset())
             if carried:
                 lines.append((line, ev, carried, padded(line), frozenset(content_tokens(line))))

@@ -125,3 +125,21 @@ def test_transcript_text_built_from_memoised_blocks_equals_sanitising_the_whole_
             parts.append(block)
             budget -= len(block)
         assert text == sanitize(head + "".join(reversed(parts)), 300)
+
+
+def test_reading_a_rounds_lines_at_once_equals_reading_each_line():
+    from searchgym.envs.blackboard import result_lines
+
+    env = TeamSearchEnv(roles="roles", action_mode="candidates", world_size="small")
+    team = TeamRandom(seed=2)
+    compared = 0
+    for episode in range(8):
+        env.reset(seed=episode)
+        while env.agents:
+            env.step(team.act(env))
+            for session in env.sessions.values():
+                rnd = session.observed.rounds[-1]
+                lines = result_lines(rnd)
+                assert env.reader.read_lines(lines, rnd) == [env.reader.read(line, rnd) for line in lines]
+                compared += len(lines)
+    assert compared > 100
