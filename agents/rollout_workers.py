@@ -18,8 +18,9 @@ round-robin (task t to worker t mod N).
 each worker loads it before rolling out, so rollouts always use the newest weights.
 
 **Cluster.** An initialised Ray is used as it is; else ``RAY_ADDRESS`` (if set) is joined;
-else a local cluster of N CPUs starts. Workers run on CPU with one torch thread each. The
-actors are killed when the trainer is garbage collected or :func:`close_workers` is called.
+else a local cluster of N CPUs starts (and is shut down with the pool). A cluster with fewer
+than N CPUs is an error, not a wait. Workers run on CPU with one torch thread each. The actors
+are killed when the trainer is garbage collected or :func:`close_workers` is called.
 """
 
 from __future__ import annotations
@@ -134,11 +135,17 @@ class RolloutWorkerPool:
         if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
             raise ValueError(f"rollout_workers must be a positive int for a worker pool, got {workers!r}")
         ray = self.ray = _import_ray()
-        if not ray.is_initialized():
+        self.started_ray = not ray.is_initialized()
+        if self.started_ray:
             if os.environ.get("RAY_ADDRESS"):
                 ray.init(log_to_driver=False)
             else:
                 ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
+        cpus = ray.cluster_resources().get("CPU", 0)
+        if cpus < workers:  # an actor that can never be placed would wait forever
+            self.close()
+            raise ValueError(f"rollout_workers={workers} needs {workers} CPUs (one per actor); the Ray cluster has "
+                             f"{cpus:g}: use fewer workers or a bigger cluster")
         actor = ray.remote(num_cpus=1)(RolloutWorker)
         self.actors = [actor.remote(config, kind, n_agents) for _ in range(workers)]
 
@@ -150,12 +157,16 @@ class RolloutWorkerPool:
         return merge([r for results in self.ray.get(calls) for r in results])
 
     def close(self) -> None:
-        for actor in self.actors:
+        """Kill the actors; shut Ray down too when this pool started it."""
+        for actor in getattr(self, "actors", []):
             try:
                 self.ray.kill(actor)
             except Exception:  # noqa: BLE001 - Ray already shut down: the actors are gone
                 pass
         self.actors = []
+        if self.started_ray and self.ray.is_initialized():
+            self.ray.shutdown()
+        self.started_ray = False
 
 
 def _plan(trainer: Any, seed: int) -> RolloutPlan:

@@ -29,6 +29,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from searchgym.fileio import atomic_write_text
 from searchgym.harness.methods import load_method, trains
 from searchgym.harness.runner import RunOutcome, RunSpec, execute_run_safely
 
@@ -109,6 +110,12 @@ def _run_task(spec: RunSpec, world: Any) -> RunOutcome:
 
 
 def _failure(spec: RunSpec, error: str) -> RunOutcome:
+    """A run that failed outside ``execute_run_safely`` (not placed, process or node lost): error.txt too."""
+    try:
+        spec.run_dir.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(spec.run_dir / "error.txt", error + "\n")
+    except OSError:
+        pass
     return RunOutcome(spec.method.label, spec.seed, str(spec.run_dir), "failed", error=error)
 
 
@@ -131,7 +138,8 @@ def _drive(ray, todo: Sequence[RunSpec], record: Callable[[RunOutcome], None], r
            notice: Callable[[str], None]) -> None:
     from searchgym.world import shared_world
 
-    cluster_gpus = float(ray.cluster_resources().get("GPU", 0))
+    totals = {"num_cpus": float(ray.cluster_resources().get("CPU", 0)),
+              "num_gpus": float(ray.cluster_resources().get("GPU", 0))}
     remote = ray.remote(_run_task)
     worlds: dict[tuple[int, Any], Any] = {}
     pending: dict[Any, tuple[RunSpec, int, dict[str, float]]] = {}
@@ -144,7 +152,12 @@ def _drive(ray, todo: Sequence[RunSpec], record: Callable[[RunOutcome], None], r
         pending[ref] = (spec, attempt, resources)
 
     for spec in todo:
-        resources = run_resources(spec, cluster_gpus)
+        resources = run_resources(spec, totals["num_gpus"])
+        missing = [f"{k} {v:g} (the cluster has {totals[k]:g})" for k, v in resources.items() if v > totals[k]]
+        if missing:  # a task no node can hold would wait forever
+            record(_failure(spec, f"the run asks for {', '.join(missing)}; use a cluster that has them, "
+                                  "or --device cpu"))
+            continue
         threads = max(1, int(resources["num_cpus"]))
         submit(dataclasses.replace(spec, threads=threads, progress=False), 1, resources)
     try:

@@ -100,10 +100,13 @@ def test_training_with_workers_makes_the_same_updates_as_in_process(cluster):
     assert any(not torch.equal(start[k], v) for k, v in trainer.population.state_dict().items())
 
 
-def test_a_bad_worker_count_is_a_clear_error():
+def test_a_bad_worker_count_is_a_clear_error(cluster):
     trainer = Trainer(config(), log=lambda row: None)
     with pytest.raises(ValueError, match="rollout_workers must be a positive int"):
         RolloutWorkerPool(trainer.config, trainer.kind, trainer.n_agents, workers=-1)
+    with pytest.raises(ValueError, match="rollout_workers=3 needs 3 CPUs .* the Ray cluster has 2"):
+        RolloutWorkerPool(trainer.config, trainer.kind, trainer.n_agents, workers=3)
+    assert ray.is_initialized()  # the pool did not start this cluster, so it leaves it running
 
 
 def test_task_generators_are_fixed_by_seed_and_task_and_leave_global_state_alone():

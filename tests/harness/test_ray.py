@@ -61,9 +61,9 @@ def always_fails(ctx):
     raise RuntimeError("this method always fails")
 
 
-def comparison(out, methods, executor="local", **kwargs):
+def comparison(out, methods, executor="local", device="cpu", **kwargs):
     return Comparison(suite=RAY_TINY, methods=parse_methods(methods), seeds=[0, 1], budget=24, out=out,
-                      device="cpu", progress=False, reference=parse_methods(methods)[-1].label,
+                      device=device, progress=False, reference=parse_methods(methods)[-1].label,
                       options=kwargs.pop("options", LEARNER_OPTIONS), executor=executor, **kwargs)
 
 
@@ -109,6 +109,13 @@ def test_a_run_still_failing_after_its_retries_is_reported_and_the_others_finish
     assert all("after 2 attempts" in o.error for o in result.failed)
     assert capsys.readouterr().out.count("retrying") == 2  # one retry notice per bad run, on the driver
     assert "this method always fails" in (run_dir(tmp_path, "bad", 0) / "error.txt").read_text()
+
+
+def test_a_run_asking_for_a_gpu_the_cluster_lacks_fails_at_once(tmp_path, cluster):
+    result = run_comparison(comparison(tmp_path, "cw_grpo", executor="ray", device="cuda", retries=0))
+    assert [o.status for o in result.outcomes] == ["failed", "failed"]  # not queued for a GPU that never comes
+    assert all("num_gpus 1 (the cluster has 0)" in o.error for o in result.failed)
+    assert "num_gpus 1" in (run_dir(tmp_path, "cw_grpo", 0) / "error.txt").read_text()
 
 
 def test_resources_and_bad_options_give_clear_errors(tmp_path):
