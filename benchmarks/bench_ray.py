@@ -61,8 +61,9 @@ def predictions(out: Path) -> dict[str, bytes]:
     return {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.glob("runs/*/seed*/predictions.jsonl"))}
 
 
-def rollout_rate(workers: int, iterations: int) -> tuple[float, Clock]:
-    """Env steps per second of Trainer.collect over ``iterations`` (after one warm-up call)."""
+def rollout_rate(workers: int, iterations: int) -> tuple[float, Clock, float]:
+    """Env steps/s of Trainer.collect over ``iterations`` (after a warm-up call), and the update's
+    share of collect + update time."""
     config = TrainConfig(env_id=SUITE.env_id, env_kwargs={"world_size": "small", "max_steps": 8}, group_size=4,
                          tasks_per_iteration=8, device="cpu", seed=0, rollout_workers=workers)
     trainer = Trainer(config, log=lambda row: None)
@@ -73,12 +74,17 @@ def rollout_rate(workers: int, iterations: int) -> tuple[float, Clock]:
 
     torch.set_num_threads(1)  # as in each rollout worker: compare the same one-thread policy
     collect(0)  # warm-up: actors, envs and search indexes built
-    steps = 0
+    steps, batches = 0, []
     with Clock() as clock:
         for i in range(1, iterations + 1):
-            steps += collect(i)[1].env_steps
+            groups, stats = collect(i)
+            steps += stats.env_steps
+            batches.append(groups)
     close_workers(trainer)
-    return steps / clock.wall, clock
+    with Clock() as update:  # the learner's share, which workers do not shorten
+        for groups in batches:
+            trainer.update(groups)
+    return steps / clock.wall, clock, update.wall / (update.wall + clock.wall)
 
 
 def main() -> None:
@@ -105,14 +111,18 @@ def main() -> None:
                   f"wall / local-1 {clock.wall / local1.wall:.2f}")
         print(f"  ray wall / local {args.cpus}-worker wall: {on_ray.wall / local2.wall:.2f}; "
               f"ray wall less start-up / local {args.cpus}-worker wall: {(on_ray.wall - up.wall) / local2.wall:.2f}")
-        rates = {}
+        rates, shares = {}, {}
         for workers in (0, 1, 2):
-            rate, clock = rollout_rate(workers, args.iterations)
+            rate, clock, shares[workers] = rollout_rate(workers, args.iterations)
             rates[workers] = rate
             print(f"rollouts, {'in process' if workers == 0 else f'{workers} rollout worker(s)':20s} "
                   f"{rate:8.1f} env steps/s  (wall {clock.wall:.2f}s, driver cpu {clock.cpu:.2f}s)")
         print(f"  throughput ratios: 1 worker / in process {rates[1] / rates[0]:.2f}; "
               f"2 workers / 1 worker {rates[2] / rates[1]:.2f}; 2 workers / in process {rates[2] / rates[0]:.2f}")
+        share = shares[0]
+        print(f"  update share of an in-process iteration: {share:.3f}; Amdahl bound of the iteration speed-up "
+              "with N workers on N free cores: " + ", ".join(f"N={n}: {1 / (share + (1 - share) / n):.1f}x"
+                                                             for n in (2, 4, 8, 16)))
     finally:
         if ray.is_initialized():
             ray.shutdown()

@@ -115,3 +115,41 @@ def test_task_generators_are_fixed_by_seed_and_task_and_leave_global_state_alone
     assert draws[0] == draws[3] and len({tuple(d) for d in draws}) == 3
     assert torch.equal(before, torch.random.get_rng_state())
     assert np.isfinite(draws).all()
+
+
+def _vllm_skip_reason() -> str | None:
+    try:
+        import vllm  # noqa: F401
+    except ImportError:
+        return "vLLM is not installed (pip install 'searchgym[vllm]'): the vLLM hand-off is tested where it is"
+    if not torch.cuda.is_available():
+        return "vLLM needs a CUDA GPU and torch sees none"
+    return None
+
+
+@pytest.mark.skipif(_vllm_skip_reason() is not None, reason=str(_vllm_skip_reason()))
+def test_the_llm_policy_generates_on_a_vllm_actor_and_gets_the_learners_weights(cluster, tmp_path):
+    from searchgym.agents.llm_policy import LLMPolicy, offline_tokenizer, random_model
+    from searchgym.agents.vllm_worker import RemoteVLLMEngine
+
+    tokenizer = offline_tokenizer()
+    folders = {}
+    for seed in (0, 1):
+        folders[seed] = tmp_path / f"model{seed}"
+        random_model("tiny", tokenizer, seed=seed).save_pretrained(folders[seed])
+        tokenizer.save_pretrained(folders[seed])
+    learner = random_model("tiny", tokenizer, seed=1)
+    prompt = tokenizer.apply_chat_template([{"role": "user", "content": "who founded the city?"}],
+                                           add_generation_prompt=True)
+    engines = [RemoteVLLMEngine.start(str(folders[s]), gpu_memory=0.2, dtype="float32") for s in (0, 1)]
+    try:
+        policies = [LLMPolicy(learner, tokenizer, backend="vllm", vllm_engine=e) for e in engines]
+        before = policies[0].generate([prompt], 8, seed=0, greedy=True)[0]
+        assert 1 <= len(before.token_ids) <= 8
+        engines[0].push_weights(learner)  # engine 0 now holds model 1's weights
+        pushed = policies[0].generate([prompt], 8, seed=0, greedy=True)[0]
+        fresh = policies[1].generate([prompt], 8, seed=0, greedy=True)[0]
+        assert pushed.token_ids == fresh.token_ids
+    finally:
+        for engine in engines:
+            engine.close()
