@@ -29,6 +29,7 @@ from searchgym.suites import Suite
 
 EXECUTORS = ("local", "ray")
 
+
 @dataclass
 class Comparison:
     """What ``searchgym compare`` was asked to do."""

@@ -101,6 +101,24 @@ def test_a_killed_ray_task_is_retried_and_the_comparison_completes(tmp_path, clu
     assert [(r["step"], r["attempt"]) for r in killed] == [(12, 1), (24, 2)] and killed[0]["pid"] != killed[1]["pid"]
 
 
+def test_an_interrupted_ray_driver_keeps_finished_runs_and_the_same_command_resumes(tmp_path, cluster):
+    seen = []
+
+    def interrupt_after_two(outcome):
+        seen.append(outcome)
+        if len(seen) == 2:
+            raise KeyboardInterrupt
+
+    comp = comparison(tmp_path, "random,oracle,fast=harness_helpers:fast_learner", executor="ray", options={})
+    with pytest.raises(KeyboardInterrupt):
+        run_comparison(comp, on_outcome=interrupt_after_two)
+    finished = {(o.label, o.seed) for o in seen}
+    assert len(finished) == 2 and not (tmp_path / "summary.csv").exists()
+    again = run_comparison(comp)
+    assert not again.failed and len(list(tmp_path.glob("runs/*/seed*/DONE"))) == 6
+    assert finished <= {(o.label, o.seed) for o in again.outcomes if o.status == "skipped"}
+
+
 def test_a_run_still_failing_after_its_retries_is_reported_and_the_others_finish(tmp_path, cluster, capsys):
     seen: list[str] = []
     comp = comparison(tmp_path, "oracle,bad=test_ray:always_fails", executor="ray", retries=1, options={})
