@@ -74,12 +74,16 @@ def rollout_rate(workers: int, iterations: int) -> tuple[float, Clock, float]:
 
     torch.set_num_threads(1)  # as in each rollout worker: compare the same one-thread policy
     collect(0)  # warm-up: actors, envs and search indexes built
+    pool = getattr(trainer, "_rollout_pool", None)
+    workers_cpu = pool.cpu_seconds() if pool is not None else 0.0
     steps, batches = 0, []
     with Clock() as clock:
         for i in range(1, iterations + 1):
             groups, stats = collect(i)
             steps += stats.env_steps
             batches.append(groups)
+    clock.workers_cpu = pool.cpu_seconds() - workers_cpu if pool is not None else 0.0
+    clock.steps = steps
     close_workers(trainer)
     with Clock() as update:  # the learner's share, which workers do not shorten
         for groups in batches:
@@ -111,14 +115,18 @@ def main() -> None:
                   f"wall / local-1 {clock.wall / local1.wall:.2f}")
         print(f"  ray wall / local {args.cpus}-worker wall: {on_ray.wall / local2.wall:.2f}; "
               f"ray wall less start-up / local {args.cpus}-worker wall: {(on_ray.wall - up.wall) / local2.wall:.2f}")
-        rates, shares = {}, {}
+        rates, shares, cpu_per_step = {}, {}, {}
         for workers in (0, 1, 2):
             rate, clock, shares[workers] = rollout_rate(workers, args.iterations)
             rates[workers] = rate
+            cpu_per_step[workers] = (clock.cpu + clock.workers_cpu) / clock.steps
             print(f"rollouts, {'in process' if workers == 0 else f'{workers} rollout worker(s)':20s} "
-                  f"{rate:8.1f} env steps/s  (wall {clock.wall:.2f}s, driver cpu {clock.cpu:.2f}s)")
+                  f"{rate:8.1f} env steps/s  (wall {clock.wall:.2f}s, driver cpu {clock.cpu:.2f}s, "
+                  f"workers cpu {clock.workers_cpu:.2f}s, cpu per step {1000 * cpu_per_step[workers]:.2f} ms)")
         print(f"  throughput ratios: 1 worker / in process {rates[1] / rates[0]:.2f}; "
               f"2 workers / 1 worker {rates[2] / rates[1]:.2f}; 2 workers / in process {rates[2] / rates[0]:.2f}")
+        print(f"  cpu per env step (contention does not inflate it): 1 worker / in process "
+              f"{cpu_per_step[1] / cpu_per_step[0]:.2f}; 2 workers / in process {cpu_per_step[2] / cpu_per_step[0]:.2f}")
         share = shares[0]
         print(f"  update share of an in-process iteration: {share:.3f}; Amdahl bound of the iteration speed-up "
               "with N workers on N free cores: " + ", ".join(f"N={n}: {1 / (share + (1 - share) / n):.1f}x"
