@@ -23,7 +23,14 @@ from searchgym.agents.train import TrainConfig, Trainer  # noqa: E402
 
 @pytest.fixture(scope="module")
 def cluster():
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    for attempt in range(3):  # on a loaded machine the raylet may miss Ray's fixed 30 s start-up window
+        try:
+            ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+            break
+        except Exception:  # noqa: BLE001 - "The current node timed out during startup"
+            ray.shutdown()
+            if attempt == 2:
+                raise
     yield
     ray.shutdown()
 

@@ -32,8 +32,15 @@ HERE = Path(__file__).resolve().parent
 def cluster():
     """One local 2-CPU cluster whose workers can import this module (for die_once_learner)."""
     path = os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
-             runtime_env={"env_vars": {"PYTHONPATH": path}})
+    for attempt in range(3):  # on a loaded machine the raylet may miss Ray's fixed 30 s start-up window
+        try:
+            ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
+                     runtime_env={"env_vars": {"PYTHONPATH": path}})
+            break
+        except Exception:  # noqa: BLE001 - "The current node timed out during startup"
+            ray.shutdown()
+            if attempt == 2:
+                raise
     yield
     ray.shutdown()
 
