@@ -29,6 +29,7 @@ browser:
 		echo "chromium not installed: the leaderboard browser test will be skipped outside CI"; }
 
 test: setup browser
+	$(BIN)/python -c "import ray" 2>/dev/null || $(BIN)/pip install -q -e ".[ray]"
 	$(BIN)/python -m pytest
 
 bench: setup

@@ -68,6 +68,7 @@ class TrainConfig:
     method: dict[str, Any] = field(default_factory=dict)  # options of a Trainer subclass (MAPPO, COMA, ...)
     seed: int = 0
     device: str = "auto"
+    rollout_workers: int = 0  # >= 1: rollouts on that many Ray actors (rollout_workers.py); 0: in process
 
     def __post_init__(self) -> None:
         from .advantages import ADVANTAGE_ESTIMATORS, NEEDS_VALUES
@@ -141,6 +142,10 @@ class Trainer:
 
     # ----------------------------------------------------------------------------- rollouts
     def collect(self, task_ids: list[str], seed: int, greedy: bool = False) -> tuple[list, RolloutStats]:
+        if self.config.rollout_workers and not greedy:  # Ray actors, per-task generators (rollout_workers.py)
+            from .rollout_workers import collect_with_workers
+
+            return collect_with_workers(self, task_ids, seed)
         generator = None if greedy else self.generator
         if self.kind == "single":
             return collect_vector(self.env, self.population, task_ids, generator, seed, greedy)

@@ -57,13 +57,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--reference", default="cw_grpo", help="method tested against every other (default cw_grpo)")
     parser.add_argument("--option", action="append", metavar="KEY=VALUE", help="method option (repeatable)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
+    parser.add_argument("--executor", choices=("local", "ray"), default="local",
+                        help="local worker processes (default) or Ray tasks (pip install 'searchgym[ray]')")
+    parser.add_argument("--ray-address", default=None,
+                        help="join this Ray cluster (auto, ray://host:10001); default: start a local one "
+                             "with --workers CPUs (all cores when --workers is 1)")
+    parser.add_argument("--retries", type=int, default=None,
+                        help="ray executor: extra attempts for a run that fails or loses its node (default 2)")
 
 
 def run(args: argparse.Namespace) -> int:
     comparison = Comparison(suite=get_suite(args.suite), methods=parse_methods(args.methods),
                             seeds=parse_seeds(args.seeds), budget=args.budget, out=args.out, device=args.device,
                             workers=args.workers, policy=args.policy, progress=not args.no_progress,
-                            reference=args.reference, options=parse_options(args.option))
+                            reference=args.reference, options=parse_options(args.option),
+                            executor=args.executor, ray_address=args.ray_address, retries=args.retries)
     result = run_comparison(comparison)
     done = sum(o.status == "done" for o in result.outcomes)
     skipped = sum(o.status == "skipped" for o in result.outcomes)

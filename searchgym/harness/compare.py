@@ -12,6 +12,7 @@ failed and the same command resumes them. Ctrl-C stops at once; finished runs ar
 
 from __future__ import annotations
 
+import importlib.util
 import multiprocessing
 import os
 import sys
@@ -27,6 +28,8 @@ from searchgym.harness.provenance import resolve_device
 from searchgym.harness.report import ReportPaths, write_report
 from searchgym.harness.runner import RunOutcome, RunSpec, check_identity, execute_run_safely, is_done
 from searchgym.suites import Suite
+
+EXECUTORS = ("local", "ray")
 
 
 @dataclass
@@ -44,6 +47,9 @@ class Comparison:
     progress: bool = True
     reference: str = "cw_grpo"
     options: dict[str, Any] = field(default_factory=dict)
+    executor: str = "local"  # "ray": every run a Ray task (searchgym.harness.ray_executor)
+    ray_address: str | None = None
+    retries: int | None = None  # ray only: extra attempts for a failed run (None: the executor's default)
 
     def __post_init__(self) -> None:
         if isinstance(self.budget, bool) or not isinstance(self.budget, int) or self.budget < 0:
@@ -52,6 +58,15 @@ class Comparison:
             raise ValueError(f"workers must be a positive int, got {self.workers!r}")
         if not self.seeds or any(isinstance(s, bool) or not isinstance(s, int) or s < 0 for s in self.seeds):
             raise ValueError(f"seeds must be non-negative ints, got {self.seeds!r}")
+        if self.executor not in EXECUTORS:
+            raise ValueError(f"unknown executor {self.executor!r}; accepted: {', '.join(EXECUTORS)}")
+        if self.executor == "local" and (self.ray_address is not None or self.retries is not None):
+            raise ValueError("ray_address and retries are options of the ray executor; add executor='ray' "
+                             "(--executor ray)")
+        if self.executor == "ray" and importlib.util.find_spec("ray") is None:
+            from searchgym.harness.ray_executor import RAY_MISSING
+
+            raise ValueError(RAY_MISSING)
         self.out = Path(self.out)
 
     def plan(self) -> list[RunSpec]:
@@ -91,7 +106,8 @@ def run_comparison(comparison: Comparison, on_outcome: Callable[[RunOutcome], No
     """Do every unfinished run, then write the report from every finished one."""
     for method in comparison.methods:
         load_method(method)  # fail fast: unknown or unimportable methods, before any work
-    resolve_device(comparison.device)
+    if comparison.executor == "local":  # a Ray driver may have no GPU where its workers do
+        resolve_device(comparison.device)
     specs = comparison.plan()
     outcomes: list[RunOutcome] = []
     todo = []
@@ -121,7 +137,9 @@ def run_comparison(comparison: Comparison, on_outcome: Callable[[RunOutcome], No
             on_outcome(outcome)
 
     try:
-        if comparison.workers == 1 or len(todo) <= 1:
+        if comparison.executor == "ray":
+            _run_on_ray(comparison, todo, record, bar.write)
+        elif comparison.workers == 1 or len(todo) <= 1:
             for spec in todo:
                 record(execute_run_safely(spec))
         else:
@@ -134,6 +152,15 @@ def run_comparison(comparison: Comparison, on_outcome: Callable[[RunOutcome], No
     report = write_report(comparison.out, comparison.suite, labels, comparison.seeds, comparison.reference,
                           comparison.budget)
     return ComparisonResult(outcomes, report)
+
+
+def _run_on_ray(comparison: Comparison, todo: Sequence[RunSpec], record: Callable[[RunOutcome], None],
+                notice: Callable[[str], None]) -> None:
+    from searchgym.harness.ray_executor import DEFAULT_RETRIES, RayCluster, run_on_ray
+
+    cluster = RayCluster(comparison.ray_address, comparison.workers if comparison.workers > 1 else None)
+    retries = DEFAULT_RETRIES if comparison.retries is None else comparison.retries
+    run_on_ray(todo, record, cluster, retries, notice)
 
 
 def _run_in_pool(todo: Sequence[RunSpec], workers: int, threads: int, record: Callable[[RunOutcome], None]) -> None:

@@ -29,20 +29,36 @@ def _normalised_knobs(knobs: dict[str, object]) -> tuple[tuple[str, object], ...
     ))
 
 
+_ADOPTED: dict[tuple[int, int, tuple[tuple[str, object], ...]], World] = {}
+
+
+def _key(seed: int, size: str | int, knobs: dict[str, object]) -> tuple[int, int, tuple[tuple[str, object], ...]]:
+    _, scale = resolve_size(size)
+    return check_seed(seed), scale, _normalised_knobs(knobs)
+
+
 def shared_world(seed: int = 0, size: str | int = "small", **knobs: object) -> World:
     """The world for (seed, size), built once per process and shared by every env that asks.
 
     The key is normalised ("tiny" and 8 are one world; a knob at its default is no knob), and
     big worlds also go through the on-disk cache of :mod:`searchgym.world.disk_cache`, so the
     harness's spawned workers and later runs load one stored world instead of each generating it.
-    ``knobs`` go to :func:`searchgym.world.generate.generate_world` unchanged.
+    ``knobs`` go to :func:`searchgym.world.generate.generate_world` unchanged. A world handed over
+    by :func:`adopt_world` (e.g. from Ray's object store) is served as it is.
     """
-    seed = check_seed(seed)
-    _, scale = resolve_size(size)
-    return _cached_world(seed, scale, _normalised_knobs(knobs))
+    key = _key(seed, size, knobs)
+    adopted = _ADOPTED.get(key)
+    return adopted if adopted is not None else _cached_world(*key)
+
+
+def adopt_world(world: World, seed: int, size: str | int, **knobs: object) -> None:
+    """Serve ``world`` (built by another process, e.g. from Ray's object store) as (seed, size, knobs)."""
+    if world.seed != check_seed(seed):
+        raise ValueError(f"adopt_world: the world has seed {world.seed}, not {seed}")
+    _ADOPTED[_key(seed, size, knobs)] = world
 
 
 __all__ = [
     "FAMILIES", "SIZES", "SPLITS", "Entity", "EvidenceHop", "Fact", "Page", "Sentence", "Task", "World",
-    "WorldStats", "load_corpus", "load_tasks", "shared_world", "world_from_files",
+    "WorldStats", "adopt_world", "load_corpus", "load_tasks", "shared_world", "world_from_files",
 ]

@@ -1,0 +1,183 @@
+"""``searchgym compare --executor ray``: each (method, seed) run is a Ray task.
+
+Why Ray: a study of many methods x seeds x suites outgrows one machine, and Ray is the engine
+search-agent RL already runs on. The runs themselves are unchanged: a task calls
+:func:`searchgym.harness.runner.execute_run_safely`, so it writes the same run folder, with the
+same atomic files, as the local executor (the ``--out`` folder must be on a filesystem every
+node sees). A killed driver resumes from disk exactly as the local executor does: finished runs
+(``DONE``) are skipped and unfinished ones resume from their checkpoints.
+
+- **Resources.** A run asks Ray for what its method declares (a ``resources`` attribute on the
+  method callable, e.g. ``{"num_cpus": 2, "num_gpus": 1}``), else one CPU, plus one GPU for a
+  learning method when the device is ``cuda`` (or ``auto`` on a cluster that has GPUs).
+- **The world** of the suite is built once on the driver and put in Ray's object store; each
+  task adopts it (:func:`searchgym.world.adopt_world`) instead of generating it again. The search
+  index is built once per worker process (Ray reuses worker processes for CPU tasks).
+- **Retries.** A run that fails (an exception) or loses its process or node (killed, out of
+  memory, node died) is submitted again, up to ``retries`` times; the retry resumes from the
+  run's checkpoint. Progress and retries are reported on the driver.
+- **The cluster.** ``address=None`` starts a local cluster (``ray.init(num_cpus=N)``) so the same
+  command runs on a laptop; an address (``auto``, ``ray://host:10001``) joins an existing one.
+  An already initialised Ray (``ray.is_initialized()``) is used as it is.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from searchgym.fileio import atomic_write_text
+from searchgym.harness.methods import load_method, trains
+from searchgym.harness.runner import RunOutcome, RunSpec, execute_run_safely
+
+DEFAULT_RETRIES = 2
+RAY_MISSING = "the ray executor needs Ray: pip install 'searchgym[ray]' (or pip install 'ray>=2.9')"
+
+
+def import_ray():
+    """Ray, or a clear error saying how to install it."""
+    try:
+        import ray
+    except ImportError:
+        raise RuntimeError(RAY_MISSING) from None
+    return ray
+
+
+@dataclass(frozen=True)
+class RayCluster:
+    """Where the runs go: ``address`` of an existing cluster, or ``num_cpus`` for a local one."""
+
+    address: str | None = None
+    num_cpus: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.address is not None and (not isinstance(self.address, str) or not self.address.strip()):
+            raise ValueError(f"ray address must be a non-empty string such as 'auto' or 'ray://host:10001', "
+                             f"got {self.address!r}")
+        if self.num_cpus is not None and (isinstance(self.num_cpus, bool) or not isinstance(self.num_cpus, int)
+                                          or self.num_cpus < 1):
+            raise ValueError(f"num_cpus of a local Ray cluster must be a positive int, got {self.num_cpus!r}")
+
+    def connect(self) -> bool:
+        """Initialise Ray; True when this call started it (and so must shut it down)."""
+        ray = import_ray()
+        if ray.is_initialized():
+            return False
+        if self.address is not None:
+            ray.init(address=self.address, log_to_driver=False)
+        else:
+            ray.init(num_cpus=self.num_cpus or os.cpu_count() or 1, include_dashboard=False, log_to_driver=False)
+        return True
+
+
+def check_retries(retries: Any) -> int:
+    if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
+        raise ValueError(f"retries must be a non-negative int (extra attempts per failed run), got {retries!r}")
+    return retries
+
+
+def run_resources(spec: RunSpec, cluster_gpus: float) -> dict[str, float]:
+    """``num_cpus`` and ``num_gpus`` a run asks Ray for (see the module docstring)."""
+    method = load_method(spec.method)
+    declared = dict(getattr(method, "resources", None) or {})
+    unknown = set(declared) - {"num_cpus", "num_gpus"}
+    if unknown:
+        raise ValueError(f"method {spec.method.label!r} declares resources {sorted(unknown)}; "
+                         "accepted: num_cpus, num_gpus")
+    wants_gpu = spec.device.startswith("cuda") or (spec.device == "auto" and cluster_gpus > 0)
+    resources = {"num_cpus": 1.0, "num_gpus": 1.0 if wants_gpu and trains(method) else 0.0}
+    for key, value in declared.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+            raise ValueError(f"method {spec.method.label!r}: {key} must be a non-negative number, got {value!r}")
+        resources[key] = float(value)
+    return resources
+
+
+def _run_task(spec: RunSpec, world: Any) -> RunOutcome:
+    """The body of one Ray task: adopt the shared world, limit threads, do the run."""
+    from searchgym.world import adopt_world
+
+    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        os.environ[var] = str(spec.threads)
+    import torch
+
+    torch.set_num_threads(spec.threads)
+    adopt_world(world, spec.suite.world_seed, spec.suite.world_size)
+    return execute_run_safely(spec)
+
+
+def _failure(spec: RunSpec, error: str) -> RunOutcome:
+    """A run that failed outside ``execute_run_safely`` (not placed, process or node lost): error.txt too."""
+    try:
+        spec.run_dir.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(spec.run_dir / "error.txt", error + "\n")
+    except OSError:
+        pass
+    return RunOutcome(spec.method.label, spec.seed, str(spec.run_dir), "failed", error=error)
+
+
+def run_on_ray(todo: Sequence[RunSpec], record: Callable[[RunOutcome], None], cluster: RayCluster,
+               retries: int = DEFAULT_RETRIES, notice: Callable[[str], None] = print) -> None:
+    """Do every run of ``todo`` as a Ray task; ``record`` gets each final outcome on the driver."""
+    retries = check_retries(retries)
+    if not todo:
+        return
+    ray = import_ray()
+    started = cluster.connect()
+    try:
+        _drive(ray, todo, record, retries, notice)
+    finally:
+        if started:
+            ray.shutdown()
+
+
+def _drive(ray, todo: Sequence[RunSpec], record: Callable[[RunOutcome], None], retries: int,
+           notice: Callable[[str], None]) -> None:
+    from searchgym.world import shared_world
+
+    totals = {"num_cpus": float(ray.cluster_resources().get("CPU", 0)),
+              "num_gpus": float(ray.cluster_resources().get("GPU", 0))}
+    remote = ray.remote(_run_task)
+    worlds: dict[tuple[int, Any], Any] = {}
+    pending: dict[Any, tuple[RunSpec, int, dict[str, float]]] = {}
+
+    def submit(spec: RunSpec, attempt: int, resources: dict[str, float]) -> None:
+        key = (spec.suite.world_seed, spec.suite.world_size)
+        if key not in worlds:  # one copy per world in the object store, shared by every task
+            worlds[key] = ray.put(shared_world(*key))
+        ref = remote.options(max_retries=0, **resources).remote(spec, worlds[key])
+        pending[ref] = (spec, attempt, resources)
+
+    for spec in todo:
+        resources = run_resources(spec, totals["num_gpus"])
+        missing = [f"{k} {v:g} (the cluster has {totals[k]:g})" for k, v in resources.items() if v > totals[k]]
+        if missing:  # a task no node can hold would wait forever
+            record(_failure(spec, f"the run asks for {', '.join(missing)}; use a cluster that has them, "
+                                  "or --device cpu"))
+            continue
+        threads = max(1, int(resources["num_cpus"]))
+        submit(dataclasses.replace(spec, threads=threads, progress=False), 1, resources)
+    try:
+        while pending:
+            ready, _ = ray.wait(list(pending), num_returns=1)
+            spec, attempt, resources = pending.pop(ready[0])
+            try:
+                outcome = ray.get(ready[0])
+            except ray.exceptions.RayError as exc:  # the task's process or node died, or it was cancelled
+                first_line = (str(exc).strip().splitlines() or [""])[0]
+                outcome = _failure(spec, f"{type(exc).__name__}: {first_line}")
+            if outcome.status == "failed" and attempt <= retries:
+                notice(f"run {spec.method.label}/seed{spec.seed} failed (attempt {attempt} of {retries + 1}): "
+                       f"{outcome.error}; retrying")
+                submit(spec, attempt + 1, resources)
+                continue
+            if outcome.status == "failed" and retries:
+                outcome = dataclasses.replace(outcome, error=f"{outcome.error} (after {attempt} attempts)")
+            record(outcome)
+    except BaseException:  # Ctrl-C or a failing record(): stop the tasks; finished runs stay on disk
+        for ref in pending:
+            ray.cancel(ref, force=True)
+        raise
