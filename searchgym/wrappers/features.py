@@ -14,7 +14,11 @@ candidate ``i`` (x N)   ``candidate_width`` see :data:`CANDIDATE_FIELDS`, then
                                             ``candidate_dim`` hashed words of its text
 ======================  ==================  ===============================================
 
-Words are lower-cased ``[a-z0-9]+`` runs; a word goes to bucket ``crc32(word) % dim`` (stable
+Slots are in a canonical order (:func:`slot_order`: answers first, then by kind, type match,
+question coverage), not the env's shuffled one, so that a slot means a similar action from step
+to step; :meth:`Encoded.env_action` maps a slot back to the env's index.
+
+Words are lower-cased, crudely stemmed ``[a-z0-9]+`` runs; a word goes to bucket ``crc32(word) % dim`` (stable
 across processes, unlike Python's salted ``hash``). An empty (masked) candidate slot is all 0.
 """
 
@@ -108,8 +112,9 @@ class FeatureLayout:
     def zeros(self) -> np.ndarray:
         return np.zeros(self.size, dtype=np.float32)
 
-    def encode(self, observation: Mapping) -> np.ndarray:
-        """The feature vector of one candidate-mode observation (see the module docstring)."""
+    def encode(self, observation: Mapping, canonical: bool = True) -> Encoded:
+        """The feature vector of one candidate-mode observation (see the module docstring) and the
+        env index of each slot (``canonical``: admissible candidates by :func:`slot_order`)."""
         text: str = observation["text"]
         candidates: Sequence[str] = observation["candidates"]
         mask = np.asarray(observation["action_mask"])
@@ -127,28 +132,83 @@ class FeatureLayout:
         p0 = t0 + self.transcript_dim
         out[p0] = min(max(steps, default=0) / self.max_steps, 1.0)
         out[p0 + 1] = float(mask.sum()) / self.max_candidates
-        markers = expected_markers(question_line)
-        latest = words(rounds[rounds.rfind("\nStep ") + 1:] if "\nStep " in rounds else rounds)
-        taken = {line.split(": ", 1)[1].strip() for line in rounds.splitlines() if _STEP.match(line)}
-        width, n_fields = self.candidate_width, len(CANDIDATE_FIELDS)
-        for i, candidate in enumerate(candidates):
-            if not mask[i] or not candidate:
-                continue
-            block = out[self.header_size + i * width: self.header_size + (i + 1) * width]
-            action, _, provenance = candidate.partition("  <- ")
-            block[0] = 1.0
-            kind = action.split("(", 1)[0]
-            if kind in CANDIDATE_KINDS:
-                block[1 + CANDIDATE_KINDS.index(kind)] = 1.0
-            block[1 + len(CANDIDATE_KINDS)] = float(action.strip() in taken)
-            mine = words(candidate)
-            shared = len(mine & question)
-            block[2 + len(CANDIDATE_KINDS)] = shared / len(question) if question else 0.0
-            block[3 + len(CANDIDATE_KINDS)] = shared / len(mine) if mine else 0.0
-            block[4 + len(CANDIDATE_KINDS)] = len(mine & latest) / len(mine) if mine else 0.0
-            block[5 + len(CANDIDATE_KINDS)] = float(any(m in candidate for m in markers))
-            _hashed(mine, self.candidate_dim, block[n_fields:])
-        return out
+        context = _Context(question, words(rounds[rounds.rfind("\nStep ") + 1:] if "\nStep " in rounds else rounds),
+                           {line.split(": ", 1)[1].strip() for line in rounds.splitlines() if _STEP.match(line)},
+                           expected_markers(question_line))
+        admissible = [i for i in range(self.max_candidates) if mask[i] and candidates[i]]
+        blocks = {i: self._candidate_block(candidates[i], context) for i in admissible}
+        order = slot_order(blocks, candidates) if canonical else admissible
+        width = self.candidate_width
+        for slot, index in enumerate(order):
+            out[self.header_size + slot * width: self.header_size + (slot + 1) * width] = blocks[index]
+        return Encoded(out, tuple(order))
+
+    def _candidate_block(self, candidate: str, context: _Context) -> np.ndarray:
+        block = np.zeros(self.candidate_width, dtype=np.float32)
+        action, _, _ = candidate.partition("  <- ")
+        n_kinds = len(CANDIDATE_KINDS)
+        block[0] = 1.0
+        kind = action.split("(", 1)[0]
+        if kind in CANDIDATE_KINDS:
+            block[1 + CANDIDATE_KINDS.index(kind)] = 1.0
+        block[1 + n_kinds] = float(action.strip() in context.taken)
+        mine = words(candidate)
+        shared = len(mine & context.question)
+        block[2 + n_kinds] = shared / len(context.question) if context.question else 0.0
+        block[3 + n_kinds] = shared / len(mine) if mine else 0.0
+        block[4 + n_kinds] = len(mine & context.latest) / len(mine) if mine else 0.0
+        block[5 + n_kinds] = float(any(m in candidate for m in context.markers))
+        _hashed(mine, self.candidate_dim, block[len(CANDIDATE_FIELDS):])
+        return block
+
+
+@dataclass(frozen=True)
+class _Context:
+    """What every candidate of one observation is compared with."""
+
+    question: set[str]
+    latest: set[str]
+    taken: set[str]
+    markers: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Encoded:
+    """A feature vector and, for each filled slot, the env's index of the candidate in it."""
+
+    vector: np.ndarray
+    order: tuple[int, ...]
+
+    def mask(self, slots: int) -> np.ndarray:
+        """Slots ``0 .. len(order) - 1`` are admissible (bool, ``slots`` long)."""
+        return np.arange(slots) < len(self.order)
+
+    def env_action(self, slot: object, env_mask: np.ndarray) -> object:
+        """The env's index for a slot; a masked slot becomes a masked env index (the env then says
+        so), and anything that is not an in-range int goes to the env unchanged (it says why)."""
+        if isinstance(slot, (bool, np.bool_)) or not isinstance(slot, (int, np.integer)):
+            return slot
+        if 0 <= int(slot) < len(self.order):
+            return self.order[int(slot)]
+        if 0 <= int(slot) < len(env_mask):
+            masked = np.flatnonzero(np.asarray(env_mask) == 0)
+            return int(masked[0]) if masked.size else int(slot)
+        return slot
+
+
+def slot_order(blocks: Mapping[int, np.ndarray], candidates: Sequence[str]) -> list[int]:
+    """Admissible candidates grouped by kind (answers first), then by type match, question
+    coverage and overlap with the latest round (highest first), then by text: slot ``i`` means a
+    similar action from step to step, which a flat MLP needs (the env shuffles its list)."""
+    n_kinds = len(CANDIDATE_KINDS)
+
+    def key(i: int) -> tuple:
+        b = blocks[i]
+        kinds = b[1: 1 + n_kinds]
+        kind = int(np.argmax(kinds)) if kinds.any() else n_kinds
+        return kind, -b[5 + n_kinds], -b[2 + n_kinds], -b[4 + n_kinds], candidates[i]
+
+    return sorted(blocks, key=key)
 
 
 def _question_of(text: str) -> str:

@@ -23,7 +23,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
-from searchgym.wrappers.features import FeatureLayout
+from searchgym.wrappers.features import Encoded, FeatureLayout
 
 
 class NumericParallel(ParallelEnv):
@@ -43,6 +43,8 @@ class NumericParallel(ParallelEnv):
         self.metadata = {**env.metadata, "name": f"numeric_{env.metadata.get('name', 'searchgym')}"}
         self.render_mode = getattr(env, "render_mode", None)
         self._masks: dict[str, np.ndarray] = {}
+        self._encoded: dict[str, Encoded] = {}
+        self._env_masks: dict[str, np.ndarray] = {}
         self._finished: dict[str, bool] = {}
         self._answered: dict[str, bool] = {}
 
@@ -80,7 +82,8 @@ class NumericParallel(ParallelEnv):
         missing = [a for a in live if a not in actions]
         if missing:
             raise KeyError(f"no action for live agent(s) {missing}; pass one action per agent in env.agents")
-        obs, rewards, terms, truncs, infos = self.env.step({a: actions[a] for a in live})
+        env_actions = {a: self._encoded[a].env_action(actions[a], self._env_masks[a]) for a in live}
+        obs, rewards, terms, truncs, infos = self.env.step(env_actions)
         for agent in live:
             if terms.get(agent) or truncs.get(agent):
                 self._finished[agent] = True
@@ -97,15 +100,21 @@ class NumericParallel(ParallelEnv):
     def _convert(self, obs: Mapping[str, Any], infos: Mapping[str, Any]):
         observations, out_infos = {}, {}
         for agent in self.possible_agents:
+            active = not self._finished[agent]
+            mask = self._idle_mask()
             if agent in obs:  # live this step (an agent that finished just now still gets its last view)
-                observations[agent] = self.layout.encode(obs[agent])
+                encoded = self.layout.encode(obs[agent])
+                observations[agent] = encoded.vector
                 info = dict(infos.get(agent, {}))
                 text = obs[agent].get("text", "")
+                if active:
+                    self._encoded[agent], self._env_masks[agent] = encoded, np.asarray(obs[agent]["action_mask"])
+                    mask = encoded.mask(self.layout.max_candidates).astype(np.int8)
+                if "candidates" in info:
+                    info["candidates"] = [info["candidates"][i] for i in encoded.order]
             else:
                 observations[agent] = self.layout.zeros()
                 info, text = {}, ""
-            active = not self._finished[agent]
-            mask = np.asarray(obs[agent]["action_mask"], dtype=np.int8) if agent in obs and active else self._idle_mask()
             self._masks[agent] = mask
             out_infos[agent] = {**info, "text": text, "active": active, "action_mask": mask}
         return observations, out_infos
