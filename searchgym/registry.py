@@ -67,13 +67,24 @@ def registered() -> list[EnvSpec]:
     return [_REGISTRY[k] for k in sorted(_REGISTRY)]
 
 
+def accepted_kwargs(target: Any) -> list[str] | None:
+    """Keyword names a class (following ``**kwargs`` up its bases) or a function takes; None when a
+    function passes arbitrary kwargs on (the env it makes checks them)."""
+    chain = [c.__init__ for c in target.__mro__ if "__init__" in vars(c)] if isinstance(target, type) else [target]
+    names: list[str] = []
+    for function in chain:
+        parameters = inspect.signature(function).parameters
+        names += [n for n, p in parameters.items() if n != "self" and n not in names
+                  and p.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)]
+        if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
+            return names
+    return None
+
+
 def check_kwargs(s: EnvSpec, kwargs: dict[str, Any]) -> None:
     """A misspelled keyword is a clear error that lists the accepted ones (not a bare TypeError)."""
-    parameters = inspect.signature(s.load()).parameters
-    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
-        return  # a factory that passes its kwargs on; the env it makes checks them
-    accepted = [n for n, p in parameters.items() if n != "self" and p.kind is not inspect.Parameter.VAR_POSITIONAL]
-    unknown = sorted(set(kwargs) - set(accepted))
+    accepted = accepted_kwargs(s.load())
+    unknown = sorted(set(kwargs) - set(accepted)) if accepted is not None else []
     if unknown:
         raise TypeError(f"{s.id} got unknown keyword argument(s) {', '.join(map(repr, unknown))}; "
                         f"accepted: {', '.join(accepted)}")

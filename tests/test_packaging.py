@@ -64,7 +64,11 @@ def _run(cmd: list[str], cwd: Path, env: dict[str, str], timeout: int = 300) -> 
 def test_wheel_installs_and_runs_outside_the_source_tree(tmp_path: Path) -> None:
     dist = tmp_path / "dist"
     build_env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    _run([sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(dist), str(ROOT)], tmp_path,
+    # Build from a copy of the sources, so no stale build/ folder of the checkout leaks into the wheel.
+    source = tmp_path / "source"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
+        ".git", ".venv", "build", "dist", "runs", "*.egg-info", "__pycache__", ".pytest_cache", ".searchgym_cache"))
+    _run([sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(dist), str(source)], tmp_path,
          build_env)
     (wheel,) = dist.glob("searchgym-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
