@@ -182,7 +182,9 @@ def write_report(out: Path | str, suite: Suite, labels: Sequence[str], seeds: Se
         parts += [f"## Significance: {ref} against each other method{note}", "",
                   "Paired sign-flip permutation test on per-task success (mean over seeds), two-sided.", "",
                   significance_table(records, ref), ""]
-    parts += ["## Learning curves", ""] + [f"![{p.stem}]({p.relative_to(out).as_posix()})" for p in curves_paths]
+    parts += ["## Learning curves", "",
+              "Dev success during training (the tables above are test success). Methods that do not train "
+              "(random, oracle) are flat lines at their dev success.", ""] + [f"![{p.stem}]({p.relative_to(out).as_posix()})" for p in curves_paths]
     parts += ["", "## Runs", "", "| method | seed | train s | eval s | attempts | device |", "|---|---|---|---|---|---|"]
     for r in records:
         parts.append(f"| {r.label} | {r.seed} | {r.result.get('train_seconds', 0):.1f} | "
@@ -202,9 +204,10 @@ def _write_curves(out: Path, records: Sequence[RunRecord], suite: Suite) -> list
         else:
             flat.setdefault(r.label, []).append(float(r.result.get("dev", {}).get("all", {}).get("success", 0.0)))
     flat_means = {k: float(np.mean(v)) for k, v in flat.items()}
+    labels = [*sorted(curves), *sorted(flat_means)]  # one colour per method in every plot
     paths = [plot_learning_curves(curves, flat_means, out / "learning_curves.png",
-                                  title=f"{suite.id}: dev success (mean over seeds, 95% band)")]
+                                  title=f"{suite.id}: dev success (mean over seeds, 95% band)", labels=labels)]
     for label, series in sorted(curves.items()):
         paths.append(plot_learning_curves({label: series}, flat_means, out / "curves" / f"{label}.png",
-                                          title=f"{suite.id}: {label}"))
+                                          title=f"{suite.id}: {label}", labels=labels))
     return paths

@@ -82,3 +82,10 @@ def test_step_progress_moves_while_workers_run(tmp_path, monkeypatch) -> None:
     partial = [s for s in seen if 0 < s < 80]
     assert partial, f"no partial progress seen while the runs worked: {seen}"
     assert seen == sorted(seen)  # never goes back
+
+
+def test_results_md_says_the_curves_are_dev_success(tmp_path) -> None:
+    _compare(tmp_path, seeds=(0,))
+    text = (tmp_path / "results.md").read_text()
+    assert "Dev success during training (the tables above are test success)" in text
+    assert "(random, oracle) are flat lines at their dev success" in text
