@@ -30,7 +30,8 @@ Start here:
   searchgym demo                      random vs oracle agents on world 0, per task family
   searchgym play SearchQA-v0          play an episode yourself
   searchgym train                     show what a training run would do, with its defaults
-  searchgym compare --suite quick-v0 --methods cw_grpo,random,oracle --out runs/quick
+  searchgym suites                    the frozen task suites results are reported on
+  searchgym compare --suite ID --methods cw_grpo,random,oracle --out runs/mine
 """
 
 EPILOG = "Run `searchgym COMMAND --help` for a command's options (defaults shown)."

@@ -11,7 +11,7 @@ def test_top_level_help_is_for_users(capsys) -> None:
     with pytest.raises(SystemExit):
         main(["--help"])
     out = capsys.readouterr().out
-    assert "Start here:" in out and "searchgym demo" in out and "searchgym compare --suite quick-v0" in out
+    assert "Start here:" in out and "searchgym demo" in out and "searchgym compare --suite ID" in out
     assert "Each sub-command lives in its own module" not in out  # the developer docstring stays in the code
 
 

@@ -46,7 +46,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def describe_plan(args: argparse.Namespace) -> str:
     """What ``train`` with these arguments does, in words."""
     return (f"searchgym train: {args.method} on {args.env} (world seed {args.world_seed}, size {args.world_size}, "
-            f"families {args.families or 'all'}, difficulty {args.difficulty or 'easy and hard'}), "
+            f"families {args.families or 'as the env sets them'}, difficulty {args.difficulty or 'as the env sets it'}), "
             f"{args.budget} training env steps, seed {args.seed}, policy {args.policy}, device {args.device}; "
             f"then the test split ({args.test_size} tasks). Files (resumable) in {args.out}/.")
 
