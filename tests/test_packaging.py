@@ -86,7 +86,9 @@ def test_wheel_installs_and_runs_outside_the_source_tree(tmp_path: Path) -> None
     clean_site = Path(_run([str(clean_python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                            tmp_path, build_env).strip())
     # The dependencies of this interpreter, appended after the fresh venv's own site-packages.
-    (clean_site / "_borrowed_dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    borrowed = [p for p in sys.path if p.endswith("site-packages") and Path(p).is_dir()]
+    assert sysconfig.get_paths()["purelib"] in borrowed
+    (clean_site / "_borrowed_dependencies.pth").write_text("\n".join(borrowed) + "\n")
     _run([sys.executable, "-m", "pip", "--python", str(clean_python), "install", "-q", "--no-deps", "--no-index",
           str(wheel)], tmp_path, build_env)
 

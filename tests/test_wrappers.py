@@ -134,6 +134,7 @@ def test_parallel_wrapper_rejects_unknown_and_missing_agents() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1800)  # ~40 s of CPU; a machine shared by many jobs can stretch the wall time
 def test_maskable_ppo_learns_clearly_above_random_on_the_easy_suite() -> None:
     import torch
     from sb3_contrib import MaskablePPO
@@ -182,6 +183,7 @@ PPO_STEPS = 8_192
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1800)
 def test_the_cleanrl_style_example_runs_on_the_wrapper(tmp_path) -> None:
     proc = subprocess.run([sys.executable, str(ROOT / "examples" / "cleanrl_ppo.py"), "--total-steps", "1024",
                            "--num-steps", "256", "--eval-episodes", "5"], capture_output=True, text=True,
