@@ -1,5 +1,6 @@
 # The two commands of the README: `make main` (set up, then the quick baseline comparison) and
-# `make test` (set up, then the test suite). Set-up is idempotent and installs the CPU build of
+# `make test` (set up, then the test suite, which includes the wheel check: build the wheel,
+# install it into a fresh venv, run the CLI outside the source tree; `make wheel-check` alone). Set-up is idempotent and installs the CPU build of
 # torch first when no torch is present (a bare `torch` requirement would pull a multi-GB CUDA build).
 PY ?= $(shell command -v python3.11 || command -v python3)
 VENV ?= .venv
@@ -9,7 +10,7 @@ OUT ?= runs/quick
 # gigpo and info_gain are one --methods away; they do not fit the 15-minute budget on 2 cores).
 MAIN_METHODS ?= cw_grpo,grpo,dr_grpo,mappo,coma,random,oracle
 
-.PHONY: setup main test browser bench clean
+.PHONY: setup main test wheel-check browser bench clean
 
 setup: $(VENV)/.installed
 
@@ -31,6 +32,9 @@ browser:
 test: setup browser
 	$(BIN)/python -c "import ray" 2>/dev/null || $(BIN)/pip install -q -e ".[ray]"
 	$(BIN)/python -m pytest
+
+wheel-check: setup
+	$(BIN)/python -m pytest tests/test_packaging.py
 
 bench: setup
 	$(BIN)/python benchmarks/bench_env.py

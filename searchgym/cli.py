@@ -1,6 +1,6 @@
 """The ``searchgym`` command. Each sub-command lives in its own module with ``add_arguments(parser)``
 and ``run(args) -> int``; modules are imported only when their command runs, so ``searchgym list``
-does not pay for torch."""
+does not pay for torch. Every option's help shows its default."""
 
 from __future__ import annotations
 
@@ -13,20 +13,49 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "list": ("searchgym.commands.list_envs", "list registered environment ids"),
     "play": ("searchgym.commands.play", "play an env in the terminal (type tool calls, read results)"),
     "world": ("searchgym.commands.world", "inspect a world: `searchgym world stats`"),
-    "demo": ("searchgym.commands.demo", "random vs oracle on the default suite's test split"),
+    "demo": ("searchgym.commands.demo", "random vs oracle agents on a world's test split, per task family"),
     "suites": ("searchgym.commands.suites", "list the versioned suites with their content hashes"),
-    "train": ("searchgym.commands.train", "train one method on one env"),
+    "train": ("searchgym.commands.train", "train one method on one env (bare `train` shows the plan)"),
     "compare": ("searchgym.commands.compare", "train and evaluate methods x seeds on a suite"),
     "evaluate": ("searchgym.commands.evaluate", "score any agent (module:factory or an OpenAI-compatible endpoint)"),
     "leaderboard": ("searchgym.commands.leaderboard", "submit, verify and build the leaderboard"),
 }
 
 
+DESCRIPTION = """\
+searchgym: seeded, fictional search worlds for training and comparing search agents with RL.
+
+Start here:
+  searchgym list                      the environment ids (Gymnasium and PettingZoo)
+  searchgym demo                      random vs oracle agents on world 0, per task family
+  searchgym play SearchQA-v0          play an episode yourself
+  searchgym train                     show what a training run would do, with its defaults
+  searchgym suites                    the frozen task suites results are reported on
+  searchgym compare --suite ID --methods cw_grpo,random,oracle --out runs/mine
+"""
+
+EPILOG = "Run `searchgym COMMAND --help` for a command's options (defaults shown)."
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Keeps descriptions as written and adds "(default: X)" to options whose help lacks one."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        default = action.default
+        if ("default" in text or default is None or default is False or default == argparse.SUPPRESS
+                or not action.option_strings
+                or isinstance(action, argparse._HelpAction)):
+            return text
+        return f"{text} (default: %(default)s)"
+
+
 def build_parser(load: str | None = None) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="searchgym", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="searchgym", description=DESCRIPTION, epilog=EPILOG,
+                                     formatter_class=HelpFormatter)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module, help_text) in COMMANDS.items():
-        command = sub.add_parser(name, help=help_text, description=help_text)
+        command = sub.add_parser(name, help=help_text, description=help_text, formatter_class=HelpFormatter)
         if name == load:
             importlib.import_module(module).add_arguments(command)
     return parser
@@ -37,6 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     name = next((a for a in argv if not a.startswith("-")), None)
     parser = build_parser(name if name in COMMANDS else None)
     args = parser.parse_args(argv)
+    args.command_line = argv  # what was typed (a bare `searchgym train` only shows its plan)
     if args.command is None:
         parser.print_help()
         return 0

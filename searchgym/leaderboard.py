@@ -1,6 +1,6 @@
 """Leaderboard submissions: build one from a run folder, verify one by re-scoring, build the pages.
 
-A submission (``leaderboard/schema.json``) holds the predictions of one method on the test
+A submission (the schema ships in the package: ``searchgym/assets/leaderboard_schema.json``) holds the predictions of one method on the test
 split of one suite, with the metrics it claims. :func:`verify_file` trusts nothing in it:
 
 1. the file's size is checked *before* it is read (at most :data:`MAX_BYTES`);
@@ -56,9 +56,11 @@ from searchgym.suites import get_suite, tasks
 
 MAX_BYTES = 5 * 1024 * 1024
 TOLERANCE = 1e-6
-REPO_ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_DIR = REPO_ROOT / "leaderboard"
-SCHEMA_PATH = DEFAULT_DIR / "schema.json"
+#: The leaderboard folder when none is given: ``./leaderboard`` under the working directory
+#: (``submissions/`` in it; ``build`` writes README.md and index.html there), never site-packages.
+DEFAULT_DIR = Path("leaderboard")
+#: Package data, so an installed wheel verifies submissions without the source tree.
+SCHEMA_PATH = Path(__file__).resolve().parent / "assets" / "leaderboard_schema.json"
 RETRAINED_FILE = "retrained.json"
 
 
@@ -84,7 +86,8 @@ class Verdict:
 @lru_cache(maxsize=4)
 def load_schema(path: str = str(SCHEMA_PATH)) -> dict[str, Any]:
     if not Path(path).is_file():
-        raise FileNotFoundError(f"the submission schema is not at {path} (it ships in the repository's leaderboard/)")
+        raise FileNotFoundError(f"the submission schema is not at {path} (it ships in the package as "
+                                "searchgym/assets/leaderboard_schema.json; reinstall searchgym)")
     with open(path, encoding="utf-8") as f:
         return json.load(f)
 

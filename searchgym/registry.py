@@ -3,11 +3,16 @@
 Every single-agent id is also registered with Gymnasium as ``searchgym/<id>``, so both
 ``searchgym.make("SearchQA-v0")`` and ``gymnasium.make("searchgym/SearchQA-v0")`` work.
 Multi-agent ids make a PettingZoo ``ParallelEnv``; ``make_aec`` gives its AEC view.
+
+The ``*-Numeric*`` ids are the candidate-mode envs behind :mod:`searchgym.wrappers`: a flat
+``Box`` of hashed features with ``action_masks()`` (single agent, for SB3 / CleanRL), or fixed
+agent sets with masks for finished agents (multi-agent, for SuperSuit-style vector wrappers).
 """
 
 from __future__ import annotations
 
 import importlib
+import inspect
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -62,9 +67,33 @@ def registered() -> list[EnvSpec]:
     return [_REGISTRY[k] for k in sorted(_REGISTRY)]
 
 
+def accepted_kwargs(target: Any) -> list[str] | None:
+    """Keyword names a class (following ``**kwargs`` up its bases) or a function takes; None when a
+    function passes arbitrary kwargs on (the env it makes checks them)."""
+    chain = [c.__init__ for c in target.__mro__ if "__init__" in vars(c)] if isinstance(target, type) else [target]
+    names: list[str] = []
+    for function in chain:
+        parameters = inspect.signature(function).parameters
+        names += [n for n, p in parameters.items() if n != "self" and n not in names
+                  and p.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)]
+        if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
+            return names
+    return None
+
+
+def check_kwargs(s: EnvSpec, kwargs: dict[str, Any]) -> None:
+    """A misspelled keyword is a clear error that lists the accepted ones (not a bare TypeError)."""
+    accepted = accepted_kwargs(s.load())
+    unknown = sorted(set(kwargs) - set(accepted)) if accepted is not None else []
+    if unknown:
+        raise TypeError(f"{s.id} got unknown keyword argument(s) {', '.join(map(repr, unknown))}; "
+                        f"accepted: {', '.join(accepted)}")
+
+
 def make(id: str, **kwargs: Any):
     """A Gymnasium env (single-agent ids) or a PettingZoo ParallelEnv (multi-agent ids)."""
     s = spec(id)
+    check_kwargs(s, {k: v for k, v in kwargs.items() if k not in ("disable_env_checker", "max_episode_steps")})
     if s.kind == "single":
         return gymnasium.make(f"searchgym/{s.id}", **kwargs)
     return s.load()(**{**s.kwargs, **kwargs})
@@ -108,3 +137,15 @@ register("TeamSearch-Generalists-v0", _TEAM, kind="parallel", description="K gen
          action_mode="text", roles="generalists")
 register("TeamSearch-Generalists-Candidates-v0", _TEAM, kind="parallel",
          description="K generalists, candidate actions", action_mode="candidates", roles="generalists")
+
+_NUMERIC = "searchgym.wrappers.numeric:make_numeric"
+_NUMERIC_PARALLEL = "searchgym.wrappers.parallel:make_numeric_parallel"
+
+register("SearchQA-Numeric-v0", _NUMERIC, description="candidates as a hashed-feature Box + action_masks() (SB3)",
+         base_id="SearchQA-Candidates-v0")
+register("SearchQA-Numeric-Easy-v0", _NUMERIC, description="the easy candidate env as a Box + action_masks() (SB3)",
+         base_id="SearchQA-Candidates-Easy-v0")
+register("GroupSearch-Numeric-v0", _NUMERIC_PARALLEL, kind="parallel",
+         description="GRPO group, Box observations, fixed agents with masks", base_id="GroupSearch-Candidates-v0")
+register("TeamSearch-Numeric-v0", _NUMERIC_PARALLEL, kind="parallel",
+         description="roles team, Box observations, fixed agents with masks", base_id="TeamSearch-Candidates-v0")

@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 
 from searchgym.harness.compare import Comparison, run_comparison
+from searchgym.harness.loggers import LOGGERS
 from searchgym.harness.methods import METHODS, parse_methods
 from searchgym.suites import get_suite
 
@@ -48,13 +49,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--suite", required=True, help="suite id (see `searchgym suites`)")
     parser.add_argument("--methods", default="random,oracle",
                         help=f"comma list of {', '.join(METHODS)}, import paths module:callable, or label=module:callable")
-    parser.add_argument("--seeds", default="1", help="number of seeds (3 -> 0,1,2) or a comma list (default 1)")
-    parser.add_argument("--budget", type=int, default=20_000, help="training budget in env steps (default 20000)")
+    parser.add_argument("--seeds", default="1", help="number of seeds (3 -> 0,1,2) or a comma list")
+    parser.add_argument("--budget", type=int, default=20_000, help="training budget in env steps")
     parser.add_argument("--device", default="auto", help="auto (CUDA where present), cpu, cuda or cuda:N")
     parser.add_argument("--workers", type=int, default=1, help="parallel worker processes (1 runs inline)")
     parser.add_argument("--out", required=True, type=Path, help="output folder (re-use it to resume)")
-    parser.add_argument("--policy", default="hash", help="policy backbone for learning methods (default hash)")
-    parser.add_argument("--reference", default="cw_grpo", help="method tested against every other (default cw_grpo)")
+    parser.add_argument("--policy", default="hash", help="policy backbone for learning methods: hash, minilm, hf")
+    parser.add_argument("--reference", default="cw_grpo", help="method tested against every other")
     parser.add_argument("--option", action="append", metavar="KEY=VALUE", help="method option (repeatable)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
     parser.add_argument("--executor", choices=("local", "ray"), default="local",
@@ -64,6 +65,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "with --workers CPUs (all cores when --workers is 1)")
     parser.add_argument("--retries", type=int, default=None,
                         help="ray executor: extra attempts for a run that fails or loses its node (default 2)")
+    parser.add_argument("--logger", choices=LOGGERS, default="none",
+                        help="also send metrics.jsonl rows to TensorBoard (<run>/tensorboard) or W&B")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -71,7 +74,8 @@ def run(args: argparse.Namespace) -> int:
                             seeds=parse_seeds(args.seeds), budget=args.budget, out=args.out, device=args.device,
                             workers=args.workers, policy=args.policy, progress=not args.no_progress,
                             reference=args.reference, options=parse_options(args.option),
-                            executor=args.executor, ray_address=args.ray_address, retries=args.retries)
+                            executor=args.executor, ray_address=args.ray_address, retries=args.retries,
+                            logger=args.logger)
     result = run_comparison(comparison)
     done = sum(o.status == "done" for o in result.outcomes)
     skipped = sum(o.status == "skipped" for o in result.outcomes)

@@ -16,11 +16,12 @@ from searchgym.harness.evaluate import play_session_agent, summarise_predictions
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--world-seed", type=int, default=0)
-    parser.add_argument("--world-size", default="small")
-    parser.add_argument("--mode", choices=["candidates", "text"], default="candidates")
-    parser.add_argument("--split", choices=["train", "dev", "test"], default="test")
+    parser.add_argument("--world-seed", type=int, default=0, help="which fictional world")
+    parser.add_argument("--world-size", default="small", help="tiny, small, medium, large, xl or an int")
+    parser.add_argument("--mode", choices=["candidates", "text"], default="candidates", help="the env's action mode")
+    parser.add_argument("--split", choices=["train", "dev", "test"], default="test", help="which tasks to play")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random agent and the episodes")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bars")
 
 
 def format_table(rows: dict[str, dict[str, dict[str, float]]]) -> str:
@@ -34,12 +35,13 @@ def format_table(rows: dict[str, dict[str, dict[str, float]]]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    env = SearchEnv(action_mode=args.mode, world_seed=args.world_seed, world_size=args.world_size, split=args.split)
+    size = int(args.world_size) if str(args.world_size).isdigit() else args.world_size
+    env = SearchEnv(action_mode=args.mode, world_seed=args.world_seed, world_size=size, split=args.split)
     tasks = env.tasks.tasks(args.split)
     rows = {}
     for agent in (RandomAgent(seed=args.seed), OracleAgent()):
         results = [play_session_agent(env, agent, t.id, seed=args.seed + i)
-                   for i, t in enumerate(tqdm(tasks, desc=agent.name, leave=False))]
+                   for i, t in enumerate(tqdm(tasks, desc=agent.name, leave=False, disable=args.no_progress))]
         rows[agent.name] = summarise_predictions(results)
     print(f"world seed={args.world_seed} size={args.world_size}, {args.mode} mode, {args.split} split, {len(tasks)} tasks")
     print(format_table(rows))

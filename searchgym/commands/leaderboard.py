@@ -1,7 +1,7 @@
 """``searchgym leaderboard submit|verify|build``.
 
 - ``submit RUN_DIR [--name NAME] [--description TEXT] [--url URL] [--out FILE]``: write a
-  submission from a finished run folder (default file: leaderboard/submissions/<suite>__<name>__seed<k>.json);
+  submission from a finished run folder (default file: ./leaderboard/submissions/<suite>__<name>__seed<k>.json);
 - ``verify FILE...``: accept or reject each file, with the reason (exit 1 if any is rejected);
 - ``build [--dir leaderboard]``: verify ``DIR/submissions/*.json`` and write ``DIR/README.md``
   and ``DIR/index.html`` from the accepted ones (exit 1 if any was rejected);
@@ -25,23 +25,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     submit.add_argument("--name", help="method name shown on the board (default: the run's method label)")
     submit.add_argument("--description", help="one or two sentences: what the method is")
     submit.add_argument("--url", help="a link to the paper or code (http or https)")
-    submit.add_argument("--out", type=Path, help="file to write (default leaderboard/submissions/<suite>__<name>__seed<k>.json)")
+    submit.add_argument("--out", type=Path, help="file to write (default: DIR/submissions/<suite>__<name>__seed<k>.json)")
+    submit.add_argument("--dir", type=Path, default=DEFAULT_DIR,
+                        help="leaderboard folder for the default file name (default: ./leaderboard)")
     verify = sub.add_parser("verify", help="re-score submissions and accept or reject each")
     verify.add_argument("files", nargs="+", type=Path)
     board = sub.add_parser("build", help="write README.md and index.html from the verified submissions")
-    board.add_argument("--dir", type=Path, default=DEFAULT_DIR, help="leaderboard folder (default: the repository's)")
+    board.add_argument("--dir", type=Path, default=DEFAULT_DIR, help="leaderboard folder holding submissions/ (default: ./leaderboard)")
     again = sub.add_parser("retrain", help="re-run a submission's recorded config and compare (maintainers)")
     again.add_argument("file", type=Path)
     again.add_argument("--out", type=Path, help="folder for the re-run (default: a new temporary folder)")
     again.add_argument("--device", default="cpu", help="device for the re-run (default cpu)")
     again.add_argument("--record", action="store_true", help="write the outcome to DIR/retrained.json")
-    again.add_argument("--dir", type=Path, default=DEFAULT_DIR, help="leaderboard folder (default: the repository's)")
+    again.add_argument("--dir", type=Path, default=DEFAULT_DIR, help="leaderboard folder (default: ./leaderboard)")
 
 
 def run(args: argparse.Namespace) -> int:
     if args.action == "submit":
         submission = build_submission(args.run_dir, args.name, args.description, args.url)
-        path = write_submission(submission, args.out)
+        path = write_submission(submission, args.out, folder=Path(args.dir) / "submissions")
         verdict = verify_file(path)
         state = "verified" if verdict.ok else f"REJECTED: {verdict.reason}"
         print(f"wrote {path} ({submission['suite']['id']}, {submission['method']['name']}, "
@@ -60,6 +62,9 @@ def run(args: argparse.Namespace) -> int:
                 rejected += 1
                 print(f"REJECTED {path}: {verdict.reason}")
         return 1 if rejected else 0
+    if not (Path(args.dir) / "submissions").is_dir():
+        raise FileNotFoundError(f"no submissions/ folder in {args.dir}; pass the leaderboard folder with --dir "
+                                "(default: ./leaderboard)")
     verdicts, readme, page = build(args.dir)
     for v in verdicts:
         if not v.ok:

@@ -4,6 +4,9 @@ The run folder gets what a comparison run gets (``config.json``, ``metrics.jsonl
 success during training, a resumable checkpoint, ``predictions.jsonl`` on the test split, then
 ``DONE``): run the same command again after an interruption and it resumes. ``--policy llm``
 trains a causal LM that writes its own tool calls (``--model PATH_OR_ID``, text-mode env).
+
+A bare ``searchgym train`` (no options) trains nothing: it prints what it would do and the
+defaults, and how to start (``--start`` runs with every default).
 """
 
 from __future__ import annotations
@@ -12,30 +15,60 @@ import argparse
 import json
 from pathlib import Path
 
+from searchgym.harness.loggers import LOGGERS
 from searchgym.harness.methods import resolve_method
 from searchgym.harness.runner import RunSpec, execute_run
 from searchgym.suites import Suite
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--start", action="store_true", help="start even with no other option (all defaults)")
     parser.add_argument("--method", default="cw_grpo", help="cw_grpo, grpo, dr_grpo, mappo, ippo, coma, random, "
                         "oracle, or an import path module:callable")
     parser.add_argument("--env", default="SearchQA-Candidates-Easy-v0", help="an env id (searchgym list)")
     parser.add_argument("--budget", type=int, default=20_000, help="training env steps")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=0, help="seed of the run's generators")
     parser.add_argument("--device", default="auto", help="auto, cpu, cuda or cuda:N")
     parser.add_argument("--out", default="runs/train", help="run folder (resumes if it holds an unfinished run)")
     parser.add_argument("--policy", default="hash", help="hash, minilm, hf or llm")
     parser.add_argument("--model", default=None, help="HF model path or id (hf and llm policies)")
-    parser.add_argument("--world-seed", type=int, default=0)
-    parser.add_argument("--world-size", default="small")
+    parser.add_argument("--world-seed", type=int, default=0, help="which fictional world")
+    parser.add_argument("--world-size", default="small", help="tiny, small, medium, large, xl or an int")
     parser.add_argument("--families", default=None, help="comma-separated task families (default: all)")
-    parser.add_argument("--difficulty", default=None, choices=[None, "easy", "hard"])
-    parser.add_argument("--test-size", type=int, default=200)
+    parser.add_argument("--difficulty", default=None, choices=["easy", "hard"],
+                        help="only easy or hard tasks (default: both)")
+    parser.add_argument("--test-size", type=int, default=200, help="test tasks of the ad-hoc suite")
     parser.add_argument("--options", default="{}", help="JSON object of method options (e.g. '{\"lr\": 0.001}')")
+    parser.add_argument("--logger", choices=LOGGERS, default="none",
+                        help="also send metrics.jsonl rows to TensorBoard (<out>/tensorboard) or W&B")
+
+
+def describe_plan(args: argparse.Namespace) -> str:
+    """What ``train`` with these arguments does, in words."""
+    return (f"searchgym train: {args.method} on {args.env} (world seed {args.world_seed}, size {args.world_size}, "
+            f"families {args.families or 'as the env sets them'}, difficulty {args.difficulty or 'as the env sets it'}), "
+            f"{args.budget} training env steps, seed {args.seed}, policy {args.policy}, device {args.device}; "
+            f"then the test split ({args.test_size} tasks). Files (resumable) in {args.out}/.")
+
+
+def _print_defaults() -> None:
+    parser = argparse.ArgumentParser(prog="searchgym train")
+    add_arguments(parser)
+    defaults = parser.parse_args([])
+    print(describe_plan(defaults))
+    print("\nNothing started: a bare `searchgym train` only shows the plan. Defaults:")
+    for action in parser._actions:
+        if action.option_strings and action.dest not in ("help", "start"):
+            print(f"  {action.option_strings[-1]:<14} {getattr(defaults, action.dest)!s:<28} {action.help or ''}")
+    print("\nStart it with `searchgym train --start`, or give any option, e.g. "
+          "`searchgym train --budget 5000 --out runs/train5k`.")
 
 
 def run(args: argparse.Namespace) -> int:
+    if not args.start and getattr(args, "command_line", None) == ["train"]:
+        _print_defaults()
+        return 0
+    print(describe_plan(args), flush=True)
     if args.policy == "llm":
         from searchgym.agents.llm_command import train_from_args
 
@@ -55,10 +88,11 @@ def run(args: argparse.Namespace) -> int:
                   description="ad-hoc suite of `searchgym train`")
     spec = RunSpec(suite=suite, method=resolve_method(args.method), seed=args.seed, budget=args.budget,
                    out=Path(args.out), device=args.device, policy=args.policy, progress=True, options=options,
-                   folder=Path(args.out))
+                   folder=Path(args.out), logger=args.logger)
     outcome = execute_run(spec)
     result = json.loads((Path(outcome.run_dir) / "result.json").read_text())
     test = result["test"]["all"]
     print(f"{args.method} on {args.env}: test success {test['success']:.3f}, F1 {test['f1']:.3f} "
           f"({outcome.status}; files in {outcome.run_dir})")
     return 0
+

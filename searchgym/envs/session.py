@@ -230,7 +230,10 @@ class SearchSession:
         if self.config.action_mode == "candidates":
             if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
                 return ParseError(f"candidate mode takes an int index, got {type(action).__name__}")
-            if not 0 <= int(action) < len(self.candidates):
+            if not 0 <= int(action) < self.config.max_candidates:
+                return ParseError(f"index {int(action)} is out of range: the action space is "
+                                  f"0..{self.config.max_candidates - 1}; admissible now: 0..{len(self.candidates) - 1}")
+            if int(action) >= len(self.candidates):
                 return ParseError(f"index {int(action)} is masked; admissible: 0..{len(self.candidates) - 1}")
             return self.candidates[int(action)]
         if not isinstance(action, str):

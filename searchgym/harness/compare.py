@@ -17,13 +17,14 @@ import multiprocessing
 import os
 import sys
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from searchgym.harness.methods import MethodRef, load_method
+from searchgym.harness.progress import StepProgress
 from searchgym.harness.provenance import resolve_device
 from searchgym.harness.report import ReportPaths, write_report
 from searchgym.harness.runner import RunOutcome, RunSpec, check_identity, execute_run_safely, is_done
@@ -50,6 +51,7 @@ class Comparison:
     executor: str = "local"  # "ray": every run a Ray task (searchgym.harness.ray_executor)
     ray_address: str | None = None
     retries: int | None = None  # ray only: extra attempts for a failed run (None: the executor's default)
+    logger: str = "none"  # "tensorboard" or "wandb": also send metrics rows there
 
     def __post_init__(self) -> None:
         if isinstance(self.budget, bool) or not isinstance(self.budget, int) or self.budget < 0:
@@ -73,7 +75,8 @@ class Comparison:
         threads = 1  # one torch thread per run: faster under load, and bit-identical reruns (see provenance)
         inline = self.workers == 1
         return [RunSpec(self.suite, method, seed, self.budget, self.out, self.device, self.policy,
-                        progress=self.progress and inline, threads=threads, options=dict(self.options))
+                        progress=self.progress and inline, threads=threads, options=dict(self.options),
+                        logger=self.logger)
                 for seed in self.seeds for method in self.methods]
 
 
@@ -97,9 +100,10 @@ def _init_worker(threads: int) -> None:
 
 
 def _progress_bar(total: int, enabled: bool):
+    """Env steps summed over every run (a finished run counts its whole budget)."""
     from tqdm.auto import tqdm
 
-    return tqdm(total=total, desc="runs", unit="run", disable=not enabled)
+    return tqdm(total=total, desc="env steps", unit="step", unit_scale=True, disable=not enabled)
 
 
 def run_comparison(comparison: Comparison, on_outcome: Callable[[RunOutcome], None] | None = None) -> ComparisonResult:
@@ -117,10 +121,15 @@ def run_comparison(comparison: Comparison, on_outcome: Callable[[RunOutcome], No
             outcomes.append(RunOutcome(spec.method.label, spec.seed, str(spec.run_dir), "skipped"))
         else:
             todo.append(spec)
-    bar = _progress_bar(len(specs), comparison.progress)
-    bar.update(len(specs) - len(todo))
+    steps = StepProgress(comparison.budget, [spec.run_dir for spec in specs])
+    for outcome in outcomes:
+        steps.finish(outcome.run_dir)
+    bar = _progress_bar(steps.total, comparison.progress)
     by_run = {(spec.method.label, spec.seed): spec for spec in todo}
     busy: list[RunSpec] = []
+
+    def advance() -> None:
+        bar.update(steps.poll() - bar.n)
 
     def record(outcome: RunOutcome) -> None:
         if outcome.status == "busy":
@@ -129,7 +138,8 @@ def run_comparison(comparison: Comparison, on_outcome: Callable[[RunOutcome], No
             busy.append(by_run[(outcome.label, outcome.seed)])
             return
         outcomes.append(outcome)
-        bar.update(1)
+        steps.finish(outcome.run_dir)
+        advance()
         bar.set_postfix_str(f"{outcome.label}/seed{outcome.seed} {outcome.status}")
         if outcome.status == "failed":
             bar.write(f"run {outcome.label}/seed{outcome.seed} failed: {outcome.error} (see {outcome.run_dir}/error.txt)")
@@ -137,13 +147,14 @@ def run_comparison(comparison: Comparison, on_outcome: Callable[[RunOutcome], No
             on_outcome(outcome)
 
     try:
+        advance()
         if comparison.executor == "ray":
             _run_on_ray(comparison, todo, record, bar.write)
         elif comparison.workers == 1 or len(todo) <= 1:
             for spec in todo:
                 record(execute_run_safely(spec))
         else:
-            _run_in_pool(todo, comparison.workers, specs[0].threads, record)
+            _run_in_pool(todo, comparison.workers, specs[0].threads, record, advance)
         for spec in busy:  # held by another process: wait, then skip it (DONE) or resume it (it died)
             record(execute_run_safely(spec, wait=True))
     finally:
@@ -163,24 +174,33 @@ def _run_on_ray(comparison: Comparison, todo: Sequence[RunSpec], record: Callabl
     run_on_ray(todo, record, cluster, retries, notice)
 
 
-def _run_in_pool(todo: Sequence[RunSpec], workers: int, threads: int, record: Callable[[RunOutcome], None]) -> None:
+def _run_in_pool(todo: Sequence[RunSpec], workers: int, threads: int, record: Callable[[RunOutcome], None],
+                 tick: Callable[[], None] = lambda: None, tick_seconds: float = 1.0) -> None:
+    """Runs in worker processes; ``tick`` is called every ``tick_seconds`` while they work."""
     context = multiprocessing.get_context("spawn")
     pool = ProcessPoolExecutor(max_workers=min(workers, len(todo)), mp_context=context,
                                initializer=_init_worker, initargs=(threads,))
     futures = {pool.submit(execute_run_safely, spec): spec for spec in todo}
+    pending = set(futures)
     try:
-        for future in as_completed(futures):
-            spec = futures[future]
-            try:
-                outcome = future.result()
-            except BrokenProcessPool:
-                outcome = RunOutcome(spec.method.label, spec.seed, str(spec.run_dir), "failed",
-                                     error="a worker process died; re-run the same command to resume")
-            except Exception as exc:  # noqa: BLE001 - e.g. an unpicklable result
-                outcome = RunOutcome(spec.method.label, spec.seed, str(spec.run_dir), "failed",
-                                     error=f"{type(exc).__name__}: {exc}")
-            record(outcome)
+        while pending:
+            finished, pending = wait(pending, timeout=tick_seconds, return_when=FIRST_COMPLETED)
+            tick()
+            for future in finished:
+                _record_future(future, futures[future], record)
     except BaseException:
         pool.shutdown(wait=False, cancel_futures=True)
         raise
     pool.shutdown(wait=True)
+
+
+def _record_future(future, spec: RunSpec, record: Callable[[RunOutcome], None]) -> None:
+    try:
+        outcome = future.result()
+    except BrokenProcessPool:
+        outcome = RunOutcome(spec.method.label, spec.seed, str(spec.run_dir), "failed",
+                             error="a worker process died; re-run the same command to resume")
+    except Exception as exc:  # noqa: BLE001 - e.g. an unpicklable result
+        outcome = RunOutcome(spec.method.label, spec.seed, str(spec.run_dir), "failed",
+                             error=f"{type(exc).__name__}: {exc}")
+    record(outcome)

@@ -51,22 +51,27 @@ def _figure():
 
 
 def plot_learning_curves(curves: Mapping[str, Sequence[Series]], flat: Mapping[str, float], path: Path | str,
-                         title: str = "") -> Path:
-    """One PNG: a line (and band) per learning method, a dashed line per non-learning method."""
+                         title: str = "", labels: Sequence[str] | None = None) -> Path:
+    """One PNG: a line (and band) per learning method, a dashed line per non-learning method.
+    ``labels`` fixes each method's colour (its position there), so every plot of a comparison
+    draws a method in the same colour."""
     plt = _figure()
     fig, ax = plt.subplots(figsize=(7.5, 4.5), dpi=110)
-    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    for i, (label, series) in enumerate(sorted(curves.items())):
+    cycle = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    order = list(labels) if labels is not None else [*sorted(curves), *sorted(flat)]
+    order += [k for k in [*sorted(curves), *sorted(flat)] if k not in order]
+    colors = {label: cycle[i % len(cycle)] for i, label in enumerate(order)}
+    for label, series in sorted(curves.items()):
         steps, mean, half = mean_band([s for s in series if s])
         if steps.size == 0:
             continue
-        color = colors[i % len(colors)]
+        color = colors[label]
         ax.plot(steps, mean, marker="o", markersize=3, color=color, label=f"{label} (n={len(series)})")
         if np.isfinite(half).any():
             ax.fill_between(steps, np.clip(mean - half, 0, 1), np.clip(mean + half, 0, 1), color=color, alpha=0.2,
                             linewidth=0)
-    for j, (label, value) in enumerate(sorted(flat.items())):
-        ax.axhline(value, linestyle="--", linewidth=1, color=colors[(len(curves) + j) % len(colors)],
+    for label, value in sorted(flat.items()):
+        ax.axhline(value, linestyle="--", linewidth=1, color=colors[label],
                    label=f"{label} (no training)")
     ax.set_xlabel("training step (env steps)")
     ax.set_ylabel("dev success")

@@ -1,8 +1,9 @@
 """The comparison's outputs: ``summary.csv``, ``results.md`` and the learning-curve PNGs.
 
 Only finished runs (with ``DONE``) are read. ``summary.csv`` has one row per method x family
-x seed (``seed`` = the seed) and one aggregate row per method x family (``seed`` = "all")
-with 95% two-level bootstrap intervals (see :mod:`searchgym.harness.stats`). ``results.md``
+x seed (``aggregate`` = False, ``seed`` = the seed, ``seeds`` = 1) and one aggregate row per
+method x family (``aggregate`` = True, ``seed`` empty, ``seeds`` = how many were pooled) with
+95% two-level bootstrap intervals (see :mod:`searchgym.harness.stats`). ``results.md``
 tables success and F1 as "mean [low, high]", then tests the reference method (cw_grpo by
 default) against every other method on per-task success.
 """
@@ -24,7 +25,9 @@ from searchgym.harness.runner import is_done, run_dir
 from searchgym.harness.stats import bootstrap_ci, paired_permutation_test
 from searchgym.suites import Suite
 
-SUMMARY_FIELDS = ("method", "family", "seed", "n", "success", "f1", "score", "steps", "tool_calls",
+#: Every column has one type: text (method, family), bool (aggregate), int (seed: empty on
+#: aggregate rows; seeds, n) or float (the rest; the intervals are empty on per-seed rows).
+SUMMARY_FIELDS = ("method", "family", "aggregate", "seed", "seeds", "n", "success", "f1", "score", "steps", "tool_calls",
                   "success_low", "success_high", "f1_low", "f1_high")
 METRICS = ("success", "f1", "score", "steps", "tool_calls")
 
@@ -89,7 +92,8 @@ def summary_rows(records: Sequence[RunRecord], resamples: int = 2000, rng_seed: 
             for r in runs:
                 preds = [p for p in r.predictions if scope is None or p["family"] == scope]
                 if preds:
-                    rows.append({"method": label, "family": family, "seed": r.seed, "n": len(preds),
+                    rows.append({"method": label, "family": family, "aggregate": False, "seed": r.seed,
+                                 "seeds": 1, "n": len(preds),
                                  **{k: float(np.mean([float(p.get(k, 0.0)) for p in preds])) for k in METRICS}})
             success = _matrix(runs, "success", scope)
             if success.size == 0:
@@ -97,7 +101,8 @@ def summary_rows(records: Sequence[RunRecord], resamples: int = 2000, rng_seed: 
             f1 = _matrix(runs, "f1", scope)
             s_ci = bootstrap_ci(success, resamples=resamples, rng=np.random.default_rng([rng_seed, 1]))
             f_ci = bootstrap_ci(f1, resamples=resamples, rng=np.random.default_rng([rng_seed, 2]))
-            rows.append({"method": label, "family": family, "seed": "all", "n": success.shape[1],
+            rows.append({"method": label, "family": family, "aggregate": True, "seed": None,
+                         "seeds": len(runs), "n": success.shape[1],
                          **{k: float(_matrix(runs, k, scope).mean()) for k in METRICS},
                          "success_low": s_ci.low, "success_high": s_ci.high, "f1_low": f_ci.low, "f1_high": f_ci.high})
     return rows
@@ -114,9 +119,9 @@ def summary_csv(rows: Sequence[dict[str, Any]]) -> str:
 
 def metric_table(rows: Sequence[dict[str, Any]], metric: str, labels: Sequence[str]) -> str:
     """Markdown: one row per method, a column per family, cells "mean [low, high]"."""
-    aggregate = {(r["method"], r["family"]): r for r in rows if r["seed"] == "all"}
+    aggregate = {(r["method"], r["family"]): r for r in rows if r["aggregate"]}
     families = ["all", *sorted({f for _, f in aggregate if f != "all"})]
-    seeds = {label: len({r["seed"] for r in rows if r["method"] == label and r["seed"] != "all"}) for label in labels}
+    seeds = {label: len({r["seed"] for r in rows if r["method"] == label and not r["aggregate"]}) for label in labels}
     lines = ["| method | seeds | " + " | ".join(families) + " |", "|---|---|" + "---|" * len(families)]
     for label in labels:
         cells = []
@@ -211,9 +216,8 @@ def write_report(out: Path | str, suite: Suite, labels: Sequence[str], seeds: Se
               "trajectories whose CW-GRPO advantage differs from the GRPO advantage they would get (cw_grpo "
               "only; '—' for other estimators).", "", diagnostics_table(records), ""]
     parts += ["## Learning curves", "",
-              "Dev success during training (the suite's dev split; random and oracle as flat lines at their dev "
-              "success). The tables above are test success."]
-    parts += [f"![{p.stem}]({p.relative_to(out).as_posix()})" for p in curves_paths]
+              "Dev success during training (the tables above are test success). Methods that do not train "
+              "(random, oracle) are flat lines at their dev success.", ""] + [f"![{p.stem}]({p.relative_to(out).as_posix()})" for p in curves_paths]
     parts += ["", "## Runs", "", "| method | seed | train s | eval s | attempts | device |", "|---|---|---|---|---|---|"]
     for r in records:
         parts.append(f"| {r.label} | {r.seed} | {r.result.get('train_seconds', 0):.1f} | "
@@ -233,9 +237,10 @@ def _write_curves(out: Path, records: Sequence[RunRecord], suite: Suite) -> list
         else:
             flat.setdefault(r.label, []).append(float(r.result.get("dev", {}).get("all", {}).get("success", 0.0)))
     flat_means = {k: float(np.mean(v)) for k, v in flat.items()}
+    labels = [*sorted(curves), *sorted(flat_means)]  # one colour per method in every plot
     paths = [plot_learning_curves(curves, flat_means, out / "learning_curves.png",
-                                  title=f"{suite.id}: dev success (mean over seeds, 95% band)")]
+                                  title=f"{suite.id}: dev success (mean over seeds, 95% band)", labels=labels)]
     for label, series in sorted(curves.items()):
         paths.append(plot_learning_curves({label: series}, flat_means, out / "curves" / f"{label}.png",
-                                          title=f"{suite.id}: {label}"))
+                                          title=f"{suite.id}: {label}", labels=labels))
     return paths

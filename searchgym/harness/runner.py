@@ -4,9 +4,10 @@ A run owns ``<out>/runs/<method>/seed<k>/``:
 
 - ``config.json``: suite id and hash, method label and import path, seed, budget, policy,
   device and its name, package versions, git revision, Python and platform, attempt number;
-- ``metrics.jsonl``: the method's ``ctx.log`` rows (+ ``time``, ``attempt``), appended; a row
-  whose ``iteration`` an earlier attempt already wrote is not written again (a resumed method
-  redoes the iteration its checkpoint did not hold);
+- ``metrics.jsonl``: the method's ``ctx.log`` rows (+ ``time``, ``attempt``), appended (and sent
+  to TensorBoard / W&B under the same names with ``logger=``; see :mod:`searchgym.harness.loggers`);
+  a row whose ``iteration`` an earlier attempt already wrote is not written again (a resumed
+  method redoes the iteration its checkpoint did not hold);
 - ``predictions.jsonl``: one :class:`~searchgym.harness.evaluate.Prediction` per test task;
 - ``result.json``: test and dev summaries and timings;
 - ``DONE``: written last. A run with ``DONE`` is never redone; a run without it is resumed
@@ -36,6 +37,7 @@ from searchgym.fileio import (
     iter_jsonl,
     read_json,
 )
+from searchgym.harness.loggers import make_logger
 from searchgym.harness.methods import MethodRef, RunContext, load_method, trains
 from searchgym.harness.provenance import provenance, resolve_device
 from searchgym.suites import Suite
@@ -61,6 +63,7 @@ class RunSpec:
     threads: int = 1
     options: dict[str, Any] = field(default_factory=dict, hash=False)
     folder: Path | None = None  # an explicit run folder (``searchgym evaluate``); else out/runs/...
+    logger: str = "none"  # also send metrics rows to "tensorboard" or "wandb"
 
     @property
     def run_dir(self) -> Path:
@@ -142,6 +145,8 @@ def _execute_locked(spec: RunSpec) -> RunOutcome:
               "trains": trains(method), "training_budget": spec.budget if trains(method) else 0,
               "attempt": attempt, "started": _now(), "threads": spec.threads, **provenance(device)}
     atomic_write_json(folder / "config.json", config)
+    label = f"{spec.method.label}/seed{spec.seed}"
+    metrics_logger = make_logger(spec.logger, folder, label, spec.identity())
 
     logged = last_logged_iteration(folder / "metrics.jsonl")
 
@@ -151,17 +156,21 @@ def _execute_locked(spec: RunSpec) -> RunOutcome:
         iteration = row.get("iteration")
         if logged is not None and isinstance(iteration, int) and iteration <= logged:
             return  # written by an earlier attempt, before the checkpoint that would have skipped it
-        append_jsonl(folder / "metrics.jsonl", {**row, "time": round(time.monotonic() - start, 3), "attempt": attempt})
+        full = {**row, "time": round(time.monotonic() - start, 3), "attempt": attempt}
+        append_jsonl(folder / "metrics.jsonl", full)
+        metrics_logger.log(full)
 
     ctx = RunContext(suite=spec.suite, seed=spec.seed, budget=spec.budget, device=device, run_dir=folder,
                      policy=spec.policy, log=log, progress=spec.progress, threads=spec.threads,
                      options=dict(spec.options))
-    actor = method(ctx)
+    try:
+        actor = method(ctx)
+    finally:
+        metrics_logger.close()
     if actor is None or not callable(getattr(actor, "act", None)):
         raise TypeError(f"method {spec.method.label!r} returned {type(actor).__name__}; it must return an Actor "
                         "with an act(env, observation(s), info(s)) method")
     trained = time.monotonic()
-    label = f"{spec.method.label}/seed{spec.seed}"
     test = evaluate_suite(spec.suite, actor, "test", spec.seed, progress=spec.progress, desc=f"{label} test")
     dev = evaluate_suite(spec.suite, actor, "dev", spec.seed, progress=spec.progress, desc=f"{label} dev")
     atomic_write_jsonl(folder / "predictions.jsonl", as_rows(test))

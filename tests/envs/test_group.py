@@ -26,7 +26,7 @@ def group(**kwargs) -> GroupSearchEnv:
 @pytest.mark.filterwarnings("ignore")
 @pytest.mark.parametrize("env_id", GROUP_IDS)
 def test_pettingzoo_api_and_seed_tests_pass_on_every_group_id(env_id):
-    assert len(GROUP_IDS) == 2
+    assert len(GROUP_IDS) == 3  # text, candidates, numeric (wrapped candidates)
     parallel_api_test(searchgym.make(env_id, world_size="tiny"), num_cycles=40)
     api_test(searchgym.make_aec(env_id, world_size="tiny"), num_cycles=20)
     parallel_seed_test(lambda: searchgym.make(env_id, world_size="tiny"), num_cycles=20)

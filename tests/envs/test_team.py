@@ -42,7 +42,7 @@ def play(env: TeamSearchEnv, agent_fn, seed: int = 0, task_id: str | None = None
 @pytest.mark.filterwarnings("ignore")
 @pytest.mark.parametrize("env_id", TEAM_IDS)
 def test_pettingzoo_api_and_seed_tests_pass_on_every_team_id(env_id):
-    assert len(TEAM_IDS) == 4
+    assert len(TEAM_IDS) == 5  # roles and generalists, text and candidates; numeric (wrapped roles candidates)
     parallel_api_test(searchgym.make(env_id, world_size="tiny"), num_cycles=40)
     api_test(searchgym.make_aec(env_id, world_size="tiny"), num_cycles=20)
     parallel_seed_test(lambda: searchgym.make(env_id, world_size="tiny"), num_cycles=20)

@@ -1,0 +1,146 @@
+"""A CleanRL-style, single-file PPO with invalid-action masking on ``SearchQA-Numeric-Easy-v0``.
+
+Everything is in this file, as in CleanRL: a Gymnasium env with ``Box`` observations (the
+hashed features of :mod:`searchgym.wrappers`), an MLP actor-critic, GAE and the clipped PPO
+loss. Masked logits are set to -1e8 so the policy only picks admissible candidates
+(``info["action_mask"]``). Run: ``python examples/cleanrl_ppo.py --total-steps 20000``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+import torch
+from torch import nn
+from torch.distributions import Categorical
+
+import searchgym
+
+
+def parse_args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    parser.add_argument("--env-id", default="SearchQA-Numeric-Easy-v0", help="a numeric searchgym id")
+    parser.add_argument("--total-steps", type=int, default=20_000, help="training env steps")
+    parser.add_argument("--num-steps", type=int, default=512, help="env steps per rollout")
+    parser.add_argument("--lr", type=float, default=1e-3, help="Adam learning rate")
+    parser.add_argument("--gamma", type=float, default=0.99)
+    parser.add_argument("--gae-lambda", type=float, default=0.95)
+    parser.add_argument("--update-epochs", type=int, default=4)
+    parser.add_argument("--minibatch-size", type=int, default=128)
+    parser.add_argument("--clip-coef", type=float, default=0.2)
+    parser.add_argument("--ent-coef", type=float, default=0.01)
+    parser.add_argument("--vf-coef", type=float, default=0.5)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--eval-episodes", type=int, default=50, help="dev tasks played greedily at the end")
+    return parser.parse_args()
+
+
+class Agent(nn.Module):
+    def __init__(self, obs_size: int, n_actions: int) -> None:
+        super().__init__()
+        self.critic = nn.Sequential(nn.Linear(obs_size, 128), nn.Tanh(), nn.Linear(128, 1))
+        self.actor = nn.Sequential(nn.Linear(obs_size, 128), nn.Tanh(), nn.Linear(128, n_actions))
+
+    def value(self, obs: torch.Tensor) -> torch.Tensor:
+        return self.critic(obs).squeeze(-1)
+
+    def act(self, obs: torch.Tensor, mask: torch.Tensor, action: torch.Tensor | None = None):
+        logits = self.actor(obs).masked_fill(~mask, -1e8)
+        dist = Categorical(logits=logits)
+        if action is None:
+            action = dist.sample()
+        return action, dist.log_prob(action), dist.entropy(), self.value(obs)
+
+
+def evaluate(agent: Agent, env_id: str, episodes: int) -> float:
+    env = searchgym.make(env_id, split="dev")
+    tasks = env.unwrapped.tasks.tasks("dev")[:episodes]
+    wins = []
+    for i, task in enumerate(tasks):
+        obs, info = env.reset(seed=i, options={"task_id": task.id})
+        done = False
+        while not done:
+            with torch.no_grad():
+                logits = agent.actor(torch.as_tensor(obs)).masked_fill(~torch.as_tensor(info["action_mask"] > 0), -1e8)
+            obs, _, terminated, truncated, info = env.step(int(logits.argmax()))
+            done = terminated or truncated
+        wins.append(info["success"])
+    return float(np.mean(wins))
+
+
+def main() -> None:
+    args = parse_args()
+    generator = torch.Generator().manual_seed(args.seed)
+    env = searchgym.make(args.env_id)
+    obs_size, n_actions = env.observation_space.shape[0], env.action_space.n
+    with torch.random.fork_rng():
+        torch.manual_seed(int(torch.randint(2**31 - 1, (1,), generator=generator)))
+        agent = Agent(obs_size, n_actions)
+    optimizer = torch.optim.Adam(agent.parameters(), lr=args.lr, eps=1e-5)
+
+    obs_buf = torch.zeros(args.num_steps, obs_size)
+    mask_buf = torch.zeros(args.num_steps, n_actions, dtype=torch.bool)
+    actions = torch.zeros(args.num_steps, dtype=torch.long)
+    logprobs, rewards, dones, values = (torch.zeros(args.num_steps) for _ in range(4))
+
+    obs, info = env.reset(seed=args.seed)
+    updates = max(1, args.total_steps // args.num_steps)
+    episode_returns, running = [], 0.0
+    start = time.time()
+    for update in range(1, updates + 1):
+        for t in range(args.num_steps):
+            obs_buf[t] = torch.as_tensor(obs)
+            mask_buf[t] = torch.as_tensor(info["action_mask"] > 0)
+            with torch.random.fork_rng():
+                torch.manual_seed(int(torch.randint(2**31 - 1, (1,), generator=generator)))
+                with torch.no_grad():
+                    action, logprob, _, value = agent.act(obs_buf[t:t + 1], mask_buf[t:t + 1])
+            actions[t], logprobs[t], values[t] = action[0], logprob[0], value[0]
+            obs, reward, terminated, truncated, info = env.step(int(action[0]))
+            rewards[t], dones[t] = float(reward), float(terminated or truncated)
+            running += float(reward)
+            if terminated or truncated:
+                episode_returns.append(running)
+                running = 0.0
+                obs, info = env.reset()
+
+        with torch.no_grad():
+            next_value = agent.value(torch.as_tensor(obs)[None])[0]
+            advantages = torch.zeros(args.num_steps)
+            last = 0.0
+            for t in reversed(range(args.num_steps)):
+                following = next_value if t == args.num_steps - 1 else values[t + 1]
+                nonterminal = 1.0 - dones[t]
+                delta = rewards[t] + args.gamma * following * nonterminal - values[t]
+                last = delta + args.gamma * args.gae_lambda * nonterminal * last
+                advantages[t] = last
+            returns = advantages + values
+
+        for _ in range(args.update_epochs):
+            order = torch.randperm(args.num_steps, generator=generator)
+            for begin in range(0, args.num_steps, args.minibatch_size):
+                idx = order[begin:begin + args.minibatch_size]
+                _, new_logprob, entropy, new_value = agent.act(obs_buf[idx], mask_buf[idx], actions[idx])
+                ratio = (new_logprob - logprobs[idx]).exp()
+                adv = advantages[idx]
+                adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+                policy_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - args.clip_coef, 1 + args.clip_coef)).mean()
+                value_loss = 0.5 * (new_value - returns[idx]).pow(2).mean()
+                loss = policy_loss + args.vf_coef * value_loss - args.ent_coef * entropy.mean()
+                optimizer.zero_grad()
+                loss.backward()
+                nn.utils.clip_grad_norm_(agent.parameters(), 0.5)
+                optimizer.step()
+        recent = np.mean(episode_returns[-50:]) if episode_returns else float("nan")
+        print(f"update {update}/{updates}: {update * args.num_steps} steps, mean return (last 50 episodes) "
+              f"{recent:.3f}, {time.time() - start:.0f}s", flush=True)
+
+    print(f"dev success {evaluate(agent, args.env_id, args.eval_episodes):.3f} "
+          f"({args.eval_episodes} dev tasks, greedy)")
+
+
+if __name__ == "__main__":
+    main()

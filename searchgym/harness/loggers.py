@@ -1,0 +1,104 @@
+"""Experiment loggers: every ``metrics.jsonl`` row also goes to TensorBoard or Weights & Biases.
+
+``--logger tensorboard`` writes event files under ``<run_dir>/tensorboard``; ``--logger wandb``
+starts one W&B run per harness run (``WANDB_MODE=offline`` keeps it on disk, under
+``<run_dir>/wandb``). Each numeric entry of a row is logged under its ``metrics.jsonl`` name
+(``dev_success``, ``loss`` ...) at x = the row's ``step``; text and nested values stay in the
+JSONL only. ``none`` (the default) logs nothing extra.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Protocol
+
+LOGGERS = ("none", "tensorboard", "wandb")
+
+
+class MetricsLogger(Protocol):
+    def log(self, row: Mapping[str, Any]) -> None: ...
+
+    def close(self) -> None: ...
+
+
+def scalars(row: Mapping[str, Any]) -> dict[str, float]:
+    """The numeric entries of a row (bools as 0/1; NaN and infinities dropped)."""
+    out = {}
+    for key, value in row.items():
+        if isinstance(value, bool):
+            out[key] = float(value)
+        elif isinstance(value, (int, float)) and math.isfinite(value):
+            out[key] = float(value)
+    return out
+
+
+def _step(row: Mapping[str, Any], fallback: int) -> int:
+    step = row.get("step")
+    return int(step) if isinstance(step, (int, float)) and not isinstance(step, bool) else fallback
+
+
+class NoLogger:
+    def log(self, row: Mapping[str, Any]) -> None:
+        return None
+
+    def close(self) -> None:
+        return None
+
+
+class TensorBoardLogger:
+    """Scalars to ``<run_dir>/tensorboard`` (torch's SummaryWriter; needs the tensorboard package)."""
+
+    def __init__(self, run_dir: Path, name: str) -> None:
+        try:
+            from torch.utils.tensorboard import SummaryWriter
+        except ImportError as exc:
+            raise ValueError("--logger tensorboard needs the tensorboard package: pip install 'searchgym[tensorboard]'"
+                             ) from exc
+        self.writer = SummaryWriter(log_dir=str(Path(run_dir) / "tensorboard"), comment=name)
+        self.rows = 0
+
+    def log(self, row: Mapping[str, Any]) -> None:
+        step = _step(row, self.rows)
+        self.rows += 1
+        for key, value in scalars(row).items():
+            self.writer.add_scalar(key, value, global_step=step)
+        self.writer.flush()
+
+    def close(self) -> None:
+        self.writer.close()
+
+
+class WandbLogger:
+    """One W&B run per harness run; ``WANDB_MODE=offline`` (or no login) keeps it local."""
+
+    def __init__(self, run_dir: Path, name: str, config: Mapping[str, Any] | None = None) -> None:
+        try:
+            import wandb
+        except ImportError as exc:
+            raise ValueError("--logger wandb needs the wandb package: pip install 'searchgym[wandb]'") from exc
+        self.run = wandb.init(project="searchgym", name=name, dir=str(run_dir), config=dict(config or {}),
+                              reinit="create_new")
+        self.run.define_metric("*", step_metric="step")
+        self.rows = 0
+
+    def log(self, row: Mapping[str, Any]) -> None:
+        step = _step(row, self.rows)
+        self.rows += 1
+        values = {k: v for k, v in scalars(row).items() if k != "step"}
+        self.run.log({**values, "step": step})
+
+    def close(self) -> None:
+        self.run.finish()
+
+
+def make_logger(kind: str, run_dir: Path, name: str, config: Mapping[str, Any] | None = None) -> MetricsLogger:
+    """A logger by its ``--logger`` name."""
+    if kind == "none":
+        return NoLogger()
+    if kind == "tensorboard":
+        return TensorBoardLogger(run_dir, name)
+    if kind == "wandb":
+        return WandbLogger(run_dir, name, config)
+    raise ValueError(f"logger must be one of {', '.join(LOGGERS)}, got {kind!r}")

@@ -1,0 +1,146 @@
+"""NumericParallel: the group and team envs with fixed agent sets, Box observations and masks.
+
+The group and team envs drop an agent from ``env.agents`` once it has answered, so the agent
+set shrinks within an episode; SuperSuit-style vector wrappers need every agent present at
+every step. Here ``agents`` stays ``possible_agents`` until the whole episode ends:
+
+- a finished agent's observation is all zeros, its reward 0, ``terminations``/``truncations``
+  are False for it until the last live agent is done (then every agent ends together: terminated
+  if it answered, else truncated), and ``infos[agent]["active"]`` is False;
+- its action is ignored; its mask admits only slot 0, so a masked policy always has a legal
+  action (``action_mask(agent)``, also ``infos[agent]["action_mask"]``);
+- observations are :class:`~searchgym.wrappers.features.FeatureLayout` vectors, the same
+  layout as the single-agent :class:`~searchgym.wrappers.numeric.NumericObservation`.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import ParallelEnv
+
+from searchgym.wrappers.features import Encoded, FeatureLayout
+
+
+class NumericParallel(ParallelEnv):
+    """Fixed agents, Box observations and per-agent masks over a candidate-mode multi-agent env."""
+
+    def __init__(self, env: ParallelEnv, question_dim: int = 32, transcript_dim: int = 64,
+                 candidate_dim: int = 16) -> None:
+        config = getattr(env, "config", None)
+        if config is None or config.action_mode != "candidates":
+            raise ValueError("NumericParallel needs a candidate-mode searchgym env (e.g. GroupSearch-Candidates-v0, "
+                             "TeamSearch-Candidates-v0)")
+        self.env = env
+        self.layout = FeatureLayout(config.max_candidates, config.max_steps, question_dim, transcript_dim,
+                                    candidate_dim)
+        self.possible_agents = list(env.possible_agents)
+        self.agents: list[str] = []
+        self.metadata = {**env.metadata, "name": f"numeric_{env.metadata.get('name', 'searchgym')}"}
+        self.render_mode = getattr(env, "render_mode", None)
+        self._masks: dict[str, np.ndarray] = {}
+        self._encoded: dict[str, Encoded] = {}
+        self._env_masks: dict[str, np.ndarray] = {}
+        self._finished: dict[str, bool] = {}
+        self._answered: dict[str, bool] = {}
+
+    @functools.lru_cache(maxsize=None)  # noqa: B019 - PettingZoo: the same space object per agent
+    def observation_space(self, agent: str) -> spaces.Box:
+        self._check(agent)
+        return spaces.Box(0.0, 1.0, shape=(self.layout.size,), dtype=np.float32)
+
+    @functools.lru_cache(maxsize=None)  # noqa: B019
+    def action_space(self, agent: str) -> spaces.Discrete:
+        self._check(agent)
+        return spaces.Discrete(self.layout.max_candidates)
+
+    def _check(self, agent: str) -> None:
+        if agent not in self.possible_agents:
+            raise KeyError(f"unknown agent {agent!r}; agents: {', '.join(self.possible_agents)}")
+
+    def _idle_mask(self) -> np.ndarray:
+        mask = np.zeros(self.layout.max_candidates, dtype=np.int8)
+        mask[0] = 1
+        return mask
+
+    def reset(self, seed: int | None = None, options: dict | None = None):
+        obs, infos = self.env.reset(seed=seed, options=options)
+        self.agents = list(self.possible_agents)
+        self._finished = {a: False for a in self.agents}
+        self._answered = {a: False for a in self.agents}
+        return self._convert(obs, infos)
+
+    def step(self, actions: Mapping[str, Any]):
+        unknown = sorted(set(actions) - set(self.possible_agents))
+        if unknown:
+            raise KeyError(f"actions for unknown agents {unknown}; agents: {', '.join(self.possible_agents)}")
+        live = [a for a in self.env.agents if not self._finished[a]]
+        missing = [a for a in live if a not in actions]
+        if missing:
+            raise KeyError(f"no action for live agent(s) {missing}; pass one action per agent in env.agents")
+        env_actions = {a: self._encoded[a].env_action(actions[a], self._env_masks[a]) for a in live}
+        obs, rewards, terms, truncs, infos = self.env.step(env_actions)
+        for agent in live:
+            if terms.get(agent) or truncs.get(agent):
+                self._finished[agent] = True
+                self._answered[agent] = bool(terms.get(agent))
+        over = all(self._finished.values())
+        observations, out_infos = self._convert(obs, infos)
+        out_rewards = {a: float(rewards.get(a, 0.0)) for a in self.possible_agents}
+        out_terms = {a: over and self._answered[a] for a in self.possible_agents}
+        out_truncs = {a: over and not self._answered[a] for a in self.possible_agents}
+        if over:
+            self.agents = []
+        return observations, out_rewards, out_terms, out_truncs, out_infos
+
+    def _convert(self, obs: Mapping[str, Any], infos: Mapping[str, Any]):
+        observations, out_infos = {}, {}
+        for agent in self.possible_agents:
+            active = not self._finished[agent]
+            mask = self._idle_mask()
+            if agent in obs:  # live this step (an agent that finished just now still gets its last view)
+                encoded = self.layout.encode(obs[agent])
+                observations[agent] = encoded.vector
+                info = dict(infos.get(agent, {}))
+                text = obs[agent].get("text", "")
+                if active:
+                    self._encoded[agent], self._env_masks[agent] = encoded, np.asarray(obs[agent]["action_mask"])
+                    mask = encoded.mask(self.layout.max_candidates).astype(np.int8)
+                if "candidates" in info:
+                    info["candidates"] = [info["candidates"][i] for i in encoded.order]
+            else:
+                observations[agent] = self.layout.zeros()
+                info, text = {}, ""
+            self._masks[agent] = mask
+            out_infos[agent] = {**info, "text": text, "active": active, "action_mask": mask}
+        return observations, out_infos
+
+    def action_mask(self, agent: str) -> np.ndarray:
+        """The current mask of ``agent`` (bool); a finished agent's admits only slot 0."""
+        self._check(agent)
+        return self._masks.get(agent, self._idle_mask()).astype(bool)
+
+    def state(self) -> np.ndarray:
+        return self.env.state()
+
+    @property
+    def state_space(self) -> spaces.Space:
+        return self.env.state_space
+
+    def render(self):
+        return self.env.render()
+
+    def close(self) -> None:
+        self.env.close()
+
+
+def make_numeric_parallel(base_id: str = "GroupSearch-Candidates-v0", question_dim: int = 32,
+                          transcript_dim: int = 64, candidate_dim: int = 16, **kwargs: Any) -> NumericParallel:
+    """The entry point of the ``*-Numeric-v0`` multi-agent ids."""
+    from searchgym.registry import make_parallel
+
+    return NumericParallel(make_parallel(base_id, **kwargs), question_dim, transcript_dim, candidate_dim)

@@ -1,0 +1,91 @@
+"""load_results / load_summary (pandas), and the env-step progress of runs in worker processes."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+from harness_helpers import TINY_QA
+
+from searchgym.harness import load_results, load_summary
+from searchgym.harness.compare import Comparison, _run_in_pool, run_comparison
+from searchgym.harness.methods import parse_methods
+from searchgym.harness.progress import StepProgress, last_logged_step
+from searchgym.harness.runner import RunSpec
+
+
+def _compare(out, methods="random,fast=harness_helpers:fast_learner", seeds=(0, 1)):
+    return run_comparison(Comparison(suite=TINY_QA, methods=parse_methods(methods), seeds=list(seeds), budget=40,
+                                     out=out, device="cpu", progress=False, reference="fast"))
+
+
+def test_load_results_has_every_metrics_row_and_prediction(tmp_path) -> None:
+    _compare(tmp_path)
+    df = load_results(tmp_path)
+    assert list(df.columns[:6]) == ["kind", "method", "seed", "suite_id", "run_dir", "done"]
+    metrics = df[df.kind == "metrics"]
+    assert sorted(metrics.method.unique()) == ["fast"]  # random logs nothing
+    assert metrics.groupby("seed").step.apply(list).to_dict() == {0: [10, 20, 30, 40], 1: [10, 20, 30, 40]}
+    assert metrics.dev_success.dtype == float and metrics.dev_success.notna().all()
+    predictions = df[df.kind == "prediction"]
+    assert len(predictions) == 2 * 2 * TINY_QA.test_size  # methods x seeds x test tasks
+    assert set(predictions.columns) >= {"task_id", "family", "success", "f1"}
+    assert predictions.groupby("method").success.mean()["fast"] == 1.0  # fast_learner returns the oracle
+    assert df.seed.dtype == pd.Int64Dtype() and df.done.all()
+    one_run = load_results(tmp_path / "runs" / "fast" / "seed0")  # a single run folder works too
+    assert set(one_run.run_dir) == {str(tmp_path / "runs" / "fast" / "seed0")}
+
+
+def test_summary_csv_columns_have_one_type_each(tmp_path) -> None:
+    _compare(tmp_path)
+    summary = load_summary(tmp_path)
+    assert summary["aggregate"].dtype == bool and summary.seed.dtype == pd.Int64Dtype()
+    assert summary.success.dtype == float and summary.n.dtype == pd.Int64Dtype()
+    aggregate = summary[summary["aggregate"]]
+    assert aggregate.seed.isna().all() and (aggregate.seeds == 2).all()
+    assert summary[~summary["aggregate"]].seed.notna().all()
+    plain = pd.read_csv(tmp_path / "summary.csv")  # no dtype hints: still numbers and bools, not strings
+    assert plain["aggregate"].dtype == bool and plain.seed.dtype == float and plain.success.dtype == float
+
+
+def test_load_results_reports_a_folder_without_runs(tmp_path) -> None:
+    with pytest.raises(FileNotFoundError, match="no run folders"):
+        load_results(tmp_path)
+    with pytest.raises(FileNotFoundError, match="is not a folder"):
+        load_results(tmp_path / "missing")
+    with pytest.raises(FileNotFoundError, match="no summary.csv"):
+        load_summary(tmp_path)
+
+
+def test_last_logged_step_skips_a_cut_line(tmp_path) -> None:
+    path = tmp_path / "metrics.jsonl"
+    assert last_logged_step(path) == 0
+    path.write_text(json.dumps({"step": 10}) + "\n" + json.dumps({"step": 20, "loss": 1}) + "\n" + '{"step": 3')
+    assert last_logged_step(path) == 20
+
+
+def test_step_progress_moves_while_workers_run(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("SEARCHGYM_TEST_SLEEP", "0.6")
+    specs = [RunSpec(TINY_QA, parse_methods("fast=harness_helpers:fast_learner")[0], seed, 40, tmp_path,
+                     device="cpu") for seed in (0, 1)]
+    progress = StepProgress(40, [s.run_dir for s in specs])
+    seen: list[int] = []
+    finished: list[str] = []
+
+    def record(outcome):
+        finished.append(outcome.status)
+        progress.finish(outcome.run_dir)
+
+    _run_in_pool(specs, 2, 1, record, tick=lambda: seen.append(progress.poll()), tick_seconds=0.2)
+    assert finished == ["done", "done"] and progress.done == progress.total == 80
+    partial = [s for s in seen if 0 < s < 80]
+    assert partial, f"no partial progress seen while the runs worked: {seen}"
+    assert seen == sorted(seen)  # never goes back
+
+
+def test_results_md_says_the_curves_are_dev_success(tmp_path) -> None:
+    _compare(tmp_path, seeds=(0,))
+    text = (tmp_path / "results.md").read_text()
+    assert "Dev success during training (the tables above are test success)" in text
+    assert "(random, oracle) are flat lines at their dev success" in text

@@ -1,0 +1,56 @@
+"""The command line as a new user meets it: help with defaults, a bare `train`, `demo --no-progress`."""
+
+from __future__ import annotations
+
+import pytest
+
+from searchgym.cli import build_parser, main
+
+
+def test_top_level_help_is_for_users(capsys) -> None:
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    assert "Start here:" in out and "searchgym demo" in out and "searchgym compare --suite ID" in out
+    assert "Each sub-command lives in its own module" not in out  # the developer docstring stays in the code
+
+
+@pytest.mark.parametrize("command", ["train", "compare", "demo", "evaluate", "play", "world"])
+def test_every_option_with_a_default_shows_it(command, monkeypatch) -> None:
+    monkeypatch.setenv("COLUMNS", "400")  # no line wrapping inside a default
+    parser = build_parser(command)
+    sub = next(a for a in parser._actions if a.dest == "command").choices[command]
+    text = sub.format_help()
+    for action in sub._actions:
+        if action.option_strings and action.default not in (None, False) and action.dest != "help":
+            assert "default" in (action.help or "") or f"(default: {action.default})" in " ".join(text.split()), \
+                f"{command} {action.option_strings[-1]} does not show its default"
+
+
+def test_train_help_offers_no_none_difficulty(capsys) -> None:
+    with pytest.raises(SystemExit):
+        main(["train", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "--difficulty {easy,hard}" in out and "(default: 20000)" in out and "None" not in out.split("options:")[0]
+
+
+def test_bare_train_prints_the_plan_and_starts_nothing(tmp_path, monkeypatch, capsys) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["train"]) == 0
+    out = capsys.readouterr().out
+    assert "cw_grpo on SearchQA-Candidates-Easy-v0" in out and "20000 training env steps" in out
+    assert "Nothing started" in out and "--budget" in out and "searchgym train --start" in out
+    assert not (tmp_path / "runs").exists()
+
+
+def test_train_rejects_a_bad_difficulty_with_the_choices(capsys) -> None:
+    with pytest.raises(SystemExit):
+        main(["train", "--difficulty", "None"])
+    err = capsys.readouterr().err.replace("'easy'", "easy").replace("'hard'", "hard")  # quoting differs by Python
+    assert "invalid choice: 'None' (choose from easy, hard)" in err
+
+
+def test_demo_accepts_no_progress(capsys) -> None:
+    assert main(["demo", "--no-progress", "--world-size", "tiny", "--split", "dev"]) == 0
+    out = capsys.readouterr().out
+    assert "oracle" in out and "random" in out and "\r" not in out
