@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import re
-import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
@@ -32,8 +31,6 @@ STOPWORDS = frozenset(
 )
 
 _TOKEN = re.compile(r"[^\W_]+")
-#: Score only the documents in the query terms' postings when they hold under 1/6 of the corpus.
-SHORT_POSTINGS_FACTOR = 6
 
 
 def tokenize(text: str) -> list[str]:
@@ -64,14 +61,8 @@ def top_k(scores: np.ndarray, k: int, positive_only: bool = True) -> list[tuple[
     if k <= 0 or scores.shape[0] == 0:
         return []
     candidates = np.flatnonzero(scores > 0) if positive_only else np.arange(scores.shape[0])
-    return top_k_among(candidates, scores[candidates], k)
-
-
-def top_k_among(candidates: np.ndarray, values: np.ndarray, k: int) -> list[tuple[int, float]]:
-    """The ``k`` best of ``values`` (scores of the documents ``candidates``, any order); ties -> lower index."""
+    values = scores[candidates]
     n = values.shape[0]
-    if k <= 0 or n == 0:
-        return []
     if k < n:  # keep everything tied with the k-th best, then order exactly
         keep = values >= np.partition(values, n - k)[n - k]
         candidates, values = candidates[keep], values[keep]
@@ -115,10 +106,6 @@ class Bm25sRetriever:
             vocab[""] = 0
         self.vocab = vocab
         self.num_docs = len(docs)
-        self._scratch_lock = threading.Lock()
-        self._scratch_scores: np.ndarray | None = None
-        self._scratch_slot: np.ndarray | None = None
-        self._term_max: np.ndarray | None = None
         self._engine = bm25s.BM25(k1=k1, b=b, method=method)
         self._engine.index((corpus_ids, vocab), create_empty_token=False, show_progress=False)
         if method == "robertson" and epsilon is not None:
@@ -151,81 +138,8 @@ class Bm25sRetriever:
         return self._engine.get_scores_from_ids(ids)
 
     def search(self, query: str, k: int) -> list[tuple[int, float]]:
-        """Top ``k``; when the query terms' postings are short, only the documents in them are scored.
-
-        Scoring every document costs time in the size of the corpus (about 1 ms at a million
-        pages) even for a query whose terms occur on a few pages. The short path adds the same
-        float32 contributions in the same term order as bm25s into reusable scratch arrays and
-        touches only the postings, so scores and rankings are equal and the cost is O(postings).
-        """
-        ids = [self.vocab[t] for t in tokenize(query) if t in self.vocab]
-        if not ids:
-            return []
-        matrix = self._engine.scores
-        indptr, indices, data = matrix["indptr"], matrix["indices"], matrix["data"]
-        starts, ends = indptr[ids], indptr[np.asarray(ids) + 1]
-        if int((ends - starts).sum()) * SHORT_POSTINGS_FACTOR >= self.num_docs:
-            pruned = self._search_rare_first(ids, starts, ends, k)
-            return pruned if pruned is not None else top_k(self._engine.get_scores_from_ids(ids), k)
-        postings = [indices[start:end] for start, end in zip(starts, ends, strict=True)]
-        touched = np.concatenate(postings)
-        with self._scratch_lock:
-            if self._scratch_scores is None:
-                self._scratch_scores = np.zeros(self.num_docs, dtype=data.dtype)
-                self._scratch_slot = np.zeros(self.num_docs, dtype=np.int64)
-            scores, slot = self._scratch_scores, self._scratch_slot
-            for posting, start, end in zip(postings, starts, ends, strict=True):
-                scores[posting] += data[start:end]  # a posting lists a document once
-            slot[touched] = np.arange(touched.shape[0])  # the last write per document wins ...
-            docs = touched[slot[touched] == np.arange(touched.shape[0])]  # ... so this keeps each once
-            values = scores[docs]
-            scores[docs] = 0
-        positive = values > 0
-        return top_k_among(docs[positive], values[positive], k)
-
-
-    def _search_rare_first(self, ids: list[int], starts: np.ndarray, ends: np.ndarray, k: int) -> list | None:
-        """Exact top ``k`` from the documents of the rare terms only, or None when that cannot be proven.
-
-        A document in none of the rare terms' postings scores at most the sum of the common
-        terms' largest contributions; when the k-th best rare-term document scores more than
-        that bound, no other document can enter the top k (MaxScore pruning). Scores add the same
-        float32 contributions in the same term order as the full path, so results are equal.
-        """
-        matrix = self._engine.scores
-        indices, data = matrix["indices"], matrix["data"]
-        rare = (ends - starts) * SHORT_POSTINGS_FACTOR < self.num_docs
-        if not rare.any():
-            return None
-        if self._term_max is None:
-            self._term_max = _column_max(matrix["indptr"], data)
-        bound = float(sum(self._term_max[t] for t, is_rare in zip(ids, rare, strict=True) if not is_rare))
-        docs = np.unique(np.concatenate([indices[s:e] for s, e, r in zip(starts, ends, rare, strict=True) if r]))
-        if docs.shape[0] < k:
-            return None
-        scores = np.zeros(docs.shape[0], dtype=data.dtype)
-        for start, end, is_rare in zip(starts, ends, rare, strict=True):
-            posting = indices[start:end]
-            if is_rare:  # every document of a rare posting is a candidate
-                scores[np.searchsorted(docs, posting)] += data[start:end]
-            else:  # look the candidates up in the (sorted) common posting
-                at = np.minimum(np.searchsorted(posting, docs), posting.shape[0] - 1)
-                found = posting[at] == docs
-                scores[found] += data[start + at[found]]
-        kth = np.partition(scores, docs.shape[0] - k)[docs.shape[0] - k]
-        if not kth > bound * (1 + 1e-5) + 1e-9:  # margin for float32 rounding in the sums
-            return None
-        positive = scores > 0
-        return top_k_among(docs[positive], scores[positive], k)
-
-
-def _column_max(indptr: np.ndarray, data: np.ndarray) -> np.ndarray:
-    """The largest stored contribution of each term (0 for a term with no postings)."""
-    out = np.zeros(indptr.shape[0] - 1, dtype=np.float64)
-    filled = np.flatnonzero(np.diff(indptr) > 0)
-    if filled.size:
-        out[filled] = np.maximum.reduceat(data, indptr[filled])
-    return out
+        scores = self.scores(query)
+        return [] if scores is None else top_k(scores, k)
 
 
 class RankBm25Retriever:
@@ -265,7 +179,7 @@ def torch_threads(count: int) -> Iterator[None]:
     """Run a block with ``count`` torch intra-op threads, then restore the previous count.
 
     One query is a few tiny matrix products: extra threads only wait on each other, and on a
-    busy machine that waiting measured 35x the CPU time of one thread (480 ms vs 14 ms a query).
+    busy machine that waiting measured 20x the CPU time of one thread (382 ms vs 19 ms a query).
     """
     import torch
 

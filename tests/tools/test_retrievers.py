@@ -115,37 +115,6 @@ def test_terms_in_most_documents_get_bm25okapi_idf_floor_in_both_engines():
     assert ref_hits[0][1] == pytest.approx(2.5 * fast_hits[0][1], rel=1e-5)
 
 
-def _full_scoring(retriever: Bm25sRetriever, query: str, k: int) -> list[tuple[int, float]]:
-    scores = retriever.scores(query)
-    return [] if scores is None else top_k(scores, k)
-
-
-def test_scoring_only_the_postings_gives_exactly_the_full_scoring_ranking(monkeypatch):
-    from searchgym.world import World
-
-    pages = World.generate(0, "small").pages
-    retriever = Bm25sRetriever([page_document(p) for p in pages])
-    queries = [p.title for p in pages] + [f"{p.title} {p.title.split()[0]} population" for p in pages[::7]]
-    queries += ["news about", "city country university", "corp corp labs"]
-    expected = {q: _full_scoring(retriever, q, 10) for q in queries}
-
-    full_calls = []
-    original = retriever._engine.get_scores_from_ids
-    monkeypatch.setattr(retriever._engine, "get_scores_from_ids", lambda ids: full_calls.append(ids) or original(ids))
-    for query in queries:
-        assert retriever.search(query, 10) == expected[query], query
-    assert 0 < len(full_calls) < len(queries) / 2  # most queries took the short path, common-word ones did not
-    assert retriever.search(pages[0].title, 3) == expected[pages[0].title][:3]  # scratch arrays reset between queries
-
-
-def test_top_k_among_accepts_candidates_in_any_order():
-    from searchgym.tools.retrievers import top_k_among
-
-    docs, values = np.array([9, 2, 5, 7]), np.array([1.0, 3.0, 3.0, 2.0])
-    assert top_k_among(docs, values, 3) == [(2, 3.0), (5, 3.0), (7, 2.0)]
-    assert top_k_among(docs[:0], values[:0], 3) == []
-
-
 def test_torch_threads_runs_a_block_on_that_many_threads_and_restores_the_count():
     import torch
 
@@ -158,23 +127,3 @@ def test_torch_threads_runs_a_block_on_that_many_threads_and_restores_the_count(
     with pytest.raises(RuntimeError), torch_threads(1):
         raise RuntimeError("the count comes back even when the block fails")
     assert torch.get_num_threads() == before
-
-
-def test_rare_terms_first_prunes_common_postings_only_when_that_is_provably_exact(monkeypatch):
-    rng = np.random.default_rng(0)
-    words = [f"w{i}" for i in range(40)]
-    docs = [" ".join(["common"] * int(rng.integers(1, 4)) + list(rng.choice(words, size=6))) for _ in range(400)]
-    docs += [f"rare{i % 15} rare{i % 15} common" for i in range(30)]
-    retriever = Bm25sRetriever(docs)
-    queries = ["rare3 common", "rare1 rare2 common w1", "common w4", "rare7", "w2 w3 w5", "rare1 rare2 rare3 common"]
-    expected = {(q, k): _full_scoring(retriever, q, k) for q in queries for k in (2, 10)}
-    full_calls = []
-    original = retriever._engine.get_scores_from_ids
-    monkeypatch.setattr(retriever._engine, "get_scores_from_ids", lambda ids: full_calls.append(ids) or original(ids))
-    for (query, k), want in expected.items():
-        before = len(full_calls)
-        assert retriever.search(query, k) == want, (query, k)
-        if (query, k) == ("rare1 rare2 rare3 common", 2):
-            assert len(full_calls) == before  # the rare terms' 6 documents prove the top 2: no full pass
-        if (query, k) == ("rare3 common", 10):
-            assert len(full_calls) == before + 1  # 2 rare documents cannot fill a top 10: full pass
