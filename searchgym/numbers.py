@@ -1,0 +1,151 @@
+"""Numbers in answers: reading them ("1,200", "$3.4 million", "12%") and matching them by kind.
+
+Years, dates and counts match only as the same integer; quantities (revenues, populations,
+prices) within a relative tolerance. Part of the scoring rules: a change here is a change of
+:data:`searchgym.scoring.SCORING_RULES_VERSION`.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterator, Sequence
+
+_MAX_SCORED_CHARS = 200_000  # answers longer than this are cut before scoring (bounded work)
+
+#: How a numeric answer is matched, by what the number is (see :func:`numeric_match`).
+NUMBER_KINDS = ("year", "count", "quantity")
+EXACT_KINDS = ("year", "count")
+QUANTITY_REL_TOL = 0.005
+QUANTITY_ABS_TOL = 0.5
+
+
+# ------------------------------------------------------------------------------------ numbers
+_SCALES = {
+    "thousand": 1e3,
+    "million": 1e6,
+    "billion": 1e9,
+    "trillion": 1e12,
+    "k": 1e3,
+    "m": 1e6,
+    "mn": 1e6,
+    "b": 1e9,
+    "bn": 1e9,
+}
+_NUMBER = re.compile(
+    r"(?<![\w.])(?P<sign>[-+])?\$?(?P<sign2>[-+])?"
+    r"(?P<num>\d{1,3}(?:,\d{3})+(?!\d)(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
+    r"(?:[eE](?P<exp>[-+]?\d{1,3}))?"
+    r"(?:\s?%|\s{0,2}(?P<scale>thousand|million|billion|trillion)\b|(?P<abbr>mn|bn|k|m|b)(?!\w))?",
+    re.IGNORECASE,
+)
+
+
+def _written_numbers(s: str) -> Iterator[tuple[float, float, bool]]:
+    """(literal value, scaled value, has a scale word) for every number written in ``s``."""
+    text = str(s)[:_MAX_SCORED_CHARS].replace("\u2212", "-")
+    for m in _NUMBER.finditer(text):
+        try:
+            literal = float(m.group("num").replace(",", ""))
+            if m.group("exp"):
+                literal *= 10.0 ** int(m.group("exp"))
+        except (ValueError, OverflowError):
+            continue
+        if "-" in ((m.group("sign") or "") + (m.group("sign2") or "")):
+            literal = -literal
+        word = (m.group("scale") or m.group("abbr") or "").lower()
+        scaled = literal * _SCALES.get(word, 1.0)
+        if math.isfinite(scaled):
+            yield literal, scaled, bool(word)
+
+
+def find_numbers(s: str, scaled: bool = True) -> list[float]:
+    """Every number written in ``s``, in order ("1,200", "-3", "$3.4 million", "12%", "2e5").
+
+    With ``scaled`` a scale word or suffix multiplies ("1.2 billion" -> 1.2e9, "45k" -> 45000;
+    a bare "m"/"b" suffix reads as million/billion); without it the literal is kept (1.2).
+    A percentage keeps its written value ("12%" -> 12.0). Digits glued to letters ("A320")
+    are not numbers. Non-finite values are skipped.
+    """
+    return [value if scaled else literal for literal, value, _ in _written_numbers(s)]
+
+
+def _first_number(s: str | float | int | None) -> tuple[float, float, bool] | None:
+    if s is None or isinstance(s, bool):
+        return None
+    if isinstance(s, int | float):
+        return (float(s), float(s), False) if math.isfinite(s) else None
+    return next(_written_numbers(s), None)
+
+
+def parse_number(s: str | float | int | None) -> float | None:
+    """The first number in ``s`` (see :func:`find_numbers`), or None when there is none.
+
+    "about 1,200 people" -> 1200.0; "$3.4 million" -> 3400000.0; "12%" -> 12.0. The first number
+    is taken (never "any number in the text"), so listing many numbers cannot game a match.
+    """
+    first = _first_number(s)
+    return None if first is None else first[1]
+
+
+def number_kind_of(golds: str | float | Sequence[str | float], kind: str | None) -> str:
+    """The kind that decides how a number is matched: ``kind`` when given, else guessed from gold.
+
+    Tasks of generated worlds always state their kind. For a user's task without one, an
+    integral gold value ("1962", "12,000") is a count (exact) and any other a quantity.
+    """
+    if kind is not None:
+        if kind not in NUMBER_KINDS:
+            raise ValueError(f"unknown number kind {kind!r}; accepted: {', '.join(NUMBER_KINDS)}")
+        return kind
+    for gold in [golds] if isinstance(golds, str | int | float) else list(golds):
+        g = _first_number(gold)
+        if g is not None:
+            return "count" if float(g[1]).is_integer() else "quantity"
+    return "quantity"
+
+
+def _same_integer(x: float, g: float) -> bool:
+    return float(x).is_integer() and float(g).is_integer() and int(x) == int(g)
+
+
+def numeric_match(
+    pred: str | float | None,
+    golds: str | float | Sequence[str | float],
+    kind: str | None = None,
+) -> bool:
+    """True when the prediction's first number p matches some gold number g, by kind of number.
+
+    - ``"year"`` and ``"count"`` (years, dates, ages in years, employees, students, pages): p
+      must be the same integer as g. 1953 never answers 1962, 2,001 never answers 2,000.
+    - ``"quantity"`` (revenues, populations, prices, box office): ``|p - g| <= max(0.5,
+      QUANTITY_REL_TOL * |g|)`` with QUANTITY_REL_TOL = 0.5%. Generated worlds write quantities
+      in full ("1,234,000"), so copying the text is exact; the tolerance admits a reader's
+      three-significant-figure rounding ("1.23 million") and nothing coarser. When only one
+      side has a scale word the written literals may match too (questions state units: "$11
+      million" answers "how much, in millions of dollars?" whose gold is "11"); two different
+      scale words never match ("1.2 million" is not "1.2 billion").
+    - ``None``: decided by :func:`number_kind_of` from the gold value.
+
+    Values are compared with their scale words applied ("12 thousand" is the count 12000).
+    A prediction without a number never matches. Only the first number counts, so listing
+    many numbers cannot game a match.
+    """
+    p = _first_number(pred)
+    if p is None:
+        return False
+    kind = number_kind_of(golds, kind)
+
+    def close(x: float, g: float) -> bool:
+        return abs(x - g) <= max(QUANTITY_ABS_TOL, QUANTITY_REL_TOL * abs(g))
+
+    for gold in [golds] if isinstance(golds, str | int | float) else list(golds):
+        g = _first_number(gold)
+        if g is None:
+            continue
+        if kind in EXACT_KINDS:
+            if _same_integer(p[1], g[1]):
+                return True
+        elif close(p[1], g[1]) or (not (p[2] and g[2]) and close(p[0], g[0])):
+            return True
+    return False
