@@ -1,6 +1,6 @@
 """Rollouts: G attempts at the same task form a group, recorded step by step.
 
-Three collectors share one idea (a group is every attempt at one task) and one record
+Two collectors and a greedy evaluator share one idea (a group is every attempt at one task) and one record
 (:class:`~searchgym.agents.trajectory.Step`: observation, mask, action, log-prob, value, reward,
 done and the process judge's signals):
 
@@ -8,7 +8,8 @@ done and the process judge's signals):
   same task with different seeds: one group of G single-agent trajectories per task;
 - :func:`collect_parallel` — a PettingZoo ``ParallelEnv``: for ``GroupSearchEnv`` one episode is a
   group of K trajectories; for ``TeamSearchEnv`` G episodes of a task give, for each role, a group
-  of G trajectories (so each agent's advantages are computed over its own rounds).
+  of G trajectories (so each agent's advantages are computed over its own rounds);
+- :func:`evaluate_single` — greedy dev episodes of ``SearchEnv`` copies, batched.
 
 The policy's forward pass is batched over every live agent that shares a member policy.
 """

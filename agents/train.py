@@ -156,6 +156,9 @@ class Trainer:
     # ------------------------------------------------------------------------------- update
     def update(self, groups: list) -> dict[str, float]:
         cfg = self.config
+        stored_values = np.concatenate([t.values for g in groups for t in g])  # what the head predicted
+        if cfg.value_head and cfg.calibration.normalize_returns:
+            groups = self._denormalised(groups)
         result = compute_advantages(cfg.estimator, groups, cfg.advantage)
         result, calib_stats = self.calibrator.apply(result)
         trajectories = result.trajectories
@@ -176,7 +179,7 @@ class Trainer:
             stats.update(loss_stats)
         if cfg.value_head:
             returns = torch.tensor(result.flat_returns(), device=self.device).float()
-            old_values = torch.tensor(np.concatenate([t.values for t in trajectories]), device=self.device).float()
+            old_values = torch.tensor(stored_values, device=self.device).float()
             for k in range(self.n_agents if self.population.mode != "shared" else 1):
                 rows = [i for i, a in enumerate(agent_of) if self.population.mode == "shared" or a == k]
                 if rows:
@@ -184,6 +187,21 @@ class Trainer:
                     stats.update(fit_value(self.population.policy_for(k), self.optimizer, [obs[i] for i in rows],
                                            returns[idx], old_values[idx], seq[idx], cfg.loss))
         return stats
+
+    def _denormalised(self, groups: list) -> list:
+        """The groups with each step's stored value mapped back to return scale: with return
+        normalisation the value head predicts normalised returns, and GAE needs real ones."""
+        from dataclasses import replace
+
+        out = []
+        for group in groups:
+            new_group = []
+            for traj in group:
+                values = self.calibrator.denormalize_values(traj.values)
+                steps = [replace(s, value=float(v)) for s, v in zip(traj.steps, values)]
+                new_group.append(replace(traj, steps=steps))
+            out.append(new_group)
+        return out
 
     def _agent_index(self, agent_id: str) -> int:
         if self.kind == "single":

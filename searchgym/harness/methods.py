@@ -63,8 +63,8 @@ METHODS: dict[str, str] = {
 
 #: Named agent providers for ``searchgym evaluate --agent NAME``: name -> "module:callable",
 #: called as ``provider(ctx: RunContext, **options) -> Actor``. (An ``--agent module:factory``
-#: is called as ``factory(**options)``.) HOOK: the OpenAI-compatible endpoint agent registers
-#: here, e.g. ``"openai": "searchgym.agents.openai_agent:provider"``.
+#: is called as ``factory(**options)``.) The OpenAI-compatible endpoint agent is ``"openai"``
+#: (``searchgym.harness.openai_agent:provider``).
 AGENT_PROVIDERS: dict[str, str] = {
     "random": "searchgym.harness.methods:random_method",
     "oracle": "searchgym.harness.methods:oracle_method",

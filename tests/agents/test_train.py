@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shutil
 
+import numpy as np
 import pytest
 import torch
 
@@ -76,3 +77,17 @@ def test_cuda_placement():
     trainer = Trainer(small_config(device="cuda"), log=lambda row: None)
     assert all(p.device.type == "cuda" for p in trainer.population.parameters())
     trainer.iterate()
+
+
+def test_gae_reads_denormalised_values_when_returns_are_normalised():
+    from searchgym.agents.calibration import CalibrationConfig
+
+    trainer = Trainer(small_config(estimator="gae", calibration=CalibrationConfig(normalize_returns=True)),
+                      log=lambda row: None)
+    trainer.calibrator.return_stats.mean, trainer.calibrator.return_stats.var = 10.0, 4.0
+    groups, _ = trainer.collect(trainer.train_tasks[:1], seed=0)
+    back = trainer._denormalised(groups)
+    stored = np.concatenate([t.values for g in groups for t in g])
+    np.testing.assert_allclose(np.concatenate([t.values for g in back for t in g]),
+                               10.0 + np.sqrt(4.0 + 1e-8) * stored)
+    assert trainer.update(groups)["loss/value"] >= 0.0  # the update runs on the mapped values
