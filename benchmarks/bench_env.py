@@ -21,23 +21,13 @@ CANDIDATE_GOAL = 15.0
 
 def episodes_runner(env, agent_name: str, episodes: int):
     """A function that plays ``episodes`` fixed (task, seed) episodes and returns the steps taken."""
+    from timing import single_agent_runner
+
     from searchgym.baselines import OracleAgent, RandomAgent
 
     tasks = env.tasks.tasks("train")
-
-    def run() -> int:
-        agent = RandomAgent(seed=0) if agent_name == "random" else OracleAgent()
-        steps = 0
-        for e in range(episodes):
-            env.reset(seed=e, options={"task_id": tasks[e % len(tasks)].id})
-            done = False
-            while not done:
-                _, _, terminated, truncated, _ = env.step(agent.act(env.session))
-                steps += 1
-                done = terminated or truncated
-        return steps
-
-    return run
+    make = (lambda: RandomAgent(seed=0)) if agent_name == "random" else OracleAgent
+    return single_agent_runner(env, make, [(tasks[e % len(tasks)].id, e) for e in range(episodes)])
 
 
 def env_rows(episodes: int, size: str = "small") -> None:

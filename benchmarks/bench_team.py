@@ -27,20 +27,11 @@ TEAM_GOAL = 70.0
 
 
 def _single_runner(env, episodes):
+    from timing import single_agent_runner
+
     from searchgym.baselines import RandomAgent
 
-    def run() -> int:
-        agent, steps = RandomAgent(seed=0), 0
-        for task_id, seed in episodes:
-            env.reset(seed=seed, options={"task_id": task_id})
-            done = False
-            while not done:
-                _, _, terminated, truncated, _ = env.step(agent.act(env.session))
-                steps += 1
-                done = terminated or truncated
-        return steps
-
-    return run
+    return single_agent_runner(env, lambda: RandomAgent(seed=0), episodes)
 
 
 def _parallel_runner(env, episodes, counts: dict):

@@ -99,3 +99,21 @@ def ratio_line(label: str, timing: Timing, yardstick: Timing, unit: str, goal: f
     verdict = "" if goal is None else f"  (goal <= {goal:g}x: {'met' if ratio <= goal else 'NOT met'})"
     return (f"{label:<44}{timing.per_cpu_s:>9.0f} {unit}/s cpu {timing.per_wall_s:>9.0f} {unit}/s wall "
             f"{timing.cpu_us:>8.1f} us cpu/{unit}  = {ratio:6.1f}x CartPole{verdict}")
+
+
+def single_agent_runner(env, make_agent: Callable[[], object], episodes) -> Callable[[], int]:
+    """A function that plays the given (task id, seed) episodes of a SearchEnv with a fresh session
+    agent (``act(session)``) and returns the steps taken: what the env benchmarks time."""
+
+    def run() -> int:
+        agent, steps = make_agent(), 0
+        for task_id, seed in episodes:
+            env.reset(seed=seed, options={"task_id": task_id})
+            done = False
+            while not done:
+                _, _, terminated, truncated, _ = env.step(agent.act(env.session))
+                steps += 1
+                done = terminated or truncated
+        return steps
+
+    return run

@@ -164,13 +164,12 @@ def build_config(spec: MethodSpec, ctx, trainer_cls: type):
                   "families": list(families) if families is not None else None, "difficulty": suite.difficulty}
     base = TrainConfig()
     sections = {s: _replace(getattr(base, s), resolved[s], f"{spec.name} {s}") for s in SECTIONS}
+    train = dict(resolved["train"])
+    value_head = train.pop("value_head", spec.value_head)
     try:
         return TrainConfig(env_id=suite.env_id, env_kwargs=env_kwargs, estimator=spec.estimator, policy=ctx.policy,
-                           budget=ctx.budget, seed=ctx.seed, device=ctx.device, value_head=spec.value_head,
-                           method=resolved["method"], **sections,
-                           **{k: v for k, v in resolved["train"].items() if k != "value_head"},
-                           **({"value_head": resolved["train"]["value_head"]} if "value_head" in resolved["train"]
-                              else {}))
+                           budget=ctx.budget, seed=ctx.seed, device=ctx.device, value_head=value_head,
+                           method=resolved["method"], **sections, **train)
     except TypeError as exc:
         raise ValueError(f"bad options for {spec.name}: {exc}") from None
 
@@ -195,11 +194,8 @@ def env_step_limit(ctx) -> int:
 # ------------------------------------------------------------------------------ the adapter
 def train_spec(ctx, spec: MethodSpec):
     """Train ``spec`` under the harness's RunContext (resuming from its checkpoint dir); an Actor."""
-    import torch
-
     from searchgym.agents.train import PolicyActor
 
-    torch.set_num_threads(max(1, int(getattr(ctx, "threads", 1))))
     trainer_cls = load_callable(spec.trainer, f"trainer of {spec.name}")
     config = build_config(spec, ctx, trainer_cls)
     dev = [t.id for t in ctx.tasks("dev")]  # every method's curve is on the suite's own dev split
