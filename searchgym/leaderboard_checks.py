@@ -18,6 +18,8 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
+from searchgym.bounded_json import loads_shallow
+
 #: Digits an integer may have (int64 has 19; every count and seed here fits in 18).
 MAX_INT_DIGITS = 18
 #: Characters no submitted string may hold: C0/C1 controls (newlines and tabs included), unpaired
@@ -50,14 +52,16 @@ def _no_constant(name: str) -> Any:
 def parse_submission(data: bytes) -> Any:
     """The submission's JSON, refusing non-finite numbers and oversized integers as it parses."""
     try:
-        return json.loads(data.decode("utf-8"), parse_float=_finite_float, parse_int=_bounded_int,
-                          parse_constant=_no_constant)
+        return loads_shallow(data.decode("utf-8"), parse_float=_finite_float, parse_int=_bounded_int,
+                             parse_constant=_no_constant)
+    except SubmissionRejected:
+        raise
     except UnicodeDecodeError as exc:
         raise SubmissionRejected(f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except json.JSONDecodeError as exc:
         raise SubmissionRejected(f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
-    except RecursionError:
-        raise SubmissionRejected("invalid JSON: nested too deeply") from None
+    except ValueError as exc:  # nested deeper than a submission ever is
+        raise SubmissionRejected(f"invalid JSON: {exc}") from None
 
 
 def _describe(char: str) -> str:

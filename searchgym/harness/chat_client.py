@@ -28,6 +28,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from searchgym.bounded_json import loads_shallow
+
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 MAX_BODY_BYTES = 4 << 20  # a reply larger than this is cut (the env refuses long actions anyway)
 
@@ -177,7 +179,7 @@ def post(url: str, data: bytes, headers: dict[str, str], deadline: float) -> tup
 
 def _is_error_object(body: bytes) -> bool:
     try:
-        data = json.loads(body)
+        data = loads_shallow(body)
     except (ValueError, RecursionError):
         return False
     return isinstance(data, dict) and "error" in data and "choices" not in data

@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from searchgym.bounded_json import loads_shallow
 from searchgym.harness.chat_client import Reply
 
 MAX_ACTION_CHARS = 30_000
@@ -59,7 +60,7 @@ def tool_call_text(call: Any) -> tuple[str, str | None]:
     name, arguments = function.get("name"), function.get("arguments", {})
     if isinstance(arguments, str):
         try:
-            arguments = json.loads(arguments)
+            arguments = loads_shallow(arguments)
         except (ValueError, RecursionError):
             pass  # parse_action reports unreadable arguments to the agent
     try:
@@ -103,7 +104,7 @@ def reply_from_body(body: bytes) -> ChatReply:
     """Read a chat completion; whatever it is, the result is an action string (never raises)."""
     raw = body.decode("utf-8", errors="replace")
     try:
-        data = json.loads(raw)
+        data = loads_shallow(raw)
     except (ValueError, RecursionError):
         return ChatReply(raw[:MAX_ACTION_CHARS], {"role": "assistant", "content": raw[:2000]}, error="reply is not JSON")
     choices = data.get("choices") if isinstance(data, dict) else None
