@@ -89,6 +89,8 @@ def test_a_text_env_is_refused_with_what_is_accepted() -> None:
         NumericParallel(searchgym.make("GroupSearch-v0"))
 
 
+# PettingZoo's api test resets with options={"options": 1}; the env warns that it ignores them.
+@pytest.mark.filterwarnings(r"ignore:reset options \['options'\] are ignored")
 @pytest.mark.parametrize("env_id", ["GroupSearch-Numeric-v0", "TeamSearch-Numeric-v0"])
 def test_parallel_numeric_envs_keep_every_agent_until_the_episode_ends(env_id) -> None:
     from pettingzoo.test import parallel_api_test
