@@ -137,9 +137,10 @@ def test_parallel_wrapper_rejects_unknown_and_missing_agents() -> None:
 
 @pytest.mark.slow
 @pytest.mark.timeout(1800)  # ~40 s of CPU; a machine shared by many jobs can stretch the wall time
-def test_maskable_ppo_learns_clearly_above_random_on_the_easy_suite() -> None:
+def test_maskable_ppo_learns_clearly_above_random_on_the_easy_suite(tmp_path) -> None:
     import torch
     from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.logger import configure
 
     env = searchgym.make("SearchQA-Numeric-Easy-v0")
     # SB3 seeds (and draws from) the global random / numpy / torch generators: restore them after.
@@ -149,6 +150,7 @@ def test_maskable_ppo_learns_clearly_above_random_on_the_easy_suite() -> None:
         with torch.random.fork_rng():
             model = MaskablePPO("MlpPolicy", env, n_steps=512, batch_size=128, n_epochs=8, learning_rate=1e-3,
                                 ent_coef=0.01, seed=0, device="cpu")
+            model.set_logger(configure(str(tmp_path / "sb3"), []))  # else SB3 leaves a folder in /tmp
             model.learn(PPO_STEPS)
     finally:
         random.setstate(py_state)
