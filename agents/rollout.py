@@ -9,7 +9,7 @@ done and the process judge's signals):
 - :func:`collect_parallel` — a PettingZoo ``ParallelEnv``: for ``GroupSearchEnv`` one episode is a
   group of K trajectories; for ``TeamSearchEnv`` G episodes of a task give, for each role, a group
   of G trajectories (so each agent's advantages are computed over its own rounds);
-- :func:`evaluate_single` — greedy dev episodes of ``SearchEnv`` copies, batched.
+- :func:`evaluate_single` — dev episodes of ``SearchEnv`` copies (greedy or sampled), batched.
 
 The policy's forward pass is batched over every live agent that shares a member policy.
 """
@@ -207,9 +207,10 @@ def _run_parallel_episodes(envs, population, episodes, index_of, generator, gree
 
 
 def evaluate_single(envs: Sequence[gym.Env], population: Population, task_ids: Sequence[str],
-                    seed: int) -> list[dict]:
-    """Greedy episodes of agent 0's policy on ``task_ids`` (task i with seed ``seed + i``), played
-    ``len(envs)`` at a time with one policy batch per step; one final info per task, in order."""
+                    seed: int, generator: torch.Generator | None = None) -> list[dict]:
+    """Episodes of agent 0's policy on ``task_ids`` (task i with seed ``seed + i``), played
+    ``len(envs)`` at a time with one policy batch per step; one final info per task, in order.
+    Greedy without a ``generator``; with one, actions are sampled from it."""
     policy = population.policy_for(0)
     finals: list[dict] = []
     for start in range(0, len(task_ids), len(envs)):
@@ -218,7 +219,7 @@ def evaluate_single(envs: Sequence[gym.Env], population: Population, task_ids: S
         last: dict[int, dict] = {}
         while obs:
             live = list(obs)
-            actions, _, _ = policy.act([obs[j] for j in live], None, greedy=True)
+            actions, _, _ = policy.act([obs[j] for j in live], generator, greedy=generator is None)
             for j, action in zip(live, actions.tolist()):
                 observation, _, terminated, truncated, info = envs[j].step(int(action))
                 if terminated or truncated:

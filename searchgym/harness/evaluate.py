@@ -18,6 +18,7 @@ normalisation; ties go to the answer given first in ``possible_agents`` order.
 
 from __future__ import annotations
 
+import inspect
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
@@ -66,16 +67,23 @@ def play_session_agent(env: Any, agent: Any, task_id: str, seed: int = 0) -> Pre
     return score_prediction(env.unwrapped.world.task_by_id[task_id], answer, steps, tool_calls)
 
 
-def _reset_actor(actor: Any) -> None:
+def _reset_actor(actor: Any, seed: int) -> None:
+    """Call the actor's ``reset()`` at the start of an episode, as ``reset(seed=...)`` when it
+    takes a seed (a sampling policy then draws the same actions whatever was played before)."""
     reset = getattr(actor, "reset", None)
-    if callable(reset):
-        reset()
+    if not callable(reset):
+        return
+    try:
+        takes_seed = "seed" in inspect.signature(reset).parameters
+    except (TypeError, ValueError):  # builtins without a signature
+        takes_seed = False
+    reset(seed=seed) if takes_seed else reset()
 
 
 def play_single(env: Any, actor: Any, task_id: str, seed: int) -> tuple[str | None, int, int]:
     """One Gymnasium episode: (answer, steps, tool calls)."""
     observation, info = env.reset(seed=seed, options={"task_id": task_id})
-    _reset_actor(actor)
+    _reset_actor(actor, seed)
     for _ in range(MAX_EPISODE_STEPS):
         observation, _, terminated, truncated, info = env.step(actor.act(env, observation, info))
         if terminated or truncated:
@@ -115,7 +123,7 @@ def answer_rule(suite: Suite) -> str:
 def play_parallel(env: Any, actor: Any, task_id: str, seed: int, rule: str) -> tuple[str | None, int, int]:
     """One PettingZoo parallel episode: (answer, rounds, total tool calls)."""
     observations, infos = env.reset(seed=seed, options={"task_id": task_id})
-    _reset_actor(actor)
+    _reset_actor(actor, seed)
     last: dict[str, Mapping[str, Any]] = dict(infos)
     rounds = 0
     while env.agents:

@@ -202,7 +202,7 @@ def train_spec(ctx, spec: MethodSpec):
     trainer = trainer_cls(config, out_dir=ctx.checkpoint_dir, log=ctx.log, dev_tasks=dev)
     trainer.train(progress=ctx.progress)
     agents = list(trainer.env.possible_agents) if trainer.kind == "parallel" else None
-    return PolicyActor(trainer.population, agents)
+    return PolicyActor(trainer.population, agents, decoding=config.decoding, seed=ctx.seed)
 
 
 class SpecMethod:
