@@ -22,8 +22,10 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
+
+from searchgym.tools.tool_registry import TOOL_REGISTRY, TagView, derived, tag_tools, tool_spec
 
 __all__ = [
     "ACTION_KINDS",
@@ -42,21 +44,24 @@ __all__ = [
 TOOL_FORMATS = ("hermes", "tags")
 MAX_ACTION_CHARS = 20_000  # longer actions (after removing <think> blocks) are refused unread
 
-# tags format: tag -> (tool, its one argument)
-TAG_TOOLS: dict[str, tuple[str, str | None]] = {
-    "search": ("web_search", "query"),
-    "lookup": ("knowledge_base", "entity"),
-    "calculate": ("calculator", "expression"),
-    "time": ("current_time", None),
-    "clarify": ("ask_for_clarification", "question"),
-}
-_TOOL_TAGS = {tool: (tag, arg) for tag, (tool, arg) in TAG_TOOLS.items()}
-_TAG_HINTS = {
-    "search": "search query",
-    "lookup": "entity name",
-    "calculate": "arithmetic expression",
-    "clarify": "question for the user",
-}
+#: tags format: tag -> (tool, its one argument), read from the tool registry on every use
+TAG_TOOLS: Mapping[str, tuple[str, str | None]] = TagView()
+
+
+def _tool_tags() -> dict[str, tuple[str, str | None]]:
+    """tool -> (tag, its one argument)."""
+    return derived("tool_tags", lambda: {tool: (tag, arg) for tag, (tool, arg) in tag_tools().items()})
+
+
+def _example_argument(name: str) -> str | None:
+    """The argument a hermes example shows: the tag's, else the first required one, else "..."."""
+    tags = _tool_tags()
+    if name in tags:
+        return tags[name][1]
+    if name not in TOOL_REGISTRY:
+        return "..."
+    required = tool_spec(name).tool_class.parameters.get("required", [])
+    return required[0] if required else None
 
 
 from searchgym.action_types import ACTION_KINDS, Action, ParseError, _literal  # noqa: E402  (re-exported)
@@ -75,14 +80,15 @@ def accepted_forms(tool_format: str, tool_names: Sequence[str], allow_team_actio
     lines = [f"Accepted actions ({tool_format} format), one per turn:"]
     if tool_format == "hermes":
         for name in tool_names:
-            tag_arg = _TOOL_TAGS.get(name, (None, "..."))[1]
+            tag_arg = _example_argument(name)
             example = {} if tag_arg is None else {tag_arg: "..."}
             lines.append(f'  <tool_call>{{"name": "{name}", "arguments": {_literal(example)}}}</tool_call>')
     else:
-        missing = [n for n in tool_names if n not in _TOOL_TAGS]
-        for tag, (tool, arg) in TAG_TOOLS.items():
+        tags = _tool_tags()
+        missing = [n for n in tool_names if n not in tags]
+        for tag, (tool, arg) in tag_tools().items():
             if tool in tool_names:
-                form = f"<{tag}/>" if arg is None else f"<{tag}>{_TAG_HINTS[tag]}</{tag}>"
+                form = f"<{tag}/>" if arg is None else f"<{tag}>{tool_spec(tool).tag.hint}</{tag}>"
                 lines.append(f"  {form}   ({tool})")
         if missing:
             lines.append(f"  (no tag exists for: {', '.join(missing)})")
@@ -102,12 +108,17 @@ def _error(problem: str, tool_format: str, tool_names: Sequence[str], team: bool
 _THINK = re.compile(r"<\s{0,3}(/?)\s{0,3}think\s{0,3}>", re.IGNORECASE)
 _SPECIAL_TOKEN = re.compile(r"<\|[^|<>\n]{0,40}\|>")
 _NEXT_TAG_OR_BLANK_LINE = re.compile(r"<[A-Za-z/|!]|\n[ \t\r]{0,20}\n")
-_OPENERS = {
-    "hermes": re.compile(r"<\s{0,3}(tool_call|answer|post|wait)\s{0,3}(/?)\s{0,3}>", re.IGNORECASE),
-    "tags": re.compile(
-        r"<\s{0,3}(search|lookup|calculate|time|clarify|answer|post|wait)\s{0,3}(/?)\s{0,3}>", re.IGNORECASE
-    ),
-}
+_HERMES_OPENER = re.compile(r"<\s{0,3}(tool_call|answer|post|wait)\s{0,3}(/?)\s{0,3}>", re.IGNORECASE)
+
+
+def _opener(tool_format: str) -> re.Pattern[str]:
+    """The opening tags of a format: hermes's fixed ones; the tags format's registered tool tags."""
+    if tool_format == "hermes":
+        return _HERMES_OPENER
+    return derived("opener", lambda: re.compile(
+        rf"<\s{{0,3}}({'|'.join([*tag_tools(), 'answer', 'post', 'wait'])})\s{{0,3}}(/?)\s{{0,3}}>", re.IGNORECASE))
+
+
 _CLOSERS: dict[str, re.Pattern[str]] = {}
 
 
@@ -244,7 +255,7 @@ def _read_tool_call(rest: str, tool_names: Sequence[str], team: bool) -> Action 
 def _parse_text(text: str, tool_format: str, tool_names: Sequence[str], team: bool) -> Action | str:
     """The first action tag of the format in ``text`` (disallowed team tags are skipped)."""
     skipped_team = False
-    for m in _OPENERS[tool_format].finditer(text):
+    for m in _opener(tool_format).finditer(text):
         tag, self_closing = m.group(1).lower(), m.group(2) == "/"
         if tag in ("post", "wait") and not team:
             skipped_team = True
@@ -253,12 +264,14 @@ def _parse_text(text: str, tool_format: str, tool_names: Sequence[str], team: bo
             return Action.wait()
         if tag == "tool_call":
             return _read_tool_call(text[m.end() :], tool_names, team)
-        content = "" if self_closing or tag == "time" else _tag_content(text, tag, m.end())
+        tags = tag_tools()
+        no_argument = tag in tags and tags[tag][1] is None  # <time> reads nothing after it
+        content = "" if self_closing or no_argument else _tag_content(text, tag, m.end())
         if tag in ("answer", "post"):
             if not content:
                 return f"the <{tag}> is empty"
             return Action.answer(content) if tag == "answer" else Action.post(content)
-        tool_name, arg = TAG_TOOLS[tag]
+        tool_name, arg = tags[tag]
         tool = _resolve_tool(tool_name, tool_names)
         if tool is None:
             return f"<{tag}> calls {tool_name}, which is not available here; accepted tools: " + (
@@ -336,7 +349,7 @@ def _candidate_texts(action: Action, tool_format: str) -> list[str]:
         return [tagged, _tool_call_text(name, {key: action.text}, action.render())]  # JSON escapes anything
     if tool_format == "hermes":
         return [_tool_call_text(str(action.tool), action.args, action.render())]
-    tag, arg = _TOOL_TAGS.get(str(action.tool), (None, None))
+    tag, arg = _tool_tags().get(str(action.tool), (None, None))
     expected = set() if arg is None else {arg}
     if (
         tag is None
@@ -353,15 +366,15 @@ def format_action(action: Action, tool_format: str) -> str:
     Answers and notes are written as ``<answer>``/``<post>`` tags; in hermes, a text that the tag
     form cannot carry (it contains ``</answer>``, say) falls back to the JSON tool-call form.
     Every output is checked by parsing it back; an action that no text of the format expresses
-    raises ValueError: the tags format has only the five standard tools with their one string
-    argument (without surrounding spaces or the tag itself inside).
+    raises ValueError: the tags format has only the tools registered with a tag, each with its one
+    string argument (without surrounding spaces or the tag itself inside).
     """
     _check_format(tool_format)
     tools = [action.tool] if action.tool else []
     for text in _candidate_texts(action, tool_format):
         if parse_action(text, tool_format, tools, allow_team_actions=True) == action:
             return text
-    forms = ", ".join(f"{t}({a or ''})" for t, (_, a) in _TOOL_TAGS.items())
+    forms = ", ".join(f"{t}({a or ''})" for t, (_, a) in _tool_tags().items())
     hint = f"; it expresses only {forms} and answers/notes" if tool_format == "tags" else ""
     raise ValueError(f"{action.render()} cannot be written in the {tool_format} format{hint}")
 

@@ -7,8 +7,9 @@ seen. Each answer candidate carries its provenance (the fact it came from, the t
 it, and "in 2019" for outdated figures) so that a policy can learn which span answers.
 
 Candidates are ranked by a fixed priority (question names, answers and calculations from the
-latest round, the clock and clarification, older answers, then names from results), cut at ``max_candidates``, and shuffled by the env's generator
-so that position carries no signal.
+latest round, the clock and clarification, older answers, then names from results), cut at
+``max_candidates``, and shuffled by the env's generator so that position carries no signal.
+Which tool is offered how is its registration's candidate rule (``ToolSpec.candidates``).
 """
 
 from __future__ import annotations
@@ -20,11 +21,20 @@ from itertools import chain, islice
 
 from searchgym.actions import Action
 from searchgym.tools.base import ToolResult
+from searchgym.tools.clock import CLOCK_EVIDENCE_ID
+from searchgym.tools.tool_registry import (
+    TOOL_REGISTRY,
+    CalculateFigures,
+    FixedCall,
+    LookupNames,
+    derived,
+    special_evidence,
+    tool_specs,
+)
 from searchgym.world.corpus import format_value
 from searchgym.world.model import Fact
 from searchgym.world.world import World
 
-SPECIAL_EVIDENCE = ("clock", "clarification")
 MAX_NAMES_PER_ROUND = 8
 MAX_NUMBERS_PER_QUANTITY = 4
 MAX_LATEST_ANSWERS = 10
@@ -80,14 +90,33 @@ class Observed:
 
     def record(self, world: World, action: Action | None, result: ToolResult | None) -> Round:
         """Digest a round's result: which facts, names, numbers it showed."""
-        fact_ids = tuple(e for e in (result.evidence_ids if result else ()) if e not in SPECIAL_EVIDENCE
+        special = special_evidence()
+        fact_ids = tuple(e for e in (result.evidence_ids if result else ()) if e not in special
                          and e in world.facts)
         names = names_in(world, result.text) if result and result.ok else ()
-        calc = result.text.strip() if (result and result.ok and action and action.tool == "calculator") else None
-        clock = world.now.year if (result and "clock" in result.evidence_ids) else None
+        calc = result.text.strip() if (result and result.ok and action and calculation_argument(action.tool)) else None
+        clock = world.now.year if (result and CLOCK_EVIDENCE_ID in result.evidence_ids) else None
         rnd = Round(action, result, fact_ids, names, calc, clock)
         self.rounds.append(rnd)
         return rnd
+
+
+def calculation_argument(tool: str | None) -> str | None:
+    """The argument that carries the calculation, for a tool whose candidate rule calculates."""
+    rule = TOOL_REGISTRY.get(tool).candidates if tool in TOOL_REGISTRY else None
+    return rule.argument if isinstance(rule, CalculateFigures) else None
+
+
+def tool_rules(allowed: frozenset[str]) -> tuple[tuple, tuple, tuple]:
+    """The candidate rules of the allowed tools, from their registrations: look-ups of a name
+    ((tool, argument) by rank), calculations ((tool, argument)) and fixed calls ((tool, rule))."""
+    def build() -> tuple[tuple, tuple, tuple]:
+        specs = [s for s in tool_specs() if s.name in allowed]
+        lookups = sorted((s for s in specs if isinstance(s.candidates, LookupNames)), key=lambda s: s.candidates.rank)
+        return (tuple((s.name, s.candidates.argument) for s in lookups),
+                tuple((s.name, s.candidates.argument) for s in specs if isinstance(s.candidates, CalculateFigures)),
+                tuple((s.name, s.candidates) for s in specs if isinstance(s.candidates, FixedCall)))
+    return derived(("candidate rules", allowed), build)
 
 
 def _fact_value(fact: Fact) -> str:
@@ -114,8 +143,8 @@ def _list_answer(predicate: str, obj: str, subjects: tuple[str, ...]) -> Action:
     return Action.answer("; ".join(subjects), f"every {predicate.replace('_', ' ')} {obj} seen ({len(subjects)})")
 
 
-def _calculator_call(expression: str, note: str) -> Action:
-    return _noted(Action.call("calculator", expression=expression), note)
+def _calculator_call(tool: str, argument: str, expression: str, note: str) -> Action:
+    return _noted(Action.call(tool, **{argument: expression}), note)
 
 
 def _tool_of(rnd: Round) -> str:
@@ -158,19 +187,20 @@ class CandidateGenerator:
         question = set(observed.question_names)
         older_answers = self._answers(older) if can_answer else []
         about_question = [a for a in older_answers if a.provenance.partition(" | ")[0] in question]
-        kb, web = "knowledge_base" in allowed, "web_search" in allowed
+        lookups, calculators, _ = tool_rules(allowed)
         memo = observed.derived
-        if memo.get("question", (None,))[0] != (kb, web):
-            memo["question"] = ((kb, web), self._name_actions(observed.question_names, allowed, "question"))
+        if memo.get("question", (None,))[0] != lookups:
+            memo["question"] = (lookups, self._name_actions(observed.question_names, allowed, "question"))
         ranked = chain(  # the first tiers: cheap, and always listed
             extra,
             memo["question"][1],
             (self._latest_answers(latest) if can_answer else []),
             about_question[:MAX_QUESTION_ANSWERS],
-            self._latest_names(latest, allowed, kb, web),
+            self._latest_names(latest, allowed, lookups),
         )
         later: list[Callable[[], Sequence[Action]]] = [  # built only while the list is not full
-            lambda: self._calculations(observed)[:MAX_CALCULATIONS] if "calculator" in allowed else [],
+            lambda: [a for tool, argument in calculators
+                     for a in self._calculations(observed, tool, argument)[:MAX_CALCULATIONS]],
             lambda: self._fixed(observed, allowed),
             lambda: older_answers,
             lambda: self._name_actions(self._names(older), allowed, "earlier result", self._name_roles(older)),
@@ -188,7 +218,8 @@ class CandidateGenerator:
         across agents and episodes): what is derived from it depends on nothing else."""
         derived = rnd.derived
         if "content" not in derived:
-            expression = rnd.action.args.get("expression") if rnd.calculator_value is not None and rnd.action else None
+            expression = rnd.action.args.get(calculation_argument(rnd.action.tool) or "") \
+                if rnd.calculator_value is not None and rnd.action else None
             content = (_tool_of(rnd), rnd.fact_ids, rnd.names, rnd.calculator_value, expression)
             derived = self._memoised(("round", content), dict, (("content", content),))
             rnd.derived = derived
@@ -202,14 +233,14 @@ class CandidateGenerator:
             derived["latest_answers"] = self._answers(latest)[:MAX_LATEST_ANSWERS]
         return derived["latest_answers"]
 
-    def _latest_names(self, latest: Sequence[Round], allowed: frozenset[str], kb: bool, web: bool) -> list[Action]:
+    def _latest_names(self, latest: Sequence[Round], allowed: frozenset[str], lookups: tuple) -> list[Action]:
         if not latest:
             return []
         derived = self._derived(latest[0])
         found = derived.get("latest_names")
-        if found is None or found[0] != (kb, web):
+        if found is None or found[0] != lookups:
             actions = self._name_actions(self._names(latest), allowed, "latest result", self._name_roles(latest))
-            found = derived["latest_names"] = ((kb, web), actions)
+            found = derived["latest_names"] = (lookups, actions)
         return found[1]
 
     @staticmethod
@@ -223,23 +254,19 @@ class CandidateGenerator:
                       roles: dict[str, str] | None = None) -> list[Action]:
         """Look-ups of names; the provenance says where the name came from and, for a name that
         was the value of a fact, which relation pointed at it ("Vexa Corp | made by")."""
-        kb, web = "knowledge_base" in allowed, "web_search" in allowed
+        lookups = tool_rules(allowed)[0]
         actions: list[Action] = []
         for name in names:
             note = f"name from the {where}"
             if roles and name in roles:
                 note += f" | {roles[name]}"
-            actions.extend(self._memoised(("name", name, note, kb, web), self._lookups, name, note, kb, web))
+            actions.extend(self._memoised(("name", name, note, lookups), self._lookups, name, note, lookups))
         return actions
 
     @staticmethod
-    def _lookups(name: str, note: str, kb: bool, web: bool) -> tuple[Action, ...]:
-        actions = []
-        if kb:
-            actions.append(_noted(Action.call("knowledge_base", entity=name), note))
-        if web:
-            actions.append(_noted(Action.call("web_search", query=name), note))
-        return tuple(actions)
+    def _lookups(name: str, note: str, lookups: tuple[tuple[str, str], ...]) -> tuple[Action, ...]:
+        """One look-up of ``name`` per allowed tool with a :class:`LookupNames` rule, by rank."""
+        return tuple(_noted(Action.call(tool, **{argument: name}), note) for tool, argument in lookups)
 
     def _name_roles(self, rounds: Sequence[Round]) -> dict[str, str]:
         """name -> "subject | predicate" of the (most recent) seen fact whose value is that name."""
@@ -271,8 +298,8 @@ class CandidateGenerator:
             actions: list[Action] = []
             members: list[tuple[tuple[str, str], str]] = []
             if rnd.calculator_value is not None:
-                expr = rnd.action.args.get("expression", "") if rnd.action else ""
-                actions.append(Action.answer(rnd.calculator_value, f"calculator: {expr}"))
+                expr = rnd.action.args.get(calculation_argument(rnd.action.tool) or "", "") if rnd.action else ""
+                actions.append(Action.answer(rnd.calculator_value, f"{tool}: {expr}"))
             for fid in rnd.fact_ids:
                 fact = self.world.facts[fid]
                 actions.append(self._memoised(("answer", fid, tool), self._fact_answer, fact, tool))
@@ -307,11 +334,11 @@ class CandidateGenerator:
             found = derived["numbers"] = [f for f in facts if f.object_id is None and isinstance(f.value, (int, float))]
         return found
 
-    def _calculation(self, expression: str, note: str) -> Action:
-        return self._memoised(("calc", expression, note),
-                              _calculator_call, expression, note)
+    def _calculation(self, tool: str, argument: str, expression: str, note: str) -> Action:
+        return self._memoised(("calc", tool, argument, expression, note),
+                              _calculator_call, tool, argument, expression, note)
 
-    def _calculations(self, observed: Observed) -> list[Action]:
+    def _calculations(self, observed: Observed, tool: str, argument: str) -> list[Action]:
         """Sums and differences of like quantities seen (same predicate), and years since (clock).
 
         Figures of the entities the question names come first, then the most recent ones, and
@@ -321,11 +348,11 @@ class CandidateGenerator:
         clock = next((r.clock_year for r in reversed(rounds) if r.clock_year), None)
         # Ages only order the figures, so the list depends on the sequence of rounds with figures
         # (their facts), the clock and the question's names: memoised across steps and episodes.
-        key = ("calculations", clock, observed.question_names,
+        key = ("calculations", tool, argument, clock, observed.question_names,
                tuple(r.fact_ids for r in rounds if self._round_numbers(r)))
-        return self._memoised(key, self._rank_calculations, observed, clock)
+        return self._memoised(key, self._rank_calculations, observed, clock, tool, argument)
 
-    def _rank_calculations(self, observed: Observed, clock: int | None) -> list[Action]:
+    def _rank_calculations(self, observed: Observed, clock: int | None, tool: str, argument: str) -> list[Action]:
         rounds = observed.rounds
         question = set(observed.question_names)
         ranked: list[tuple[bool, int, bool, Fact]] = []
@@ -343,28 +370,24 @@ class CandidateGenerator:
             what = predicate.replace("_", " ")
             if predicate.endswith("year"):  # years pair with the clock; their sums answer nothing
                 if clock is not None:
-                    scored += [(rank, self._calculation(f"{clock} - {v}", f"current year minus {what}"))
+                    scored += [(rank, self._calculation(tool, argument, f"{clock} - {v}", f"current year minus {what}"))
                                for rank, v in values]
                 continue
             for i, (rank_a, a) in enumerate(values):
                 for rank_b, b in values[i + 1:]:
                     hi, lo = max(a, b), min(a, b)
                     rank = max(rank_a, rank_b)
-                    scored.append((rank, self._calculation(f"{a} + {b}", f"sum of {what}")))
-                    scored.append((rank, self._calculation(f"{hi} - {lo}", f"difference of {what}")))
+                    scored.append((rank, self._calculation(tool, argument, f"{a} + {b}", f"sum of {what}")))
+                    scored.append((rank, self._calculation(tool, argument, f"{hi} - {lo}", f"difference of {what}")))
         return [action for _, action in sorted(scored, key=lambda pair: pair[0])]
 
     def _fixed(self, observed: Observed, allowed: frozenset[str]) -> tuple[Action, ...]:
         name = observed.question_names[0] if observed.question_names else "the question"
-        clock, ask = "current_time" in allowed, "ask_for_clarification" in allowed
-        return self._memoised(("fixed", name, clock, ask), self._fixed_actions, name, clock, ask)
+        rules = tool_rules(allowed)[2]
+        return self._memoised(("fixed", name, rules), self._fixed_actions, name, rules)
 
     @staticmethod
-    def _fixed_actions(name: str, clock: bool, ask: bool) -> tuple[Action, ...]:
-        actions = []
-        if clock:
-            actions.append(_noted(Action.call("current_time"), "the world's clock"))
-        if ask:
-            actions.append(_noted(Action.call("ask_for_clarification", question=f"Which {name} do you mean?"),
-                                  "ask the user"))
-        return tuple(actions)
+    def _fixed_actions(name: str, rules: tuple[tuple[str, FixedCall], ...]) -> tuple[Action, ...]:
+        """One call per allowed tool with a :class:`FixedCall` rule ("{name}": the question's name)."""
+        return tuple(_noted(Action.call(tool, **{k: t.format(name=name) for k, t in rule.arguments}), rule.note)
+                     for tool, rule in rules)

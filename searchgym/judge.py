@@ -15,6 +15,7 @@ from functools import lru_cache
 
 from searchgym.actions import Action
 from searchgym.scoring import find_numbers, normalize_answer, split_list
+from searchgym.tools.tool_registry import TOOL_REGISTRY, tool_spec
 from searchgym.world.model import Task
 
 __all__ = ["FREE_CONSTANTS", "STOPWORDS", "ProcessJudge", "RoundSignals", "content_tokens"]
@@ -31,7 +32,6 @@ STOPWORDS = frozenset(
 )
 # Numbers a calculation may use without having observed them (halving, percentages, ...).
 FREE_CONSTANTS = frozenset(float(x) for x in (*range(11), 100))
-_ALWAYS_GROUNDED_TOOLS = ("current_time", "ask_for_clarification")
 
 
 @dataclass(frozen=True)
@@ -99,14 +99,14 @@ class ProcessJudge:
       2. the tool call succeeded (``ok``);
       3. it is not an exact repeat of an earlier action of this episode (``wait`` may repeat);
       4. it is grounded in what the agent had seen before this round (the question and earlier
-         observations):
+         observations), as the tool's registration says (``ToolSpec.grounding``):
 
-         - ``current_time`` and ``ask_for_clarification``: always grounded;
-         - ``calculator``: every number of the expression was observed or is in the question
+         - ``"always"`` (``current_time``, ``ask_for_clarification``): always grounded;
+         - ``"numbers"`` (``calculator``): every number of the expression was observed or is in the question
            (up to sign and a 1e-6 relative tolerance; a scale word counts both ways:
            "3.4 million" grounds 3.4 and 3400000), except the free constants 0-10 and 100;
            at least one number must have been observed ("2 + 2" is not grounded);
-         - any other tool: its string arguments share at least one content word (normalised,
+         - ``"words"`` (any other tool): its string arguments share at least one content word (normalised,
            stopwords removed) with the question or earlier observations;
          - ``answer``: its normalised text occurs (as whole words) in an earlier observation or
            the question; for list tasks every element must; for number tasks the answer's
@@ -172,13 +172,15 @@ class ProcessJudge:
         return self._tool_failure(action)
 
     def _tool_failure(self, action: Action) -> str | None:
-        if action.tool in _ALWAYS_GROUNDED_TOOLS:
+        spec = tool_spec(action.tool) if action.tool in TOOL_REGISTRY else None
+        grounding = spec.grounding if spec is not None else "words"
+        if grounding == "always":
             return None
-        if action.tool == "calculator":
-            expression = str(action.args.get("expression", ""))
+        if grounding == "numbers":
+            expression = str(action.args.get(spec.grounding_argument, ""))
             numbers = [abs(x) for x in find_numbers(expression, scaled=False)]
             if not numbers:
-                return "not grounded: the calculator expression uses no number"
+                return f"not grounded: the {action.tool} expression uses no number"
             observed = [_near(x, self._numbers, 1e-6, 1e-9) for x in numbers]
             unseen = [
                 x for x, seen in zip(numbers, observed, strict=True) if not seen and x not in FREE_CONSTANTS

@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from searchgym.scoring import SCORING_RULES_VERSION
-from searchgym.world import shared_world
+from searchgym.world import FAMILIES, shared_world
 from searchgym.world.model import Task
 from searchgym.world.world import SPLITS, World
 
@@ -217,7 +217,9 @@ def list_suites() -> list[Suite]:
     return list(SUITES.values())
 
 
-ALL_FAMILIES = ("lookup", "bridge", "comparison", "aggregate", "temporal", "ambiguous", "list")
+#: The families registered when the suites are defined (the built-in ones, in generation order).
+#: A copy, not the live list: a family registered later must not change a frozen suite.
+ALL_FAMILIES = tuple(FAMILIES)
 #: The main suite's families: every one needs two or more evidence hops.
 MULTI_HOP_FAMILIES = ("bridge", "comparison", "aggregate", "temporal")
 

@@ -5,7 +5,8 @@ accepted too). Every role may also ``post`` a note to the blackboard and ``wait`
 team actions, not tools. Two presets:
 
 - ``"roles"``: ``lead`` (ask_for_clarification; posts notes; submits the answer), ``searcher``
-  (web_search, knowledge_base) and ``analyst`` (calculator, current_time);
+  (web_search, knowledge_base) and ``analyst`` (calculator, current_time): each tool's
+  registration names the members that get it;
 - ``"generalists"``: ``team_size`` agents (default 3) named ``generalist_0`` ... with every tool,
   each of whom may answer.
 
@@ -19,7 +20,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from searchgym.envs.session import TOOL_ORDER
+from searchgym.tools.tool_registry import TOOL_NAMES, tool_specs
 
 PRESETS = ("roles", "generalists")
 DEFAULT_TEAM_SIZE = 3
@@ -41,18 +42,32 @@ class Role:
         return f"{self.name} ({tools}{'; submits the answer' if self.can_answer else ''})"
 
 
-ROLES_PRESET = (
-    Role("lead", ("ask_for_clarification",), can_answer=True),
-    Role("searcher", ("web_search", "knowledge_base"), can_answer=False),
-    Role("analyst", ("calculator", "current_time"), can_answer=False),
-)
+#: The members of the "roles" preset and whether each submits the answer; a tool's registration
+#: names the members that get it (``ToolSpec.roles``).
+PRESET_MEMBERS = (("lead", True), ("searcher", False), ("analyst", False))
+
+
+def roles_preset() -> tuple[Role, ...]:
+    """The "roles" preset, with each member's tools read from the tool registry."""
+    members = {name for name, _ in PRESET_MEMBERS}
+    for spec in tool_specs():
+        unknown = sorted(set(spec.roles) - members)
+        if unknown:
+            raise ValueError(f"tool {spec.name!r} is registered for unknown role(s) {unknown}; the roles preset "
+                             f"has {', '.join(sorted(members))}")
+    return tuple(Role(name, tuple(s.name for s in tool_specs() if name in s.roles), can_answer)
+                 for name, can_answer in PRESET_MEMBERS)
+
+
+#: The "roles" preset as the tools registered at import make it (:func:`roles_preset` is current).
+ROLES_PRESET = roles_preset()
 
 
 def generalists(team_size: int = DEFAULT_TEAM_SIZE) -> tuple[Role, ...]:
     """``team_size`` members with every tool, each able to answer."""
     if isinstance(team_size, bool) or not isinstance(team_size, int) or not 1 <= team_size <= MAX_TEAM_SIZE:
         raise ValueError(f"team_size must be an int in 1..{MAX_TEAM_SIZE}, got {team_size!r}")
-    return tuple(Role(f"generalist_{i}", TOOL_ORDER, can_answer=True) for i in range(team_size))
+    return tuple(Role(f"generalist_{i}", tuple(TOOL_NAMES), can_answer=True) for i in range(team_size))
 
 
 def _role_from(entry: object, index: int) -> Role:
@@ -70,16 +85,16 @@ def _role_from(entry: object, index: int) -> Role:
     tools = entry.get("tools", ())
     if isinstance(tools, str) or not isinstance(tools, Sequence):
         raise ValueError(f"role {name!r}: tools must be a list of tool names, got {tools!r}")
-    unknown_tools = [t for t in tools if t not in TOOL_ORDER]
+    unknown_tools = [t for t in tools if t not in TOOL_NAMES]
     if unknown_tools:
-        raise ValueError(f"role {name!r}: unknown tool(s) {unknown_tools}; accepted: {', '.join(TOOL_ORDER)} "
+        raise ValueError(f"role {name!r}: unknown tool(s) {unknown_tools}; accepted: {', '.join(TOOL_NAMES)} "
                          "(post and wait are team actions every role has)")
     if len(set(tools)) != len(tools):
         raise ValueError(f"role {name!r}: a tool is listed twice in {list(tools)}")
     can_answer = entry.get("can_answer", False)
     if not isinstance(can_answer, bool):
         raise ValueError(f"role {name!r}: can_answer must be True or False, got {can_answer!r}")
-    return Role(name, tuple(t for t in TOOL_ORDER if t in tools), can_answer)
+    return Role(name, tuple(t for t in TOOL_NAMES if t in tools), can_answer)
 
 
 def resolve_roles(roles: str | Sequence[object] = "roles", team_size: int | None = None) -> tuple[Role, ...]:
@@ -92,7 +107,7 @@ def resolve_roles(roles: str | Sequence[object] = "roles", team_size: int | None
             return generalists(DEFAULT_TEAM_SIZE if team_size is None else team_size)
         if team_size is not None:
             raise ValueError("team_size applies to roles='generalists' only (the 'roles' preset has 3 members)")
-        return ROLES_PRESET
+        return roles_preset()
     if team_size is not None:
         raise ValueError("team_size applies to roles='generalists' only; a role list sets its own size")
     if not isinstance(roles, Sequence) or not roles:

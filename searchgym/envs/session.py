@@ -20,7 +20,7 @@ from searchgym.envs.spaces import is_clean, sanitize
 from searchgym.judge import ProcessJudge, RoundSignals
 from searchgym.scoring import AnswerScore, RewardConfig, compose_reward, score_answer
 from searchgym.tools.base import Tool, ToolResult
-from searchgym.tools.toolkit import clarifier
+from searchgym.tools.toolkit import TOOL_NAMES, task_tools
 from searchgym.world.model import Task
 from searchgym.world.world import World
 
@@ -30,7 +30,8 @@ NO_SCORE = {"em": 0.0, "f1": 0.0, "numeric": 0.0, "set_f1": 0.0, "score": 0.0, "
 #: ``info["signals"]`` and ``info["reward_components"]`` after reset (no round has happened yet).
 NO_SIGNALS = {"new_gold_ids": (), "new_gold": False, "consistent": True, "reason": "reset", "contribution": 0.0}
 NO_REWARD = {"answer": 0.0, "step_cost": 0.0, "invalid_cost": 0.0, "format_cost": 0.0, "total": 0.0}
-TOOL_ORDER = ("web_search", "knowledge_base", "calculator", "current_time", "ask_for_clarification")
+#: The canonical tool order: the tool registry's (live) list, under its older name.
+TOOL_ORDER = TOOL_NAMES
 
 
 @dataclass(frozen=True)
@@ -129,8 +130,8 @@ class SearchSession:
     ) -> None:
         self.world, self.task, self.config, self.rng = world, task, config, rng
         self.tools: dict[str, Tool] = dict(tools)
-        self.tools["ask_for_clarification"] = clarifier(task)
-        self.allowed = tuple(t for t in TOOL_ORDER if t in self.tools and (allowed_tools is None or t in allowed_tools))
+        self.tools.update(task_tools(task))  # ask_for_clarification's simulated user knows this task
+        self.allowed = tuple(t for t in TOOL_NAMES if t in self.tools and (allowed_tools is None or t in allowed_tools))
         self.can_answer = can_answer
         self.header = header
         self.generator = generator or CandidateGenerator(world, config.max_candidates)

@@ -4,6 +4,8 @@ Each is a :class:`Tool` with an OpenAI-format ``schema()`` and a call that retur
 :class:`ToolResult` (never raises). :func:`build_tools` / :func:`shared_tools` assemble a world's set.
 :func:`tool_schemas` gives the function schemas for ``apply_chat_template(tools=...)`` or an OpenAI
 ``tools`` list; :func:`chat_tools` adds the team actions (``post_note``, ``wait``) as functions.
+Every tool registers itself in its own module (:func:`register_tool`, :class:`ToolSpec`); a new
+tool module is imported here, which is what puts it in the registry.
 """
 
 from __future__ import annotations
@@ -25,7 +27,18 @@ from searchgym.tools.retrievers import (
     tokenize,
 )
 from searchgym.tools.team_actions import TEAM_ACTION_SCHEMAS, chat_tools
-from searchgym.tools.toolkit import TOOL_NAMES, build_tools, clarifier, shared_tools, tool_schemas
+from searchgym.tools.tool_registry import (
+    CalculateFigures,
+    FixedCall,
+    LookupNames,
+    TagForm,
+    ToolSpec,
+    register_tool,
+    scoped_tools,
+    tool_spec,
+    tool_specs,
+)
+from searchgym.tools.toolkit import TOOL_NAMES, build_tools, clarifier, shared_tools, task_tools, tool_schemas
 from searchgym.tools.web_search import SearchHit, WebSearch, normalize_query
 
 __all__ = [
@@ -36,17 +49,22 @@ __all__ = [
     "TOOL_NAMES",
     "AskForClarification",
     "Bm25sRetriever",
+    "CalculateFigures",
     "Calculator",
     "CalculatorError",
     "CurrentTime",
     "DenseRetriever",
+    "FixedCall",
     "HybridRetriever",
     "KnowledgeBase",
+    "LookupNames",
     "RankBm25Retriever",
     "Retriever",
     "SearchHit",
+    "TagForm",
     "Tool",
     "ToolResult",
+    "ToolSpec",
     "WebSearch",
     "build_tools",
     "calculate",
@@ -56,8 +74,13 @@ __all__ = [
     "make_retriever",
     "normalize_query",
     "page_document",
+    "register_tool",
+    "scoped_tools",
     "shared_tools",
+    "task_tools",
     "tokenize",
     "tool_schemas",
+    "tool_spec",
+    "tool_specs",
     "validate_arguments",
 ]

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from searchgym.tools.base import Tool, ToolResult
+from searchgym.tools.tool_registry import CalculateFigures, TagForm, ToolSpec, register_tool
 
 MAX_CHARS = 200
 MAX_DEPTH = 20
@@ -263,3 +264,10 @@ class Calculator(Tool):
         except (ArithmeticError, TypeError, ValueError) as exc:
             return ToolResult.failure(f"calculator could not compute this: {exc}")
         return ToolResult(text=format_number(value))
+
+
+register_tool(ToolSpec(
+    "calculator", Calculator, build=lambda world, options: Calculator(),
+    tag=TagForm("calculate", "expression", "arithmetic expression"), candidates=CalculateFigures("expression"),
+    grounding="numbers", grounding_argument="expression", roles=("analyst",), order=30,
+))

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from searchgym.tools.base import Tool, ToolResult
+from searchgym.tools.tool_registry import FixedCall, TagForm, ToolSpec, register_tool
 from searchgym.world.model import Task
 
 CLARIFICATION_EVIDENCE_ID = "clarification"
@@ -44,3 +45,11 @@ class AskForClarification(Tool):
         if self.task is not None and self.task.clarification:
             return ToolResult(text=self.task.clarification, evidence_ids=(CLARIFICATION_EVIDENCE_ID,))
         return ToolResult(text="There is nothing to clarify: the question means what it says.")
+
+
+register_tool(ToolSpec(
+    "ask_for_clarification", AskForClarification, build=AskForClarification, per_task=True,
+    tag=TagForm("clarify", "question", "question for the user"),
+    candidates=FixedCall((("question", "Which {name} do you mean?"),), note="ask the user"), grounding="always",
+    evidence_ids=(CLARIFICATION_EVIDENCE_ID,), roles=("lead",), order=50,
+))

@@ -10,6 +10,7 @@ import datetime as dt
 from typing import Any
 
 from searchgym.tools.base import Tool, ToolResult
+from searchgym.tools.tool_registry import FixedCall, TagForm, ToolSpec, register_tool
 
 CLOCK_EVIDENCE_ID = "clock"
 
@@ -33,3 +34,10 @@ class CurrentTime(Tool):
         day = WEEKDAYS[self.now.weekday()]
         text = f"The current date is {self.now.isoformat()} ({day}). The current year is {self.now.year}."
         return ToolResult(text=text, evidence_ids=(CLOCK_EVIDENCE_ID,))
+
+
+register_tool(ToolSpec(
+    "current_time", CurrentTime, build=lambda world, options: CurrentTime(world.now),
+    tag=TagForm("time"), candidates=FixedCall(note="the world's clock"), grounding="always",
+    evidence_ids=(CLOCK_EVIDENCE_ID,), roles=("analyst",), order=40,
+))

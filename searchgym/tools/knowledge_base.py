@@ -15,6 +15,7 @@ from rapidfuzz import fuzz, process, utils
 
 from searchgym.tools.base import Tool, ToolResult
 from searchgym.tools.calculator import format_number
+from searchgym.tools.tool_registry import LookupNames, TagForm, ToolSpec, register_tool
 from searchgym.world.model import Entity, Fact
 from searchgym.world.world import World
 
@@ -128,3 +129,10 @@ class KnowledgeBase(Tool):
         closest = ", ".join(self._entity(eid).display_name for eid, _ in ranked[:CLOSEST_SHOWN])
         suffix = f"; closest: {closest}" if closest else ""
         return ToolResult(text=f"No entity matches {query!r}{suffix}.")
+
+
+register_tool(ToolSpec(
+    "knowledge_base", KnowledgeBase, build=lambda world, options: KnowledgeBase(world),
+    tag=TagForm("lookup", "entity", "entity name"), candidates=LookupNames("entity", rank=0),
+    roles=("searcher",), order=20,
+))

@@ -2,7 +2,9 @@
 
 World-level tools (web_search, knowledge_base, calculator, current_time) are stateless apart
 from the search cache, so every env, group member and team role can share one set;
-``ask_for_clarification`` depends on the task and is made per episode with :func:`clarifier`.
+``ask_for_clarification`` depends on the task and is made per episode (:func:`task_tools`).
+Which tools exist, and how each is built, is the tool registry's
+(:mod:`searchgym.tools.tool_registry`).
 """
 
 from __future__ import annotations
@@ -13,34 +15,24 @@ from types import MappingProxyType
 from typing import Any
 
 from searchgym.tools.base import Tool
-from searchgym.tools.calculator import Calculator
 from searchgym.tools.clarify import AskForClarification
-from searchgym.tools.clock import CurrentTime
-from searchgym.tools.knowledge_base import KnowledgeBase
-from searchgym.tools.web_search import WebSearch
+from searchgym.tools.tool_registry import TOOL_NAMES, TOOL_REGISTRY, tool_spec, tool_specs
 from searchgym.world.model import Task
 from searchgym.world.world import World
 
-#: Every tool name, in the canonical order (prompts and schemas list tools in this order).
-TOOL_NAMES = ("web_search", "knowledge_base", "calculator", "current_time", "ask_for_clarification")
-
-TOOL_CLASSES: dict[str, type[Tool]] = {
-    "web_search": WebSearch,
-    "knowledge_base": KnowledgeBase,
-    "calculator": Calculator,
-    "current_time": CurrentTime,
-    "ask_for_clarification": AskForClarification,
-}
+__all__ = ["ENV_SNIPPET_CHARS", "ENV_SNIPPET_SENTENCES", "TOOL_NAMES", "build_tools", "clarifier", "shared_tools",
+           "task_tools", "tool_schemas"]
 
 
 def build_tools(world: World, backend: str = "bm25s", **search_kwargs: Any) -> dict[str, Tool]:
     """The world-level tools, keyed by name (``search_kwargs`` go to :class:`WebSearch`)."""
-    return {
-        "web_search": WebSearch(world.pages, backend=backend, **search_kwargs),
-        "knowledge_base": KnowledgeBase(world),
-        "calculator": Calculator(),
-        "current_time": CurrentTime(world.now),
-    }
+    options = {"backend": backend, **search_kwargs}
+    return {spec.name: spec.build(world, options) for spec in tool_specs() if not spec.per_task}
+
+
+def task_tools(task: Task | None) -> dict[str, Tool]:
+    """The tools made for one task (``ask_for_clarification``'s simulated user), keyed by name."""
+    return {spec.name: spec.build(task) for spec in tool_specs() if spec.per_task}
 
 
 def clarifier(task: Task | None) -> AskForClarification:
@@ -52,20 +44,15 @@ def tool_schemas(names: Sequence[str] = TOOL_NAMES) -> list[dict[str, Any]]:
     """OpenAI / Hermes function schemas of the named tools (default: all, canonical order)."""
     if isinstance(names, str):
         names = (names,)
-    unknown = [n for n in names if n not in TOOL_CLASSES]
+    unknown = [n for n in names if n not in TOOL_REGISTRY]
     if unknown:
         raise ValueError(f"unknown tool name(s) {unknown}; accepted: {', '.join(TOOL_NAMES)}")
-    return [
-        {
-            "type": "function",
-            "function": {
-                "name": name,
-                "description": TOOL_CLASSES[name].description,
-                "parameters": TOOL_CLASSES[name].parameters,
-            },
-        }
-        for name in names
-    ]
+    schemas = []
+    for name in names:
+        tool_class = tool_spec(name).tool_class
+        schemas.append({"type": "function", "function": {
+            "name": name, "description": tool_class.description, "parameters": tool_class.parameters}})
+    return schemas
 
 
 #: What envs show of a search hit: whole (short) entity pages, so every fact on a page is readable.
@@ -73,7 +60,6 @@ ENV_SNIPPET_SENTENCES = 12
 ENV_SNIPPET_CHARS = 900
 
 
-@lru_cache(maxsize=16)
 def shared_tools(world: World, backend: str = "bm25s") -> Mapping[str, Tool]:
     """The world-level tools every env of ``world`` shares, built once per (world, backend).
 
@@ -81,5 +67,14 @@ def shared_tools(world: World, backend: str = "bm25s") -> Mapping[str, Tool]:
     index however many group members, team roles or vector-env copies ask. Read-only (a mapping
     proxy); to add the per-task clarifier, build a new dict: ``{**shared_tools(w), "ask_for_clarification": ...}``.
     """
+    return _shared_tools(world, backend, TOOL_REGISTRY.items())
+
+
+@lru_cache(maxsize=16)
+def _shared_tools(world: World, backend: str, registered: tuple) -> Mapping[str, Tool]:
+    """``registered`` (the tool registry's entries) only keys the cache: other tools, another set."""
     return MappingProxyType(build_tools(world, backend=backend, snippet_sentences=ENV_SNIPPET_SENTENCES,
                                         snippet_chars=ENV_SNIPPET_CHARS))
+
+
+shared_tools.cache_clear = _shared_tools.cache_clear  # type: ignore[attr-defined]  (forget every shared set)

@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 
 from searchgym.tools.base import Tool, ToolResult
 from searchgym.tools.retrievers import Retriever, make_retriever, page_document, tokenize
+from searchgym.tools.tool_registry import LookupNames, TagForm, ToolSpec, register_tool
 from searchgym.world.model import Page, Sentence
 
 MAX_QUERY_CHARS = 300
@@ -226,3 +227,10 @@ def _parameters_for(default_k: int, max_k: int) -> dict[str, Any]:
         "additionalProperties": False,
     }
     return params
+
+
+register_tool(ToolSpec(
+    "web_search", WebSearch, build=lambda world, options: WebSearch(world.pages, **options),
+    tag=TagForm("search", "query", "search query"), candidates=LookupNames("query", rank=1),
+    roles=("searcher",), order=10,
+))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 from functools import lru_cache
 
+from searchgym.world.families import families_key
 from searchgym.world.generate import SIZES, check_seed, generate_world, resolve_size
 from searchgym.world.loaders import load_corpus, load_tasks, world_from_files
 from searchgym.world.model import Entity, EvidenceHop, Fact, Page, Sentence, Task, WorldStats
@@ -13,7 +14,8 @@ from searchgym.world.world import SPLITS, World
 
 
 @lru_cache(maxsize=8)
-def _cached_world(seed: int, scale: int, knobs: tuple[tuple[str, object], ...]) -> World:
+def _cached_world(seed: int, scale: int, knobs: tuple[tuple[str, object], ...], families: tuple[str, ...]) -> World:
+    """``families`` (the registered families) is only part of the key: another set is another world."""
     from searchgym.world.disk_cache import load_or_generate
 
     return load_or_generate(seed, scale, **dict(knobs))
@@ -48,7 +50,7 @@ def shared_world(seed: int = 0, size: str | int = "small", **knobs: object) -> W
     """
     key = _key(seed, size, knobs)
     adopted = _ADOPTED.get(key)
-    return adopted if adopted is not None else _cached_world(*key)
+    return adopted if adopted is not None else _cached_world(*key, families_key())
 
 
 def adopt_world(world: World, seed: int, size: str | int, **knobs: object) -> None:

@@ -29,6 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
+from searchgym.world.families import families_key
 from searchgym.world.generate import _no_cyclic_gc, generate_world, resolve_size
 from searchgym.world.world import World
 
@@ -68,6 +69,7 @@ def cache_key(seed: int, size: str | int, knobs: Mapping[str, object]) -> str:
     payload = {
         "seed": seed, "label": label, "scale": scale, "knobs": {k: repr(v) for k, v in sorted(knobs.items())},
         "numpy": np.__version__, "python": platform.python_version(), "generator": _generator_digest(),
+        "families": list(families_key()),
     }
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 

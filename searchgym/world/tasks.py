@@ -1,4 +1,4 @@
-"""Task generation: seven families of questions with gold answers and gold evidence chains.
+"""Task generation: the seven built-in families of questions with gold answers and gold evidence chains.
 
 Splits are assigned per *focus entity* (the entity a question names): every entity belongs to
 exactly one split, and a task belongs to the split of its focus entities, so the test split asks
@@ -13,16 +13,16 @@ import datetime as dt
 import re
 import zlib
 from collections import defaultdict
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 
 import numpy as np
 
 from searchgym.world.corpus import format_value
+from searchgym.world.families import FAMILIES, family_builder, task_family
 from searchgym.world.model import Entity, EvidenceHop, Fact, Page, Task
 from searchgym.world.schema import ATTRIBUTES, RELATION_BY_NAME
 from searchgym.world.shortcuts import ShortcutDetector
 
-FAMILIES = ("lookup", "bridge", "comparison", "aggregate", "temporal", "ambiguous", "list")
 SPLIT_WEIGHTS = {"train": 0.6, "dev": 0.2, "test": 0.2}
 _ATTR = {(a.entity_type, a.name): a for a in ATTRIBUTES}
 _YEARS_SINCE = {
@@ -153,6 +153,7 @@ class _TaskMaker:
         )
 
     # ------------------------------------------------------------------- the families
+    @task_family("lookup")
     def lookup(self, split: str) -> Task | None:
         eid = self.entity_in(split)
         fact = self.pick(self.forward[eid]) if eid else None
@@ -188,6 +189,7 @@ class _TaskMaker:
             phrase = RELATION_BY_NAME[fact.predicate].noun_phrase.format(x=phrase)
         return phrase
 
+    @task_family("bridge")
     def bridge(self, split: str) -> Task | None:
         n_hops = int(self.rng.integers(2, 4))  # 2-3 hops: every one is needed (see generate_tasks)
         start = self.entity_in(split)
@@ -214,6 +216,7 @@ class _TaskMaker:
         return self.make("bridge", split, question, self.aliases(final), answer_type, hops, self.lookup_tools(hops),
                          [start], difficulty="easy" if n_hops == 2 else "hard", number_kind=kind)
 
+    @task_family("comparison")
     def comparison(self, split: str) -> Task | None:
         a = self.entity_in(split)
         rel_fact_a = self.pick(self.relation_facts(a)) if a else None
@@ -240,6 +243,7 @@ class _TaskMaker:
         return self.make("comparison", split, question, self.aliases(winner), "entity", hops, self.lookup_tools(hops),
                          [a, b], operation="argmin" if smaller_wins else "argmax", difficulty="hard")
 
+    @task_family("aggregate")
     def aggregate(self, split: str) -> Task | None:
         a = self.entity_in(split)
         fact_a = self.pick(self.attribute_facts(a, years=False)) if a else None
@@ -263,6 +267,7 @@ class _TaskMaker:
         return self.make("aggregate", split, question, self.number_aliases(value), "number", hops,
                          self.lookup_tools(hops) + ["calculator"], [a, b], operation=operation, number_kind=attr.kind)
 
+    @task_family("temporal")
     def temporal(self, split: str) -> Task | None:
         start = self.entity_in(split)
         if start is None:
@@ -284,6 +289,7 @@ class _TaskMaker:
         return self.make("temporal", split, question, self.number_aliases(value), "number", hops, tools, [start],
                          operation="years_since", difficulty="hard" if chain else "easy", number_kind="count")
 
+    @task_family("ambiguous")
     def ambiguous(self, split: str) -> Task | None:
         person_id = self.pick(self.namesakes_in[split])
         person = self.entities[person_id] if person_id is not None else None
@@ -311,6 +317,7 @@ class _TaskMaker:
         return self.make("ambiguous", split, question, self.aliases(fact), answer_type, hops, tools, [person.id],
                          clarification=clarification, difficulty="hard", number_kind=kind)
 
+    @task_family("list")
     def listing(self, split: str) -> Task | None:
         relation = self.pick([r for r in RELATION_BY_NAME.values() if r.list_question])
         obj = self.entity_in(split, (relation.object_type,))
@@ -351,11 +358,6 @@ def generate_tasks(
     maker = _TaskMaker(entities, facts, pages, kb, now, rng)
     shortcuts = ShortcutDetector(entities, facts, pages)
     family_seed = int(rng.integers(2**63))
-    builders: dict[str, Callable[[str], Task | None]] = {
-        "lookup": maker.lookup, "bridge": maker.bridge, "comparison": maker.comparison,
-        "aggregate": maker.aggregate, "temporal": maker.temporal, "ambiguous": maker.ambiguous,
-        "list": maker.listing,
-    }
     labels = list(SPLIT_WEIGHTS)
     weights = np.array(list(SPLIT_WEIGHTS.values()))
     tasks: list[Task] = []
@@ -365,11 +367,12 @@ def generate_tasks(
         # one family leaves every other family's tasks (and the suites that use them) unchanged.
         rng = maker.rng = np.random.default_rng([family_seed, zlib.crc32(family.encode())])
         maker.count = 0
+        build = family_builder(family)
         made, attempts, with_shortcut = 0, 0, 0
         while made < per_family and attempts < per_family * 30:
             attempts += 1
             split = labels[int(rng.choice(len(labels), p=weights))]
-            task = builders[family](split)
+            task = build(maker, split)
             if task is None or task.question in seen_questions:
                 continue
             if family == "bridge" and bridge_shortcut_rate < 1.0 and \

@@ -32,10 +32,13 @@ from functools import lru_cache
 
 import numpy as np
 
+from searchgym.tools.tool_registry import TOOL_NAMES
+
 _WORD = re.compile(r"[a-z0-9]+")
 _STEP = re.compile(r"^Step (\d+): ", re.MULTILINE)
-#: Tool (or answer) a candidate invokes, by the name its text starts with.
-CANDIDATE_KINDS = ("answer", "web_search", "knowledge_base", "calculator", "current_time", "ask_for_clarification")
+#: Tool (or answer) a candidate invokes, by the name its text starts with: the tools registered at
+#: import (a copy: the feature layout is fixed once a policy is trained on it).
+CANDIDATE_KINDS = ("answer", *TOOL_NAMES)
 #: The named entries at the start of each candidate block (then ``candidate_dim`` hashed words).
 CANDIDATE_FIELDS = ("admissible", *(f"kind_{k}" for k in CANDIDATE_KINDS), "taken_before",
                     "covers_question", "in_question", "in_latest_round", "type_match")

@@ -1,0 +1,184 @@
+"""One registration per tool: everything the rest of searchgym needs to know about it.
+
+A tool's file defines its :class:`~searchgym.tools.base.Tool` and calls :func:`register_tool`
+with a :class:`ToolSpec`: how to build it, its tag in the tags format, how candidate mode
+offers it, how the process judge grounds a call of it, the evidence it reveals that is not a
+world fact, and which roles of the team preset get it. The tool order (:data:`TOOL_NAMES`),
+the tags format (``searchgym.actions``), the toolkit, the candidate generator, the judge and
+the team roles all read this registry; none keeps a list of tools of its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterator, Mapping
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from typing import Any
+
+from searchgym.tools.base import Tool
+from searchgym.world.named_registry import NamedRegistry
+
+GROUNDINGS = ("words", "numbers", "always")
+#: Tags that the action formats use for something else.
+RESERVED_TAGS = ("answer", "post", "wait", "tool_call", "think", "information", "tool_response")
+
+
+@dataclass(frozen=True)
+class TagForm:
+    """The tool in the tags format: ``<tag>hint</tag>``, or ``<tag/>`` for a tool without argument."""
+
+    tag: str
+    argument: str | None = None
+    hint: str = ""
+
+
+# ------------------------------------------------------------------------- candidate rules
+@dataclass(frozen=True)
+class LookupNames:
+    """Candidate mode offers ``{argument: name}`` for every entity name seen (in the question,
+    the latest result, earlier results); ``rank`` orders one name's look-ups (lowest first)."""
+
+    argument: str
+    rank: int = 0
+
+
+@dataclass(frozen=True)
+class CalculateFigures:
+    """Candidate mode offers sums and differences of like figures seen, and "current year
+    minus" a year once the clock was read, as ``{argument: expression}``; the result text of
+    a call is then an answer candidate."""
+
+    argument: str
+
+
+@dataclass(frozen=True)
+class FixedCall:
+    """Candidate mode offers one call every step; an argument's template may use ``{name}``
+    (the first entity name of the question, or "the question")."""
+
+    arguments: tuple[tuple[str, str], ...] = ()
+    note: str = ""
+
+
+CandidateRule = LookupNames | CalculateFigures | FixedCall
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """A tool's registration.
+
+    ``build(world, options)`` makes a world-level tool (``options``: the search backend and
+    settings, which only web_search reads); with ``per_task=True`` it is ``build(task)``, made
+    for every episode. ``grounding`` is how the judge decides a call is grounded in what was
+    seen: ``"words"`` (its string arguments share a content word with it), ``"numbers"`` (every
+    number of ``grounding_argument`` was observed) or ``"always"``. ``evidence_ids`` are the
+    evidence ids the tool reveals that are not world facts (the clock's ``"clock"``). ``order``
+    places it in :data:`TOOL_NAMES` (prompts list tools in that order).
+    """
+
+    name: str
+    tool_class: type[Tool]
+    build: Callable[..., Tool]
+    per_task: bool = False
+    tag: TagForm | None = None
+    candidates: CandidateRule | None = None
+    grounding: str = "words"
+    grounding_argument: str | None = None
+    evidence_ids: tuple[str, ...] = ()
+    roles: tuple[str, ...] = ()
+    order: int = 100
+
+    def __post_init__(self) -> None:
+        if not (isinstance(self.tool_class, type) and issubclass(self.tool_class, Tool)):
+            raise TypeError(f"tool {self.name!r}: tool_class must be a Tool subclass, got {self.tool_class!r}")
+        if self.tool_class.name != self.name:
+            raise ValueError(f"tool {self.name!r}: its class {self.tool_class.__name__} is named "
+                             f"{self.tool_class.name!r}; the two names must be the same")
+        if self.grounding not in GROUNDINGS:
+            raise ValueError(f"tool {self.name!r}: grounding must be one of {', '.join(GROUNDINGS)}, "
+                             f"got {self.grounding!r}")
+        if (self.grounding == "numbers") != (self.grounding_argument is not None):
+            raise ValueError(f"tool {self.name!r}: grounding_argument is needed by, and only by, grounding='numbers'")
+        arguments = set(self.tool_class.parameters.get("properties", {}))
+        used = {self.grounding_argument, self.tag.argument if self.tag else None,
+                getattr(self.candidates, "argument", None),
+                *(k for k, _ in getattr(self.candidates, "arguments", ()))} - {None}
+        if used - arguments:
+            raise ValueError(f"tool {self.name!r}: {sorted(used - arguments)} are not arguments of "
+                             f"{self.tool_class.__name__}; its arguments: {', '.join(sorted(arguments)) or '(none)'}")
+        tag = self.tag.tag if self.tag is not None else "ok"
+        if not (isinstance(tag, str) and tag.isidentifier() and tag == tag.lower()) or tag in RESERVED_TAGS:
+            raise ValueError(f"tool {self.name!r}: the tag must be a lower-case Python identifier other than "
+                             f"{', '.join(RESERVED_TAGS)}, got {self.tag.tag!r}")
+
+
+TOOL_REGISTRY: NamedRegistry[ToolSpec] = NamedRegistry("tool", sort_key=lambda spec: spec.order)
+#: Every tool name, in the canonical order (a live view of :data:`TOOL_REGISTRY`).
+TOOL_NAMES = TOOL_REGISTRY.names
+
+
+def register_tool(spec: ToolSpec, replace: bool = False) -> ToolSpec:
+    """Add a tool (in the file that defines it); a taken name or tag is an error unless ``replace``."""
+    if not isinstance(spec, ToolSpec):
+        raise TypeError(f"register_tool takes a ToolSpec, got {type(spec).__name__}")
+    if spec.tag is not None:
+        owner = tag_tools().get(spec.tag.tag)
+        if owner is not None and owner[0] != spec.name:
+            raise ValueError(f"tool {spec.name!r}: the tag <{spec.tag.tag}> belongs to {owner[0]!r} already")
+    return TOOL_REGISTRY.add(spec.name, spec, replace=replace)
+
+
+def tool_spec(name: str) -> ToolSpec:
+    """The registration of ``name`` (a ValueError naming the registered tools when unknown)."""
+    return TOOL_REGISTRY.get(name)
+
+
+def tool_specs() -> tuple[ToolSpec, ...]:
+    """Every registration, in the canonical order."""
+    return TOOL_REGISTRY.values()
+
+
+def scoped_tools() -> AbstractContextManager[NamedRegistry[ToolSpec]]:
+    """A ``with`` block whose registrations are undone when it ends (tests, experiments)."""
+    return TOOL_REGISTRY.scoped()
+
+
+# ------------------------------------------------------------------- what derives from it
+_DERIVED: dict[Hashable, Any] = {}
+_DERIVED_VERSION = [-1]
+
+
+def derived(key: Hashable, build: Callable[[], Any]) -> Any:
+    """``build()``, kept until the registry changes (the parser asks on every action)."""
+    if _DERIVED_VERSION[0] != TOOL_REGISTRY.version:
+        _DERIVED.clear()
+        _DERIVED_VERSION[0] = TOOL_REGISTRY.version
+    if key not in _DERIVED:
+        _DERIVED[key] = build()
+    return _DERIVED[key]
+
+
+def tag_tools() -> dict[str, tuple[str, str | None]]:
+    """tag -> (tool, its one argument or None), in tool order."""
+    return derived("tags", lambda: {s.tag.tag: (s.name, s.tag.argument) for s in tool_specs() if s.tag})
+
+
+def special_evidence() -> frozenset[str]:
+    """Evidence ids that tools reveal and that are not world facts ("clock", "clarification")."""
+    return derived("evidence", lambda: frozenset(e for s in tool_specs() for e in s.evidence_ids))
+
+
+class TagView(Mapping[str, tuple[str, str | None]]):
+    """:func:`tag_tools`, read afresh on every use (``searchgym.actions.TAG_TOOLS``)."""
+
+    def __getitem__(self, tag: str) -> tuple[str, str | None]:
+        return tag_tools()[tag]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(tag_tools())
+
+    def __len__(self) -> int:
+        return len(tag_tools())
+
+    def __repr__(self) -> str:
+        return repr(tag_tools())
