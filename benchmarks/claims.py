@@ -248,8 +248,8 @@ def main(argv: list[str] | None = None) -> int:
             "computed from the numbers. Do not edit by hand: rerun the command.", "",
             f"- command: `{command}`", f"- seeds: {args.seeds}; budget: {args.budget} env steps per training run",
             f"- commit: `{git['revision']}`{' (with uncommitted changes)' if git['dirty'] else ''}",
-            f"- wall time of this invocation: {time.monotonic() - start:.0f} s; the {runs} runs' own time (train + "
-            f"eval, summed, including earlier resumed invocations): {total_run_seconds:.0f} s",
+            f"- wall time of this invocation: {time.monotonic() - start:.0f} s; train + eval seconds of the {runs} "
+            f"runs' final attempts, summed (runs finished by an earlier invocation included): {total_run_seconds:.0f} s",
             f"- run folders: `{args.out}` (one comparison per part; `searchgym compare` results.md in each)", ""]
     args.results.parent.mkdir(parents=True, exist_ok=True)
     from searchgym.fileio import atomic_write_text
