@@ -8,7 +8,8 @@ done and the process judge's signals):
   same task with different seeds: one group of G single-agent trajectories per task;
 - :func:`collect_parallel` — a PettingZoo ``ParallelEnv``: for ``GroupSearchEnv`` one episode is a
   group of K trajectories; for ``TeamSearchEnv`` G episodes of a task give, for each role, a group
-  of G trajectories (so each agent's advantages are computed over its own rounds);
+  of G trajectories (so each agent's advantages are computed over its own rounds), or with
+  ``group_by="team"`` one group of every agent's trajectories;
 - :func:`evaluate_single` — dev episodes of ``SearchEnv`` copies (greedy or sampled), batched.
 
 The policy's forward pass is batched over every live agent that shares a member policy.
@@ -28,6 +29,9 @@ from .population import Population
 from .trajectory import Step, Trajectory
 
 SIGNAL_KEYS = ("contribution", "new_gold", "consistent")
+#: ``collect_parallel``'s groupings; "role" is "agent" (an agent is its role), "team" pools them all.
+GROUPINGS = ("auto", "episode", "agent", "role", "team")
+TEAM_GROUP = "team"
 
 
 @dataclass
@@ -126,10 +130,13 @@ def collect_parallel(
     """Groups from a PettingZoo ParallelEnv, or from a list of copies of one, stepped together.
 
     ``group_by="episode"``: each episode's K trajectories are one group (``GroupSearchEnv``: K
-    independent attempts). ``group_by="agent"``: for each agent, its trajectories over the
-    ``episodes_per_task`` episodes of a task are one group (``TeamSearchEnv``: a shared reward, so
-    a role is compared with itself). ``"auto"``: "episode" for a single episode per task, else
-    ``env.metadata["group_by"]`` (default "agent").
+    independent attempts). ``group_by="agent"`` (or ``"role"``, the same): for each agent, its
+    trajectories over the ``episodes_per_task`` episodes of a task are one group (``TeamSearchEnv``:
+    a shared reward, so a role is compared with itself). ``group_by="team"``: every agent's
+    trajectories of the task's episodes pooled into one group (the naive whole-team comparison,
+    which ranks a lead against a searcher). ``"auto"``: "episode" for a single episode per task,
+    else ``env.metadata["group_by"]`` (default "agent"). "role" and "team" need an env whose
+    agents share an episode (not one whose metadata says "episode").
 
     With a list of E envs, the episodes (task by task, episode seeds as with one env) are played E
     at a time and every live agent of every env goes through one policy batch per round (why:
@@ -143,8 +150,7 @@ def collect_parallel(
     envs = list(env) if isinstance(env, (list, tuple)) else [env]
     if not envs:
         raise ValueError("collect_parallel needs at least one env")
-    if group_by == "auto":
-        group_by = "episode" if episodes_per_task == 1 else envs[0].metadata.get("group_by", "agent")
+    group_by = _grouping(group_by, envs[0].metadata.get("group_by", "agent"), episodes_per_task)
     agents = list(envs[0].possible_agents)
     index_of = {a: k for k, a in enumerate(agents)}
     jobs = [(t, task_id, seed + t * episodes_per_task + e)
@@ -156,7 +162,8 @@ def collect_parallel(
                                          generator, greedy, record_state)
     groups: list[list[Trajectory]] = []
     stats = RolloutStats()
-    per_agent: dict[str, list[Trajectory]] = {a: [] for a in agents}
+    pooled = [TEAM_GROUP] if group_by == "team" else agents  # the groups a task's trajectories go to
+    per_agent: dict[str, list[Trajectory]] = {a: [] for a in pooled}
     for i, ((t, task_id, _), episode) in enumerate(zip(jobs, played)):
         trajectories = [Trajectory(steps, agent_id=a, group_id=f"{t}", task_id=task_id, success=ok)
                         for a, (steps, ok) in episode.items() if steps]
@@ -167,11 +174,24 @@ def collect_parallel(
             groups.append(trajectories)
         else:
             for tr in trajectories:
-                per_agent[tr.agent_id].append(tr)
+                per_agent[TEAM_GROUP if group_by == "team" else tr.agent_id].append(tr)
             if i + 1 == len(jobs) or jobs[i + 1][0] != t:  # the task's last episode: its groups are complete
                 groups.extend(g for g in per_agent.values() if g)
-                per_agent = {a: [] for a in agents}
+                per_agent = {a: [] for a in pooled}
     return groups, stats
+
+
+def _grouping(group_by: str, env_grouping: str, episodes_per_task: int) -> str:
+    """The effective grouping ("episode", "agent" or "team") of a collection, checked."""
+    if group_by not in GROUPINGS:
+        raise ValueError(f"unknown group_by {group_by!r}; accepted: {', '.join(GROUPINGS)}")
+    if group_by == "auto":
+        return "episode" if episodes_per_task == 1 else env_grouping
+    if group_by in ("role", "team") and env_grouping == "episode":
+        raise ValueError(f"group_by={group_by!r} compares the agents of one team across a task's episodes; this env's "
+                         "agents are independent attempts grouped per episode (metadata group_by='episode'): use "
+                         "group_by='auto'")
+    return "agent" if group_by == "role" else group_by
 
 
 def _run_parallel_episodes(envs, population, episodes, index_of, generator, greedy, record_state=False):

@@ -54,6 +54,7 @@ class RolloutPlan:
     seed: int
     episodes: int = 1  # parallel envs: episodes per task
     record_state: bool = False
+    group_by: str = "auto"  # parallel envs: collect_parallel's grouping (TrainConfig.group_by)
 
 
 def collect_task(env: Any, population: Any, plan: RolloutPlan, task_index: int,
@@ -65,7 +66,8 @@ def collect_task(env: Any, population: Any, plan: RolloutPlan, task_index: int,
         label: int | str = task_index
     else:
         groups, stats = collect_parallel(env, population, [task_id], plan.episodes, generator,
-                                         plan.seed + task_index * plan.episodes, record_state=plan.record_state)
+                                         plan.seed + task_index * plan.episodes, group_by=plan.group_by,
+                                         record_state=plan.record_state)
         label = f"{task_index}"
     for group in groups:
         for trajectory in group:
@@ -183,7 +185,7 @@ def _plan(trainer: Any, seed: int) -> RolloutPlan:
     if trainer.kind == "single":
         return RolloutPlan("single", seed)
     episodes = 1 if trainer.env.metadata.get("group_by") == "episode" else trainer.config.group_size
-    return RolloutPlan("parallel", seed, episodes, trainer.record_state)
+    return RolloutPlan("parallel", seed, episodes, trainer.record_state, trainer.config.group_by)
 
 
 def collect_with_workers(trainer: Any, task_ids: Sequence[str], seed: int) -> tuple[list, RolloutStats]:

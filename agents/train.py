@@ -79,6 +79,7 @@ class TrainConfig:
     device: str = "auto"
     rollout_workers: int = 0  # >= 1: rollouts on that many Ray actors (rollout_workers.py); 0: in process
     decoding: str = "sample"  # how the dev curve and the deployed policy act: see DECODINGS
+    group_by: str = "auto"  # team envs: "role" (each agent across a task's G episodes) or "team" (all pooled)
 
     def __post_init__(self) -> None:
         from .advantages import ADVANTAGE_ESTIMATORS, NEEDS_VALUES
@@ -94,6 +95,11 @@ class TrainConfig:
             value = getattr(self, section)
             if isinstance(value, dict):  # a checkpoint's or config.json's asdict() form
                 setattr(self, section, kind(**value))
+        if self.group_by not in ("auto", "role", "team"):
+            raise ValueError(f"unknown group_by {self.group_by!r}; accepted: auto, role, team")
+        if self.group_by != "auto" and env_spec(self.env_id).kind != "parallel":
+            raise ValueError(f"group_by={self.group_by!r} groups the agents of a team; {self.env_id} has one agent "
+                             "(use group_by='auto')")
 
 
 @dataclass
@@ -163,7 +169,7 @@ class Trainer:
             return collect_vector(self.env, self.population, task_ids, generator, seed, greedy)
         episodes = 1 if self.env.metadata.get("group_by") == "episode" else self.config.group_size
         return collect_parallel(self.envs, self.population, task_ids, episodes, generator, seed, greedy,
-                                record_state=self.record_state)
+                                group_by=self.config.group_by, record_state=self.record_state)
 
     # ------------------------------------------------------------------------------- update
     def update(self, groups: list) -> dict[str, float]:

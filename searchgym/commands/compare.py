@@ -8,12 +8,11 @@ runs and resumes unfinished ones.
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 from searchgym.harness.compare import Comparison, run_comparison
 from searchgym.harness.loggers import LOGGERS
-from searchgym.harness.methods import METHODS, parse_methods
+from searchgym.harness.methods import METHODS, parse_methods, parse_option_value
 from searchgym.suites import get_suite
 
 
@@ -38,17 +37,15 @@ def parse_options(items: list[str] | None) -> dict[str, object]:
         key, sep, value = item.partition("=")
         if not sep or not key:
             raise ValueError(f"an option looks like KEY=VALUE, got {item!r}")
-        try:
-            options[key] = json.loads(value)
-        except json.JSONDecodeError:
-            options[key] = value
+        options[key] = parse_option_value(value)
     return options
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--suite", required=True, help="suite id (see `searchgym suites`)")
     parser.add_argument("--methods", default="random,oracle",
-                        help=f"comma list of {', '.join(METHODS)}, import paths module:callable, or label=module:callable")
+                        help=f"comma list of {', '.join(METHODS)}, import paths module:callable, or label=module:callable; "
+                             "a labelled entry may take its own options: grpo_team=grpo[group_by=team;lr=0.001]")
     parser.add_argument("--seeds", default="1", help="number of seeds (3 -> 0,1,2) or a comma list")
     parser.add_argument("--budget", type=int, default=20_000, help="training budget in env steps")
     parser.add_argument("--device", default="auto", help="auto (CUDA where present), cpu, cuda or cuda:N")

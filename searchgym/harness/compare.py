@@ -75,7 +75,8 @@ class Comparison:
         threads = 1  # one torch thread per run: faster under load, and bit-identical reruns (see provenance)
         inline = self.workers == 1
         return [RunSpec(self.suite, method, seed, self.budget, self.out, self.device, self.policy,
-                        progress=self.progress and inline, threads=threads, options=dict(self.options),
+                        progress=self.progress and inline, threads=threads,
+                        options={**self.options, **dict(method.options)},
                         logger=self.logger)
                 for seed in self.seeds for method in self.methods]
 

@@ -98,6 +98,14 @@ for _spec in (
     MethodSpec("info_gain", INFO_GAIN, "info_gain", "seq-mean-token-mean", False,
                summary="turn rewards = increase of the policy's probability on a correct answer (IGPO-style)",
                paper="arXiv 2510.14967"),
+    # Role-aware grouping, explicit (team suites): each agent is compared with itself across the task's G
+    # episodes. ``--option group_by=team`` on grpo / cw_grpo pools every agent into one group instead.
+    MethodSpec("grpo_role", TRAINER, "grpo", "seq-mean-token-mean", False, defaults={"group_by": "role"},
+               summary="GRPO whose groups are one role's trajectories across a task's episodes (team suites)",
+               paper="arXiv 2402.03300"),
+    MethodSpec("cw_grpo_role", TRAINER, "cw_round", "seq-mean-token-mean", False, defaults={"group_by": "role"},
+               summary="CW-GRPO whose groups are one role's trajectories across a task's episodes (team suites)",
+               paper="arXiv 2604.14267"),
 ):
     register_spec(_spec)
 

@@ -3,7 +3,9 @@
 **A method** is a callable ``method(ctx: RunContext) -> Actor`` found by an import path
 ``"package.module:callable"``. :data:`METHODS` names the built-in ones; on the command line
 ``--methods cw_grpo,random,mypkg.mod:factory,mine=mypkg.mod:factory`` mixes names, import
-paths and ``label=path`` pairs. The harness calls it once per (method, seed) run, in a worker
+paths and ``label=path`` pairs. A labelled entry may carry options of its own, over the
+comparison's ``--option`` ones: ``grpo_team=grpo[group_by=team;lr=0.001]`` (so one comparison
+can run a method twice with different options). The harness calls it once per (method, seed) run, in a worker
 process, then evaluates the returned actor on the suite's test split.
 
 **RunContext** (what a method receives; see the dataclass below): ``suite`` (a
@@ -42,6 +44,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -58,7 +61,8 @@ METHODS: dict[str, str] = {
     "random": "searchgym.harness.methods:random_method",
     "oracle": "searchgym.harness.methods:oracle_method",
     **{name: f"searchgym.harness.method_specs:{name}"
-       for name in ("cw_grpo", "grpo", "dr_grpo", "mappo", "ippo", "coma", "mt_ppo", "gigpo", "info_gain")},
+       for name in ("cw_grpo", "grpo", "dr_grpo", "mappo", "ippo", "coma", "mt_ppo", "gigpo", "info_gain",
+                    "grpo_role", "cw_grpo_role")},
 }
 
 #: Named agent providers for ``searchgym evaluate --agent NAME``: name -> "module:callable",
@@ -74,6 +78,7 @@ AGENT_PROVIDERS: dict[str, str] = {
 #: A method label names a folder and a leaderboard row: no slashes, no "..", no spaces.
 LABEL_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$")
 _IMPORT_PATH = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
+_WITH_OPTIONS = re.compile(r"^(?P<head>[^\[\]]+)\[(?P<options>[^\[\]]+)\]$")
 
 
 class Actor(Protocol):
@@ -129,6 +134,32 @@ class MethodRef:
 
     label: str
     path: str
+    options: tuple[tuple[str, Any], ...] = ()  # this entry's own options, over the comparison's
+
+
+def parse_option_value(text: str) -> Any:
+    """An option's value: JSON when it parses (3, 0.5, true, null), else the text itself."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+def _split_options(entry: str) -> tuple[str, tuple[tuple[str, Any], ...]]:
+    """``"label=name[k=v;k2=v2]"`` -> (``"label=name"``, ((k, v), (k2, v2))); no brackets: no options."""
+    if "[" not in entry and "]" not in entry:
+        return entry, ()
+    match = _WITH_OPTIONS.match(entry)
+    if match is None or "=" not in match["head"]:
+        raise ValueError(f"method entry {entry!r}: options go in brackets after a labelled method, "
+                         f"e.g. grpo_team=grpo[group_by=team;lr=0.001]")
+    options = []
+    for item in match["options"].split(";"):
+        key, sep, value = item.strip().partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"method entry {entry!r}: an option looks like KEY=VALUE, got {item!r}")
+        options.append((key.strip(), parse_option_value(value.strip())))
+    return match["head"], tuple(options)
 
 
 def check_label(label: str) -> str:
@@ -139,15 +170,16 @@ def check_label(label: str) -> str:
 
 
 def resolve_method(entry: str) -> MethodRef:
-    """``"name"`` (from METHODS), ``"module:callable"`` or ``"label=module:callable"``."""
-    entry = entry.strip()
+    """``"name"`` (from METHODS), ``"module:callable"`` or ``"label=module:callable"``, the labelled
+    forms optionally followed by ``[key=value;...]`` (options of this entry only)."""
+    entry, options = _split_options(entry.strip())
     label, _, path = entry.rpartition("=") if "=" in entry else ("", "", entry)
     if path in METHODS:
-        return MethodRef(check_label(label or path), METHODS[path])
+        return MethodRef(check_label(label or path), METHODS[path], options)
     if not _IMPORT_PATH.match(path):
         raise ValueError(f"unknown method {entry!r}; built-in methods: {', '.join(METHODS)}; "
                          f"or give an import path 'package.module:callable' (optionally 'label=package.module:callable')")
-    return MethodRef(check_label(label or path.replace(":", ".")), path)
+    return MethodRef(check_label(label or path.replace(":", ".")), path, options)
 
 
 def parse_methods(text: str | list[str]) -> list[MethodRef]:

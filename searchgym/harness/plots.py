@@ -51,10 +51,12 @@ def _figure():
 
 
 def plot_learning_curves(curves: Mapping[str, Sequence[Series]], flat: Mapping[str, float], path: Path | str,
-                         title: str = "", labels: Sequence[str] | None = None) -> Path:
+                         title: str = "", labels: Sequence[str] | None = None, ylabel: str = "dev success",
+                         ylim: tuple[float, float] | None = (-0.02, 1.02)) -> Path:
     """One PNG: a line (and band) per learning method, a dashed line per non-learning method.
     ``labels`` fixes each method's colour (its position there), so every plot of a comparison
-    draws a method in the same colour."""
+    draws a method in the same colour. ``ylabel``/``ylim`` for another logged quantity (entropy:
+    ``ylim=None`` scales to the data and bands are not clipped to [0, 1])."""
     plt = _figure()
     fig, ax = plt.subplots(figsize=(7.5, 4.5), dpi=110)
     cycle = plt.rcParams["axes.prop_cycle"].by_key()["color"]
@@ -68,14 +70,16 @@ def plot_learning_curves(curves: Mapping[str, Sequence[Series]], flat: Mapping[s
         color = colors[label]
         ax.plot(steps, mean, marker="o", markersize=3, color=color, label=f"{label} (n={len(series)})")
         if np.isfinite(half).any():
-            ax.fill_between(steps, np.clip(mean - half, 0, 1), np.clip(mean + half, 0, 1), color=color, alpha=0.2,
-                            linewidth=0)
+            low, high = (mean - half, mean + half) if ylim is None else (np.clip(mean - half, 0, 1),
+                                                                          np.clip(mean + half, 0, 1))
+            ax.fill_between(steps, low, high, color=color, alpha=0.2, linewidth=0)
     for label, value in sorted(flat.items()):
         ax.axhline(value, linestyle="--", linewidth=1, color=colors[label],
                    label=f"{label} (no training)")
     ax.set_xlabel("training step (env steps)")
-    ax.set_ylabel("dev success")
-    ax.set_ylim(-0.02, 1.02)
+    ax.set_ylabel(ylabel)
+    if ylim is not None:
+        ax.set_ylim(*ylim)
     ax.grid(alpha=0.3)
     ax.set_title(title)
     if ax.get_legend_handles_labels()[0]:

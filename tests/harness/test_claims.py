@@ -1,0 +1,71 @@
+"""benchmarks/claims.py: Holm's correction by hand, the ablation variants, and the smoke mode end to end
+on tiny suites (RESULTS.md has the tables, the corrected p-values and a generated reading)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "baselines"))
+from baselines_helpers import SMALL_RUN, TINY_TEAM  # noqa: E402
+
+from searchgym.fileio import read_json  # noqa: E402
+from searchgym.harness.methods import parse_methods  # noqa: E402
+from searchgym.suites import Suite, register_suite  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+import claims  # noqa: E402
+import claims_report  # noqa: E402
+
+TINY_ROLES = register_suite(Suite("test-claims-roles-v0", 0, "TeamSearch-Candidates-v0", {"max_rounds": 4},
+                                  world_size="tiny", dev_size=4, test_size=4,
+                                  description="tests: lead, searcher and analyst, tiny world"))
+
+
+def test_holm_by_hand():
+    # sorted 0.01, 0.03, 0.04, 0.20 -> x4 = 0.04, x3 = 0.09, x2 = 0.08 (raised to 0.09), x1 = 0.20
+    assert claims_report.holm([0.01, 0.04, 0.03, 0.20]) == pytest.approx([0.04, 0.09, 0.09, 0.20])
+    assert claims_report.holm([0.5, 0.6]) == pytest.approx([1.0, 1.0])  # capped at 1
+
+
+def test_ablation_variants_are_plain_grpo_plus_their_flags():
+    refs = {r.label: dict(r.options) for r in parse_methods(claims.ablation_entries(["plain", "all", "clip_higher"]))}
+    assert refs["grpo_plain"] == {"loss.entropy_coef": 0.0}
+    assert refs["grpo_clip_higher"] == {"loss.entropy_coef": 0.0, "loss.eps_low": 0.2, "loss.eps_high": 0.28}
+    assert refs["grpo_all"]["loss.entropy_coef"] == 0.01 and refs["grpo_all"]["value_head"] is True
+    assert refs["grpo_all"]["calibration.batch_standardize"] is True
+    assert refs["grpo_all"]["calibration.learnable_baseline"] is True
+    with pytest.raises(ValueError, match="unknown ablation variants \\['everything'\\]"):
+        claims.ablation_entries(["everything"])
+
+
+def test_the_entropy_reading_says_collapse_only_below_the_threshold():
+    assert "IS seen" in claims_report.entropy_reading("x", 1.0, 0.1)
+    assert "no entropy collapse" in claims_report.entropy_reading("x", 1.0, 0.5)
+
+
+def test_smoke_mode_writes_the_tables_corrected_p_values_and_a_generated_reading(tmp_path):
+    out = tmp_path / "claims"
+    options = [f"{k}={v}" for k, v in SMALL_RUN.items()]
+    argv = ["--smoke", "--suite", TINY_TEAM.id, "--role-suite", TINY_ROLES.id, "--budget", "16", "--workers", "1",
+            "--methods", "cw_grpo,grpo,random", "--ablation", "plain,all", "--out", str(out)]
+    for option in options:
+        argv += ["--option", option]
+    assert claims.main(argv) == 0
+    text = (out / "RESULTS.md").read_text()
+    for needle in ("## 1. cw_grpo against every method", "## 2. Role-aware grouping", "## 3. Calibration ablation",
+                   "| Holm p |", "| cw_grpo_role - grpo_role |", "paired diff (method - grpo_plain)", "paired diff (cw_grpo - method)", "Per family",
+                   "BELOW the 5 seeds x 150 tasks", "The sign of cw_grpo > grpo", "policy entropy goes from",
+                   "- seeds: [0, 1]", "- commit: `"):
+        assert needle in text, needle
+    for name in ("main_dev_success", "roles_dev_success", "ablation_dev_success", "ablation_entropy"):
+        assert (out / "figures" / f"{name}.png").stat().st_size > 0
+        assert f"](figures/{name}.png)" in text
+    team = read_json(out / "roles" / "runs" / "grpo_team" / "seed1" / "config.json")
+    assert team["options"]["group_by"] == "team" and team["options"]["group_size"] == SMALL_RUN["group_size"]
+    main_table = text.split("## 1.")[1].split("Per family")[0]
+    grpo = [line.split(" | ") for line in main_table.splitlines() if line.startswith("| grpo | ")]
+    assert grpo and len(grpo[0]) == 6 and grpo[0][1] == "2"  # method, seeds, success, diff [CI], raw p, Holm p
+    assert grpo[0][3].startswith(("+", "-")) and "[" in grpo[0][3]
