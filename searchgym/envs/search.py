@@ -27,66 +27,43 @@ for this round (``new_gold``, ``consistent``, ``contribution``), the answer and 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
 
 from searchgym.candidates import CandidateGenerator
+from searchgym.envs.config import CONFIG_KWARGS, EnvConfig, resolve_config
+from searchgym.envs.info import ZEROED_RESET, episode_info
+from searchgym.envs.observation_data import ObservationLog
+from searchgym.envs.session import SearchSession
 from searchgym.envs.setup import env_setup
-from searchgym.envs.session import NO_REWARD, NO_SIGNALS, SearchSession, signals_info
-from searchgym.envs.spaces import (
-    candidate_action_space,
-    candidate_observation_space,
-    text_action_space,
-    text_observation_space,
-)
-from searchgym.scoring import RewardConfig
-from searchgym.world import World
+from searchgym.envs.spaces import episode_spaces
 
 
 class SearchEnv(gym.Env):
     """Single-agent search environment; see the module docstring for spaces and rewards."""
 
     metadata = {"render_modes": ["ansi"]}
+    #: Keywords taken through ``**kwargs`` (the registry lists them in its errors).
+    config_kwargs = CONFIG_KWARGS
 
-    def __init__(
-        self,
-        action_mode: str = "text",
-        tool_format: str = "hermes",
-        world_seed: int = 0,
-        world_size: str | int = "small",
-        split: str = "train",
-        families: Sequence[str] | None = None,
-        difficulty: str | None = None,
-        max_steps: int = 12,
-        max_candidates: int = 48,
-        max_obs_chars: int = 6000,
-        backend: str = "bm25s",
-        reward: RewardConfig | dict | None = None,
-        world: World | None = None,
-        render_mode: str | None = None,
-    ) -> None:
-        setup = env_setup(action_mode, tool_format, world_seed, world_size, split, families, difficulty, max_steps,
-                          max_candidates, max_obs_chars, backend, reward, world, render_mode)
+    def __init__(self, config: EnvConfig | None = None, **kwargs: Any) -> None:
+        self.env_config = resolve_config("SearchEnv", config, kwargs)
+        setup = env_setup(self.env_config)
         self.config, self.world, self.tools, self.tasks = setup.config, setup.world, setup.tools, setup.tasks
-        self.render_mode = render_mode
-        if action_mode == "candidates":
-            self.observation_space = candidate_observation_space(max_obs_chars, max_candidates,
-                                                                 self.config.max_candidate_chars)
-            self.action_space = candidate_action_space(max_candidates)
-        else:
-            self.observation_space = text_observation_space(max_obs_chars)
-            self.action_space = text_action_space(self.config.max_action_chars)
+        self.render_mode = self.env_config.render_mode
+        self.observation_space, self.action_space = episode_spaces(self.config)
         self.session: SearchSession | None = None
-        self.generator = CandidateGenerator(self.world, max_candidates)  # its memos outlive episodes
+        self.log: ObservationLog | None = None
+        self.generator = CandidateGenerator(self.world, self.config.max_candidates)  # its memos outlive episodes
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         super().reset(seed=seed)
         task = self.tasks.pick(self.np_random, options)
         self.session = SearchSession(self.world, self.tools, task, self.config, self.np_random,
                                      generator=self.generator)
+        self.log = ObservationLog(self.session)
         prompt = self.session.prompt() if self.config.action_mode == "text" else ""  # candidates: unused
         return self._observation(prompt), self._info(None)
 
@@ -94,6 +71,7 @@ class SearchEnv(gym.Env):
         if self.session is None:
             raise RuntimeError("call reset() before step()")
         outcome = self.session.act(action)
+        self.log.record(outcome)
         return (self._observation(outcome.text), float(outcome.reward["total"]), outcome.terminated,
                 outcome.truncated, self._info(outcome))
 
@@ -104,15 +82,15 @@ class SearchEnv(gym.Env):
         return self.session.candidate_observation()
 
     def _info(self, outcome) -> dict[str, Any]:
-        info = self.session.info()
-        info["reward_components"] = dict(outcome.reward) if outcome else dict(NO_REWARD)
-        info["signals"] = signals_info(outcome.signals) if outcome else dict(NO_SIGNALS)
-        info["invalid"] = bool(outcome.invalid) if outcome else False
-        info["format_error"] = bool(outcome.format_error) if outcome else False
-        if self.config.action_mode == "candidates":
-            info["action_mask"] = self.session.action_mask
-            info["candidates"] = list(self.session.candidates)
-        return info
+        data = self.log.data() if self.env_config.observation_data else None
+        return episode_info(self.session, outcome, self.config.action_mode == "candidates", ZEROED_RESET,
+                            observation_data=data)
+
+    def observation_data(self) -> dict[str, Any]:
+        """The structured data behind the current observation (see :mod:`searchgym.envs.observation_data`)."""
+        if self.log is None:
+            raise RuntimeError("call reset() before observation_data()")
+        return self.log.data()
 
     def render(self) -> str | None:
         if self.render_mode != "ansi" or self.session is None:

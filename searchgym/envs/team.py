@@ -49,6 +49,7 @@ gold-hop count / 8, task family one-hot; then per agent the group env's 16
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any, ClassVar
 
 import numpy as np
@@ -65,7 +66,9 @@ from searchgym.envs.blackboard import (
     padded,
     result_lines,
 )
-from searchgym.envs.group import AGENT_FIELDS, MultiSearchEnv
+from searchgym.envs.config import EnvConfig, resolve_config
+from searchgym.envs.info import EMPTY_RESET, episode_info
+from searchgym.envs.multi import AGENT_FIELDS, MultiSearchEnv
 from searchgym.envs.roles import Role, resolve_roles
 from searchgym.envs.session import TOOL_ORDER, SearchSession, StepOutcome, score_info
 from searchgym.envs.spaces import sanitize
@@ -87,16 +90,19 @@ class TeamSearchEnv(MultiSearchEnv):
                                           "is_parallelizable": True, "group_by": "agent"}
 
     def __init__(self, roles: str | Sequence[object] = "roles", team_size: int | None = None,
-                 reward_mode: str = "shared", max_rounds: int = 16, **kwargs: Any) -> None:
+                 reward_mode: str = "shared", max_rounds: int = 16, config: EnvConfig | None = None,
+                 **kwargs: Any) -> None:
+        own = ("roles", "team_size", "reward_mode", "max_rounds")
+        env_config = resolve_config("TeamSearchEnv", config, kwargs, own)
         if reward_mode not in REWARD_MODES:
             raise ValueError(f"reward_mode must be one of {REWARD_MODES}, got {reward_mode!r}")
-        if "max_steps" in kwargs:
+        if "max_steps" in kwargs or env_config.max_steps != EnvConfig.max_steps:
             raise ValueError("a team counts rounds: use max_rounds, not max_steps")
         if isinstance(max_rounds, bool) or not isinstance(max_rounds, int) or max_rounds < 1:
             raise ValueError(f"max_rounds must be a positive int, got {max_rounds!r}")
         self.roles: dict[str, Role] = {r.name: r for r in resolve_roles(roles, team_size)}
         self.reward_mode = reward_mode
-        super().__init__(list(self.roles), max_steps=max_rounds, **kwargs)
+        super().__init__(list(self.roles), replace(env_config, max_steps=max_rounds))
         self.max_rounds = max_rounds
         self.blackboard = Blackboard()
         self.reader: NoteReader | None = None
@@ -132,11 +138,11 @@ class TeamSearchEnv(MultiSearchEnv):
         for memo in (self._lines_memo, self._post_memo):
             if len(memo) > TEXT_MEMO_LIMIT:
                 memo.clear()
-        self.sessions = {
+        self._open({
             name: SearchSession(self.world, self.tools, self.task, self.config, rng, allowed_tools=role.tools,
                                 can_answer=role.can_answer, header=self._headers[name], generator=self.generator)
             for (name, role), rng in zip(self.roles.items(), rngs, strict=True)
-        }
+        })
         obs = {}
         for agent in self.agents:
             if self._candidate_mode():  # candidate observations do not show the prompt
@@ -190,6 +196,11 @@ class TeamSearchEnv(MultiSearchEnv):
         return parse_action(raw, self.config.tool_format, TOOL_ORDER, allow_team_actions=True)
 
     def _act(self, agent: str, raw: object) -> StepOutcome:
+        outcome = self._settle(agent, raw)
+        self.logs[agent].record(outcome)
+        return outcome
+
+    def _settle(self, agent: str, raw: object) -> StepOutcome:
         session = self.sessions[agent]
         action = self.decode(agent, raw)
         if isinstance(action, ParseError):
@@ -342,24 +353,22 @@ class TeamSearchEnv(MultiSearchEnv):
                 "answered_by": self.answered_by}
 
     def _info(self, agent: str, outcome: StepOutcome | None, reward: dict | None = None) -> dict[str, Any]:
-        session = self.sessions[agent]
         role = self.roles[agent]
-        info = session.info()
-        info["answer"] = self.sessions[self.answered_by].answer if self.answered_by else None
-        info["success"] = bool(self.team_score and self.team_score.success)
-        info["score"] = score_info(self.sessions[self.answered_by].score) if self.answered_by else None
-        info["role"] = {"name": role.name, "tools": list(role.tools), "can_answer": role.can_answer}
-        info["action"] = (outcome.action.render() if outcome.action else None) if outcome else None
-        info["reward_components"] = dict(reward) if reward else {}
-        info["signals"] = self._signals(outcome)
-        info["invalid"] = bool(outcome.invalid) if outcome else False
-        info["format_error"] = bool(outcome.format_error) if outcome else False
-        info["contribution"] = self.contribution(agent)
-        info["team"] = self.team_info()
-        if self._candidate_mode():
-            info["action_mask"] = session.action_mask
-            info["candidates"] = list(session.candidates)
-        return info
+        answered = self.sessions[self.answered_by] if self.answered_by else None
+        extra = {
+            "answer": answered.answer if answered else None,
+            "success": bool(self.team_score and self.team_score.success),
+            "score": score_info(answered.score) if answered else None,
+            "role": {"name": role.name, "tools": list(role.tools), "can_answer": role.can_answer},
+            "action": (outcome.action.render() if outcome.action else None) if outcome else None,
+            "contribution": self.contribution(agent),
+            "team": self.team_info(),
+        }
+        return episode_info(self.sessions[agent], outcome, self._candidate_mode(), EMPTY_RESET,
+                            reward=reward, extra=extra, observation_data=self._info_data(agent))
+
+    def _notes(self) -> list[Note]:
+        return list(self.blackboard.notes)
 
     def render(self) -> str | None:
         text = super().render()
