@@ -53,7 +53,8 @@ class GroupSearchEnv(MultiSearchEnv):
         if isinstance(group_size, bool) or not isinstance(group_size, int) or not 1 <= group_size <= 256:
             raise ValueError(f"group_size must be an int in 1..256, got {group_size!r}")
         self.group_size = group_size
-        super().__init__([f"agent_{i}" for i in range(group_size)], env_config)
+        super().__init__([f"agent_{i}" for i in range(group_size)], env_config,
+                         {"group_size": group_size, "config": env_config})
 
     def state_fields(self) -> list[str]:
         head = ["step", "done", "answered", "success", "mean_score", "best_gold_found", "gold_hops",
@@ -81,6 +82,7 @@ class GroupSearchEnv(MultiSearchEnv):
             terminations[agent], truncations[agent] = bool(outcome.terminated), bool(outcome.truncated)
             infos[agent] = self._info(agent, outcome)
         self.agents = [a for a in self.agents if not (terminations[a] or truncations[a])]
+        self._recorded(actions)
         return obs, rewards, terminations, truncations, infos
 
     def _observation(self, agent: str, text: str):

@@ -21,6 +21,7 @@ from pettingzoo import ParallelEnv
 from searchgym.candidates import CandidateGenerator
 from searchgym.envs.config import CONFIG_KWARGS, EnvConfig
 from searchgym.envs.observation_data import ObservationLog
+from searchgym.envs.replay import EpisodeRecord, load_env
 from searchgym.envs.session import SearchSession, StepOutcome
 from searchgym.envs.setup import env_setup
 from searchgym.envs.spaces import episode_spaces
@@ -44,8 +45,11 @@ class MultiSearchEnv(ParallelEnv):
     #: Keywords taken through ``**kwargs`` by the group and team envs (the registry lists them).
     config_kwargs = CONFIG_KWARGS
 
-    def __init__(self, agent_names: Sequence[str], env_config: EnvConfig) -> None:
+    def __init__(self, agent_names: Sequence[str], env_config: EnvConfig, recipe: Mapping[str, Any]) -> None:
+        """``recipe``: the keyword arguments that build this env again (what it pickles as)."""
         self.env_config = env_config
+        self.recipe = dict(recipe)
+        self.record: EpisodeRecord | None = None
         setup = env_setup(env_config)
         self.config, self.world, self.tools, self.tasks = setup.config, setup.world, setup.tools, setup.tasks
         self.generator = CandidateGenerator(self.world, self.config.max_candidates)
@@ -92,6 +96,7 @@ class MultiSearchEnv(ParallelEnv):
         """Seed, pick the task, and give each agent its own generator derived from the env's."""
         if seed is not None:
             self._np_random, _ = seeding.np_random(seed)
+        self.record = EpisodeRecord.start(self.np_random, options)
         options = dict(options or {})
         ignored = sorted(set(options) - set(RESET_OPTIONS))
         if ignored:  # PettingZoo's api_test passes {"options": 1}; say so rather than fail
@@ -103,6 +108,16 @@ class MultiSearchEnv(ParallelEnv):
         self.steps = 0
         self.last_outcomes = {}
         return [np.random.default_rng(int(s)) for s in seeds]
+
+    def _set_generator(self, generator: np.random.Generator, seed: int | None) -> None:
+        self._np_random = generator
+
+    def __reduce__(self):
+        return load_env, (type(self), self.recipe, self.record)
+
+    def _recorded(self, actions: Mapping[str, Any]) -> None:
+        """Remember a step's actions for pickling (after the step succeeded)."""
+        self.record.actions.append(dict(actions))
 
     def _check_actions(self, actions: Mapping[str, Any]) -> None:
         if not self.sessions:

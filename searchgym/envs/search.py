@@ -36,6 +36,7 @@ from searchgym.candidates import CandidateGenerator
 from searchgym.envs.config import CONFIG_KWARGS, EnvConfig, resolve_config
 from searchgym.envs.info import ZEROED_RESET, episode_info
 from searchgym.envs.observation_data import ObservationLog
+from searchgym.envs.replay import EpisodeRecord, load_env
 from searchgym.envs.session import SearchSession
 from searchgym.envs.setup import env_setup
 from searchgym.envs.spaces import episode_spaces
@@ -56,10 +57,12 @@ class SearchEnv(gym.Env):
         self.observation_space, self.action_space = episode_spaces(self.config)
         self.session: SearchSession | None = None
         self.log: ObservationLog | None = None
+        self.record: EpisodeRecord | None = None  # what pickling replays (see envs.replay)
         self.generator = CandidateGenerator(self.world, self.config.max_candidates)  # its memos outlive episodes
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         super().reset(seed=seed)
+        self.record = EpisodeRecord.start(self.np_random, options, self._np_random_seed)
         task = self.tasks.pick(self.np_random, options)
         self.session = SearchSession(self.world, self.tools, task, self.config, self.np_random,
                                      generator=self.generator)
@@ -72,6 +75,7 @@ class SearchEnv(gym.Env):
             raise RuntimeError("call reset() before step()")
         outcome = self.session.act(action)
         self.log.record(outcome)
+        self.record.actions.append(action)
         return (self._observation(outcome.text), float(outcome.reward["total"]), outcome.terminated,
                 outcome.truncated, self._info(outcome))
 
@@ -91,6 +95,12 @@ class SearchEnv(gym.Env):
         if self.log is None:
             raise RuntimeError("call reset() before observation_data()")
         return self.log.data()
+
+    def __reduce__(self):
+        return load_env, (type(self), {"config": self.env_config}, self.record)
+
+    def _set_generator(self, generator: np.random.Generator, seed: int | None) -> None:
+        self._np_random, self._np_random_seed = generator, seed
 
     def render(self) -> str | None:
         if self.render_mode != "ansi" or self.session is None:

@@ -102,7 +102,9 @@ class TeamSearchEnv(MultiSearchEnv):
             raise ValueError(f"max_rounds must be a positive int, got {max_rounds!r}")
         self.roles: dict[str, Role] = {r.name: r for r in resolve_roles(roles, team_size)}
         self.reward_mode = reward_mode
-        super().__init__(list(self.roles), replace(env_config, max_steps=max_rounds))
+        recipe = {"roles": roles, "team_size": team_size, "reward_mode": reward_mode, "max_rounds": max_rounds,
+                  "config": env_config}
+        super().__init__(list(self.roles), replace(env_config, max_steps=max_rounds), recipe)
         self.max_rounds = max_rounds
         self.blackboard = Blackboard()
         self.reader: NoteReader | None = None
@@ -181,6 +183,7 @@ class TeamSearchEnv(MultiSearchEnv):
             obs[agent] = self._observation(agent, text)
             infos[agent] = self._info(agent, outcome, rewards[agent])
         live = list(self.agents)
+        self._recorded(actions)
         if terminated or truncated:
             for session in self.sessions.values():
                 session.done = True
