@@ -56,23 +56,15 @@ import numpy as np
 
 from searchgym.actions import Action, ParseError, parse_action
 from searchgym.candidates import TEXT_MEMO_LIMIT, Round
-from searchgym.envs.blackboard import (
-    MAX_NOTE_CHARS,
-    MAX_POST_CANDIDATES,
-    Blackboard,
-    Note,
-    NoteEvidence,
-    NoteReader,
-    padded,
-    result_lines,
-)
+from searchgym.envs.blackboard import MAX_NOTE_CHARS, Blackboard, Note, NoteReader
 from searchgym.envs.config import EnvConfig, resolve_config
 from searchgym.envs.info import EMPTY_RESET, episode_info
 from searchgym.envs.multi import AGENT_FIELDS, MultiSearchEnv
 from searchgym.envs.roles import Role, resolve_roles
 from searchgym.envs.session import TOOL_ORDER, SearchSession, StepOutcome, score_info
 from searchgym.envs.spaces import sanitize
-from searchgym.judge import content_tokens, read_text
+from searchgym.envs.team_posts import TeamPosts
+from searchgym.judge import read_text
 from searchgym.tools.base import ToolResult
 from searchgym.world import FAMILIES
 
@@ -82,7 +74,7 @@ TEAM_AGENT_FIELDS = (*AGENT_FIELDS, "first_found", "notes_posted")
 WAIT = Action.wait().with_provenance("let teammates work this round")
 
 
-class TeamSearchEnv(MultiSearchEnv):
+class TeamSearchEnv(TeamPosts, MultiSearchEnv):
     """A team with a blackboard; see the module docstring."""
 
     # group_by: a shared reward, so trainers compare each role with itself across G episodes
@@ -264,70 +256,6 @@ class TeamSearchEnv(MultiSearchEnv):
         return rewards
 
     # ----------------------------------------------------------------------- observations
-    def latest_tool_round(self, agent: str) -> Round | None:
-        """The agent's latest successful tool call and its result (what it may post from)."""
-        return self._latest_tool_round.get(agent)
-
-    def _lines(self, agent: str) -> list[tuple[str, NoteEvidence, frozenset, str, frozenset[str]]]:
-        """(line, evidence, what it carries, padded text, words) for the lines of the agent's
-        latest tool result; computed once per result."""
-        rnd = self._latest_tool_round.get(agent)
-        cached = self._line_cache.get(agent)
-        if rnd is None or (cached is not None and cached[0] is rnd):
-            return cached[1] if cached is not None and rnd is not None else []
-        # What a line carries depends only on the round and the task: the same result gives the same lines.
-        result = rnd.result
-        key = (self.task.id, rnd.action, result.text, result.evidence_ids, rnd.fact_ids, rnd.calculator_value,
-               rnd.clock_year)
-        lines = self._lines_memo.get(key)
-        if lines is None:
-            lines = self._lines_memo[key] = self._read_lines(rnd)
-        self._line_cache[agent] = (rnd, lines)
-        return lines
-
-    def _read_lines(self, rnd: Round) -> list[tuple[str, NoteEvidence, frozenset, str, frozenset[str]]]:
-        lines = []
-        texts = result_lines(rnd)
-        for line, ev in zip(texts, self.reader.read_lines(texts, rnd)):
-            carried = frozenset(ev.evidence_ids) | ({ev.calculator_value} if ev.calculator_value else frozenset())
-            if carried:
-                lines.append((line, ev, carried, padded(line), frozenset(content_tokens(line))))
-        return lines
-
-    def post_options(self, agent: str) -> list[tuple[Action, NoteEvidence]]:
-        """Post candidates with what each would carry: lines of the agent's latest tool result
-        that carry evidence the blackboard lacks (one line per piece of evidence). Lines that
-        name something the team already talks about (the question, the call's argument, a note)
-        come first, then those sharing more of the question's words, then result order."""
-        lines = self._lines(agent)
-        if not lines:
-            return []
-        rnd = self._latest_tool_round[agent]
-        on_board = self.blackboard.evidence_ids | self.blackboard.calculator_values
-        known = {*self.sessions[agent].observed.question_names, *(n for note in self.blackboard.notes for n in note.names),
-                 *(str(v) for v in rnd.action.args.values())}
-        known_padded = [p for p in map(padded, known) if p.strip()]
-        question = self._question_words
-        scored, offered = [], set()
-        for order, (line, ev, carried, haystack, words) in enumerate(lines):
-            if not carried - on_board or carried in offered:
-                continue
-            offered.add(carried)
-            topical = any(n in haystack for n in known_padded)
-            scored.append((not topical, -len(words & question), order, line, ev))
-        provenance = f"share a line of your {rnd.action.tool} result"
-        ranked = sorted(scored, key=lambda s: s[:3])[:MAX_POST_CANDIDATES]
-        return [(self._post(line, provenance), ev) for *_, line, ev in ranked]
-
-    def _post(self, line: str, provenance: str) -> Action:
-        action = self._post_memo.get((line, provenance))
-        if action is None:
-            action = self._post_memo[(line, provenance)] = Action.post(line, provenance)
-        return action
-
-    def post_candidates(self, agent: str) -> list[Action]:
-        return [action for action, _ in self.post_options(agent)]
-
     def admissible_actions(self, agent: str) -> list[Action]:
         """The agent's candidate actions, ranked (candidate mode lists them shuffled)."""
         session = self.sessions[agent]
