@@ -3,7 +3,8 @@
 Why: the single-, group- and team envs took the same fourteen keywords and passed them on one by
 one. Now each env takes ``config=EnvConfig(...)`` and/or the same keywords as before
 (``SearchEnv(max_steps=8)``); keywords override the config's fields, and an unknown keyword is
-a ``TypeError`` that lists the accepted ones.
+a ``TypeError`` that lists the accepted ones. Through the registry the id's own keywords are
+keywords too: ``make("GroupSearch-v0", config=c)`` is text mode whatever ``c.action_mode`` says.
 """
 
 from __future__ import annotations
