@@ -1,27 +1,67 @@
 """GroupSearchEnv: K agents attempt the same task independently (the GRPO group as an env).
 
-A PettingZoo ``ParallelEnv`` with agents ``agent_0`` ... ``agent_{K-1}`` (``group_size``, default
-4). ``reset`` draws one task (with the env's seeded generator, or ``options={"task_id"|"split"}``)
-and opens one :class:`~searchgym.envs.session.SearchSession` per agent on it, each with its own
-generator derived from the reset seed (candidate shuffles differ per agent and are
-reproducible). Each agent sees only its own transcript and gets its own reward, exactly as in
-``SearchEnv`` (same action modes, tool formats, action spaces, reward components and info
-keys). An agent that has answered or run out of steps leaves ``env.agents`` after its last step
-and stays done (an action still passed for it is ignored; one for an unknown agent is an error).
+Ids: ``GroupSearch-v0`` (text), ``GroupSearch-Candidates-v0``; ``GroupSearch-Numeric-v0`` wraps
+the candidate one (:class:`searchgym.wrappers.NumericParallel`). A PettingZoo ``ParallelEnv``;
+``searchgym.make_aec`` gives its AEC view.
 
-Multi-agent observations are always dicts: ``{"text"}`` in text mode (what ``SearchEnv`` returns
-as a bare string), ``{"text", "candidates", "action_mask"}`` in candidate mode. PettingZoo's
-``api_test`` needs a dict (or a numpy array) at the top level, and one key reads the text in
-both modes.
+**Description**
 
-The world and its tools are built once (``shared_world`` / ``shared_tools``) and shared by every
-session. ``env.sessions`` maps agent -> live session (what the baselines act on).
+Agents ``agent_0`` ... ``agent_{K-1}`` (``group_size``, default 4) each get one
+:class:`~searchgym.envs.session.SearchSession` on the same task. Each sees only its own
+transcript and gets its own reward, exactly as in ``SearchEnv`` (same action modes, tool
+formats, reward components and info keys); trainers treat the K attempts as one GRPO group
+(``metadata["group_by"] == "episode"``). The world and its tools are built once
+(``shared_world`` / ``shared_tools``) and shared by every session; ``env.sessions`` maps agent
+-> live session (what the baselines act on).
 
-``state()`` (``state_space``: ``Box(0, 1, (7 + len(FAMILIES) + 16 K,), float32)``) is the global
-state for centralised critics; ``state_fields()`` names every entry. Header: step fraction,
-fraction of agents done, answered and successful, mean answer score, best gold-evidence
-fraction, the task's gold-hop count / 8, task family one-hot. Then, per agent (in
+**Action Space**
+
+Per agent, as ``SearchEnv``'s: ``Text(4000)`` in text mode, ``Discrete(max_candidates)`` in
+candidate mode. Each agent has its own space object (seeded separately by PettingZoo).
+
+**Observation Space**
+
+Per agent, always a dict (PettingZoo's ``api_test`` needs one, and one key reads the text in
+both modes): ``Dict(text=Text(max_obs_chars))`` in text mode (what ``SearchEnv`` returns as a
+bare string), ``{"text", "candidates", "action_mask"}`` in candidate mode, as ``SearchEnv``'s.
+The lines of the text are in docs/OBSERVATIONS.md; ``env.observation_data(agent)`` gives them
+as data.
+
+**Rewards**
+
+Each agent's own, as in ``SearchEnv`` (answer score minus step, invalid and format costs).
+
+**Starting State**
+
+``reset`` draws one task (with the env's seeded generator, or ``options={"task_id"|"split"}``;
+other options are ignored with a warning) and gives each agent its own generator derived from
+the reset seed, so candidate shuffles differ per agent and are reproducible.
+
+**Episode End**
+
+An agent that has answered (``terminated``) or run out of ``max_steps`` (``truncated``) leaves
+``env.agents`` after its last step and stays done (an action still passed for it is ignored;
+one for an unknown agent is an error). The episode ends when every agent is done.
+
+**State**
+
+``state()`` (``state_space``: ``Box(0, 1, (7 + len(FAMILIES) + 16 K,), float32)``) is the
+global state for centralised critics; ``state_fields()`` names every entry. Header: step
+fraction, fraction of agents done, answered and successful, mean answer score, best
+gold-evidence fraction, the task's gold-hop count / 8, task family one-hot. Then, per agent (in
 ``possible_agents`` order), the 16 entries of :data:`AGENT_FIELDS`.
+
+**Arguments**
+
+``GroupSearchEnv(group_size=4, config=EnvConfig(...), **kwargs)``; the keywords are the fields
+of :class:`searchgym.envs.config.EnvConfig`, as for ``SearchEnv``.
+
+**Version History**
+
+- v0: the first version. Later without a new id (observations unchanged): ``config=EnvConfig``,
+  ``observation_data(agent)``, spaces owned by each env, pickling by replay, the shared base
+  :class:`~searchgym.envs.multi.MultiSearchEnv` in its own module (still importable from here).
+  At reset ``reward_components`` and ``signals`` are empty dicts (``SearchEnv`` gives zeros).
 """
 
 from __future__ import annotations
