@@ -69,8 +69,10 @@ def registered() -> list[EnvSpec]:
 
 def accepted_kwargs(target: Any) -> list[str] | None:
     """Keyword names a class (following ``**kwargs`` up its bases) or a function takes; None when a
-    function passes arbitrary kwargs on (the env it makes checks them)."""
+    function passes arbitrary kwargs on (the env it makes checks them). A class whose ``**kwargs``
+    are the fields of an EnvConfig says so with a ``config_kwargs`` attribute (their names)."""
     chain = [c.__init__ for c in target.__mro__ if "__init__" in vars(c)] if isinstance(target, type) else [target]
+    config_kwargs = getattr(target, "config_kwargs", None)
     names: list[str] = []
     for function in chain:
         parameters = inspect.signature(function).parameters
@@ -78,6 +80,8 @@ def accepted_kwargs(target: Any) -> list[str] | None:
                   and p.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)]
         if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
             return names
+        if config_kwargs is not None:
+            return names + [n for n in config_kwargs if n not in names]
     return None
 
 

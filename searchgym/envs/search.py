@@ -1,92 +1,115 @@
 """SearchEnv: one agent answers one question per episode with search tools (Gymnasium).
 
-**Action modes**
+Ids: ``SearchQA-v0`` (text, Hermes tool calls), ``SearchQA-Tags-v0`` (text, Search-R1 tags),
+``SearchQA-Candidates-v0``, ``SearchQA-Candidates-Easy-v0`` (candidate actions); the
+``SearchQA-Numeric*`` ids wrap the candidate ones (:mod:`searchgym.wrappers`).
 
-- ``action_mode="text"``: the action is a string, a tool call in ``tool_format="hermes"``
-  (``<tool_call>{"name": "web_search", "arguments": {"query": "..."}}</tool_call>``) or ``"tags"``
-  (``<search>...</search>``), and ``<answer>...</answer>`` to finish. The observation is a string:
-  the prompt (question, tool schemas, accepted forms) after ``reset``, then each tool's result.
-  An unparseable action is an observation saying what is accepted, a format cost, and the
-  episode goes on.
-- ``action_mode="candidates"``: the action is an index into ``obs["candidates"]`` (up to
-  ``max_candidates`` admissible actions built from what the agent has seen, shuffled by the
-  env's generator). The observation is ``{"text", "candidates", "action_mask"}``; the mask is also
-  in ``info["action_mask"]``.
+**Description**
 
-**Reward**: the answer score on the answering step (token F1 for names, numeric match within 1%
-or 0.5 for numbers, set F1 for lists), minus ``step_cost`` per step, ``invalid_cost`` per invalid
-action and ``format_cost`` per unparseable one; ``info["reward_components"]`` shows each part.
+A seeded fictional world (people, companies, products, cities) holds the facts; the agent has
+``web_search``, ``knowledge_base``, ``calculator``, ``current_time`` and
+``ask_for_clarification``, and must answer a question (lookup, bridge, comparison, aggregate,
+temporal, ambiguous and list families) with as few steps as it can. A process judge marks each step that
+retrieves new gold evidence.
 
-**Episode end**: ``terminated`` when the agent answers; ``truncated`` at ``max_steps``.
+**Action Space**
 
-**Info**: task id and family, tool calls, gold evidence found so far, the process judge's signals
-for this round (``new_gold``, ``consistent``, ``contribution``), the answer and its score.
+- ``action_mode="text"``: ``Text(max_action_chars=4000)``, a tool call in ``tool_format="hermes"``
+  (``<tool_call>{"name": "web_search", "arguments": {"query": "..."}}</tool_call>``) or
+  ``"tags"`` (``<search>...</search>``), or ``<answer>...</answer>`` to finish.
+- ``action_mode="candidates"``: ``Discrete(max_candidates)``, an index into ``obs["candidates"]``
+  (the admissible actions built from what the agent has seen, shuffled by the env's generator).
 
-**Options** of ``reset``: ``{"task_id": id}`` or ``{"split": "train" | "dev" | "test"}``.
+**Observation Space**
+
+- text mode: ``Text(max_obs_chars)``: the prompt after ``reset`` (question, tool schemas,
+  accepted forms), then each step's result.
+- candidate mode: ``Dict(text=Text(max_obs_chars), candidates=Tuple(max_candidates x Text(300)),
+  action_mask=Box(0, 1, (max_candidates,), int8))``; the text is the transcript.
+
+The exact lines (``Question:``, ``Step k:``, the ``  <- `` provenance of a candidate) are in
+docs/OBSERVATIONS.md; :meth:`SearchEnv.observation_data` gives the same content as data.
+
+**Rewards**
+
+The answer score on the answering step (token F1 for names, numeric match within 1% or 0.5 for
+numbers, set F1 for lists; ``no_answer_score`` at truncation), minus ``step_cost`` per step,
+``invalid_cost`` per invalid action and ``format_cost`` per unparseable one (an unparseable
+action is an observation saying what is accepted, and the episode goes on).
+``info["reward_components"]`` shows each part; see :class:`searchgym.scoring.RewardConfig`.
+
+**Starting State**
+
+``reset`` draws a task of the env's split (with its seeded generator), or takes
+``options={"task_id": id}`` or ``options={"split": "train" | "dev" | "test"}``.
+
+**Episode End**
+
+``terminated`` when the agent answers; ``truncated`` after ``max_steps`` steps.
+
+**Info**
+
+Built by :func:`searchgym.envs.info.episode_info` (the keys are listed there): task id and
+family, tool calls, gold evidence found, the judge's ``signals`` (``new_gold``, ``consistent``,
+``contribution``), the answer and its score, ``reward_components``; in candidate mode
+``action_mask`` and ``candidates``.
+
+**Arguments**
+
+``SearchEnv(config=EnvConfig(...), **kwargs)``; the keywords are the fields of
+:class:`searchgym.envs.config.EnvConfig` (``action_mode``, ``tool_format``, ``world_seed``,
+``world_size``, ``split``, ``families``, ``difficulty``, ``max_steps``, ``max_candidates``,
+``max_obs_chars``, ``backend``, ``reward``, ``world``, ``render_mode``, ``observation_data``)
+and override the config's.
+
+**Version History**
+
+- v0: the first version. Later without a new id (observations unchanged): ``config=EnvConfig``,
+  ``observation_data()``, spaces owned by each env, pickling by replay (:mod:`searchgym.envs.replay`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
 
 from searchgym.candidates import CandidateGenerator
+from searchgym.envs.config import CONFIG_KWARGS, EnvConfig, resolve_config
+from searchgym.envs.info import ZEROED_RESET, episode_info
+from searchgym.envs.observation_data import ObservationLog
+from searchgym.envs.replay import EpisodeRecord, load_env
+from searchgym.envs.session import SearchSession
 from searchgym.envs.setup import env_setup
-from searchgym.envs.session import NO_REWARD, NO_SIGNALS, SearchSession, signals_info
-from searchgym.envs.spaces import (
-    candidate_action_space,
-    candidate_observation_space,
-    text_action_space,
-    text_observation_space,
-)
-from searchgym.scoring import RewardConfig
-from searchgym.world import World
+from searchgym.envs.spaces import episode_spaces
 
 
 class SearchEnv(gym.Env):
     """Single-agent search environment; see the module docstring for spaces and rewards."""
 
     metadata = {"render_modes": ["ansi"]}
+    #: Keywords taken through ``**kwargs`` (the registry lists them in its errors).
+    config_kwargs = CONFIG_KWARGS
 
-    def __init__(
-        self,
-        action_mode: str = "text",
-        tool_format: str = "hermes",
-        world_seed: int = 0,
-        world_size: str | int = "small",
-        split: str = "train",
-        families: Sequence[str] | None = None,
-        difficulty: str | None = None,
-        max_steps: int = 12,
-        max_candidates: int = 48,
-        max_obs_chars: int = 6000,
-        backend: str = "bm25s",
-        reward: RewardConfig | dict | None = None,
-        world: World | None = None,
-        render_mode: str | None = None,
-    ) -> None:
-        setup = env_setup(action_mode, tool_format, world_seed, world_size, split, families, difficulty, max_steps,
-                          max_candidates, max_obs_chars, backend, reward, world, render_mode)
+    def __init__(self, config: EnvConfig | None = None, **kwargs: Any) -> None:
+        self.env_config = resolve_config("SearchEnv", config, kwargs)
+        setup = env_setup(self.env_config)
         self.config, self.world, self.tools, self.tasks = setup.config, setup.world, setup.tools, setup.tasks
-        self.render_mode = render_mode
-        if action_mode == "candidates":
-            self.observation_space = candidate_observation_space(max_obs_chars, max_candidates,
-                                                                 self.config.max_candidate_chars)
-            self.action_space = candidate_action_space(max_candidates)
-        else:
-            self.observation_space = text_observation_space(max_obs_chars)
-            self.action_space = text_action_space(self.config.max_action_chars)
+        self.render_mode = self.env_config.render_mode
+        self.observation_space, self.action_space = episode_spaces(self.config)
         self.session: SearchSession | None = None
-        self.generator = CandidateGenerator(self.world, max_candidates)  # its memos outlive episodes
+        self.log: ObservationLog | None = None
+        self.record: EpisodeRecord | None = None  # what pickling replays (see envs.replay)
+        self.generator = CandidateGenerator(self.world, self.config.max_candidates)  # its memos outlive episodes
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         super().reset(seed=seed)
+        self.record = EpisodeRecord.start(self.np_random, options, self._np_random_seed)
         task = self.tasks.pick(self.np_random, options)
         self.session = SearchSession(self.world, self.tools, task, self.config, self.np_random,
                                      generator=self.generator)
+        self.log = ObservationLog(self.session)
         prompt = self.session.prompt() if self.config.action_mode == "text" else ""  # candidates: unused
         return self._observation(prompt), self._info(None)
 
@@ -94,6 +117,8 @@ class SearchEnv(gym.Env):
         if self.session is None:
             raise RuntimeError("call reset() before step()")
         outcome = self.session.act(action)
+        self.log.record(outcome)
+        self.record.actions.append(action)
         return (self._observation(outcome.text), float(outcome.reward["total"]), outcome.terminated,
                 outcome.truncated, self._info(outcome))
 
@@ -104,15 +129,21 @@ class SearchEnv(gym.Env):
         return self.session.candidate_observation()
 
     def _info(self, outcome) -> dict[str, Any]:
-        info = self.session.info()
-        info["reward_components"] = dict(outcome.reward) if outcome else dict(NO_REWARD)
-        info["signals"] = signals_info(outcome.signals) if outcome else dict(NO_SIGNALS)
-        info["invalid"] = bool(outcome.invalid) if outcome else False
-        info["format_error"] = bool(outcome.format_error) if outcome else False
-        if self.config.action_mode == "candidates":
-            info["action_mask"] = self.session.action_mask
-            info["candidates"] = list(self.session.candidates)
-        return info
+        data = self.log.data() if self.env_config.observation_data else None
+        return episode_info(self.session, outcome, self.config.action_mode == "candidates", ZEROED_RESET,
+                            observation_data=data)
+
+    def observation_data(self) -> dict[str, Any]:
+        """The structured data behind the current observation (see :mod:`searchgym.envs.observation_data`)."""
+        if self.log is None:
+            raise RuntimeError("call reset() before observation_data()")
+        return self.log.data()
+
+    def __reduce__(self):
+        return load_env, (type(self), {"config": self.env_config}, self.record)
+
+    def _set_generator(self, generator: np.random.Generator, seed: int | None) -> None:
+        self._np_random, self._np_random_seed = generator, seed
 
     def render(self) -> str | None:
         if self.render_mode != "ansi" or self.session is None:

@@ -1,4 +1,8 @@
-"""Observation and action spaces shared by the single- and multi-agent envs.
+"""Observation and action spaces of the single- and multi-agent envs.
+
+Every call builds new space objects: a space holds its own random generator, so envs (and each
+agent of a multi-agent env) must not share one, or seeding or sampling one env would move the
+samples of another.
 
 Text spaces need a finite character set. Observations are sanitised into ``OBS_CHARSET``
 (printable ASCII plus Latin-1 letters; accents of other letters are stripped, anything else
@@ -11,7 +15,6 @@ from __future__ import annotations
 import re
 import string
 import unicodedata
-from functools import lru_cache
 
 import numpy as np
 from gymnasium import spaces
@@ -45,7 +48,6 @@ def text_space(max_length: int) -> spaces.Text:
     return spaces.Text(max_length=max_length, min_length=0, charset=_CHARSET_STR)
 
 
-@lru_cache(maxsize=64)
 def candidate_observation_space(max_obs_chars: int, max_candidates: int, max_candidate_chars: int) -> spaces.Dict:
     """``{"text", "candidates" (tuple of N strings, "" padded), "action_mask" (int8, N)}``."""
     return spaces.Dict({
@@ -55,16 +57,26 @@ def candidate_observation_space(max_obs_chars: int, max_candidates: int, max_can
     })
 
 
-@lru_cache(maxsize=64)
 def text_observation_space(max_obs_chars: int) -> spaces.Text:
     return text_space(max_obs_chars)
 
 
-@lru_cache(maxsize=64)
 def text_action_space(max_action_chars: int) -> spaces.Text:
     return text_space(max_action_chars)
 
 
-@lru_cache(maxsize=64)
 def candidate_action_space(max_candidates: int) -> spaces.Discrete:
     return spaces.Discrete(max_candidates)
+
+
+def episode_spaces(config, text_in_dict: bool = False) -> tuple[spaces.Space, spaces.Space]:
+    """New (observation space, action space) for an episode config (``EpisodeConfig``).
+
+    ``text_in_dict``: text-mode observations as ``{"text"}`` (the multi-agent envs, which
+    PettingZoo's tests need as dicts) instead of a bare string."""
+    if config.action_mode == "candidates":
+        return (candidate_observation_space(config.max_obs_chars, config.max_candidates, config.max_candidate_chars),
+                candidate_action_space(config.max_candidates))
+    observation = text_observation_space(config.max_obs_chars)
+    return (spaces.Dict({"text": observation}) if text_in_dict else observation,
+            text_action_space(config.max_action_chars))

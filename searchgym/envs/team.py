@@ -1,75 +1,108 @@
 """TeamSearchEnv: a team with roles shares one task and one blackboard (PettingZoo).
 
-**Agents** are the roles (``roles="roles"``: ``lead``, ``searcher``, ``analyst``;
+Ids: ``TeamSearch-v0`` / ``TeamSearch-Candidates-v0`` (roles), ``TeamSearch-Generalists-v0`` /
+``TeamSearch-Generalists-Candidates-v0``; ``TeamSearch-Numeric-v0`` wraps the roles candidate
+one. A PettingZoo ``ParallelEnv``; the AEC view is ``searchgym.make_aec``.
+
+**Description**
+
+The agents are the roles (``roles="roles"``: ``lead``, ``searcher``, ``analyst``;
 ``roles="generalists"``: ``generalist_0`` ... ``generalist_{team_size-1}``; or a list of role
 dicts, see :mod:`searchgym.envs.roles`). Each is a
 :class:`~searchgym.envs.session.SearchSession` limited to its role's tools (a call to another
 tool is refused with a message and the invalid cost; in text mode actions are parsed with every
-tool name, so the refusal is a refusal, not a parse error). The AEC view is
-``pettingzoo.utils.parallel_to_aec(env)`` (``searchgym.make_aec``).
+tool name, so the refusal is a refusal, not a parse error). Every agent acts each round,
+simultaneously: a tool call (its result is seen by the caller only), ``post`` (a note on the
+blackboard; at most ``MAX_NOTE_CHARS`` characters), ``wait``, or, for a role with
+``can_answer``, the team's answer. Notes are read by the other agents at the end of the round
+(see :mod:`searchgym.envs.blackboard`: a note becomes a round of each reader's ``Observed``
+record, so an analyst can calculate over numbers a searcher posted and the lead can answer from
+the blackboard).
 
-**Rounds**: every agent acts each round, simultaneously: a tool call (its result is seen by the
-caller only), ``post`` (a note on the blackboard; at most ``MAX_NOTE_CHARS`` characters),
-``wait``, or, for a role with ``can_answer``, the team's answer. Notes are read by the other
-agents at the end of the round (see :mod:`searchgym.envs.blackboard`: a note becomes a round of
-each reader's ``Observed`` record, so an analyst can calculate over numbers a searcher posted
-and the lead can answer from the blackboard). The episode ends for everyone when a
-``can_answer`` agent submits an answer (``terminated``; if several answer in one round the first
-in ``possible_agents`` order is the team's) or after ``max_rounds`` rounds (``truncated``).
+**Action Space**
 
-**Observations** (dicts, as in ``GroupSearchEnv``; one space object per agent): in text mode,
-``{"text"}``: the prompt (role, tools, accepted forms including ``<post>``/``<wait/>``, the question), then each
-round the agent's own result followed by the notes teammates posted that round. In candidate
-mode, ``{"text", "candidates", "action_mask"}``: the text is the agent's transcript with the
-blackboard; candidates are the single-agent ones (from what the agent saw, notes included) for
-its tools, plus ``post`` candidates (lines of its latest tool result that carry evidence the
-blackboard lacks, those naming what the team talks about first, at most ``MAX_POST_CANDIDATES``)
-and ``wait`` (always admissible).
+Per agent, as ``SearchEnv``'s (``Text(4000)`` or ``Discrete(max_candidates)``), plus the team
+actions ``<post>...</post>`` and ``<wait/>`` in text mode. In candidate mode the candidates are
+the single-agent ones for the role's tools (from what the agent saw, notes included), ``post``
+candidates (lines of its latest tool result that carry evidence the blackboard lacks, those
+naming what the team talks about first, at most ``MAX_POST_CANDIDATES``; see
+:mod:`searchgym.envs.team_posts`) and ``wait`` (always admissible).
 
-**Reward** (``reward_mode``): ``"shared"``: every agent gets the team's answer score (on the
-last round; ``no_answer_score`` at the round limit) plus the team's costs (the sum of every
-agent's step, invalid and format costs that round). ``"shared+individual"``: the team's answer
-score plus the agent's own costs.
+**Observation Space**
 
-**Info** per agent: the ``SearchEnv`` keys (``answer``/``success``/``score`` are the team's),
-``role``, ``action`` (this round's, rendered), ``signals`` (this agent's process signals:
-``new_gold_ids``, ``new_gold``, ``consistent``, ``reason``, ``contribution`` = u*v),
-``contribution`` = ``{"first_found": [gold ids this agent retrieved before any teammate (ties
-credit every agent of that round)], "on_blackboard": {id: bool}, "share": fraction of the
-task's gold evidence}``, ``team`` (``round``, ``notes``, ``evidence_found``,
-``evidence_on_blackboard``, ``answered_by``), and in candidate mode ``action_mask`` and
-``candidates``.
+Per agent, dicts as in ``GroupSearchEnv`` (one space object per agent). Text mode ``{"text"}``:
+the prompt (role header, tools, accepted forms including ``<post>``/``<wait/>``, the question,
+the blackboard), then each round the agent's own result followed by the notes teammates posted
+that round. Candidate mode ``{"text", "candidates", "action_mask"}``: the text is the agent's
+transcript with the whole blackboard. The lines are in docs/OBSERVATIONS.md;
+``env.observation_data(agent)`` gives them as data, notes included.
 
-**state()**: ``Box(0, 1)`` float32, named by ``state_fields()``: round fraction, answered,
+**Rewards** (``reward_mode``)
+
+``"shared"``: every agent gets the team's answer score (on the last round; ``no_answer_score``
+at the round limit) plus the team's costs (the sum of every agent's step, invalid and format
+costs that round). ``"shared+individual"``: the team's answer score plus the agent's own costs.
+
+**Starting State**
+
+As ``GroupSearchEnv``: one task per ``reset`` (``options={"task_id"|"split"}``), one generator per
+agent derived from the reset seed, an empty blackboard.
+
+**Episode End**
+
+For everyone at once: when a ``can_answer`` agent submits an answer (``terminated``; if several
+answer in one round the first in ``possible_agents`` order is the team's) or after
+``max_rounds`` rounds (``truncated``).
+
+**Info** per agent
+
+The ``SearchEnv`` keys (``answer``/``success``/``score`` are the team's), ``role``, ``action``
+(this round's, rendered), ``signals`` (this agent's process signals: ``new_gold_ids``,
+``new_gold``, ``consistent``, ``reason``, ``contribution`` = u*v), ``contribution`` =
+``{"first_found": [gold ids this agent retrieved before any teammate (ties credit every agent
+of that round)], "on_blackboard": {id: bool}, "share": fraction of the task's gold evidence}``,
+``team`` (``round``, ``notes``, ``evidence_found``, ``evidence_on_blackboard``,
+``answered_by``), and in candidate mode ``action_mask`` and ``candidates``.
+
+**State**
+
+``state()``: ``Box(0, 1)`` float32, named by ``state_fields()``: round fraction, answered,
 team success and score, team gold found, gold on the blackboard, notes / (K * max_rounds),
-gold-hop count / 8, task family one-hot; then per agent the group env's 16
-``AGENT_FIELDS`` plus ``first_found`` (gold share retrieved first) and ``notes_posted``.
+gold-hop count / 8, task family one-hot; then per agent the group env's 16 ``AGENT_FIELDS``
+plus ``first_found`` (gold share retrieved first) and ``notes_posted``.
+
+**Arguments**
+
+``TeamSearchEnv(roles="roles", team_size=None, reward_mode="shared", max_rounds=16,
+config=EnvConfig(...), **kwargs)``; the keywords are the fields of
+:class:`searchgym.envs.config.EnvConfig` except ``max_steps`` (a team counts ``max_rounds``).
+
+**Version History**
+
+- v0: the first version. Later without a new id (observations unchanged): ``config=EnvConfig``,
+  ``observation_data(agent)``, spaces owned by each env, pickling by replay. At reset
+  ``reward_components`` and ``signals`` are empty dicts (``SearchEnv`` gives zeros).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any, ClassVar
 
 import numpy as np
 
 from searchgym.actions import Action, ParseError, parse_action
 from searchgym.candidates import TEXT_MEMO_LIMIT, Round
-from searchgym.envs.blackboard import (
-    MAX_NOTE_CHARS,
-    MAX_POST_CANDIDATES,
-    Blackboard,
-    Note,
-    NoteEvidence,
-    NoteReader,
-    padded,
-    result_lines,
-)
-from searchgym.envs.group import AGENT_FIELDS, MultiSearchEnv
+from searchgym.envs.blackboard import MAX_NOTE_CHARS, Blackboard, Note, NoteReader
+from searchgym.envs.config import EnvConfig, resolve_config
+from searchgym.envs.info import EMPTY_RESET, episode_info
+from searchgym.envs.multi import AGENT_FIELDS, MultiSearchEnv
 from searchgym.envs.roles import Role, resolve_roles
 from searchgym.envs.session import TOOL_ORDER, SearchSession, StepOutcome, score_info
 from searchgym.envs.spaces import sanitize
-from searchgym.judge import content_tokens, read_text
+from searchgym.envs.team_posts import TeamPosts
+from searchgym.judge import read_text
 from searchgym.tools.base import ToolResult
 from searchgym.world import FAMILIES
 
@@ -79,7 +112,7 @@ TEAM_AGENT_FIELDS = (*AGENT_FIELDS, "first_found", "notes_posted")
 WAIT = Action.wait().with_provenance("let teammates work this round")
 
 
-class TeamSearchEnv(MultiSearchEnv):
+class TeamSearchEnv(TeamPosts, MultiSearchEnv):
     """A team with a blackboard; see the module docstring."""
 
     # group_by: a shared reward, so trainers compare each role with itself across G episodes
@@ -87,16 +120,21 @@ class TeamSearchEnv(MultiSearchEnv):
                                           "is_parallelizable": True, "group_by": "agent"}
 
     def __init__(self, roles: str | Sequence[object] = "roles", team_size: int | None = None,
-                 reward_mode: str = "shared", max_rounds: int = 16, **kwargs: Any) -> None:
+                 reward_mode: str = "shared", max_rounds: int = 16, config: EnvConfig | None = None,
+                 **kwargs: Any) -> None:
+        own = ("roles", "team_size", "reward_mode", "max_rounds")
+        env_config = resolve_config("TeamSearchEnv", config, kwargs, own)
         if reward_mode not in REWARD_MODES:
             raise ValueError(f"reward_mode must be one of {REWARD_MODES}, got {reward_mode!r}")
-        if "max_steps" in kwargs:
+        if "max_steps" in kwargs or env_config.max_steps != EnvConfig.max_steps:
             raise ValueError("a team counts rounds: use max_rounds, not max_steps")
         if isinstance(max_rounds, bool) or not isinstance(max_rounds, int) or max_rounds < 1:
             raise ValueError(f"max_rounds must be a positive int, got {max_rounds!r}")
         self.roles: dict[str, Role] = {r.name: r for r in resolve_roles(roles, team_size)}
         self.reward_mode = reward_mode
-        super().__init__(list(self.roles), max_steps=max_rounds, **kwargs)
+        recipe = {"roles": roles, "team_size": team_size, "reward_mode": reward_mode, "max_rounds": max_rounds,
+                  "config": env_config}
+        super().__init__(list(self.roles), replace(env_config, max_steps=max_rounds), recipe)
         self.max_rounds = max_rounds
         self.blackboard = Blackboard()
         self.reader: NoteReader | None = None
@@ -132,11 +170,11 @@ class TeamSearchEnv(MultiSearchEnv):
         for memo in (self._lines_memo, self._post_memo):
             if len(memo) > TEXT_MEMO_LIMIT:
                 memo.clear()
-        self.sessions = {
+        self._open({
             name: SearchSession(self.world, self.tools, self.task, self.config, rng, allowed_tools=role.tools,
                                 can_answer=role.can_answer, header=self._headers[name], generator=self.generator)
             for (name, role), rng in zip(self.roles.items(), rngs, strict=True)
-        }
+        })
         obs = {}
         for agent in self.agents:
             if self._candidate_mode():  # candidate observations do not show the prompt
@@ -175,6 +213,7 @@ class TeamSearchEnv(MultiSearchEnv):
             obs[agent] = self._observation(agent, text)
             infos[agent] = self._info(agent, outcome, rewards[agent])
         live = list(self.agents)
+        self._recorded(actions)
         if terminated or truncated:
             for session in self.sessions.values():
                 session.done = True
@@ -190,6 +229,11 @@ class TeamSearchEnv(MultiSearchEnv):
         return parse_action(raw, self.config.tool_format, TOOL_ORDER, allow_team_actions=True)
 
     def _act(self, agent: str, raw: object) -> StepOutcome:
+        outcome = self._settle(agent, raw)
+        self.logs[agent].record(outcome)
+        return outcome
+
+    def _settle(self, agent: str, raw: object) -> StepOutcome:
         session = self.sessions[agent]
         action = self.decode(agent, raw)
         if isinstance(action, ParseError):
@@ -250,70 +294,6 @@ class TeamSearchEnv(MultiSearchEnv):
         return rewards
 
     # ----------------------------------------------------------------------- observations
-    def latest_tool_round(self, agent: str) -> Round | None:
-        """The agent's latest successful tool call and its result (what it may post from)."""
-        return self._latest_tool_round.get(agent)
-
-    def _lines(self, agent: str) -> list[tuple[str, NoteEvidence, frozenset, str, frozenset[str]]]:
-        """(line, evidence, what it carries, padded text, words) for the lines of the agent's
-        latest tool result; computed once per result."""
-        rnd = self._latest_tool_round.get(agent)
-        cached = self._line_cache.get(agent)
-        if rnd is None or (cached is not None and cached[0] is rnd):
-            return cached[1] if cached is not None and rnd is not None else []
-        # What a line carries depends only on the round and the task: the same result gives the same lines.
-        result = rnd.result
-        key = (self.task.id, rnd.action, result.text, result.evidence_ids, rnd.fact_ids, rnd.calculator_value,
-               rnd.clock_year)
-        lines = self._lines_memo.get(key)
-        if lines is None:
-            lines = self._lines_memo[key] = self._read_lines(rnd)
-        self._line_cache[agent] = (rnd, lines)
-        return lines
-
-    def _read_lines(self, rnd: Round) -> list[tuple[str, NoteEvidence, frozenset, str, frozenset[str]]]:
-        lines = []
-        texts = result_lines(rnd)
-        for line, ev in zip(texts, self.reader.read_lines(texts, rnd)):
-            carried = frozenset(ev.evidence_ids) | ({ev.calculator_value} if ev.calculator_value else frozenset())
-            if carried:
-                lines.append((line, ev, carried, padded(line), frozenset(content_tokens(line))))
-        return lines
-
-    def post_options(self, agent: str) -> list[tuple[Action, NoteEvidence]]:
-        """Post candidates with what each would carry: lines of the agent's latest tool result
-        that carry evidence the blackboard lacks (one line per piece of evidence). Lines that
-        name something the team already talks about (the question, the call's argument, a note)
-        come first, then those sharing more of the question's words, then result order."""
-        lines = self._lines(agent)
-        if not lines:
-            return []
-        rnd = self._latest_tool_round[agent]
-        on_board = self.blackboard.evidence_ids | self.blackboard.calculator_values
-        known = {*self.sessions[agent].observed.question_names, *(n for note in self.blackboard.notes for n in note.names),
-                 *(str(v) for v in rnd.action.args.values())}
-        known_padded = [p for p in map(padded, known) if p.strip()]
-        question = self._question_words
-        scored, offered = [], set()
-        for order, (line, ev, carried, haystack, words) in enumerate(lines):
-            if not carried - on_board or carried in offered:
-                continue
-            offered.add(carried)
-            topical = any(n in haystack for n in known_padded)
-            scored.append((not topical, -len(words & question), order, line, ev))
-        provenance = f"share a line of your {rnd.action.tool} result"
-        ranked = sorted(scored, key=lambda s: s[:3])[:MAX_POST_CANDIDATES]
-        return [(self._post(line, provenance), ev) for *_, line, ev in ranked]
-
-    def _post(self, line: str, provenance: str) -> Action:
-        action = self._post_memo.get((line, provenance))
-        if action is None:
-            action = self._post_memo[(line, provenance)] = Action.post(line, provenance)
-        return action
-
-    def post_candidates(self, agent: str) -> list[Action]:
-        return [action for action, _ in self.post_options(agent)]
-
     def admissible_actions(self, agent: str) -> list[Action]:
         """The agent's candidate actions, ranked (candidate mode lists them shuffled)."""
         session = self.sessions[agent]
@@ -342,24 +322,22 @@ class TeamSearchEnv(MultiSearchEnv):
                 "answered_by": self.answered_by}
 
     def _info(self, agent: str, outcome: StepOutcome | None, reward: dict | None = None) -> dict[str, Any]:
-        session = self.sessions[agent]
         role = self.roles[agent]
-        info = session.info()
-        info["answer"] = self.sessions[self.answered_by].answer if self.answered_by else None
-        info["success"] = bool(self.team_score and self.team_score.success)
-        info["score"] = score_info(self.sessions[self.answered_by].score) if self.answered_by else None
-        info["role"] = {"name": role.name, "tools": list(role.tools), "can_answer": role.can_answer}
-        info["action"] = (outcome.action.render() if outcome.action else None) if outcome else None
-        info["reward_components"] = dict(reward) if reward else {}
-        info["signals"] = self._signals(outcome)
-        info["invalid"] = bool(outcome.invalid) if outcome else False
-        info["format_error"] = bool(outcome.format_error) if outcome else False
-        info["contribution"] = self.contribution(agent)
-        info["team"] = self.team_info()
-        if self._candidate_mode():
-            info["action_mask"] = session.action_mask
-            info["candidates"] = list(session.candidates)
-        return info
+        answered = self.sessions[self.answered_by] if self.answered_by else None
+        extra = {
+            "answer": answered.answer if answered else None,
+            "success": bool(self.team_score and self.team_score.success),
+            "score": score_info(answered.score) if answered else None,
+            "role": {"name": role.name, "tools": list(role.tools), "can_answer": role.can_answer},
+            "action": (outcome.action.render() if outcome.action else None) if outcome else None,
+            "contribution": self.contribution(agent),
+            "team": self.team_info(),
+        }
+        return episode_info(self.sessions[agent], outcome, self._candidate_mode(), EMPTY_RESET,
+                            reward=reward, extra=extra, observation_data=self._info_data(agent))
+
+    def _notes(self) -> list[Note]:
+        return list(self.blackboard.notes)
 
     def render(self) -> str | None:
         text = super().render()

@@ -15,7 +15,6 @@ every step. Here ``agents`` stays ``possible_agents`` until the whole episode en
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping
 from typing import Any
 
@@ -47,16 +46,23 @@ class NumericParallel(ParallelEnv):
         self._env_masks: dict[str, np.ndarray] = {}
         self._finished: dict[str, bool] = {}
         self._answered: dict[str, bool] = {}
+        self._spaces: dict[str, tuple[spaces.Box, spaces.Discrete]] = {}
 
-    @functools.lru_cache(maxsize=None)  # noqa: B019 - PettingZoo: the same space object per agent
     def observation_space(self, agent: str) -> spaces.Box:
-        self._check(agent)
-        return spaces.Box(0.0, 1.0, shape=(self.layout.size,), dtype=np.float32)
+        return self._agent_spaces(agent)[0]
 
-    @functools.lru_cache(maxsize=None)  # noqa: B019
     def action_space(self, agent: str) -> spaces.Discrete:
-        self._check(agent)
-        return spaces.Discrete(self.layout.max_candidates)
+        return self._agent_spaces(agent)[1]
+
+    def _agent_spaces(self, agent: str) -> tuple[spaces.Box, spaces.Discrete]:
+        """Built once per wrapper and agent (PettingZoo wants the same object per agent). Kept on
+        the instance: an ``lru_cache`` on the method would hold every wrapper alive for good."""
+        found = self._spaces.get(agent)
+        if found is None:
+            self._check(agent)
+            found = self._spaces[agent] = (spaces.Box(0.0, 1.0, shape=(self.layout.size,), dtype=np.float32),
+                                           spaces.Discrete(self.layout.max_candidates))
+        return found
 
     def _check(self, agent: str) -> None:
         if agent not in self.possible_agents:

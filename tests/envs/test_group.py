@@ -1,11 +1,10 @@
-"""GroupSearchEnv: the PettingZoo contract on every group id, K independent sessions on one task,
+"""GroupSearchEnv (its PettingZoo checks are in test_conformance): K independent sessions on one task,
 per-agent seeding, finished agents leaving, and the global state."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, seed_test
 
 import searchgym
 from searchgym.baselines import OracleAgent, RandomAgent
@@ -23,14 +22,8 @@ def group(**kwargs) -> GroupSearchEnv:
     return GroupSearchEnv(**{"world_size": "tiny", **kwargs})
 
 
-@pytest.mark.filterwarnings("ignore")
-@pytest.mark.parametrize("env_id", GROUP_IDS)
-def test_pettingzoo_api_and_seed_tests_pass_on_every_group_id(env_id):
-    assert len(GROUP_IDS) == 3  # text, candidates, numeric (wrapped candidates)
-    parallel_api_test(searchgym.make(env_id, world_size="tiny"), num_cycles=40)
-    api_test(searchgym.make_aec(env_id, world_size="tiny"), num_cycles=20)
-    parallel_seed_test(lambda: searchgym.make(env_id, world_size="tiny"), num_cycles=20)
-    seed_test(lambda: searchgym.make_aec(env_id, world_size="tiny"), num_cycles=20)
+def test_the_group_ids():
+    assert GROUP_IDS == ["GroupSearch-Candidates-v0", "GroupSearch-Numeric-v0", "GroupSearch-v0"]
 
 
 def test_every_agent_gets_the_same_task_with_its_own_shuffle_and_shared_tools():

@@ -1,4 +1,4 @@
-"""SearchEnv: the Gymnasium contract, determinism, the oracle's ceiling, the random floor,
+"""SearchEnv (its Gymnasium checks are in test_conformance): determinism, the oracle's ceiling, the random floor,
 robustness to malformed actions, and the reward components."""
 
 from __future__ import annotations
@@ -8,21 +8,12 @@ import sys
 
 import numpy as np
 import pytest
-from gymnasium.utils.env_checker import check_env
 
 import searchgym
 from searchgym.baselines import OracleAgent, RandomAgent
 from searchgym.envs.search import SearchEnv
 from searchgym.harness.evaluate import play_session_agent, summarise_predictions
 from searchgym.world import FAMILIES
-
-SINGLE_IDS = [s.id for s in searchgym.registered() if s.kind == "single"]
-
-
-@pytest.mark.parametrize("env_id", SINGLE_IDS)
-def test_check_env_passes_on_every_single_agent_id(env_id):
-    env = searchgym.make(env_id, world_size="tiny")
-    check_env(env.unwrapped, skip_render_check=True)
 
 
 def test_gymnasium_make_reaches_the_same_env():

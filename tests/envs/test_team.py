@@ -1,4 +1,4 @@
-"""TeamSearchEnv: the PettingZoo contract on every team id, roles and permissions, the blackboard,
+"""TeamSearchEnv (its PettingZoo checks are in test_conformance): roles and permissions, the blackboard,
 contributions, shared rewards, the oracle team's ceiling and the random team's floor."""
 
 from __future__ import annotations
@@ -7,7 +7,6 @@ import collections
 
 import numpy as np
 import pytest
-from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, seed_test
 
 import searchgym
 from searchgym.actions import Action
@@ -39,14 +38,10 @@ def play(env: TeamSearchEnv, agent_fn, seed: int = 0, task_id: str | None = None
 
 
 # ----------------------------------------------------------------------------- PettingZoo API
-@pytest.mark.filterwarnings("ignore")
-@pytest.mark.parametrize("env_id", TEAM_IDS)
-def test_pettingzoo_api_and_seed_tests_pass_on_every_team_id(env_id):
-    assert len(TEAM_IDS) == 5  # roles and generalists, text and candidates; numeric (wrapped roles candidates)
-    parallel_api_test(searchgym.make(env_id, world_size="tiny"), num_cycles=40)
-    api_test(searchgym.make_aec(env_id, world_size="tiny"), num_cycles=20)
-    parallel_seed_test(lambda: searchgym.make(env_id, world_size="tiny"), num_cycles=20)
-    seed_test(lambda: searchgym.make_aec(env_id, world_size="tiny"), num_cycles=20)
+def test_the_team_ids():
+    # roles and generalists, text and candidates; numeric (wrapped roles candidates)
+    assert TEAM_IDS == ["TeamSearch-Candidates-v0", "TeamSearch-Generalists-Candidates-v0",
+                        "TeamSearch-Generalists-v0", "TeamSearch-Numeric-v0", "TeamSearch-v0"]
 
 
 def test_spaces_are_cached_per_agent_and_observations_stay_inside_them():

@@ -1,0 +1,54 @@
+"""Pickling an env as its recipe: the EnvConfig and the episode so far, replayed on load.
+
+Why: an env's world and search tools are shared by every env of the process (and the tools hold
+a lock and a search index), so an env does not pickle them. It pickles what rebuilds it: its
+config, the state of its random generator when the episode's task was drawn, the reset options
+and the actions taken since. Loading builds the env (fetching the shared world and tools of the
+new process), restores the generator and replays the actions; episodes are deterministic given
+these, so the loaded env continues exactly as the original would.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+
+@dataclass
+class EpisodeRecord:
+    """What replays the current episode: generator state at reset, options, actions since."""
+
+    rng_state: dict[str, Any]
+    options: dict[str, Any] | None
+    seed: int | None = None  # the seed the generator came from, where the env keeps it (Gymnasium)
+    actions: list[Any] = field(default_factory=list)
+
+    @classmethod
+    def start(cls, rng: np.random.Generator, options: dict[str, Any] | None, seed: int | None = None) -> EpisodeRecord:
+        return cls(rng.bit_generator.state, dict(options) if options is not None else None, seed)
+
+
+def generator_from(state: dict[str, Any]) -> np.random.Generator:
+    """A generator in exactly ``state`` (a ``bit_generator.state`` dict)."""
+    bit_generator = getattr(np.random, state["bit_generator"])()
+    bit_generator.state = state
+    return np.random.Generator(bit_generator)
+
+
+def load_env(cls: type, kwargs: dict[str, Any], record: EpisodeRecord | None) -> Any:
+    """Unpickle: build ``cls(**kwargs)`` and bring it to where ``record`` left the original
+    (``reset`` without a seed from the restored generator draws the same task; then every action
+    again). The env restores its generator in ``_set_generator``."""
+    env = cls(**kwargs)
+    if record is None:
+        return env
+    env._set_generator(generator_from(record.rng_state), record.seed)
+    with warnings.catch_warnings():  # ignored reset options warned the first time
+        warnings.simplefilter("ignore")
+        env.reset(options=record.options)
+    for action in record.actions:
+        env.step(action)
+    return env

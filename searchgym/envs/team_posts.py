@@ -1,0 +1,82 @@
+"""TeamPosts: the ``post`` candidates of a team env (which lines of a result to offer).
+
+Why a module of its own: it is the team env's largest piece of candidate logic, with memos that
+outlive episodes. A mixin of :class:`~searchgym.envs.team.TeamSearchEnv`; it reads the env's
+``task``, ``sessions``, ``blackboard``, ``reader``, ``_latest_tool_round``, ``_line_cache``,
+``_lines_memo``, ``_post_memo`` and ``_question_words`` (set up and reset there).
+"""
+
+from __future__ import annotations
+
+from searchgym.actions import Action
+from searchgym.candidates import Round
+from searchgym.envs.blackboard import MAX_POST_CANDIDATES, NoteEvidence, padded, result_lines
+from searchgym.judge import content_tokens
+
+
+class TeamPosts:
+    """Post candidates: lines of an agent's latest tool result that carry evidence the board lacks."""
+
+    def latest_tool_round(self, agent: str) -> Round | None:
+        """The agent's latest successful tool call and its result (what it may post from)."""
+        return self._latest_tool_round.get(agent)
+
+    def _lines(self, agent: str) -> list[tuple[str, NoteEvidence, frozenset, str, frozenset[str]]]:
+        """(line, evidence, what it carries, padded text, words) for the lines of the agent's
+        latest tool result; computed once per result."""
+        rnd = self._latest_tool_round.get(agent)
+        cached = self._line_cache.get(agent)
+        if rnd is None or (cached is not None and cached[0] is rnd):
+            return cached[1] if cached is not None and rnd is not None else []
+        # What a line carries depends only on the round and the task: the same result gives the same lines.
+        result = rnd.result
+        key = (self.task.id, rnd.action, result.text, result.evidence_ids, rnd.fact_ids, rnd.calculator_value,
+               rnd.clock_year)
+        lines = self._lines_memo.get(key)
+        if lines is None:
+            lines = self._lines_memo[key] = self._read_lines(rnd)
+        self._line_cache[agent] = (rnd, lines)
+        return lines
+
+    def _read_lines(self, rnd: Round) -> list[tuple[str, NoteEvidence, frozenset, str, frozenset[str]]]:
+        lines = []
+        texts = result_lines(rnd)
+        for line, ev in zip(texts, self.reader.read_lines(texts, rnd)):
+            carried = frozenset(ev.evidence_ids) | ({ev.calculator_value} if ev.calculator_value else frozenset())
+            if carried:
+                lines.append((line, ev, carried, padded(line), frozenset(content_tokens(line))))
+        return lines
+
+    def post_options(self, agent: str) -> list[tuple[Action, NoteEvidence]]:
+        """Post candidates with what each would carry: lines of the agent's latest tool result
+        that carry evidence the blackboard lacks (one line per piece of evidence). Lines that
+        name something the team already talks about (the question, the call's argument, a note)
+        come first, then those sharing more of the question's words, then result order."""
+        lines = self._lines(agent)
+        if not lines:
+            return []
+        rnd = self._latest_tool_round[agent]
+        on_board = self.blackboard.evidence_ids | self.blackboard.calculator_values
+        known = {*self.sessions[agent].observed.question_names, *(n for note in self.blackboard.notes for n in note.names),
+                 *(str(v) for v in rnd.action.args.values())}
+        known_padded = [p for p in map(padded, known) if p.strip()]
+        question = self._question_words
+        scored, offered = [], set()
+        for order, (line, ev, carried, haystack, words) in enumerate(lines):
+            if not carried - on_board or carried in offered:
+                continue
+            offered.add(carried)
+            topical = any(n in haystack for n in known_padded)
+            scored.append((not topical, -len(words & question), order, line, ev))
+        provenance = f"share a line of your {rnd.action.tool} result"
+        ranked = sorted(scored, key=lambda s: s[:3])[:MAX_POST_CANDIDATES]
+        return [(self._post(line, provenance), ev) for *_, line, ev in ranked]
+
+    def _post(self, line: str, provenance: str) -> Action:
+        action = self._post_memo.get((line, provenance))
+        if action is None:
+            action = self._post_memo[(line, provenance)] = Action.post(line, provenance)
+        return action
+
+    def post_candidates(self, agent: str) -> list[Action]:
+        return [action for action, _ in self.post_options(agent)]
