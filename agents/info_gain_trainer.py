@@ -36,7 +36,7 @@ def answer_text(candidate: str) -> str | None:
 
 
 class InfoGainTrainer(Trainer):
-    """See the module docstring; everything but the annotation is the shared Trainer."""
+    """See the module docstring; everything but the annotation (the ``annotate`` hook) is the shared Trainer."""
 
     def correct_mask(self, task_id: str, obs: dict) -> np.ndarray:
         task = self._first_env().world.task_by_id[task_id]
@@ -48,7 +48,8 @@ class InfoGainTrainer(Trainer):
         return correct
 
     @torch.no_grad()
-    def annotate(self, groups: list) -> None:
+    def annotate(self, groups: list) -> dict[str, float]:
+        """Each step's gold mass under the current policy (the hook the shared update calls first)."""
         for group in groups:
             for traj in group:
                 policy = self.population.policy_for(self._agent_index(traj.agent_id))
@@ -57,10 +58,5 @@ class InfoGainTrainer(Trainer):
                 for t, step in enumerate(traj.steps):
                     correct = self.correct_mask(traj.task_id, step.obs)
                     step.signals[GOLD_MASS] = float(probs[t, : len(correct)][correct].sum())
-
-    def update(self, groups: list) -> dict[str, float]:
-        self.annotate(groups)
-        stats = super().update(groups)
         masses = [s.signals[GOLD_MASS] for g in groups for t in g for s in t.steps]
-        stats["info_gain/gold_mass_mean"] = float(np.mean(masses)) if masses else 0.0
-        return stats
+        return {"info_gain/gold_mass_mean": float(np.mean(masses)) if masses else 0.0}
