@@ -36,8 +36,9 @@ Observation contract: {"text": str, "candidates": tuple[str, ...] (length N, pad
 "action_mask": int8 array (N,)}; at least one admissible action.
 
 Modules: trajectory (Step, Trajectory), advantages (estimator registry: gae, grpo, dr_grpo,
-cw_value, cw_round), calibration (flags applied by Calibrator), losses (PPO surrogate, dual
-clip, clipped value loss, aggregations), encoders / encoder_hash / encoder_minilm / encoder_hf,
+cw_value, cw_round), calibration (flags applied by Calibrator), losses (policy-loss registry:
+ppo_clip with dual clip, pg; clipped value loss), aggregation (the table of loss aggregations),
+encoders / encoder_hash / encoder_minilm / encoder_hf,
 policy (CandidatePolicy, make_policy), population (Population, best_member, MajorityVote, distill),
 rollout (collect_vector for SearchEnv in a Gymnasium vector env, collect_parallel for the group
 and the team), train (Trainer, TrainConfig: the loop above with checkpoints; harness_method is
@@ -71,7 +72,8 @@ from .calibration import (
     standardize_advantages,
 )
 from .encoders import ENCODERS, TextEncoder, make_encoder, resolve_device
-from .losses import AGGREGATIONS, LossConfig, aggregate, fit_value, policy_loss, value_loss
+from .aggregation import AGGREGATIONS, aggregate, get_aggregation, register_aggregation
+from .losses import POLICY_LOSSES, LossConfig, fit_value, get_policy_loss, policy_loss, register_policy_loss, value_loss
 from .policy import CandidatePolicy, LexicalOverlap, batch_observations, make_policy, question_of
 from .population import (
     POPULATION_MODES,
@@ -88,6 +90,7 @@ __all__ = [
     "ADVANTAGE_ESTIMATORS",
     "AGGREGATIONS",
     "ENCODERS",
+    "POLICY_LOSSES",
     "POPULATION_MODES",
     "AdvantageConfig",
     "AdvantageResult",
@@ -114,13 +117,17 @@ __all__ = [
     "ensemble_probs",
     "fit_value",
     "gae",
+    "get_aggregation",
+    "get_policy_loss",
     "greedy_agreement",
     "grpo_group_advantages",
     "make_encoder",
     "make_policy",
     "policy_loss",
     "question_of",
+    "register_aggregation",
     "register_estimator",
+    "register_policy_loss",
     "resolve_device",
     "reward_to_go",
     "round_weights",

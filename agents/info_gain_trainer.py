@@ -36,31 +36,34 @@ def answer_text(candidate: str) -> str | None:
 
 
 class InfoGainTrainer(Trainer):
-    """See the module docstring; everything but the annotation is the shared Trainer."""
+    """See the module docstring; everything but the annotation (the ``annotate`` hook) is the shared Trainer."""
 
-    def correct_mask(self, task_id: str, obs: dict) -> np.ndarray:
+    def correct_mask(self, task_id: str, obs: dict, scored: dict[tuple[str, str], bool] | None = None) -> np.ndarray:
+        """Which admissible candidates of ``obs`` answer the task correctly. ``scored`` memoises
+        (task, answer) -> correct: the attempts of a group see mostly the same answers."""
         task = self._first_env().world.task_by_id[task_id]
         mask = np.asarray(obs["action_mask"]).astype(bool)
+        scored = {} if scored is None else scored
         correct = np.zeros(len(obs["candidates"]), dtype=bool)
         for j, candidate in enumerate(obs["candidates"]):
             text = answer_text(str(candidate)) if mask[j] else None
-            correct[j] = text is not None and score_answer(task, text).success
+            if text is not None:
+                if (task_id, text) not in scored:
+                    scored[task_id, text] = score_answer(task, text).success
+                correct[j] = scored[task_id, text]
         return correct
 
     @torch.no_grad()
-    def annotate(self, groups: list) -> None:
+    def annotate(self, groups: list) -> dict[str, float]:
+        """Each step's gold mass under the current policy (the hook the shared update calls first)."""
+        scored: dict[tuple[str, str], bool] = {}  # for this batch only: the memo stays small
         for group in groups:
             for traj in group:
                 policy = self.population.policy_for(self._agent_index(traj.agent_id))
                 logits, _ = policy([s.obs for s in traj.steps])
                 probs = torch.softmax(logits.float(), dim=-1).cpu().numpy()
                 for t, step in enumerate(traj.steps):
-                    correct = self.correct_mask(traj.task_id, step.obs)
+                    correct = self.correct_mask(traj.task_id, step.obs, scored)
                     step.signals[GOLD_MASS] = float(probs[t, : len(correct)][correct].sum())
-
-    def update(self, groups: list) -> dict[str, float]:
-        self.annotate(groups)
-        stats = super().update(groups)
         masses = [s.signals[GOLD_MASS] for g in groups for t in g for s in t.steps]
-        stats["info_gain/gold_mass_mean"] = float(np.mean(masses)) if masses else 0.0
-        return stats
+        return {"info_gain/gold_mass_mean": float(np.mean(masses)) if masses else 0.0}

@@ -10,8 +10,6 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-import torch
-
 from searchgym.registry import spec as env_spec
 
 from .advantages import AdvantageConfig
@@ -103,7 +101,6 @@ def harness_method(ctx: Any) -> Any:
                          "e.g. env SearchQA-v0 or env_kwargs action_mode='text')")
     config.env_id, config.env_kwargs = suite.env_id, env_kwargs
     config.budget, config.seed, config.device = int(ctx.budget), int(ctx.seed), str(ctx.device)
-    torch.set_num_threads(max(1, int(getattr(ctx, "threads", 1))))
     trainer = LLMTrainer(config, out_dir=ctx.checkpoint_dir, log=ctx.log)
     trainer.train(progress=ctx.progress)
     policies = trainer.members[0] if trainer.kind == "single" else trainer.policies

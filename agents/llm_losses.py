@@ -8,14 +8,14 @@ CW-GRPO round contribution: the round's weighted share).
 
 Per scored token: r = exp(logp - logp_old); PPO clip with ``eps_low`` / ``eps_high`` and the
 optional dual clip, reduced by :func:`searchgym.agents.losses.policy_loss` with one of the three
-aggregations of :func:`searchgym.agents.losses.aggregate` (``token-mean``,
-``seq-mean-token-mean``, ``seq-mean-token-sum-norm``), the sequence being the agent's episode.
+aggregations of :mod:`searchgym.agents.aggregation` (``token-mean``, ``seq-mean-token-mean``,
+``seq-mean-token-sum``, ``seq-mean-token-sum-norm``), the sequence being the agent's episode.
 Optional KL to a frozen reference, the k3 estimator: k3 = exp(ref - logp) - (ref - logp) - 1,
 aggregated the same way and added with ``kl_coef``.
 
 Micro-batches: a batch too large for one forward pass is split; :func:`token_policy_loss` weighs
-each micro-batch's aggregated loss by its share (of scored tokens for ``token-mean``, of sequences
-otherwise), so the summed gradients equal those of the whole batch at once (tested).
+each micro-batch's aggregated loss by its share (of scored tokens or of sequences: the mode's
+``weight_by``), so the summed gradients equal those of the whole batch at once (tested).
 """
 
 from __future__ import annotations
@@ -26,7 +26,8 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from .losses import AGGREGATIONS, LossConfig, aggregate, policy_loss
+from .aggregation import aggregate, check_norm_length, get_aggregation
+from .losses import LossConfig, policy_loss
 
 
 @dataclass
@@ -40,16 +41,16 @@ class LLMLossConfig:
     entropy_coef: float = 0.0  # > 0 adds an entropy bonus (full-vocabulary entropy with gradient)
 
     def __post_init__(self) -> None:
-        if self.aggregation not in AGGREGATIONS:
-            raise ValueError(f"unknown loss aggregation {self.aggregation!r}; accepted: {list(AGGREGATIONS)}")
+        get_aggregation(self.aggregation)
         if self.kl_coef < 0 or self.entropy_coef < 0:
             raise ValueError(f"kl_coef and entropy_coef must be >= 0; got {self.kl_coef}, {self.entropy_coef}")
         self.ppo()  # validates eps and dual clip (and norm_length once set)
 
     def ppo(self) -> LossConfig:
         """The candidate-policy loss config with the same clip and aggregation."""
-        norm = self.norm_length if self.aggregation == "seq-mean-token-sum-norm" else None
-        if self.aggregation == "seq-mean-token-sum-norm" and norm is None:
+        needs_length = get_aggregation(self.aggregation).needs_norm_length
+        norm = self.norm_length if needs_length else None
+        if needs_length and norm is None:
             norm = 1  # placeholder while the trainer has not set it; token_policy_loss insists
         return LossConfig(eps_low=self.eps_low, eps_high=self.eps_high, dual_clip=self.dual_clip,
                           entropy_coef=self.entropy_coef, aggregation=self.aggregation, norm_length=norm)
@@ -179,8 +180,7 @@ def token_policy_loss(log_probs: Tensor, batch: TokenBatch, config: LLMLossConfi
     behaviour policy's; ``total_tokens`` / ``total_sequences`` count the scored tokens and
     sequences of the whole (mini-)batch the optimiser step covers.
     """
-    if config.aggregation == "seq-mean-token-sum-norm" and not config.norm_length:
-        raise ValueError("aggregation 'seq-mean-token-sum-norm' needs LLMLossConfig.norm_length > 0 (tokens)")
+    check_norm_length(config.aggregation, config.norm_length, "LLMLossConfig.norm_length (in tokens)")
     if batch.old_log_probs is None:
         raise ValueError("the batch has no old_log_probs; compute them before the update")
     sel = batch.loss_mask
@@ -198,7 +198,7 @@ def token_policy_loss(log_probs: Tensor, batch: TokenBatch, config: LLMLossConfi
         kl = aggregate(k3_kl(new, batch.ref_log_probs[sel]), seq, ppo.aggregation, ppo.norm_length)
         loss = loss + config.kl_coef * kl
         stats["loss/kl_ref"] = float(kl.detach())
-    if config.aggregation == "token-mean":
+    if get_aggregation(config.aggregation).weight_by == "tokens":
         weight = n_tokens / max(total_tokens, 1)
     else:
         weight = int(sel.any(dim=1).sum()) / max(total_sequences, 1)

@@ -11,9 +11,10 @@ One iteration:
 4. the behaviour log-probs (and the frozen reference's, with ``kl_coef`` > 0) in a no-grad pass,
    then ``update_epochs`` passes of token-level PPO (``llm_losses``) in mini-batches of
    ``mini_batch_size`` sequences (micro-batches of ``micro_batch_size`` per forward pass);
-5. every ``eval_every`` iterations, greedy success on a fixed dev subset; a checkpoint
-   (weights, optimisers, the generator, counters) written atomically every ``save_every``
-   iterations, so a resumed run makes the same next update as an uninterrupted one.
+5. every ``eval_every`` iterations, greedy success on a fixed dev subset; the row, then
+   (every ``save_every`` iterations) a checkpoint (weights, optimisers, the generator, counters)
+   written atomically (``trainer_base``), so a resumed run makes the same next update as an
+   uninterrupted one.
 
 ``searchgym train --policy llm`` calls :func:`train_from_args`.
 """
@@ -29,10 +30,9 @@ from typing import Any
 
 import numpy as np
 import torch
-from tqdm import tqdm
 
 import searchgym
-from searchgym.fileio import append_jsonl, atomic_torch_save, atomic_write_json
+from searchgym.fileio import atomic_write_json
 from searchgym.registry import spec as env_spec
 
 from .advantages import AdvantageConfig, compute_advantages
@@ -49,6 +49,7 @@ from .llm_losses import (
 )
 from .llm_policy import LLMPolicy, SamplingConfig, enable_checkpointing, load_model, vllm_available
 from .llm_rollout import LLMEpisode, RolloutConfig, collect_llm_parallel, collect_llm_single
+from .trainer_base import TrainerBase
 
 METHOD_ESTIMATORS = {"cw_grpo": "cw_round", "grpo": "grpo", "dr_grpo": "dr_grpo"}
 #: GRPO and CW-GRPO weigh every episode the same; Dr.GRPO divides token sums by a constant.
@@ -128,13 +129,13 @@ class LLMTrainState:
     wall_seconds: float = 0.0
 
 
-class LLMTrainer:
+class LLMTrainer(TrainerBase):
     """Owns the envs, the model(s), the optimisers and the generator of one run."""
 
     def __init__(self, config: LLMTrainConfig, out_dir: str | Path | None = None,
                  log: Callable[[dict], None] | None = None) -> None:
-        self.config, self.log_fn = config, log
-        self.out_dir = Path(out_dir) if out_dir is not None else None
+        self.config = config
+        self.init_output(out_dir, log)
         self.device = resolve_device(config.device)
         self.kind = env_spec(config.env_id).kind
         self.envs = [self._make_env() for _ in range(config.tasks_per_iteration * config.group_size)]
@@ -161,8 +162,11 @@ class LLMTrainer:
         self.state = LLMTrainState()
         self.train_tasks = [t.id for t in first.tasks.tasks("train")]
         self.dev_tasks = [t.id for t in first.tasks.tasks("dev")][: config.eval_tasks]
-        if self.out_dir is not None and (self.out_dir / "checkpoint.pt").exists():
-            self.load(self.out_dir / "checkpoint.pt")
+        self.resume()
+
+    @property
+    def progress_label(self) -> str:
+        return f"llm {self.config.method}"
 
     def _attach_vllm(self) -> None:  # pragma: no cover - needs vLLM and a GPU
         """Generation by vLLM on the same weights (pushed after every update)."""
@@ -314,30 +318,19 @@ class LLMTrainer:
                 "steps_per_s": rollout.env_steps / max(elapsed, 1e-9),
                 "budget_truncated": float(np.mean([ep.budget_truncated for g in groups for ep in g])), **stats}
 
-    def train(self, progress: bool = True) -> LLMTrainState:
-        cfg = self.config
-        bar = tqdm(total=cfg.budget, initial=min(self.state.env_steps, cfg.budget), desc=f"llm {cfg.method}",
-                   disable=not progress, unit="step", leave=False)
-        if self.state.iteration == 0 and cfg.eval_tasks > 0:
+    def log_start_point(self) -> None:
+        if self.state.iteration == 0 and self.config.eval_tasks > 0:
             self._log({"iteration": 0, "step": 0, **self.evaluate_dev()})
-        while self.state.env_steps < cfg.budget:
-            row = self.iterate()
-            if cfg.eval_tasks > 0 and (self.state.iteration % cfg.eval_every == 0 or self.state.env_steps >= cfg.budget):
-                row.update(self.evaluate_dev())
-            if self.state.iteration % cfg.save_every == 0 or self.state.env_steps >= cfg.budget:
-                self.save()
-            self._log(row)
-            bar.update(min(self.state.env_steps, cfg.budget) - bar.n)
-            bar.set_postfix(train=round(row["train_success"], 2), dev=row.get("dev_success", float("nan")))
-        bar.close()
-        return self.state
 
-    def _log(self, row: dict) -> None:
-        row = {k: (float(v) if isinstance(v, (np.floating, np.integer)) else v) for k, v in row.items()}
-        if self.log_fn is not None:
-            self.log_fn(row)
-        elif self.out_dir is not None:
-            append_jsonl(self.out_dir / "metrics.jsonl", row)
+    def train_iteration(self) -> dict[str, Any]:
+        """:meth:`iterate`, the dev evaluation when due, then the row and (every ``save_every``) the checkpoint."""
+        cfg = self.config
+        row = self.iterate()
+        last = self.state.env_steps >= cfg.budget
+        if cfg.eval_tasks > 0 and (self.state.iteration % cfg.eval_every == 0 or last):
+            row.update(self.evaluate_dev())
+        self.finish_iteration(row, checkpoint=self.state.iteration % cfg.save_every == 0 or last)
+        return row
 
     # --------------------------------------------------------------------------- checkpoints
     def state_dict(self) -> dict[str, Any]:
@@ -348,15 +341,13 @@ class LLMTrainer:
 
     def save(self) -> None:
         """``checkpoint.pt`` (temp file + rename: a crash never leaves half a file) and config.json."""
-        if self.out_dir is None:
-            return
-        atomic_torch_save(self.out_dir / "checkpoint.pt", self.state_dict())
-        atomic_write_json(self.out_dir / "config.json", asdict(self.config))
+        super().save()
+        if self.out_dir is not None:
+            atomic_write_json(self.out_dir / "config.json", asdict(self.config))
 
-    def load(self, path: str | Path) -> None:
-        blob = torch.load(path, map_location=self.device, weights_only=False)
+    def load_state_dict(self, blob: dict[str, Any]) -> None:
         if len(blob["models"]) != len(self.members):
-            raise ValueError(f"{path} holds {len(blob['models'])} models, this run has {len(self.members)}")
+            raise ValueError(f"the checkpoint holds {len(blob['models'])} models, this run has {len(self.members)}")
         for member, weights, optimizer, opt_state in zip(self.members, blob["models"], self.optimizers,
                                                          blob["optimizers"]):
             member.model.load_state_dict(weights)

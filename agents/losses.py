@@ -1,24 +1,50 @@
-"""PPO-style losses for candidate policies: clipped surrogate (asymmetric + dual clip), entropy
-bonus, clipped value loss, and the three loss aggregations.
+"""PPO-style losses for candidate policies: a registry of policy losses (the clipped surrogate,
+asymmetric + dual clip, by default), entropy bonus and clipped value loss, each reduced with one
+of the aggregations of :mod:`.aggregation`.
 
 All per-step tensors are flat, shape [S] (every step of every trajectory in the batch), with
 `seq_ids` [S] (long) naming the trajectory of each step (`AdvantageResult.seq_ids()`).
 
-Aggregations (`LossConfig.aggregation`), for per-step losses l_{i,t} of trajectory i with T_i steps:
-- "token-mean":              sum_{i,t} l_{i,t} / sum_i T_i            (every step weighs the same)
-- "seq-mean-token-mean":     mean_i ( sum_t l_{i,t} / T_i )           (every trajectory weighs the same; GRPO)
-- "seq-mean-token-sum-norm": mean_i ( sum_t l_{i,t} / L )             (L = norm_length, a constant; Dr.GRPO)
-Trajectory ids absent from `seq_ids` (e.g. in a minibatch) are ignored, not counted as empty.
+A policy loss is a function ``fn(ratio, advantages, config) -> (per_step, stats)`` registered with
+:func:`register_policy_loss` (after verl's ``core_algos``) and chosen by ``LossConfig.policy_loss``;
+:func:`policy_loss` aggregates its per-step losses, subtracts the entropy bonus and logs the rest.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import torch
 from torch import Tensor, nn
 
-AGGREGATIONS = ("token-mean", "seq-mean-token-mean", "seq-mean-token-sum-norm")
+from .aggregation import AGGREGATIONS, aggregate, check_norm_length, get_aggregation
+
+__all__ = ["AGGREGATIONS", "POLICY_LOSSES", "LossConfig", "aggregate", "fit_value", "get_policy_loss",
+           "policy_loss", "register_policy_loss", "value_loss"]
+
+#: (ratio [S], advantages [S], config) -> (per-step losses [S] with gradient, logged numbers)
+PolicyLoss = Callable[[Tensor, Tensor, "LossConfig"], tuple[Tensor, dict[str, float]]]
+POLICY_LOSSES: dict[str, PolicyLoss] = {}
+
+
+def register_policy_loss(name: str) -> Callable[[PolicyLoss], PolicyLoss]:
+    """Decorator: add a policy loss ``fn(ratio, advantages, config) -> (per_step, stats)`` under ``name``."""
+
+    def decorate(fn: PolicyLoss) -> PolicyLoss:
+        if name in POLICY_LOSSES:
+            raise ValueError(f"policy loss {name!r} is already registered")
+        POLICY_LOSSES[name] = fn
+        return fn
+
+    return decorate
+
+
+def get_policy_loss(name: str) -> PolicyLoss:
+    """The registered policy loss ``name``; an unknown name is an error that lists the accepted ones."""
+    if name not in POLICY_LOSSES:
+        raise ValueError(f"unknown policy loss {name!r}; accepted: {sorted(POLICY_LOSSES)}")
+    return POLICY_LOSSES[name]
 
 
 @dataclass
@@ -32,17 +58,12 @@ class LossConfig:
     value_epochs: int = 4  # passes of `fit_value` over a batch
     aggregation: str = "token-mean"
     norm_length: int | None = None  # the constant L of "seq-mean-token-sum-norm" (e.g. env max steps)
+    policy_loss: str = "ppo_clip"  # a name in POLICY_LOSSES
 
     def __post_init__(self) -> None:
-        if self.aggregation not in AGGREGATIONS:
-            raise ValueError(f"unknown loss aggregation {self.aggregation!r}; accepted: {list(AGGREGATIONS)}")
-        if self.aggregation == "seq-mean-token-sum-norm" and (
-            self.norm_length is None or self.norm_length <= 0
-        ):
-            raise ValueError(
-                "aggregation 'seq-mean-token-sum-norm' needs LossConfig.norm_length > 0 "
-                "(a constant such as the env's max steps per episode)"
-            )
+        get_aggregation(self.aggregation)
+        check_norm_length(self.aggregation, self.norm_length, "LossConfig.norm_length")
+        get_policy_loss(self.policy_loss)
         if self.eps_low < 0 or self.eps_high < 0 or self.eps_low >= 1:
             raise ValueError(f"need 0 <= eps_low < 1 and eps_high >= 0; got {self.eps_low}, {self.eps_high}")
         if self.dual_clip is not None and self.dual_clip <= 1:
@@ -51,22 +72,32 @@ class LossConfig:
             raise ValueError(f"value_epochs must be >= 1; got {self.value_epochs}")
 
 
-def aggregate(per_step: Tensor, seq_ids: Tensor, mode: str, norm_length: int | None = None) -> Tensor:
-    """Reduce per-step losses [S] to a scalar with one of AGGREGATIONS (see the module docstring)."""
-    if mode == "token-mean":
-        return per_step.mean()
-    if mode not in AGGREGATIONS:
-        raise ValueError(f"unknown loss aggregation {mode!r}; accepted: {list(AGGREGATIONS)}")
-    seq_ids = seq_ids.to(per_step.device).long()
-    n = int(seq_ids.max()) + 1
-    sums = torch.zeros(n, dtype=per_step.dtype, device=per_step.device).index_add(0, seq_ids, per_step)
-    counts = torch.bincount(seq_ids, minlength=n)
-    present = counts > 0
-    if mode == "seq-mean-token-mean":
-        return (sums[present] / counts[present].to(per_step.dtype)).mean()
-    if norm_length is None or norm_length <= 0:
-        raise ValueError("aggregation 'seq-mean-token-sum-norm' needs norm_length > 0")
-    return (sums[present] / float(norm_length)).mean()
+@register_policy_loss("ppo_clip")
+def ppo_clip_loss(ratio: Tensor, advantages: Tensor, config: LossConfig) -> tuple[Tensor, dict[str, float]]:
+    """l = -min(r A, clip(r, 1 - eps_low, 1 + eps_high) A); dual clip, where A < 0:
+    l = min(l, c |A|)  (i.e. -max(min(...), c A), Dual-Clip PPO)."""
+    surr_unclipped = ratio * advantages
+    surr_clipped = ratio.clamp(1.0 - config.eps_low, 1.0 + config.eps_high) * advantages
+    per_step = -torch.min(surr_unclipped, surr_clipped)
+    negative = advantages < 0
+    dual_active = torch.zeros_like(negative)
+    if config.dual_clip is not None:
+        cap = config.dual_clip * advantages.abs()
+        dual_active = negative & (per_step > cap)
+        per_step = torch.where(negative, torch.min(per_step, cap), per_step)
+    with torch.no_grad():
+        clipped = (ratio < 1.0 - config.eps_low) | (ratio > 1.0 + config.eps_high)
+        stats = {"loss/clip_fraction": float(clipped.float().mean()),
+                 "loss/dual_clip_fraction": float(dual_active.float().mean())}
+    return per_step, stats
+
+
+@register_policy_loss("pg")
+def importance_weighted_pg_loss(ratio: Tensor, advantages: Tensor, config: LossConfig
+                                ) -> tuple[Tensor, dict[str, float]]:
+    """l = -r A: the importance-weighted policy gradient, no trust region (its gradient at r = 1 is
+    REINFORCE's -A grad log pi); for ablations of the clip."""
+    return -ratio * advantages, {}
 
 
 def policy_loss(
@@ -77,34 +108,23 @@ def policy_loss(
     seq_ids: Tensor,
     config: LossConfig,
 ) -> tuple[Tensor, dict[str, float]]:
-    """Clipped surrogate minus entropy bonus.
+    """The configured policy loss minus the entropy bonus.
 
-    per step: r = exp(new - old); l = -min(r A, clip(r, 1 - eps_low, 1 + eps_high) A);
-    dual clip, where A < 0: l = min(l, c |A|)  (i.e. -max(min(...), c A), Dual-Clip PPO);
+    per step: r = exp(new - old), l = POLICY_LOSSES[config.policy_loss](r, A);
     loss = agg(l) - entropy_coef * agg(entropy).
     """
     log_ratio = new_log_probs - old_log_probs
     ratio = log_ratio.exp()
-    surr_unclipped = ratio * advantages
-    surr_clipped = ratio.clamp(1.0 - config.eps_low, 1.0 + config.eps_high) * advantages
-    per_step = -torch.min(surr_unclipped, surr_clipped)
-    negative = advantages < 0
-    dual_active = torch.zeros_like(negative)
-    if config.dual_clip is not None:
-        cap = config.dual_clip * advantages.abs()
-        dual_active = negative & (per_step > cap)
-        per_step = torch.where(negative, torch.min(per_step, cap), per_step)
+    per_step, loss_stats = get_policy_loss(config.policy_loss)(ratio, advantages, config)
     pg = aggregate(per_step, seq_ids, config.aggregation, config.norm_length)
     ent = aggregate(entropy, seq_ids, config.aggregation, config.norm_length)
     loss = pg - config.entropy_coef * ent
     with torch.no_grad():
-        clipped = (ratio < 1.0 - config.eps_low) | (ratio > 1.0 + config.eps_high)
         stats = {
             "loss/policy": pg.item(),
             "loss/entropy": float(entropy.mean()),
             "loss/approx_kl": float(((ratio - 1.0) - log_ratio).mean()),  # k3 estimator, as CleanRL
-            "loss/clip_fraction": float(clipped.float().mean()),
-            "loss/dual_clip_fraction": float(dual_active.float().mean()),
+            **loss_stats,
             "loss/ratio_mean": float(ratio.mean()),
         }
     return loss, stats

@@ -1,17 +1,19 @@
 """Training: group-relative policy optimisation with any advantage estimator (CW-GRPO by default).
 
-One iteration, every detail visible here:
+One iteration (:meth:`Trainer.iterate`):
 
 1. draw ``tasks_per_iteration`` train tasks with the run's generator;
 2. roll out a group of ``group_size`` attempts per task (``rollout.py``);
-3. compute advantages with the estimator (``cw_round`` = CW-GRPO round contribution, ``cw_value``,
-   ``grpo``, ``dr_grpo``, ``gae``) and apply the calibration flags;
-4. ``update_epochs`` full-batch PPO-clip passes (eps_low / eps_high, dual clip, entropy bonus,
-   the configured loss aggregation), then the value head for ``value_epochs`` when the method
-   fits one (``TrainConfig.value_head``: the estimators ``gae`` and ``cw_value`` read values);
-5. every ``eval_every`` iterations, greedy success on a fixed dev subset; a checkpoint that
-   restores everything (weights, optimiser, calibration state, both generators) so that a resumed
-   run makes exactly the next update the uninterrupted run would have made.
+3. :meth:`Trainer.update`, which reads top to bottom: advantages with the estimator (``cw_round``
+   = CW-GRPO round contribution, ``cw_value``, ``grpo``, ``dr_grpo``, ``gae``, ...), then the
+   calibration flags; then ``update_epochs`` epochs of the policy loss (``LossConfig.policy_loss``,
+   PPO clip by default, with the entropy bonus and the configured aggregation), one optimiser step
+   per minibatch (``minibatch_size``; None: the whole batch); then the value head for
+   ``value_epochs`` when the method fits one (``TrainConfig.value_head``); the logged numbers;
+4. every ``eval_every`` iterations, greedy success on a fixed dev subset; the row, then a
+   checkpoint (``trainer_base``) that restores everything (weights, optimiser, calibration state,
+   both generators) so that a resumed run makes exactly the next update the uninterrupted run
+   would have made.
 """
 
 from __future__ import annotations
@@ -26,18 +28,19 @@ from typing import Any, Callable
 import gymnasium as gym
 import numpy as np
 import torch
-from tqdm import tqdm
 
 import searchgym
-from searchgym.fileio import append_jsonl, atomic_torch_save, iter_jsonl
+from searchgym.fileio import iter_jsonl
 from searchgym.registry import spec as env_spec
 
-from .advantages import AdvantageConfig, compute_advantages
+from .advantages import AdvantageConfig, AdvantageResult, compute_advantages
 from .calibration import CalibrationConfig, Calibrator
 from .encoders import resolve_device
 from .losses import LossConfig, fit_value, policy_loss
 from .population import Population
 from .rollout import RolloutStats, collect_parallel, collect_vector, evaluate_single
+from .trainer_base import METRICS, TrainerBase
+from .update_batch import UpdateBatch
 
 #: Step-0 dev scores by (env, dev tasks, initial weights); see ``Trainer._start_point``.
 _START_POINTS: dict[tuple, dict[str, float]] = {}
@@ -67,6 +70,7 @@ class TrainConfig:
     budget: int = 20_000  # env steps (every agent's step counts)
     lr: float = 3e-3
     update_epochs: int = 2
+    minibatch_size: int | None = None  # steps per optimiser step (None: the whole batch); shared update only
     max_grad_norm: float = 1.0
     advantage: AdvantageConfig = field(default_factory=AdvantageConfig)
     loss: LossConfig = field(default_factory=LossConfig)
@@ -91,6 +95,8 @@ class TrainConfig:
         if self.estimator in NEEDS_VALUES and not self.value_head:
             raise ValueError(f"estimator {self.estimator!r} reads values: set value_head=True (a method that uses it "
                              "must fit a value head or a critic)")
+        if self.minibatch_size is not None and self.minibatch_size < 1:
+            raise ValueError(f"minibatch_size must be >= 1 steps, or None for the whole batch; got {self.minibatch_size}")
         for section, kind in (("advantage", AdvantageConfig), ("loss", LossConfig), ("calibration", CalibrationConfig)):
             value = getattr(self, section)
             if isinstance(value, dict):  # a checkpoint's or config.json's asdict() form
@@ -109,7 +115,7 @@ class TrainState:
     wall_seconds: float = 0.0
 
 
-class Trainer:
+class Trainer(TrainerBase):
     """Owns the env, the population, the optimiser and the generators of one run."""
 
     #: centralised critics (MAPPO, COMA) set this: rollouts then store env.state() and the others' actions
@@ -122,9 +128,11 @@ class Trainer:
                  log: Callable[[dict], None] | None = None, dev_tasks: list[str] | None = None) -> None:
         if self.method_config_type is None and config.method:
             raise ValueError(f"{type(self).__name__} takes no method options; got {sorted(config.method)}")
+        if config.minibatch_size is not None and type(self).update is not Trainer.update:
+            raise ValueError(f"{type(self).__name__} writes its own update on full batches; minibatch_size is "
+                             "read by the shared Trainer's update only (leave it None)")
         self.config = config
-        self.out_dir = Path(out_dir) if out_dir is not None else None
-        self.log_fn = log
+        self.init_output(out_dir, log)
         self.device = resolve_device(config.device)
         self.kind = env_spec(config.env_id).kind
         self.env = self._make_env()
@@ -142,8 +150,11 @@ class Trainer:
         self.train_tasks = [t.id for t in self._task_picker().tasks("train")]
         dev = [t.id for t in self._task_picker().tasks("dev")]
         self.dev_tasks = (list(dev_tasks) if dev_tasks else dev)[: config.eval_tasks]
-        if self.out_dir is not None and (self.out_dir / "checkpoint.pt").exists():
-            self.load(self.out_dir / "checkpoint.pt")
+        self.resume()
+
+    @property
+    def progress_label(self) -> str:
+        return self.config.estimator
 
     # ------------------------------------------------------------------------- env access
     def _make_env(self):
@@ -157,6 +168,11 @@ class Trainer:
 
     def _task_picker(self):
         return self._first_env().tasks
+
+    def _agent_index(self, agent_id: str) -> int:
+        if self.kind == "single":
+            return 0
+        return list(self.env.possible_agents).index(agent_id)
 
     # ----------------------------------------------------------------------------- rollouts
     def collect(self, task_ids: list[str], seed: int, greedy: bool = False) -> tuple[list, RolloutStats]:
@@ -173,38 +189,72 @@ class Trainer:
 
     # ------------------------------------------------------------------------------- update
     def update(self, groups: list) -> dict[str, float]:
+        """advantages -> calibration -> policy loss (per epoch, per minibatch) -> optimiser step
+        -> value head -> the logged numbers."""
         cfg = self.config
-        stored_values = np.concatenate([t.values for g in groups for t in g])  # what the head predicted
+        annotated = self.annotate(groups)
+        result, stats = self.calibrated_advantages(groups)
+        batch = UpdateBatch.build(result, [self._agent_index(t.agent_id) for t in result.trajectories for _ in t.steps],
+                                  np.concatenate([t.values for g in groups for t in g]), self.device)
+        for _ in range(cfg.update_epochs):
+            for rows in self.minibatches(len(batch)):
+                loss, loss_stats = self.surrogate_loss(batch if rows is None else batch.select(rows))
+                self.actor_step(loss)
+                stats.update(loss_stats)
+        if cfg.value_head:
+            stats.update(self.fit_value_heads(batch))
+        return {**stats, **annotated}
+
+    def annotate(self, groups: list) -> dict[str, float]:
+        """Write onto the steps what the estimator reads beyond the rollout (a hook: InfoGainTrainer
+        writes the gold mass); returns numbers to log. Here: nothing."""
+        return {}
+
+    def calibrated_advantages(self, groups: list) -> tuple[AdvantageResult, dict[str, float]]:
+        """The estimator's advantages and value targets, then the calibration flags; their stats."""
+        cfg = self.config
         if cfg.value_head and cfg.calibration.normalize_returns:
             groups = self._denormalised(groups)
         result = compute_advantages(cfg.estimator, groups, cfg.advantage)
         result, calib_stats = self.calibrator.apply(result)
-        trajectories = result.trajectories
-        obs = [s.obs for t in trajectories for s in t.steps]
-        agent_of = [self._agent_index(t.agent_id) for t in trajectories for _ in t.steps]
-        actions = torch.tensor(np.concatenate([t.actions for t in trajectories]), device=self.device)
-        old_logp = torch.tensor(np.concatenate([t.log_probs for t in trajectories]), device=self.device).float()
-        adv = torch.tensor(result.flat_advantages(), device=self.device).float()
-        seq = torch.tensor(result.seq_ids(), device=self.device)
-        stats: dict[str, float] = {**result.stats, **calib_stats}
-        for _ in range(cfg.update_epochs):
-            new_logp, entropy, _ = self._evaluate(obs, actions, agent_of)
-            loss, loss_stats = policy_loss(new_logp, old_logp, adv, entropy, seq, cfg.loss)
-            self.optimizer.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(self.population.parameters(), cfg.max_grad_norm)
-            self.optimizer.step()
-            stats.update(loss_stats)
-        if cfg.value_head:
-            returns = torch.tensor(result.flat_returns(), device=self.device).float()
-            old_values = torch.tensor(stored_values, device=self.device).float()
-            for k in range(self.n_agents if self.population.mode != "shared" else 1):
-                rows = [i for i, a in enumerate(agent_of) if self.population.mode == "shared" or a == k]
-                if rows:
-                    idx = torch.tensor(rows, device=self.device)
-                    stats.update(fit_value(self.population.policy_for(k), self.optimizer, [obs[i] for i in rows],
-                                           returns[idx], old_values[idx], seq[idx], cfg.loss))
+        return result, {**result.stats, **calib_stats}
+
+    def minibatches(self, n: int) -> list[list[int] | None]:
+        """The row sets of one epoch: ``[None]`` (the whole batch) unless ``minibatch_size`` < n steps,
+        then consecutive slices of a permutation drawn from the run's generator."""
+        size = self.config.minibatch_size
+        if size is None or size >= n:
+            return [None]
+        order = torch.randperm(n, generator=self.generator).tolist()
+        return [order[j:j + size] for j in range(0, n, size)]
+
+    def surrogate_loss(self, batch: UpdateBatch) -> tuple[torch.Tensor, dict[str, float]]:
+        """The configured policy loss (with the entropy bonus) of the current policy on ``batch``."""
+        new_logp, entropy, _ = self._evaluate(batch.obs, batch.actions, batch.agent_of)
+        return policy_loss(new_logp, batch.old_log_probs, batch.advantages, entropy, batch.seq_ids, self.config.loss)
+
+    def actor_step(self, loss: torch.Tensor) -> None:
+        """One optimiser step of the population on ``loss``, gradients clipped to ``max_grad_norm``."""
+        self.optimizer.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(self.population.parameters(), self.config.max_grad_norm)
+        self.optimizer.step()
+
+    def fit_value_heads(self, batch: UpdateBatch) -> dict[str, float]:
+        """Each member's value head on the steps of the agents it plays (``fit_value``'s epochs)."""
+        stats: dict[str, float] = {}
+        for k, rows in self._rows_by_member(batch.agent_of):
+            part = batch.select(rows)
+            stats.update(fit_value(self.population.policy_for(k), self.optimizer, part.obs, part.returns,
+                                   part.old_values, part.seq_ids, self.config.loss))
         return stats
+
+    def _rows_by_member(self, agent_of: list[int]) -> list[tuple[int, list[int]]]:
+        """(agent index, its rows) per member policy: one entry for a shared population."""
+        if self.population.mode == "shared":
+            return [(0, list(range(len(agent_of))))]
+        by_agent = [(k, [i for i, a in enumerate(agent_of) if a == k]) for k in range(self.n_agents)]
+        return [(k, rows) for k, rows in by_agent if rows]
 
     def _denormalised(self, groups: list) -> list:
         """The groups with each step's stored value mapped back to return scale: with return
@@ -221,11 +271,6 @@ class Trainer:
             out.append(new_group)
         return out
 
-    def _agent_index(self, agent_id: str) -> int:
-        if self.kind == "single":
-            return 0
-        return list(self.env.possible_agents).index(agent_id)
-
     def _evaluate(self, obs, actions, agent_of):
         """log-probs, entropies and values of ``actions``, each row through its agent's policy."""
         if self.population.mode == "shared":
@@ -234,12 +279,10 @@ class Trainer:
         logp = torch.zeros(n, device=self.device)
         ent = torch.zeros(n, device=self.device)
         val = torch.zeros(n, device=self.device)
-        for k in range(self.n_agents):
-            rows = [i for i, a in enumerate(agent_of) if a == k]
-            if rows:
-                idx = torch.tensor(rows, device=self.device)
-                lp, en, v = self.population.policy_for(k).evaluate([obs[i] for i in rows], actions[idx])
-                logp, ent, val = logp.index_put((idx,), lp), ent.index_put((idx,), en), val.index_put((idx,), v.float())
+        for k, rows in self._rows_by_member(agent_of):
+            idx = torch.tensor(rows, device=self.device)
+            lp, en, v = self.population.policy_for(k).evaluate([obs[i] for i in rows], actions[idx])
+            logp, ent, val = logp.index_put((idx,), lp), ent.index_put((idx,), en), val.index_put((idx,), v.float())
         return logp, ent, val
 
     # --------------------------------------------------------------------------- evaluation
@@ -259,26 +302,17 @@ class Trainer:
         return {"dev_success": stats.success_rate}
 
     # ------------------------------------------------------------------------------ the loop
-    def train(self, progress: bool = True) -> TrainState:
-        """Iterate until the budget is spent (resuming where a checkpoint left off)."""
-        cfg = self.config
-        bar = tqdm(total=cfg.budget, initial=min(self.state.env_steps, cfg.budget), desc=f"{cfg.estimator}",
-                   disable=not progress, unit="step", leave=False)
+    def log_start_point(self) -> None:
+        """The curve's step-0 row, unless this run's curve already holds it."""
         if self.state.iteration == 0 and not self._has_start_point():
             self._log({"iteration": 0, "step": 0, **self._start_point()})
-        while self.state.env_steps < cfg.budget:
-            row = self.iterate()
-            bar.update(min(row["env_steps_this_iteration"], cfg.budget - bar.n))
-            bar.set_postfix(dev=row.get("dev_success", float("nan")), train=round(row["train_success"], 2))
-        bar.close()
-        return self.state
 
     def _has_start_point(self) -> bool:
         """Does this run's curve already hold its step-0 dev point (a run resumed before its first
         checkpoint)? Then it is not evaluated again."""
-        if self.log_fn is not None or self.out_dir is None or not (self.out_dir / "metrics.jsonl").exists():
+        if self.log_fn is not None or self.out_dir is None or not (self.out_dir / METRICS).exists():
             return False
-        return any(row.get("step") == 0 and "dev_success" in row for row in iter_jsonl(self.out_dir / "metrics.jsonl"))
+        return any(row.get("step") == 0 and "dev_success" in row for row in iter_jsonl(self.out_dir / METRICS))
 
     def _start_point(self) -> dict[str, float]:
         """Dev scores of the untrained population. Dev evaluation is deterministic (greedy, or
@@ -294,12 +328,11 @@ class Trainer:
             _START_POINTS[key] = self.evaluate_dev()
         return dict(_START_POINTS[key])
 
-    def iterate(self) -> dict[str, Any]:
-        """One iteration: rollouts, advantages, update, (dev evaluation), log row, checkpoint.
+    def train_iteration(self) -> dict[str, Any]:
+        return self.iterate()
 
-        The row is logged before the checkpoint is written, so a kill between them redoes the
-        iteration and its row (which the harness writes once per iteration) and a kill after the
-        checkpoint loses nothing: a resumed run has exactly the rows of an uninterrupted one."""
+    def iterate(self) -> dict[str, Any]:
+        """One iteration: rollouts, update, (dev evaluation), then the row and the checkpoint."""
         cfg = self.config
         start = time.perf_counter()
         task_ids = [self.train_tasks[i] for i in self.rng.integers(len(self.train_tasks), size=cfg.tasks_per_iteration)]
@@ -315,16 +348,8 @@ class Trainer:
                "steps_per_s": rollout.env_steps / max(elapsed, 1e-9), **stats}
         if self.state.iteration % cfg.eval_every == 0 or self.state.env_steps >= cfg.budget:
             row.update(self.evaluate_dev())
-        self._log(row)
-        self.save()
+        self.finish_iteration(row)
         return row
-
-    def _log(self, row: dict) -> None:
-        row = {k: (float(v) if isinstance(v, (np.floating, np.integer)) else v) for k, v in row.items()}
-        if self.log_fn is not None:
-            self.log_fn(row)
-        elif self.out_dir is not None:
-            append_jsonl(self.out_dir / "metrics.jsonl", row)
 
     # --------------------------------------------------------------------------- checkpoints
     def state_dict(self) -> dict[str, Any]:
@@ -338,14 +363,7 @@ class Trainer:
             "state": asdict(self.state),
         }
 
-    def save(self) -> None:
-        """Write ``checkpoint.pt`` atomically (temp file + rename): a crash never leaves half a file."""
-        if self.out_dir is None:
-            return
-        atomic_torch_save(self.out_dir / "checkpoint.pt", self.state_dict())
-
-    def load(self, path: str | Path) -> None:
-        blob = torch.load(path, map_location=self.device, weights_only=False)
+    def load_state_dict(self, blob: dict[str, Any]) -> None:
         self.population.load_state_dict(blob["population"])
         self.optimizer.load_state_dict(blob["optimizer"])
         if blob.get("calibrator") is not None and hasattr(self.calibrator, "load_state_dict"):

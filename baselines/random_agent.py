@@ -1,12 +1,15 @@
 """The random agent: a lower bound that picks uniformly among admissible candidates.
 
 In text mode it builds the same candidates the env would list and writes a random one as a
-tool call, so both modes share one notion of "a random admissible action".
+tool call, so both modes share one notion of "a random admissible action"; :class:`SeededRandom`
+holds that notion and the seeded generator for the single agent and the team alike.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -15,11 +18,10 @@ from searchgym.envs.session import SearchSession
 
 
 @dataclass
-class RandomAgent:
-    """Uniform over admissible actions, with its own seeded generator (never global state)."""
+class SeededRandom:
+    """A random baseline's own seeded generator (never global state) and its text-mode draw."""
 
     seed: int = 0
-    name: str = "random"
     rng: np.random.Generator = field(init=False)
 
     def __post_init__(self) -> None:
@@ -28,9 +30,21 @@ class RandomAgent:
     def reset(self) -> None:
         """Nothing to reset; the generator keeps running across episodes."""
 
+    def random_text_action(self, session: SearchSession, options: Sequence[Any] | None = None) -> str:
+        """One of ``options`` (default: the candidates the session would list), uniformly, as a tool call."""
+        if options is None:
+            options = session.generator.generate(session.observed, session.allowed, session.can_answer)
+        choice = options[int(self.rng.integers(len(options)))]
+        return format_action(choice, session.config.tool_format)
+
+
+@dataclass
+class RandomAgent(SeededRandom):
+    """Uniform over admissible actions."""
+
+    name: str = "random"
+
     def act(self, session: SearchSession):
         if session.config.action_mode == "candidates":
             return int(self.rng.integers(len(session.candidates)))
-        candidates = session.generator.generate(session.observed, session.allowed, session.can_answer)
-        choice = candidates[int(self.rng.integers(len(candidates)))]
-        return format_action(choice, session.config.tool_format)
+        return self.random_text_action(session)

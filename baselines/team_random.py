@@ -10,40 +10,29 @@ random agent on its own session, drawing from the same generator.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from searchgym.actions import format_action
 from searchgym.envs.team import TeamSearchEnv
+
+from .random_agent import SeededRandom
 
 
 @dataclass
-class TeamRandom:
+class TeamRandom(SeededRandom):
     """Uniform over each member's admissible actions."""
 
-    seed: int = 0
     name: str = "team_random"
-    rng: np.random.Generator = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.rng = np.random.default_rng(self.seed)
-
-    def reset(self) -> None:
-        """Nothing to reset; the generator keeps running across episodes."""
 
     def act_one(self, env: Any, agent: str) -> Any:
         base = env.unwrapped
         session = base.sessions[agent]
         if session.config.action_mode == "candidates":
             return int(self.rng.choice(np.flatnonzero(session.action_mask)))
-        if isinstance(base, TeamSearchEnv):
-            options = base.admissible_actions(agent)
-        else:
-            options = session.generator.generate(session.observed, session.allowed, session.can_answer)
-        choice = options[int(self.rng.integers(len(options)))]
-        return format_action(choice, session.config.tool_format)
+        return self.random_text_action(session, base.admissible_actions(agent)
+                                       if isinstance(base, TeamSearchEnv) else None)
 
     def act(self, env: Any) -> dict[str, Any]:
         """Env actions for every live member."""

@@ -37,6 +37,7 @@ def batch_with(old: float = 0.0, new: float = 0.0, seq_ids=(0, 1), rows=(0, 1)):
     ("token-mean", None, (-1 - 1 - 1 + 2) / 4),  # every scored token weighs the same
     ("seq-mean-token-mean", None, (-3 / 3 + 2 / 1) / 2),  # every sequence weighs the same
     ("seq-mean-token-sum-norm", 4, (-3 / 4 + 2 / 4) / 2),  # token sums over a constant L = 4
+    ("seq-mean-token-sum", None, (-3 + 2) / 2),  # token sums, every sequence weighs the same
 ])
 def test_aggregations_by_hand_at_ratio_one(aggregation: str, norm: int | None, expected: float) -> None:
     batch, logp = batch_with()
@@ -74,7 +75,8 @@ def test_k3_kl_by_hand_and_its_place_in_the_loss() -> None:
         token_policy_loss(new, batch, LLMLossConfig(kl_coef=0.1), 4, 2)
 
 
-@pytest.mark.parametrize("aggregation", ["token-mean", "seq-mean-token-mean", "seq-mean-token-sum-norm"])
+@pytest.mark.parametrize("aggregation", ["token-mean", "seq-mean-token-mean", "seq-mean-token-sum-norm",
+                                         "seq-mean-token-sum"])
 def test_micro_batches_add_up_to_the_whole_batch(aggregation: str) -> None:
     config = LLMLossConfig(aggregation=aggregation, norm_length=6)
     whole, logp = batch_with(old=-0.1, new=-0.3)

@@ -83,3 +83,24 @@ def test_process_methods_train_on_every_env_kind(method, tmp_path):
         assert rows and rows[-1]["step"] >= 30 and play_one_episode(suite, actor) >= 1
         if method == "info_gain":
             assert 0.0 <= rows[-1]["info_gain/gold_mass_mean"] <= 1.0
+
+
+def test_the_gold_mass_scores_each_candidate_of_a_batch_once(monkeypatch):
+    import searchgym.agents.info_gain_trainer as info_gain
+    from searchgym.agents.train import TrainConfig
+
+    trainer = info_gain.InfoGainTrainer(TrainConfig(env_id="SearchQA-Candidates-Easy-v0", estimator="info_gain",
+                                                    env_kwargs={"world_size": "tiny", "max_steps": 3}, group_size=3,
+                                                    tasks_per_iteration=2, eval_tasks=2, device="cpu"),
+                                        log=lambda row: None)
+    groups, _ = trainer.collect(trainer.train_tasks[:2], seed=0)
+    fresh = [trainer.correct_mask(t.task_id, s.obs) for g in groups for t in g for s in t.steps]
+    calls: list[tuple[str, str]] = []
+    score = info_gain.score_answer
+    monkeypatch.setattr(info_gain, "score_answer", lambda task, text: (calls.append((task.id, text)), score(task, text))[1])
+    stats = trainer.annotate(groups)
+    assert calls and len(calls) == len(set(calls))  # the attempts share answers: each is scored once
+    memo: dict = {}
+    assert all(np.array_equal(a, trainer.correct_mask(t.task_id, s.obs, memo))
+               for a, (t, s) in zip(fresh, [(t, s) for g in groups for t in g for s in t.steps]))
+    assert any(m.any() for m in fresh) and 0.0 <= stats["info_gain/gold_mass_mean"] <= 1.0
