@@ -94,14 +94,15 @@ def harness_method(ctx: Any) -> Any:
         named = {k: options.pop(k) for k in ("model", "method") if k in options}
         config = config_from_args(SimpleNamespace(**named, options=options))
     env_kwargs = {**suite.kwargs, "world_seed": suite.world_seed, "world_size": suite.world_size,
-                  "families": list(suite.families) if suite.families is not None else None,
+                  "families": list(suite.families_for("train")) if suite.families_for("train") else None,
                   "difficulty": suite.difficulty}
     if env_kwargs.get("action_mode", env_spec(suite.env_id).kwargs.get("action_mode")) != "text":
         raise ValueError(f"suite {suite.id!r} is not in text mode: an LLM writes its actions (use a text suite, "
                          "e.g. env SearchQA-v0 or env_kwargs action_mode='text')")
     config.env_id, config.env_kwargs = suite.env_id, env_kwargs
     config.budget, config.seed, config.device = int(ctx.budget), int(ctx.seed), str(ctx.device)
-    trainer = LLMTrainer(config, out_dir=ctx.checkpoint_dir, log=ctx.log)
+    # trains on the suite's train families; the dev curve is on the suite's own dev split
+    trainer = LLMTrainer(config, out_dir=ctx.checkpoint_dir, log=ctx.log, dev_tasks=[t.id for t in ctx.tasks("dev")])
     trainer.train(progress=ctx.progress)
     policies = trainer.members[0] if trainer.kind == "single" else trainer.policies
     return LLMActor(policies, config.rollout, seed=config.seed)

@@ -133,7 +133,7 @@ class LLMTrainer(TrainerBase):
     """Owns the envs, the model(s), the optimisers and the generator of one run."""
 
     def __init__(self, config: LLMTrainConfig, out_dir: str | Path | None = None,
-                 log: Callable[[dict], None] | None = None) -> None:
+                 log: Callable[[dict], None] | None = None, dev_tasks: list[str] | None = None) -> None:
         self.config = config
         self.init_output(out_dir, log)
         self.device = resolve_device(config.device)
@@ -161,7 +161,8 @@ class LLMTrainer(TrainerBase):
         self.rng = np.random.default_rng(config.seed)
         self.state = LLMTrainState()
         self.train_tasks = [t.id for t in first.tasks.tasks("train")]
-        self.dev_tasks = [t.id for t in first.tasks.tasks("dev")][: config.eval_tasks]
+        dev = list(dev_tasks) if dev_tasks is not None else [t.id for t in first.tasks.tasks("dev")]
+        self.dev_tasks = dev[: config.eval_tasks]  # a suite's run passes its own dev split
         self.resume()
 
     @property
