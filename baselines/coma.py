@@ -120,13 +120,18 @@ def counterfactual_baseline(q: Tensor, probs: Tensor, mask: Tensor) -> Tensor:
     return torch.where(mask.bool(), probs * q, torch.zeros_like(q)).sum(-1)
 
 
-def counterfactual_advantages(q: Tensor, probs: Tensor, actions: Tensor, mask: Tensor) -> Tensor:
-    """A = Q_{u_a} - sum_{j admissible} pi_j Q_j; the taken actions must be admissible."""
+def check_admissible(actions: Tensor, mask: Tensor) -> Tensor:
+    """The taken actions as a [B, 1] index; raises when one of them is masked."""
     actions = actions.long().view(-1, 1)
     if not bool(mask.bool().gather(-1, actions).all()):
         raise ValueError("a taken action is masked (not admissible); COMA's advantage is only defined for "
                          "admissible actions")
-    return q.gather(-1, actions).squeeze(-1) - counterfactual_baseline(q, probs, mask)
+    return actions
+
+
+def counterfactual_advantages(q: Tensor, probs: Tensor, actions: Tensor, mask: Tensor) -> Tensor:
+    """A = Q_{u_a} - sum_{j admissible} pi_j Q_j; the taken actions must be admissible."""
+    return q.gather(-1, check_admissible(actions, mask)).squeeze(-1) - counterfactual_baseline(q, probs, mask)
 
 
 class COMATrainer(CentralisedTrainer):
@@ -195,11 +200,11 @@ class COMATrainer(CentralisedTrainer):
         with torch.no_grad():
             q_all = self.critic(inputs)
             probs = self.action_probs(batch["obs"], agent_of)
-            adv = counterfactual_advantages(q_all, probs, batch["actions"], inputs.mask)
+            check_admissible(batch["actions"], inputs.mask)
             baseline = counterfactual_baseline(q_all, probs, inputs.mask)
-            if cfg.advantage_target == "return":  # the realised return of u, against the same baseline
-                adv = targets - baseline
             q_taken = q_all.gather(-1, taken).squeeze(-1)
+            # "return": the realised return of u against the baseline; "q": the paper's Q(s, u) against it
+            adv = (targets if cfg.advantage_target == "return" else q_taken) - baseline
             var = targets.var(unbiased=False)
             stats.update({"coma/q_taken_mean": float(q_taken.mean()), "coma/baseline_mean": float(baseline.mean()),
                           "coma/adv_abs_mean": float(adv.abs().mean()), "coma/adv_std": float(adv.std()),

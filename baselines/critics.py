@@ -199,12 +199,6 @@ class CentralisedTrainer(Trainer):
             "seq": torch.tensor(np.concatenate([np.full(len(t), i) for i, t in enumerate(trajectories)]), device=dev),
         }
 
-    def actor_step(self, loss: Tensor) -> None:
-        self.optimizer.zero_grad()
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(self.population.parameters(), self.config.max_grad_norm)
-        self.optimizer.step()
-
     def critic_step(self, loss: Tensor) -> None:
         assert self.critic is not None and self.critic_optimizer is not None
         self.critic_optimizer.zero_grad()
