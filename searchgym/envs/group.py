@@ -72,7 +72,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from searchgym.envs.config import EnvConfig, resolve_config
-from searchgym.envs.info import EMPTY_RESET, episode_info
+from searchgym.envs.info import ZEROED_RESET, episode_info
 from searchgym.envs.multi import AGENT_FIELDS, LAST_KINDS, MAX_GOLD, RESET_OPTIONS, MultiSearchEnv
 from searchgym.envs.session import SearchSession, StepOutcome
 from searchgym.world import FAMILIES
@@ -133,7 +133,7 @@ class GroupSearchEnv(MultiSearchEnv):
         return session.candidate_observation()
 
     def _info(self, agent: str, outcome: StepOutcome | None) -> dict[str, Any]:
-        return episode_info(self.sessions[agent], outcome, self._candidate_mode(), EMPTY_RESET,
+        return episode_info(self.sessions[agent], outcome, self._candidate_mode(), ZEROED_RESET,
                             observation_data=self._info_data(agent))
 
     def state(self) -> np.ndarray:

@@ -14,9 +14,8 @@ Why: the three envs built it three times and the copies drifted. The keys, for e
 - ``observation_data`` when the env was built with ``observation_data=True``.
 
 At reset no step has happened: :data:`ZEROED_RESET` fills ``reward_components`` and
-``signals`` with zeros (the single-agent env, so vector envs can stack infos), while
-:data:`EMPTY_RESET` leaves them empty (the group and team envs; kept so, because the recorded
-observation-identity fixture pins it).
+``signals`` with zeros in every env (the same keys as after a step, so vector envs can stack
+infos; the group and team envs used to leave them empty).
 """
 
 from __future__ import annotations
@@ -28,7 +27,6 @@ from searchgym.envs.session import NO_REWARD, NO_SIGNALS, SearchSession, StepOut
 
 #: ``(reward_components, signals)`` at reset.
 ZEROED_RESET: tuple[Mapping[str, Any], Mapping[str, Any]] = (NO_REWARD, NO_SIGNALS)
-EMPTY_RESET: tuple[Mapping[str, Any], Mapping[str, Any]] = ({}, {})
 
 
 def episode_info(

@@ -96,7 +96,7 @@ from searchgym.actions import Action, ParseError, parse_action
 from searchgym.candidates import TEXT_MEMO_LIMIT, Round
 from searchgym.envs.blackboard import MAX_NOTE_CHARS, Blackboard, Note, NoteReader
 from searchgym.envs.config import EnvConfig, resolve_config
-from searchgym.envs.info import EMPTY_RESET, episode_info
+from searchgym.envs.info import ZEROED_RESET, episode_info
 from searchgym.envs.multi import AGENT_FIELDS, MultiSearchEnv
 from searchgym.envs.roles import Role, resolve_roles
 from searchgym.envs.session import TOOL_ORDER, SearchSession, StepOutcome, score_info
@@ -333,7 +333,7 @@ class TeamSearchEnv(TeamPosts, MultiSearchEnv):
             "contribution": self.contribution(agent),
             "team": self.team_info(),
         }
-        return episode_info(self.sessions[agent], outcome, self._candidate_mode(), EMPTY_RESET,
+        return episode_info(self.sessions[agent], outcome, self._candidate_mode(), ZEROED_RESET,
                             reward=reward, extra=extra, observation_data=self._info_data(agent))
 
     def _notes(self) -> list[Note]:
