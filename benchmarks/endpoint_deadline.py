@@ -12,13 +12,12 @@ status-line drip, whose bound is the per-task deadline plus env set-up.
 from __future__ import annotations
 
 import argparse
-import socket
 import tempfile
-import threading
 import time
 
 from searchgym.harness.chat_client import ChatClient, EndpointConfig
 from searchgym.harness.openai_agent import evaluate_openai, reply_from_body
+from searchgym.harness.raw_server import RawServer, drip
 from searchgym.suites import Suite, register_suite
 
 HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
@@ -31,46 +30,15 @@ CASES = {
 }
 
 
-class DripServer:
+def drip_server(prefix: bytes, dripped: bytes) -> RawServer:
     """Sends ``prefix`` at once, then ``dripped`` one byte every 0.2 s (bounded by its length)."""
 
-    def __init__(self, prefix: bytes, dripped: bytes) -> None:
-        self.prefix, self.dripped, self.stop = prefix, dripped, threading.Event()
-        self.sock = socket.create_server(("127.0.0.1", 0))
-        self.sock.settimeout(0.1)
-        threading.Thread(target=self._serve, daemon=True).start()
+    def act(conn, stop) -> None:
+        conn.sendall(prefix)
+        drip(conn, dripped, stop)
+        stop.wait(30 if not dripped else 0)
 
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.sock.getsockname()[1]}/v1"
-
-    def _serve(self) -> None:
-        while not self.stop.is_set():
-            try:
-                conn, _ = self.sock.accept()
-            except TimeoutError:
-                continue
-            except OSError:
-                return
-            threading.Thread(target=self._answer, args=(conn,), daemon=True).start()
-
-    def _answer(self, conn: socket.socket) -> None:
-        with conn:
-            try:
-                conn.settimeout(5)
-                conn.recv(1 << 20)
-                conn.sendall(self.prefix)
-                for i in range(len(self.dripped)):
-                    if self.stop.wait(0.2):
-                        return
-                    conn.sendall(self.dripped[i : i + 1])
-                self.stop.wait(30 if not self.dripped else 0)
-            except OSError:
-                pass
-
-    def close(self) -> None:
-        self.stop.set()
-        self.sock.close()
+    return RawServer(act)
 
 
 def main() -> None:
@@ -83,7 +51,7 @@ def main() -> None:
         for name, (prefix, dripped) in CASES.items():
             worst_wall = worst_cpu = 0.0
             for _ in range(args.repeats):
-                server = DripServer(prefix, dripped)
+                server = drip_server(prefix, dripped)
                 client = ChatClient(EndpointConfig("m", server.url, timeout=deadline, retries=3), reply_from_body)
                 wall, cpu = time.monotonic(), time.process_time()
                 reply = client.complete([{"role": "user", "content": "hi"}], None, wall + deadline)
@@ -95,7 +63,7 @@ def main() -> None:
                   f"{worst_cpu * 1e3:>8.1f}")
     suite = register_suite(Suite("bench-endpoint-deadline-v0", 0, "SearchQA-v0", {"max_steps": 4}, world_size="tiny",
                                  dev_size=1, test_size=3), replace=True)
-    server = DripServer(*CASES["drip status line"])
+    server = drip_server(*CASES["drip status line"])
     deadline = max(float(d) for d in args.deadlines.split(","))
     start = time.monotonic()
     evaluate_openai(suite, "m", server.url, concurrency=3, timeout=deadline, out_dir=tempfile.mkdtemp())

@@ -21,6 +21,7 @@ from searchgym.cli import main
 from searchgym.fileio import read_json
 from searchgym.harness.chat_client import ChatClient, EndpointConfig
 from searchgym.harness.openai_agent import evaluate_openai, reply_from_body
+from searchgym.harness.raw_server import RawServer, drip
 from searchgym.suites import Suite, register_suite
 
 SUITE = register_suite(Suite("test-chat-client-v0", 0, "SearchQA-v0", {"max_steps": 4}, world_size="tiny",
@@ -29,13 +30,6 @@ TIMEOUT = 1.5  # the per-task deadline these tests give the client
 SLACK = 2.0  # what a loaded machine may add past it (thread start, env steps); a drip runs for 30 s
 OK_BODY = b'{"choices": [{"message": {"content": "<answer>x</answer>"}}]}'
 STATUS_OK = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
-
-
-def drip(conn: socket.socket, data: bytes, stop: threading.Event, every: float = 0.2) -> None:
-    for i in range(len(data)):  # bounded: at most len(data) bytes, and it stops with the test
-        if stop.wait(every):
-            return
-        conn.sendall(data[i : i + 1])
 
 
 def send(payload: bytes) -> Callable[[socket.socket, threading.Event], None]:
@@ -74,60 +68,6 @@ HOSTILE: dict[str, Callable[[socket.socket, threading.Event], None]] = {
     "500 every time": send(b"HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\n\r\n"),
     "error object every time": send(STATUS_OK + b'Content-Length: 24\r\n\r\n{"error": {"code": 503}}'),
 }
-
-
-class RawServer:
-    """Accepts on 127.0.0.1, reads each request, then runs the case on the connection."""
-
-    def __init__(self, act: Callable[[socket.socket, threading.Event], None]) -> None:
-        self.act, self.stop = act, threading.Event()
-        self.sock = socket.create_server(("127.0.0.1", 0))
-        self.sock.settimeout(0.1)
-        self.requests = 0
-        self.thread = threading.Thread(target=self._serve, daemon=True)
-        self.thread.start()
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.sock.getsockname()[1]}/v1"
-
-    def _serve(self) -> None:
-        while not self.stop.is_set():
-            try:
-                conn, _ = self.sock.accept()
-            except TimeoutError:
-                continue
-            except OSError:
-                return
-            threading.Thread(target=self._handle, args=(conn,), daemon=True).start()
-
-    def _handle(self, conn: socket.socket) -> None:
-        with conn:
-            try:
-                conn.settimeout(5)
-                data = b""
-                while b"\r\n\r\n" not in data and len(data) < 1 << 20:
-                    chunk = conn.recv(65536)
-                    if not chunk:
-                        return
-                    data += chunk
-                head, _, body = data.partition(b"\r\n\r\n")
-                length = next((int(line.split(b":")[1]) for line in head.split(b"\r\n")
-                               if line.lower().startswith(b"content-length:")), 0)
-                while len(body) < min(length, 1 << 22):
-                    chunk = conn.recv(65536)
-                    if not chunk:
-                        return
-                    body += chunk
-                self.requests += 1
-                self.act(conn, self.stop)
-            except OSError:
-                pass  # the client hung up: what these cases expect
-
-    def close(self) -> None:
-        self.stop.set()
-        self.sock.close()
-        self.thread.join(timeout=5)
 
 
 @pytest.fixture
