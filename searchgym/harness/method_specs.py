@@ -30,7 +30,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from searchgym.harness.methods import load_callable
+from searchgym.harness.methods import METHODS, load_callable
 
 #: TrainConfig fields that the harness sets from the suite and the command line, not options.
 HARNESS_FIELDS = ("env_id", "env_kwargs", "policy", "budget", "seed", "device", "estimator", "method")
@@ -66,6 +66,7 @@ def register_spec(spec: MethodSpec) -> MethodSpec:
     if spec.name in METHOD_SPECS and METHOD_SPECS[spec.name] != spec:
         raise ValueError(f"method spec {spec.name!r} is already registered with another definition")
     METHOD_SPECS[spec.name] = spec
+    METHODS[spec.name] = f"{__name__}:{spec.name}"  # ``--methods NAME`` reaches it
     return spec
 
 

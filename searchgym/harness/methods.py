@@ -56,13 +56,11 @@ import numpy as np
 from searchgym.suites import Suite, env_kind, make_env, tasks
 
 #: name -> "module:callable". The learning methods are records in
-#: :data:`searchgym.harness.method_specs.METHOD_SPECS`, trained by one adapter.
+#: :data:`searchgym.harness.method_specs.METHOD_SPECS`, trained by one adapter: registering a spec
+#: (``register_spec``) adds it here, so a new method is one record, not two lists.
 METHODS: dict[str, str] = {
     "random": "searchgym.harness.methods:random_method",
     "oracle": "searchgym.harness.methods:oracle_method",
-    **{name: f"searchgym.harness.method_specs:{name}"
-       for name in ("cw_grpo", "grpo", "dr_grpo", "mappo", "ippo", "coma", "mt_ppo", "gigpo", "info_gain",
-                    "grpo_role", "cw_grpo_role")},
 }
 
 #: Named agent providers for ``searchgym evaluate --agent NAME``: name -> "module:callable",
@@ -340,3 +338,8 @@ def agent_method(ctx: RunContext) -> Any:
 
 
 agent_method.trains = False  # type: ignore[attr-defined]
+
+
+# The learning methods register themselves in METHODS as their specs are defined (method_specs
+# imports load_callable from this module, which is defined by now).
+import searchgym.harness.method_specs  # noqa: E402,F401
