@@ -48,14 +48,15 @@ def state_of(text: str) -> str:
     Why: the transcript's result bodies are long and would drown the question in a bag-of-n-grams
     embedding; what a result revealed reaches the policy through the candidates and their
     provenance instead. Lines kept: everything before the question, the question, ``Step k: ...``
-    action lines, and blackboard notes (``Note ...``).
+    action lines, the blackboard header and its notes (``[round r] author: text``, see
+    docs/OBSERVATIONS.md).
     """
     kept, seen_question = [], False
     for line in text.splitlines():
         if line.startswith(QUESTION_PREFIX):
             seen_question = True
             kept.append(line)
-        elif not seen_question or line.startswith(("Step ", "Note", "Blackboard")):
+        elif not seen_question or line.startswith(("Step ", "Blackboard", "[round ")):
             kept.append(line)
     return "\n".join(kept) if seen_question else text
 
