@@ -5,6 +5,9 @@ One local Ray cluster (2 CPUs) is shared by the tests of this module: Ray starts
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 import torch
@@ -20,17 +23,13 @@ from searchgym.agents.rollout_workers import (  # noqa: E402
 )
 from searchgym.agents.train import TrainConfig, Trainer  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).parents[1] / "harness"))
+from harness_helpers import start_local_ray  # noqa: E402
+
 
 @pytest.fixture(scope="module")
 def cluster():
-    for attempt in range(3):  # on a loaded machine the raylet may miss Ray's fixed 30 s start-up window
-        try:
-            ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-            break
-        except Exception:  # noqa: BLE001 - "The current node timed out during startup"
-            ray.shutdown()
-            if attempt == 2:
-                raise
+    start_local_ray()
     yield
     ray.shutdown()
 

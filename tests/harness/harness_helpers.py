@@ -104,3 +104,18 @@ def first_candidate_factory(index: int = 0):
             return int(index)
 
     return First()
+
+
+def start_local_ray(**kwargs) -> None:
+    """``ray.init(num_cpus=2, ...)`` with up to 3 attempts: on a loaded machine the raylet may
+    miss Ray's fixed 30 s start-up window ("The current node timed out during startup")."""
+    import ray
+
+    for attempt in range(3):
+        try:
+            ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, **kwargs)
+            return
+        except Exception:  # noqa: BLE001 - a start-up timeout; anything else fails on the last try
+            ray.shutdown()
+            if attempt == 2:
+                raise

@@ -20,6 +20,7 @@ from searchgym.harness.methods import parse_methods  # noqa: E402
 from searchgym.harness.ray_executor import RayCluster, run_resources  # noqa: E402
 from searchgym.harness.runner import RunSpec, run_dir  # noqa: E402
 from searchgym.suites import Suite, register_suite  # noqa: E402
+from harness_helpers import start_local_ray  # noqa: E402
 
 RAY_TINY = register_suite(Suite("test-ray-tiny-v0", 0, "SearchQA-Candidates-v0", {"max_steps": 6},
                                 world_size="tiny", dev_size=4, test_size=8,
@@ -32,15 +33,7 @@ HERE = Path(__file__).resolve().parent
 def cluster():
     """One local 2-CPU cluster whose workers can import this module (for die_once_learner)."""
     path = os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)
-    for attempt in range(3):  # on a loaded machine the raylet may miss Ray's fixed 30 s start-up window
-        try:
-            ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
-                     runtime_env={"env_vars": {"PYTHONPATH": path}})
-            break
-        except Exception:  # noqa: BLE001 - "The current node timed out during startup"
-            ray.shutdown()
-            if attempt == 2:
-                raise
+    start_local_ray(runtime_env={"env_vars": {"PYTHONPATH": path}})
     yield
     ray.shutdown()
 
