@@ -1,8 +1,9 @@
 """Numbers in answers: reading them ("1,200", "$3.4 million", "12%") and matching them by kind.
 
-Years, dates and counts match only as the same integer; quantities (revenues, populations,
-prices) within a relative tolerance. Part of the scoring rules: a change here is a change of
-:data:`searchgym.scoring.SCORING_RULES_VERSION`.
+Years, dates and counts match only as the same integer; values an agent computes (sums,
+differences, ages) only as the same number, written in any notation; quantities the world
+states (revenues, populations, prices) within a relative tolerance. Part of the scoring rules:
+a change here is a change of :data:`searchgym.scoring.SCORING_RULES_VERSION`.
 """
 
 from __future__ import annotations
@@ -10,11 +11,13 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterator, Sequence
+from fractions import Fraction
 
 _MAX_SCORED_CHARS = 200_000  # answers longer than this are cut before scoring (bounded work)
 
-#: How a numeric answer is matched, by what the number is (see :func:`numeric_match`).
-NUMBER_KINDS = ("year", "count", "quantity")
+#: How a numeric answer is matched, by what the number is (see :func:`numeric_match`). "exact" is
+#: a computed value (a sum, a difference, an age); tasks say it through their ``operation``.
+NUMBER_KINDS = ("year", "count", "quantity", "exact")
 EXACT_KINDS = ("year", "count")
 QUANTITY_REL_TOL = 0.005
 QUANTITY_ABS_TOL = 0.5
@@ -22,15 +25,15 @@ QUANTITY_ABS_TOL = 0.5
 
 # ------------------------------------------------------------------------------------ numbers
 _SCALES = {
-    "thousand": 1e3,
-    "million": 1e6,
-    "billion": 1e9,
-    "trillion": 1e12,
-    "k": 1e3,
-    "m": 1e6,
-    "mn": 1e6,
-    "b": 1e9,
-    "bn": 1e9,
+    "thousand": 10**3,
+    "million": 10**6,
+    "billion": 10**9,
+    "trillion": 10**12,
+    "k": 10**3,
+    "m": 10**6,
+    "mn": 10**6,
+    "b": 10**9,
+    "bn": 10**9,
 }
 _NUMBER = re.compile(
     r"(?<![\w.])(?P<sign>[-+])?\$?(?P<sign2>[-+])?"
@@ -41,8 +44,8 @@ _NUMBER = re.compile(
 )
 
 
-def _written_numbers(s: str) -> Iterator[tuple[float, float, bool]]:
-    """(literal value, scaled value, has a scale word) for every number written in ``s``."""
+def _written_matches(s: str) -> Iterator[tuple[re.Match[str], float, float, bool]]:
+    """(match, literal value, scaled value, has a scale word) for every number written in ``s``."""
     text = str(s)[:_MAX_SCORED_CHARS].replace("\u2212", "-")
     for m in _NUMBER.finditer(text):
         try:
@@ -54,9 +57,44 @@ def _written_numbers(s: str) -> Iterator[tuple[float, float, bool]]:
         if "-" in ((m.group("sign") or "") + (m.group("sign2") or "")):
             literal = -literal
         word = (m.group("scale") or m.group("abbr") or "").lower()
-        scaled = literal * _SCALES.get(word, 1.0)
+        scaled = literal * _SCALES.get(word, 1)
         if math.isfinite(scaled):
-            yield literal, scaled, bool(word)
+            yield m, literal, scaled, bool(word)
+
+
+def _written_numbers(s: str) -> Iterator[tuple[float, float, bool]]:
+    """(literal value, scaled value, has a scale word) for every number written in ``s``."""
+    for _, literal, scaled, has_word in _written_matches(s):
+        yield literal, scaled, has_word
+
+
+def _exact_value(m: re.Match[str]) -> Fraction | None:
+    """The exact rational value a number match writes, scale word applied ("1.234 million" is
+    exactly 1234000); None when its digits are too long to convert (no value is guessed)."""
+    try:
+        value = Fraction(m.group("num").replace(",", ""))
+    except ValueError:  # more digits than int() converts
+        return None
+    if m.group("exp"):
+        value *= Fraction(10) ** int(m.group("exp"))
+    value *= _SCALES.get((m.group("scale") or m.group("abbr") or "").lower(), 1)
+    return -value if "-" in ((m.group("sign") or "") + (m.group("sign2") or "")) else value
+
+
+def exact_number(s: str | float | int | None) -> Fraction | None:
+    """The exact value of the first number in ``s`` (the one :func:`parse_number` reads), or None.
+
+    "1,234,000", "1234000.0", "1.234 million" and "1.234e6" are all exactly 1234000; a float
+    argument is taken at its shortest decimal form (0.1 is 1/10, not its binary approximation).
+    """
+    if s is None or isinstance(s, bool):
+        return None
+    if isinstance(s, int):
+        return Fraction(s)
+    if isinstance(s, float):
+        return Fraction(repr(s)) if math.isfinite(s) else None
+    first = next(_written_matches(s), None)
+    return None if first is None else _exact_value(first[0])
 
 
 def find_numbers(s: str, scaled: bool = True) -> list[float]:
@@ -118,13 +156,18 @@ def numeric_match(
 
     - ``"year"`` and ``"count"`` (years, dates, ages in years, employees, students, pages): p
       must be the same integer as g. 1953 never answers 1962, 2,001 never answers 2,000.
-    - ``"quantity"`` (revenues, populations, prices, box office): ``|p - g| <= max(0.5,
-      QUANTITY_REL_TOL * |g|)`` with QUANTITY_REL_TOL = 0.5%. Generated worlds write quantities
-      in full ("1,234,000"), so copying the text is exact; the tolerance admits a reader's
-      three-significant-figure rounding ("1.23 million") and nothing coarser. When only one
-      side has a scale word the written literals may match too (questions state units: "$11
-      million" answers "how much, in millions of dollars?" whose gold is "11"); two different
-      scale words never match ("1.2 million" is not "1.2 billion").
+    - ``"exact"`` (a value the agent computes: a sum, a difference, an age): p must be exactly
+      g, compared as exact rationals (:func:`exact_number`), so the same value in any notation
+      is right ("1,234,000", "1234000.0", "1.234 million", "1.234e6", "$1,234,000") and any
+      other value is wrong, a rounded one included ("1.23 million", "1,234,001"). A scale word
+      always applies ("1,234" never answers 1,234,000).
+    - ``"quantity"`` (revenues, populations, prices, box office, as the world states them):
+      ``|p - g| <= max(0.5, QUANTITY_REL_TOL * |g|)`` with QUANTITY_REL_TOL = 0.5%. Generated
+      worlds write quantities in full ("1,234,000"), so copying the text is exact; the tolerance
+      admits a reader's three-significant-figure rounding ("1.23 million") and nothing coarser.
+      When only one side has a scale word the written literals may match too (questions state
+      units: "$11 million" answers "how much, in millions of dollars?" whose gold is "11"); two
+      different scale words never match ("1.2 million" is not "1.2 billion").
     - ``None``: decided by :func:`number_kind_of` from the gold value.
 
     Values are compared with their scale words applied ("12 thousand" is the count 12000).
@@ -135,6 +178,7 @@ def numeric_match(
     if p is None:
         return False
     kind = number_kind_of(golds, kind)
+    exact_p = exact_number(pred) if kind == "exact" else None
 
     def close(x: float, g: float) -> bool:
         return abs(x - g) <= max(QUANTITY_ABS_TOL, QUANTITY_REL_TOL * abs(g))
@@ -143,7 +187,10 @@ def numeric_match(
         g = _first_number(gold)
         if g is None:
             continue
-        if kind in EXACT_KINDS:
+        if kind == "exact":
+            if exact_p is not None and exact_p == exact_number(gold):
+                return True
+        elif kind in EXACT_KINDS:
             if _same_integer(p[1], g[1]):
                 return True
         elif close(p[1], g[1]) or (not (p[2] and g[2]) and close(p[0], g[0])):

@@ -2,8 +2,9 @@
 
 Scores follow the conventions of the QA literature so that numbers are comparable with papers:
 SQuAD answer normalisation, exact match and token F1 (max over gold aliases); numbers match by
-what they are (years and counts as the same integer, quantities within 0.5%: see
-:func:`numeric_match`); list answers score set F1 (completeness counts). The rules carry a
+what they are (years and counts as the same integer, a value the agent computes exactly, a
+quantity the world states within 0.5%: see :func:`numeric_match` and :func:`match_kind`); list
+answers score set F1 (completeness counts). The rules carry a
 version, :data:`SCORING_RULES_VERSION`, that every suite's content hash covers. ``compose_reward``
 turns an answer score and the step's mistakes into the reward components an env reports.
 
@@ -28,6 +29,7 @@ from searchgym.numbers import (  # noqa: F401  (re-exported: the scoring API)
     QUANTITY_ABS_TOL,
     QUANTITY_REL_TOL,
     _MAX_SCORED_CHARS,
+    exact_number,
     find_numbers,
     number_kind_of,
     numeric_match,
@@ -41,12 +43,15 @@ if TYPE_CHECKING:
 __all__ = [
     "ANSWER_METRICS",
     "AnswerScore",
+    "LOOKUP_OPERATIONS",
     "ProcessJudge",
     "RewardConfig",
     "RoundSignals",
     "compose_reward",
     "exact_match",
+    "exact_number",
     "find_numbers",
+    "match_kind",
     "normalize_answer",
     "NUMBER_KINDS",
     "SCORING_RULES_VERSION",
@@ -64,7 +69,13 @@ ANSWER_METRICS = ("auto", "em", "f1")
 #: change of every suite's hash (and of suite versions: an edited ``-v0`` never exists).
 #: v1: numbers matched within max(0.5, 1% of gold) whatever they counted.
 #: v2: years and counts match only as the same integer; quantities within 0.5%.
-SCORING_RULES_VERSION = "scoring-v2"
+#: v3: a computed value (sum, difference, age: any ``operation`` but a look-up) matches only
+#: exactly; the 0.5% stays for quantities the world states (v2 took a sum off by one as right).
+SCORING_RULES_VERSION = "scoring-v3"
+#: Task operations whose numeric answer is a figure the world states. Any other operation
+#: (``sum``, ``difference``, ``years_since``, ...) computes its answer from stated figures,
+#: and a computed answer is right only when exact (:func:`match_kind`).
+LOOKUP_OPERATIONS = ("value",)
 
 # ------------------------------------------------------------------------------ normalisation
 _ASCII_PUNCT = set(string.punctuation)
@@ -213,10 +224,24 @@ def _gold_items(task: Task) -> tuple[tuple[str, ...], ...]:
     return (tuple(task.answers),) if task.answers else ()
 
 
+def match_kind(task: Task) -> str | None:
+    """How ``task``'s numeric answer is matched (a kind of :func:`numeric_match`).
+
+    The task record decides, never the question's wording: a numeric task whose ``operation``
+    computes its answer (not in :data:`LOOKUP_OPERATIONS`) is matched ``"exact"``, because its
+    value is exact and nothing about it was rounded by the world; a look-up is matched by its
+    ``number_kind`` (a stated quantity keeps its 0.5%); None lets the gold value decide.
+    """
+    if task.answer_type == "number" and getattr(task, "operation", "value") not in LOOKUP_OPERATIONS:
+        return "exact"
+    return getattr(task, "number_kind", None)
+
+
 def score_answer(task: Task, prediction: str | None, metric: str = "auto") -> AnswerScore:
     """Score ``prediction`` against ``task`` according to its ``answer_type``.
 
-    - ``"number"``: score = success = numeric match (:func:`numeric_match`) by ``task.number_kind``;
+    - ``"number"``: score = success = numeric match (:func:`numeric_match`) by :func:`match_kind`
+      (exact for a computed value, else by ``task.number_kind``);
     - ``"list"``: score = set F1 over ``answer_items``; success = set F1 == 1;
     - ``"entity"``, ``"text"`` (and any other type, e.g. user JSONL tasks): score = token F1
       (``metric="auto"`` or ``"f1"``) or exact match (``metric="em"``); success = exact match.
@@ -229,7 +254,7 @@ def score_answer(task: Task, prediction: str | None, metric: str = "auto") -> An
     prediction = str(prediction)
     em = exact_match(prediction, task.answers)
     f1 = token_f1(prediction, task.answers)
-    numeric = float(numeric_match(prediction, task.answers, getattr(task, "number_kind", None)))
+    numeric = float(numeric_match(prediction, task.answers, match_kind(task)))
     items = _gold_items(task)
     sf1 = set_f1(prediction, items)
     if task.answer_type == "number":

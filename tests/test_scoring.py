@@ -151,7 +151,7 @@ def test_numeric_match_general_rules():
     # no kind given (a user's task): an integral gold is a count, any other a quantity
     assert number_kind_of(["1962"], None) == "count" and not numeric_match("1961", ["1962"])
     assert number_kind_of(["3.5"], None) == "quantity" and numeric_match("3.51", ["3.5"])
-    with pytest.raises(ValueError, match="unknown number kind 'weight'; accepted: year, count, quantity"):
+    with pytest.raises(ValueError, match="unknown number kind 'weight'; accepted: year, count, quantity, exact"):
         numeric_match("1", ["1"], "weight")
 
 

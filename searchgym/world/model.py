@@ -95,8 +95,10 @@ class Task:
     ``operation`` says how the hops combine (``value``, ``sum``, ``difference``,
     ``argmax``/``argmin``, ``years_since``, ``set``): the oracle uses it, never the answer.
     ``clarification`` is what the simulated user says when asked (ambiguous tasks only).
-    ``number_kind`` says how a numeric answer is scored (:func:`searchgym.scoring.numeric_match`):
-    years and counts as the same integer, quantities within a relative tolerance.
+    ``number_kind`` says what a numeric answer is; with ``operation`` it decides how the answer
+    is scored (:func:`searchgym.scoring.match_kind`): years and counts as the same integer,
+    stated quantities within a relative tolerance, computed values (any operation but
+    ``value``) exactly.
     """
 
     id: str
