@@ -21,7 +21,7 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 main: setup
-	$(BIN)/searchgym compare --suite quick-v1 --methods $(MAIN_METHODS) --seeds 3 --budget 20000 --workers 2 --device auto --out $(OUT)
+	$(BIN)/searchgym compare --suite quick-v2 --methods $(MAIN_METHODS) --seeds 3 --budget 20000 --workers 2 --device auto --out $(OUT)
 
 # Headless Chromium for the leaderboard page test (Debian's package; needs root and apt).
 browser:

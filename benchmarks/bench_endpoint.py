@@ -6,7 +6,7 @@ are measured side by side in one process: wall seconds, CPU seconds (``time.proc
 requests served and requests/s, and the speed-up of concurrency 8 over 1. The harness evaluates
 the test and the dev split (300 tasks on a text suite).
 
-    python benchmarks/bench_endpoint.py [--suite searchqa-text-v1] [--latency 0.02] [--concurrency 1,8]
+    python benchmarks/bench_endpoint.py [--suite searchqa-text-v2] [--latency 0.02] [--concurrency 1,8]
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def one_run(suite: str, concurrency: int, latency: float, folder: Path) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--suite", default="searchqa-text-v1")
+    parser.add_argument("--suite", default="searchqa-text-v2")
     parser.add_argument("--latency", type=float, default=0.02, help="seconds the server waits per request (default 0.02)")
     parser.add_argument("--concurrency", default="1,8", help="comma-separated levels (default 1,8)")
     args = parser.parse_args(argv)

@@ -7,9 +7,9 @@ role-aware grouping matter? Writes docs/RESULTS.md (tables, generated reading) a
 Three comparisons, every run through the harness (``run_comparison``: one folder per run, resumed
 when interrupted, atomic results; re-running the same command skips finished runs):
 
-1. **main** (``--suite``, quick-v1: 160 multi-hop test tasks, 8 rounds): cw_grpo against grpo,
+1. **main** (``--suite``, quick-v2: 160 multi-hop test tasks, 8 rounds): cw_grpo against grpo,
    dr_grpo, mt_ppo, gigpo, info_gain, mappo and coma, with random and oracle as anchors;
-2. **roles** (``--role-suite``, team-v1: lead, searcher, analyst): the naive whole-team group
+2. **roles** (``--role-suite``, team-v2: lead, searcher, analyst): the naive whole-team group
    (``grpo_team = grpo[group_by=team]``) against per-role groups (grpo_role, cw_grpo_role);
 3. **ablation** (``--suite``): plain GRPO (no entropy bonus), GRPO with every calibration flag, and
    each flag alone (see :data:`FLAGS`); policy entropy and dev success curves.
@@ -82,8 +82,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--smoke", action="store_true", help="tiny end-to-end check: " + str(SMOKE))
     parser.add_argument("--seeds", default=None, help="count (5 -> 0..4) or comma list; default 5 (smoke 2)")
     parser.add_argument("--budget", type=int, default=None, help="env steps per training run; default 20000")
-    parser.add_argument("--suite", default="quick-v1", help="suite of the main comparison and the ablation")
-    parser.add_argument("--role-suite", default="team-v1", help="role-based team suite of the grouping comparison")
+    parser.add_argument("--suite", default="quick-v2", help="suite of the main comparison and the ablation")
+    parser.add_argument("--role-suite", default="team-v2", help="role-based team suite of the grouping comparison")
     parser.add_argument("--methods", default=None, help="main comparison methods; default: " + ",".join(MAIN_METHODS))
     parser.add_argument("--ablation", default=None, help="comma list of plain, all, " + ", ".join(FLAGS)
                         + " (default: all of them)")

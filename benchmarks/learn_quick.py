@@ -1,6 +1,6 @@
 """Does every learning method learn? Dev success at start and end, with random and oracle.
 
-    .venv/bin/python benchmarks/learn_quick.py                      # all methods, quick-v1, 20k steps
+    .venv/bin/python benchmarks/learn_quick.py                      # all methods, quick-v2, 20k steps
     .venv/bin/python benchmarks/learn_quick.py --methods mappo,coma --budget 10000 --seeds 0,1
 
 Each (method, seed) runs in its own process (``--workers`` at a time, one torch thread each)
@@ -76,7 +76,7 @@ def bounds(suite_id: str, seeds: list[int]) -> dict[str, float]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--suite", default="quick-v1")
+    parser.add_argument("--suite", default="quick-v2")
     parser.add_argument("--methods", default=",".join(LEARNERS))
     parser.add_argument("--budget", type=int, default=20_000, help="env steps per run (default 20000)")
     parser.add_argument("--seeds", default="0", help="comma-separated seeds (default 0)")

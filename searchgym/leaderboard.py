@@ -144,8 +144,8 @@ def check_content(submission: Mapping[str, Any]) -> dict[str, Any]:
     suite_id = submission["suite"]["id"]
     try:
         suite = get_suite(suite_id)
-    except KeyError:
-        raise SubmissionRejected(f"unknown suite {suite_id!r}") from None
+    except KeyError as exc:  # an unknown id, or a retired one: the message says why and what replaces it
+        raise SubmissionRejected(str(exc.args[0]) if exc.args else f"unknown suite {suite_id!r}") from None
     if submission["suite"]["hash"] != suite.content_hash:
         raise SubmissionRejected(f"wrong suite hash for {suite_id}: submitted {submission['suite']['hash'][:16]}..., "
                                  f"the suite regenerated here has {suite.content_hash[:16]}...")

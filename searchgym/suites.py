@@ -7,8 +7,10 @@ and clock (``World.corpus_fingerprint``), the definition, and the full content o
 it uses, and nothing else: two results with the same suite id and hash were scored by the
 same rules on byte-identical corpora and tasks, and a task family the suite does not use can
 change without changing its hash. A suite whose rules, world or definition must change gets a
-new version (``-v1``), never an edited ``-v0``; the old id is kept in :data:`RETIRED_SUITES`
-with the reason, which is what ``get_suite`` and the leaderboard's ``verify`` say about it.
+new version (``-v2``), never an edited ``-v1``; the old id is kept in :data:`RETIRED_SUITES`
+with the reason and its replacement, which is what ``get_suite`` and the leaderboard's
+``verify`` say about it. The suites are defined once, at the end of this module (and in
+:mod:`searchgym.text_suites`); a retirement registers the same definitions under new ids.
 
 Tasks of a capped split are taken deterministically: families are interleaved (in the
 suite's family order, world order within a family) so that a capped split keeps every
@@ -193,14 +195,19 @@ class UnknownSuite(KeyError):
 
 
 #: Suites that no longer exist, with why: results on them cannot be re-scored by today's rules.
-RETIRED_SUITES: dict[str, str] = {
-    f"{name}-v0": (f"suite {name}-v0 was retired: the scoring rules changed (scoring-v1 matched any number within "
-                   f"1% of the gold, so wrong years and counts scored; {SCORING_RULES_VERSION} matches years and "
-                   f"counts only as the same integer) and the world generator changed (bridges need every hop); "
-                   f"results on it cannot be re-scored. Use {name}-v1")
-    for name in ("quick", "searchqa", "searchqa-easy", "searchqa-hard", "team", "team-easy", "team-hard",
-                 "group", "group-easy", "group-hard")
-}
+RETIRED_SUITES: dict[str, str] = {}
+_V0_REASON = ("the scoring rules changed (scoring-v1 matched any number within 1% of the gold, so wrong years and "
+              "counts scored; scoring-v2 matched years and counts only as the same integer) and the world generator "
+              "changed (bridges need every hop)")
+#: Why the ``-v1`` suites were retired (their ``-v2`` successors have the same definitions).
+V1_REASON = ("the scoring rules changed (scoring-v2 matched a computed answer, a sum or a difference, within 0.5% of "
+             "the gold, so sums off by one scored; scoring-v3 matches a computed answer only exactly); its world, "
+             "tasks and settings are those of its successor")
+
+
+def retire_suite(old_id: str, reason: str, replacement: str) -> None:
+    """Record that ``old_id`` no longer exists, why, and which suite replaces it."""
+    RETIRED_SUITES[old_id] = f"suite {old_id} was retired: {reason}; results on it cannot be re-scored. Use {replacement}"
 
 
 def get_suite(suite_id: str | Suite) -> Suite:
@@ -223,8 +230,9 @@ ALL_FAMILIES = tuple(FAMILIES)
 #: The main suite's families: every one needs two or more evidence hops.
 MULTI_HOP_FAMILIES = ("bridge", "comparison", "aggregate", "temporal")
 
+# The main suite: its settings are here and nowhere else.
 register_suite(Suite(
-    "quick-v1", 1, "TeamSearch-Generalists-Candidates-v0",
+    "quick-v2", 2, "TeamSearch-Generalists-Candidates-v0",
     {"team_size": 2, "max_rounds": 8, "reward": {"step_cost": 0.0}},
     world_seed=0, world_size="medium", dev_size=60, test_size=160, families=MULTI_HOP_FAMILIES,
     train_families=("lookup", *MULTI_HOP_FAMILIES),
@@ -243,6 +251,9 @@ for _name, _env, _kwargs, _what in (
 ):
     for _difficulty, _suffix in ((None, ""), ("easy", "-easy"), ("hard", "-hard")):
         _level = {None: "every family and difficulty", "easy": "easy tasks", "hard": "hard tasks"}[_difficulty]
-        register_suite(Suite(f"{_name}{_suffix}-v1", 1, _env, _kwargs, difficulty=_difficulty,
+        register_suite(Suite(f"{_name}{_suffix}-v2", 2, _env, _kwargs, difficulty=_difficulty,
                              description=f"{_what}; {_level}", **_FAMILY_DEFAULTS))
+for _name in ("quick", *(f"{k}{d}" for k in ("searchqa", "team", "group") for d in ("", "-easy", "-hard"))):
+    retire_suite(f"{_name}-v0", _V0_REASON, f"{_name}-v2")
+    retire_suite(f"{_name}-v1", V1_REASON, f"{_name}-v2")
 from searchgym import text_suites  # noqa: E402,F401  (registers the text-mode suites)

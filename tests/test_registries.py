@@ -129,12 +129,12 @@ def test_the_toy_family_leaves_every_other_task_and_the_corpus_unchanged(toy):
 
 def test_existing_suite_hashes_do_not_move_when_a_family_is_registered(monkeypatch):
     monkeypatch.setenv("SEARCHGYM_WORLD_CACHE", "off")  # the toy world is generated, never stored
-    names = ("quick-v1", "searchqa-v1", "team-hard-v1")
+    names = ("quick-v2", "searchqa-v2", "team-hard-v2")
     before = {n: suite_module.get_suite(n).content_hash for n in names}
     with FAMILY_REGISTRY.scoped():
         task_family("toy")(toy_family)
         monkeypatch.setattr(suite_module, "_HASHES", {})  # hash again, on a world generated with the toy family
-        world = suite_module.get_suite("quick-v1").world()
+        world = suite_module.get_suite("quick-v2").world()
         assert any(t.family == "toy" for t in world.tasks)
         assert {n: suite_module.get_suite(n).content_hash for n in names} == before
 
@@ -142,7 +142,7 @@ def test_existing_suite_hashes_do_not_move_when_a_family_is_registered(monkeypat
 def test_the_suites_over_every_family_use_the_built_in_families():
     """A family added to world/tasks.py joins these suites and changes their hashes: version them."""
     assert suite_module.ALL_FAMILIES == BUILT_IN_FAMILIES
-    assert suite_module.get_suite("searchqa-v1").families == BUILT_IN_FAMILIES
+    assert suite_module.get_suite("searchqa-v2").families == BUILT_IN_FAMILIES
 
 
 def test_registration_refuses_what_would_break_the_formats():

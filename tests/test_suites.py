@@ -17,9 +17,9 @@ TINY = register_suite(Suite("test-suites-tiny-v0", 0, "SearchQA-Candidates-v0", 
 
 
 def test_the_published_suites_exist():
-    expected = {"quick-v1"} | {f"{k}{d}-v1" for k in ("searchqa", "team", "group") for d in ("", "-easy", "-hard")}
+    expected = {"quick-v2"} | {f"{k}{d}-v2" for k in ("searchqa", "team", "group") for d in ("", "-easy", "-hard")}
     assert expected <= set(SUITES)
-    quick = get_suite("quick-v1")
+    quick = get_suite("quick-v2")
     assert (quick.env_id, quick.families, quick.difficulty) == (
         "TeamSearch-Generalists-Candidates-v0", MULTI_HOP_FAMILIES, None)
     test_tasks = tasks(quick, "test")
@@ -30,17 +30,44 @@ def test_the_published_suites_exist():
     assert sum(t.hops >= 2 for t in test_tasks) >= 0.7 * len(test_tasks)
 
 
-def test_retired_suites_say_why():
-    for old in ("quick-v0", "searchqa-v0", "team-hard-v0"):
+def test_retired_suites_say_why_and_name_their_replacement():
+    for old in ("quick-v0", "searchqa-v0", "team-hard-v0", "quick-v1", "searchqa-v1", "group-easy-v1",
+                "searchqa-text-v1", "team-text-v1", "group-text-v1"):
         assert old in RETIRED_SUITES and old not in SUITES
-        with pytest.raises(KeyError, match="retired: the scoring rules changed"):
+        new = old[: -len("-v0")] + "-v2"
+        with pytest.raises(KeyError, match=f"suite {old} was retired: the scoring rules changed") as raised:
             get_suite(old)
-    assert get_suite("searchqa-hard-v1").difficulty == "hard" and env_kind(get_suite("searchqa-v1")) == "single"
-    assert get_suite("group-v1").kwargs["group_size"] == 4
+        assert str(raised.value).endswith(f"results on it cannot be re-scored. Use {new}") and new in SUITES
+    assert "scoring-v3 matches a computed answer only exactly" in RETIRED_SUITES["quick-v1"]
+    assert "searchqa-text-v0" not in RETIRED_SUITES  # the text suites began at v1
+    assert get_suite("searchqa-hard-v2").difficulty == "hard" and env_kind(get_suite("searchqa-v2")) == "single"
+    assert get_suite("group-v2").kwargs["group_size"] == 4
+
+
+#: Hashes of the -v1 suites (scoring-v2), as the committed -v1 leaderboard submissions recorded them.
+V1_HASHES = {
+    "quick-v1": "47e76b2277bc9e72548209793801b75054e1338130760a800f62eb3d54a14119",
+    "searchqa-text-v1": "cc71214d27a3c4ef4d12be10540cc16b7baf8f31c7c20b140f747eb35149118f",
+}
+
+
+def test_the_v2_suites_are_the_v1_definitions_under_new_rules(monkeypatch):
+    """Hashed with the v1 id, version and rules (scoring-v2), a -v2 suite gives the v1 hash: the
+    world, tasks and settings are unchanged, and only the rules' version moves the hash."""
+    from dataclasses import replace
+
+    import searchgym.suites as suite_module
+
+    new = {old: get_suite(old.replace("-v1", "-v2")).content_hash for old in V1_HASHES}
+    assert all(new[old] != h for old, h in V1_HASHES.items())
+    monkeypatch.setattr(suite_module, "SCORING_RULES_VERSION", "scoring-v2")
+    monkeypatch.setattr(suite_module, "_HASHES", {})
+    for old, pinned in V1_HASHES.items():
+        assert replace(get_suite(old.replace("-v1", "-v2")), id=old, version=1).content_hash == pinned
 
 
 def test_unknown_suite_lists_the_known_ones():
-    with pytest.raises(KeyError, match="unknown suite 'nope'; known suites: quick-v1, searchqa-v1"):
+    with pytest.raises(KeyError, match="unknown suite 'nope'; known suites: quick-v2, searchqa-v2"):
         get_suite("nope")
 
 
@@ -72,7 +99,7 @@ def test_hashes_are_stable_across_processes():
                             cwd=Path(__file__).parents[1], env={"PYTHONHASHSEED": "12345", "PATH": ""})
     other = json.loads(result.stdout.strip().splitlines()[-1])
     here = {k: s.content_hash for k, s in SUITES.items() if k in other}
-    assert here == {k: other[k] for k in here} and "quick-v1" in here and TINY.id in here
+    assert here == {k: other[k] for k in here} and "quick-v2" in here and TINY.id in here
 
 
 def test_bad_definitions_are_clear_errors():
@@ -81,7 +108,7 @@ def test_bad_definitions_are_clear_errors():
     with pytest.raises(ValueError, match="test_size must be None or a positive int"):
         Suite("x-v0", 0, "SearchQA-Candidates-v0", test_size=0)
     with pytest.raises(ValueError, match="taken by a different definition"):
-        register_suite(Suite("quick-v1", 1, "SearchQA-Candidates-v0"))
+        register_suite(Suite("quick-v2", 1, "SearchQA-Candidates-v0"))
     with pytest.raises(ValueError, match="unknown split 'val'"):
         tasks(TINY, "val")
 
@@ -99,6 +126,6 @@ def test_the_suites_command_prints_every_hash(capsys):
     out = capsys.readouterr().out
     for suite in SUITES.values():
         assert f"{suite.id}" in out and suite.content_hash[:16] in out
-    assert main(["suites", "quick-v1", "--json"]) == 0
+    assert main(["suites", "quick-v2", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)
-    assert rows[0]["hash"] == get_suite("quick-v1").content_hash and rows[0]["tasks"]["test"] == 160
+    assert rows[0]["hash"] == get_suite("quick-v2").content_hash and rows[0]["tasks"]["test"] == 160

@@ -13,18 +13,18 @@ from searchgym.registry import spec
 from searchgym.suites import SUITES, Suite, get_suite, make_env, register_suite
 from searchgym.text_suites import TEXT_SUITES, text_suite_ids
 
-IDS = ("searchqa-text-v1", "team-text-v1", "group-text-v1")
+IDS = ("searchqa-text-v2", "team-text-v2", "group-text-v2")
 
 
 def test_the_text_suites_are_registered_in_text_mode():
     assert text_suite_ids() == list(IDS) and set(IDS) <= set(SUITES)
     for suite_id in IDS:
         suite = get_suite(suite_id)
-        assert suite.version == 1 and spec(suite.env_id).kwargs["action_mode"] == "text"
+        assert suite.version == 2 and spec(suite.env_id).kwargs["action_mode"] == "text"
         assert suite.kwargs["tool_format"] == "hermes" and suite.world_size == "medium"
         assert (suite.dev_size, suite.test_size) == (100, 200)
-    assert get_suite("team-text-v1").env_id == "TeamSearch-v0"
-    assert get_suite("group-text-v1").kwargs["group_size"] == 4
+    assert get_suite("team-text-v2").env_id == "TeamSearch-v0"
+    assert get_suite("group-text-v2").kwargs["group_size"] == 4
 
 
 def test_text_suites_have_their_own_hashes_distinct_from_the_candidate_suites():
@@ -36,9 +36,9 @@ def test_text_suites_have_their_own_hashes_distinct_from_the_candidate_suites():
 
 
 def test_a_text_suite_id_cannot_be_redefined_silently():
-    env, kwargs, _ = TEXT_SUITES["searchqa-text-v1"]
+    env, kwargs, _ = TEXT_SUITES["searchqa-text-v2"]
     with pytest.raises(ValueError, match="taken by a different definition"):
-        register_suite(Suite("searchqa-text-v1", 1, env, {**kwargs, "max_steps": 3}))
+        register_suite(Suite("searchqa-text-v2", 1, env, {**kwargs, "max_steps": 3}))
 
 
 def test_suites_command_lists_the_text_suites_with_hashes(capsys):
@@ -50,7 +50,7 @@ def test_suites_command_lists_the_text_suites_with_hashes(capsys):
 
 
 def test_text_suite_envs_take_text_actions():
-    env = make_env(get_suite("searchqa-text-v1"), "test")
+    env = make_env(get_suite("searchqa-text-v2"), "test")
     observation, _ = env.reset(seed=0)
     assert isinstance(observation, str) and "<tool_call>" in observation
     _, _, terminated, _, info = env.step("<answer>nobody</answer>")

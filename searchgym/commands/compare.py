@@ -1,6 +1,6 @@
 """``searchgym compare``: train and evaluate methods x seeds on a suite; resumable.
 
-Example: ``searchgym compare --suite quick-v1 --methods cw_grpo,grpo,random,oracle --seeds 3
+Example: ``searchgym compare --suite quick-v2 --methods cw_grpo,grpo,random,oracle --seeds 3
 --budget 20000 --workers 2 --out runs/quick``. Re-running the same command skips finished
 runs and resumes unfinished ones.
 """

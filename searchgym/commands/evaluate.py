@@ -11,7 +11,7 @@ and a warning is printed and recorded there when most were not.
 
 Put an OpenAI-compatible model on the leaderboard with a text-mode suite::
 
-    searchgym evaluate --agent openai --suite searchqa-text-v1 --model NAME --base-url http://127.0.0.1:8000/v1
+    searchgym evaluate --agent openai --suite searchqa-text-v2 --model NAME --base-url http://127.0.0.1:8000/v1
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ def test_compare_prints_the_table_and_where_the_curves_are(tmp_path, capsys):
 
 def test_compare_reports_bad_input_as_a_usage_error(tmp_path, capsys):
     assert main(["compare", "--suite", "nope-v0", "--out", str(tmp_path)]) == 2
-    assert "unknown suite 'nope-v0'; known suites: quick-v1" in capsys.readouterr().err
+    assert "unknown suite 'nope-v0'; known suites: quick-v2" in capsys.readouterr().err
     assert main(["compare", "--suite", TINY_QA.id, "--seeds", "x", "--out", str(tmp_path)]) == 2
     assert "--seeds takes a count (3) or a comma list" in capsys.readouterr().err
 

@@ -35,10 +35,10 @@ def _evaluate(tmp_path: Path, suite: str, endpoint: ScriptedEndpoint, *extra: st
 
 
 # ------------------------------------------------------------------------- the same episode
-@pytest.mark.parametrize("suite", ["searchqa-text-v1", "team-text-v1", "group-text-v1"])
+@pytest.mark.parametrize("suite", ["searchqa-text-v2", "team-text-v2", "group-text-v2"])
 def test_the_oracle_replayed_through_the_endpoint_scores_one_on_every_text_suite(suite, tmp_path):
-    with ScriptedEndpoint(suite, "oracle", native=suite == "team-text-v1") as endpoint:
-        options = ["--agent-option", "native_tools=true"] if suite == "team-text-v1" else []
+    with ScriptedEndpoint(suite, "oracle", native=suite == "team-text-v2") as endpoint:
+        options = ["--agent-option", "native_tools=true"] if suite == "team-text-v2" else []
         result = _evaluate(tmp_path, suite, endpoint, *options)
     assert result["test"]["all"]["n"] == 200 and result["test"]["all"]["success"] == 1.0
     assert result["dev"]["all"]["success"] == 1.0
