@@ -82,6 +82,8 @@ CASES = {
                      "task ids not in the test split of test-lb-tiny-v0: 'x-1'"),
     "wrong hash": (lambda s: s["suite"].update(hash="0" * 64), "wrong suite hash for test-lb-tiny-v0"),
     "unknown suite": (lambda s: s["suite"].update(id="nope-v0"), "unknown suite 'nope-v0'"),
+    "retired suite": (lambda s: s["suite"].update(id="quick-v1"),
+                      "suite quick-v1 was retired: the scoring rules changed (scoring-v2 matched a computed answer"),
     "path-like name": (lambda s: s["method"].update(name="../../etc"), "schema violation at method/name"),
     "dot-dot name": (lambda s: s["method"].update(name="a..b"), "schema violation at method/name"),
     "slash in name": (lambda s: s["method"].update(name="a/b"), "schema violation at method/name"),
