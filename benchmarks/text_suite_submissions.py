@@ -1,6 +1,6 @@
 """Leaderboard submissions on the text-mode suites: the oracle, random, and one scripted endpoint.
 
-For each text suite (``searchgym suites``: ``*-text-v1``) this runs, in one process:
+For each text suite (``searchgym suites``: ``*-text-v2``) this runs, in one process:
 
 1. ``searchgym evaluate --agent oracle`` and ``--agent random``;
 2. ``searchgym evaluate --agent openai`` against a scripted OpenAI-compatible server on

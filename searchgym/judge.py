@@ -110,8 +110,9 @@ class ProcessJudge:
            stopwords removed) with the question or earlier observations;
          - ``answer``: its normalised text occurs (as whole words) in an earlier observation or
            the question; for list tasks every element must; for number tasks the answer's
-           number (with or without its scale word) must be close to an observed number (the
-           scoring tolerance: within 0.5 or 1%);
+           number (with or without its scale word) must be close to an observed number (within
+           0.5 or 1%: this checks where the number came from, not whether it is right, which
+           scoring decides);
          - ``post``: the note shares a content word, like a tool argument; ``wait``: always.
 
     After judging, the round's ``observation_text`` joins the observed text.

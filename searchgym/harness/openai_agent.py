@@ -261,7 +261,7 @@ def reply_report(transcripts: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     warning = None
     if turns and share > UNPARSEABLE_WARNING_SHARE:
         warning = (f"{bad} of {len(turns)} model replies ({share:.0%}) were not a readable action; check that the "
-                   "suite's mode fits the model (text suites: searchgym suites lists *-text-v1) and the transcripts")
+                   "suite's mode fits the model (text suites: searchgym suites lists *-text-v2) and the transcripts")
     return {"replies": len(turns), "unparseable": bad, "unparseable_share": round(share, 4), "warning": warning}
 
 
