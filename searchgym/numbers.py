@@ -68,17 +68,30 @@ def _written_numbers(s: str) -> Iterator[tuple[float, float, bool]]:
         yield literal, scaled, has_word
 
 
-def _exact_value(m: re.Match[str]) -> Fraction | None:
-    """The exact rational value a number match writes, scale word applied ("1.234 million" is
-    exactly 1234000); None when its digits are too long to convert (no value is guessed)."""
+def _exact_values(s: str | float | int | None) -> tuple[Fraction, Fraction, bool] | None:
+    """(literal, scaled, has a scale word) of the first number in ``s``, as exact rationals;
+    None when there is none or its digits are too long to convert (no value is guessed)."""
+    if s is None or isinstance(s, bool):
+        return None
+    if isinstance(s, int | float):
+        if isinstance(s, float) and not math.isfinite(s):
+            return None
+        value = Fraction(repr(s)) if isinstance(s, float) else Fraction(s)  # 0.1 is 1/10, as written
+        return value, value, False
+    first = next(_written_matches(s), None)
+    if first is None:
+        return None
+    m = first[0]
     try:
-        value = Fraction(m.group("num").replace(",", ""))
+        literal = Fraction(m.group("num").replace(",", ""))
     except ValueError:  # more digits than int() converts
         return None
     if m.group("exp"):
-        value *= Fraction(10) ** int(m.group("exp"))
-    value *= _SCALES.get((m.group("scale") or m.group("abbr") or "").lower(), 1)
-    return -value if "-" in ((m.group("sign") or "") + (m.group("sign2") or "")) else value
+        literal *= Fraction(10) ** int(m.group("exp"))
+    if "-" in ((m.group("sign") or "") + (m.group("sign2") or "")):
+        literal = -literal
+    word = (m.group("scale") or m.group("abbr") or "").lower()
+    return literal, literal * _SCALES.get(word, 1), bool(word)
 
 
 def exact_number(s: str | float | int | None) -> Fraction | None:
@@ -87,14 +100,8 @@ def exact_number(s: str | float | int | None) -> Fraction | None:
     "1,234,000", "1234000.0", "1.234 million" and "1.234e6" are all exactly 1234000; a float
     argument is taken at its shortest decimal form (0.1 is 1/10, not its binary approximation).
     """
-    if s is None or isinstance(s, bool):
-        return None
-    if isinstance(s, int):
-        return Fraction(s)
-    if isinstance(s, float):
-        return Fraction(repr(s)) if math.isfinite(s) else None
-    first = next(_written_matches(s), None)
-    return None if first is None else _exact_value(first[0])
+    values = _exact_values(s)
+    return None if values is None else values[1]
 
 
 def find_numbers(s: str, scaled: bool = True) -> list[float]:
@@ -159,8 +166,10 @@ def numeric_match(
     - ``"exact"`` (a value the agent computes: a sum, a difference, an age): p must be exactly
       g, compared as exact rationals (:func:`exact_number`), so the same value in any notation
       is right ("1,234,000", "1234000.0", "1.234 million", "1.234e6", "$1,234,000") and any
-      other value is wrong, a rounded one included ("1.23 million", "1,234,001"). A scale word
-      always applies ("1,234" never answers 1,234,000).
+      other value is wrong, a rounded one included ("1.23 million", "1,234,001"). As for
+      quantities, when only one side has a scale word the written literals may match instead
+      (exactly: "$246 million" answers "the combined box office in millions of dollars" whose
+      gold is "246"); "1,234" never answers 1,234,000.
     - ``"quantity"`` (revenues, populations, prices, box office, as the world states them):
       ``|p - g| <= max(0.5, QUANTITY_REL_TOL * |g|)`` with QUANTITY_REL_TOL = 0.5%. Generated
       worlds write quantities in full ("1,234,000"), so copying the text is exact; the tolerance
@@ -178,7 +187,7 @@ def numeric_match(
     if p is None:
         return False
     kind = number_kind_of(golds, kind)
-    exact_p = exact_number(pred) if kind == "exact" else None
+    exact_p = _exact_values(pred) if kind == "exact" else None
 
     def close(x: float, g: float) -> bool:
         return abs(x - g) <= max(QUANTITY_ABS_TOL, QUANTITY_REL_TOL * abs(g))
@@ -188,7 +197,10 @@ def numeric_match(
         if g is None:
             continue
         if kind == "exact":
-            if exact_p is not None and exact_p == exact_number(gold):
+            exact_g = _exact_values(gold)
+            if exact_p is not None and exact_g is not None and (
+                exact_p[1] == exact_g[1] or (not (exact_p[2] and exact_g[2]) and exact_p[0] == exact_g[0])
+            ):
                 return True
         elif kind in EXACT_KINDS:
             if _same_integer(p[1], g[1]):

@@ -59,9 +59,18 @@ def test_an_exact_value_in_any_notation_is_right():
 def test_a_rounded_or_off_by_one_value_is_wrong():
     golds = ["3579678", "3,579,678"]
     for text in ("3,579,677", "3,579,679", "3579678.5", "3579677.99", "3.58 million", "3.579 million",
-                 "3.5797 million", "3,580,000", "3579.678", "3579678 thousand", "-3579678", "no idea"):
+                 "3.5797 million", "3,580,000", "3579.678", "3579678000", "-3579678", "no idea"):
         assert not numeric_match(text, golds, "exact"), text
     assert numeric_match("16.860", ["16.86"], "exact") and not numeric_match("16.9", ["16.86"], "exact")
+
+
+def test_a_unit_stated_by_the_question_may_be_written_but_the_value_stays_exact():
+    # "What is the combined box office in millions of dollars of A and B?": gold 246 (millions)
+    for text in ("246", "$246 million", "246.0 million", "246m"):
+        assert numeric_match(text, ["246"], "exact"), text
+    for text in ("$245 million", "$247 million", "$246.5 million", "0.246 billion", "246,000,000"):
+        assert not numeric_match(text, ["246"], "exact"), text
+    assert not numeric_match("1.2 million", ["1.2 billion"], "exact")  # two scale words: values compare
 
 
 def test_match_kind_comes_from_the_task_record():
@@ -101,7 +110,8 @@ def test_computed_ages_are_exact():
 
 def test_no_off_by_one_computed_answer_scores_on_a_generated_world():
     """Every computed answer of the default world (aggregates and ages): gold +-1..9 and gold
-    +-0.1%/0.4% (inside v2's 0.5%) never succeed; the gold in every notation does."""
+    +-0.1%/0.4% (inside v2's 0.5%) never succeed, with or without a unit word; the gold in
+    every notation does."""
     world = World.generate(0, "small")
     computed = [t for t in world.tasks if t.answer_type == "number" and t.operation != "value"]
     assert {t.family for t in computed} == {"aggregate", "temporal"}
@@ -109,10 +119,12 @@ def test_no_off_by_one_computed_answer_scores_on_a_generated_world():
     tried = accepted = 0
     for task in computed:
         gold = int(task.answers[0].replace(",", ""))
-        for right in (*task.answers, f"{gold:,}", f"{gold}.0", f"{Decimal(gold) / 1000} thousand"):
+        for right in (*task.answers, f"{gold:,}", f"{gold}.0", f"{Decimal(gold) / 1000} thousand",
+                      f"${gold} million" if "in millions" in task.question else f"{gold:,}.00"):
             assert score_answer(task, right).success, (task.id, right)
         offsets = {d for d in range(-9, 10) if d} | {round(gold * r) for r in (-0.004, -0.001, 0.001, 0.004)}
         for d in offsets - {0}:
-            tried += 1
-            accepted += score_answer(task, f"{gold + d:,}").success
-    assert len(computed) == 180 and tried > 180 * 18 and accepted == 0
+            for wrong in (f"{gold + d:,}", f"${gold + d} million"):  # plain, and with a unit word
+                tried += 1
+                accepted += score_answer(task, wrong).success
+    assert len(computed) == 180 and tried > 2 * 180 * 18 and accepted == 0
