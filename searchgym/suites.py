@@ -198,16 +198,16 @@ class UnknownSuite(KeyError):
 RETIRED_SUITES: dict[str, str] = {}
 _V0_REASON = ("the scoring rules changed (scoring-v1 matched any number within 1% of the gold, so wrong years and "
               "counts scored; scoring-v2 matched years and counts only as the same integer) and the world generator "
-              "changed (bridges need every hop)")
+              "changed (bridges need every hop); results on it cannot be re-scored")
 #: Why the ``-v1`` suites were retired (their ``-v2`` successors have the same definitions).
 V1_REASON = ("the scoring rules changed (scoring-v2 matched a computed answer, a sum or a difference, within 0.5% of "
-             "the gold, so sums off by one scored; scoring-v3 matches a computed answer only exactly); its world, "
-             "tasks and settings are those of its successor")
+             "the gold, so sums off by one scored; scoring-v3 matches a computed answer only exactly); results on "
+             "it were scored by the old rules, and its successor has the same world, tasks and settings")
 
 
 def retire_suite(old_id: str, reason: str, replacement: str) -> None:
     """Record that ``old_id`` no longer exists, why, and which suite replaces it."""
-    RETIRED_SUITES[old_id] = f"suite {old_id} was retired: {reason}; results on it cannot be re-scored. Use {replacement}"
+    RETIRED_SUITES[old_id] = f"suite {old_id} was retired: {reason}. Use {replacement}"
 
 
 def get_suite(suite_id: str | Suite) -> Suite:

@@ -37,8 +37,10 @@ def test_retired_suites_say_why_and_name_their_replacement():
         new = old[: -len("-v0")] + "-v2"
         with pytest.raises(KeyError, match=f"suite {old} was retired: the scoring rules changed") as raised:
             get_suite(old)
-        assert str(raised.value).endswith(f"results on it cannot be re-scored. Use {new}") and new in SUITES
+        assert str(raised.value).endswith(f". Use {new}") and new in SUITES
+    assert "results on it cannot be re-scored" in RETIRED_SUITES["quick-v0"]
     assert "scoring-v3 matches a computed answer only exactly" in RETIRED_SUITES["quick-v1"]
+    assert "its successor has the same world, tasks and settings" in RETIRED_SUITES["team-text-v1"]
     assert "searchqa-text-v0" not in RETIRED_SUITES  # the text suites began at v1
     assert get_suite("searchqa-hard-v2").difficulty == "hard" and env_kind(get_suite("searchqa-v2")) == "single"
     assert get_suite("group-v2").kwargs["group_size"] == 4
