@@ -196,13 +196,14 @@ class UnknownSuite(KeyError):
 
 #: Suites that no longer exist, with why: results on them cannot be re-scored by today's rules.
 RETIRED_SUITES: dict[str, str] = {}
-_V0_REASON = ("the scoring rules changed (scoring-v1 matched any number within 1% of the gold, so wrong years and "
-              "counts scored; scoring-v2 matched years and counts only as the same integer) and the world generator "
-              "changed (bridges need every hop); results on it cannot be re-scored")
+_V0_REASON = ("the scoring rules changed (scoring-v1 matched any number within 1% of the gold, so wrong "
+              "years and counts scored; scoring-v2 matched years and counts only as the same integer) and "
+              "the world generator changed (bridges need every hop); results on it cannot be re-scored")
 #: Why the ``-v1`` suites were retired (their ``-v2`` successors have the same definitions).
-V1_REASON = ("the scoring rules changed (scoring-v2 matched a computed answer, a sum or a difference, within 0.5% of "
-             "the gold, so sums off by one scored; scoring-v3 matches a computed answer only exactly); results on "
-             "it were scored by the old rules, and its successor has the same world, tasks and settings")
+V1_REASON = ("the scoring rules changed (scoring-v2 matched a computed answer, a sum or a difference, within "
+             "0.5% of the gold, so sums off by one scored; scoring-v3 matches a computed answer only exactly); "
+             "results on it were scored by the old rules, and its successor has the same world, tasks and "
+             "settings")
 
 
 def retire_suite(old_id: str, reason: str, replacement: str) -> None:

@@ -32,8 +32,9 @@ docs/OBSERVATIONS.md; :meth:`SearchEnv.observation_data` gives the same content 
 
 **Rewards**
 
-The answer score on the answering step (token F1 for names, numeric match by what the number is
-for numbers: :func:`searchgym.scoring.score_answer`, set F1 for lists; ``no_answer_score`` at truncation), minus ``step_cost`` per step,
+The answer score on the answering step (token F1 for names, numeric match by what the number
+is for numbers: :func:`searchgym.scoring.score_answer`, set F1 for lists; ``no_answer_score``
+at truncation), minus ``step_cost`` per step,
 ``invalid_cost`` per invalid action and ``format_cost`` per unparseable one (an unparseable
 action is an observation saying what is accepted, and the episode goes on).
 ``info["reward_components"]`` shows each part; see :class:`searchgym.scoring.RewardConfig`.
