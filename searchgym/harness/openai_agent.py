@@ -343,8 +343,8 @@ class _Prefetcher:
     """Plays a split on the pool the first time the harness reaches one of its tasks."""
 
     def __init__(self, suite: Suite, seed: int, config: EndpointConfig, concurrency: int, system_prompt: str,
-                 transcripts: list, path: Path | None) -> None:
-        self.suite, self.seed, self.config, self.concurrency = suite, seed, config, concurrency
+                 transcripts: list, path: Path | None, limit: int | None = None) -> None:
+        self.suite, self.seed, self.config, self.concurrency, self.limit = suite, seed, config, concurrency, limit
         self.system_prompt, self.transcripts, self.path = system_prompt, transcripts, path
         self.done: set[str] = set()
         self.actor: OpenAIActor | None = None
@@ -354,7 +354,8 @@ class _Prefetcher:
         if split in self.done or self.actor is None:
             return
         self.done.add(split)
-        _, actors = run_pool(self.suite, split, self.config, self.concurrency, self.seed, None, self.system_prompt)
+        _, actors = run_pool(self.suite, split, self.config, self.concurrency, self.seed, self.limit,
+                             self.system_prompt)
         for pool_actor in actors:
             self.transcripts.extend({**t, "source": "pool"} for t in pool_actor.transcripts)
             self.actor.replay.update(pool_actor.recording())
@@ -376,7 +377,8 @@ def provider(ctx: Any, model: str, base_url: str, api_key: str | None = None, co
     path = Path(ctx.run_dir) / "transcripts.jsonl"
     transcripts: list = []
     write_transcripts(path, transcripts)
-    prefetch = _Prefetcher(ctx.suite, ctx.seed, config, int(concurrency), system_prompt, transcripts, path)
+    prefetch = _Prefetcher(ctx.suite, ctx.seed, config, int(concurrency), system_prompt, transcripts, path,
+                           getattr(ctx, "eval_limit", None))
     actor = OpenAIActor(config, system_prompt, transcripts=transcripts, prefetch=prefetch)
     prefetch.actor = actor
     weakref.finalize(actor, _final_write, actor.open, transcripts, path, model)
