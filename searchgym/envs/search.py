@@ -17,6 +17,10 @@ retrieves new gold evidence.
 - ``action_mode="text"``: ``Text(max_action_chars=4000)``, a tool call in ``tool_format="hermes"``
   (``<tool_call>{"name": "web_search", "arguments": {"query": "..."}}</tool_call>``) or
   ``"tags"`` (``<search>...</search>``), or ``<answer>...</answer>`` to finish.
+  ``step`` also takes the tool call structured, as frameworks dispatch it: a dict
+  ``{"name": ..., "arguments": {...}}`` (arguments may be a JSON string) or an OpenAI
+  ``tool_call`` object; ``{"name": "answer", "arguments": {"answer": "..."}}`` finishes
+  (:func:`searchgym.actions.parse_tool_call`).
 - ``action_mode="candidates"``: ``Discrete(max_candidates)``, an index into ``obs["candidates"]``
   (the admissible actions built from what the agent has seen, shuffled by the env's generator).
 
@@ -32,8 +36,9 @@ docs/OBSERVATIONS.md; :meth:`SearchEnv.observation_data` gives the same content 
 
 **Rewards**
 
-The answer score on the answering step (token F1 for names, numeric match within 1% or 0.5 for
-numbers, set F1 for lists; ``no_answer_score`` at truncation), minus ``step_cost`` per step,
+The answer score on the answering step (token F1 for names; for numbers a numeric match by
+kind: years and counts as the same integer, quantities within a small tolerance, see
+:func:`searchgym.numbers.numeric_match`; set F1 for lists; ``no_answer_score`` at truncation), minus ``step_cost`` per step,
 ``invalid_cost`` per invalid action and ``format_cost`` per unparseable one (an unparseable
 action is an observation saying what is accepted, and the episode goes on).
 ``info["reward_components"]`` shows each part; see :class:`searchgym.scoring.RewardConfig`.
