@@ -9,7 +9,8 @@ Its ``"oracle"`` behaviour replays the oracle's text-mode actions: they are reco
 task (the oracle on the suite's own env, with the evaluation's seeds) and looked up by the
 question in the conversation's first user message, the role its header names (``You are lead
 in a team``), and the number of assistant turns so far. With ``native=True`` tool calls (and a
-team's ``post_note``/``wait``) come back as OpenAI ``tool_calls``. An agent that follows it on
+team's ``post_note``/``wait``, and the answer when the request offers the ``answer`` tool) come
+back as OpenAI ``tool_calls``. An agent that follows it on
 a text suite must score what the oracle scores (1.0). ``"random"`` replays the random baseline
 the same way (a lower bound to test a pipeline against).
 
@@ -101,10 +102,14 @@ def record_oracle(suite: Suite, splits: Sequence[str] = ("test", "dev"), seed: i
     return script
 
 
-def _as_native(action: str, n: int) -> dict[str, Any]:
+def _as_native(action: str, n: int, answer_tool: bool = False) -> dict[str, Any]:
+    """The action as an OpenAI ``tool_calls`` reply; an answer only when the request offered the
+    ``answer`` tool (else it stays ``<answer>`` text, as a model without that tool writes it)."""
     parsed = parse_action(action, "hermes", TOOL_ORDER, allow_team_actions=True)
     call = None
-    if isinstance(parsed, Action) and parsed.kind == "tool":
+    if isinstance(parsed, Action) and parsed.kind == "answer" and answer_tool:
+        call = {"name": "answer", "arguments": json.dumps({"answer": parsed.text})}
+    elif isinstance(parsed, Action) and parsed.kind == "tool":
         call = {"name": parsed.tool, "arguments": json.dumps(parsed.args)}
     elif isinstance(parsed, Action) and parsed.kind == "post":
         call = {"name": "post_note", "arguments": json.dumps({"note": parsed.text})}
@@ -113,6 +118,13 @@ def _as_native(action: str, n: int) -> dict[str, Any]:
     if call is None:
         return {"role": "assistant", "content": action}
     return {"role": "assistant", "content": None, "tool_calls": [{"id": f"call_{n}", "type": "function", "function": call}]}
+
+
+def _offers_answer(request: dict) -> bool:
+    tools = request.get("tools")
+    return isinstance(tools, list) and any(
+        isinstance(t, dict) and isinstance(t.get("function"), dict) and t["function"].get("name") == "answer"
+        for t in tools)
 
 
 class ScriptedEndpoint:
@@ -172,7 +184,8 @@ class ScriptedEndpoint:
             if self.behaviour == "stall":
                 time.sleep(self.stall)
             action = self.next_action(messages)
-            message = _as_native(action, n) if self.native else {"role": "assistant", "content": action}
+            message = _as_native(action, n, _offers_answer(request)) if self.native else \
+                {"role": "assistant", "content": action}
         model = request.get("model") if isinstance(request.get("model"), str) else DEFAULT_MODEL
         reply_id = f"chatcmpl-{n}"
         if request.get("stream") is True:

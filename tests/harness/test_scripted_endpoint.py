@@ -96,11 +96,11 @@ def test_a_framework_loop_through_the_openai_client_scores_one():
                 message = client.chat.completions.create(model="m", messages=messages, tools=record.tools)\
                     .choices[0].message
                 messages.append(message.model_dump(exclude_none=True))
-                action = message.tool_calls[0] if message.tool_calls else message.content
-                observation, _, terminated, truncated, info = env.step(action)
+                (call,) = message.tool_calls  # answer is offered as a tool, so every reply is a call
+                observation, _, terminated, truncated, info = env.step(call)
                 done = terminated or truncated
-                if message.tool_calls:
-                    messages.append({"role": "tool", "tool_call_id": message.tool_calls[0].id, "content": observation})
+                messages.append({"role": "tool", "tool_call_id": call.id, "content": observation})
+            assert call.function.name == "answer"
             assert info["success"] and info["format_errors"] == 0, (record.task_id, info["answer"], record.answers)
 
 
