@@ -8,7 +8,7 @@ becomes the env action: its text, or its native ``tool_calls`` written as Hermes
 text (see :mod:`searchgym.harness.chat_replies`: several calls in one reply are played in
 order, one per env step, each answered by its own tool message; calls past the limit are
 refused with a message the model sees). With ``native_tools=True`` the request carries the
-tool schemas (a team's ``post_note`` and ``wait`` included), the first message is the chat form
+tool schemas (``answer`` for an agent that may answer, a team's ``post_note`` and ``wait`` included), the first message is the chat form
 of the prompt (``SearchSession.prompt(chat=True)``: no tool list) and tool results go back raw
 (``unwrap_tool_result``). Candidate-mode suites list the admissible actions, numbered, and the
 reply is matched to one (by the action it writes, or by its number). Every turn records
@@ -201,7 +201,8 @@ class OpenAIActor:
         chat form of the first observation (no tool list; the rest of the text, a blackboard, kept)."""
         if not self.config.native_tools:
             return ChatEpisode(self.client, self.deadline, None, self.system_prompt)
-        tools = chat_tools(session.allowed, team_actions=team and not candidate_mode)
+        tools = chat_tools(session.allowed, team_actions=team and not candidate_mode,
+                           answer=session.can_answer and not candidate_mode)
         chat_prompt = None
         if not candidate_mode:
             plain = session.prompt(team_actions=team)
