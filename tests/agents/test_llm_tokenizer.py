@@ -32,7 +32,7 @@ def round_trips(tokenizer, text: str) -> bool:
 
 @pytest.mark.parametrize("suite_id", text_suite_ids())
 def test_every_oracle_action_of_every_text_suite_round_trips(tokenizer, suite_id):
-    script = record_oracle(get_suite(suite_id), splits=("dev",))
+    script = record_oracle(get_suite(suite_id), splits=("test", "dev"))
     actions = [a for acts in script.values() for a in acts]
     assert len(actions) > 100 and any("<tool_call>" in a for a in actions)
     assert [a for a in actions if not round_trips(tokenizer, a)] == []
