@@ -60,11 +60,11 @@ def _check_split(split: str) -> None:
 def _source(suite_or_env_id: str | Suite, split: str) -> tuple[Any, list[Task]]:
     """(the env on ``split``, its tasks in order) for a suite (its frozen tasks) or an env id (all)."""
     _check_split(split)
+    if not isinstance(suite_or_env_id, Suite | str):
+        raise TypeError(f"give a suite id, a Suite or an env id, got {type(suite_or_env_id).__name__}")
     if isinstance(suite_or_env_id, Suite) or suite_or_env_id in SUITES:
         suite = suite_or_env_id if isinstance(suite_or_env_id, Suite) else SUITES[suite_or_env_id]
         return make_env(suite, split), suite_tasks(suite, split)
-    if not isinstance(suite_or_env_id, str):
-        raise TypeError(f"give a suite id, a Suite or an env id, got {type(suite_or_env_id).__name__}")
     if suite_or_env_id in RETIRED_SUITES:
         raise ValueError(RETIRED_SUITES[suite_or_env_id])
     env_ids = sorted(s.id for s in registered())
@@ -97,6 +97,8 @@ def tasks(suite_or_env_id: str | Suite, split: str = "train", system_prompt: str
     (``"SearchQA-v0"``: every task of the split in the env's default world). ``answers`` is None
     on the test split. The chat prompt is the env's (``SearchSession.prompt(chat=True)``, meant
     for a template that renders ``tools``) after ``system_prompt`` (``""``: no system message).
+    ``messages`` and ``tools`` are for the text-mode suites and envs; a candidate-mode env takes
+    the index of a listed action instead (its records still give ids, questions and answers).
     """
     env, chosen = _source(suite_or_env_id, split)
     records = []

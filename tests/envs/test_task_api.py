@@ -62,6 +62,8 @@ def test_bad_ids_and_splits_are_clear_errors():
         searchgym.tasks(TINY, "val")
     with pytest.raises(ValueError, match=r"suite quick-v0 was retired"):
         searchgym.tasks("quick-v0", "dev")
+    with pytest.raises(TypeError, match=r"give a suite id, a Suite or an env id, got list"):
+        searchgym.tasks(["searchqa-text-v1"], "dev")
 
 
 def test_make_task_env_always_plays_its_task():
