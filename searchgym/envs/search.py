@@ -70,7 +70,8 @@ and override the config's.
 **Version History**
 
 - v0: the first version. Later without a new id (observations unchanged): ``config=EnvConfig``,
-  ``observation_data()``, spaces owned by each env, pickling by replay (:mod:`searchgym.envs.replay`).
+  ``observation_data()``, spaces owned by each env, pickling by replay (:mod:`searchgym.envs.replay`),
+  structured tool calls as text-mode actions.
 """
 
 from __future__ import annotations
