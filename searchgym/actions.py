@@ -13,6 +13,9 @@ an LLM writes actions in one of two formats (``tool_format``):
       <search>Vexa Corp</search>  <lookup>Mara Quell</lookup>  <calculate>12 + 30</calculate>
       <time/>  <clarify>which Mara Quell?</clarify>  <answer>Mara Quell</answer>
 
+A framework that dispatches structured calls (``{"name", "arguments"}``, an OpenAI
+``tool_call``) hands them to :func:`parse_tool_call`, which gives the same actions and errors.
+
 :func:`parse_action` never raises on agent text: what it cannot read comes back as a
 :class:`ParseError` (a value) that says what was wrong and shows the accepted forms, so the env
 can return it as an observation. :func:`format_action` is its inverse.
@@ -38,6 +41,7 @@ __all__ = [
     "format_action",
     "format_tool_result",
     "parse_action",
+    "parse_tool_call",
     "unwrap_tool_result",
 ]
 
@@ -66,6 +70,9 @@ def _example_argument(name: str) -> str | None:
 
 from searchgym.action_types import ACTION_KINDS, Action, ParseError, _literal  # noqa: E402  (re-exported)
 from searchgym.lenient_json import load_object as _load_object  # noqa: E402
+from searchgym.tool_calls import _NAME_KEYS, resolve_tool as _resolve_tool  # noqa: E402
+from searchgym.tool_calls import action_from_call as _action_from_call  # noqa: E402
+from searchgym.tool_calls import call_as_dict as _call_as_dict  # noqa: E402
 
 
 # ------------------------------------------------------------------------------ accepted forms
@@ -158,88 +165,6 @@ def _tag_content(text: str, tag: str, start: int) -> str:
 
 
 # --------------------------------------------------------------------------------- parsing
-def _resolve_tool(name: str, tool_names: Sequence[str]) -> str | None:
-    if name in tool_names:
-        return name
-    key = re.sub(r"[\s\-]+", "_", name.strip().lower())
-    matches = [t for t in tool_names if t.lower() == key]
-    return matches[0] if len(matches) == 1 else None
-
-
-def _as_text(value: Any) -> str:
-    """An answer or note given as JSON: strings stripped, lists flattened (iteratively, so any
-    nesting costs linear time), other values as JSON; the non-empty pieces joined by ", "."""
-    pieces: list[str] = []
-    pending = [value]
-    while pending:
-        item = pending.pop()
-        if isinstance(item, list | tuple):
-            pending.extend(reversed(item))
-            continue
-        text = item.strip() if isinstance(item, str) else "" if item is None else _literal(item)
-        if text:
-            pieces.append(text)
-    return ", ".join(pieces)
-
-
-_NAME_KEYS = ("name", "tool", "tool_name")
-_ARG_KEYS = ("arguments", "parameters", "args")
-_NOT_ARGS = {*_NAME_KEYS, "function", "type", "id"}
-
-
-def _action_from_call(obj: Any, tool_names: Sequence[str], team: bool) -> Action | str:
-    """An Action from a decoded tool call, or a message saying what is wrong with it."""
-    if not isinstance(obj, dict):
-        return f"a tool call must be a JSON object with a name and arguments, got a {type(obj).__name__}"
-    function = obj.get("function")
-    if isinstance(function, dict) and not any(k in obj for k in _NAME_KEYS):
-        obj = function  # OpenAI style {"function": {"name": ..., "arguments": ...}}
-    name = next((obj[k] for k in _NAME_KEYS if k in obj), function if isinstance(function, str) else None)
-    if not isinstance(name, str) or not name.strip():
-        return 'the tool call has no "name"'
-    name = name.strip()
-    arg_key = next((k for k in _ARG_KEYS if k in obj), None)
-    raw = obj[arg_key] if arg_key else {k: v for k, v in obj.items() if k not in _NOT_ARGS}
-    for _ in range(3):  # arguments double- (or triple-) encoded as a JSON string
-        if not isinstance(raw, str):
-            break
-        if not raw.strip():
-            raw = {}
-            break
-        if raw.strip().startswith('"'):  # a JSON string literal holding the JSON: decode one level
-            try:
-                raw = json.loads(raw.strip())
-                continue
-            except (ValueError, RecursionError):
-                pass
-        raw, problem = _load_object(raw)
-        if raw is None:
-            return f'could not read the "arguments" of {name} ({problem}); give them as a JSON object'
-    raw = {} if raw is None else raw
-    if not isinstance(raw, dict):
-        return f'the "arguments" of {name} must be a JSON object, got a {type(raw).__name__}'
-    args = {str(k): v for k, v in raw.items()}
-    lowered = name.lower()
-    if lowered == "answer":
-        value = args.get("answer", args.get("text"))
-        if value is None and len(args) == 1:
-            value = next(iter(args.values()))
-        text = _as_text(value)
-        return Action.answer(text) if text else 'the answer call is empty; write {"answer": "..."}'
-    if team and lowered in ("post_note", "post"):
-        note = _as_text(args.get("note", args.get("text")))
-        return Action.post(note) if note else 'post_note needs {"note": "..."}'
-    if team and lowered == "wait":
-        return Action.wait()
-    tool = _resolve_tool(name, tool_names)
-    if tool is None:
-        return f"unknown tool {name!r}; accepted tools: {', '.join(tool_names) or '(none)'}"
-    try:
-        return Action.call(tool, **args)
-    except ValueError as exc:  # an argument nested past MAX_ARGUMENT_DEPTH
-        return f"the arguments of {tool} are refused: {exc}"
-
-
 def _read_tool_call(rest: str, tool_names: Sequence[str], team: bool) -> Action | str:
     """The JSON after ``<tool_call>``: scanned to its balanced end first (so a closing tag inside a
     string is harmless), then, if that fails, only up to ``</tool_call>``."""
@@ -326,6 +251,29 @@ def parse_action(
     if unclosed_think and not text.strip():
         result = "the <think> block is never closed, so no action follows it"
     return _error(result, tool_format, tool_names, allow_team_actions)
+
+
+def parse_tool_call(
+    call: Any, tool_format: str, tool_names: Sequence[str], allow_team_actions: bool = False
+) -> Action | ParseError:
+    """Read a structured tool call, as frameworks dispatch it; never raises on any ``call``.
+
+    Accepted: a dict ``{"name": ..., "arguments": {...}}`` (``arguments`` a dict or a JSON
+    string, as OpenAI sends them; also ``{"type": "function", "function": {...}}``), or an object
+    with ``.function.name`` and ``.function.arguments`` (OpenAI's ``ChatCompletionMessageToolCall``).
+    ``answer`` (``{"answer": ...}``), and for a team ``post_note`` and ``wait``, are calls too. It
+    gives the :class:`Action` that the text form of the same call gives, and a bad call the same
+    :class:`ParseError` (``tool_format`` only picks the accepted forms that error shows).
+    """
+    _check_format(tool_format)
+    tool_names = [str(t) for t in tool_names]
+    obj = _call_as_dict(call)
+    if obj is None:
+        problem = (f"a structured action must be a dict {{\"name\": ..., \"arguments\": {{...}}}} or an "
+                   f"OpenAI tool call, got a {type(call).__name__}")
+        return _error(problem, tool_format, tool_names, allow_team_actions)
+    result = _action_from_call(obj, tool_names, allow_team_actions)
+    return result if isinstance(result, Action) else _error(result, tool_format, tool_names, allow_team_actions)
 
 
 # ------------------------------------------------------------------------------ formatting

@@ -19,6 +19,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "compare": ("searchgym.commands.compare", "train and evaluate methods x seeds on a suite"),
     "evaluate": ("searchgym.commands.evaluate", "score any agent (module:factory or an OpenAI-compatible endpoint)"),
     "leaderboard": ("searchgym.commands.leaderboard", "submit, verify and build the leaderboard"),
+    "serve": ("searchgym.commands.serve", "a scripted OpenAI-compatible endpoint (oracle replies) on 127.0.0.1"),
 }
 
 

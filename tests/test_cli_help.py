@@ -15,7 +15,7 @@ def test_top_level_help_is_for_users(capsys) -> None:
     assert "Each sub-command lives in its own module" not in out  # the developer docstring stays in the code
 
 
-@pytest.mark.parametrize("command", ["train", "compare", "demo", "evaluate", "play", "world"])
+@pytest.mark.parametrize("command", ["train", "compare", "demo", "evaluate", "play", "world", "serve"])
 def test_every_option_with_a_default_shows_it(command, monkeypatch) -> None:
     monkeypatch.setenv("COLUMNS", "400")  # no line wrapping inside a default
     parser = build_parser(command)

@@ -76,6 +76,7 @@ def test_wheel_installs_and_runs_outside_the_source_tree(tmp_path: Path) -> None
     for package in packages:
         assert f"{package.replace('.', '/')}/__init__.py" in names, f"{package} is not in the wheel"
     assert "searchgym/assets/leaderboard_schema.json" in names
+    assert "searchgym/assets/chat_tokenizer.json" in names
     assert "searchgym/wrappers/numeric.py" in names
     assert not any(n.startswith(("tests/", "leaderboard/", "docs/")) for n in names)
     print(f"wheel {wheel.name}: {len(names)} files")
@@ -100,6 +101,11 @@ def test_wheel_installs_and_runs_outside_the_source_tree(tmp_path: Path) -> None
                  elsewhere, env).strip()
     assert Path(where).resolve().is_relative_to(clean_site.resolve()), f"searchgym imported from {where}"
     searchgym_cli = [str(clean / "bin" / "searchgym")]  # the console script the wheel installed
+
+    loaded = _run([str(clean_python), "-c", "from searchgym.agents.llm_tokenizer import chat_tokenizer; "
+                   "t = chat_tokenizer(); x = '<tool_call>{\"name\": \"web_search\"}</tool_call>'; "
+                   "print(t.decode(t.encode(x)) == x)"], elsewhere, env)
+    assert loaded.strip() == "True", loaded  # the shipped tokenizer loads from the installed package
 
     listed = _run(searchgym_cli + ["list"], elsewhere, env)
     assert "SearchQA-Candidates-Easy-v0" in listed and "SearchQA-Numeric-Easy-v0" in listed

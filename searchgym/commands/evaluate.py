@@ -36,6 +36,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="keyword argument for the factory or provider (repeatable; JSON values parsed)")
     parser.add_argument("--name", help="label for the results (default: derived from --agent)")
     parser.add_argument("--seed", type=int, default=0, help="evaluation seed (default 0)")
+    parser.add_argument("--limit", type=int, default=None,
+                        help="score only the first N tasks of the test and dev splits (a quick check; a run with "
+                             "a limit is not a suite result: the leaderboard refuses it)")
     parser.add_argument("--device", default="auto", help="auto, cpu, cuda or cuda:N")
     parser.add_argument("--out", type=Path, help="run folder to write (default runs/evaluate/<suite>/<name>)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -67,19 +70,23 @@ def endpoint_options(args: argparse.Namespace) -> dict[str, object]:
 
 def run(args: argparse.Namespace) -> int:
     suite = get_suite(args.suite)
+    if args.limit is not None and args.limit < 1:
+        raise ValueError(f"--limit must be a positive number of tasks, got {args.limit}")
     resolve_agent(args.agent)  # a typo is an error before any folder is made
     label = check_label(args.name or args.agent.replace(":", "."))
     folder = args.out or Path("runs") / "evaluate" / suite.id / label
     spec = RunSpec(suite, MethodRef(label, "searchgym.harness.methods:agent_method"), args.seed, 0, folder.parent,
                    args.device, progress=not args.no_progress, folder=folder,
                    options={"agent": args.agent,
-                            "agent_options": {**parse_options(args.agent_option), **endpoint_options(args)}})
+                            "agent_options": {**parse_options(args.agent_option), **endpoint_options(args)}},
+                   limit=args.limit)
     outcome = execute_run(spec)
     if outcome.status == "skipped":
         print(f"{folder} is already evaluated (DONE); showing it (delete it or use another --out to redo)")
     report = record_reply_report(folder)
     table = read_json(folder / "result.json")["test"]
-    print(f"\n{label} on {suite.id} (test split, {table['all']['n']} tasks)\n")
+    first = "the first " if args.limit is not None else ""
+    print(f"\n{label} on {suite.id} (test split, {first}{table['all']['n']} tasks)\n")
     print("| family | n | success | f1 | steps | tool calls |\n|---|---|---|---|---|---|")
     for family in sorted(table, key=lambda f: (f == "all", f)):
         row = table[family]

@@ -36,9 +36,19 @@ def text_help(session: Any, team: bool) -> str:
     return f"{HELP}\n{forms}"
 
 
+_SENTENCE_END = re.compile(r"[.!?](?=\s+[A-Z]|\s*$)")
+
+
+def first_sentence(text: str) -> str:
+    """The first sentence, whole: it ends at a full stop before a capital or the end, so "e.g."
+    and "1.5" do not cut it."""
+    end = _SENTENCE_END.search(text)
+    return (text[: end.start()] if end else text).strip()
+
+
 def readable_prompt(text: str, session: Any) -> str:
     """The first observation for a person: the tools by name instead of their JSON schemas."""
-    names = ", ".join(f"{n} ({session.tools[n].description.split('.')[0].strip()})" for n in session.allowed)
+    names = ", ".join(f"{n} ({first_sentence(session.tools[n].description)})" for n in session.allowed)
     return _TOOLS_LINE.sub(lambda _: f"Tools: {names}", text, count=1)
 
 

@@ -1,11 +1,17 @@
-"""``searchgym suites``: the versioned suites, their definitions and content hashes."""
+"""``searchgym suites``: the versioned suites, their definitions and content hashes.
+
+The families shown are those each split's tasks hold (a capped or difficulty-filtered split may
+lack some of the suite's families; a curriculum's train split may hold more), not the definition's.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
 
-from searchgym.suites import get_suite, list_suites, tasks
+from searchgym.suites import Suite, get_suite, list_suites, tasks
+from searchgym.world.model import Task
+from searchgym.world.world import SPLITS
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -13,12 +19,31 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON (full hashes, task counts)")
 
 
+def families_in(suite: Suite, chosen: list[Task]) -> list[str]:
+    """The families the tasks hold: in the suite's family order, then any others by name."""
+    present = {t.family for t in chosen}
+    order = [f for f in (suite.families_for("train") or ()) + (suite.families or ()) if f in present]
+    return list(dict.fromkeys(order)) + sorted(present - set(order))
+
+
+def split_families(by_split: dict[str, list[str]]) -> str:
+    """One list when every split holds the same families, else "train: ...; dev, test: ..."."""
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for split, families in by_split.items():
+        groups.setdefault(tuple(families), []).append(split)
+    if len(groups) == 1:
+        return ",".join(next(iter(groups)))
+    return "; ".join(f"{', '.join(splits)}: {','.join(families)}" for families, splits in groups.items())
+
+
 def run(args: argparse.Namespace) -> int:
     suites = [get_suite(i) for i in args.ids] if args.ids else list_suites()
     rows = []
     for s in suites:
-        counts = {split: len(tasks(s, split)) for split in ("train", "dev", "test")}
-        rows.append({**s.definition(), "description": s.description, "tasks": counts, "hash": s.content_hash})
+        chosen = {split: tasks(s, split) for split in SPLITS}
+        counts = {split: len(chosen[split]) for split in SPLITS}
+        rows.append({**s.definition(), "description": s.description, "tasks": counts, "hash": s.content_hash,
+                     "families_by_split": {split: families_in(s, chosen[split]) for split in SPLITS}})
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0
@@ -26,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     env_width = max(len(r["env_id"]) for r in rows)
     print(f"{'suite':<{width}}  {'hash':<16}  {'env':<{env_width}}  world        train/dev/test  families")
     for r in rows:
-        families = ",".join(r["families"]) if r["families"] else "all"
+        families = split_families(r["families_by_split"])
         level = f" ({r['difficulty']})" if r["difficulty"] else ""
         counts = "/".join(str(r["tasks"][s]) for s in ("train", "dev", "test"))
         print(f"{r['id']:<{width}}  {r['hash'][:16]}  {r['env_id']:<{env_width}}  "

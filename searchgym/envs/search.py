@@ -17,6 +17,10 @@ retrieves new gold evidence.
 - ``action_mode="text"``: ``Text(max_action_chars=4000)``, a tool call in ``tool_format="hermes"``
   (``<tool_call>{"name": "web_search", "arguments": {"query": "..."}}</tool_call>``) or
   ``"tags"`` (``<search>...</search>``), or ``<answer>...</answer>`` to finish.
+  ``step`` also takes the tool call structured, as frameworks dispatch it: a dict
+  ``{"name": ..., "arguments": {...}}`` (arguments may be a JSON string) or an OpenAI
+  ``tool_call`` object; ``{"name": "answer", "arguments": {"answer": "..."}}`` finishes
+  (:func:`searchgym.actions.parse_tool_call`).
 - ``action_mode="candidates"``: ``Discrete(max_candidates)``, an index into ``obs["candidates"]``
   (the admissible actions built from what the agent has seen, shuffled by the env's generator).
 
@@ -66,7 +70,8 @@ and override the config's.
 **Version History**
 
 - v0: the first version. Later without a new id (observations unchanged): ``config=EnvConfig``,
-  ``observation_data()``, spaces owned by each env, pickling by replay (:mod:`searchgym.envs.replay`).
+  ``observation_data()``, spaces owned by each env, pickling by replay (:mod:`searchgym.envs.replay`),
+  structured tool calls as text-mode actions.
 """
 
 from __future__ import annotations

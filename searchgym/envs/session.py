@@ -14,7 +14,14 @@ from dataclasses import dataclass, field, fields
 
 import numpy as np
 
-from searchgym.actions import Action, ParseError, accepted_forms, format_tool_result, parse_action
+from searchgym.actions import (
+    Action,
+    ParseError,
+    accepted_forms,
+    format_tool_result,
+    parse_action,
+    parse_tool_call,
+)
 from searchgym.candidates import CandidateGenerator, Observed, names_in
 from searchgym.envs.spaces import is_clean, sanitize
 from searchgym.judge import ProcessJudge, RoundSignals
@@ -227,7 +234,8 @@ class SearchSession:
 
     # --------------------------------------------------------------------------- acting
     def decode(self, action: object, team_actions: bool = False) -> Action | ParseError:
-        """Turn the env's raw action (an index or a string) into an Action or a ParseError."""
+        """Turn the env's raw action (an index; a string, or a structured tool call, in text mode)
+        into an Action or a ParseError."""
         if self.config.action_mode == "candidates":
             if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
                 return ParseError(f"candidate mode takes an int index, got {type(action).__name__}")
@@ -237,8 +245,8 @@ class SearchSession:
             if int(action) >= len(self.candidates):
                 return ParseError(f"index {int(action)} is masked; admissible: 0..{len(self.candidates) - 1}")
             return self.candidates[int(action)]
-        if not isinstance(action, str):
-            return ParseError(f"text mode takes a string action, got {type(action).__name__}")
+        if not isinstance(action, str):  # a structured call: a dict or an OpenAI tool_call object
+            return parse_tool_call(action, self.config.tool_format, self.allowed, allow_team_actions=team_actions)
         return parse_action(action, self.config.tool_format, self.allowed, allow_team_actions=team_actions)
 
     def execute(self, action: Action) -> tuple[ToolResult, bool]:

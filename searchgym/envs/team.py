@@ -92,7 +92,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from searchgym.actions import Action, ParseError, parse_action
+from searchgym.actions import Action, ParseError, parse_action, parse_tool_call
 from searchgym.candidates import TEXT_MEMO_LIMIT, Round
 from searchgym.envs.blackboard import MAX_NOTE_CHARS, Blackboard, Note, NoteReader
 from searchgym.envs.config import EnvConfig, resolve_config
@@ -224,8 +224,10 @@ class TeamSearchEnv(TeamPosts, MultiSearchEnv):
     def decode(self, agent: str, raw: object) -> Action | ParseError:
         """An agent's raw action as an Action (text mode reads every tool name: see the docstring)."""
         session = self.sessions[agent]
-        if self._candidate_mode() or not isinstance(raw, str):
+        if self._candidate_mode():
             return session.decode(raw, team_actions=True)
+        if not isinstance(raw, str):  # a structured call ({"name", "arguments"}, an OpenAI tool_call)
+            return parse_tool_call(raw, self.config.tool_format, TOOL_ORDER, allow_team_actions=True)
         return parse_action(raw, self.config.tool_format, TOOL_ORDER, allow_team_actions=True)
 
     def _act(self, agent: str, raw: object) -> StepOutcome:

@@ -97,6 +97,7 @@ class RunContext:
     progress: bool = False
     threads: int = 1
     options: dict[str, Any] = field(default_factory=dict)
+    eval_limit: int | None = None  # the run scores only the first N tasks of test and dev (None: all)
 
     @property
     def checkpoint_dir(self) -> Path:

@@ -8,7 +8,7 @@ becomes the env action: its text, or its native ``tool_calls`` written as Hermes
 text (see :mod:`searchgym.harness.chat_replies`: several calls in one reply are played in
 order, one per env step, each answered by its own tool message; calls past the limit are
 refused with a message the model sees). With ``native_tools=True`` the request carries the
-tool schemas (a team's ``post_note`` and ``wait`` included), the first message is the chat form
+tool schemas (``answer`` for an agent that may answer, a team's ``post_note`` and ``wait`` included), the first message is the chat form
 of the prompt (``SearchSession.prompt(chat=True)``: no tool list) and tool results go back raw
 (``unwrap_tool_result``). Candidate-mode suites list the admissible actions, numbered, and the
 reply is matched to one (by the action it writes, or by its number). Every turn records
@@ -201,7 +201,8 @@ class OpenAIActor:
         chat form of the first observation (no tool list; the rest of the text, a blackboard, kept)."""
         if not self.config.native_tools:
             return ChatEpisode(self.client, self.deadline, None, self.system_prompt)
-        tools = chat_tools(session.allowed, team_actions=team and not candidate_mode)
+        tools = chat_tools(session.allowed, team_actions=team and not candidate_mode,
+                           answer=session.can_answer and not candidate_mode)
         chat_prompt = None
         if not candidate_mode:
             plain = session.prompt(team_actions=team)
@@ -343,8 +344,8 @@ class _Prefetcher:
     """Plays a split on the pool the first time the harness reaches one of its tasks."""
 
     def __init__(self, suite: Suite, seed: int, config: EndpointConfig, concurrency: int, system_prompt: str,
-                 transcripts: list, path: Path | None) -> None:
-        self.suite, self.seed, self.config, self.concurrency = suite, seed, config, concurrency
+                 transcripts: list, path: Path | None, limit: int | None = None) -> None:
+        self.suite, self.seed, self.config, self.concurrency, self.limit = suite, seed, config, concurrency, limit
         self.system_prompt, self.transcripts, self.path = system_prompt, transcripts, path
         self.done: set[str] = set()
         self.actor: OpenAIActor | None = None
@@ -354,7 +355,8 @@ class _Prefetcher:
         if split in self.done or self.actor is None:
             return
         self.done.add(split)
-        _, actors = run_pool(self.suite, split, self.config, self.concurrency, self.seed, None, self.system_prompt)
+        _, actors = run_pool(self.suite, split, self.config, self.concurrency, self.seed, self.limit,
+                             self.system_prompt)
         for pool_actor in actors:
             self.transcripts.extend({**t, "source": "pool"} for t in pool_actor.transcripts)
             self.actor.replay.update(pool_actor.recording())
@@ -376,7 +378,8 @@ def provider(ctx: Any, model: str, base_url: str, api_key: str | None = None, co
     path = Path(ctx.run_dir) / "transcripts.jsonl"
     transcripts: list = []
     write_transcripts(path, transcripts)
-    prefetch = _Prefetcher(ctx.suite, ctx.seed, config, int(concurrency), system_prompt, transcripts, path)
+    prefetch = _Prefetcher(ctx.suite, ctx.seed, config, int(concurrency), system_prompt, transcripts, path,
+                           getattr(ctx, "eval_limit", None))
     actor = OpenAIActor(config, system_prompt, transcripts=transcripts, prefetch=prefetch)
     prefetch.actor = actor
     weakref.finalize(actor, _final_write, actor.open, transcripts, path, model)

@@ -64,6 +64,7 @@ class RunSpec:
     options: dict[str, Any] = field(default_factory=dict, hash=False)
     folder: Path | None = None  # an explicit run folder (``searchgym evaluate``); else out/runs/...
     logger: str = "none"  # also send metrics rows to "tensorboard" or "wandb"
+    limit: int | None = None  # evaluate only the first N tasks of test and dev (``searchgym evaluate --limit``)
 
     @property
     def run_dir(self) -> Path:
@@ -72,7 +73,7 @@ class RunSpec:
     def identity(self) -> dict[str, Any]:
         return {"suite_id": self.suite.id, "suite_hash": self.suite.content_hash, "method": self.method.label,
                 "method_path": self.method.path, "seed": self.seed, "budget": self.budget, "policy": self.policy,
-                "options": dict(self.options)}
+                "options": dict(self.options)} | ({"limit": self.limit} if self.limit is not None else {})
 
 
 @dataclass(frozen=True)
@@ -162,7 +163,7 @@ def _execute_locked(spec: RunSpec) -> RunOutcome:
 
     ctx = RunContext(suite=spec.suite, seed=spec.seed, budget=spec.budget, device=device, run_dir=folder,
                      policy=spec.policy, log=log, progress=spec.progress, threads=spec.threads,
-                     options=dict(spec.options))
+                     options=dict(spec.options), eval_limit=spec.limit)
     try:
         actor = method(ctx)
     finally:
@@ -171,8 +172,8 @@ def _execute_locked(spec: RunSpec) -> RunOutcome:
         raise TypeError(f"method {spec.method.label!r} returned {type(actor).__name__}; it must return an Actor "
                         "with an act(env, observation(s), info(s)) method")
     trained = time.monotonic()
-    test = evaluate_suite(spec.suite, actor, "test", spec.seed, progress=spec.progress, desc=f"{label} test")
-    dev = evaluate_suite(spec.suite, actor, "dev", spec.seed, progress=spec.progress, desc=f"{label} dev")
+    test = evaluate_suite(spec.suite, actor, "test", spec.seed, spec.limit, progress=spec.progress, desc=f"{label} test")
+    dev = evaluate_suite(spec.suite, actor, "dev", spec.seed, spec.limit, progress=spec.progress, desc=f"{label} dev")
     atomic_write_jsonl(folder / "predictions.jsonl", as_rows(test))
     seconds = time.monotonic() - start
     atomic_write_json(folder / "result.json", {

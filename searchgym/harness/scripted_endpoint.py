@@ -1,12 +1,18 @@
 """A scripted OpenAI-compatible chat server on 127.0.0.1: a stand-in model for tests and benchmarks.
 
-``ScriptedEndpoint(suite, behaviour)`` serves ``POST /v1/chat/completions`` on a loopback port.
+``ScriptedEndpoint(suite, behaviour)`` serves ``POST /v1/chat/completions`` (and ``GET /v1/models``)
+on a loopback port; ``searchgym serve --suite S --behaviour oracle --port P`` starts one. Replies
+follow the OpenAI response format (:mod:`searchgym.harness.openai_replies`: ``id``, ``object``,
+``created``, ``model``, ``usage``, ``system_fingerprint``; ``"stream": true`` gets server-sent
+``chat.completion.chunk`` events ending in ``data: [DONE]``).
 Its ``"oracle"`` behaviour replays the oracle's text-mode actions: they are recorded once per
 task (the oracle on the suite's own env, with the evaluation's seeds) and looked up by the
 question in the conversation's first user message, the role its header names (``You are lead
 in a team``), and the number of assistant turns so far. With ``native=True`` tool calls (and a
-team's ``post_note``/``wait``) come back as OpenAI ``tool_calls``. An agent that follows it on
-a text suite must score what the oracle scores (1.0).
+team's ``post_note``/``wait``, and the answer when the request offers the ``answer`` tool) come
+back as OpenAI ``tool_calls``. An agent that follows it on
+a text suite must score what the oracle scores (1.0). ``"random"`` replays the random baseline
+the same way (a lower bound to test a pipeline against).
 
 The other behaviours are what a bad model or server does: ``"prose"`` (replies that are no
 action: "I choose 1"), ``"hostile"`` (bodies that are not chat completions, huge or nested JSON,
@@ -26,10 +32,14 @@ from typing import Any, Self
 
 from searchgym.actions import Action, parse_action
 from searchgym.envs.session import TOOL_ORDER
+from searchgym.harness import openai_replies
 from searchgym.harness.evaluate import answer_rule, episode_seed, play_parallel, play_single
 from searchgym.suites import Suite, get_suite, make_env, tasks
 
-BEHAVIOURS = ("oracle", "prose", "hostile", "stall")
+BEHAVIOURS = ("oracle", "random", "prose", "hostile", "stall")
+#: behaviour -> the baseline whose recorded text actions it replays
+SCRIPTED = {"oracle": "oracle", "stall": "oracle", "random": "random"}
+DEFAULT_MODEL = "searchgym-scripted"
 _ROLE = re.compile(r"^You are (\S+) in a team", re.MULTILINE)
 HOSTILE_BODIES: tuple[bytes, ...] = (
     b"<html><body>502 Bad Gateway</body></html>",
@@ -45,6 +55,7 @@ HOSTILE_BODIES: tuple[bytes, ...] = (
     json.dumps({"choices": [{"message": {"content": ["x", 3, {"text": 5}]}}]}).encode(),
     json.dumps({"choices": [{"message": {"content": "A" * 50_000}}]}).encode(),
 )
+_BAD_REQUEST = b'{"error": {"message": "the body must be a chat request: a JSON object with a list of messages"}}'
 
 
 class _Recorder:
@@ -65,15 +76,17 @@ class _Recorder:
         return out
 
 
-def record_oracle(suite: Suite, splits: Sequence[str] = ("test", "dev"), seed: int = 0) -> dict[tuple[str, str], list]:
-    """{(question, role or ""): [action text, ...]} of the text-mode oracle on every task of ``splits``."""
+def record_oracle(suite: Suite, splits: Sequence[str] = ("test", "dev"), seed: int = 0, kind: str = "oracle",
+                  limit: int | None = None) -> dict[tuple[str, str], list]:
+    """{(question, role or ""): [action text, ...]} of the text-mode oracle (or another baseline,
+    ``kind="random"``) on every task of ``splits`` (the first ``limit`` of each, if given)."""
     from searchgym.harness.methods import baseline_actor
 
-    recorder, script = _Recorder(baseline_actor("oracle", suite, seed)), {}
+    recorder, script = _Recorder(baseline_actor(kind, suite, seed)), {}
     rule = answer_rule(suite)
     for split in splits:
         env = make_env(suite, split)
-        for index, task in enumerate(tasks(suite, split)):
+        for index, task in enumerate(tasks(suite, split)[:limit]):
             recorder.reset()
             if rule == "single":
                 play_single(env, recorder, task.id, episode_seed(seed, index))
@@ -83,16 +96,20 @@ def record_oracle(suite: Suite, splits: Sequence[str] = ("test", "dev"), seed: i
             for agent, actions in recorder.actions.items():
                 key = (task.question, agent if team else "")
                 if not isinstance(actions[0], str):
-                    raise TypeError(f"suite {suite.id!r} is not in text mode: the oracle chose candidate indices")
+                    raise TypeError(f"suite {suite.id!r} is not in text mode: the {kind} chose candidate indices")
                 script.setdefault(key, actions)  # group members play identical oracles
         env.close()
     return script
 
 
-def _as_native(action: str, n: int) -> dict[str, Any]:
+def _as_native(action: str, n: int, answer_tool: bool = False) -> dict[str, Any]:
+    """The action as an OpenAI ``tool_calls`` reply; an answer only when the request offered the
+    ``answer`` tool (else it stays ``<answer>`` text, as a model without that tool writes it)."""
     parsed = parse_action(action, "hermes", TOOL_ORDER, allow_team_actions=True)
     call = None
-    if isinstance(parsed, Action) and parsed.kind == "tool":
+    if isinstance(parsed, Action) and parsed.kind == "answer" and answer_tool:
+        call = {"name": "answer", "arguments": json.dumps({"answer": parsed.text})}
+    elif isinstance(parsed, Action) and parsed.kind == "tool":
         call = {"name": parsed.tool, "arguments": json.dumps(parsed.args)}
     elif isinstance(parsed, Action) and parsed.kind == "post":
         call = {"name": "post_note", "arguments": json.dumps({"note": parsed.text})}
@@ -103,16 +120,30 @@ def _as_native(action: str, n: int) -> dict[str, Any]:
     return {"role": "assistant", "content": None, "tool_calls": [{"id": f"call_{n}", "type": "function", "function": call}]}
 
 
+def _offers_answer(request: dict) -> bool:
+    tools = request.get("tools")
+    return isinstance(tools, list) and any(
+        isinstance(t, dict) and isinstance(t.get("function"), dict) and t["function"].get("name") == "answer"
+        for t in tools)
+
+
 class ScriptedEndpoint:
     """The server (a context manager): ``base_url``, ``requests`` (how many were served), and
     ``kept`` (the request bodies, with ``keep_requests=True``)."""
 
     def __init__(self, suite: Suite | str, behaviour: str = "oracle", native: bool = False, stall: float = 0.0,
-                 seed: int = 0, splits: Sequence[str] = ("test", "dev"), keep_requests: bool = False) -> None:
+                 seed: int = 0, splits: Sequence[str] = ("test", "dev"), keep_requests: bool = False,
+                 port: int = 0, limit: int | None = None) -> None:
         if behaviour not in BEHAVIOURS:
             raise ValueError(f"unknown behaviour {behaviour!r}; accepted: {', '.join(BEHAVIOURS)}")
+        if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
+            raise ValueError(f"port must be an int in 0..65535 (0: any free port), got {port!r}")
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+            raise ValueError(f"limit must be None or a positive int (tasks per split), got {limit!r}")
         self.suite, self.behaviour, self.native, self.stall = get_suite(suite), behaviour, native, float(stall)
-        self.script = record_oracle(self.suite, splits, seed) if behaviour in ("oracle", "stall") else {}
+        self.port = port
+        kind = SCRIPTED.get(behaviour)
+        self.script = record_oracle(self.suite, splits, seed, kind, limit) if kind else {}
         self.requests = 0
         self.kept: list[dict] | None = [] if keep_requests else None  # the request bodies, when kept
         self._lock = threading.Lock()
@@ -128,7 +159,8 @@ class ScriptedEndpoint:
         turn = sum(m.get("role") == "assistant" for m in messages)
         return actions[turn] if turn < len(actions) else "<answer>unknown</answer>"
 
-    def respond(self, body: bytes) -> tuple[int, bytes]:
+    def respond(self, body: bytes) -> tuple[int, bytes, str]:
+        """(status, body, content type) of one request."""
         with self._lock:
             n = self.requests
             self.requests += 1
@@ -138,20 +170,35 @@ class ScriptedEndpoint:
                 except ValueError:
                     self.kept.append({"unreadable": body[:200].decode("utf-8", "replace")})
         if self.behaviour == "hostile":
-            return 200, HOSTILE_BODIES[n % len(HOSTILE_BODIES)]
+            return 200, HOSTILE_BODIES[n % len(HOSTILE_BODIES)], "application/json"
+        try:
+            request = json.loads(body)
+            messages = request["messages"]
+            if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
+                raise TypeError("messages")
+        except (ValueError, KeyError, TypeError):
+            return 400, _BAD_REQUEST, "application/json"
         if self.behaviour == "prose":
             message: dict[str, Any] = {"role": "assistant", "content": f"I choose {n % 3}. Let me think about it."}
         else:
             if self.behaviour == "stall":
                 time.sleep(self.stall)
-            try:
-                messages = json.loads(body)["messages"]
-            except (ValueError, KeyError, TypeError):
-                return 400, b'{"error": {"message": "the body must be a chat request with messages"}}'
             action = self.next_action(messages)
-            message = _as_native(action, n) if self.native else {"role": "assistant", "content": action}
-        return 200, json.dumps({"id": f"cmpl-{n}", "object": "chat.completion",
-                                "choices": [{"index": 0, "message": message, "finish_reason": "stop"}]}).encode()
+            message = _as_native(action, n, _offers_answer(request)) if self.native else \
+                {"role": "assistant", "content": action}
+        model = request.get("model") if isinstance(request.get("model"), str) else DEFAULT_MODEL
+        reply_id = f"chatcmpl-{n}"
+        if request.get("stream") is True:
+            options = request.get("stream_options")
+            include_usage = isinstance(options, dict) and options.get("include_usage") is True
+            return 200, openai_replies.sse(openai_replies.chunks(reply_id, model, message, messages, include_usage)), \
+                "text/event-stream"
+        return 200, json.dumps(openai_replies.completion(reply_id, model, message, messages)).encode(), "application/json"
+
+    def models(self) -> bytes:
+        """``GET /v1/models``: one model, this endpoint."""
+        return json.dumps({"object": "list", "data": [{"id": DEFAULT_MODEL, "object": "model", "created": 0,
+                                                       "owned_by": "searchgym"}]}).encode()
 
     # ---------------------------------------------------------------------------- server
     def __enter__(self) -> Self:
@@ -160,10 +207,19 @@ class ScriptedEndpoint:
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:
                 length = min(int(self.headers.get("Content-Length", 0) or 0), 64 << 20)
-                status, payload = endpoint.respond(self.rfile.read(length))
+                self._send(*endpoint.respond(self.rfile.read(length)))
+
+            def do_GET(self) -> None:
+                if self.path.rstrip("/").endswith("/models"):
+                    self._send(200, endpoint.models(), "application/json")
+                else:
+                    self._send(404, b'{"error": {"message": "POST /v1/chat/completions or GET /v1/models"}}',
+                               "application/json")
+
+            def _send(self, status: int, payload: bytes, content_type: str) -> None:
                 try:
                     self.send_response(status)
-                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Type", content_type)
                     self.send_header("Content-Length", str(len(payload)))
                     self.end_headers()
                     self.wfile.write(payload)
@@ -173,7 +229,7 @@ class ScriptedEndpoint:
             def log_message(self, *args: Any) -> None:
                 pass
 
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
         self._httpd.daemon_threads = True
         threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
         return self

@@ -3,7 +3,7 @@
 Each is a :class:`Tool` with an OpenAI-format ``schema()`` and a call that returns a
 :class:`ToolResult` (never raises). :func:`build_tools` / :func:`shared_tools` assemble a world's set.
 :func:`tool_schemas` gives the function schemas for ``apply_chat_template(tools=...)`` or an OpenAI
-``tools`` list; :func:`chat_tools` adds the team actions (``post_note``, ``wait``) as functions.
+``tools`` list; :func:`chat_tools` adds ``answer`` and the team actions (``post_note``, ``wait``) as functions.
 Every tool registers itself in its own module (:func:`register_tool`, :class:`ToolSpec`); a new
 tool module is imported here, which is what puts it in the registry.
 """
@@ -26,7 +26,7 @@ from searchgym.tools.retrievers import (
     page_document,
     tokenize,
 )
-from searchgym.tools.team_actions import TEAM_ACTION_SCHEMAS, chat_tools
+from searchgym.tools.team_actions import ANSWER_SCHEMA, TEAM_ACTION_SCHEMAS, chat_tools
 from searchgym.tools.tool_registry import (
     CalculateFigures,
     FixedCall,
@@ -42,6 +42,7 @@ from searchgym.tools.toolkit import TOOL_NAMES, build_tools, clarifier, shared_t
 from searchgym.tools.web_search import SearchHit, WebSearch, normalize_query
 
 __all__ = [
+    "ANSWER_SCHEMA",
     "CLARIFICATION_EVIDENCE_ID",
     "CLOCK_EVIDENCE_ID",
     "RETRIEVER_NAMES",

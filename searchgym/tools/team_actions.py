@@ -1,13 +1,15 @@
-"""The team actions (post a note, wait) as function schemas, for chats with native tool calling.
+"""The answer and the team actions (post a note, wait) as function schemas, for native tool calling.
 
 A team member writes ``<post>note</post>`` or ``<wait/>`` in text; a model behind an OpenAI
 ``tools`` list or ``apply_chat_template(tools=...)`` calls functions instead, so the team
 actions are offered there as ``post_note`` and ``wait`` (what :func:`searchgym.actions.parse_action`
-reads back as the same actions).
+reads back as the same actions). ``answer`` is offered the same way, so a framework that only
+dispatches tool calls can end an episode (``{"name": "answer", "arguments": {"answer": "..."}}``).
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from typing import Any
 
@@ -25,7 +27,20 @@ TEAM_ACTION_SCHEMAS: tuple[dict[str, Any], ...] = (
         "parameters": {"type": "object", "properties": {}}}},
 )
 
+ANSWER_SCHEMA: dict[str, Any] = {"type": "function", "function": {
+    "name": "answer",
+    "description": "Submit your final answer to the question; this ends the episode.",
+    "parameters": {"type": "object", "properties": {"answer": {"type": "string", "description": "the final answer"}},
+                   "required": ["answer"]}}}
 
-def chat_tools(names: Sequence[str] = TOOL_NAMES, team_actions: bool = False) -> list[dict[str, Any]]:
-    """The function schemas a chat sends: the named tools, then ``post_note`` and ``wait`` for a team."""
-    return tool_schemas(names) + ([dict(s) for s in TEAM_ACTION_SCHEMAS] if team_actions else [])
+
+def chat_tools(names: Sequence[str] = TOOL_NAMES, team_actions: bool = False,
+               answer: bool = False) -> list[dict[str, Any]]:
+    """The function schemas a chat sends: the named tools, then ``answer`` (with ``answer=True``,
+    or when ``names`` holds it), then ``post_note`` and ``wait`` for a team."""
+    if isinstance(names, str):
+        names = (names,)
+    answer = answer or "answer" in names
+    out = tool_schemas([n for n in names if n != "answer"])
+    out += [copy.deepcopy(ANSWER_SCHEMA)] if answer else []
+    return out + ([copy.deepcopy(s) for s in TEAM_ACTION_SCHEMAS] if team_actions else [])

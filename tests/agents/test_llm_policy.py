@@ -41,9 +41,14 @@ def test_template_renders_every_role_and_the_tools(tokenizer) -> None:
     messages = [{"role": "system", "content": "S"}, {"role": "user", "content": "Q"},
                 {"role": "assistant", "content": "A"}, {"role": "tool", "content": "R"}]
     assert codec.render(messages, TOOLS) == (
-        "<|im_start|>system\nS\n# Tools\n" '{"type": "function", "function": {"name": "web_search", "parameters": '
-        '{"type": "object"}}}<|im_end|>\n<|im_start|>user\nQ<|im_end|>\n<|im_start|>assistant\nA<|im_end|>\n'
-        "<|im_start|>tool\nR<|im_end|>\n<|im_start|>assistant\n")
+        "<|im_start|>system\nS\n\n# Tools\n\nYou may call one or more functions to assist with the user query.\n\n"
+        "You are provided with function signatures within <tools></tools> XML tags:\n<tools>\n"
+        '{"type": "function", "function": {"name": "web_search", "parameters": {"type": "object"}}}\n</tools>\n\n'
+        "For each function call, return a json object with function name and arguments within "
+        "<tool_call></tool_call> XML tags:\n<tool_call>\n"
+        '{"name": <function-name>, "arguments": <args-json-object>}\n</tool_call><|im_end|>\n'
+        "<|im_start|>user\nQ<|im_end|>\n<|im_start|>assistant\nA<|im_end|>\n"
+        "<|im_start|>user\n<tool_response>\nR\n</tool_response><|im_end|>\n<|im_start|>assistant\n")
     assert codec.render(messages[1:2], None) == "<|im_start|>user\nQ<|im_end|>\n<|im_start|>assistant\n"
 
 
@@ -77,7 +82,8 @@ def test_trim_at_stop_keeps_the_shortest_prefix(tokenizer) -> None:
     codec = ChatCodec(tokenizer)
     ids = codec.encode("<answer> x </answer> trailing words")
     kept, text, stopped = trim_at_stop(codec, ids, ("</answer>",))
-    assert stopped and text.endswith("</answer>") and kept == ids[:3]
+    close = ids.index(tokenizer.convert_tokens_to_ids("</answer>"))  # one token: the markup is in the vocab
+    assert stopped and text == "<answer> x </answer>" and kept == ids[:close + 1] and close + 1 < len(ids)
 
 
 def test_generation_stops_at_a_stop_string(tokenizer) -> None:
@@ -88,12 +94,12 @@ def test_generation_stops_at_a_stop_string(tokenizer) -> None:
 
 
 def test_generation_caps_each_row_and_stops_at_eos(tokenizer) -> None:
-    word = biased_policy(tokenizer, "hello")
+    word = biased_policy(tokenizer, "Ġthe")  # byte-level BPE: "Ġ" is the space before a word
     short = word.codec.prompt_ids([{"role": "user", "content": "q"}])
     long = word.codec.prompt_ids([{"role": "user", "content": "a much longer question than the other"}])
     gens = word.generate([long, short], [5, 3], seed=0)  # left padding: different prompt lengths
     assert [len(g.token_ids) for g in gens] == [5, 3] and all(g.finish == "length" for g in gens)
-    assert gens[0].text == "hello hello hello hello hello"
+    assert gens[0].text == " the the the the the"
     eos = biased_policy(tokenizer, "<|im_end|>")
     (gen,) = eos.generate([short], 9, seed=0)
     assert gen.finish == "eos" and gen.token_ids == [tokenizer.eos_token_id]

@@ -85,7 +85,7 @@ def test_tools_go_through_the_template_and_not_twice(tiny) -> None:
     assert [t["function"]["name"] for t in conv.tools] == list(env.session.allowed)
     assert "Tools: [" not in conv.messages[1]["content"] and "Question:" in conv.messages[1]["content"]
     prompt_text = tiny.codec.decode(conv.token_ids[: conv.prompt_length])
-    assert prompt_text.count("knowledge _ base") == 2  # the schema once, the accepted form once
+    assert prompt_text.count("knowledge_base") == 2  # the schema once, the accepted form once
 
 
 def test_the_token_budget_ends_an_episode_with_the_no_answer_score(tiny) -> None:

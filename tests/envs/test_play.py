@@ -89,6 +89,9 @@ def test_the_screen_names_the_tools_without_json_and_one_accepted_actions_header
     out = game("SearchQA-v0", ":q\n")
     assert '"parameters"' not in out and "Tools: web_search (" in out
     assert out.count("Accepted actions") == 1
+    assert "calculator (Evaluate an arithmetic expression, e.g. '(1200 + 3400) / 2' or 'sqrt(2) * 10')" in out
+    assert "knowledge_base (Look up the structured facts the knowledge base holds about an entity " \
+           "(person, company, city, ...))" in out  # whole first sentences, not cut at the first dot
 
 
 def test_unreadable_input_still_gets_the_env_message():

@@ -49,3 +49,22 @@ def test_evaluate_passes_agent_options_and_names_unknown_agents(tmp_path, capsys
     assert main(["evaluate", "--suite", TINY_QA.id, "--agent", "gpt", "--out", str(tmp_path / "g")]) == 2
     assert "unknown agent 'gpt'; named agents: random, oracle" in capsys.readouterr().err
     assert not (tmp_path / "g").exists()
+
+
+def test_evaluate_limit_scores_the_first_tasks_only(tmp_path, capsys):
+    from searchgym.suites import tasks
+
+    out = tmp_path / "lim"
+    assert main(["evaluate", "--suite", TINY_QA.id, "--agent", "harness_helpers:oracle_factory", "--out", str(out),
+                 "--limit", "3", "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    assert "oracle_factory on test-tiny-qa-v0 (test split, the first 3 tasks)" in printed
+    assert "| all | 3 | 1.000 | 1.000 |" in printed
+    predictions = read_jsonl(out / "predictions.jsonl")
+    assert [p["task_id"] for p in predictions] == [t.id for t in tasks(TINY_QA, "test")[:3]]
+    result, config = read_json(out / "result.json"), read_json(out / "config.json")
+    assert result["test"]["all"]["n"] == 3 and result["dev"]["all"]["n"] == 3 and config["limit"] == 3
+    assert main(["evaluate", "--suite", TINY_QA.id, "--agent", "harness_helpers:oracle_factory", "--out",
+                 str(tmp_path / "zero"), "--limit", "0"]) == 2
+    assert "--limit must be a positive number of tasks, got 0" in capsys.readouterr().err
+    assert not (tmp_path / "zero").exists()

@@ -100,6 +100,7 @@ def test_native_chat_sends_the_chat_prompt_tools_and_raw_tool_messages():
     calls = [c["function"]["name"] for r in kept for m in r["messages"] if m["role"] == "assistant"
              for c in m.get("tool_calls") or []]
     assert "post_note" in calls or "wait" in calls
+    assert "answer" in names  # offered, so the scripted lead answers with an answer call (the last reply: no request shows it)
     assert chat_tools(["web_search"], team_actions=False) == chat_tools(["web_search"])[:1]
 
 

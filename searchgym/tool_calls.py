@@ -1,0 +1,118 @@
+"""Decoded tool calls (``{"name": ..., "arguments": ...}``, JSON or a framework's object) to actions.
+
+What a model writes inside ``<tool_call>`` and what a framework dispatches as a structured call
+(an OpenAI ``tool_call``, a dict) are the same thing once decoded, so both go through
+:func:`action_from_call`: the same names, the same argument rules, the same problems reported.
+The text formats and their errors live in :mod:`searchgym.actions`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from searchgym.action_types import Action, _literal
+from searchgym.lenient_json import load_object as _load_object
+
+__all__ = ["action_from_call", "call_as_dict", "resolve_tool"]
+
+
+def resolve_tool(name: str, tool_names: Sequence[str]) -> str | None:
+    """``name`` as one of ``tool_names``, matched exactly, else case- and separator-insensitively."""
+    if name in tool_names:
+        return name
+    key = re.sub(r"[\s\-]+", "_", name.strip().lower())
+    matches = [t for t in tool_names if t.lower() == key]
+    return matches[0] if len(matches) == 1 else None
+
+
+def call_as_dict(call: Any) -> dict | None:
+    """A structured call as a dict: a dict as it is; an object with ``.function.name`` and
+    ``.function.arguments`` (OpenAI's ``ChatCompletionMessageToolCall``) or ``.name`` and
+    ``.arguments`` as ``{"name", "arguments"}``; None for anything else."""
+    if isinstance(call, dict):
+        return call
+    holder = getattr(call, "function", None)
+    holder = call if holder is None or isinstance(holder, str) else holder
+    if isinstance(holder, dict):
+        return {"name": holder.get("name"), "arguments": holder.get("arguments")}
+    name = getattr(holder, "name", None)
+    if name is None or isinstance(call, str | bytes | bytearray | int | float):
+        return None
+    return {"name": name, "arguments": getattr(holder, "arguments", None)}
+
+
+def _as_text(value: Any) -> str:
+    """An answer or note given as JSON: strings stripped, lists flattened (iteratively, so any
+    nesting costs linear time), other values as JSON; the non-empty pieces joined by ", "."""
+    pieces: list[str] = []
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, list | tuple):
+            pending.extend(reversed(item))
+            continue
+        text = item.strip() if isinstance(item, str) else "" if item is None else _literal(item)
+        if text:
+            pieces.append(text)
+    return ", ".join(pieces)
+
+
+_NAME_KEYS = ("name", "tool", "tool_name")
+_ARG_KEYS = ("arguments", "parameters", "args")
+_NOT_ARGS = {*_NAME_KEYS, "function", "type", "id"}
+
+
+def action_from_call(obj: Any, tool_names: Sequence[str], team: bool) -> Action | str:
+    """An Action from a decoded tool call, or a message saying what is wrong with it."""
+    if not isinstance(obj, dict):
+        return f"a tool call must be a JSON object with a name and arguments, got a {type(obj).__name__}"
+    function = obj.get("function")
+    if isinstance(function, dict) and not any(k in obj for k in _NAME_KEYS):
+        obj = function  # OpenAI style {"function": {"name": ..., "arguments": ...}}
+    name = next((obj[k] for k in _NAME_KEYS if k in obj), function if isinstance(function, str) else None)
+    if not isinstance(name, str) or not name.strip():
+        return 'the tool call has no "name"'
+    name = name.strip()
+    arg_key = next((k for k in _ARG_KEYS if k in obj), None)
+    raw = obj[arg_key] if arg_key else {k: v for k, v in obj.items() if k not in _NOT_ARGS}
+    for _ in range(3):  # arguments double- (or triple-) encoded as a JSON string
+        if not isinstance(raw, str):
+            break
+        if not raw.strip():
+            raw = {}
+            break
+        if raw.strip().startswith('"'):  # a JSON string literal holding the JSON: decode one level
+            try:
+                raw = json.loads(raw.strip())
+                continue
+            except (ValueError, RecursionError):
+                pass
+        raw, problem = _load_object(raw)
+        if raw is None:
+            return f'could not read the "arguments" of {name} ({problem}); give them as a JSON object'
+    raw = {} if raw is None else raw
+    if not isinstance(raw, dict):
+        return f'the "arguments" of {name} must be a JSON object, got a {type(raw).__name__}'
+    args = {str(k): v for k, v in raw.items()}
+    lowered = name.lower()
+    if lowered == "answer":
+        value = args.get("answer", args.get("text"))
+        if value is None and len(args) == 1:
+            value = next(iter(args.values()))
+        text = _as_text(value)
+        return Action.answer(text) if text else 'the answer call is empty; write {"answer": "..."}'
+    if team and lowered in ("post_note", "post"):
+        note = _as_text(args.get("note", args.get("text")))
+        return Action.post(note) if note else 'post_note needs {"note": "..."}'
+    if team and lowered == "wait":
+        return Action.wait()
+    tool = resolve_tool(name, tool_names)
+    if tool is None:
+        return f"unknown tool {name!r}; accepted tools: {', '.join(tool_names) or '(none)'}"
+    try:
+        return Action.call(tool, **args)
+    except ValueError as exc:  # an argument nested past MAX_ARGUMENT_DEPTH
+        return f"the arguments of {tool} are refused: {exc}"

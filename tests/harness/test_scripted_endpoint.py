@@ -1,0 +1,141 @@
+"""The scripted endpoint speaks the OpenAI response format: replies and streamed chunks validate
+against the official ``openai`` types, a framework-style loop (task API + openai client +
+structured env actions) scores the oracle's 1.0, and `searchgym serve` starts it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+from openai import OpenAI
+from openai.types.chat import ChatCompletion, ChatCompletionChunk
+
+import searchgym
+from searchgym.actions import Action, parse_tool_call
+from searchgym.harness.scripted_endpoint import ScriptedEndpoint
+from searchgym.suites import Suite
+
+TINY = Suite("tiny-text-endpoint", 1, "SearchQA-v0", {"max_steps": 8, "tool_format": "hermes"}, world_size="tiny",
+             dev_size=3, test_size=2)
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def post(url: str, payload: dict | bytes) -> tuple[int, str, str]:
+    data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+    request = urllib.request.Request(url + "/chat/completions", data=data, headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, response.headers["Content-Type"], response.read().decode()
+    except urllib.error.HTTPError as error:
+        return error.code, error.headers["Content-Type"], error.read().decode()
+
+
+@pytest.fixture(scope="module")
+def record():
+    return searchgym.tasks(TINY, "dev")[0]
+
+
+@pytest.mark.parametrize("native", [False, True])
+def test_replies_validate_as_chat_completions(record, native):
+    with ScriptedEndpoint(TINY, "oracle", native=native, splits=("dev",)) as endpoint:
+        status, kind, body = post(endpoint.base_url, {"model": "my-model", "messages": record.messages,
+                                                      "tools": record.tools})
+    assert status == 200 and kind == "application/json"
+    reply = ChatCompletion.model_validate(json.loads(body))
+    assert reply.object == "chat.completion" and reply.model == "my-model" and reply.id == "chatcmpl-0"
+    assert isinstance(reply.created, int) and reply.created > 1_600_000_000
+    assert reply.usage.total_tokens == reply.usage.prompt_tokens + reply.usage.completion_tokens
+    assert reply.usage.prompt_tokens == sum(len(m["content"].split()) for m in record.messages)
+    choice = reply.choices[0]
+    if native:
+        assert choice.finish_reason == "tool_calls" and choice.message.content is None
+        assert isinstance(parse_tool_call(choice.message.tool_calls[0], "hermes", ["web_search", "knowledge_base",
+                                          "calculator", "current_time", "ask_for_clarification"]), Action)
+    else:
+        assert choice.finish_reason == "stop" and choice.message.content.startswith("<tool_call>")
+
+
+def test_streamed_chunks_validate_and_add_up_to_the_reply(record):
+    request = {"model": "m", "messages": record.messages}
+    with ScriptedEndpoint(TINY, "oracle", native=True, splits=("dev",)) as endpoint:
+        whole = ChatCompletion.model_validate(json.loads(post(endpoint.base_url, request)[2]))
+        status, kind, body = post(endpoint.base_url, {**request, "stream": True,
+                                                      "stream_options": {"include_usage": True}})
+        client = OpenAI(base_url=endpoint.base_url, api_key="unused", max_retries=0)
+        streamed = list(client.chat.completions.create(model="m", messages=record.messages, stream=True))
+    assert status == 200 and kind == "text/event-stream"
+    events = [e.removeprefix("data: ") for e in body.split("\n\n") if e]
+    assert events[-1] == "[DONE]"
+    chunks = [ChatCompletionChunk.model_validate(json.loads(e)) for e in events[:-1]]
+    assert all(c.object == "chat.completion.chunk" and c.id == "chatcmpl-1" for c in chunks)
+    assert chunks[0].choices[0].delta.role == "assistant"
+    calls = [c for chunk in chunks for choice in chunk.choices for c in choice.delta.tool_calls or ()]
+    assert [(c.index, c.function.name, c.function.arguments) for c in calls] == \
+        [(0, t.function.name, t.function.arguments) for t in whole.choices[0].message.tool_calls]
+    assert chunks[-2].choices[0].finish_reason == "tool_calls"
+    assert chunks[-1].choices == [] and chunks[-1].usage.total_tokens == whole.usage.total_tokens
+    assert [c.choices[0].finish_reason for c in streamed][-1] == "tool_calls"  # the client reads the stream
+
+
+def test_a_framework_loop_through_the_openai_client_scores_one():
+    """What a framework does: prompts from the task API, the model through the openai client, its
+    tool_call objects handed to env.step as they are, tool results back as tool messages."""
+    with ScriptedEndpoint(TINY, "oracle", native=True, splits=("dev",)) as endpoint:
+        client = OpenAI(base_url=endpoint.base_url, api_key="unused", max_retries=0)
+        for record in searchgym.tasks(TINY, "dev"):
+            env = searchgym.make_task_env(TINY, "dev", record.task_id)
+            env.reset(seed=0)
+            messages, done, info = list(record.messages), False, {}
+            while not done:
+                message = client.chat.completions.create(model="m", messages=messages, tools=record.tools)\
+                    .choices[0].message
+                messages.append(message.model_dump(exclude_none=True))
+                (call,) = message.tool_calls  # answer is offered as a tool, so every reply is a call
+                observation, _, terminated, truncated, info = env.step(call)
+                done = terminated or truncated
+                messages.append({"role": "tool", "tool_call_id": call.id, "content": observation})
+            assert call.function.name == "answer"
+            assert info["success"] and info["format_errors"] == 0, (record.task_id, info["answer"], record.answers)
+
+
+def test_bad_requests_models_and_settings():
+    with ScriptedEndpoint(TINY, "random", splits=("dev",), limit=1) as endpoint:
+        assert len(endpoint.script) == 1  # limit: the first task of the split
+        status, _, body = post(endpoint.base_url, b"{not json")
+        assert status == 400 and "a JSON object with a list of messages" in body
+        status, _, body = post(endpoint.base_url, {"messages": "hi"})
+        assert status == 400
+        with urllib.request.urlopen(endpoint.base_url + "/models", timeout=30) as response:
+            assert json.loads(response.read())["data"][0]["id"] == "searchgym-scripted"
+        status, _, body = post(endpoint.base_url, {"messages": [{"role": "user", "content": "hi"}]})
+        assert ChatCompletion.model_validate(json.loads(body)).model == "searchgym-scripted"
+    with pytest.raises(ValueError, match=r"port must be an int in 0..65535 \(0: any free port\), got 70000"):
+        ScriptedEndpoint(TINY, "prose", port=70000)
+    with pytest.raises(ValueError, match=r"unknown behaviour 'reader'; accepted: oracle, random, prose, hostile, stall"):
+        ScriptedEndpoint(TINY, "reader")
+
+
+def test_searchgym_serve_starts_an_endpoint_and_stops_on_sigterm():
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    command = [sys.executable, "-m", "searchgym.cli", "serve", "--suite", "searchqa-text-v2", "--port", "0",
+               "--splits", "dev", "--limit", "2", "--native"]
+    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        lines = [process.stdout.readline() for _ in range(2)]
+        assert lines[0].startswith("recording the oracle replies for searchqa-text-v2 (dev)"), lines
+        url = lines[1].split(" at ", 1)[1].split()[0]
+        assert lines[1].startswith("serving searchqa-text-v2 (oracle) at http://127.0.0.1:") and url.endswith("/v1")
+        record = searchgym.tasks("searchqa-text-v2", "dev")[0]
+        status, _, body = post(url, {"model": "m", "messages": record.messages})
+        call = ChatCompletion.model_validate(json.loads(body)).choices[0].message.tool_calls[0]
+        assert status == 200 and call.function.name in [t["function"]["name"] for t in record.tools]
+    finally:
+        process.terminate()
+        out, err = process.communicate(timeout=30)
+    assert process.returncode == 0 and out.strip().endswith("stopped"), err
