@@ -32,6 +32,8 @@ BOUNDS: dict[str, tuple[int, int]] = {
     "max_obs_chars": (1, 1_000_000),
 }
 WORLD_SCALE_BOUNDS = (4, max(SIZES.values()))
+#: More task-family names than any world registers.
+MAX_FAMILIES = 64
 
 
 def check_int(name: str, value: object, low: int, high: int) -> int:
@@ -88,12 +90,33 @@ class EnvConfig:
         for name, (low, high) in BOUNDS.items():
             check_int(name, getattr(self, name), low, high)
         if not isinstance(self.world_size, str):
-            check_int("world_size (an int is a world scale)", self.world_size, *WORLD_SCALE_BOUNDS)
+            low, high = WORLD_SCALE_BOUNDS
+            try:
+                check_int("world_size", self.world_size, low, high)
+            except ValueError as exc:
+                shown = str(exc).rpartition(", got ")[2]
+                raise ValueError(f"world_size must be one of {', '.join(SIZES)} or an int scale in {low}..{high}, "
+                                 f"got {shown}") from None
+        families = self.families
+        if families is not None and not isinstance(families, str) and not (
+                isinstance(families, Sequence) and len(families) <= MAX_FAMILIES
+                and all(isinstance(f, str) for f in families)):
+            shown = f"{len(families)} entries" if isinstance(families, Sequence) else type(families).__name__
+            raise ValueError(f"families must be None, a family name or a list of at most {MAX_FAMILIES} names, "
+                             f"got {shown}")
+        if self.world is not None and not isinstance(self.world, World):
+            raise ValueError(f"world must be a searchgym World or None, got {type(self.world).__name__}")
         if not isinstance(self.observation_data, bool):
             raise ValueError(f"observation_data must be True or False, got {self.observation_data!r}")
         if self.reward is not None and not isinstance(self.reward, RewardConfig | Mapping):
             raise ValueError(f"reward must be a RewardConfig, a dict of its fields or None, "
                              f"got {type(self.reward).__name__}")
+        if isinstance(self.reward, Mapping):
+            accepted = [f.name for f in fields(RewardConfig)]
+            unknown = sorted(str(k) for k in self.reward if k not in accepted)
+            if unknown:
+                raise ValueError(f"reward has unknown field(s) {unknown[:10]}; accepted: {', '.join(accepted)}")
+            self.reward_config()  # its values are checked by RewardConfig now, not at the first reset
 
     def reward_config(self) -> RewardConfig:
         """``reward`` as a RewardConfig (a dict is checked by RewardConfig itself)."""

@@ -26,8 +26,9 @@ def _bad_values(low: int, high: int) -> list[object]:
 
 
 def _message(name: str, low: int, high: int) -> str:
-    label = "world_size (an int is a world scale)" if name == "world_size" else name
-    return re.escape(f"{label} must be an int in {low}..{high}, got")
+    if name == "world_size":
+        return re.escape(f"world_size must be one of tiny, small, medium, large, xl or an int scale in {low}..{high}, got")
+    return re.escape(f"{name} must be an int in {low}..{high}, got")
 
 
 def _make(env_id: str, **kwargs):
@@ -115,6 +116,24 @@ def test_max_rounds_is_bounded(env_id, value):
 def test_feature_dims_of_the_numeric_ids_are_bounded(env_id, name, value):
     with pytest.raises(ValueError, match=re.escape(f"{name} must be an int in 1..{MAX_FEATURE_DIM}, got")):
         searchgym.make(env_id, world_size="tiny", **{name: value})
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"families": 5}, "families must be None, a family name or a list of at most 64 names, got int"),
+    ({"families": ["bridge"] * 65}, "families must be None, a family name or a list of at most 64 names, got 65 entries"),
+    ({"families": ["bridge", None]}, "families must be None, a family name or a list of at most 64 names, got 2 entries"),
+    ({"families": {"bridge": 1}}, "families must be None, a family name or a list of at most 64 names, got dict"),
+    ({"world": 5}, "world must be a searchgym World or None, got int"),
+    ({"world": "tiny"}, "world must be a searchgym World or None, got str"),
+    ({"reward": {"bogus": 1}}, "reward has unknown field(s) ['bogus']; accepted: answer_metric, step_cost, "
+                               "invalid_cost, format_cost, no_answer_score"),
+    ({"reward": {"step_cost": float("nan")}}, "step_cost must be a finite number >= 0"),
+    ({"reward": {"step_cost": -1.0}}, "step_cost must be a finite number >= 0"),
+])
+def test_the_other_keywords_are_checked_in_envconfig_too(kwargs, message):
+    for env_id in ALL_IDS:
+        with pytest.raises(ValueError, match=re.escape(message)):
+            _make(env_id, world_size="tiny", **kwargs)
 
 
 def test_largest_team_and_rounds_are_accepted():
