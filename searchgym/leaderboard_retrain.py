@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from searchgym.fileio import atomic_write_json, read_jsonl
-from searchgym.harness.method_specs import HARNESS_FIELDS
+from searchgym.harness.method_specs import HARNESS_FIELDS, METHOD_SPECS
 from searchgym.harness.methods import METHODS, MethodRef, load_callable, trains
 from searchgym.harness.runner import RunSpec, execute_run_safely
 from searchgym.leaderboard import DEFAULT_DIR, RETRAINED_FILE, read_retrained, rescore, verify_file
@@ -69,8 +69,40 @@ OPTION_LIMITS: dict[str, int] = {
     "max_episode_tokens": 32_768, "norm_length": 100_000, "max_steps": 1000, "max_rounds": 1000,
     "max_candidates": 1024, "team_size": 32,
 }
+#: Option names whose smallest value is 1 (every other limited option may be 0).
+POSITIVE_OPTIONS = ("group_size", "tasks_per_iteration", "eval_every", "update_epochs", "eval_tasks")
 #: Any other number in the options (learning rates, coefficients, intervals) is at most this large.
 MAX_OPTION_NUMBER = 1_000_000
+#: Dev episodes a trainer's curve may play over a retrain (evaluations are not part of the budget:
+#: ``group_size=1, tasks_per_iteration=1, eval_every=1`` would evaluate after every env step or so).
+MAX_EVAL_EPISODES = 200_000
+_SPEC_PREFIX = "searchgym.harness.method_specs:"
+
+
+def _evaluation_episodes(run: dict[str, Any], suite_id: str) -> tuple[int, dict[str, int]] | None:
+    """An upper bound of the dev episodes a trainer's run plays, and the values it used (None: no trainer).
+
+    An iteration takes at least ``group_size * tasks_per_iteration`` env steps, so a run has at most
+    ``budget / that`` iterations, a curve point every ``eval_every`` of them, ``eval_tasks`` episodes each
+    (the suite's dev size, or the limit of ``eval_tasks``, when unset)."""
+    spec = METHOD_SPECS.get(run["method_path"].removeprefix(_SPEC_PREFIX))
+    if not run["method_path"].startswith(_SPEC_PREFIX) or spec is None:
+        return None
+    from searchgym.agents.train import TrainConfig
+
+    base = TrainConfig()
+    values: dict[str, Any] = {"group_size": base.group_size, "tasks_per_iteration": base.tasks_per_iteration,
+                              "eval_every": base.eval_every, "eval_tasks": base.eval_tasks}
+    for source in (spec.defaults, run.get("options") or {}):
+        for key, value in source.items():
+            if str(key).rpartition(".")[2] in values:
+                values[str(key).rpartition(".")[2]] = value
+    if values["eval_tasks"] is None:
+        values["eval_tasks"] = get_suite(suite_id).dev_size or OPTION_LIMITS["eval_tasks"]
+    if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in values.values()):
+        return None  # a value out of its own limit is refused by name first
+    iterations = -(-int(run["budget"]) // (values["group_size"] * values["tasks_per_iteration"]))
+    return (iterations // values["eval_every"] + 1) * values["eval_tasks"], values
 
 
 def _option_leaves(options: dict[str, Any]) -> list[tuple[str, str, Any]]:
@@ -124,14 +156,22 @@ def check_run_bounds(submission: dict[str, Any]) -> None:
         raise SubmissionRejected(f"run.options sets {', '.join(reserved)}, which the harness sets from the board's "
                                  "fields; options may not")
     for path, name, value in _option_leaves(options):
-        limit = OPTION_LIMITS.get(name)
-        if limit is not None and value is not None and not (
-                isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= limit):
-            raise SubmissionRejected(f"{path} ({value!r}) is outside the retrain limit for {name}: an int in 0..{limit}")
+        low, limit = int(name in POSITIVE_OPTIONS), OPTION_LIMITS.get(name, MAX_OPTION_NUMBER)
+        if (name in OPTION_LIMITS or name in POSITIVE_OPTIONS) and value is not None and not (
+                isinstance(value, int) and not isinstance(value, bool) and low <= value <= limit):
+            raise SubmissionRejected(f"{path} ({value!r}) is outside the retrain limit for {name}: "
+                                     f"an int in {low}..{limit}")
         number = isinstance(value, int | float) and not isinstance(value, bool)
-        if limit is None and number and not abs(value) <= MAX_OPTION_NUMBER:
+        if name not in OPTION_LIMITS and number and not abs(value) <= MAX_OPTION_NUMBER:
             raise SubmissionRejected(f"{path} ({value!r}) is outside the retrain limit for an option: "
                                      f"at most {MAX_OPTION_NUMBER} in size")
+    if "budget" not in run:
+        run = {**run, "budget": budget}
+    evaluation = _evaluation_episodes(run, submission["suite"]["id"])
+    if evaluation is not None and evaluation[0] > MAX_EVAL_EPISODES:
+        shown = ", ".join(f"{k}={v}" for k, v in evaluation[1].items())
+        raise SubmissionRejected(f"run.options ({shown}) with run.budget {budget} could play up to {evaluation[0]} "
+                                 f"dev episodes for the learning curve; the retrain limit is {MAX_EVAL_EPISODES}")
 
 
 def run_spec(submission: dict[str, Any], out: Path, device: str = "cpu") -> RunSpec:

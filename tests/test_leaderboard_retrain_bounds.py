@@ -16,9 +16,11 @@ from searchgym.harness.method_specs import HARNESS_FIELDS
 from searchgym.harness.methods import METHODS, load_callable, trains
 from searchgym.leaderboard_checks import SubmissionRejected
 from searchgym.leaderboard_retrain import (
+    MAX_EVAL_EPISODES,
     MAX_OPTION_NUMBER,
     MAX_RETRAIN_BUDGET,
     OPTION_LIMITS,
+    POSITIVE_OPTIONS,
     check_run_bounds,
     retrain,
     run_spec,
@@ -106,12 +108,44 @@ def _option_cases() -> list[tuple[str, object, object]]:
 
 @pytest.mark.parametrize(("name", "options", "bad"), _option_cases())
 def test_every_size_like_option_is_bounded_at_any_depth(name, options, bad):
-    limit = OPTION_LIMITS[name]
+    low, limit = int(name in POSITIVE_OPTIONS), OPTION_LIMITS[name]
     with pytest.raises(SubmissionRejected) as caught:
         check_run_bounds(_submission(options=options))
     message = str(caught.value)
     assert message.startswith("run.options.") and f"({bad!r}) is outside the retrain limit for {name}: " \
-        f"an int in 0..{limit}" in message
+        f"an int in {low}..{limit}" in message
+
+
+@pytest.mark.parametrize("name", POSITIVE_OPTIONS)
+@pytest.mark.parametrize("value", [0, -1, -(10**6)])
+def test_counts_and_intervals_start_at_1(name, value):
+    limit = OPTION_LIMITS.get(name, MAX_OPTION_NUMBER)
+    _refused(_submission(options={name: value}), f"run.options.{name} ({value}) is outside the retrain limit for "
+                                                 f"{name}: an int in 1..{limit}")
+
+
+@pytest.mark.parametrize(("options", "episodes"), [
+    # quick-v1 has 60 dev tasks; budget 20,000; iterations <= 20,000 / (group_size * tasks_per_iteration)
+    ({"group_size": 1, "tasks_per_iteration": 1, "eval_every": 1}, (20_000 + 1) * 60),
+    ({"group_size": 1, "tasks_per_iteration": 1, "eval_every": 5}, (4_000 + 1) * 60),
+    ({"group_size": 2, "tasks_per_iteration": 2, "eval_every": 1, "eval_tasks": 1000}, (5_000 + 1) * 1000),
+    ({"tasks_per_iteration": 1, "eval_every": 1, "eval_tasks": 1000}, (2_500 + 1) * 1000),
+])
+def test_the_learning_curve_cannot_make_a_retrain_unbounded(options, episodes):
+    values = {"group_size": 8, "tasks_per_iteration": 8, "eval_every": 5, "eval_tasks": 60, **options}
+    shown = ", ".join(f"{k}={values[k]}" for k in ("group_size", "tasks_per_iteration", "eval_every", "eval_tasks"))
+    _refused(_submission(options=options), f"run.options ({shown}) with run.budget 20000 could play up to {episodes} "
+                                           f"dev episodes for the learning curve; the retrain limit is "
+                                           f"{MAX_EVAL_EPISODES}")
+
+
+@pytest.mark.parametrize("options", [
+    {"group_size": 1, "tasks_per_iteration": 1, "eval_every": 1000},  # 21 curve points of 60 episodes
+    {"group_size": 1, "tasks_per_iteration": 1, "eval_every": 1, "eval_tasks": 9},  # 20,001 x 9 = 180,009
+    {},  # the defaults: 313 iterations, 63 points of 60 episodes
+])
+def test_a_curve_within_the_limit_is_accepted(options):
+    check_run_bounds(_submission(options=options))
 
 
 @pytest.mark.parametrize(("options", "path"), [
@@ -125,7 +159,7 @@ def test_options_within_the_limits_are_accepted(options, path):
 
 
 @pytest.mark.parametrize(("options", "path", "value"), [
-    ({"eval_every": 10**7}, "run.options.eval_every", 10**7),
+    ({"loss.entropy_coef": 10**7}, "run.options.loss.entropy_coef", 10**7),
     ({"lr": 1e300}, "run.options.lr", 1e300),
     ({"lr": -1e7}, "run.options.lr", -1e7),
     ({"coma.target_update_every": 2**63}, "run.options.coma.target_update_every", 2**63),
@@ -155,5 +189,5 @@ def test_retrain_refuses_a_huge_verified_submission_before_making_a_folder(tmp_p
     path.write_text(json.dumps(sized))
     assert main(["leaderboard", "retrain", str(path), "--out", str(tmp_path / "out2")]) != 0
     assert capsys.readouterr().out == (f"CANNOT RETRAIN {path}: run.options.group_size (1000000) is outside the "
-                                       "retrain limit for group_size: an int in 0..64\n")
+                                       "retrain limit for group_size: an int in 1..64\n")
     assert not (tmp_path / "out2").exists()
