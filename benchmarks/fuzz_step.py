@@ -92,9 +92,10 @@ def flatten(action: str) -> str:
 
 def step_times(actions: list[str]) -> tuple[dict[str, list[float]], dict[str, list[float]], list[str]]:
     """Per env, the (CPU, wall) seconds of each action's step, and the exceptions any step raised."""
+    # the longest episodes accepted (1000 steps or rounds): they truncate and reset below
     envs = {f"SearchEnv {f}": SearchEnv(action_mode="text", tool_format=f, world_size="tiny", split="train",
-                                        max_steps=10**9) for f in ("hermes", "tags")}
-    team = TeamSearchEnv(world_size="tiny", action_mode="text", tool_format="hermes", max_rounds=10**9)
+                                        max_steps=1000) for f in ("hermes", "tags")}
+    team = TeamSearchEnv(world_size="tiny", action_mode="text", tool_format="hermes", max_rounds=1000)
     for env in envs.values():
         env.reset(seed=0)
     team.reset(seed=0)

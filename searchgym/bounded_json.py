@@ -42,7 +42,8 @@ def loads_shallow(text: str | bytes, max_depth: int = MAX_DEPTH, **kwargs: Any) 
     ``ValueError`` that says how deep it went and what is accepted."""
     if isinstance(text, (bytes, bytearray)):
         text = bytes(text).decode("utf-8")
-    depth = json_depth(text, stop_above=max_depth)
+    opening = text.count("[") + text.count("{")  # an upper bound of the depth: most text needs no scan
+    depth = json_depth(text, stop_above=max_depth) if opening > max_depth else opening
     if depth > max_depth:
         raise ValueError(f"the JSON nests more than {max_depth} brackets deep; at most {max_depth} are accepted")
     return json.loads(text, **kwargs)

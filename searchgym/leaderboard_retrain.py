@@ -8,7 +8,14 @@ compares the predictions task by task. The outcome is recorded in ``retrained.js
 the submission file's SHA-256, so editing the submission afterwards drops the mark.
 
 Only searchgym's own methods (``harness.methods.METHODS``) are re-run: a submitted import path
-is never imported.
+is never imported. Nor is any size run that the board does not show or that exceeds a stated
+limit: the run block's budget, seed and policy must be the ones the board shows
+(``training_budget``, ``method.seed``, ``method.policy``; a method that does not train shows a
+budget of 0 whatever its run recorded), the budget at most
+:data:`MAX_RETRAIN_BUDGET` env steps, each size-like option (``group_size``,
+``tasks_per_iteration``, ``hidden``, ... at any depth) within :data:`OPTION_LIMITS` and every
+other number in the options within :data:`MAX_OPTION_NUMBER`. A submission asking for 10^17 env
+steps would otherwise keep the maintainer's machine busy for good.
 """
 
 from __future__ import annotations
@@ -21,7 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from searchgym.fileio import atomic_write_json, read_jsonl
-from searchgym.harness.methods import METHODS, MethodRef
+from searchgym.harness.method_specs import HARNESS_FIELDS, METHOD_SPECS
+from searchgym.harness.methods import METHODS, MethodRef, load_callable, trains
 from searchgym.harness.runner import RunSpec, execute_run_safely
 from searchgym.leaderboard import DEFAULT_DIR, RETRAINED_FILE, read_retrained, rescore, verify_file
 from searchgym.leaderboard_checks import SubmissionRejected
@@ -49,16 +57,128 @@ class RetrainResult:
                 "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds")}
 
 
-def run_spec(submission: dict[str, Any], out: Path, device: str = "cpu") -> RunSpec:
-    """The RunSpec a submission recorded; SubmissionRejected when it recorded none we may run."""
+#: The most env steps a retrain runs (the board's runs use 20,000).
+MAX_RETRAIN_BUDGET = 1_000_000
+#: Size-like option names (the last part of a dotted name, at any depth) and their largest value.
+OPTION_LIMITS: dict[str, int] = {
+    "group_size": 64, "tasks_per_iteration": 64, "update_epochs": 16, "value_epochs": 16, "critic_epochs": 16,
+    "minibatch_size": 100_000, "mini_batch_size": 4096, "micro_batch_size": 256, "batch_size": 1024,
+    "eval_tasks": 1000, "rollout_workers": 4, "episodes": 64, "concurrency": 64,
+    "hidden": 4096, "critic_hidden": 4096, "dim": 4096, "n_buckets": 2**16, "cache_size": 1_000_000,
+    "observation_cache_size": 100_000, "max_length": 4096, "max_turns": 64, "max_new_tokens": 4096,
+    "max_episode_tokens": 32_768, "norm_length": 100_000, "max_steps": 1000, "max_rounds": 1000,
+    "max_candidates": 1024, "team_size": 32,
+}
+#: Option names whose smallest value is 1 (every other limited option may be 0).
+POSITIVE_OPTIONS = ("group_size", "tasks_per_iteration", "eval_every", "update_epochs", "eval_tasks")
+#: Any other number in the options (learning rates, coefficients, intervals) is at most this large.
+MAX_OPTION_NUMBER = 1_000_000
+#: Dev episodes a trainer's curve may play over a retrain (evaluations are not part of the budget:
+#: ``group_size=1, tasks_per_iteration=1, eval_every=1`` would evaluate after every env step or so).
+MAX_EVAL_EPISODES = 200_000
+_SPEC_PREFIX = "searchgym.harness.method_specs:"
+
+
+def _evaluation_episodes(run: dict[str, Any], suite_id: str) -> tuple[int, dict[str, int]] | None:
+    """An upper bound of the dev episodes a trainer's run plays, and the values it used (None: no trainer).
+
+    An iteration takes at least ``group_size * tasks_per_iteration`` env steps, so a run has at most
+    ``budget / that`` iterations, a curve point every ``eval_every`` of them, ``eval_tasks`` episodes each
+    (the suite's dev size, or the limit of ``eval_tasks``, when unset)."""
+    spec = METHOD_SPECS.get(run["method_path"].removeprefix(_SPEC_PREFIX))
+    if not run["method_path"].startswith(_SPEC_PREFIX) or spec is None:
+        return None
+    from searchgym.agents.train import TrainConfig
+
+    base = TrainConfig()
+    values: dict[str, Any] = {"group_size": base.group_size, "tasks_per_iteration": base.tasks_per_iteration,
+                              "eval_every": base.eval_every, "eval_tasks": base.eval_tasks}
+    for source in (spec.defaults, run.get("options") or {}):
+        for key, value in source.items():
+            if str(key).rpartition(".")[2] in values:
+                values[str(key).rpartition(".")[2]] = value
+    if values["eval_tasks"] is None:
+        values["eval_tasks"] = get_suite(suite_id).dev_size or OPTION_LIMITS["eval_tasks"]
+    if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in values.values()):
+        return None  # a value out of its own limit is refused by name first
+    iterations = -(-int(run["budget"]) // (values["group_size"] * values["tasks_per_iteration"]))
+    return (iterations // values["eval_every"] + 1) * values["eval_tasks"], values
+
+
+def _option_leaves(options: dict[str, Any]) -> list[tuple[str, str, Any]]:
+    """(dotted path, last name, value) of every value in ``options`` that is not a dict or a list."""
+    found, pending = [], [(f"run.options.{k}", str(k), v) for k, v in options.items()]
+    while pending:
+        path, name, value = pending.pop()
+        if isinstance(value, dict):
+            pending.extend((f"{path}.{k}", str(k), v) for k, v in value.items())
+        elif isinstance(value, list | tuple):
+            pending.extend((f"{path}[{i}]", name, v) for i, v in enumerate(value))
+        else:
+            found.append((path, name.rsplit(".", 1)[-1], value))
+    return sorted(found, key=lambda leaf: leaf[0])
+
+
+def _runnable(submission: dict[str, Any]) -> dict[str, Any]:
+    """The run block, if it names one of searchgym's own methods and stays in bounds."""
     run = submission.get("run")
     if not isinstance(run, dict) or "method_path" not in run:
         raise SubmissionRejected("the submission records no run config (no \"run\" with a method_path); "
                                  "it can only be self-reported")
-    path = run["method_path"]
-    if path not in METHODS.values():
-        raise SubmissionRejected(f"the recorded method {path!r} is not one of searchgym's own methods "
+    if run["method_path"] not in METHODS.values():
+        raise SubmissionRejected(f"the recorded method {run['method_path']!r} is not one of searchgym's own methods "
                                  f"({', '.join(sorted(METHODS))}); re-train it by hand")
+    check_run_bounds(submission)
+    return run
+
+
+def check_run_bounds(submission: dict[str, Any]) -> None:
+    """SubmissionRejected, naming the field, its value and the limit, unless the run block runs
+    exactly what the board shows and stays within the stated limits (module docstring)."""
+    run, method = submission["run"], submission.get("method") or {}
+    shown = {"budget": ("training_budget", submission.get("training_budget")),
+             "seed": ("method.seed", method.get("seed")), "policy": ("method.policy", method.get("policy"))}
+    if run.get("method_path") in METHODS.values() and not trains(load_callable(run["method_path"])):
+        del shown["budget"]  # the board shows 0 env steps for a method that does not train; its budget is unused
+    for field, (board_field, board_value) in shown.items():
+        if field in run and board_value is not None and run[field] != board_value:
+            raise SubmissionRejected(f"run.{field} ({run[field]!r}) differs from {board_field} ({board_value!r}), "
+                                     "which the board shows; a retrain runs only what the board shows")
+    budget = run.get("budget", submission.get("training_budget"))
+    if isinstance(budget, bool) or not isinstance(budget, int) or not 0 <= budget <= MAX_RETRAIN_BUDGET:
+        raise SubmissionRejected(f"run.budget ({budget!r}) is outside the retrain limit: an int in "
+                                 f"0..{MAX_RETRAIN_BUDGET} env steps")
+    options = run.get("options") or {}
+    if not isinstance(options, dict):
+        raise SubmissionRejected(f"run.options must be an object, got {type(options).__name__}")
+    reserved = sorted({str(k) for k in options if str(k).rsplit(".", 1)[-1] in HARNESS_FIELDS})
+    if reserved:
+        raise SubmissionRejected(f"run.options sets {', '.join(reserved)}, which the harness sets from the board's "
+                                 "fields; options may not")
+    for path, name, value in _option_leaves(options):
+        low, limit = int(name in POSITIVE_OPTIONS), OPTION_LIMITS.get(name, MAX_OPTION_NUMBER)
+        if (name in OPTION_LIMITS or name in POSITIVE_OPTIONS) and value is not None and not (
+                isinstance(value, int) and not isinstance(value, bool) and low <= value <= limit):
+            raise SubmissionRejected(f"{path} ({value!r}) is outside the retrain limit for {name}: "
+                                     f"an int in {low}..{limit}")
+        number = isinstance(value, int | float) and not isinstance(value, bool)
+        if name not in OPTION_LIMITS and number and not abs(value) <= MAX_OPTION_NUMBER:
+            raise SubmissionRejected(f"{path} ({value!r}) is outside the retrain limit for an option: "
+                                     f"at most {MAX_OPTION_NUMBER} in size")
+    if "budget" not in run:
+        run = {**run, "budget": budget}
+    evaluation = _evaluation_episodes(run, submission["suite"]["id"])
+    if evaluation is not None and evaluation[0] > MAX_EVAL_EPISODES:
+        shown = ", ".join(f"{k}={v}" for k, v in evaluation[1].items())
+        raise SubmissionRejected(f"run.options ({shown}) with run.budget {budget} could play up to {evaluation[0]} "
+                                 f"dev episodes for the learning curve; the retrain limit is {MAX_EVAL_EPISODES}")
+
+
+def run_spec(submission: dict[str, Any], out: Path, device: str = "cpu") -> RunSpec:
+    """The RunSpec a submission recorded; SubmissionRejected when it recorded none we may run
+    (:func:`check_run_bounds`)."""
+    run = _runnable(submission)
+    path = run["method_path"]
     label = run.get("method") or next(name for name, p in METHODS.items() if p == path)
     suite = get_suite(submission["suite"]["id"])
     return RunSpec(suite, MethodRef(label, path), int(run.get("seed", submission["method"].get("seed", 0))),
@@ -74,6 +194,7 @@ def retrain(path: str | os.PathLike, out: str | os.PathLike | None = None, devic
     if not verdict.ok or verdict.verified is None:
         raise SubmissionRejected(f"the submission does not verify: {verdict.reason}")
     submission = verdict.verified.submission
+    _runnable(submission)  # refused before any folder is made
     folder = Path(out) if out is not None else Path(tempfile.mkdtemp(prefix="searchgym-retrain-"))
     spec = run_spec(submission, folder, device)
     outcome = execute_run_safely(spec)

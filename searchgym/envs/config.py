@@ -5,6 +5,10 @@ one. Now each env takes ``config=EnvConfig(...)`` and/or the same keywords as be
 (``SearchEnv(max_steps=8)``); keywords override the config's fields, and an unknown keyword is
 a ``TypeError`` that lists the accepted ones. Through the registry the id's own keywords are
 keywords too: ``make("GroupSearch-v0", config=c)`` is text mode whatever ``c.action_mode`` says.
+
+Every size is bounded (:data:`BOUNDS`): a legal but huge ``max_candidates`` made each reset build
+a million-entry observation space, and ``2**63`` overflowed inside numpy. A value out of bounds
+is a ``ValueError`` that states them.
 """
 
 from __future__ import annotations
@@ -13,10 +17,45 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
+import numpy as np
+
 from searchgym.scoring import RewardConfig
-from searchgym.world import World
+from searchgym.world import SIZES, World
 
 RENDER_MODES = (None, "ansi")
+#: Inclusive (low, high) of each int setting. 1024 candidates cost a reset a few ms (admissible
+#: sets are far smaller); the largest world scale is the largest preset's ("xl").
+BOUNDS: dict[str, tuple[int, int]] = {
+    "world_seed": (0, 2**63 - 1),
+    "max_steps": (1, 1000),
+    "max_candidates": (2, 1024),
+    "max_obs_chars": (1, 1_000_000),
+}
+WORLD_SCALE_BOUNDS = (4, max(SIZES.values()))
+#: More task-family names than any world registers.
+MAX_FAMILIES = 64
+
+
+def check_int(name: str, value: object, low: int, high: int) -> int:
+    """``value`` if it is an int in ``low..high`` (numpy ints too, bools not), else a ValueError stating the bounds."""
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or not low <= value <= high:
+        shown = repr(value) if isinstance(value, int | np.integer | float | str) else type(value).__name__
+        raise ValueError(f"{name} must be an int in {low}..{high}, got {shown[:60]}")
+    return int(value)
+
+
+class RenderModes(list):
+    """``metadata["render_modes"]`` that refuses a render mode that is not a string.
+
+    ``gymnasium.make`` compares ``render_mode`` with the class's render modes before the env
+    sees it, then calls ``render_mode.endswith``: ``render_mode=5`` was an ``AttributeError``
+    from inside Gymnasium. Gymnasium's ``in`` test lands here first, so the error is ours."""
+
+    def __contains__(self, mode: object) -> bool:
+        if mode is not None and not isinstance(mode, str):
+            accepted = " or ".join(map(repr, self))
+            raise ValueError(f"render_mode must be None or {accepted}, got {type(mode).__name__} {mode!r}"[:200])
+        return super().__contains__(mode)
 
 
 @dataclass(frozen=True)
@@ -47,12 +86,37 @@ class EnvConfig:
 
     def __post_init__(self) -> None:
         if self.render_mode not in RENDER_MODES:
-            raise ValueError(f"render_mode must be None or 'ansi', got {self.render_mode!r}")
+            raise ValueError(f"render_mode must be None or 'ansi', got {self.render_mode!r}"[:200])
+        for name, (low, high) in BOUNDS.items():
+            check_int(name, getattr(self, name), low, high)
+        if not isinstance(self.world_size, str):
+            low, high = WORLD_SCALE_BOUNDS
+            try:
+                check_int("world_size", self.world_size, low, high)
+            except ValueError as exc:
+                shown = str(exc).rpartition(", got ")[2]
+                raise ValueError(f"world_size must be one of {', '.join(SIZES)} or an int scale in {low}..{high}, "
+                                 f"got {shown}") from None
+        families = self.families
+        if families is not None and not isinstance(families, str) and not (
+                isinstance(families, Sequence) and len(families) <= MAX_FAMILIES
+                and all(isinstance(f, str) for f in families)):
+            shown = f"{len(families)} entries" if isinstance(families, Sequence) else type(families).__name__
+            raise ValueError(f"families must be None, a family name or a list of at most {MAX_FAMILIES} names, "
+                             f"got {shown}")
+        if self.world is not None and not isinstance(self.world, World):
+            raise ValueError(f"world must be a searchgym World or None, got {type(self.world).__name__}")
         if not isinstance(self.observation_data, bool):
             raise ValueError(f"observation_data must be True or False, got {self.observation_data!r}")
         if self.reward is not None and not isinstance(self.reward, RewardConfig | Mapping):
             raise ValueError(f"reward must be a RewardConfig, a dict of its fields or None, "
                              f"got {type(self.reward).__name__}")
+        if isinstance(self.reward, Mapping):
+            accepted = [f.name for f in fields(RewardConfig)]
+            unknown = sorted(str(k) for k in self.reward if k not in accepted)
+            if unknown:
+                raise ValueError(f"reward has unknown field(s) {unknown[:10]}; accepted: {', '.join(accepted)}")
+            self.reward_config()  # its values are checked by RewardConfig now, not at the first reset
 
     def reward_config(self) -> RewardConfig:
         """``reward`` as a RewardConfig (a dict is checked by RewardConfig itself)."""

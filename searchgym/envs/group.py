@@ -71,13 +71,16 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from searchgym.envs.config import EnvConfig, resolve_config
+from searchgym.envs.config import EnvConfig, check_int, resolve_config
 from searchgym.envs.info import ZEROED_RESET, episode_info
 from searchgym.envs.multi import AGENT_FIELDS, LAST_KINDS, MAX_GOLD, RESET_OPTIONS, MultiSearchEnv
 from searchgym.envs.session import SearchSession, StepOutcome
 from searchgym.world import FAMILIES
 
 #: Re-exported: ``MultiSearchEnv`` and its constants used to live here.
+#: The largest GRPO group one env runs.
+MAX_GROUP_SIZE = 256
+
 __all__ = ["AGENT_FIELDS", "LAST_KINDS", "MAX_GOLD", "RESET_OPTIONS", "GroupSearchEnv", "MultiSearchEnv"]
 
 
@@ -90,9 +93,7 @@ class GroupSearchEnv(MultiSearchEnv):
 
     def __init__(self, group_size: int = 4, config: EnvConfig | None = None, **kwargs: Any) -> None:
         env_config = resolve_config("GroupSearchEnv", config, kwargs, own=("group_size",))
-        if isinstance(group_size, bool) or not isinstance(group_size, int) or not 1 <= group_size <= 256:
-            raise ValueError(f"group_size must be an int in 1..256, got {group_size!r}")
-        self.group_size = group_size
+        self.group_size = check_int("group_size", group_size, 1, MAX_GROUP_SIZE)
         super().__init__([f"agent_{i}" for i in range(group_size)], env_config,
                          {"group_size": group_size, "config": env_config})
 

@@ -82,7 +82,7 @@ import gymnasium as gym
 import numpy as np
 
 from searchgym.candidates import CandidateGenerator
-from searchgym.envs.config import CONFIG_KWARGS, EnvConfig, resolve_config
+from searchgym.envs.config import CONFIG_KWARGS, EnvConfig, RenderModes, resolve_config
 from searchgym.envs.info import ZEROED_RESET, episode_info
 from searchgym.envs.observation_data import ObservationLog
 from searchgym.envs.replay import EpisodeRecord, load_env
@@ -94,7 +94,7 @@ from searchgym.envs.spaces import episode_spaces
 class SearchEnv(gym.Env):
     """Single-agent search environment; see the module docstring for spaces and rewards."""
 
-    metadata = {"render_modes": ["ansi"]}
+    metadata = {"render_modes": RenderModes(["ansi"])}
     #: Keywords taken through ``**kwargs`` (the registry lists them in its errors).
     config_kwargs = CONFIG_KWARGS
 

@@ -8,6 +8,13 @@ Text spaces need a finite character set. Observations are sanitised into ``OBS_C
 (printable ASCII plus Latin-1 letters; accents of other letters are stripped, anything else
 becomes ``?``), so every observation an env returns is inside its space, even over a user's
 corpus.
+
+Text spaces are :class:`SearchText`, a ``Text`` that refuses Gymnasium's shared memory:
+``AsyncVectorEnv(shared_memory=True)`` (what ``make_vec(..., vectorization_mode="async")``
+builds by default) decodes a ``Text`` buffer once, when the vector env is built, so every later
+observation would be that first all-zero buffer (a string of tabs). Refusing it at construction
+names what works: ``vector_kwargs={"shared_memory": False}`` (observations through pipes) or
+``vectorization_mode="sync"``.
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ import unicodedata
 
 import numpy as np
 from gymnasium import spaces
+from gymnasium.vector.utils.shared_memory import create_shared_memory
 
 OBS_CHARSET = frozenset(string.printable.replace("\x0b", "").replace("\x0c", "")
                         + "".join(chr(c) for c in range(0xC0, 0x100)))
@@ -44,8 +52,25 @@ def sanitize(text: str, max_length: int) -> str:
     return "".join(out)[:max_length]
 
 
+#: The error a vector env with shared memory over a searchgym text space gets.
+SHARED_MEMORY_ERROR = (
+    "searchgym's text observations cannot go through Gymnasium's shared memory: AsyncVectorEnv reads a Text "
+    "buffer once, so every observation would be the first, empty one. Use "
+    "gymnasium.make_vec(id, num_envs=N, vectorization_mode='async', vector_kwargs={'shared_memory': False}) "
+    "or vectorization_mode='sync' (the *-Numeric-* ids, whose observations are arrays, work with shared memory)")
+
+
+class SearchText(spaces.Text):
+    """A ``Text`` space (equal to one with the same bounds) that refuses shared memory; see the module docstring."""
+
+
+@create_shared_memory.register(SearchText)
+def _refuse_shared_memory(space: SearchText, n: int = 1, ctx: object = None) -> None:
+    raise ValueError(SHARED_MEMORY_ERROR)
+
+
 def text_space(max_length: int) -> spaces.Text:
-    return spaces.Text(max_length=max_length, min_length=0, charset=_CHARSET_STR)
+    return SearchText(max_length=max_length, min_length=0, charset=_CHARSET_STR)
 
 
 def candidate_observation_space(max_obs_chars: int, max_candidates: int, max_candidate_chars: int) -> spaces.Dict:

@@ -95,7 +95,7 @@ import numpy as np
 from searchgym.actions import Action, ParseError, parse_action, parse_tool_call
 from searchgym.candidates import TEXT_MEMO_LIMIT, Round
 from searchgym.envs.blackboard import MAX_NOTE_CHARS, Blackboard, Note, NoteReader
-from searchgym.envs.config import EnvConfig, resolve_config
+from searchgym.envs.config import BOUNDS, EnvConfig, check_int, resolve_config
 from searchgym.envs.info import ZEROED_RESET, episode_info
 from searchgym.envs.multi import AGENT_FIELDS, MultiSearchEnv
 from searchgym.envs.roles import Role, resolve_roles
@@ -128,8 +128,7 @@ class TeamSearchEnv(TeamPosts, MultiSearchEnv):
             raise ValueError(f"reward_mode must be one of {REWARD_MODES}, got {reward_mode!r}")
         if "max_steps" in kwargs or env_config.max_steps != EnvConfig.max_steps:
             raise ValueError("a team counts rounds: use max_rounds, not max_steps")
-        if isinstance(max_rounds, bool) or not isinstance(max_rounds, int) or max_rounds < 1:
-            raise ValueError(f"max_rounds must be a positive int, got {max_rounds!r}")
+        max_rounds = check_int("max_rounds", max_rounds, *BOUNDS["max_steps"])
         self.roles: dict[str, Role] = {r.name: r for r in resolve_roles(roles, team_size)}
         self.reward_mode = reward_mode
         recipe = {"roles": roles, "team_size": team_size, "reward_mode": reward_mode, "max_rounds": max_rounds,

@@ -1,68 +1,70 @@
 """Bring-your-own data: JSONL corpora and tasks (for example Wikipedia + NQ / HotpotQA).
 
 A corpus line is ``{"id", "title", "text"}`` (``url`` optional); a task line is
-``{"id", "question", "answers"}`` (``split``, ``family`` optional). Bad lines are reported with
-their line number and what was expected; nothing is downloaded.
+``{"id", "question", "answers"}`` (``split``, ``family``, ``answer_type`` optional). Each line is
+checked against :data:`PAGE_SCHEMA` / :data:`TASK_SCHEMA` and nothing is coerced: a number or
+``null`` where text belongs, an empty answer list and a repeated id are errors that name
+``file:line`` and what is accepted (:mod:`searchgym.world.jsonl_records`). Other keys are
+ignored. Nothing is downloaded.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import json
 import re
 from pathlib import Path
 
+from searchgym.world.jsonl_records import read_records
 from searchgym.world.model import Page, Sentence, Task
 from searchgym.world.world import SPLITS, World
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+ANSWER_TYPES = ("entity", "number", "list", "text")
+_NAME = {"type": "string", "pattern": "\\S", "maxLength": 1000}  # an id or a name: not blank
+_TEXT = {"type": "string"}
 
-
-def _read_jsonl(path: str | Path, required: tuple[str, ...]) -> list[dict]:
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"no such JSONL file: {path}")
-    rows = []
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{path}:{number}: not valid JSON ({exc.msg})") from None
-            if not isinstance(row, dict):
-                raise ValueError(f"{path}:{number}: expected a JSON object with keys {list(required)}")
-            missing = [k for k in required if k not in row]
-            if missing:
-                raise ValueError(f"{path}:{number}: missing key(s) {missing}; expected {list(required)}")
-            rows.append(row)
-    return rows
+PAGE_SCHEMA = {
+    "type": "object", "required": ["id", "title", "text"],
+    "properties": {"id": _NAME, "title": _TEXT, "text": _TEXT, "url": _NAME},
+}
+TASK_SCHEMA = {
+    "type": "object", "required": ["id", "question", "answers"],
+    "properties": {
+        "id": _NAME, "question": {"type": "string", "pattern": "\\S"},
+        "answers": {"anyOf": [_NAME, {"type": "array", "minItems": 1, "items": _NAME}]},
+        "split": {"enum": list(SPLITS)}, "family": _NAME, "answer_type": {"enum": list(ANSWER_TYPES)},
+    },
+}
+_NAME_FORM = "a string with a non-blank character (at most 1000 characters)"
+PAGE_FORMS = {"id": _NAME_FORM, "title": "a string", "text": "a string", "url": _NAME_FORM}
+TASK_FORMS = {
+    "id": _NAME_FORM, "question": "a string with a non-blank character",
+    "answers": "a non-empty list of non-blank strings (or one non-blank string)",
+    "split": f"one of {', '.join(SPLITS)}", "family": _NAME_FORM, "answer_type": f"one of {', '.join(ANSWER_TYPES)}",
+}
 
 
 def load_corpus(path: str | Path) -> list[Page]:
     """Read a JSONL corpus into pages (split into sentences; no fact ids: real text has none)."""
     pages = []
-    for row in _read_jsonl(path, ("id", "title", "text")):
-        sentences = tuple(Sentence(s) for s in _SENTENCE_END.split(str(row["text"]).strip()) if s)
-        url = str(row.get("url") or f"doc://{row['id']}")
-        pages.append(Page(str(row["id"]), url, str(row["title"]), sentences, "external", None))
+    for row in read_records(path, PAGE_SCHEMA, PAGE_FORMS, "page"):
+        sentences = tuple(Sentence(s) for s in _SENTENCE_END.split(row["text"].strip()) if s)
+        pages.append(Page(row["id"], row.get("url", f"doc://{row['id']}"), row["title"], sentences, "external", None))
     return pages
 
 
 def load_tasks(path: str | Path, default_split: str = "test") -> list[Task]:
-    """Read JSONL tasks; ``answers`` is a list of aliases (a bare string is accepted)."""
+    """Read JSONL tasks; ``answers`` is a list of aliases (a bare string is one alias)."""
+    if default_split not in SPLITS:
+        raise ValueError(f"default_split must be one of {', '.join(SPLITS)}, got {default_split!r}")
     tasks = []
-    for row in _read_jsonl(path, ("id", "question", "answers")):
+    for row in read_records(path, TASK_SCHEMA, TASK_FORMS, "task"):
         answers = row["answers"]
-        answers = [answers] if isinstance(answers, str) else [str(a) for a in answers]
-        split = row.get("split", default_split)
-        if split not in SPLITS:
-            raise ValueError(f"task {row['id']}: unknown split {split!r}; accepted: {', '.join(SPLITS)}")
         tasks.append(Task(
-            id=str(row["id"]), family=str(row.get("family", "external")), question=str(row["question"]),
-            answers=tuple(answers), answer_type=str(row.get("answer_type", "text")), evidence=(),
-            tools=("web_search",), split=split,
+            id=row["id"], family=row.get("family", "external"), question=row["question"],
+            answers=(answers,) if isinstance(answers, str) else tuple(answers),
+            answer_type=row.get("answer_type", "text"), evidence=(), tools=("web_search",),
+            split=row.get("split", default_split),
         ))
     return tasks
 

@@ -32,8 +32,11 @@ from functools import lru_cache
 
 import numpy as np
 
+from searchgym.envs.config import BOUNDS, check_int
 from searchgym.tools.tool_registry import TOOL_NAMES
 
+#: The most hashed buckets one block (question, transcript, one candidate) may have.
+MAX_FEATURE_DIM = 4096
 _WORD = re.compile(r"[a-z0-9]+")
 _STEP = re.compile(r"^Step (\d+): ", re.MULTILINE)
 #: Tool (or answer) a candidate invokes, by the name its text starts with: the tools registered at
@@ -89,10 +92,10 @@ class FeatureLayout:
     candidate_dim: int = 16
 
     def __post_init__(self) -> None:
-        for name in ("max_candidates", "max_steps", "question_dim", "transcript_dim", "candidate_dim"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be a positive int, got {value!r}")
+        for name in ("max_candidates", "max_steps"):
+            check_int(name, getattr(self, name), 1, BOUNDS[name][1])
+        for name in ("question_dim", "transcript_dim", "candidate_dim"):
+            check_int(name, getattr(self, name), 1, MAX_FEATURE_DIM)
 
     @property
     def candidate_width(self) -> int:
