@@ -28,7 +28,8 @@ from searchgym.leaderboard_retrain import (
 
 BOARD = Path(__file__).resolve().parents[1] / "leaderboard" / "submissions"
 COMMITTED = sorted(BOARD.glob("*.json"))
-#: A trained run's submission (grpo, seed 0: the retired quick-v1 board's, its suite renamed quick-v2): the
+#: A trained run's submission (grpo, seed 0, from the retired quick-v1 board; its suite block and metrics
+#: re-scored for quick-v2, which has the same tasks, so it verifies): the
 #: bounds are checked on its run block, which no suite lookup reads.
 TRAINED = Path(__file__).resolve().parent / "fixtures" / "trained_submission.json"
 
