@@ -128,7 +128,7 @@ def test_counts_and_intervals_start_at_1(name, value):
 
 
 @pytest.mark.parametrize(("options", "episodes"), [
-    # quick-v1 has 60 dev tasks; budget 20,000; iterations <= 20,000 / (group_size * tasks_per_iteration)
+    # quick-v2 has 60 dev tasks; budget 20,000; iterations <= 20,000 / (group_size * tasks_per_iteration)
     ({"group_size": 1, "tasks_per_iteration": 1, "eval_every": 1}, (20_000 + 1) * 60),
     ({"group_size": 1, "tasks_per_iteration": 1, "eval_every": 5}, (4_000 + 1) * 60),
     ({"group_size": 2, "tasks_per_iteration": 2, "eval_every": 1, "eval_tasks": 1000}, (5_000 + 1) * 1000),
