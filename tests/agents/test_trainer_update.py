@@ -84,7 +84,7 @@ def test_both_trainers_log_the_row_before_the_checkpoint(tmp_path):
 def test_the_checkpoint_keeps_its_format(tmp_path):
     trainer = Trainer(small_config(), out_dir=tmp_path, log=lambda row: None)
     trainer.iterate()
-    blob = torch.load(tmp_path / "checkpoint.pt", weights_only=False)
+    blob = torch.load(tmp_path / "checkpoint.pt", weights_only=True)  # plain: no code can hide in it
     assert set(blob) == {"config", "population", "optimizer", "calibrator", "rng", "generator", "state"}
     llm = LLMTrainer(tiny_config(), out_dir=tmp_path / "llm")
     llm.save()
