@@ -57,7 +57,7 @@ def _mismatch(exc: BaseException) -> str:
     text = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
     if isinstance(exc, KeyError):
         return f"does not fit this run (no {text!r} in it)"
-    return text[:300] if isinstance(exc, ValueError) else f"does not fit this run ({type(exc).__name__}: {text[:200]})"
+    return f"does not fit this run ({text[:300]})"
 
 
 class TrainerBase:
@@ -124,6 +124,8 @@ class TrainerBase:
         try:
             self.load(path)
         except DamagedFile as exc:
+            if path.is_dir():  # no checkpoint can be written over a folder: say so now
+                raise
             warn_damaged(exc, "starting the run again from its beginning")
             fresh.seek(0)
             self.load_state_dict(torch.load(fresh, map_location=self.device, weights_only=True))
