@@ -270,8 +270,12 @@ def _run_config(run: Path) -> tuple[bytes, dict[str, Any]]:
 def _run_predictions(run: Path, suite_id: str) -> list[dict[str, Any]]:
     """A finished run's predictions, one per test task of its suite; damage is :class:`DamagedFile`."""
     path = run / "predictions.jsonl"
+    try:
+        found = read_jsonl(path)
+    except DamagedFile as exc:
+        raise DamagedFile(path, exc.what, _redo(run)) from None
     rows = []
-    for number, p in enumerate(read_jsonl(path), start=1):
+    for number, p in enumerate(found, start=1):
         steps, calls = p.get("steps", 0), p.get("tool_calls", 0)
         if not isinstance(p.get("task_id"), str) or not all(
                 isinstance(v, int) and not isinstance(v, bool) for v in (steps, calls)):
