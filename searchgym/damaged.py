@@ -105,7 +105,7 @@ def read_json_checked(path: str | os.PathLike, expect: type | None = None, max_b
     try:
         value = json.loads(data.decode("utf-8"))
     except UnicodeDecodeError as exc:
-        raise DamagedFile(path, f"is not UTF-8 text (byte {exc.start})", remedy) from None
+        raise DamagedFile(path, f"is not UTF-8 text (at byte offset {exc.start})", remedy) from None
     except json.JSONDecodeError as exc:
         raise DamagedFile(path, f"is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})",
                           remedy) from None
