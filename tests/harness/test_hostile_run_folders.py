@@ -233,3 +233,22 @@ def test_a_damaged_checkpoint_restarts_a_trainer_run_from_the_command_line(tmp_p
     again = fileio.read_jsonl(out / "metrics.jsonl")
     strip = [{k: v for k, v in r.items() if k not in ("time", "attempt", "steps_per_s")} for r in again]
     assert strip == [{k: v for k, v in r.items() if k not in ("time", "attempt", "steps_per_s")} for r in rows]
+
+
+@pytest.mark.parametrize(("result", "words"), [
+    (b"", "result.json: is empty"),
+    (b"[1]", "result.json: holds a list where an object belongs"),
+    (b'{"dev": {}}', "result.json: has no test table"),
+    (b'{"test": {"all": {"n": 12}}}', "result.json: has no test table"),
+    (b'{"test": {"all": {"n": 12, "success": "x", "f1": 1, "steps": 1, "tool_calls": 0}}}', "has no test table"),
+])
+def test_evaluate_on_a_finished_run_with_a_damaged_result_is_one_line(tmp_path, capsys, result, words):
+    out = tmp_path / "ev"
+    args = ["evaluate", "--suite", TINY_QA.id, "--agent", "harness_helpers:oracle_factory", "--out", str(out),
+            "--no-progress"]
+    assert main(args) == 0
+    (out / "result.json").write_bytes(result)
+    capsys.readouterr()
+    assert main(args) == 2
+    line = _last_line(capsys.readouterr().err)
+    assert line.startswith(f"searchgym evaluate: damaged file: {out}/") and words in line
