@@ -140,7 +140,8 @@ def _checked_payload(path: Path, identity: Mapping[str, object]) -> bytes:
                 or not isinstance(header.get("sha256"), str):
             raise DamagedFile(path, "has a damaged header")
         if header.get("key") != json.loads(_canonical(identity)):
-            raise DamagedFile(path, f"holds another world (key {_shown(header.get('key'))}, wanted {_shown(identity)})")
+            raise DamagedFile(path, f"holds another world (key {_shown(header.get('key'))}, "
+                                    f"wanted {_shown(identity)})")
         size = header["bytes"]
         if not 0 < size <= limit:
             raise DamagedFile(path, f"declares a payload of {size} bytes (at most {limit} for this world)")
@@ -153,7 +154,7 @@ def _checked_payload(path: Path, identity: Mapping[str, object]) -> bytes:
 
 
 def write_cached(path: Path, world: World, identity: Mapping[str, object]) -> bool:
-    """Store ``world`` at ``path`` under ``identity`` atomically (temporary file, then rename); False if that failed."""
+    """Store ``world`` under ``identity`` at ``path`` atomically (temporary file, then rename); False on failure."""
     payload = pickle.dumps(world, protocol=pickle.HIGHEST_PROTOCOL)
     header = {"key": json.loads(_canonical(identity)), "bytes": len(payload), "sha256": _digest(identity, payload)}
     temporary = None
