@@ -111,10 +111,10 @@ def check_identity(spec: RunSpec) -> int:
             raise DamagedFile(config_path, "is a folder, not a file", "delete it and re-run the same command")
         config = read_json(config_path, expect=dict)
     except DamagedFile as exc:
-        if is_done(folder):
-            raise DamagedFile(exc.path, exc.what, redo) from None
         if config_path.is_dir():  # os.replace cannot write a file over a folder
             raise
+        if is_done(folder):
+            raise DamagedFile(exc.path, exc.what, redo) from None
         warn_damaged(exc, "writing it again and resuming the run")
         return attempts_logged(folder / "metrics.jsonl")
     mine = spec.identity()
