@@ -14,6 +14,7 @@ step-0 row) and ``train_iteration`` (one iteration, ending in ``finish_iteration
 
 from __future__ import annotations
 
+import io
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -22,10 +23,41 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
+from searchgym.damaged import DamagedFile, open_regular, warn_damaged
 from searchgym.fileio import append_jsonl, atomic_torch_save
 
 CHECKPOINT = "checkpoint.pt"
 METRICS = "metrics.jsonl"
+#: What ``load_state_dict`` raises on a checkpoint that loaded but does not fit this run.
+CHECKPOINT_MISMATCH = (KeyError, ValueError, RuntimeError, TypeError, AttributeError, IndexError)
+
+
+def read_checkpoint(path: str | Path, device: torch.device | str = "cpu") -> dict[str, Any]:
+    """A checkpoint's dict, read with ``weights_only=True``; damage is :class:`DamagedFile`.
+
+    The file must be a regular file (a FIFO or a link to a device is refused before reading).
+    """
+    try:
+        with open_regular(path, remedy="delete it to start the run again") as handle:
+            blob = torch.load(handle, map_location=device, weights_only=True)
+    except FileNotFoundError:
+        raise DamagedFile(path, "is missing", "re-run the same command") from None
+    except DamagedFile:
+        raise
+    except Exception as exc:  # noqa: BLE001 - torch and pickle raise many types on a damaged file
+        raise DamagedFile(path, f"is not a checkpoint searchgym can load ({type(exc).__name__}: "
+                                f"{str(exc)[:160]})", "delete it to start the run again") from None
+    if not isinstance(blob, dict):
+        raise DamagedFile(path, f"holds a {type(blob).__name__}, not a checkpoint's dict",
+                          "delete it to start the run again")
+    return blob
+
+
+def _mismatch(exc: BaseException) -> str:
+    text = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
+    if isinstance(exc, KeyError):
+        return f"does not fit this run (no {text!r} in it)"
+    return f"does not fit this run ({text[:300]})"
 
 
 class TrainerBase:
@@ -65,17 +97,38 @@ class TrainerBase:
         atomic_torch_save(self.out_dir / CHECKPOINT, self.state_dict())
 
     def load(self, path: str | Path) -> None:
-        """Restore everything a checkpoint holds, so the next update is the uninterrupted run's."""
-        blob = torch.load(path, map_location=self.device, weights_only=False)
+        """Restore everything a checkpoint holds, so the next update is the uninterrupted run's.
+
+        The file is read with ``weights_only=True``: tensors and plain types only, so a pickle
+        that would run code is refused, never run. Any damage is :class:`DamagedFile`.
+        """
+        blob = read_checkpoint(path, self.device)
         try:
             self.load_state_dict(blob)
-        except ValueError as exc:  # a checkpoint of another run's shape: say which file
-            raise ValueError(f"{path}: {exc}") from None
+        except CHECKPOINT_MISMATCH as exc:  # a checkpoint of another run's shape, or cut down
+            raise DamagedFile(path, _mismatch(exc), "delete it to start the run again") from None
 
     def resume(self) -> None:
-        """Load the run's checkpoint when its folder holds one (an interrupted run goes on)."""
-        if self.out_dir is not None and (self.out_dir / CHECKPOINT).exists():
-            self.load(self.out_dir / CHECKPOINT)
+        """Load the run's checkpoint when its folder holds one (an interrupted run goes on).
+
+        A damaged checkpoint is warned about and the run starts again from its beginning (exact:
+        a run is a function of its seed), its state first put back as it was before the load.
+        """
+        if self.out_dir is None:
+            return
+        path = self.out_dir / CHECKPOINT
+        if not (path.exists() or path.is_symlink()):
+            return
+        fresh = io.BytesIO()
+        torch.save(self.state_dict(), fresh)
+        try:
+            self.load(path)
+        except DamagedFile as exc:
+            if path.is_dir():  # no checkpoint can be written over a folder: say so now
+                raise
+            warn_damaged(exc, "starting the run again from its beginning")
+            fresh.seek(0)
+            self.load_state_dict(torch.load(fresh, map_location=self.device, weights_only=True))
 
     # ----------------------------------------------------------------------------- the loop
     def finish_iteration(self, row: dict[str, Any], checkpoint: bool = True) -> None:

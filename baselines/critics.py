@@ -179,8 +179,7 @@ class CentralisedTrainer(Trainer):
             torch.manual_seed(config.seed + CRITIC_SEED_OFFSET)
             self.build_critic()
         self.out_dir = Path(out_dir) if out_dir is not None else None
-        if self.out_dir is not None and (self.out_dir / "checkpoint.pt").exists():
-            self.load(self.out_dir / "checkpoint.pt")
+        self.resume()
 
     def build_critic(self) -> None:  # pragma: no cover - interface
         raise NotImplementedError
@@ -222,9 +221,8 @@ class CentralisedTrainer(Trainer):
         blob["extra"] = self.extra_state()
         return blob
 
-    def load(self, path: str | Path) -> None:
-        super().load(path)
-        blob = torch.load(path, map_location=self.device, weights_only=False)
+    def load_state_dict(self, blob: dict[str, Any]) -> None:
+        super().load_state_dict(blob)
         if self.critic is not None and "critic" in blob:
             self.critic.load_state_dict(blob["critic"])
         if self.critic_optimizer is not None and "critic_optimizer" in blob:

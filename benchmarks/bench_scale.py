@@ -103,7 +103,7 @@ def measure_row(pages_wanted: int, n_queries: int, seed: int) -> dict[str, Any]:
     from searchgym.tools.retrievers import Bm25sRetriever, RankBm25Retriever, page_document
     from searchgym.tools.toolkit import ENV_SNIPPET_CHARS, ENV_SNIPPET_SENTENCES
     from searchgym.tools.web_search import WebSearch
-    from searchgym.world.disk_cache import read_cached, write_cached
+    from searchgym.world.disk_cache import cache_identity, read_cached, write_cached
     from searchgym.world.generate import generate_world
 
     row: dict[str, Any] = {"pages_wanted": pages_wanted}
@@ -135,10 +135,11 @@ def measure_row(pages_wanted: int, n_queries: int, seed: int) -> dict[str, Any]:
         row["latency"].update(latencies({"rank_bm25": lambda q: reference.search(q, 10)}, queries[:20]))
     with tempfile.TemporaryDirectory() as directory:
         path = Path(directory) / "world.pickle"
-        _, row["cache_write_cpu"], row["cache_write_wall"] = timed(lambda: write_cached(path, world))
+        identity = cache_identity(seed, scale, {})
+        _, row["cache_write_cpu"], row["cache_write_wall"] = timed(lambda: write_cached(path, world, identity))
         row["cache_mb"] = path.stat().st_size / 1e6
         del world, tool, bm25
-        loaded, row["cache_load_cpu"], row["cache_load_wall"] = timed(lambda: read_cached(path))
+        loaded, row["cache_load_cpu"], row["cache_load_wall"] = timed(lambda: read_cached(path, identity))
         row["cache_load_ok"] = loaded is not None
     return row
 

@@ -5,8 +5,11 @@ does not pay for torch. Every option's help shows its default."""
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import sys
+
+from searchgym.damaged import DamagedFile
 
 #: command -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -76,9 +79,35 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except DamagedFile as exc:
+        print(f"searchgym {args.command}: damaged file: {exc}", file=sys.stderr)
+        return 2
     except (ValueError, KeyError, TypeError, FileNotFoundError) as exc:
         print(f"searchgym {args.command}: error: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:  # disk full, permissions, a file where a folder belongs
+        print(f"searchgym {args.command}: error: {describe_os_error(exc)}", file=sys.stderr)
+        return 1
+
+
+#: errno -> what to do about it (files already written are kept: every write is atomic).
+_OS_REMEDIES = {
+    errno.ENOSPC: "free some space and re-run the same command",
+    errno.EDQUOT: "free some space (disk quota) and re-run the same command",
+    errno.EACCES: "check the permissions of that path or choose another --out",
+    errno.EPERM: "check the permissions of that path or choose another --out",
+    errno.EROFS: "choose a writable --out",
+    errno.EEXIST: "a file stands where a folder belongs: move it or choose another --out",
+    errno.ENOTDIR: "a file stands where a folder belongs: move it or choose another --out",
+}
+
+
+def describe_os_error(exc: OSError) -> str:
+    """One line: what failed, on which path, what to do; and that finished files were kept."""
+    where = f" ({exc.filename})" if exc.filename else ""
+    remedy = _OS_REMEDIES.get(exc.errno or 0, "fix that and re-run the same command")
+    return (f"{exc.strerror or exc}{where}; {remedy} (files written before it are intact: "
+            "a run resumes where it stopped)")
 
 
 if __name__ == "__main__":

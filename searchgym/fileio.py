@@ -17,6 +17,11 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from searchgym.damaged import open_regular, read_json_checked
+
+#: Longest JSONL line read back (rows are a few kilobytes; a longer line is damage and skipped).
+MAX_JSONL_LINE = 16 * 1024 * 1024
+
 
 def _fsync_dir(folder: Path) -> None:
     try:
@@ -42,11 +47,13 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         try:
             os.unlink(tmp)
         except OSError:
             pass
+        if isinstance(exc, OSError) and exc.filename is None:  # a failed write names no file: name it
+            raise OSError(exc.errno, exc.strerror or str(exc), os.fspath(path)) from exc
         raise
     _fsync_dir(path.parent)
     return path
@@ -82,12 +89,17 @@ def append_jsonl(path: str | os.PathLike, row: dict) -> None:
         raise ValueError("a JSONL row must serialise to one line")
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a", encoding="utf-8") as f:
-        if f.tell() > 0 and not _ends_with_newline(path):
-            f.write("\n")  # a previous crash cut the last line: start on a fresh one
-        f.write(line + "\n")
-        f.flush()
-        os.fsync(f.fileno())
+    try:
+        with open(path, "a", encoding="utf-8") as f:
+            if f.tell() > 0 and not _ends_with_newline(path):
+                f.write("\n")  # a previous crash cut the last line: start on a fresh one
+            f.write(line + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+    except OSError as exc:
+        if exc.filename is None:  # a failed write names no file: name it
+            raise OSError(exc.errno, exc.strerror or str(exc), os.fspath(path)) from exc
+        raise
 
 
 def _ends_with_newline(path: Path) -> bool:
@@ -97,18 +109,22 @@ def _ends_with_newline(path: Path) -> bool:
 
 
 def iter_jsonl(path: str | os.PathLike) -> Iterator[dict]:
-    """Rows of a JSONL file; a line cut by a crash (unparseable) is skipped."""
-    path = Path(path)
-    if not path.exists():
+    """Rows of a JSONL file; a line that is not a JSON object (cut by a crash, not UTF-8, over
+    :data:`MAX_JSONL_LINE` bytes) is skipped. A missing file has no rows; a path that is not a
+    regular file (a folder, a FIFO, a device) is :class:`~searchgym.damaged.DamagedFile`."""
+    try:
+        handle = open_regular(path)
+    except FileNotFoundError:
         return
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            line = line.strip()
-            if not line:
+    with handle:
+        while line := handle.readline(MAX_JSONL_LINE + 1):
+            if len(line) > MAX_JSONL_LINE:
+                while line and not line.endswith(b"\n"):  # drop the rest of an overlong line
+                    line = handle.readline(MAX_JSONL_LINE)
                 continue
             try:
-                row = json.loads(line)
-            except json.JSONDecodeError:
+                row = json.loads(line.decode("utf-8"))
+            except (UnicodeDecodeError, ValueError, RecursionError):
                 continue
             if isinstance(row, dict):
                 yield row
@@ -118,9 +134,10 @@ def read_jsonl(path: str | os.PathLike) -> list[dict]:
     return list(iter_jsonl(path))
 
 
-def read_json(path: str | os.PathLike) -> Any:
-    with open(path, encoding="utf-8") as f:
-        return json.load(f)
+def read_json(path: str | os.PathLike, expect: type | None = None) -> Any:
+    """A JSON file we wrote; a damaged one (cut, not JSON, not UTF-8, a folder, ``expect`` not
+    met) is :class:`~searchgym.damaged.DamagedFile`, naming the file. Missing: ``FileNotFoundError``."""
+    return read_json_checked(path, expect)
 
 
 def _jsonable(value: Any) -> Any:

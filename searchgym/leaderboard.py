@@ -42,6 +42,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from searchgym.damaged import DamagedFile
 from searchgym.fileio import atomic_write_json, read_json, read_jsonl
 from searchgym.harness.runner import IDENTITY_KEYS, is_done
 from searchgym.leaderboard_checks import (
@@ -199,10 +200,8 @@ def build_submission(run: str | os.PathLike, name: str | None = None, descriptio
     run = Path(run)
     if not is_done(run):
         raise ValueError(f"{run} is not a finished run folder (no DONE marker); finish it with the same command first")
-    config_bytes = (run / "config.json").read_bytes()
-    config = read_json(run / "config.json")
-    predictions = [{"task_id": p["task_id"], "answer": _clean_answer(p.get("answer")), "steps": int(p.get("steps", 0)),
-                    "tool_calls": int(p.get("tool_calls", 0))} for p in read_jsonl(run / "predictions.jsonl")]
+    config_bytes, config = _run_config(run)
+    predictions = _run_predictions(run, config["suite_id"])
     label = name or config["method"]
     method: dict[str, Any] = {
         "name": label,
@@ -236,6 +235,67 @@ def build_submission(run: str | os.PathLike, name: str | None = None, descriptio
     check_values(submission)
     check_schema(submission)
     return submission
+
+
+#: config.json fields a submission is built from, with their types.
+_CONFIG_FIELDS = {"suite_id": str, "suite_hash": str, "method": str}
+
+
+def _redo(run: Path) -> str:
+    return f"delete {run / 'DONE'} and re-run the same command to finish the run again"
+
+
+def _run_config(run: Path) -> tuple[bytes, dict[str, Any]]:
+    """A finished run's ``config.json`` (its bytes and its object); damage is :class:`DamagedFile`."""
+    path = run / "config.json"
+    try:
+        config = read_json(path, expect=dict)
+    except FileNotFoundError:
+        raise DamagedFile(path, "is missing", _redo(run)) from None
+    except DamagedFile as exc:
+        raise DamagedFile(path, exc.what, _redo(run)) from None
+    for key, kind in _CONFIG_FIELDS.items():
+        if not isinstance(config.get(key), kind):
+            raise DamagedFile(path, f"has no {kind.__name__} {key!r}", _redo(run))
+    for key in ("seed", "training_budget", "budget"):
+        value = config.get(key, 0)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise DamagedFile(path, f"{key!r} is {value!r}, not an int", _redo(run))
+    for key in ("git", "packages"):
+        if not isinstance(config.get(key) or {}, dict):
+            raise DamagedFile(path, f"{key!r} is not an object", _redo(run))
+    return path.read_bytes(), config
+
+
+def _run_predictions(run: Path, suite_id: str) -> list[dict[str, Any]]:
+    """A finished run's predictions, one per test task of its suite; damage is :class:`DamagedFile`."""
+    path = run / "predictions.jsonl"
+    try:
+        found = read_jsonl(path)
+    except DamagedFile as exc:
+        raise DamagedFile(path, exc.what, _redo(run)) from None
+    rows = []
+    for number, p in enumerate(found, start=1):
+        steps, calls = p.get("steps", 0), p.get("tool_calls", 0)
+        if not isinstance(p.get("task_id"), str) or not all(
+                isinstance(v, int) and not isinstance(v, bool) for v in (steps, calls)):
+            raise DamagedFile(path, f"prediction {number} lacks a text task_id or int steps and tool_calls",
+                              _redo(run))
+        rows.append({"task_id": p["task_id"], "answer": _clean_answer(p.get("answer")), "steps": steps,
+                     "tool_calls": calls})
+    if not rows:
+        raise DamagedFile(path, "holds no predictions (missing, empty or every line damaged)", _redo(run))
+    try:
+        expected = {t.id for t in tasks(get_suite(suite_id), "test")}
+    except KeyError:
+        raise DamagedFile(run / "config.json", f"names suite {suite_id!r}, which this searchgym does not know",
+                          "submit it with the searchgym version that ran it") from None
+    ids = [r["task_id"] for r in rows]
+    missing, unknown = expected - set(ids), set(ids) - expected
+    if missing or unknown or len(ids) != len(set(ids)):
+        raise DamagedFile(path, f"does not hold one prediction per test task of {suite_id} ({len(missing)} missing, "
+                                f"{len(unknown)} unknown, {len(ids) - len(set(ids))} repeated)", _redo(run))
+    return rows
 
 
 def _clean_answer(answer: Any) -> Any:

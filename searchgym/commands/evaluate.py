@@ -22,6 +22,7 @@ import sys
 from pathlib import Path
 
 from searchgym.commands.compare import parse_options
+from searchgym.damaged import DamagedFile
 from searchgym.fileio import atomic_write_json, read_json, read_jsonl
 from searchgym.harness.methods import AGENT_PROVIDERS, MethodRef, check_label, resolve_agent
 from searchgym.harness.runner import RunSpec, execute_run
@@ -84,14 +85,21 @@ def run(args: argparse.Namespace) -> int:
     if outcome.status == "skipped":
         print(f"{folder} is already evaluated (DONE); showing it (delete it or use another --out to redo)")
     report = record_reply_report(folder)
-    table = read_json(folder / "result.json")["test"]
+    try:
+        table = read_json(folder / "result.json", expect=dict)["test"]
+        lines = [f"| {family} | {row['n']} | {row['success']:.3f} | {row['f1']:.3f} | {row['steps']:.2f} | "
+                 f"{row['tool_calls']:.2f} |"
+                 for family, row in sorted(table.items(), key=lambda item: (item[0] == "all", item[0]))]
+        tasks = table["all"]["n"]
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        if isinstance(exc, DamagedFile):
+            raise
+        raise DamagedFile(folder / "result.json", "has no test table of families with n, success, f1, steps and "
+                          "tool_calls", f"delete {folder / 'DONE'} and re-run the same command") from None
     first = "the first " if args.limit is not None else ""
-    print(f"\n{label} on {suite.id} (test split, {first}{table['all']['n']} tasks)\n")
+    print(f"\n{label} on {suite.id} (test split, {first}{tasks} tasks)\n")
     print("| family | n | success | f1 | steps | tool calls |\n|---|---|---|---|---|---|")
-    for family in sorted(table, key=lambda f: (f == "all", f)):
-        row = table[family]
-        print(f"| {family} | {row['n']} | {row['success']:.3f} | {row['f1']:.3f} | {row['steps']:.2f} | "
-              f"{row['tool_calls']:.2f} |")
+    print("\n".join(lines))
     print(f"\npredictions: {folder / 'predictions.jsonl'}")
     if report is not None:
         print(f"endpoint: {report['replies'] - report['unparseable']} of {report['replies']} replies were readable "
@@ -109,7 +117,7 @@ def record_reply_report(folder: Path) -> dict | None:
     if not path.is_file():
         return None
     report = reply_report(read_jsonl(path))
-    result = read_json(folder / "result.json")
+    result = read_json(folder / "result.json", expect=dict)
     if result.get("endpoint") != report:
         atomic_write_json(folder / "result.json", {**result, "endpoint": report})
     return report

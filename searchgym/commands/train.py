@@ -15,6 +15,8 @@ import argparse
 import json
 from pathlib import Path
 
+from searchgym.damaged import DamagedFile
+from searchgym.fileio import read_json
 from searchgym.harness.loggers import LOGGERS
 from searchgym.harness.methods import resolve_method
 from searchgym.harness.runner import RunSpec, execute_run
@@ -90,8 +92,13 @@ def run(args: argparse.Namespace) -> int:
                    out=Path(args.out), device=args.device, policy=args.policy, progress=True, options=options,
                    folder=Path(args.out), logger=args.logger)
     outcome = execute_run(spec)
-    result = json.loads((Path(outcome.run_dir) / "result.json").read_text())
-    test = result["test"]["all"]
+    path = Path(outcome.run_dir) / "result.json"
+    result = read_json(path, expect=dict)
+    try:
+        test = {key: float(result["test"]["all"][key]) for key in ("success", "f1")}
+    except (KeyError, TypeError, ValueError):
+        raise DamagedFile(path, "has no test.all success and f1",
+                          f"delete {Path(outcome.run_dir) / 'DONE'} and re-run the same command") from None
     print(f"{args.method} on {args.env}: test success {test['success']:.3f}, F1 {test['f1']:.3f} "
           f"({outcome.status}; files in {outcome.run_dir})")
     return 0

@@ -70,6 +70,8 @@ class Comparison:
 
             raise ValueError(RAY_MISSING)
         self.out = Path(self.out)
+        if self.out.exists() and not self.out.is_dir():
+            raise ValueError(f"--out {self.out} is a file; choose a new folder (or the folder of an earlier compare)")
 
     def plan(self) -> list[RunSpec]:
         threads = 1  # one torch thread per run: faster under load, and bit-identical reruns (see provenance)

@@ -13,18 +13,20 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
+from searchgym.damaged import DamagedFile, open_regular
+
 _TAIL_BYTES = 8192
 
 
 def last_logged_step(path: Path) -> int:
     """The ``step`` of the last complete row of a metrics file (0 when there is none yet)."""
     try:
-        with open(path, "rb") as f:
+        with open_regular(path) as f:
             f.seek(0, os.SEEK_END)
             size = f.tell()
             f.seek(max(0, size - _TAIL_BYTES))
             tail = f.read().decode("utf-8", errors="replace")
-    except OSError:
+    except (OSError, DamagedFile):  # not there yet, or not a file: the runner reports it
         return 0
     for line in reversed(tail.splitlines()):
         try:

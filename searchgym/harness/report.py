@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from searchgym.damaged import DamagedFile
 from searchgym.fileio import atomic_write_text, read_json, read_jsonl
 from searchgym.harness.plots import curve_from_rows, plot_learning_curves
 from searchgym.harness.runner import is_done, run_dir
@@ -57,9 +58,28 @@ def load_runs(out: Path | str, labels: Sequence[str], seeds: Sequence[int]) -> l
             folder = run_dir(out, label, seed)
             if not is_done(folder):
                 continue
-            records.append(RunRecord(label, seed, read_json(folder / "config.json"), read_json(folder / "result.json"),
-                                     read_jsonl(folder / "predictions.jsonl"), read_jsonl(folder / "metrics.jsonl")))
+            records.append(RunRecord(label, seed, read_json(folder / "config.json", expect=dict),
+                                     read_json(folder / "result.json", expect=dict),
+                                     finished_predictions(folder), read_jsonl(folder / "metrics.jsonl")))
     return records
+
+
+def finished_predictions(folder: Path) -> list[dict[str, Any]]:
+    """A finished run's prediction rows, each with its text ``task_id`` and ``family``.
+
+    A damaged file is :class:`DamagedFile` with the way to redo the run (its ``DONE`` deleted,
+    the same command evaluates it again from its checkpoint).
+    """
+    path = folder / "predictions.jsonl"
+    redo = f"delete {folder / 'DONE'} and re-run the same command to evaluate the run again"
+    rows = read_jsonl(path)
+    if not rows:
+        raise DamagedFile(path, "holds no predictions (missing, empty or every line damaged)", redo)
+    bad = next((i for i, r in enumerate(rows) if not all(isinstance(r.get(k), str) for k in ("task_id", "family"))),
+               None)
+    if bad is not None:
+        raise DamagedFile(path, f"prediction {bad + 1} has no text task_id and family", redo)
+    return rows
 
 
 def _families(records: Sequence[RunRecord]) -> list[str]:

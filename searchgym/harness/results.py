@@ -39,7 +39,7 @@ def _rows(folder: Path, kind: str, filename: str) -> list[dict]:
     path = folder / filename
     if not path.is_file():
         return []
-    config = read_json(folder / "config.json")
+    config = read_json(folder / "config.json", expect=dict)
     head = {"kind": kind, "method": config.get("method"), "seed": config.get("seed"),
             "suite_id": config.get("suite_id"), "run_dir": str(folder), "done": is_done(folder)}
     return [{**head, **{k: v for k, v in row.items() if k not in head}} for row in iter_jsonl(path)]

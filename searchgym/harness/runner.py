@@ -27,6 +27,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from searchgym.damaged import DamagedFile, warn_damaged
 from searchgym.harness.evaluate import as_rows, evaluate_suite, summarise_predictions
 from searchgym.fileio import (
     FolderLock,
@@ -95,22 +96,50 @@ def is_done(path: Path | str) -> bool:
 
 
 def check_identity(spec: RunSpec) -> int:
-    """The number of earlier attempts in the run dir; a dir made by a different run is an error."""
-    config_path = spec.run_dir / "config.json"
-    if not config_path.exists():
+    """The number of earlier attempts in the run dir; a dir made by a different run is an error.
+
+    A damaged ``config.json`` (cut, not JSON, not an object) of an unfinished run is warned
+    about and written again (the attempts are counted from ``metrics.jsonl``); of a finished run
+    it is :class:`DamagedFile`, since the run cannot be checked.
+    """
+    folder = spec.run_dir
+    config_path = folder / "config.json"
+    if not (config_path.exists() or config_path.is_symlink()):
         return 0
-    config = read_json(config_path)
+    redo = f"delete {folder / DONE} and re-run the same command to redo the run"
+    try:
+        if config_path.is_dir():
+            raise DamagedFile(config_path, "is a folder, not a file", "delete it and re-run the same command")
+        config = read_json(config_path, expect=dict)
+    except DamagedFile as exc:
+        if config_path.is_dir():  # os.replace cannot write a file over a folder
+            raise
+        if is_done(folder):
+            raise DamagedFile(exc.path, exc.what, redo) from None
+        warn_damaged(exc, "writing it again and resuming the run")
+        return attempts_logged(folder / "metrics.jsonl")
     mine = spec.identity()
     differ = [k for k in IDENTITY_KEYS if config.get(k) != mine[k]]
     if differ:
         shown = ", ".join(f"{k}: {config.get(k)!r} there, {mine[k]!r} now" for k in differ)
         raise ValueError(f"{spec.run_dir} holds a different run ({shown}); use another --out or delete it")
-    return int(config.get("attempt", 1))
+    attempt = config.get("attempt", 1)
+    if isinstance(attempt, bool) or not isinstance(attempt, int) or attempt < 0:
+        return attempts_logged(folder / "metrics.jsonl")
+    return attempt
+
+
+def attempts_logged(path: Path) -> int:
+    """The highest ``attempt`` in a metrics file (0 without one): what a damaged config.json forgot."""
+    attempts = [r["attempt"] for r in iter_jsonl(path)
+                if isinstance(r.get("attempt"), int) and not isinstance(r.get("attempt"), bool)]
+    return max(attempts, default=0)
 
 
 def last_logged_iteration(path: Path) -> int | None:
     """The highest ``iteration`` in a metrics file (None without one)."""
-    iterations = [r["iteration"] for r in iter_jsonl(path) if isinstance(r.get("iteration"), int)]
+    iterations = [r["iteration"] for r in iter_jsonl(path)
+                  if isinstance(r.get("iteration"), int) and not isinstance(r.get("iteration"), bool)]
     return max(iterations) if iterations else None
 
 
@@ -118,6 +147,8 @@ def execute_run(spec: RunSpec, wait: bool = False) -> RunOutcome:
     """Do (or resume, or skip) one run; exceptions propagate (the caller records failures).
     A folder another process holds is "busy" (or, with ``wait``, waited for, then done or skipped)."""
     folder = spec.run_dir
+    if folder.exists() and not folder.is_dir():
+        raise ValueError(f"{folder} is a file, not a run folder; choose a new folder (or a run folder) for --out")
     if is_done(folder):
         check_identity(spec)
         return RunOutcome(spec.method.label, spec.seed, str(folder), "skipped")

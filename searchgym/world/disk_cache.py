@@ -2,12 +2,17 @@
 
 The harness's spawned workers, and every later run, each used to generate their own copy of the
 world; at 100k pages that is seconds of CPU per process, and minutes at a million. A cached world
-is a pickle whose file name is a key hashing everything generation depends on: the seed, the
-normalised size, the knobs, the numpy and Python versions and the source of the generator's
-modules, so editing the generator never serves a stale world. The file starts with the SHA-256 of
-its payload, checked on every load: a truncated or corrupted file is regenerated, never trusted.
-Writes go to a temporary file renamed into place (atomic), under a file lock, so concurrent
-workers generate a world once and the others wait for it and load it.
+is a pickle whose file name carries a hash of its key: everything generation depends on (the
+seed, the normalised size, the knobs, the searchgym, numpy and Python versions and the source of
+the generator's modules), so editing the generator never serves a stale world.
+
+Cache folders are shared and synced, so a file there is never trusted: it must be a regular file
+(a FIFO, a folder or a link to a device is refused before reading) of bounded size, its header
+must hold this world's key (a file copied over another world's name is refused), and the SHA-256
+of key and payload must match. Only then is the payload unpickled, by an unpickler that knows the
+world's classes and nothing else, and the world's seed and size are checked once more. Anything
+else is regenerated with a warning. Writes go to a temporary file renamed into place (atomic),
+under a file lock, so concurrent workers generate a world once and the others wait for it.
 
 ``SEARCHGYM_WORLD_CACHE`` chooses the directory (default ``$XDG_CACHE_HOME/searchgym/worlds``,
 else ``~/.cache/searchgym/worlds``); ``off`` disables the cache. Worlds below
@@ -18,6 +23,8 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import importlib.metadata
+import io
 import json
 import logging
 import os
@@ -29,6 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
+from searchgym.damaged import DamagedFile, open_regular
 from searchgym.world.families import families_key
 from searchgym.world.generate import _no_cyclic_gc, generate_world, resolve_size
 from searchgym.world.world import World
@@ -38,7 +46,13 @@ ENV_VAR = "SEARCHGYM_WORLD_CACHE"
 MIN_CACHED_SCALE = 1000
 #: How long a process waits for another one generating the same world before generating it too.
 LOCK_TIMEOUT_S = 1800.0
-_MAGIC = b"searchgym-world-cache-v1\n"
+_MAGIC = b"searchgym-world-cache-v2\n"
+#: Longest header line (the key and the hash: about a kilobyte).
+_HEADER_LIMIT = 64 * 1024
+#: The only classes a cached world's pickle may name.
+_WORLD_CLASSES = frozenset({("searchgym.world.world", "World"), ("datetime", "date"),
+                            *(("searchgym.world.model", name) for name in
+                              ("Entity", "Fact", "Sentence", "Page", "EvidenceHop", "Task", "WorldStats"))})
 _GENERATOR_MODULES = (
     "searchgym.world.generate", "searchgym.world.names", "searchgym.world.corpus", "searchgym.world.tasks",
     "searchgym.world.schema", "searchgym.world.model", "searchgym.world.world", "searchgym.world.mentions",
@@ -63,15 +77,19 @@ def _generator_digest() -> str:
     return digest.hexdigest()
 
 
-def cache_key(seed: int, size: str | int, knobs: Mapping[str, object]) -> str:
-    """A hash of everything the world for (seed, size, knobs) depends on, code included."""
+def cache_identity(seed: int, size: str | int, knobs: Mapping[str, object]) -> dict[str, object]:
+    """Everything the world for (seed, size, knobs) depends on, code included: the file's key."""
     label, scale = resolve_size(size)
-    payload = {
-        "seed": seed, "label": label, "scale": scale, "knobs": {k: repr(v) for k, v in sorted(knobs.items())},
-        "numpy": np.__version__, "python": platform.python_version(), "generator": _generator_digest(),
-        "families": list(families_key()),
+    return {
+        "seed": int(seed), "label": label, "scale": scale, "knobs": {k: repr(v) for k, v in sorted(knobs.items())},
+        "searchgym": _package_version(), "numpy": np.__version__, "python": platform.python_version(),
+        "generator": _generator_digest(), "families": list(families_key()),
     }
-    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+
+def cache_key(seed: int, size: str | int, knobs: Mapping[str, object]) -> str:
+    """A hash of :func:`cache_identity` (the file name carries its first 20 digits)."""
+    return hashlib.sha256(_canonical(cache_identity(seed, size, knobs))).hexdigest()
 
 
 def cache_path(directory: Path, seed: int, size: str | int, knobs: Mapping[str, object]) -> Path:
@@ -79,36 +97,72 @@ def cache_path(directory: Path, seed: int, size: str | int, knobs: Mapping[str, 
     return directory / f"world-{seed}-{label}-{cache_key(seed, size, knobs)[:20]}.pickle"
 
 
-def read_cached(path: Path) -> World | None:
-    """The world stored at ``path``, or None when it is missing, truncated or corrupted."""
+def max_cache_bytes(scale: int) -> int:
+    """The largest payload a world of ``scale`` may have (worlds take about 20 KB per unit of scale)."""
+    return 64 * 1024 * 1024 + scale * 256 * 1024
+
+
+def read_cached(path: Path, identity: Mapping[str, object]) -> World | None:
+    """The world stored at ``path`` if it is the world ``identity`` names; else None (with a warning
+    unless the file is simply missing). Nothing is unpickled before the key and the hash match,
+    and then only world classes (:class:`_WorldUnpickler`)."""
     try:
-        blob = path.read_bytes()
+        payload = _checked_payload(path, identity)
+        with _no_cyclic_gc():  # millions of acyclic objects: the collector would only slow the load
+            world = _WorldUnpickler(io.BytesIO(payload)).load()
     except FileNotFoundError:
         return None
-    except OSError as error:
-        _log.warning("cannot read cached world %s (%s); generating it", path, error)
+    except DamagedFile as exc:
+        _log.warning("cached world %s %s; regenerating it", path, exc.what)
         return None
-    header_end = len(_MAGIC) + 65
-    expected = blob[len(_MAGIC) : header_end - 1].decode("ascii", "replace")
-    payload = blob[header_end:]
-    if not blob.startswith(_MAGIC) or hashlib.sha256(payload).hexdigest() != expected:
-        _log.warning("cached world %s fails its content hash (truncated or corrupted); regenerating it", path)
+    except Exception as exc:  # noqa: BLE001 - a payload with a valid hash that does not unpickle
+        _log.warning("cached world %s does not load (%s: %s); regenerating it", path, type(exc).__name__,
+                     str(exc)[:200])
         return None
-    with _no_cyclic_gc():  # millions of acyclic objects: the collector would only slow the load
-        world = pickle.loads(payload)
-    return world if isinstance(world, World) else None
+    if not isinstance(world, World) or world.seed != identity["seed"] or world.size != identity["label"]:
+        _log.warning("cached world %s holds another world than its key says; regenerating it", path)
+        return None
+    return world
 
 
-def write_cached(path: Path, world: World) -> bool:
-    """Store ``world`` at ``path`` atomically (temporary file, then rename); False if that failed."""
+def _checked_payload(path: Path, identity: Mapping[str, object]) -> bytes:
+    """The pickled bytes of ``path`` once its format, key, length and hash are checked."""
+    limit = max_cache_bytes(int(identity["scale"]))  # type: ignore[call-overload]
+    with open_regular(path, limit + len(_MAGIC) + _HEADER_LIMIT) as handle:
+        if handle.readline(len(_MAGIC)) != _MAGIC:
+            raise DamagedFile(path, "is not a world cache file of this format")
+        line = handle.readline(_HEADER_LIMIT + 1)
+        try:
+            header = json.loads(line.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError, RecursionError):
+            raise DamagedFile(path, "has a damaged header") from None
+        if not isinstance(header, dict) or not isinstance(header.get("bytes"), int) \
+                or not isinstance(header.get("sha256"), str):
+            raise DamagedFile(path, "has a damaged header")
+        if header.get("key") != json.loads(_canonical(identity)):
+            raise DamagedFile(path, f"holds another world (key {_shown(header.get('key'))}, "
+                                    f"wanted {_shown(identity)})")
+        size = header["bytes"]
+        if not 0 < size <= limit:
+            raise DamagedFile(path, f"declares a payload of {size} bytes (at most {limit} for this world)")
+        payload = handle.read(size + 1)
+    if len(payload) != size:
+        raise DamagedFile(path, f"holds {len(payload)} payload bytes where its header says {size} (cut or extended)")
+    if _digest(identity, payload) != header["sha256"]:
+        raise DamagedFile(path, "fails its content hash (corrupted)")
+    return payload
+
+
+def write_cached(path: Path, world: World, identity: Mapping[str, object]) -> bool:
+    """Store ``world`` under ``identity`` at ``path`` atomically (temporary file, then rename); False on failure."""
     payload = pickle.dumps(world, protocol=pickle.HIGHEST_PROTOCOL)
-    header = _MAGIC + hashlib.sha256(payload).hexdigest().encode("ascii") + b"\n"
+    header = {"key": json.loads(_canonical(identity)), "bytes": len(payload), "sha256": _digest(identity, payload)}
     temporary = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".part")
         with os.fdopen(handle, "wb") as out:
-            out.write(header)
+            out.write(_MAGIC + json.dumps(header, sort_keys=True).encode("utf-8") + b"\n")
             out.write(payload)
         os.replace(temporary, path)
         return True
@@ -117,6 +171,41 @@ def write_cached(path: Path, world: World) -> bool:
         if temporary is not None and os.path.exists(temporary):
             os.unlink(temporary)
         return False
+
+
+class _WorldUnpickler(pickle.Unpickler):
+    """Unpickles worlds only: any class outside :data:`_WORLD_CLASSES` is refused, so a file
+    someone dropped in the cache cannot run code (``os.system`` and the like are never found)."""
+
+    def find_class(self, module: str, name: str) -> type:
+        if (module, name) not in _WORLD_CLASSES:
+            raise pickle.UnpicklingError(f"{module}.{name} is not part of a world")
+        return super().find_class(module, name)
+
+
+def _canonical(identity: Mapping[str, object]) -> bytes:
+    return json.dumps(identity, sort_keys=True, separators=(",", ":")).encode("utf-8")
+
+
+def _digest(identity: Mapping[str, object], payload: bytes) -> str:
+    """SHA-256 of the key and the payload together: the hash vouches for which world it is, too."""
+    digest = hashlib.sha256(_canonical(identity))
+    digest.update(b"\n")
+    digest.update(payload)
+    return digest.hexdigest()
+
+
+def _shown(key: object) -> str:
+    if isinstance(key, Mapping):
+        return f"seed {key.get('seed')!r}, size {key.get('label')!r}, knobs {key.get('knobs')!r}"
+    return "missing"
+
+
+def _package_version() -> str:
+    try:
+        return importlib.metadata.version("searchgym")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
 
 
 def load_or_generate(seed: int, size: str | int, directory: Path | None = None, **knobs: object) -> World:
@@ -130,8 +219,9 @@ def load_or_generate(seed: int, size: str | int, directory: Path | None = None, 
     directory = directory if directory is not None else default_cache_dir()
     if directory is None or scale < MIN_CACHED_SCALE:
         return generate_world(seed, size, **knobs)
+    identity = cache_identity(seed, size, knobs)
     path = cache_path(directory, seed, size, knobs)
-    world = read_cached(path)
+    world = read_cached(path, identity)
     if world is not None:
         return world
     from filelock import FileLock, Timeout
@@ -139,10 +229,10 @@ def load_or_generate(seed: int, size: str | int, directory: Path | None = None, 
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with FileLock(f"{path}.lock", timeout=LOCK_TIMEOUT_S):
-            world = read_cached(path)  # another process may have stored it while we waited
+            world = read_cached(path, identity)  # another process may have stored it while we waited
             if world is None:
                 world = generate_world(seed, size, **knobs)
-                write_cached(path, world)
+                write_cached(path, world, identity)
             return world
     except (OSError, Timeout) as error:
         _log.warning("world cache %s unusable (%s); generating without it", path, error)

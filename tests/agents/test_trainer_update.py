@@ -84,11 +84,12 @@ def test_both_trainers_log_the_row_before_the_checkpoint(tmp_path):
 def test_the_checkpoint_keeps_its_format(tmp_path):
     trainer = Trainer(small_config(), out_dir=tmp_path, log=lambda row: None)
     trainer.iterate()
-    blob = torch.load(tmp_path / "checkpoint.pt", weights_only=False)
+    blob = torch.load(tmp_path / "checkpoint.pt", weights_only=True)  # plain: no code can hide in it
     assert set(blob) == {"config", "population", "optimizer", "calibrator", "rng", "generator", "state"}
     llm = LLMTrainer(tiny_config(), out_dir=tmp_path / "llm")
     llm.save()
     team = LLMTrainer(tiny_config(env_id="TeamSearch-v0", env_kwargs={"world_size": "tiny", "max_rounds": 2},
                                   team_mode="separate", eval_tasks=0))
-    with pytest.raises(ValueError, match="checkpoint.pt: the checkpoint holds 1 models, this run has 3"):
+    with pytest.raises(ValueError, match=r"checkpoint.pt: does not fit this run \(the checkpoint holds 1 models, "
+                                         r"this run has 3\)"):
         team.load(tmp_path / "llm" / "checkpoint.pt")

@@ -1,0 +1,132 @@
+"""Files we read back that someone else may have damaged: one error type and checked readers.
+
+Run folders, checkpoints, caches and submissions are copied between people, synced and archived;
+any of them may arrive truncated, empty, replaced by a folder, a FIFO or a link to ``/dev/zero``.
+Reading one must never hang, read without bound, or end in a traceback: it raises
+:class:`DamagedFile`, whose message is one line naming the file, what is wrong and what to do.
+Callers that can recover (resume, the world cache) catch it and warn with
+:class:`DamagedFileWarning` instead.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import warnings
+from pathlib import Path
+from typing import IO, Any
+
+#: Largest JSON document :func:`read_json_checked` reads (configs and results are kilobytes).
+MAX_JSON_BYTES = 256 * 1024 * 1024
+DELETE_AND_RERUN = "delete it and re-run the same command"
+
+
+class DamagedFile(ValueError):
+    """A file we read is damaged: ``str()`` is "PATH: WHAT; REMEDY" on one line."""
+
+    def __init__(self, path: str | os.PathLike, what: str, remedy: str = DELETE_AND_RERUN) -> None:
+        self.path = Path(path)
+        self.what = " ".join(str(what).split())  # one line, whatever the cause's message held
+        self.remedy = remedy
+        super().__init__(f"{self.path}: {self.what}; {remedy}")
+
+
+class DamagedFileWarning(UserWarning):
+    """A damaged file was set aside and the work goes on (regenerated, restarted, line skipped)."""
+
+
+def warn_damaged(error: DamagedFile, action: str, stacklevel: int = 2) -> None:
+    """Warn that ``error``'s file was damaged and what is done instead (``action``)."""
+    warnings.warn(f"{error.path}: {error.what}; {action}", DamagedFileWarning, stacklevel=stacklevel + 1)
+
+
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def open_regular(path: str | os.PathLike, max_bytes: int | None = None,
+                 remedy: str = DELETE_AND_RERUN) -> IO[bytes]:
+    """``path`` opened for binary reading once it is known to be a regular file (links followed).
+
+    Opened with ``O_NONBLOCK`` and checked with ``fstat`` on the open file, so a FIFO never hangs
+    the open and a file swapped after a check is still caught. ``max_bytes`` bounds its size.
+    A missing file is ``FileNotFoundError`` (callers decide whether that is damage).
+    """
+    path = Path(path)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        raise
+    except IsADirectoryError:
+        raise DamagedFile(path, "is a folder, not a file", remedy) from None
+    except OSError as exc:
+        raise DamagedFile(path, f"cannot be opened ({exc.strerror or exc})",
+                          "check its permissions, or " + remedy) from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise DamagedFile(path, f"is {_kind(info.st_mode)}, not a regular file", remedy)
+        if max_bytes is not None and info.st_size > max_bytes:
+            raise DamagedFile(path, f"is {info.st_size} bytes, more than the {max_bytes} such a file may hold",
+                              remedy)
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_bounded(path: str | os.PathLike, max_bytes: int, remedy: str = DELETE_AND_RERUN) -> bytes:
+    """The bytes of a regular file of at most ``max_bytes`` (a file that grows meanwhile is refused)."""
+    with open_regular(path, max_bytes, remedy) as handle:
+        data = handle.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise DamagedFile(path, f"holds more than {max_bytes} bytes", remedy)
+    return data
+
+
+def read_json_checked(path: str | os.PathLike, expect: type | None = None, max_bytes: int = MAX_JSON_BYTES,
+                      remedy: str = DELETE_AND_RERUN) -> Any:
+    """A JSON document from a regular file; damage of any kind is :class:`DamagedFile`.
+
+    ``expect`` (``dict``, ``list``) is the top-level type the file must hold.
+    """
+    data = read_bounded(path, max_bytes, remedy)
+    if not data.strip():
+        raise DamagedFile(path, "is empty", remedy)
+    try:
+        value = json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise DamagedFile(path, f"is not UTF-8 text (at byte offset {exc.start})", remedy) from None
+    except json.JSONDecodeError as exc:
+        raise DamagedFile(path, f"is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})",
+                          remedy) from None
+    except RecursionError:
+        raise DamagedFile(path, "is nested too deeply to be JSON we wrote", remedy) from None
+    if expect is not None and not isinstance(value, expect):
+        names = {dict: "an object", list: "a list"}
+        raise DamagedFile(path, f"holds {_json_kind(value)} where {names.get(expect, expect.__name__)} belongs",
+                          remedy)
+    return value
+
+
+def _json_kind(value: Any) -> str:
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, bool):
+        return "a boolean"
+    if value is None:
+        return "null"
+    return "a number"
