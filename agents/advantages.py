@@ -29,7 +29,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .round_kinds import EVIDENCE_KINDS, UNKNOWN, round_kind
 from .trajectory import Trajectory
+
+
+#: "evidence": the non-final rounds whose kind can reveal gold evidence; "all": every non-final round
+CW_ROUNDS = ("evidence", "all")
+CW_ZERO_SUM = ("uniform", "zero")
 
 
 @dataclass
@@ -43,6 +49,14 @@ class AdvantageConfig:
     cw_clip_hi: float = 2.0  # gains more than 2x of its group advantage
     cw_group_normalize: bool = False  # "cw_value": phi_i / mean_group(phi) before clipping
     round_gamma: float = 1.0  # "cw_round": softmax temperature; math.inf -> c_k / sum(c)
+    cw_rounds: str = "evidence"  # "cw_round": which non-final rounds share the advantage (see cw_round)
+    cw_zero_sum: str = "uniform"  # "cw_round", gamma = inf, all c = 0: "uniform" weights or "zero" (paper code)
+
+    def __post_init__(self) -> None:
+        if self.cw_rounds not in CW_ROUNDS:
+            raise ValueError(f"unknown cw_rounds {self.cw_rounds!r}; accepted: {', '.join(CW_ROUNDS)}")
+        if self.cw_zero_sum not in CW_ZERO_SUM:
+            raise ValueError(f"unknown cw_zero_sum {self.cw_zero_sum!r}; accepted: {', '.join(CW_ZERO_SUM)}")
 
 
 @dataclass
@@ -221,28 +235,43 @@ def cw_value_estimator(group: list[Trajectory], config: AdvantageConfig) -> Esti
     )
 
 
-def round_weights(contributions: np.ndarray, gamma: float) -> np.ndarray:
-    """Non-final round weights w_k: softmax(gamma * c); gamma = inf: c / sum(c), uniform if sum is 0."""
+def round_weights(contributions: np.ndarray, gamma: float, zero_sum: str = "uniform") -> np.ndarray:
+    """Round weights w_k: softmax(gamma * c); gamma = inf: c / sum(c), and when sum(c) is 0
+    uniform (``zero_sum="uniform"``) or all zeros (``"zero"``, what the paper's code gives)."""
     if contributions.size == 0:
         return contributions.astype(np.float64)
     if math.isinf(gamma):
         total = float(contributions.sum())
         if total <= 0:
-            return np.full(contributions.size, 1.0 / contributions.size)
+            fill = 1.0 / contributions.size if zero_sum == "uniform" else 0.0
+            return np.full(contributions.size, fill)
         return contributions / total
     logits = gamma * contributions
     exp = np.exp(logits - logits.max())
     return exp / exp.sum()
 
 
+def shared_rounds(traj: Trajectory, which: str) -> np.ndarray:
+    """Indices of the non-final rounds that share the advantage: all of them (``"all"``), or
+    those whose kind can reveal gold evidence (``EVIDENCE_KINDS``, ``"evidence"``; a round of unknown kind
+    counts as one, so trajectories without candidate texts get the paper's rule)."""
+    non_final = np.arange(len(traj) - 1)
+    if which == "all":
+        return non_final
+    kinds = [round_kind(traj.steps[k]) for k in non_final]
+    return np.array([k for k, kind in zip(non_final, kinds) if kind in EVIDENCE_KINDS or kind == UNKNOWN],
+                    dtype=np.int64)
+
+
 @register_estimator("cw_round")
 def cw_round_estimator(group: list[Trajectory], config: AdvantageConfig) -> EstimatorOutput:
     """CW-GRPO, round contribution (arXiv 2604.14267).
 
-    A_i is the GRPO advantage. Each step is a round; with K rounds, c_k (k < K) is the judge's
-    contribution and w = round_weights(c_1..c_{K-1}, round_gamma). If A_i >= 0, round k < K gets
-    A_i * (K - 1) * w_k and the final round A_i (the non-final rounds share (K-1) A_i in total);
-    if A_i < 0 every round keeps A_i (failures are not redistributed). K = 1: A_i.
+    A_i is the GRPO advantage; c_k = u_k v_k the judge's contribution of round k. If A_i >= 0,
+    the J shared rounds (``shared_rounds``) get A_i * J * w_k, w = round_weights(c of those
+    rounds, round_gamma), so they share J A_i in total; every other round (the final one, and
+    with ``cw_rounds="evidence"`` the calculator, post and wait rounds)
+    keeps A_i. If A_i < 0 every round keeps A_i (failures are not redistributed). J = 0: A_i.
     """
     group_adv = grpo_group_advantages(np.array([t.final_return for t in group]), config.eps)
     advs: list[np.ndarray] = []
@@ -250,11 +279,11 @@ def cw_round_estimator(group: list[Trajectory], config: AdvantageConfig) -> Esti
     differs: list[float] = []  # 1.0 where this trajectory's advantages are not GRPO's
     differs_positive: list[float] = []  # the same, over the trajectories with A_i > 0 only
     for a_i, traj in zip(group_adv, group):
-        K = len(traj)
-        adv = np.full(K, float(a_i), dtype=np.float64)
-        if K > 1 and a_i >= 0:
-            w = round_weights(traj.contributions[:-1], config.round_gamma)
-            adv[:-1] = a_i * (K - 1) * w
+        adv = np.full(len(traj), float(a_i), dtype=np.float64)
+        shared = shared_rounds(traj, config.cw_rounds) if a_i >= 0 else np.zeros(0, dtype=np.int64)
+        if shared.size:
+            w = round_weights(traj.contributions[shared], config.round_gamma, config.cw_zero_sum)
+            adv[shared] = a_i * shared.size * w
             max_weights.append(float(w.max()))
         differs.append(float(np.abs(adv - a_i).max() > 1e-9))
         if a_i > 0:
