@@ -15,7 +15,8 @@ Choices made where sources are ambiguous (each is tested in tests/agents/test_ad
   returns are all equal (or that has a single member) is "zero variance": advantages 0, counted.
 - Estimators without a critic ("grpo", "dr_grpo", "cw_round") still return value targets, the
   discounted reward-to-go (gamma), so a value head can be trained alongside for logging or reuse.
-- "cw_round" logs ``estimator/differs_from_grpo_mean``: the fraction of trajectories whose
+- "cw_round" (in :mod:`.cw_round`, with its comparison to the paper) logs
+  ``estimator/differs_from_grpo_mean``: the fraction of trajectories whose
   advantages differ from their GRPO advantage (0 means CW-GRPO *is* GRPO on that batch).
 - "cw_value": phi_i = (#pos/T) * mean(A_t | A_t > 0) which equals sum(max(A_t, 0)) / T; its
   group term is R_i - mean(R) without std division, as written in the seed article.
@@ -29,7 +30,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .round_kinds import EVIDENCE_KINDS, UNKNOWN, round_kind
 from .trajectory import Trajectory
 
 
@@ -249,50 +249,6 @@ def round_weights(contributions: np.ndarray, gamma: float, zero_sum: str = "unif
     logits = gamma * contributions
     exp = np.exp(logits - logits.max())
     return exp / exp.sum()
-
-
-def shared_rounds(traj: Trajectory, which: str) -> np.ndarray:
-    """Indices of the non-final rounds that share the advantage: all of them (``"all"``), or
-    those whose kind can reveal gold evidence (``EVIDENCE_KINDS``, ``"evidence"``; a round of unknown kind
-    counts as one, so trajectories without candidate texts get the paper's rule)."""
-    non_final = np.arange(len(traj) - 1)
-    if which == "all":
-        return non_final
-    kinds = [round_kind(traj.steps[k]) for k in non_final]
-    return np.array([k for k, kind in zip(non_final, kinds) if kind in EVIDENCE_KINDS or kind == UNKNOWN],
-                    dtype=np.int64)
-
-
-@register_estimator("cw_round")
-def cw_round_estimator(group: list[Trajectory], config: AdvantageConfig) -> EstimatorOutput:
-    """CW-GRPO, round contribution (arXiv 2604.14267).
-
-    A_i is the GRPO advantage; c_k = u_k v_k the judge's contribution of round k. If A_i >= 0,
-    the J shared rounds (``shared_rounds``) get A_i * J * w_k, w = round_weights(c of those
-    rounds, round_gamma), so they share J A_i in total; every other round (the final one, and
-    with ``cw_rounds="evidence"`` the calculator, post and wait rounds)
-    keeps A_i. If A_i < 0 every round keeps A_i (failures are not redistributed). J = 0: A_i.
-    """
-    group_adv = grpo_group_advantages(np.array([t.final_return for t in group]), config.eps)
-    advs: list[np.ndarray] = []
-    max_weights: list[float] = []
-    differs: list[float] = []  # 1.0 where this trajectory's advantages are not GRPO's
-    differs_positive: list[float] = []  # the same, over the trajectories with A_i > 0 only
-    for a_i, traj in zip(group_adv, group):
-        adv = np.full(len(traj), float(a_i), dtype=np.float64)
-        shared = shared_rounds(traj, config.cw_rounds) if a_i >= 0 else np.zeros(0, dtype=np.int64)
-        if shared.size:
-            w = round_weights(traj.contributions[shared], config.round_gamma, config.cw_zero_sum)
-            adv[shared] = a_i * shared.size * w
-            max_weights.append(float(w.max()))
-        differs.append(float(np.abs(adv - a_i).max() > 1e-9))
-        if a_i > 0:
-            differs_positive.append(differs[-1])
-        advs.append(adv)
-    diagnostics = {"differs_from_grpo": differs, "differs_among_positive": differs_positive}
-    if max_weights:
-        diagnostics["round_weight_max"] = max_weights
-    return EstimatorOutput(advs, [reward_to_go(t.rewards, config.gamma) for t in group], diagnostics)
 
 
 # ---------------------------------------------------------------------------------------------
