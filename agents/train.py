@@ -7,7 +7,8 @@ One iteration (:meth:`Trainer.iterate`):
 3. :meth:`Trainer.update`, which reads top to bottom: advantages with the estimator (``cw_round``
    = CW-GRPO round contribution, ``cw_value``, ``grpo``, ``dr_grpo``, ``gae``, ...), then the
    calibration flags; then ``update_epochs`` epochs of the policy loss (``LossConfig.policy_loss``,
-   PPO clip by default, with the entropy bonus and the configured aggregation), one optimiser step
+   PPO clip by default, with the entropy bonus, the KL penalty to the weights training started
+   from when ``loss.kl_coef`` > 0, and the configured aggregation), one optimiser step
    per minibatch (``minibatch_size``; None: the whole batch); then the value head for
    ``value_epochs`` when the method fits one (``TrainConfig.value_head``); the logged numbers;
 4. every ``eval_every`` iterations, greedy success on a fixed dev subset; the row, then a
@@ -224,7 +225,8 @@ class Trainer(TrainerBase):
         return [order[j:j + size] for j in range(0, n, size)]
 
     def surrogate_loss(self, batch: UpdateBatch) -> tuple[torch.Tensor, dict[str, float]]:
-        """The configured policy loss (with the entropy bonus) of the current policy on ``batch``."""
+        """The configured policy loss (with the entropy bonus, and the KL penalty when ``loss.kl_coef`` > 0)
+        of the current policy on ``batch``."""
         new_logp, entropy, _, kl = self._evaluate_kl(batch.obs, batch.actions, batch.agent_of)
         return policy_loss(new_logp, batch.old_log_probs, batch.advantages, entropy, batch.seq_ids, self.config.loss,
                            kl=kl)
