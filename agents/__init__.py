@@ -48,7 +48,7 @@ llm_policy, llm_rollout, llm_losses (tool output masked from the loss), llm_trai
 
 from __future__ import annotations
 
-from . import process_estimators  # noqa: F401  (registers mt_ppo, gigpo, info_gain)
+from . import cw_round, process_estimators  # noqa: F401  (register cw_round; mt_ppo, gigpo, info_gain)
 from .advantages import (
     ADVANTAGE_ESTIMATORS,
     AdvantageConfig,

@@ -15,7 +15,8 @@ Choices made where sources are ambiguous (each is tested in tests/agents/test_ad
   returns are all equal (or that has a single member) is "zero variance": advantages 0, counted.
 - Estimators without a critic ("grpo", "dr_grpo", "cw_round") still return value targets, the
   discounted reward-to-go (gamma), so a value head can be trained alongside for logging or reuse.
-- "cw_round" logs ``estimator/differs_from_grpo_mean``: the fraction of trajectories whose
+- "cw_round" (in :mod:`.cw_round`, with its comparison to the paper) logs
+  ``estimator/differs_from_grpo_mean``: the fraction of trajectories whose
   advantages differ from their GRPO advantage (0 means CW-GRPO *is* GRPO on that batch).
 - "cw_value": phi_i = (#pos/T) * mean(A_t | A_t > 0) which equals sum(max(A_t, 0)) / T; its
   group term is R_i - mean(R) without std division, as written in the seed article.
@@ -32,6 +33,11 @@ import numpy as np
 from .trajectory import Trajectory
 
 
+#: "evidence": the non-final rounds whose kind can reveal gold evidence; "all": every non-final round
+CW_ROUNDS = ("evidence", "all")
+CW_ZERO_SUM = ("uniform", "zero")
+
+
 @dataclass
 class AdvantageConfig:
     """Hyper-parameters of every estimator (each estimator reads only its own)."""
@@ -43,6 +49,14 @@ class AdvantageConfig:
     cw_clip_hi: float = 2.0  # gains more than 2x of its group advantage
     cw_group_normalize: bool = False  # "cw_value": phi_i / mean_group(phi) before clipping
     round_gamma: float = 1.0  # "cw_round": softmax temperature; math.inf -> c_k / sum(c)
+    cw_rounds: str = "evidence"  # "cw_round": which non-final rounds share the advantage (see cw_round)
+    cw_zero_sum: str = "uniform"  # "cw_round", gamma = inf, all c = 0: "uniform" weights or "zero" (paper code)
+
+    def __post_init__(self) -> None:
+        if self.cw_rounds not in CW_ROUNDS:
+            raise ValueError(f"unknown cw_rounds {self.cw_rounds!r}; accepted: {', '.join(CW_ROUNDS)}")
+        if self.cw_zero_sum not in CW_ZERO_SUM:
+            raise ValueError(f"unknown cw_zero_sum {self.cw_zero_sum!r}; accepted: {', '.join(CW_ZERO_SUM)}")
 
 
 @dataclass
@@ -221,49 +235,20 @@ def cw_value_estimator(group: list[Trajectory], config: AdvantageConfig) -> Esti
     )
 
 
-def round_weights(contributions: np.ndarray, gamma: float) -> np.ndarray:
-    """Non-final round weights w_k: softmax(gamma * c); gamma = inf: c / sum(c), uniform if sum is 0."""
+def round_weights(contributions: np.ndarray, gamma: float, zero_sum: str = "uniform") -> np.ndarray:
+    """Round weights w_k: softmax(gamma * c); gamma = inf: c / sum(c), and when sum(c) is 0
+    uniform (``zero_sum="uniform"``) or all zeros (``"zero"``, what the paper's code gives)."""
     if contributions.size == 0:
         return contributions.astype(np.float64)
     if math.isinf(gamma):
         total = float(contributions.sum())
         if total <= 0:
-            return np.full(contributions.size, 1.0 / contributions.size)
+            fill = 1.0 / contributions.size if zero_sum == "uniform" else 0.0
+            return np.full(contributions.size, fill)
         return contributions / total
     logits = gamma * contributions
     exp = np.exp(logits - logits.max())
     return exp / exp.sum()
-
-
-@register_estimator("cw_round")
-def cw_round_estimator(group: list[Trajectory], config: AdvantageConfig) -> EstimatorOutput:
-    """CW-GRPO, round contribution (arXiv 2604.14267).
-
-    A_i is the GRPO advantage. Each step is a round; with K rounds, c_k (k < K) is the judge's
-    contribution and w = round_weights(c_1..c_{K-1}, round_gamma). If A_i >= 0, round k < K gets
-    A_i * (K - 1) * w_k and the final round A_i (the non-final rounds share (K-1) A_i in total);
-    if A_i < 0 every round keeps A_i (failures are not redistributed). K = 1: A_i.
-    """
-    group_adv = grpo_group_advantages(np.array([t.final_return for t in group]), config.eps)
-    advs: list[np.ndarray] = []
-    max_weights: list[float] = []
-    differs: list[float] = []  # 1.0 where this trajectory's advantages are not GRPO's
-    differs_positive: list[float] = []  # the same, over the trajectories with A_i > 0 only
-    for a_i, traj in zip(group_adv, group):
-        K = len(traj)
-        adv = np.full(K, float(a_i), dtype=np.float64)
-        if K > 1 and a_i >= 0:
-            w = round_weights(traj.contributions[:-1], config.round_gamma)
-            adv[:-1] = a_i * (K - 1) * w
-            max_weights.append(float(w.max()))
-        differs.append(float(np.abs(adv - a_i).max() > 1e-9))
-        if a_i > 0:
-            differs_positive.append(differs[-1])
-        advs.append(adv)
-    diagnostics = {"differs_from_grpo": differs, "differs_among_positive": differs_positive}
-    if max_weights:
-        diagnostics["round_weight_max"] = max_weights
-    return EstimatorOutput(advs, [reward_to_go(t.rewards, config.gamma) for t in group], diagnostics)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -7,7 +7,18 @@ All per-step tensors are flat, shape [S] (every step of every trajectory in the 
 
 A policy loss is a function ``fn(ratio, advantages, config) -> (per_step, stats)`` registered with
 :func:`register_policy_loss` (after verl's ``core_algos``) and chosen by ``LossConfig.policy_loss``;
-:func:`policy_loss` aggregates its per-step losses, subtracts the entropy bonus and logs the rest.
+:func:`policy_loss` aggregates its per-step losses, subtracts the entropy bonus, adds the KL
+penalty to a reference policy (``kl_coef``, GRPO's beta) and logs the rest.
+
+The KL term is exact: KL(pi || pi_ref) = sum_a pi(a) (log pi(a) - log pi_ref(a)) over the
+admissible candidates of each step (:func:`categorical_kl`). GRPO's per-token k3 estimator
+(pi_ref / pi - log(pi_ref / pi) - 1 at the sampled token) exists because an LLM's vocabulary is
+too large to sum over; a candidate policy's action set is a few dozen entries whose logits the
+update already computes, so the sum costs one softmax more. It has no sampling noise, it is
+measured under the current policy rather than at actions drawn from the old one, and its gradient
+is the gradient of KL(pi || pi_ref), whereas k3 used as a loss has in expectation the gradient of
+the reverse KL(pi_ref || pi) (grad k3 = (1 - pi_ref / pi) grad log pi, whose mean under pi is
+-sum_a pi_ref(a) grad log pi(a)).
 """
 
 from __future__ import annotations
@@ -20,8 +31,8 @@ from torch import Tensor, nn
 
 from .aggregation import AGGREGATIONS, aggregate, check_norm_length, get_aggregation
 
-__all__ = ["AGGREGATIONS", "POLICY_LOSSES", "LossConfig", "aggregate", "fit_value", "get_policy_loss",
-           "policy_loss", "register_policy_loss", "value_loss"]
+__all__ = ["AGGREGATIONS", "POLICY_LOSSES", "LossConfig", "aggregate", "categorical_kl", "fit_value",
+           "get_policy_loss", "policy_loss", "register_policy_loss", "value_loss"]
 
 #: (ratio [S], advantages [S], config) -> (per-step losses [S] with gradient, logged numbers)
 PolicyLoss = Callable[[Tensor, Tensor, "LossConfig"], tuple[Tensor, dict[str, float]]]
@@ -59,6 +70,7 @@ class LossConfig:
     aggregation: str = "token-mean"
     norm_length: int | None = None  # the constant L of "seq-mean-token-sum-norm" (e.g. env max steps)
     policy_loss: str = "ppo_clip"  # a name in POLICY_LOSSES
+    kl_coef: float = 0.0  # beta of + beta * agg(KL(pi || pi_ref)), pi_ref = the weights training started from
 
     def __post_init__(self) -> None:
         get_aggregation(self.aggregation)
@@ -70,6 +82,8 @@ class LossConfig:
             raise ValueError(f"dual_clip must be > 1 (Dual-Clip PPO uses 3) or None; got {self.dual_clip}")
         if self.value_epochs < 1:
             raise ValueError(f"value_epochs must be >= 1; got {self.value_epochs}")
+        if not self.kl_coef >= 0:  # also refuses nan
+            raise ValueError(f"kl_coef must be >= 0 (0: no KL term; GRPO uses 0.04, its code 0.001); got {self.kl_coef}")
 
 
 @register_policy_loss("ppo_clip")
@@ -100,6 +114,21 @@ def importance_weighted_pg_loss(ratio: Tensor, advantages: Tensor, config: LossC
     return -ratio * advantages, {}
 
 
+def categorical_kl(logits: Tensor, ref_logits: Tensor) -> Tensor:
+    """KL(pi || pi_ref) per row [B] of two masked logit tensors [B, N] (masked entries hold
+    finfo.min, as ``CandidatePolicy.score`` writes them): sum over admissible a of
+    pi(a) (log pi(a) - log pi_ref(a)); masked entries add exactly 0 and get no gradient.
+    Differentiable in ``logits``; pass ``ref_logits`` without gradient."""
+    if logits.shape != ref_logits.shape:
+        raise ValueError(f"categorical_kl needs logits of one shape; got {tuple(logits.shape)} and "
+                         f"{tuple(ref_logits.shape)}")
+    admissible = logits > torch.finfo(logits.dtype).min
+    log_p = torch.log_softmax(logits, dim=-1)
+    log_q = torch.log_softmax(ref_logits.to(logits.dtype), dim=-1)
+    diff = torch.where(admissible, log_p - log_q, torch.zeros_like(log_p))
+    return (log_p.exp() * diff).sum(-1)
+
+
 def policy_loss(
     new_log_probs: Tensor,
     old_log_probs: Tensor,
@@ -107,11 +136,13 @@ def policy_loss(
     entropy: Tensor,
     seq_ids: Tensor,
     config: LossConfig,
+    kl: Tensor | None = None,
 ) -> tuple[Tensor, dict[str, float]]:
-    """The configured policy loss minus the entropy bonus.
+    """The configured policy loss minus the entropy bonus, plus the KL penalty.
 
     per step: r = exp(new - old), l = POLICY_LOSSES[config.policy_loss](r, A);
-    loss = agg(l) - entropy_coef * agg(entropy).
+    loss = agg(l) - entropy_coef * agg(entropy) (+ kl_coef * agg(kl) when ``kl`` [S], the
+    per-step KL to the reference, is given; it is then logged as ``loss/kl``).
     """
     log_ratio = new_log_probs - old_log_probs
     ratio = log_ratio.exp()
@@ -119,6 +150,10 @@ def policy_loss(
     pg = aggregate(per_step, seq_ids, config.aggregation, config.norm_length)
     ent = aggregate(entropy, seq_ids, config.aggregation, config.norm_length)
     loss = pg - config.entropy_coef * ent
+    kl_stats = {}
+    if kl is not None:
+        loss = loss + config.kl_coef * aggregate(kl, seq_ids, config.aggregation, config.norm_length)
+        kl_stats = {"loss/kl": float(kl.detach().mean())}
     with torch.no_grad():
         stats = {
             "loss/policy": pg.item(),
@@ -126,6 +161,7 @@ def policy_loss(
             "loss/approx_kl": float(((ratio - 1.0) - log_ratio).mean()),  # k3 estimator, as CleanRL
             **loss_stats,
             "loss/ratio_mean": float(ratio.mean()),
+            **kl_stats,
         }
     return loss, stats
 

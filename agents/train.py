@@ -7,7 +7,8 @@ One iteration (:meth:`Trainer.iterate`):
 3. :meth:`Trainer.update`, which reads top to bottom: advantages with the estimator (``cw_round``
    = CW-GRPO round contribution, ``cw_value``, ``grpo``, ``dr_grpo``, ``gae``, ...), then the
    calibration flags; then ``update_epochs`` epochs of the policy loss (``LossConfig.policy_loss``,
-   PPO clip by default, with the entropy bonus and the configured aggregation), one optimiser step
+   PPO clip by default, with the entropy bonus, the KL penalty to the weights training started
+   from when ``loss.kl_coef`` > 0, and the configured aggregation), one optimiser step
    per minibatch (``minibatch_size``; None: the whole batch); then the value head for
    ``value_epochs`` when the method fits one (``TrainConfig.value_head``); the logged numbers;
 4. every ``eval_every`` iterations, greedy success on a fixed dev subset; the row, then a
@@ -38,6 +39,7 @@ from .calibration import CalibrationConfig, Calibrator
 from .encoders import resolve_device
 from .losses import LossConfig, fit_value, policy_loss
 from .population import Population
+from .reference import ReferencePolicy, evaluate_with_kl
 from .policy_actor import DECODINGS, DEV_DECODING_SEED, PolicyActor  # noqa: F401 (re-exported)
 from .rollout import RolloutStats, collect_parallel, collect_vector, evaluate_single
 from .trainer_base import METRICS, TrainerBase
@@ -140,6 +142,7 @@ class Trainer(TrainerBase):
         self.rng = np.random.default_rng(config.seed)
         self.generator = torch.Generator().manual_seed(config.seed)
         self.state = TrainState()
+        self.reference: ReferencePolicy | None = None  # pi_ref of the KL term (kl_coef > 0), set at the first update
         self.train_tasks = [t.id for t in self._task_picker().tasks("train")]
         dev = [t.id for t in self._task_picker().tasks("dev")]
         self.dev_tasks = (list(dev_tasks) if dev_tasks else dev)[: config.eval_tasks]
@@ -222,9 +225,24 @@ class Trainer(TrainerBase):
         return [order[j:j + size] for j in range(0, n, size)]
 
     def surrogate_loss(self, batch: UpdateBatch) -> tuple[torch.Tensor, dict[str, float]]:
-        """The configured policy loss (with the entropy bonus) of the current policy on ``batch``."""
-        new_logp, entropy, _ = self._evaluate(batch.obs, batch.actions, batch.agent_of)
-        return policy_loss(new_logp, batch.old_log_probs, batch.advantages, entropy, batch.seq_ids, self.config.loss)
+        """The configured policy loss (with the entropy bonus, and the KL penalty when ``loss.kl_coef`` > 0)
+        of the current policy on ``batch``."""
+        new_logp, entropy, _, kl = self._evaluate_kl(batch.obs, batch.actions, batch.agent_of)
+        return policy_loss(new_logp, batch.old_log_probs, batch.advantages, entropy, batch.seq_ids, self.config.loss,
+                           kl=kl)
+
+    def _evaluate_kl(self, obs, actions, agent_of):
+        """``_evaluate``'s log-probs, entropies and values, and each row's KL(pi || pi_ref); the KL
+        is None (and nothing else is computed) when ``loss.kl_coef`` is 0."""
+        if self.config.loss.kl_coef == 0:
+            return (*self._evaluate(obs, actions, agent_of), None)
+        if self.reference is None:
+            if self.state.iteration > 0:
+                raise ValueError("loss.kl_coef > 0 needs the reference policy of the run's start, and this run's "
+                                 "checkpoint has none (it was trained with kl_coef=0): start a new run, or keep kl_coef=0")
+            self.reference = ReferencePolicy(self.population)  # the weights training starts from
+        return evaluate_with_kl(self.population, self.reference, obs, actions, self._rows_by_member(agent_of),
+                                self.device)
 
     def actor_step(self, loss: torch.Tensor) -> None:
         """One optimiser step of the population on ``loss``, gradients clipped to ``max_grad_norm``."""
@@ -354,6 +372,7 @@ class Trainer(TrainerBase):
             "rng": self.rng.bit_generator.state,
             "generator": self.generator.get_state(),
             "state": asdict(self.state),
+            **({"reference": self.reference.state_dict()} if self.reference is not None else {}),
         }
 
     def load_state_dict(self, blob: dict[str, Any]) -> None:
@@ -364,3 +383,6 @@ class Trainer(TrainerBase):
         self.rng.bit_generator.state = blob["rng"]
         self.generator.set_state(blob["generator"])
         self.state = TrainState(**blob["state"])
+        if "reference" in blob:
+            self.reference = ReferencePolicy(self.population)
+            self.reference.load_state_dict(blob["reference"])

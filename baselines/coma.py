@@ -215,8 +215,8 @@ class COMATrainer(CentralisedTrainer):
         adv_np = self.scale_advantages(adv.cpu().numpy().astype(np.float64), stats)
         adv_t = torch.tensor(adv_np, device=self.device).float()
         for _ in range(self.config.update_epochs):
-            new_logp, entropy, _ = self._evaluate(batch["obs"], batch["actions"], agent_of)
-            loss, loss_stats = policy_loss(new_logp, batch["old_logp"], adv_t, entropy, batch["seq"], loss_cfg)
+            new_logp, entropy, _, kl = self._evaluate_kl(batch["obs"], batch["actions"], agent_of)
+            loss, loss_stats = policy_loss(new_logp, batch["old_logp"], adv_t, entropy, batch["seq"], loss_cfg, kl=kl)
             self.actor_step(loss)
             stats.update(loss_stats)
         if cfg.target_entropy is not None:  # a thermostat on the entropy bonus (as SAC's temperature)

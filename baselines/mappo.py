@@ -124,8 +124,8 @@ class MAPPOTrainer(CentralisedTrainer):
         adv_t = torch.tensor(adv, device=self.device).float()
         agent_of = batch["agents"].tolist()
         for _ in range(self.config.update_epochs):
-            new_logp, entropy, head_values = self._evaluate(batch["obs"], batch["actions"], agent_of)
-            loss, loss_stats = policy_loss(new_logp, batch["old_logp"], adv_t, entropy, batch["seq"], loss_cfg)
+            new_logp, entropy, head_values, kl = self._evaluate_kl(batch["obs"], batch["actions"], agent_of)
+            loss, loss_stats = policy_loss(new_logp, batch["old_logp"], adv_t, entropy, batch["seq"], loss_cfg, kl=kl)
             if cfg.centralised:
                 self.actor_step(loss)
                 v_loss, v_stats = value_loss(self.critic(batch["states"], batch["agents"]), old_v, targets,

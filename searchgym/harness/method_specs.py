@@ -15,12 +15,14 @@ Hyperparameters are set by name with ``--option NAME=VALUE`` (``searchgym compar
 method alike. The suite, seed, budget, device and policy come from the harness, never options.
 
 **cw_grpo**, stated once: CW-GRPO's round-contribution estimator (arXiv 2604.14267): the GRPO
-group advantage A_i = (R_i - mean R) / (std R + eps) and, for A_i >= 0, the non-final rounds
-share (K - 1) A_i by w = softmax(round_gamma * c) over the judge's contributions c_k = u_k v_k
-(new gold evidence and consistent reasoning); failures keep A_i on every round. round_gamma = 1
-(the paper's temperature), the same loss as GRPO (PPO clip 0.2, seq-mean-token-mean, no KL to
-a reference: the policies here start from scratch), so cw_grpo and grpo differ only in the
-estimator.
+group advantage A_i = (R_i - mean R) / (std R + eps) and, for A_i >= 0, the J non-final rounds
+that can reveal gold evidence (lookups, clock, clarification; ``cw_rounds=all``: every non-final
+round) share J A_i by w = softmax(round_gamma * c) over the judge's contributions c_k = u_k v_k
+(new gold evidence and consistent reasoning), every other round keeps A_i; failures keep A_i on
+every round (``searchgym.agents.cw_round`` compares this with the paper). round_gamma = 1, the
+same loss as GRPO (PPO clip 0.2, seq-mean-token-mean), so cw_grpo and grpo differ only in the
+estimator. No method has a KL term to a reference by default (``loss.kl_coef=0``); a run from a
+base sets it to hold the policy near the base.
 """
 
 from __future__ import annotations

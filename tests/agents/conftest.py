@@ -31,21 +31,24 @@ def build_traj(
     done: bool = True,
     bootstrap_value: float = 0.0,
     agent_id: str = "agent_0",
+    kinds: Sequence[str] | None = None,
 ) -> Trajectory:
-    """A trajectory with the given per-step rewards/values/contributions; only the last step may be done."""
+    """A trajectory with the given per-step rewards/values/contributions; only the last step may be done.
+    ``kinds``: the tool each step calls (the chosen candidate is ``'<kind>("x")'``); default web_search."""
     T = len(rewards)
     values = values if values is not None else [0.0] * T
     contributions = contributions if contributions is not None else [0.0] * T
-    obs = build_obs("Q", ['answer("x")'])
+    kinds = kinds if kinds is not None else ["web_search"] * T
+    observations = [build_obs("Q", [f'{kind}("x")']) for kind in kinds]
     steps = [
         Step(
-            obs,
+            observations[t],
             0,
             0.0,
             float(values[t]),
             float(rewards[t]),
             done and t == T - 1,
-            obs["action_mask"],
+            observations[t]["action_mask"],
             {"contribution": float(contributions[t])},
         )
         for t in range(T)

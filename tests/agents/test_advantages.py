@@ -199,6 +199,64 @@ def test_cw_round_is_per_agent_in_team_groups(make_traj):
     np.testing.assert_allclose(res.advantages[1], [-A_ROUND] * 3)  # answerer R=0: negative, unchanged
 
 
+# A successful team member's rounds: a lookup that found gold (c=1), the clock (nothing new: c=0),
+# a calculation, a post, the answer; paired with a failure, R = [1, 0] -> A = +-0.7071058.
+TOOL_KINDS = ["web_search", "current_time", "calculator", "post", "answer"]
+
+
+def _tool_group(make_traj, contributions=(1, 0, 0, 0, 0)):
+    success = make_traj([0, 0, 0, 0, 1], contributions=list(contributions), kinds=TOOL_KINDS)
+    failure = make_traj([0, 0, 0, 0, 0], contributions=[1, 1, 0, 0, 0], kinds=TOOL_KINDS)
+    return [success, failure]
+
+
+def test_cw_round_shares_only_among_rounds_that_can_reveal_evidence(make_traj):
+    # default cw_rounds="evidence": shared = lookup and clock, c = [1, 0]
+    # w = softmax([1, 0]) = [0.7310586, 0.2689414]; each gets A * 2 * w = [1.0338715, 0.3803401]
+    # calculator, post and the answer keep A; the failure keeps -A everywhere
+    res = compute_advantages("cw_round", [_tool_group(make_traj)], AdvantageConfig(round_gamma=1.0))
+    np.testing.assert_allclose(res.advantages[0], [1.0338715, 0.3803401, A_ROUND, A_ROUND, A_ROUND], atol=1e-6)
+    np.testing.assert_allclose(res.advantages[1], [-A_ROUND] * 5)
+    assert res.advantages[0].sum() == pytest.approx(5 * A_ROUND)  # the trajectory's total is GRPO's
+
+
+def test_cw_round_all_rounds_is_the_rule_before_the_fix(make_traj):
+    # cw_rounds="all": the 4 non-final rounds share 4A by softmax([1, 0, 0, 0]):
+    # e/(e+3) = 0.3361347 -> 1.3445387, 1/(e+3) = 0.1236570 -> 0.4946281 (calculator and post included)
+    res = compute_advantages("cw_round", [_tool_group(make_traj)], AdvantageConfig(round_gamma=1.0, cw_rounds="all"))
+    np.testing.assert_allclose(res.advantages[0], [1.3445387, 0.4946281, 0.4946281, 0.4946281, A_ROUND],
+                               atol=1e-6)
+
+
+def test_cw_round_paper_code_at_gamma_inf(make_traj):
+    # the paper's released rule: gamma=inf over every non-final round, c / sum(c) = [1, 0, 0, 0] -> [4A, 0, 0, 0]
+    paper = AdvantageConfig(round_gamma=math.inf, cw_rounds="all", cw_zero_sum="zero")
+    res = compute_advantages("cw_round", [_tool_group(make_traj)], paper)
+    np.testing.assert_allclose(res.advantages[0], [4 * A_ROUND, 0.0, 0.0, 0.0, A_ROUND])
+    # no round contributed: its code gives every non-final round 0 (ours: uniform, i.e. A)
+    res = compute_advantages("cw_round", [_tool_group(make_traj, (0, 0, 0, 0, 0))], paper)
+    np.testing.assert_allclose(res.advantages[0], [0.0, 0.0, 0.0, 0.0, A_ROUND])
+    res = compute_advantages("cw_round", [_tool_group(make_traj, (0, 0, 0, 0, 0))],
+                             AdvantageConfig(round_gamma=math.inf))
+    np.testing.assert_allclose(res.advantages[0], [A_ROUND] * 5)
+
+
+def test_cw_round_without_evidence_rounds_is_grpo(make_traj):
+    # calculator, post, answer only: nothing to share, every round keeps A (not counted as differing)
+    kinds = ["calculator", "post", "answer"]
+    group = [make_traj([0, 0, 1], contributions=[0, 0, 0], kinds=kinds), make_traj([0, 0, 0], kinds=kinds)]
+    res = compute_advantages("cw_round", [group])
+    np.testing.assert_allclose(res.advantages[0], [A_ROUND] * 3)
+    assert res.stats["estimator/differs_from_grpo_mean"] == 0.0
+
+
+def test_cw_options_are_checked():
+    with pytest.raises(ValueError, match="unknown cw_rounds 'tools'; accepted: evidence, all"):
+        AdvantageConfig(cw_rounds="tools")
+    with pytest.raises(ValueError, match="unknown cw_zero_sum 'none'; accepted: uniform, zero"):
+        AdvantageConfig(cw_zero_sum="none")
+
+
 def test_stats_split_positive_negative_and_contributions(make_traj):
     # dr_grpo, R = [1, 0, 0] -> mean 1/3 -> A = [2/3, -1/3, -1/3]; steps: 2 + 1 + 1
     group = [make_traj([0, 1], contributions=[1, 0]), make_traj([0], contributions=[1]), make_traj([0])]
