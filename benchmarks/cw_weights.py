@@ -118,7 +118,7 @@ def table(groups: list[list[Trajectory]]) -> list[dict]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--suite", default="quick-v1")
+    parser.add_argument("--suite", default="quick-v2")
     parser.add_argument("--tasks", type=int, default=40)
     parser.add_argument("--group", type=int, default=8)
     parser.add_argument("--p", type=float, default=0.6, help="probability of following the oracle")

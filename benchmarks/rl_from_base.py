@@ -100,7 +100,7 @@ def cw_grpo(ctx):
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--suite", default="quick-v1")
+    parser.add_argument("--suite", default="quick-v2")
     parser.add_argument("--out", required=True)
     parser.add_argument("--base-tasks", type=int, default=300)
     parser.add_argument("--follow", type=float, default=0.7)
