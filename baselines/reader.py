@@ -22,23 +22,30 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from searchgym.baselines.reader_observation import Candidate, Reading, plain_name, read, sentence_facts
+from searchgym.baselines.reader_observation import Candidate, Reading, operands, plain_name, read, sentence_facts
 from searchgym.baselines.reader_plan import Plan, parse_question
+from searchgym.world.schema import ATTRIBUTES, RELATIONS
 
 LOOKUP_TOOLS = ("knowledge_base", "web_search")
-_CLARIFIED = re.compile(r"^I mean (.+)\.$")
+RELATION_SUBJECT = {r.name: (r.subject_type,) for r in RELATIONS}
+ATTRIBUTE_SUBJECTS: dict[str, tuple[str, ...]] = {}
+for _attribute in ATTRIBUTES:
+    ATTRIBUTE_SUBJECTS[_attribute.name] = (*ATTRIBUTE_SUBJECTS.get(_attribute.name, ()), _attribute.entity_type)
 _KB_NOTE_HEAD = re.compile(r"^(?P<s>.+) \((?:\w+)\): (?P<p>[a-z ]+): ")
 
 
 @dataclass(frozen=True)
 class Need:
     """The reader's next need: ``what`` is "lookup" (``name``), "clock", "clarify", "calculate"
-    (``expression``, whose result is ``value``) or "answer" (``value``)."""
+    (``expression``, whose result is ``value``), "answer" (``value``) or "answer_list" (the
+    subjects of a relation to ``name``). ``relevant``: the (subject, predicate) facts the plan
+    uses so far, which a member who cannot answer posts."""
 
     what: str
     name: str = ""
     expression: str = ""
     value: str = ""
+    relevant: frozenset[tuple[str, str]] = frozenset()
 
 
 def _norm(text: str) -> str:
@@ -56,13 +63,18 @@ def _figure(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else repr(value)
 
 
+def _call_line(candidate: Candidate) -> str:
+    """The action line a candidate writes in the transcript (``knowledge_base(entity="X")``)."""
+    return f'{candidate.kind}({candidate.args[0][0]}="{candidate.arg()}")' if candidate.args else f"{candidate.kind}()"
+
+
 class ReaderPolicy:
     """Observation dict -> candidate index; deterministic and stateless.
 
     ``lookup_order``: the tools tried for a missing fact, in order. ``rotate_in_team``: a team
-    member named ``<role>_<i>`` starts with the ``i``-th path (a comparison's second option) and
-    rotates the look-up order by ``i``, so teammates who read the same question do not repeat
-    each other.
+    member named ``<role>_<i>`` starts with the ``i``-th missing entity (a comparison's second
+    option) and rotates the look-up order by ``i``, so teammates who read the same question do
+    not repeat each other.
     """
 
     def __init__(self, lookup_order: Sequence[str] = LOOKUP_TOOLS, rotate_in_team: bool = True) -> None:
@@ -83,10 +95,11 @@ class ReaderPolicy:
         return self.decide(reading).index
 
     def decide(self, reading: Reading) -> Candidate:
+        """The candidate to take, from a parsed observation."""
         names = tuple(c.arg() for c in reading.candidates if c.provenance.startswith("name from the question"))
         plan = parse_question(reading.question, names)
         rank = self._rank(reading)
-        need = self._need(plan, reading, rank) if plan is not None else None
+        need = self.need(plan, reading, rank) if plan is not None else None
         chosen = self._act(need, plan, reading, rank) if need is not None else None
         return chosen or self._fallback(reading)
 
@@ -95,14 +108,16 @@ class ReaderPolicy:
         return int(match[1]) if (match and self.rotate_in_team) else 0
 
     # ------------------------------------------------------------------------ what is missing
-    def _need(self, plan: Plan, reading: Reading, rank: int) -> Need:
+    def need(self, plan: Plan, reading: Reading, rank: int = 0) -> Need:
+        """What the plan needs next, given the facts of ``reading``."""
         facts = reading.facts
-        start_alias = self._clarified(reading)
         ends: list[str | None] = []
         missing: list[str] = []
+        relevant: set[tuple[str, str]] = set()
         for path in plan.paths:
-            entity = start_alias.get(path.start, path.start)
+            entity: str | None = reading.clarified.get(path.start, path.start)
             for relation in path.relations:
+                relevant.add((entity, relation))
                 value = facts.get((entity, relation))
                 if value is None:
                     missing.append(entity)
@@ -110,50 +125,43 @@ class ReaderPolicy:
                     break
                 entity = value
             ends.append(entity)
+            if entity is not None:
+                relevant.add((entity, plan.target))
+        relevant_set = frozenset(relevant)
         values = [facts.get((e, plan.target)) if e is not None else None for e in ends]
-        for end, value in zip(ends, values):
-            if end is not None and value is None:
-                missing.append(end)
+        missing += [end for end, value in zip(ends, values) if end is not None and value is None]
         if plan.kind == "list":
-            return Need("answer_list", name=plan.paths[0].start)
+            return Need("answer_list", name=plan.paths[0].start, relevant=relevant_set)
         if missing:
-            if reading.ambiguous and not self._asked(reading):
-                return Need("clarify")
-            order = missing[rank % len(missing):] + missing[:rank % len(missing)]
-            return Need("lookup", name=order[0])
-        if plan.kind == "value":
-            return Need("answer", value=values[0])
-        if plan.kind == "compare":
-            numbers = [_number(v) for v in values]
-            if None in numbers:
-                return Need("lookup", name=ends[numbers.index(None)])
-            pick = min if plan.smaller_wins else max
-            return Need("answer", value=ends[numbers.index(pick(numbers))])
+            if reading.ambiguous and not reading.clarified:
+                return Need("clarify", relevant=relevant_set)
+            turn = rank % len(missing)
+            return Need("lookup", name=(missing[turn:] + missing[:turn])[0], relevant=relevant_set)
         numbers = [_number(v) for v in values]
+        if plan.kind == "value":
+            return Need("answer", value=values[0], relevant=relevant_set)
+        if None in numbers:  # a figure that is not a number: read it again elsewhere
+            return Need("lookup", name=ends[numbers.index(None)], relevant=relevant_set)
+        if plan.kind == "compare":
+            pick = min if plan.smaller_wins else max
+            return Need("answer", value=ends[numbers.index(pick(numbers))], relevant=relevant_set)
         if plan.kind == "years_since":
-            if reading.clock is None:
-                return Need("clock")
             year = numbers[0]
-            return Need("calculate", expression=f"{reading.clock} - {_figure(year)}", value=_figure(reading.clock - year))
+            clock = reading.clock
+            if clock is None:  # a teammate's calculation "2035 - 1486" says the year too
+                clock = next((key[1] for key in reading.calculations
+                              if key[0] == "-" and len(key) == 3 and key[2] == year and 1000 < key[1] < 3000), None)
+            if clock is None:
+                return Need("clock", relevant=relevant_set)
+            return Need("calculate", expression=f"{_figure(clock)} - {_figure(year)}", value=_figure(clock - year),
+                        relevant=relevant_set)
         a, b = numbers[0], numbers[1]
         if plan.kind == "sum":
-            return Need("calculate", expression=f"{_figure(a)} + {_figure(b)}", value=_figure(a + b))
+            return Need("calculate", expression=f"{_figure(a)} + {_figure(b)}", value=_figure(a + b),
+                        relevant=relevant_set)
         hi, lo = max(a, b), min(a, b)
-        return Need("calculate", expression=f"{_figure(hi)} - {_figure(lo)}", value=_figure(hi - lo))
-
-    @staticmethod
-    def _clarified(reading: Reading) -> dict[str, str]:
-        """plain name -> the display name a clarification gave ("I mean Mara Quell (painter).")."""
-        out = {}
-        for action, result in reading.steps:
-            match = _CLARIFIED.match(result.strip()) if action.startswith("ask_for_clarification(") else None
-            if match:
-                out[plain_name(match[1])] = match[1]
-        return out
-
-    @staticmethod
-    def _asked(reading: Reading) -> bool:
-        return any(action.startswith("ask_for_clarification(") for action, _ in reading.steps)
+        return Need("calculate", expression=f"{_figure(hi)} - {_figure(lo)}", value=_figure(hi - lo),
+                    relevant=relevant_set)
 
     # ------------------------------------------------------------------------ need -> candidate
     def _act(self, need: Need, plan: Plan, reading: Reading, rank: int) -> Candidate | None:
@@ -161,9 +169,12 @@ class ReaderPolicy:
         for c in reading.candidates:
             by_kind.setdefault(c.kind, []).append(c)
         if not reading.can_answer:
-            post = self._post(plan, reading, by_kind)
+            post = self._post(need, plan, by_kind)
             if post is not None:
                 return post
+            if need.what in ("answer", "answer_list") or (
+                    need.what == "calculate" and operands(need.expression) in reading.calculations):
+                return None  # the answer is the answerer's to give
         if need.what == "answer":
             return self._answer(by_kind, need.value)
         if need.what == "answer_list":
@@ -177,23 +188,39 @@ class ReaderPolicy:
         if need.what == "clock":
             return _first(by_kind.get("current_time", []))
         if need.what == "calculate":
-            done = [c for c in by_kind.get("answer", []) if c.provenance.startswith("calculator")
-                    and _norm(c.text) == _norm(need.value)]
-            if done:
-                return self._answer(by_kind, need.value, done)
-            wanted = _norm(need.expression)
-            calls = [c for c in by_kind.get("calculator", []) if _norm(c.arg()) == wanted]
-            return _first(calls)
-        return self._lookup(by_kind, reading, need.name, rank)
+            found = reading.calculations.get(operands(need.expression))
+            if found is not None:
+                answer = self._answer(by_kind, found)
+                if answer is not None:
+                    return answer
+            wanted = operands(need.expression)
+            return _first([c for c in by_kind.get("calculator", []) if operands(c.arg()) == wanted])
+        found = self._lookup(by_kind, reading, need.name, rank)
+        if found is None and self._asks_first(plan, reading, by_kind):
+            return _first(by_kind["ask_for_clarification"])
+        return found
 
-    def _answer(self, by_kind: dict[str, list[Candidate]], value: str, pool: list[Candidate] | None = None):
+    @staticmethod
+    def _asks_first(plan: Plan, reading: Reading, by_kind) -> bool:
+        """A member without look-up tools asks which person a one-hop question means (namesakes are
+        people; its teammates cannot ask), once."""
+        if not by_kind.get("ask_for_clarification") or any(t in by_kind for t in LOOKUP_TOOLS):
+            return False
+        if reading.clarified or any(a.startswith("ask_for_clarification(") for a, _ in reading.steps):
+            return False
+        subject_type = RELATION_SUBJECT.get(plan.target) or ATTRIBUTE_SUBJECTS.get(plan.target, ())
+        return plan.kind == "value" and not plan.paths[0].relations and "person" in subject_type
+
+    @staticmethod
+    def _answer(by_kind: dict[str, list[Candidate]], value: str) -> Candidate | None:
         wanted = _norm(value)
-        options = [c for c in (pool or by_kind.get("answer", [])) if _norm(c.text) == wanted]
+        options = [c for c in by_kind.get("answer", []) if _norm(c.text) == wanted]
         if not options:  # the answer's name without its descriptor ("Mara Quell (painter)")
             options = [c for c in by_kind.get("answer", []) if _norm(plain_name(c.text)) == _norm(plain_name(value))]
         return min(options, key=lambda c: (c.provenance, c.index)) if options else None
 
-    def _lookup(self, by_kind, reading: Reading, name: str, rank: int, prefer: Sequence[str] | None = None):
+    def _lookup(self, by_kind, reading: Reading, name: str, rank: int,
+                prefer: Sequence[str] | None = None) -> Candidate | None:
         """A look-up of ``name``: the first tool of the order not yet called on it (a repeat when all were)."""
         order = tuple(prefer or self.lookup_order)
         order = order[rank % len(order):] + order[:rank % len(order)]
@@ -203,27 +230,44 @@ class ReaderPolicy:
         for position, tool in enumerate(order):
             for c in by_kind.get(tool, []):
                 if c.arg() in keys or plain_name(c.arg()) in keys:
-                    call = f'{tool}({c.args[0][0]}="{c.arg()}")'
-                    options.append((call in tried, position, c.arg() != name, c.index, c))
+                    options.append((_call_line(c) in tried, position, c.arg() != name, c.index, c))
         return min(options, key=lambda o: o[:4])[-1] if options else None
 
-    def _post(self, plan: Plan, reading: Reading, by_kind) -> Candidate | None:
-        """A post of a line that states a fact on the plan's paths that the board lacks."""
-        relevant = {plan.target, *(r for p in plan.paths for r in p.relations)}
-        for c in sorted(by_kind.get("post", []), key=lambda c: (c.text, c.index)):
-            if "=" in c.text or "current year" in c.text:
-                return c  # a calculation or the clock: only the analyst has those
-            kb = _KB_NOTE_HEAD.match(c.text)
-            stated = {kb["p"].replace(" ", "_")} if kb else {p for _, p, _ in sentence_facts(c.text)}
-            if stated & relevant:
-                return c
-        return None
+    @staticmethod
+    def _post(need: Need, plan: Plan, by_kind) -> Candidate | None:
+        """A post of a line the plan uses that the board lacks (post candidates are only such lines):
+        a fact on the plan's paths, the clarification, the clock or a calculation the plan needs."""
+        relevant = {(plain_name(s), p) for s, p in need.relevant} | set(need.relevant)
+        computes = plan.kind in ("sum", "difference", "years_since")
+        ranked = []
+        for c in by_kind.get("post", []):
+            text = c.text
+            if text.startswith("I mean "):
+                ranked.append((0, c.index, c))
+            elif computes and (" = " in text or text.startswith("The current year is")):
+                ranked.append((1, c.index, c))
+            else:
+                kb = _KB_NOTE_HEAD.match(text)
+                stated = {(kb["s"], kb["p"].replace(" ", "_"))} if kb else {(s, p) for s, p, _ in sentence_facts(text)}
+                if any((s, p) in relevant or (plain_name(s), p) in relevant for s, p in stated):
+                    ranked.append((2, c.index, c))
+        return min(ranked, key=lambda r: r[:2])[-1] if ranked else None
 
     @staticmethod
     def _fallback(reading: Reading) -> Candidate:
-        """When the plan gives nothing to do: wait if allowed, else the first listed candidate."""
+        """When the plan gives nothing to do: wait if allowed, else a look-up not made yet (names
+        from the question first), else any tool call; an answer only when nothing else is listed."""
         waits = [c for c in reading.candidates if c.kind == "wait"]
-        return waits[0] if waits else min(reading.candidates, key=lambda c: c.index)
+        if waits:
+            return waits[0]
+        tried = {action for action, _ in reading.steps}
+        calls = [c for c in reading.candidates if c.kind in LOOKUP_TOOLS]
+        fresh = [c for c in calls if _call_line(c) not in tried]
+        tools = [c for c in reading.candidates if c.kind not in ("answer", "post", "ask_for_clarification")]
+        for pool in (fresh, tools):
+            if pool:
+                return min(pool, key=lambda c: (not c.provenance.startswith("name from the question"), c.index))
+        return min(reading.candidates, key=lambda c: c.index)
 
 
 def _first(options: list[Candidate]) -> Candidate | None:

@@ -31,6 +31,8 @@ _KB_NOTE = re.compile(rf"^(?P<s>.+) \((?P<type>{_TYPES})\): (?P<p>[a-z ]+): (?P<
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _CLOCK = re.compile(r"The current year is (\d{4})\.")
 _NUMBER = re.compile(r"^-?[\d,]+(?:\.\d+)?$")
+_CALCULATION = re.compile(r"^(?P<e>[^=]+) = (?P<v>-?[\d.,]+)$")
+_CLARIFIED = re.compile(r"^I mean (.+)\.$")
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,18 @@ class Reading:
     facts: dict[tuple[str, str], str] = field(default_factory=dict)  # (subject, predicate) -> value
     clock: int | None = None
     ambiguous: bool = False  # a result said several entities share a name
+    #: calculations seen (own results, notes, answer candidates): operands -> value
+    calculations: dict[tuple, str] = field(default_factory=dict)
+    clarified: dict[str, str] = field(default_factory=dict)  # plain name -> the display name meant
+
+
+def operands(expression: str) -> tuple:
+    """A calculation as (operator, operands): "a + b" and "b + a" are the same sum."""
+    match = re.match(r"^\s*(-?[\d.]+)\s*([-+])\s*(-?[\d.]+)\s*$", expression.replace(",", ""))
+    if match is None:
+        return (" ".join(expression.split()),)
+    a, op, b = float(match[1]), match[2], float(match[3])
+    return (op, tuple(sorted((a, b)))) if op == "+" else (op, a, b)
 
 
 def parse_candidate(index: int, line: str) -> Candidate | None:
@@ -165,9 +179,21 @@ def _read_result(facts: _Facts, action: str, result: str, reading: Reading) -> N
             for sentence in _SENTENCE_END.split(line):
                 for fact in sentence_facts(sentence):
                     facts.add(*fact)
+    elif action.startswith("calculator(") and _NUMBER.match(result.strip()):
+        expression = parse_candidate(0, action)
+        if expression is not None:
+            reading.calculations[operands(expression.arg())] = _value(result)
+    elif action.startswith("ask_for_clarification("):
+        _read_clarification(reading, result.strip())
     clock = _CLOCK.search(result)
     if clock:
         reading.clock = int(clock[1])
+
+
+def _read_clarification(reading: Reading, text: str) -> None:
+    match = _CLARIFIED.match(text)
+    if match:
+        reading.clarified[plain_name(match[1])] = match[1]
 
 
 def _read_note(facts: _Facts, text: str) -> None:
@@ -225,6 +251,10 @@ def read(observation: Mapping) -> Reading:
         reading.steps.append((action, "\n".join(result_lines)))
     for author, text in reading.notes:
         _read_note(facts, text)
+        calculation = _CALCULATION.match(text)
+        if calculation:
+            reading.calculations[operands(calculation["e"])] = _value(calculation["v"])
+        _read_clarification(reading, text)
         clock = _CLOCK.search(text)
         reading.clock = int(clock[1]) if clock else reading.clock
     for action_line, result in reading.steps:
@@ -232,5 +262,7 @@ def read(observation: Mapping) -> Reading:
     for candidate in reading.candidates:
         if candidate.kind == "answer":
             _read_answer(facts, candidate)
+            if candidate.provenance.startswith("calculator: "):
+                reading.calculations[operands(candidate.provenance[len("calculator: "):])] = _value(candidate.text)
     reading.facts = facts.values
     return reading
