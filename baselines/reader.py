@@ -168,21 +168,21 @@ class ReaderPolicy:
         by_kind: dict[str, list[Candidate]] = {}
         for c in reading.candidates:
             by_kind.setdefault(c.kind, []).append(c)
-        if not reading.can_answer:
+        if not reading.can_answer:  # a member who cannot answer shares what it found first
             post = self._post(need, plan, by_kind)
             if post is not None:
                 return post
-            if need.what in ("answer", "answer_list") or (
+            if need.what == "answer" or (need.what == "answer_list" and "web_search" not in by_kind) or (
                     need.what == "calculate" and operands(need.expression) in reading.calculations):
                 return None  # the answer is the answerer's to give
+        # a need it cannot meet itself (another member's tool): share what the plan uses, else wait
+        return self._meet(need, plan, reading, rank, by_kind) or self._post(need, plan, by_kind)
+
+    def _meet(self, need: Need, plan: Plan, reading: Reading, rank: int, by_kind) -> Candidate | None:
         if need.what == "answer":
             return self._answer(by_kind, need.value)
         if need.what == "answer_list":
-            lists = [c for c in by_kind.get("answer", []) if c.provenance.startswith("every ")
-                     and re.search(rf" {re.escape(need.name)} seen \(\d+\)$", c.provenance)]
-            if lists:
-                return max(lists, key=lambda c: (c.text.count(";"), c.text))
-            return self._lookup(by_kind, reading, need.name, rank, prefer=("web_search", "knowledge_base"))
+            return self._answer_list(need, plan, reading, rank, by_kind)
         if need.what == "clarify":
             return _first(by_kind.get("ask_for_clarification", []))
         if need.what == "clock":
@@ -199,6 +199,19 @@ class ReaderPolicy:
         if found is None and self._asks_first(plan, reading, by_kind):
             return _first(by_kind["ask_for_clarification"])
         return found
+
+    def _answer_list(self, need: Need, plan: Plan, reading: Reading, rank: int, by_kind) -> Candidate | None:
+        """The longest "every <relation> <name> seen" answer once it holds every subject read so far
+        (a teammate's notes arrive one by one); until then a look-up not made yet, if any."""
+        lists = [c for c in by_kind.get("answer", []) if c.provenance.startswith("every ")
+                 and re.search(rf" {re.escape(need.name)} seen \(\d+\)$", c.provenance)]
+        best = max(lists, key=lambda c: (len(c.text.split("; ")), c.text)) if lists else None
+        known = {plain_name(s) for (s, p), v in reading.facts.items() if p == plan.target and v == need.name}
+        if best is not None and len({plain_name(x) for x in best.text.split("; ")}) >= len(known):
+            return best
+        lookup = self._lookup(by_kind, reading, need.name, rank, prefer=("web_search", "knowledge_base"),
+                              fresh_only=best is not None)
+        return lookup or best if reading.can_answer and any(t in by_kind for t in LOOKUP_TOOLS) else lookup
 
     @staticmethod
     def _asks_first(plan: Plan, reading: Reading, by_kind) -> bool:
@@ -220,8 +233,9 @@ class ReaderPolicy:
         return min(options, key=lambda c: (c.provenance, c.index)) if options else None
 
     def _lookup(self, by_kind, reading: Reading, name: str, rank: int,
-                prefer: Sequence[str] | None = None) -> Candidate | None:
-        """A look-up of ``name``: the first tool of the order not yet called on it (a repeat when all were)."""
+                prefer: Sequence[str] | None = None, fresh_only: bool = False) -> Candidate | None:
+        """A look-up of ``name``: the first tool of the order not yet called on it (a repeat when all
+        were, unless ``fresh_only``)."""
         order = tuple(prefer or self.lookup_order)
         order = order[rank % len(order):] + order[:rank % len(order)]
         tried = {action for action, _ in reading.steps}
@@ -231,6 +245,8 @@ class ReaderPolicy:
             for c in by_kind.get(tool, []):
                 if c.arg() in keys or plain_name(c.arg()) in keys:
                     options.append((_call_line(c) in tried, position, c.arg() != name, c.index, c))
+        if fresh_only:
+            options = [o for o in options if not o[0]]
         return min(options, key=lambda o: o[:4])[-1] if options else None
 
     @staticmethod
@@ -248,8 +264,9 @@ class ReaderPolicy:
                 ranked.append((1, c.index, c))
             else:
                 kb = _KB_NOTE_HEAD.match(text)
-                stated = {(kb["s"], kb["p"].replace(" ", "_"))} if kb else {(s, p) for s, p, _ in sentence_facts(text)}
-                if any((s, p) in relevant or (plain_name(s), p) in relevant for s, p in stated):
+                stated = {(kb["s"], kb["p"].replace(" ", "_"), "")} if kb else set(sentence_facts(text))
+                if any((s, p) in relevant or (plain_name(s), p) in relevant for s, p, _ in stated) or (
+                        plan.kind == "list" and any(p == plan.target and v == plan.paths[0].start for _, p, v in stated)):
                     ranked.append((2, c.index, c))
         return min(ranked, key=lambda r: r[:2])[-1] if ranked else None
 
