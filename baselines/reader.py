@@ -38,13 +38,15 @@ _KB_NOTE_HEAD = re.compile(r"^(?P<s>.+) \((?:\w+)\): (?P<p>[a-z ]+): ")
 class Need:
     """The reader's next need: ``what`` is "lookup" (``name``), "clock", "clarify", "calculate"
     (``expression``, whose result is ``value``), "answer" (``value``) or "answer_list" (the
-    subjects of a relation to ``name``). ``relevant``: the (subject, predicate) facts the plan
+    subjects of a relation to ``name``). A look-up's ``via`` is the entity whose result named
+    ``name``: looking it up again lists ``name`` again when the candidates have dropped it. ``relevant``: the (subject, predicate) facts the plan
     uses so far, which a member who cannot answer posts."""
 
     what: str
     name: str = ""
     expression: str = ""
     value: str = ""
+    via: str = ""  # for a look-up: the entity whose result named ``name`` (to see the name again)
     relevant: frozenset[tuple[str, str]] = frozenset()
 
 
@@ -114,6 +116,7 @@ class ReaderPolicy:
         ends: list[str | None] = []
         missing: list[str] = []
         relevant: set[tuple[str, str]] = set()
+        parents: dict[str, str] = {}  # entity -> the entity whose fact named it
         for path in plan.paths:
             entity: str | None = reading.clarified.get(path.start, path.start)
             for relation in path.relations:
@@ -123,6 +126,7 @@ class ReaderPolicy:
                     missing.append(entity)
                     entity = None
                     break
+                parents.setdefault(value, entity)
                 entity = value
             ends.append(entity)
             if entity is not None:
@@ -136,7 +140,8 @@ class ReaderPolicy:
             if reading.ambiguous and not reading.clarified:
                 return Need("clarify", relevant=relevant_set)
             turn = rank % len(missing)
-            return Need("lookup", name=(missing[turn:] + missing[:turn])[0], relevant=relevant_set)
+            name = (missing[turn:] + missing[:turn])[0]
+            return Need("lookup", name=name, via=parents.get(name, ""), relevant=relevant_set)
         numbers = [_number(v) for v in values]
         if plan.kind == "value":
             return Need("answer", value=values[0], relevant=relevant_set)
@@ -196,6 +201,13 @@ class ReaderPolicy:
             wanted = operands(need.expression)
             return _first([c for c in by_kind.get("calculator", []) if operands(c.arg()) == wanted])
         found = self._lookup(by_kind, reading, need.name, rank)
+        if found is None and need.via:  # the name fell off the list: the look-up that showed it shows it again
+            shown = [(need.name not in result, action) for action, result in reading.steps
+                     if (f'="{need.via}")' in action)]
+            lookups = [c for tool in LOOKUP_TOOLS for c in by_kind.get(tool, []) if c.arg() == need.via]
+            for _, action in sorted(shown, key=lambda item: item[0]):
+                found = found or next((c for c in lookups if _call_line(c) == action), None)
+            found = found or _first(lookups)
         if found is None and self._asks_first(plan, reading, by_kind):
             return _first(by_kind["ask_for_clarification"])
         return found
@@ -204,7 +216,8 @@ class ReaderPolicy:
         """The longest "every <relation> <name> seen" answer once it holds every subject read so far
         (a teammate's notes arrive one by one); until then a look-up not made yet, if any."""
         lists = [c for c in by_kind.get("answer", []) if c.provenance.startswith("every ")
-                 and re.search(rf" {re.escape(need.name)} seen \(\d+\)$", c.provenance)]
+                 and re.fullmatch(rf"every {re.escape(plan.target.replace('_', ' '))} {re.escape(need.name)} seen \(\d+\)",
+                                  c.provenance)]
         best = max(lists, key=lambda c: (len(c.text.split("; ")), c.text)) if lists else None
         known = {plain_name(s) for (s, p), v in reading.facts.items() if p == plan.target and v == need.name}
         if best is not None and len({plain_name(x) for x in best.text.split("; ")}) >= len(known):
