@@ -61,6 +61,7 @@ from searchgym.suites import Suite, env_kind, make_env, tasks
 METHODS: dict[str, str] = {
     "random": "searchgym.harness.methods:random_method",
     "oracle": "searchgym.harness.methods:oracle_method",
+    "reader": "searchgym.harness.methods:reader_method",
 }
 
 #: Named agent providers for ``searchgym evaluate --agent NAME``: name -> "module:callable",
@@ -70,6 +71,7 @@ METHODS: dict[str, str] = {
 AGENT_PROVIDERS: dict[str, str] = {
     "random": "searchgym.harness.methods:random_method",
     "oracle": "searchgym.harness.methods:oracle_method",
+    "reader": "searchgym.harness.methods:reader_method",
     "openai": "searchgym.harness.openai_agent:provider",
 }
 
@@ -311,8 +313,23 @@ def oracle_method(ctx: RunContext) -> Any:
     return baseline_actor("oracle", ctx.suite, ctx.seed)
 
 
+def reader_method(ctx: RunContext, **options: Any) -> Any:
+    """Reads the question, the transcript and the candidates (not the task); trains nothing.
+
+    Options (``--option`` or ``--agent-option``): ``lookup_order`` (tools tried for a missing
+    fact, comma-separated; default ``knowledge_base,web_search``), ``rotate_in_team`` (bool).
+    """
+    from searchgym.baselines.reader import ReaderActor, ReaderPolicy
+
+    merged = {**ctx.options, **options}
+    order = merged.get("lookup_order", "knowledge_base,web_search")
+    order = tuple(t.strip() for t in order.split(",")) if isinstance(order, str) else tuple(order)
+    return ReaderActor(ReaderPolicy(lookup_order=order, rotate_in_team=bool(merged.get("rotate_in_team", True))))
+
+
 random_method.trains = False  # type: ignore[attr-defined]
 oracle_method.trains = False  # type: ignore[attr-defined]
+reader_method.trains = False  # type: ignore[attr-defined]
 
 
 def resolve_agent(agent: str) -> Callable[..., Any]:
