@@ -29,10 +29,11 @@ from .encoder_hash import KEPT_CAPITALISED
 
 TOKEN = re.compile(r"[A-Za-z]\w*|\d+|\|")
 STEP_LINE = re.compile(r"^Step (\d+): (.*)$")
-NOTE_LINE = re.compile(r"^\[round \d+\] [^:]+: (.*)$")
+ME = re.compile(r"^You are (\S+)")
+NOTE_LINE = re.compile(r"^\[round \d+\] ([^:]+): (.*)$")
 PROVENANCE = "  <- "
 
-SEGMENTS = ("pad", "question", "note", "action", "result", "cand_action", "cand_provenance")
+SEGMENTS = ("pad", "question", "note", "action", "result", "cand_action", "cand_provenance", "header")
 SEG = {name: i for i, name in enumerate(SEGMENTS)}
 N_NAME_SLOTS = 40
 N_NUM_SLOTS = 24
@@ -91,9 +92,12 @@ class Tokenizer:
         question, notes, steps, actions = parse_text(text)
         lim = self.limits
         slots: dict[tuple[int, str], int] = {}
+        me = ME.match(text)
         q_words = set(w.lower() for w in TOKEN.findall(question))
         fact_words = set(w.lower() for _, line, _ in steps + notes for w in TOKEN.findall(line))
         rows: list[tuple] = []
+        if me:  # a team member's own name (generalist_1): members split the work by it
+            rows += self._line(me.group(1), SEG["header"], 0, slots)
         rows += self._line(question, SEG["question"], 0, slots)[: lim.question]
         step_rows = [r for seg, line, rec in steps for r in self._line(line, seg, rec, slots)]
         note_rows = [r for seg, line, rec in notes for r in self._line(line, seg, rec, slots)]
@@ -144,8 +148,8 @@ def entity_kind(word: str) -> int:
 def parse_text(text: str) -> tuple[str, list[tuple], list[tuple], set[str]]:
     """(question, notes [(segment, line, recency)], step lines [(segment, line, recency)], actions taken).
 
-    Lines before the question (a team's role header) are left out; the role is the same for every
-    candidate of an observation. A note's "[round r] author:" prefix is left out."""
+    Lines before the question (a team's role header) are left out here; the tokenizer keeps the
+    member's own name from it. A note keeps its author, without "[round r]"."""
     lines = text.splitlines()
     question, start = "", 0
     for i, line in enumerate(lines):
@@ -166,7 +170,7 @@ def parse_text(text: str) -> tuple[str, list[tuple], list[tuple], set[str]]:
         else:
             note = NOTE_LINE.match(line)
             if note:
-                notes.append((SEG["note"], note.group(1), MAX_RECENCY))
+                notes.append((SEG["note"], f"{note.group(1)} {note.group(2)}", MAX_RECENCY))
     steps = [(seg, line, min(len(blocks) - 1 - b, MAX_RECENCY - 1))
              for b, block in enumerate(blocks) for seg, line in block]
     return question, notes, steps, actions

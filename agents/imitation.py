@@ -29,27 +29,27 @@ DEMONSTRATORS = ("reader", "oracle")
 
 @dataclass
 class SFTConfig:
-    """Settings of the supervised base (``--option sft.tasks=300`` ...)."""
+    """Settings of the supervised base (``--option sft_tasks=300`` ...; prefixed so that no name
+    clashes with an RL method's option such as ``lr``)."""
 
-    demonstrator: str = "reader"  # "reader" or "oracle"
-    tasks: int = 300  # train tasks the demonstrator plays (sets the base's skill)
-    epochs: int = 6
-    lr: float = 3e-3
-    batch_size: int = 64
-    dagger_rounds: int = 0  # rounds of: the learner plays dagger_tasks tasks, the demonstrator labels, refit
-    dagger_tasks: int = 100
+    sft_demonstrator: str = "reader"  # "reader" or "oracle"
+    sft_tasks: int = 300  # train tasks the demonstrator plays (sets the base's skill)
+    sft_epochs: int = 6
+    sft_lr: float = 3e-3
+    sft_batch_size: int = 64
+    sft_dagger_rounds: int = 0  # rounds of: the learner plays sft_dagger_tasks tasks, the demonstrator labels, refit
+    sft_dagger_tasks: int = 100
 
     def __post_init__(self) -> None:
-        if self.demonstrator not in DEMONSTRATORS:
-            raise ValueError(f"unknown demonstrator {self.demonstrator!r}; accepted: {', '.join(DEMONSTRATORS)}")
-        for name in ("tasks", "epochs", "batch_size"):
-            if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
-                raise ValueError(f"sft.{name} must be an integer >= 1; got {getattr(self, name)!r}")
-        for name in ("dagger_rounds", "dagger_tasks"):
-            if not isinstance(getattr(self, name), int) or getattr(self, name) < 0:
-                raise ValueError(f"sft.{name} must be an integer >= 0; got {getattr(self, name)!r}")
-        if not float(self.lr) > 0:
-            raise ValueError(f"sft.lr must be > 0; got {self.lr!r}")
+        if self.sft_demonstrator not in DEMONSTRATORS:
+            raise ValueError(f"unknown sft_demonstrator {self.sft_demonstrator!r}; accepted: {', '.join(DEMONSTRATORS)}")
+        for name, least in (("sft_tasks", 1), ("sft_epochs", 1), ("sft_batch_size", 1), ("sft_dagger_rounds", 0),
+                            ("sft_dagger_tasks", 0)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < least:
+                raise ValueError(f"{name} must be an integer >= {least}; got {value!r}")
+        if isinstance(self.sft_lr, bool) or not isinstance(self.sft_lr, (int, float)) or not self.sft_lr > 0:
+            raise ValueError(f"sft_lr must be a number > 0; got {self.sft_lr!r}")
 
 
 @dataclass
@@ -159,7 +159,7 @@ def fit_epoch(policy: CandidatePolicy, optimizer: torch.optim.Optimizer, example
         loss.backward()
         torch.nn.utils.clip_grad_norm_(policy.parameters(), max_grad_norm)
         optimizer.step()
-        total += float(loss) * len(rows)
+        total += float(loss.detach()) * len(rows)
     return total / max(1, len(order))
 
 
@@ -184,12 +184,12 @@ def agreement(policy: CandidatePolicy, examples: Examples, batch_size: int = 128
 def imitate(policy: CandidatePolicy, examples: Examples, config: SFTConfig, generator: torch.Generator,
             on_epoch: Callable[[int, float], None] | None = None, optimizer: torch.optim.Optimizer | None = None,
             start_epoch: int = 0) -> list[float]:
-    """``config.epochs`` epochs of behaviour cloning from ``start_epoch`` on; the loss per epoch.
+    """``config.sft_epochs`` epochs of behaviour cloning from ``start_epoch`` on; the loss per epoch.
     ``on_epoch(epoch, loss)`` runs after each (the caller's checkpoint)."""
-    optimizer = optimizer or torch.optim.Adam(policy.parameters(), lr=config.lr)
+    optimizer = optimizer or torch.optim.Adam(policy.parameters(), lr=config.sft_lr)
     losses = []
-    for epoch in range(start_epoch, config.epochs):
-        losses.append(fit_epoch(policy, optimizer, examples, config.batch_size, generator))
+    for epoch in range(start_epoch, config.sft_epochs):
+        losses.append(fit_epoch(policy, optimizer, examples, config.sft_batch_size, generator))
         if on_epoch is not None:
             on_epoch(epoch + 1, losses[-1])
     return losses

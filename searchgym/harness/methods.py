@@ -17,7 +17,9 @@ owned by this run; keep checkpoints under ``ctx.checkpoint_dir``; **if a checkpo
 resume from it**: the run was interrupted and is being re-run), ``policy`` (the policy backbone,
 default "hash"), ``log(row)`` (appends a row to ``metrics.jsonl``), ``progress`` (True when
 the method may draw its own progress bar), ``threads`` (CPU threads this run may use),
-``options`` (free-form method options, a dict). Helpers: ``ctx.make_env(split)``,
+``options`` (free-form method options, a dict), ``bases_dir`` (the comparison's folder of
+supervised bases, shared by its runs: ``searchgym.harness.sft``), ``records`` (a dict the run's
+``config.json`` gets once the method returns: what the run started from). Helpers: ``ctx.make_env(split)``,
 ``ctx.tasks(split)``, ``ctx.evaluate(actor, split="dev")`` -> ``{"success", "f1", "n", ...}``,
 ``ctx.rng()``.
 
@@ -62,6 +64,7 @@ METHODS: dict[str, str] = {
     "random": "searchgym.harness.methods:random_method",
     "oracle": "searchgym.harness.methods:oracle_method",
     "reader": "searchgym.harness.methods:reader_method",
+    "sft": "searchgym.harness.sft:sft_method",
 }
 
 #: Named agent providers for ``searchgym evaluate --agent NAME``: name -> "module:callable",
@@ -99,6 +102,8 @@ class RunContext:
     progress: bool = False
     threads: int = 1
     options: dict[str, Any] = field(default_factory=dict)
+    bases_dir: Path | None = None  # supervised bases shared by a comparison's runs (None: under run_dir)
+    records: dict[str, Any] = field(default_factory=dict)  # added to the run's config.json (e.g. the base used)
 
     @property
     def checkpoint_dir(self) -> Path:

@@ -162,11 +162,14 @@ def _execute_locked(spec: RunSpec) -> RunOutcome:
 
     ctx = RunContext(suite=spec.suite, seed=spec.seed, budget=spec.budget, device=device, run_dir=folder,
                      policy=spec.policy, log=log, progress=spec.progress, threads=spec.threads,
-                     options=dict(spec.options))
+                     options=dict(spec.options), bases_dir=Path(spec.out) / "bases")
     try:
         actor = method(ctx)
     finally:
         metrics_logger.close()
+    if ctx.records:  # what the run started from (a supervised base's key and sha256)
+        config.update(ctx.records)
+        atomic_write_json(folder / "config.json", config)
     if actor is None or not callable(getattr(actor, "act", None)):
         raise TypeError(f"method {spec.method.label!r} returned {type(actor).__name__}; it must return an Actor "
                         "with an act(env, observation(s), info(s)) method")
