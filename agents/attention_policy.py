@@ -29,7 +29,7 @@ from torch.nn import functional as F
 
 from .attn_tokens import MAX_POSITION, MAX_RECENCY, N_ENTITY, SEGMENTS, ObservationTokens, Tokenizer, Tokens
 from .encoders import BoundedCache, resolve_device
-from .policy import CandidatePolicy, _mlp, batch_observations
+from .policy import CandidatePolicy, LexicalOverlap, _mlp, batch_observations
 
 __all__ = ["AttentionPolicy", "make_attention_policy"]
 
@@ -87,8 +87,7 @@ class AttentionPolicy(CandidatePolicy):
         self.score_head = _mlp(4 * dim + 1, hidden, 1, out_std=0.01)
         self.value_head = _mlp(dim, hidden, 1, out_std=1.0)
         self._tokens = BoundedCache(8192)
-        self.overlap = None
-        self.encoder = None
+        self.critic_overlap = LexicalOverlap()  # for COMA's critic only (embed); the scores never read it
 
     @property
     def device(self) -> torch.device:
@@ -141,7 +140,25 @@ class AttentionPolicy(CandidatePolicy):
             values = torch.cat([p[1] for p in parts])[back]
         return logits, values
 
-    def _forward(self, toks: list[ObservationTokens], mask: np.ndarray) -> tuple[Tensor, Tensor]:
+    # ---------------------------------------------------------------- what a critic reads (COMA)
+    @property
+    def encoder(self) -> TokenBag:
+        """A text encoder for critics that embed chosen actions (COMA): mean token embedding."""
+        return TokenBag(self)
+
+    @torch.no_grad()
+    def embed(self, obs_batch: Sequence[dict[str, Any]]) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+        """(e_obs [B, D], e_cand [B, N, D], mask [B, N], overlap [B, N, F]) as CandidatePolicy.embed
+        gives them: the pooled context, each candidate's pooled tokens, LexicalOverlap features."""
+        texts, cands, mask = batch_observations(obs_batch)
+        toks = [self.tokens(t, c) for t, c in zip(texts, cands)]
+        e_obs, cand = self._forward(toks, mask, features=True)
+        e_cand = cand.new_zeros(*mask.shape, self.dim)
+        e_cand[torch.as_tensor(mask, device=self.device)] = cand
+        overlap = np.stack([self.critic_overlap.observation_features(t, c) for t, c in zip(texts, cands)])
+        return e_obs, e_cand, torch.as_tensor(mask, device=self.device), torch.from_numpy(overlap).float().to(self.device)
+
+    def _forward(self, toks: list[ObservationTokens], mask: np.ndarray, features: bool = False) -> tuple[Tensor, Tensor]:
         dev = self.device
         # 1. the context of each observation, once
         c_ints, c_match, _, c_len = self._pad([[o.context] for o in toks])
@@ -149,7 +166,8 @@ class AttentionPolicy(CandidatePolicy):
         ctx = self.context_block(self._embed(c_ints, c_match), None, ctx_keep.unsqueeze(1))
         is_question = torch.from_numpy(c_ints[..., 2] == SEGMENTS.index("question")).to(dev)
         q_pool = self._mean(ctx, is_question)
-        values = self.value_head(self.norm(self._mean(ctx, ctx_keep))).squeeze(-1)
+        ctx_mean = self.norm(self._mean(ctx, ctx_keep))
+        values = self.value_head(ctx_mean).squeeze(-1)
         # 2. every admissible candidate of an observation in one sequence; each token gets its
         # candidate's mean (binding subject, relation and object), then cross-attends to the context
         rows, cols = np.nonzero(mask)
@@ -166,6 +184,8 @@ class AttentionPolicy(CandidatePolicy):
         mean = self._segment_mean(tokens, flat, len(rows))
         index = flat.unsqueeze(1).expand_as(tokens)
         maxed = torch.zeros(len(rows), self.dim, device=dev).scatter_reduce(0, index, tokens, "amax", include_self=False)
+        if features:
+            return ctx_mean, mean
         q = self.norm(q_pool)[torch.from_numpy(rows).to(dev)]
         taken = torch.from_numpy(np.array([toks[r].taken[c] for r, c in zip(rows, cols)], dtype=np.float32))
         admissible = self.score_head(torch.cat([mean, maxed, q, mean * q, taken.to(dev).view(-1, 1)], -1)).squeeze(-1)
@@ -181,6 +201,20 @@ class AttentionPolicy(CandidatePolicy):
     def _mean(x: Tensor, keep: Tensor) -> Tensor:
         k = keep.unsqueeze(-1).to(x.dtype)
         return (x * k).sum(1) / k.sum(1).clamp_min(1.0)
+
+
+class TokenBag:
+    """Texts -> [len, D]: the mean of their tokens' embeddings (a text alone, names slotted in it)."""
+
+    def __init__(self, policy: AttentionPolicy) -> None:
+        self.policy, self.dim = policy, policy.dim
+
+    @torch.no_grad()
+    def __call__(self, texts: Sequence[str]) -> Tensor:
+        parts = [self.policy.tokenizer("", [t]).candidates[0] for t in texts]
+        ints, match, owner, _ = AttentionPolicy._pad([[p] for p in parts])
+        keep = torch.from_numpy(owner >= 0).to(self.policy.device)
+        return AttentionPolicy._mean(self.policy._embed(ints, match), keep)
 
 
 ATTN_KWARGS = ("dim", "heads", "hidden", "n_buckets")

@@ -144,3 +144,19 @@ def test_init_sft_without_a_base_is_a_clear_error():
         Trainer(config)
     with pytest.raises(ValueError, match="unknown init 'base'; accepted: scratch, sft"):
         TrainConfig(init="base")
+
+
+@pytest.mark.parametrize("method", ["mappo", "coma", "info_gain"])
+def test_every_trainer_starts_from_the_base(tmp_path, method, monkeypatch):
+    from searchgym.agents import train as train_module
+
+    loaded = []
+    real = train_module.load_base_into
+    monkeypatch.setattr(train_module, "load_base_into", lambda *a: loaded.append(a[1]) or real(*a))
+    options = {**SFT, "init": "sft", "group_size": 2, "tasks_per_iteration": 1, "eval_every": 1, "eval_tasks": 1}
+    if method != "info_gain":
+        options["update_epochs"] = 1
+    execute_run(_spec(tmp_path, method, options, budget=8))
+    config = read_json(tmp_path / "runs" / method / "seed0" / "config.json")
+    assert loaded == [config["base"]["path"]]
+    assert (tmp_path / "runs" / method / "seed0" / "DONE").exists()
