@@ -160,3 +160,17 @@ def test_every_trainer_starts_from_the_base(tmp_path, method, monkeypatch):
     config = read_json(tmp_path / "runs" / method / "seed0" / "config.json")
     assert loaded == [config["base"]["path"]]
     assert (tmp_path / "runs" / method / "seed0" / "DONE").exists()
+
+
+def test_the_reader_is_the_default_demonstrator_and_labels_from_the_observation():
+    from searchgym.agents.imitation import demonstrations
+    from searchgym.harness.sft import demonstrator
+    from searchgym.suites import make_env, tasks
+
+    assert sft_config({}).sft_demonstrator == "reader"
+    examples, _ = demonstrations(make_env(TEAM, "train"), demonstrator("reader", TEAM, 0), tasks(TEAM, "train")[:2], 0)
+    from searchgym.baselines.reader import ReaderPolicy
+
+    reader = ReaderPolicy()
+    observations = examples.observations(range(len(examples)))
+    assert len(examples) > 0 and [reader.choose(o) for o in observations] == examples.action
