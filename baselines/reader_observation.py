@@ -125,9 +125,12 @@ def _sentence_patterns() -> tuple[tuple[re.Pattern, tuple[str, ...], bool], ...]
         regex = re.escape(template)
         for slot, body in (("s", name), ("o", r"[^;]+?"), ("y", r"\d{4}")):
             regex = regex.replace(re.escape("{" + slot + "}"), f"(?P<{slot}>{body})")
-        out.append((re.compile("^" + regex + "$"), tuple(dict.fromkeys(predicates)), current))
-    out.sort(key=lambda item: item[2])  # dated templates first: "In 2019, X ..." is not a current fact
-    return tuple(out)
+        literal = len(re.sub(r"\{\w\}", "", template))
+        out.append((literal, re.compile("^" + regex + "$"), tuple(dict.fromkeys(predicates)), current))
+    # dated templates first ("In 2019, X ..." is not a current fact), then the most specific wording
+    # ("X was born in the year 1962." before "X was born in Y.")
+    out.sort(key=lambda item: (item[3], -item[0]))
+    return tuple(item[1:] for item in out)
 
 
 _NUMERIC = {a.name for a in ATTRIBUTES}
@@ -143,6 +146,8 @@ def sentence_facts(sentence: str) -> list[tuple[str, str, str]]:
             return []
         value = _value(match["o"])
         numeric = bool(_NUMBER.match(value))
+        if not numeric and not value[:1].isupper():
+            continue  # an entity's name starts with a capital ("the year 1962" is not a city)
         kept = [p for p in predicates if (p in _NUMERIC) == numeric]
         if kept:
             return [(match["s"], p, value) for p in kept]
