@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 OUT ?= runs/quick
 # The main comparison: three seeds of every outcome- and MARL baseline against CW-GRPO (ippo, mt_ppo,
 # gigpo and info_gain are one --methods away; they do not fit the 15-minute budget on 2 cores).
-MAIN_METHODS ?= cw_grpo,grpo,dr_grpo,mappo,coma,random,oracle
+MAIN_METHODS ?= cw_grpo,grpo,dr_grpo,mappo,coma,random,reader,oracle
 
 .PHONY: setup main test wheel-check browser bench clean
 

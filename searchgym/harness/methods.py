@@ -36,8 +36,9 @@ resume...). When a resumed run logs a step again, the last row for that step win
   infos: dict) -> dict[agent, action]`` for the agents in ``observations`` (the live ones);
 - optional ``actor.reset()``: called after each ``env.reset`` (per-episode state).
 
-Random and oracle train nothing (``trains = False`` on the callable: the budget is ignored and
-recorded as 0).
+Random, reader and oracle train nothing (``trains = False`` on the callable: the budget is ignored
+and recorded as 0). The oracle is privileged (``privileged = True``: it reads the task's gold
+evidence): reports mark it so; random and the reader read only what an agent sees.
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ import importlib
 import inspect
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -221,6 +222,22 @@ def trains(method: Callable[..., Any]) -> bool:
     return bool(getattr(method, "trains", True))
 
 
+#: What a privileged method reads that no agent sees; tables, plots and the leaderboard mark it.
+PRIVILEGED_NOTE = "reads the task's gold evidence chain: an upper bound, not an agent"
+#: Method names marked privileged where only a name is known (leaderboard submissions).
+PRIVILEGED_METHOD_NAMES = frozenset({"oracle"})
+
+
+def privileged(method: Callable[..., Any]) -> bool:
+    """True for a method that reads private state (the oracle): ``privileged = True`` on the callable."""
+    return bool(getattr(method, "privileged", False))
+
+
+def shown_label(label: str, privileged_labels: Collection[str] = ()) -> str:
+    """A method's label as tables and legends show it: "oracle (privileged)" when it reads the task."""
+    return f"{label} (privileged)" if label in privileged_labels else label
+
+
 # ------------------------------------------------------------------- built-in baselines
 class SessionActor:
     """A session agent (``act(session)``: RandomAgent, OracleAgent) as a single-agent Actor."""
@@ -329,6 +346,7 @@ def reader_method(ctx: RunContext, **options: Any) -> Any:
 
 random_method.trains = False  # type: ignore[attr-defined]
 oracle_method.trains = False  # type: ignore[attr-defined]
+oracle_method.privileged = True  # type: ignore[attr-defined]
 reader_method.trains = False  # type: ignore[attr-defined]
 
 
