@@ -61,8 +61,8 @@ from searchgym.suites import Suite, env_kind, make_env, tasks
 #: (``register_spec``) adds it here, so a new method is one record, not two lists.
 METHODS: dict[str, str] = {
     "random": "searchgym.harness.methods:random_method",
-    "oracle": "searchgym.harness.methods:oracle_method",
     "reader": "searchgym.harness.methods:reader_method",
+    "oracle": "searchgym.harness.methods:oracle_method",
 }
 
 #: Named agent providers for ``searchgym evaluate --agent NAME``: name -> "module:callable",
@@ -71,8 +71,8 @@ METHODS: dict[str, str] = {
 #: (``searchgym.harness.openai_agent:provider``).
 AGENT_PROVIDERS: dict[str, str] = {
     "random": "searchgym.harness.methods:random_method",
-    "oracle": "searchgym.harness.methods:oracle_method",
     "reader": "searchgym.harness.methods:reader_method",
+    "oracle": "searchgym.harness.methods:oracle_method",
     "openai": "searchgym.harness.openai_agent:provider",
 }
 

@@ -266,3 +266,16 @@ def test_the_method_runs_through_the_harness(tmp_path, capsys):
     assert "oracle (privileged) reads the task's gold evidence chain" in results
     config = json.loads((tmp_path / "runs" / "reader" / "seed0" / "config.json").read_text())
     assert config["trains"] is False and config["privileged"] is False and config["training_budget"] == 0
+
+
+def test_evaluate_names_the_reader_as_an_agent(tmp_path, capsys):
+    from searchgym.cli import main
+
+    out = tmp_path / "ev"
+    assert main(["evaluate", "--suite", QA.id, "--agent", "reader", "--agent-option", "lookup_order=web_search",
+                 "--out", str(out), "--no-progress"]) == 0
+    assert f"on {QA.id} (test split, {len(tasks(QA, 'test'))} tasks)" in capsys.readouterr().out
+    config = json.loads((out / "config.json").read_text())
+    assert config["options"]["agent"] == "reader" and config["options"]["agent_options"] == {"lookup_order": "web_search"}
+    steps = [json.loads(line) for line in (out / "predictions.jsonl").read_text().splitlines()]
+    assert len(steps) == len(tasks(QA, "test"))
