@@ -331,17 +331,24 @@ def oracle_method(ctx: RunContext) -> Any:
 
 
 def reader_method(ctx: RunContext, **options: Any) -> Any:
-    """Reads the question, the transcript and the candidates (not the task); trains nothing.
+    """Reads the question, the transcript and the candidates (not the task); trains nothing. In a
+    text-mode suite it writes the same plan as tool calls (:mod:`searchgym.baselines.reader_text`).
 
     Options (``--option`` or ``--agent-option``): ``lookup_order`` (tools tried for a missing
     fact, comma-separated; default ``knowledge_base,web_search``), ``rotate_in_team`` (bool).
     """
     from searchgym.baselines.reader import ReaderActor, ReaderPolicy
+    from searchgym.baselines.reader_text import ReaderTextActor
+    from searchgym.registry import spec
 
     merged = {**ctx.options, **options}
     order = merged.get("lookup_order", "knowledge_base,web_search")
     order = tuple(t.strip() for t in order.split(",")) if isinstance(order, str) else tuple(order)
-    return ReaderActor(ReaderPolicy(lookup_order=order, rotate_in_team=bool(merged.get("rotate_in_team", True))))
+    policy = ReaderPolicy(lookup_order=order, rotate_in_team=bool(merged.get("rotate_in_team", True)))
+    settings = {**spec(ctx.suite.env_id).kwargs, **ctx.suite.kwargs}
+    if settings.get("action_mode", "text") == "text":
+        return ReaderTextActor(settings.get("tool_format", "hermes"), policy)
+    return ReaderActor(policy)
 
 
 random_method.trains = False  # type: ignore[attr-defined]
