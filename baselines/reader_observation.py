@@ -62,6 +62,7 @@ class Reading:
     me: str = ""
     can_answer: bool = True
     teammates: tuple[str, ...] = ()
+    tools: tuple[str, ...] | None = None  # a team member's own tools (None: no header, every tool)
     steps: list[tuple[str, str]] = field(default_factory=list)  # (action line, result text)
     notes: list[tuple[str, str]] = field(default_factory=list)  # (author, text)
     candidates: list[Candidate] = field(default_factory=list)
@@ -237,6 +238,8 @@ def read(observation: Mapping) -> Reading:
             reading.me = header[1]
             members = dict(_MEMBER.findall(header[2]))
             reading.can_answer = "submits the answer" in members.get(reading.me, "submits the answer")
+            if reading.me in members:
+                reading.tools = tuple(t.strip() for t in members[reading.me].split(";")[0].split(",") if t.strip())
             reading.teammates = tuple(m for m in members if m != reading.me)
         elif line.startswith("Question: ") and not reading.question:
             reading.question = line[len("Question: "):].strip()
