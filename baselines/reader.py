@@ -22,8 +22,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from searchgym.baselines.reader_observation import Candidate, Reading, operands, plain_name, read, sentence_facts
+from searchgym.baselines.reader_observation import (
+    Candidate,
+    Reading,
+    operands,
+    plain_name,
+    read,
+    sentence_facts,
+)
 from searchgym.baselines.reader_plan import Plan, parse_question
+
 from searchgym.world.schema import ATTRIBUTES, RELATIONS
 
 LOOKUP_TOOLS = ("knowledge_base", "web_search")

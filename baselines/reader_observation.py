@@ -18,7 +18,7 @@ from functools import lru_cache
 from searchgym.world.schema import ATTRIBUTES, ENTITY_TYPES, RELATIONS
 
 _ARROW = "  <- "
-_CALL = re.compile(r"^(?P<name>\w+)\((?P<body>.*)\)$", re.S)
+_CALL = re.compile(r"^(?P<name>\w+)\((?P<body>.*)\)$", re.DOTALL)
 _ARGUMENT = re.compile(r'(\w+)=("(?:[^"\\]|\\.)*")')
 _STEP = re.compile(r"^Step (\d+): (.*)$")
 _NOTE = re.compile(r"^\[round (\d+)\] (\w+): (.*)$")

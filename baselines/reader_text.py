@@ -15,12 +15,13 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from searchgym.actions import Action, format_action
 from searchgym.baselines.reader import LOOKUP_TOOLS, Need, ReaderPolicy
 from searchgym.baselines.reader_observation import Reading, operands, plain_name, read, sentence_facts
 from searchgym.baselines.reader_plan import Plan, parse_question
 
-_WRAPPED = re.compile(r"^\s*<(tool_response|information)>\n?(.*?)\n?</\1>", re.S)
+from searchgym.actions import Action, format_action
+
+_WRAPPED = re.compile(r"^\s*<(tool_response|information)>\n?(.*?)\n?</\1>", re.DOTALL)
 
 
 def unwrap(result: str) -> str:
@@ -93,7 +94,7 @@ class ReaderTextAgent:
         self.new_notes = len(fresh)
         if self._pending is not None:
             self.steps.append((self._pending, unwrap(result)))
-            own = re.match(r"^Your note is on the blackboard: (.*)$", result.strip(), re.S)
+            own = re.match(r"^Your note is on the blackboard: (.*)$", result.strip(), re.DOTALL)
             if own and self.header:  # the env tells others of a note, not its author: keep it on our board
                 self.notes.append(f"[round {len(self.steps)}] {self.header.split()[2]}: {own[1]}")
         self._pending = None

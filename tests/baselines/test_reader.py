@@ -7,10 +7,10 @@ import json
 
 import numpy as np
 import pytest
-
 from searchgym.baselines.reader import ReaderActor, ReaderPolicy
 from searchgym.baselines.reader_observation import read, sentence_facts
 from searchgym.baselines.reader_plan import Path, Plan, parse_question
+
 from searchgym.suites import Suite, make_env, register_suite, tasks
 from searchgym.world import shared_world
 

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from searchgym.baselines.reader_text import ReaderTextActor, ReaderTextAgent, result_lines, unwrap
 
 from searchgym.actions import Action, parse_action
-from searchgym.baselines.reader_text import ReaderTextActor, ReaderTextAgent, result_lines, unwrap
 from searchgym.harness.methods import RunContext, reader_method
 from searchgym.suites import Suite, make_env, register_suite, tasks
 
