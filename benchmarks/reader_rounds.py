@@ -15,8 +15,8 @@ import argparse
 from collections import defaultdict
 
 import numpy as np
-
 from searchgym.baselines.reader import ReaderActor, ReaderPolicy
+
 from searchgym.harness.evaluate import evaluate_suite
 from searchgym.suites import get_suite, make_env
 

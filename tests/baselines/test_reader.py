@@ -144,7 +144,11 @@ def test_a_name_dropped_from_the_candidates_is_shown_again_by_its_look_up():
     obs = observation(BRIDGE, [kb], ['knowledge_base(entity="Vexa 10")  <- name from the question',
                                      'web_search(query="Vexa 10")  <- name from the question',
                                      'knowledge_base(entity="Lurk")  <- name from the earlier result'])
-    assert chosen(obs) == 'knowledge_base(entity="Vexa 10")'  # its result lists "Qor Labs" again
+    assert chosen(obs) == 'web_search(query="Vexa 10")'  # a look-up not made yet, which names "Qor Labs" too
+    searched = ('web_search(query="Vexa 10")', "[1] Vexa 10 (https://wiki.searchgym.example/product/vexa-10)\n"
+                "Vexa 10 is a product.")
+    again = observation(BRIDGE, [kb, searched], list(obs["candidates"][:3]))
+    assert chosen(again) == 'knowledge_base(entity="Vexa 10")'  # the one whose result named it
 
 
 def test_comparison_answers_the_winner_by_the_schema_order():
