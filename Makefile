@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 OUT ?= runs/quick
 # The main comparison: three seeds of every outcome- and MARL baseline against CW-GRPO (ippo, mt_ppo,
 # gigpo and info_gain are one --methods away; they do not fit the 15-minute budget on 2 cores).
-MAIN_METHODS ?= cw_grpo,grpo,dr_grpo,mappo,coma,random,oracle
+MAIN_METHODS ?= cw_grpo,grpo,dr_grpo,mappo,coma,random,reader,oracle
 # The policy and extra options of the main comparison, e.g. the learned policy from the supervised base:
 # make main MAIN_POLICY=attn MAIN_METHODS=sft,cw_grpo,grpo,random,reader,oracle MAIN_OPTIONS="--option init=sft"
 MAIN_POLICY ?= hash

@@ -22,8 +22,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from searchgym.baselines.reader_observation import Candidate, Reading, operands, plain_name, read, sentence_facts
+from searchgym.baselines.reader_observation import (
+    Candidate,
+    Reading,
+    operands,
+    plain_name,
+    read,
+    sentence_facts,
+)
 from searchgym.baselines.reader_plan import Plan, parse_question
+
 from searchgym.world.schema import ATTRIBUTES, RELATIONS
 
 LOOKUP_TOOLS = ("knowledge_base", "web_search")
@@ -200,14 +208,10 @@ class ReaderPolicy:
                     return answer
             wanted = operands(need.expression)
             return _first([c for c in by_kind.get("calculator", []) if operands(c.arg()) == wanted])
-        found = self._lookup(by_kind, reading, need.name, rank)
-        if found is None and need.via:  # the name fell off the list: the look-up that showed it shows it again
-            shown = [(need.name not in result, action) for action, result in reading.steps
-                     if (f'="{need.via}")' in action)]
-            lookups = [c for tool in LOOKUP_TOOLS for c in by_kind.get(tool, []) if c.arg() == need.via]
-            for _, action in sorted(shown, key=lambda item: item[0]):
-                found = found or next((c for c in lookups if _call_line(c) == action), None)
-            found = found or _first(lookups)
+        found = self._lookup(by_kind, reading, need.name, rank, fresh_only=True)
+        if found is None and need.via:  # the name fell off the list: a look-up of what named it lists it again
+            found = self._show_again(by_kind, reading, need)
+        found = found or self._lookup(by_kind, reading, need.name, rank)
         if found is None and self._asks_first(plan, reading, by_kind):
             return _first(by_kind["ask_for_clarification"])
         return found
@@ -225,6 +229,19 @@ class ReaderPolicy:
         lookup = self._lookup(by_kind, reading, need.name, rank, prefer=("web_search", "knowledge_base"),
                               fresh_only=best is not None)
         return lookup or best if reading.can_answer and any(t in by_kind for t in LOOKUP_TOOLS) else lookup
+
+    @staticmethod
+    def _show_again(by_kind, reading: Reading, need: Need) -> Candidate | None:
+        """A look-up of ``need.via`` (whose fact named ``need.name``): one not made yet first, then
+        one whose result named it."""
+        results = {action: result for action, result in reading.steps}
+        options = []
+        for tool in LOOKUP_TOOLS:
+            for c in by_kind.get(tool, []):
+                if c.arg() == need.via:
+                    line = _call_line(c)
+                    options.append((line in results, need.name not in results.get(line, ""), c.index, c))
+        return min(options, key=lambda o: o[:3])[-1] if options else None
 
     @staticmethod
     def _asks_first(plan: Plan, reading: Reading, by_kind) -> bool:

@@ -18,7 +18,7 @@ from functools import lru_cache
 from searchgym.world.schema import ATTRIBUTES, ENTITY_TYPES, RELATIONS
 
 _ARROW = "  <- "
-_CALL = re.compile(r"^(?P<name>\w+)\((?P<body>.*)\)$", re.S)
+_CALL = re.compile(r"^(?P<name>\w+)\((?P<body>.*)\)$", re.DOTALL)
 _ARGUMENT = re.compile(r'(\w+)=("(?:[^"\\]|\\.)*")')
 _STEP = re.compile(r"^Step (\d+): (.*)$")
 _NOTE = re.compile(r"^\[round (\d+)\] (\w+): (.*)$")
@@ -62,6 +62,7 @@ class Reading:
     me: str = ""
     can_answer: bool = True
     teammates: tuple[str, ...] = ()
+    tools: tuple[str, ...] | None = None  # a team member's own tools (None: no header, every tool)
     steps: list[tuple[str, str]] = field(default_factory=list)  # (action line, result text)
     notes: list[tuple[str, str]] = field(default_factory=list)  # (author, text)
     candidates: list[Candidate] = field(default_factory=list)
@@ -125,9 +126,12 @@ def _sentence_patterns() -> tuple[tuple[re.Pattern, tuple[str, ...], bool], ...]
         regex = re.escape(template)
         for slot, body in (("s", name), ("o", r"[^;]+?"), ("y", r"\d{4}")):
             regex = regex.replace(re.escape("{" + slot + "}"), f"(?P<{slot}>{body})")
-        out.append((re.compile("^" + regex + "$"), tuple(dict.fromkeys(predicates)), current))
-    out.sort(key=lambda item: item[2])  # dated templates first: "In 2019, X ..." is not a current fact
-    return tuple(out)
+        literal = len(re.sub(r"\{\w\}", "", template))
+        out.append((literal, re.compile("^" + regex + "$"), tuple(dict.fromkeys(predicates)), current))
+    # dated templates first ("In 2019, X ..." is not a current fact), then the most specific wording
+    # ("X was born in the year 1962." before "X was born in Y.")
+    out.sort(key=lambda item: (item[3], -item[0]))
+    return tuple(item[1:] for item in out)
 
 
 _NUMERIC = {a.name for a in ATTRIBUTES}
@@ -143,6 +147,8 @@ def sentence_facts(sentence: str) -> list[tuple[str, str, str]]:
             return []
         value = _value(match["o"])
         numeric = bool(_NUMBER.match(value))
+        if not numeric and not value[:1].isupper():
+            continue  # an entity's name starts with a capital ("the year 1962" is not a city)
         kept = [p for p in predicates if (p in _NUMERIC) == numeric]
         if kept:
             return [(match["s"], p, value) for p in kept]
@@ -232,6 +238,8 @@ def read(observation: Mapping) -> Reading:
             reading.me = header[1]
             members = dict(_MEMBER.findall(header[2]))
             reading.can_answer = "submits the answer" in members.get(reading.me, "submits the answer")
+            if reading.me in members:
+                reading.tools = tuple(t.strip() for t in members[reading.me].split(";")[0].split(",") if t.strip())
             reading.teammates = tuple(m for m in members if m != reading.me)
         elif line.startswith("Question: ") and not reading.question:
             reading.question = line[len("Question: "):].strip()

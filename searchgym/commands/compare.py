@@ -43,7 +43,7 @@ def parse_options(items: list[str] | None) -> dict[str, object]:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--suite", required=True, help="suite id (see `searchgym suites`)")
-    parser.add_argument("--methods", default="random,oracle",
+    parser.add_argument("--methods", default="random,reader,oracle",
                         help=f"comma list of {', '.join(METHODS)}, import paths module:callable, or label=module:callable; "
                              "a labelled entry may take its own options: grpo_team=grpo[group_by=team;lr=0.001]")
     parser.add_argument("--seeds", default="1", help="number of seeds (3 -> 0,1,2) or a comma list")
