@@ -1,6 +1,7 @@
 """Cost per agent-step of the ``attn`` policy against ``hash``, side by side in one process.
 
-Observations are real ones: the reader plays ``--tasks`` train tasks of the suite (every acting
+Observations are real ones: the reader plays ``--tasks`` train tasks of the suite (a seeded
+sample, so every family and late, long observations are in it; every acting
 agent's observation is kept). For each policy and batch size (8: a rollout round; 128: an update
 minibatch) it times a no-grad forward (rollouts) and a forward + backward of the log-probability
 (updates) over the same observations, after one warm-up pass (token caches full, as in training,
@@ -15,6 +16,7 @@ from __future__ import annotations
 import argparse
 import time
 
+import numpy as np
 import torch
 
 
@@ -24,8 +26,9 @@ def observations(suite_id: str, n_tasks: int) -> list[dict]:
     from searchgym.suites import get_suite, make_env, tasks
 
     suite = get_suite(suite_id)
-    examples, _ = demonstrations(make_env(suite, "train"), ReaderActor(ReaderPolicy()),
-                                 tasks(suite, "train")[:n_tasks], seed=0)
+    train = tasks(suite, "train")
+    picked = [train[i] for i in np.random.default_rng(0).permutation(len(train))[:n_tasks]]  # every family
+    examples, _ = demonstrations(make_env(suite, "train"), ReaderActor(ReaderPolicy()), picked, seed=0)
     return examples.observations(range(len(examples)))
 
 
@@ -63,7 +66,8 @@ def main() -> None:
     from searchgym.agents.policy import make_policy
 
     obs = observations(args.suite, args.tasks)
-    print(f"{len(obs)} observations from {args.tasks} train tasks of {args.suite}, {args.threads} thread(s)")
+    print(f"{len(obs)} observations from {args.tasks} train tasks of {args.suite}, {args.threads} thread(s); "
+          "milliseconds per agent-step")
     print(f"{'batch':>5} {'pass':<17} {'hash cpu ms':>11} {'attn cpu ms':>11} {'ratio':>6}   "
           f"{'hash wall ms':>12} {'attn wall ms':>12} {'ratio':>6}")
     for batch in (8, 128):
