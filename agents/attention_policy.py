@@ -134,7 +134,8 @@ class AttentionPolicy(CandidatePolicy):
             size = [len(o.context.ints) + sum(len(o.candidates[c].ints) for c in np.flatnonzero(m))
                     for o, m in zip(toks, mask)]
             order = np.argsort(size, kind="stable")
-            parts = [self._forward([toks[i] for i in idx], mask[idx]) for idx in np.array_split(order, -(-len(order) // CHUNK))]
+            chunks = np.array_split(order, -(-len(order) // CHUNK))
+            parts = [self._forward([toks[i] for i in idx], mask[idx]) for idx in chunks]
             back = torch.from_numpy(np.argsort(order)).to(self.device)
             logits = torch.cat([p[0] for p in parts])[back]
             values = torch.cat([p[1] for p in parts])[back]
@@ -156,9 +157,11 @@ class AttentionPolicy(CandidatePolicy):
         e_cand = cand.new_zeros(*mask.shape, self.dim)
         e_cand[torch.as_tensor(mask, device=self.device)] = cand
         overlap = np.stack([self.critic_overlap.observation_features(t, c) for t, c in zip(texts, cands)])
-        return e_obs, e_cand, torch.as_tensor(mask, device=self.device), torch.from_numpy(overlap).float().to(self.device)
+        overlap_t = torch.from_numpy(overlap).float().to(self.device)
+        return e_obs, e_cand, torch.as_tensor(mask, device=self.device), overlap_t
 
-    def _forward(self, toks: list[ObservationTokens], mask: np.ndarray, features: bool = False) -> tuple[Tensor, Tensor]:
+    def _forward(self, toks: list[ObservationTokens], mask: np.ndarray,
+                 features: bool = False) -> tuple[Tensor, Tensor]:
         dev = self.device
         # 1. the context of each observation, once
         c_ints, c_match, _, c_len = self._pad([[o.context] for o in toks])
@@ -177,7 +180,8 @@ class AttentionPolicy(CandidatePolicy):
         real = torch.from_numpy(owner >= 0).to(dev)
         flat = torch.from_numpy((first[:, None] + np.maximum(owner, 0))[owner >= 0]).to(dev)
         x = self._embed(k_ints, k_match)
-        x = x.masked_scatter(real.unsqueeze(-1), (x[real] + self.bind(self._segment_mean(x[real], flat, len(rows))[flat])))
+        bound = x[real] + self.bind(self._segment_mean(x[real], flat, len(rows))[flat])
+        x = x.masked_scatter(real.unsqueeze(-1), bound)
         x = self.norm(self.cand_cross(x, ctx, ctx_keep.unsqueeze(1)))
         # 3. pool each candidate's tokens (mean and max), score it beside the question
         tokens = x[real]
@@ -188,13 +192,15 @@ class AttentionPolicy(CandidatePolicy):
             return ctx_mean, mean
         q = self.norm(q_pool)[torch.from_numpy(rows).to(dev)]
         taken = torch.from_numpy(np.array([toks[r].taken[c] for r, c in zip(rows, cols)], dtype=np.float32))
-        admissible = self.score_head(torch.cat([mean, maxed, q, mean * q, taken.to(dev).view(-1, 1)], -1)).squeeze(-1)
+        features_j = torch.cat([mean, maxed, q, mean * q, taken.to(dev).view(-1, 1)], -1)
+        admissible = self.score_head(features_j).squeeze(-1)
         floor = torch.full(mask.shape, torch.finfo(admissible.dtype).min, dtype=admissible.dtype, device=dev)
         return floor.masked_scatter(torch.as_tensor(mask, device=dev), admissible), values
 
     def _segment_mean(self, tokens: Tensor, owner: Tensor, n: int) -> Tensor:
         total = torch.zeros(n, self.dim, device=tokens.device, dtype=tokens.dtype).index_add(0, owner, tokens)
-        count = torch.zeros(n, device=tokens.device, dtype=tokens.dtype).index_add(0, owner, torch.ones_like(owner, dtype=tokens.dtype))
+        ones = torch.ones_like(owner, dtype=tokens.dtype)
+        count = torch.zeros(n, device=tokens.device, dtype=tokens.dtype).index_add(0, owner, ones)
         return total / count.clamp_min(1).unsqueeze(1)
 
     @staticmethod
@@ -220,11 +226,14 @@ class TokenBag:
 ATTN_KWARGS = ("dim", "heads", "hidden", "n_buckets")
 
 
-def make_attention_policy(device: str | torch.device = "cpu", seed: int | None = None, **kwargs: Any) -> AttentionPolicy:
-    """An AttentionPolicy on ``device``; ``seed`` fixes the initial weights without touching global RNG state."""
+def make_attention_policy(device: str | torch.device = "cpu", seed: int | None = None,
+                          **kwargs: Any) -> AttentionPolicy:
+    """An AttentionPolicy on ``device``; ``seed`` fixes the initial weights without touching the
+    global RNG state."""
     unknown = sorted(set(kwargs) - set(ATTN_KWARGS))
     if unknown:
-        raise ValueError(f"unknown option(s) for the attn policy: {', '.join(unknown)}; accepted: {', '.join(ATTN_KWARGS)}")
+        raise ValueError(f"unknown option(s) for the attn policy: {', '.join(unknown)}; "
+                         f"accepted: {', '.join(ATTN_KWARGS)}")
     scope = torch.random.fork_rng(devices=[]) if seed is not None else contextlib.nullcontext()
     with scope:
         if seed is not None:

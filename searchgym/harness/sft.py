@@ -157,8 +157,10 @@ def build_base(ctx: RunContext, config: SFTConfig, key: str, folder: Path) -> No
         "policy": ctx.policy, "settings": asdict(config), "sha256": sha, "examples": steps,
         "demonstrator_train_success": progress["demo_success"], "dagger_success": progress["dagger_success"],
         "losses": progress["losses"], "dev_agreement": agree, "dev_success": dev["success"],
-        "built_by_pid": os.getpid(), "build_wall_seconds": round(build_seconds[0], 2), "build_cpu_seconds": round(build_seconds[1], 2),
-        "curve": [{"step": steps, "dev_success": dev["success"], "dev_f1": dev["f1"], "dev_agreement": agree["all"]}],
+        "built_by_pid": os.getpid(), "build_wall_seconds": round(build_seconds[0], 2),
+        "build_cpu_seconds": round(build_seconds[1], 2),
+        "curve": [{"step": steps, "dev_success": dev["success"], "dev_f1": dev["f1"],
+                   "dev_agreement": agree["all"]}],
     })
     (folder / PARTIAL).unlink(missing_ok=True)
 
