@@ -188,10 +188,11 @@ def base_population(ctx: RunContext, meta: Mapping[str, Any]) -> tuple[Populatio
 
 
 def sft_method(ctx: RunContext) -> PolicyActor:
-    """The supervised base, scored as the RL methods are (sampled). Options: the ``sft_*`` settings."""
+    """The supervised base, scored as the RL methods are (sampled; ``decoding=greedy`` as for them).
+    Options: the ``sft_*`` settings."""
     meta = ensure_base(ctx, sft_config(ctx.options))
     ctx.records["base"] = base_record(meta)
     for row in meta["curve"]:
         ctx.log(dict(row))
     population, agents = base_population(ctx, meta)
-    return PolicyActor(population, agents, decoding="sample", seed=ctx.seed)
+    return PolicyActor(population, agents, decoding=str(ctx.options.get("decoding", "sample")), seed=ctx.seed)

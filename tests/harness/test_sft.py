@@ -174,3 +174,12 @@ def test_the_reader_is_the_default_demonstrator_and_labels_from_the_observation(
     reader = ReaderPolicy()
     observations = examples.observations(range(len(examples)))
     assert len(examples) > 0 and [reader.choose(o) for o in observations] == examples.action
+
+
+def test_sft_scores_sampled_by_default_and_greedy_on_request(tmp_path):
+    from searchgym.harness.sft import sft_method
+
+    assert sft_method(_ctx(tmp_path)).decoding == "sample"
+    assert sft_method(_ctx(tmp_path, {**SFT, "decoding": "greedy"})).decoding == "greedy"
+    with pytest.raises(ValueError, match="unknown decoding 'best'; accepted: sample, greedy"):
+        sft_method(_ctx(tmp_path, {**SFT, "decoding": "best"}))
