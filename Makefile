@@ -8,7 +8,11 @@ BIN := $(VENV)/bin
 OUT ?= runs/quick
 # The main comparison: three seeds of every outcome- and MARL baseline against CW-GRPO (ippo, mt_ppo,
 # gigpo and info_gain are one --methods away; they do not fit the 15-minute budget on 2 cores).
-MAIN_METHODS ?= cw_grpo,grpo,dr_grpo,mappo,coma,random,oracle
+MAIN_METHODS ?= cw_grpo,grpo,dr_grpo,mappo,coma,random,reader,oracle
+# The policy and extra options of the main comparison, e.g. the learned policy from the supervised base:
+# make main MAIN_POLICY=attn MAIN_METHODS=sft,cw_grpo,grpo,random,reader,oracle MAIN_OPTIONS="--option init=sft"
+MAIN_POLICY ?= hash
+MAIN_OPTIONS ?=
 
 .PHONY: setup main test wheel-check browser bench clean
 
@@ -21,7 +25,7 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 main: setup
-	$(BIN)/searchgym compare --suite quick-v2 --methods $(MAIN_METHODS) --seeds 3 --budget 20000 --workers 2 --device auto --out $(OUT)
+	$(BIN)/searchgym compare --suite quick-v2 --methods $(MAIN_METHODS) --seeds 3 --budget 20000 --workers 2 --device auto --policy $(MAIN_POLICY) $(MAIN_OPTIONS) --out $(OUT)
 
 # Headless Chromium for the leaderboard page test (Debian's package; needs root and apt).
 browser:

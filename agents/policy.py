@@ -345,6 +345,8 @@ class CandidatePolicy(nn.Module):
 
 
 POLICY_KWARGS = ("hidden", "overlap_features")
+#: The learned-attention policy (agents/attention_policy.py), beside the encoder-backed ones.
+ATTN = "attn"
 
 
 def make_policy(
@@ -354,14 +356,21 @@ def make_policy(
     encoder: TextEncoder | None = None,
     **kwargs: Any,
 ) -> CandidatePolicy:
-    """Build a CandidatePolicy with encoder `name` ("hash", "minilm", "hf") on `device`.
+    """Build a CandidatePolicy with encoder `name` ("hash", "minilm", "hf") on `device`, or the
+    AttentionPolicy for `name="attn"` (its kwargs: dim, heads, hidden, n_buckets).
 
     `hidden=` and `overlap_features=` go to the policy, other kwargs to the encoder (e.g. dim=,
     config=). `seed` makes the initial weights reproducible without touching torch's global RNG
     state. Pass `encoder=` to reuse an existing encoder (shared trunk); `name` must still be valid.
     """
+    if name == ATTN:  # learned attention over the observation's tokens, no text encoder
+        if encoder is not None:
+            raise ValueError("the attn policy has no separate encoder to share; use population mode 'shared' or 'separate'")
+        from .attention_policy import make_attention_policy
+
+        return make_attention_policy(device=device, seed=seed, **kwargs)
     if name not in ENCODERS:
-        raise ValueError(f"unknown policy/encoder {name!r}; accepted: {sorted(ENCODERS)}")
+        raise ValueError(f"unknown policy/encoder {name!r}; accepted: {sorted([*ENCODERS, ATTN])}")
     dev = resolve_device(device)
     policy_kwargs = {k: kwargs.pop(k) for k in POLICY_KWARGS if k in kwargs}
     rng_scope = torch.random.fork_rng(devices=[]) if seed is not None else contextlib.nullcontext()

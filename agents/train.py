@@ -37,16 +37,20 @@ from searchgym.registry import spec as env_spec
 from .advantages import AdvantageConfig, AdvantageResult, compute_advantages
 from .calibration import CalibrationConfig, Calibrator
 from .encoders import resolve_device
+from .imitation import SFTConfig
 from .losses import LossConfig, fit_value, policy_loss
 from .population import Population
 from .reference import ReferencePolicy, evaluate_with_kl
 from .policy_actor import DECODINGS, DEV_DECODING_SEED, PolicyActor  # noqa: F401 (re-exported)
+from .sft_base import load_base_into
 from .rollout import RolloutStats, collect_parallel, collect_vector, evaluate_single
 from .trainer_base import METRICS, TrainerBase
 from .update_batch import UpdateBatch
 
 #: Step-0 dev scores by (env, dev tasks, initial weights); see ``Trainer._start_point``.
 _START_POINTS: dict[tuple, dict[str, float]] = {}
+#: Where a run's policy starts: its seeded initial weights, or the supervised base.
+INITS = ("scratch", "sft")
 
 
 
@@ -79,6 +83,9 @@ class TrainConfig:
     rollout_workers: int = 0  # >= 1: rollouts on that many Ray actors (rollout_workers.py); 0: in process
     decoding: str = "sample"  # how the dev curve and the deployed policy act: see DECODINGS
     group_by: str = "auto"  # team envs: "role" (each agent across a task's G episodes) or "team" (all pooled)
+    init: str = "scratch"  # "sft": the policy starts from the supervised base (see searchgym.harness.sft)
+    init_checkpoint: str | None = None  # the base's file, set by the harness when init="sft"
+    sft: SFTConfig = field(default_factory=SFTConfig)  # how that base is built (sft_tasks, sft_demonstrator, ...)
 
     def __post_init__(self) -> None:
         from .advantages import ADVANTAGE_ESTIMATORS, NEEDS_VALUES
@@ -92,7 +99,10 @@ class TrainConfig:
                              "must fit a value head or a critic)")
         if self.minibatch_size is not None and self.minibatch_size < 1:
             raise ValueError(f"minibatch_size must be >= 1 steps, or None for the whole batch; got {self.minibatch_size}")
-        for section, kind in (("advantage", AdvantageConfig), ("loss", LossConfig), ("calibration", CalibrationConfig)):
+        if self.init not in INITS:
+            raise ValueError(f"unknown init {self.init!r}; accepted: {', '.join(INITS)}")
+        for section, kind in (("advantage", AdvantageConfig), ("loss", LossConfig), ("calibration", CalibrationConfig),
+                              ("sft", SFTConfig)):
             value = getattr(self, section)
             if isinstance(value, dict):  # a checkpoint's or config.json's asdict() form
                 setattr(self, section, kind(**value))
@@ -137,6 +147,11 @@ class Trainer(TrainerBase):
         self.n_agents = 1 if self.kind == "single" else len(self.env.possible_agents)
         self.population = Population.build(config.population_mode, self.n_agents, encoder=config.policy,
                                            device=self.device, seed=config.seed, **config.policy_kwargs)
+        if config.init == "sft":  # a resumed run's checkpoint then replaces these weights
+            if not config.init_checkpoint:
+                raise ValueError("init='sft' needs the base's file (init_checkpoint); the harness builds it: run the "
+                                 "method through searchgym compare/train with --option init=sft")
+            load_base_into(self.population, config.init_checkpoint, config.policy)
         self.optimizer = torch.optim.Adam(self.population.parameters(), lr=config.lr)
         self.calibrator = Calibrator(config.calibration)
         self.rng = np.random.default_rng(config.seed)

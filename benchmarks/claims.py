@@ -8,7 +8,8 @@ Three comparisons, every run through the harness (``run_comparison``: one folder
 when interrupted, atomic results; re-running the same command skips finished runs):
 
 1. **main** (``--suite``, quick-v2: 160 multi-hop test tasks, 8 rounds): cw_grpo against grpo,
-   dr_grpo, mt_ppo, gigpo, info_gain, mappo and coma, with random and oracle as anchors;
+   dr_grpo, mt_ppo, gigpo, info_gain, mappo and coma, with random, reader and the privileged oracle as
+   anchors;
 2. **roles** (``--role-suite``, team-v2: lead, searcher, analyst): the naive whole-team group
    (``grpo_team = grpo[group_by=team]``) against per-role groups (grpo_role, cw_grpo_role);
 3. **ablation** (``--suite``): plain GRPO (no entropy bonus), GRPO with every calibration flag, and
@@ -36,14 +37,22 @@ import claims_report as cr  # noqa: E402
 
 from searchgym.commands.compare import parse_options, parse_seeds  # noqa: E402
 from searchgym.harness.compare import Comparison, run_comparison  # noqa: E402
-from searchgym.harness.methods import parse_methods  # noqa: E402
+from searchgym.harness.methods import parse_methods, shown_label  # noqa: E402
 from searchgym.harness.plots import curve_from_rows, plot_learning_curves  # noqa: E402
 from searchgym.harness.provenance import git_revision  # noqa: E402
-from searchgym.harness.report import RunRecord, load_runs, metric_table, summary_rows  # noqa: E402
+from searchgym.harness.report import (  # noqa: E402
+    RunRecord,
+    anchors_note,
+    load_runs,
+    metric_table,
+    privileged_labels,
+    summary_rows,
+)
 from searchgym.suites import get_suite  # noqa: E402
 
 REFERENCE = "cw_grpo"
-MAIN_METHODS = ("cw_grpo", "grpo", "dr_grpo", "mt_ppo", "gigpo", "info_gain", "mappo", "coma", "random", "oracle")
+MAIN_METHODS = ("cw_grpo", "grpo", "dr_grpo", "mt_ppo", "gigpo", "info_gain", "mappo", "coma", "random", "reader",
+                "oracle")
 ROLE_METHODS = ("cw_grpo_role", "grpo_role", "grpo_team=grpo[group_by=team]")
 ROLE_PAIRS = (("grpo_role", "grpo_team"), ("cw_grpo_role", "grpo_role"), ("cw_grpo_role", "grpo_team"))
 #: Plain GRPO: the grpo method without its entropy bonus (grpo's default 0.01 is the "entropy" flag).
@@ -125,6 +134,7 @@ def success_table(records: list[RunRecord], labels: list[str], paired: dict[str,
     """Mean test success [95% CI] per method and, for the methods in ``paired``, the paired
     difference ``diff`` (e.g. "cw_grpo - method") with its raw and Holm-corrected p."""
     aggregate = {r["method"]: r for r in summary_rows(records) if r["aggregate"] and r["family"] == "all"}
+    privileged = privileged_labels(records)
     extra = f" paired diff ({diff}) [95% CI] | raw p | Holm p |" if paired is not None else ""
     lines = ["| method | seeds | success [95% CI] |" + extra, "|---|---|---|" + ("---|---|---|" if extra else "")]
     for label in labels:
@@ -136,7 +146,7 @@ def success_table(records: list[RunRecord], labels: list[str], paired: dict[str,
             p = paired.get(label)
             cells = " — | — | — |" if p is None else (f" {p.difference:+.3f} [{p.low:+.3f}, {p.high:+.3f}] | "
                                                       f"{cr.format_p(p.p_raw)} | {cr.format_p(p.p_holm)} |")
-        lines.append(f"| {label} | {a['seeds']} | {a['success']:.3f} [{a['success_low']:.3f}, "
+        lines.append(f"| {shown_label(label, privileged)} | {a['seeds']} | {a['success']:.3f} [{a['success_low']:.3f}, "
                      f"{a['success_high']:.3f}] |" + cells)
     return "\n".join(lines)
 
@@ -155,7 +165,8 @@ def figure(args, records: list[RunRecord], name: str, key: str = "dev_success", 
         r.label: float(r.result.get("dev", {}).get("all", {}).get("success", 0.0))
         for r in records if not r.config.get("trains", True)}
     path = plot_learning_curves(curves(records, key), flat, args.figures / f"{name}.png", title=f"{name}: {ylabel}",
-                                ylabel=ylabel, ylim=(-0.02, 1.02) if key == "dev_success" else None)
+                                ylabel=ylabel, ylim=(-0.02, 1.02) if key == "dev_success" else None,
+                                privileged=privileged_labels(records))
     return f"![{name}]({Path(os.path.relpath(path, args.results.parent)).as_posix()})"
 
 
@@ -166,7 +177,7 @@ def scale(records: list[RunRecord]) -> tuple[int, int]:
 
 
 def main_section(args, records: list[RunRecord], labels: list[str]) -> list[str]:
-    anchors = {r.label for r in records if not r.config.get("trains", True)}  # random, oracle: bounds, not claims
+    anchors = {r.label for r in records if not r.config.get("trains", True)}  # random, reader, oracle: anchors
     rows = cr.paired_rows(records, [(REFERENCE, label) for label in labels if label not in anchors | {REFERENCE}])
     anchor_rows = cr.paired_rows(records, [(REFERENCE, label) for label in labels if label in anchors])
     seeds, tasks = scale(records)
@@ -176,10 +187,11 @@ def main_section(args, records: list[RunRecord], labels: list[str]) -> list[str]
     return [f"## 1. cw_grpo against every method on `{args.suite}`", "",
             "Test success, mean over seeds and tasks with a 95% two-level bootstrap interval; paired sign-flip "
             f"test on per-task success, Holm-Bonferroni over the {len(rows)} comparisons of {REFERENCE} with the "
-            "other learning methods (random and oracle are anchors, corrected among themselves).", "",
+            "other learning methods (random, reader and oracle are anchors, corrected among themselves).", "",
             success_table(records, labels, {r.b: r for r in rows + anchor_rows}, f"{REFERENCE} - method"), "",
+            *([note, ""] if (note := anchors_note(labels, privileged_labels(records))) else []),
             "Per family (test success [95% CI]):", "",
-            metric_table(summary_rows(records), "success", labels), "", figure(args, records, "main_dev_success"), "",
+            metric_table(summary_rows(records), "success", labels, privileged_labels(records)), "", figure(args, records, "main_dev_success"), "",
             "**Reading (generated from the numbers above).**", "", *[f"- {line}" for line in reading], ""]
 
 

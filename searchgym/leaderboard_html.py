@@ -15,9 +15,13 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from searchgym.harness.methods import PRIVILEGED_METHOD_NAMES, PRIVILEGED_NOTE, shown_label
+
 if TYPE_CHECKING:
     from searchgym.leaderboard import Verified
 
+_PRIVILEGED_NOTE = (f"A method marked (privileged) {PRIVILEGED_NOTE}. "
+                   "The reader baseline, like random, reads only what an agent sees.")
 _TRAINED_NOTE = ("Trained by: `re-trained` rows were re-run by a maintainer from their recorded run config "
                  "(`searchgym leaderboard retrain`) and gave the submitted predictions; `self-reported` rows "
                  "were re-scored, not re-run, so they show what was submitted, not who trained it.")
@@ -60,7 +64,8 @@ def _row(entry: Verified, rank: int, families: Sequence[str]) -> list[tuple[str,
     """(text, sort value, kind) per column."""
     s, m = entry.submission, entry.metrics
     hardware = s["hardware"].get("device_name") or s["hardware"]["device"]
-    cells = [(str(rank), rank, "number"), (s["method"]["name"], s["method"]["name"], "text"),
+    name = shown_label(s["method"]["name"], PRIVILEGED_METHOD_NAMES)
+    cells = [(str(rank), rank, "number"), (name, name, "text"),
              (f"{m['success']:.3f}", m["success"], "number"), (f"{m['f1']:.3f}", m["f1"], "number")]
     for family in families:
         value = m["families"].get(family, {}).get("success")
@@ -86,7 +91,7 @@ def render_markdown(entries: Sequence[Verified]) -> str:
              "(each re-scored against its regenerated suite). A sortable view is in `index.html`."), "",
              ("To submit: `searchgym leaderboard submit RUN_DIR --name NAME --description TEXT`, then "
              "`searchgym leaderboard verify FILE` and open a pull request adding the file to `submissions/`."), "",
-             _TRAINED_NOTE, ""]
+             _TRAINED_NOTE, "", _PRIVILEGED_NOTE, ""]
     suites = _sorted_by_suite(entries)
     if not suites:
         lines.append("No verified submissions yet.")
@@ -159,7 +164,7 @@ def render_html(entries: Sequence[Verified]) -> str:
              "<h1>searchgym leaderboard</h1>",
              ("<p>Every row was verified by <code>searchgym leaderboard verify</code>: the suite was regenerated "
              "and the predictions re-scored. Click a column header to sort.</p>"),
-             f"<p>{e(_TRAINED_NOTE).replace('`', '')}</p>"]
+             f"<p>{e(_TRAINED_NOTE).replace('`', '')}</p>", f"<p>{e(_PRIVILEGED_NOTE)}</p>"]
     suites = _sorted_by_suite(entries)
     if not suites:
         parts.append("<p>No verified submissions yet.</p>")

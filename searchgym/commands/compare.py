@@ -43,7 +43,7 @@ def parse_options(items: list[str] | None) -> dict[str, object]:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--suite", required=True, help="suite id (see `searchgym suites`)")
-    parser.add_argument("--methods", default="random,oracle",
+    parser.add_argument("--methods", default="random,reader,oracle",
                         help=f"comma list of {', '.join(METHODS)}, import paths module:callable, or label=module:callable; "
                              "a labelled entry may take its own options: grpo_team=grpo[group_by=team;lr=0.001]")
     parser.add_argument("--seeds", default="1", help="number of seeds (3 -> 0,1,2) or a comma list")
@@ -51,7 +51,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--device", default="auto", help="auto (CUDA where present), cpu, cuda or cuda:N")
     parser.add_argument("--workers", type=int, default=1, help="parallel worker processes (1 runs inline)")
     parser.add_argument("--out", required=True, type=Path, help="output folder (re-use it to resume)")
-    parser.add_argument("--policy", default="hash", help="policy backbone for learning methods: hash, minilm, hf")
+    parser.add_argument("--policy", default="hash", help="policy backbone for learning methods: hash, attn, minilm, hf")
     parser.add_argument("--reference", default="cw_grpo", help="method tested against every other")
     parser.add_argument("--option", action="append", metavar="KEY=VALUE", help="method option (repeatable)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")

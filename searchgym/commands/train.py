@@ -32,7 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="seed of the run's generators")
     parser.add_argument("--device", default="auto", help="auto, cpu, cuda or cuda:N")
     parser.add_argument("--out", default="runs/train", help="run folder (resumes if it holds an unfinished run)")
-    parser.add_argument("--policy", default="hash", help="hash, minilm, hf or llm")
+    parser.add_argument("--policy", default="hash", help="hash, attn, minilm, hf or llm")
     parser.add_argument("--model", default=None, help="HF model path or id (hf and llm policies)")
     parser.add_argument("--world-seed", type=int, default=0, help="which fictional world")
     parser.add_argument("--world-size", default="small", help="tiny, small, medium, large, xl or an int")

@@ -35,8 +35,9 @@ from typing import Any
 from searchgym.harness.methods import METHODS, load_callable
 
 #: TrainConfig fields that the harness sets from the suite and the command line, not options.
-HARNESS_FIELDS = ("env_id", "env_kwargs", "policy", "budget", "seed", "device", "estimator", "method")
-SECTIONS = ("advantage", "loss", "calibration")
+HARNESS_FIELDS = ("env_id", "env_kwargs", "policy", "budget", "seed", "device", "estimator", "method",
+                  "init_checkpoint")
+SECTIONS = ("advantage", "loss", "calibration", "sft")
 #: A default that is resolved when the run starts: the env's step limit per agent (Dr.GRPO's L).
 ENV_STEP_LIMIT = "env_step_limit"
 
@@ -209,6 +210,12 @@ def train_spec(ctx, spec: MethodSpec):
 
     trainer_cls = load_callable(spec.trainer, f"trainer of {spec.name}")
     config = build_config(spec, ctx, trainer_cls)
+    if config.init == "sft":  # the comparison's shared base of this (suite, seed, policy, sft settings)
+        from searchgym.harness.sft import base_record, ensure_base
+
+        meta = ensure_base(ctx, config.sft)
+        config.init_checkpoint = meta["path"]
+        ctx.records["base"] = base_record(meta)
     dev = [t.id for t in ctx.tasks("dev")]  # every method's curve is on the suite's own dev split
     trainer = trainer_cls(config, out_dir=ctx.checkpoint_dir, log=ctx.log, dev_tasks=dev)
     trainer.train(progress=ctx.progress)

@@ -17,7 +17,9 @@ owned by this run; keep checkpoints under ``ctx.checkpoint_dir``; **if a checkpo
 resume from it**: the run was interrupted and is being re-run), ``policy`` (the policy backbone,
 default "hash"), ``log(row)`` (appends a row to ``metrics.jsonl``), ``progress`` (True when
 the method may draw its own progress bar), ``threads`` (CPU threads this run may use),
-``options`` (free-form method options, a dict). Helpers: ``ctx.make_env(split)``,
+``options`` (free-form method options, a dict), ``bases_dir`` (the comparison's folder of
+supervised bases, shared by its runs: ``searchgym.harness.sft``), ``records`` (a dict the run's
+``config.json`` gets once the method returns: what the run started from). Helpers: ``ctx.make_env(split)``,
 ``ctx.tasks(split)``, ``ctx.evaluate(actor, split="dev")`` -> ``{"success", "f1", "n", ...}``,
 ``ctx.rng()``.
 
@@ -36,8 +38,9 @@ resume...). When a resumed run logs a step again, the last row for that step win
   infos: dict) -> dict[agent, action]`` for the agents in ``observations`` (the live ones);
 - optional ``actor.reset()``: called after each ``env.reset`` (per-episode state).
 
-Random and oracle train nothing (``trains = False`` on the callable: the budget is ignored and
-recorded as 0).
+Random, reader and oracle train nothing (``trains = False`` on the callable: the budget is ignored
+and recorded as 0). The oracle is privileged (``privileged = True``: it reads the task's gold
+evidence): reports mark it so; random and the reader read only what an agent sees.
 """
 
 from __future__ import annotations
@@ -46,7 +49,7 @@ import importlib
 import inspect
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -60,7 +63,9 @@ from searchgym.suites import Suite, env_kind, make_env, tasks
 #: (``register_spec``) adds it here, so a new method is one record, not two lists.
 METHODS: dict[str, str] = {
     "random": "searchgym.harness.methods:random_method",
+    "reader": "searchgym.harness.methods:reader_method",
     "oracle": "searchgym.harness.methods:oracle_method",
+    "sft": "searchgym.harness.sft:sft_method",
 }
 
 #: Named agent providers for ``searchgym evaluate --agent NAME``: name -> "module:callable",
@@ -69,6 +74,7 @@ METHODS: dict[str, str] = {
 #: (``searchgym.harness.openai_agent:provider``).
 AGENT_PROVIDERS: dict[str, str] = {
     "random": "searchgym.harness.methods:random_method",
+    "reader": "searchgym.harness.methods:reader_method",
     "oracle": "searchgym.harness.methods:oracle_method",
     "openai": "searchgym.harness.openai_agent:provider",
 }
@@ -98,6 +104,8 @@ class RunContext:
     threads: int = 1
     options: dict[str, Any] = field(default_factory=dict)
     eval_limit: int | None = None  # the run scores only the first N tasks of test and dev (None: all)
+    bases_dir: Path | None = None  # supervised bases shared by a comparison's runs (None: under run_dir)
+    records: dict[str, Any] = field(default_factory=dict)  # added to the run's config.json (e.g. the base used)
 
     @property
     def checkpoint_dir(self) -> Path:
@@ -220,6 +228,22 @@ def trains(method: Callable[..., Any]) -> bool:
     return bool(getattr(method, "trains", True))
 
 
+#: What a privileged method reads that no agent sees; tables, plots and the leaderboard mark it.
+PRIVILEGED_NOTE = "reads the task's gold evidence chain: an upper bound, not an agent"
+#: Method names marked privileged where only a name is known (leaderboard submissions).
+PRIVILEGED_METHOD_NAMES = frozenset({"oracle"})
+
+
+def privileged(method: Callable[..., Any]) -> bool:
+    """True for a method that reads private state (the oracle): ``privileged = True`` on the callable."""
+    return bool(getattr(method, "privileged", False))
+
+
+def shown_label(label: str, privileged_labels: Collection[str] = ()) -> str:
+    """A method's label as tables and legends show it: "oracle (privileged)" when it reads the task."""
+    return f"{label} (privileged)" if label in privileged_labels else label
+
+
 # ------------------------------------------------------------------- built-in baselines
 class SessionActor:
     """A session agent (``act(session)``: RandomAgent, OracleAgent) as a single-agent Actor."""
@@ -312,8 +336,31 @@ def oracle_method(ctx: RunContext) -> Any:
     return baseline_actor("oracle", ctx.suite, ctx.seed)
 
 
+def reader_method(ctx: RunContext, **options: Any) -> Any:
+    """Reads the question, the transcript and the candidates (not the task); trains nothing. In a
+    text-mode suite it writes the same plan as tool calls (:mod:`searchgym.baselines.reader_text`).
+
+    Options (``--option`` or ``--agent-option``): ``lookup_order`` (tools tried for a missing
+    fact, comma-separated; default ``knowledge_base,web_search``), ``rotate_in_team`` (bool).
+    """
+    from searchgym.baselines.reader import ReaderActor, ReaderPolicy
+    from searchgym.baselines.reader_text import ReaderTextActor
+    from searchgym.registry import spec
+
+    merged = {**ctx.options, **options}
+    order = merged.get("lookup_order", "knowledge_base,web_search")
+    order = tuple(t.strip() for t in order.split(",")) if isinstance(order, str) else tuple(order)
+    policy = ReaderPolicy(lookup_order=order, rotate_in_team=bool(merged.get("rotate_in_team", True)))
+    settings = {**spec(ctx.suite.env_id).kwargs, **ctx.suite.kwargs}
+    if settings.get("action_mode", "text") == "text":
+        return ReaderTextActor(settings.get("tool_format", "hermes"), policy)
+    return ReaderActor(policy)
+
+
 random_method.trains = False  # type: ignore[attr-defined]
 oracle_method.trains = False  # type: ignore[attr-defined]
+oracle_method.privileged = True  # type: ignore[attr-defined]
+reader_method.trains = False  # type: ignore[attr-defined]
 
 
 def resolve_agent(agent: str) -> Callable[..., Any]:

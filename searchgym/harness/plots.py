@@ -8,7 +8,7 @@ drawn as dashed horizontal lines at their final dev success.
 from __future__ import annotations
 
 import io
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -52,8 +52,10 @@ def _figure():
 
 def plot_learning_curves(curves: Mapping[str, Sequence[Series]], flat: Mapping[str, float], path: Path | str,
                          title: str = "", labels: Sequence[str] | None = None, ylabel: str = "dev success",
-                         ylim: tuple[float, float] | None = (-0.02, 1.02)) -> Path:
-    """One PNG: a line (and band) per learning method, a dashed line per non-learning method.
+                         ylim: tuple[float, float] | None = (-0.02, 1.02),
+                         privileged: Collection[str] = ()) -> Path:
+    """One PNG: a line (and band) per learning method, a dashed line per non-learning method
+    (a ``privileged`` one, the oracle, is labelled so in the legend).
     ``labels`` fixes each method's colour (its position there), so every plot of a comparison
     draws a method in the same colour. ``ylabel``/``ylim`` for another logged quantity (entropy:
     ``ylim=None`` scales to the data and bands are not clipped to [0, 1])."""
@@ -75,7 +77,7 @@ def plot_learning_curves(curves: Mapping[str, Sequence[Series]], flat: Mapping[s
             ax.fill_between(steps, low, high, color=color, alpha=0.2, linewidth=0)
     for label, value in sorted(flat.items()):
         ax.axhline(value, linestyle="--", linewidth=1, color=colors[label],
-                   label=f"{label} (no training)")
+                   label=f"{label} ({'privileged, ' if label in privileged else ''}no training)")
     ax.set_xlabel("training step (env steps)")
     ax.set_ylabel(ylabel)
     if ylim is not None:

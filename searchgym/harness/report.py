@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,6 +21,7 @@ import numpy as np
 
 from searchgym.damaged import DamagedFile
 from searchgym.fileio import atomic_write_text, read_json, read_jsonl
+from searchgym.harness.methods import PRIVILEGED_NOTE, shown_label
 from searchgym.harness.plots import curve_from_rows, plot_learning_curves
 from searchgym.harness.runner import is_done, run_dir
 from searchgym.harness.stats import bootstrap_ci, paired_permutation_test
@@ -137,8 +138,26 @@ def summary_csv(rows: Sequence[dict[str, Any]]) -> str:
     return buffer.getvalue()
 
 
-def metric_table(rows: Sequence[dict[str, Any]], metric: str, labels: Sequence[str]) -> str:
-    """Markdown: one row per method, a column per family, cells "mean [low, high]"."""
+def privileged_labels(records: Sequence[RunRecord]) -> set[str]:
+    """Labels of runs whose method reads private state (config ``privileged``; runs recorded before
+    that field: the built-in oracle's path)."""
+    return {r.label for r in records
+            if r.config.get("privileged", str(r.config.get("method_path", "")).endswith(":oracle_method"))}
+
+
+def anchors_note(labels: Collection[str], privileged: Collection[str]) -> str:
+    """The line under a table that says which rows are anchors and which one is privileged."""
+    marked = [label for label in labels if label in privileged]
+    if not marked:
+        return ""
+    return (f"{', '.join(marked)} (privileged) {PRIVILEGED_NOTE}. random and reader read only what an agent "
+            "sees (reader: the question's wording, the transcript and the candidates' provenance).")
+
+
+def metric_table(rows: Sequence[dict[str, Any]], metric: str, labels: Sequence[str],
+                 privileged: Collection[str] = ()) -> str:
+    """Markdown: one row per method, a column per family, cells "mean [low, high]"; a
+    ``privileged`` method's label says so."""
     aggregate = {(r["method"], r["family"]): r for r in rows if r["aggregate"]}
     families = ["all", *sorted({f for _, f in aggregate if f != "all"})]
     seeds = {label: len({r["seed"] for r in rows if r["method"] == label and not r["aggregate"]}) for label in labels}
@@ -149,7 +168,7 @@ def metric_table(rows: Sequence[dict[str, Any]], metric: str, labels: Sequence[s
             r = aggregate.get((label, family))
             cells.append("—" if r is None else f"{r[metric]:.3f} [{r[f'{metric}_low']:.3f}, {r[f'{metric}_high']:.3f}]")
         if any(c != "—" for c in cells):
-            lines.append(f"| {label} | {seeds[label]} | " + " | ".join(cells) + " |")
+            lines.append(f"| {shown_label(label, privileged)} | {seeds[label]} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
@@ -163,6 +182,7 @@ def choose_reference(records: Sequence[RunRecord], preferred: str) -> str | None
 
 def significance_table(records: Sequence[RunRecord], reference: str, rng_seed: int = 0) -> str:
     grouped = _by_method(records)
+    privileged = privileged_labels(records)
     ref = _matrix(grouped[reference], "success", None)
     ref_ids = sorted({p["task_id"] for r in grouped[reference] for p in r.predictions})
     lines = [f"| {reference} vs | difference in success | p-value | tasks | test |", "|---|---|---|---|---|"]
@@ -171,13 +191,13 @@ def significance_table(records: Sequence[RunRecord], reference: str, rng_seed: i
             continue
         ids = sorted({p["task_id"] for r in runs for p in r.predictions})
         if ids != ref_ids:
-            lines.append(f"| {label} | — | — | — | different task sets |")
+            lines.append(f"| {shown_label(label, privileged)} | — | — | — | different task sets |")
             continue
         test = paired_permutation_test(ref.mean(axis=0), _matrix(runs, "success", None).mean(axis=0),
                                        rng=np.random.default_rng([rng_seed, 3]))
         kind = "exact sign-flip" if test.exact else "sign-flip, 20000 resamples"
         p = "< 0.0001" if test.p_value < 1e-4 else f"{test.p_value:.4f}"
-        lines.append(f"| {label} | {test.mean_difference:+.3f} | {p} | {test.n_tasks} | {kind} |")
+        lines.append(f"| {shown_label(label, privileged)} | {test.mean_difference:+.3f} | {p} | {test.n_tasks} | {kind} |")
     return "\n".join(lines)
 
 
@@ -218,13 +238,16 @@ def write_report(out: Path | str, suite: Suite, labels: Sequence[str], seeds: Se
     summary_path = atomic_write_text(out / "summary.csv", summary_csv(rows))
     present = [label for label in labels if any(r.label == label for r in records)]
     curves_paths = _write_curves(out, records, suite)
-    success = metric_table(rows, "success", present)
+    privileged = privileged_labels(records)
+    success = metric_table(rows, "success", present, privileged)
+    note = anchors_note(present, privileged)
     parts = [f"# Comparison on `{suite.id}`", "",
              (f"Suite hash `{suite.content_hash}`; env `{suite.env_id}`; {len(suite.tasks('test'))} test tasks; "
              f"seeds {list(seeds)}; training budget {budget} env steps (methods that train)."), "",
              f"Finished runs: {len(records)} of {len(labels) * len(seeds)}.", "",
              "## Success (mean [95% bootstrap interval over seeds and tasks])", "", success, "",
-             "## F1", "", metric_table(rows, "f1", present), ""]
+             *([note, ""] if note else []),
+             "## F1", "", metric_table(rows, "f1", present, privileged), ""]
     ref = choose_reference(records, reference)
     if ref is not None and len(present) > 1:
         note = "" if ref == reference else f" ({reference} has no finished run; {ref} is the reference)"
@@ -237,7 +260,7 @@ def write_report(out: Path | str, suite: Suite, labels: Sequence[str], seeds: Se
               "only; '—' for other estimators).", "", diagnostics_table(records), ""]
     parts += ["## Learning curves", "",
               "Dev success during training (the tables above are test success). Methods that do not train "
-              "(random, oracle) are flat lines at their dev success.", ""] + [f"![{p.stem}]({p.relative_to(out).as_posix()})" for p in curves_paths]
+              "(random, reader, oracle) are flat lines at their dev success.", ""] + [f"![{p.stem}]({p.relative_to(out).as_posix()})" for p in curves_paths]
     parts += ["", "## Runs", "", "| method | seed | train s | eval s | attempts | device |", "|---|---|---|---|---|---|"]
     for r in records:
         parts.append(f"| {r.label} | {r.seed} | {r.result.get('train_seconds', 0):.1f} | "
@@ -258,9 +281,11 @@ def _write_curves(out: Path, records: Sequence[RunRecord], suite: Suite) -> list
             flat.setdefault(r.label, []).append(float(r.result.get("dev", {}).get("all", {}).get("success", 0.0)))
     flat_means = {k: float(np.mean(v)) for k, v in flat.items()}
     labels = [*sorted(curves), *sorted(flat_means)]  # one colour per method in every plot
+    privileged = privileged_labels(records)
     paths = [plot_learning_curves(curves, flat_means, out / "learning_curves.png",
-                                  title=f"{suite.id}: dev success (mean over seeds, 95% band)", labels=labels)]
+                                  title=f"{suite.id}: dev success (mean over seeds, 95% band)", labels=labels,
+                                  privileged=privileged)]
     for label, series in sorted(curves.items()):
         paths.append(plot_learning_curves({label: series}, flat_means, out / "curves" / f"{label}.png",
-                                          title=f"{suite.id}: {label}", labels=labels))
+                                          title=f"{suite.id}: {label}", labels=labels, privileged=privileged))
     return paths

@@ -39,7 +39,7 @@ from searchgym.fileio import (
     read_json,
 )
 from searchgym.harness.loggers import make_logger
-from searchgym.harness.methods import MethodRef, RunContext, load_method, trains
+from searchgym.harness.methods import MethodRef, RunContext, load_method, privileged, trains
 from searchgym.harness.provenance import provenance, resolve_device
 from searchgym.suites import Suite
 
@@ -174,7 +174,7 @@ def _execute_locked(spec: RunSpec) -> RunOutcome:
     device = resolve_device(spec.device)
     _limit_threads(spec.threads)
     config = {**spec.identity(), "harness_version": HARNESS_VERSION, "suite": spec.suite.definition(),
-              "trains": trains(method), "training_budget": spec.budget if trains(method) else 0,
+              "trains": trains(method), "privileged": privileged(method), "training_budget": spec.budget if trains(method) else 0,
               "attempt": attempt, "started": _now(), "threads": spec.threads, **provenance(device)}
     atomic_write_json(folder / "config.json", config)
     label = f"{spec.method.label}/seed{spec.seed}"
@@ -194,11 +194,15 @@ def _execute_locked(spec: RunSpec) -> RunOutcome:
 
     ctx = RunContext(suite=spec.suite, seed=spec.seed, budget=spec.budget, device=device, run_dir=folder,
                      policy=spec.policy, log=log, progress=spec.progress, threads=spec.threads,
-                     options=dict(spec.options), eval_limit=spec.limit)
+                     options=dict(spec.options), eval_limit=spec.limit,
+                     bases_dir=Path(spec.out) / "bases")
     try:
         actor = method(ctx)
     finally:
         metrics_logger.close()
+    if ctx.records:  # what the run started from (a supervised base's key and sha256)
+        config.update(ctx.records)
+        atomic_write_json(folder / "config.json", config)
     if actor is None or not callable(getattr(actor, "act", None)):
         raise TypeError(f"method {spec.method.label!r} returned {type(actor).__name__}; it must return an Actor "
                         "with an act(env, observation(s), info(s)) method")

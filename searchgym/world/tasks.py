@@ -25,7 +25,8 @@ from searchgym.world.shortcuts import ShortcutDetector
 
 SPLIT_WEIGHTS = {"train": 0.6, "dev": 0.2, "test": 0.2}
 _ATTR = {(a.entity_type, a.name): a for a in ATTRIBUTES}
-_YEARS_SINCE = {
+#: The years-since questions by year attribute (public: a reader of questions knows their wording).
+YEARS_SINCE_QUESTIONS = {
     "founded_year": "How many years ago was {s} founded?",
     "launch_year": "How many years ago was {s} launched?",
     "release_year": "How many years ago was {s} released?",
@@ -276,11 +277,11 @@ class _TaskMaker:
         if chain is None:
             return None
         target = chain[-1].object_id if chain else start
-        fact = self.pick([f for f in self.attribute_facts(target, years=True) if f.predicate in _YEARS_SINCE])
+        fact = self.pick([f for f in self.attribute_facts(target, years=True) if f.predicate in YEARS_SINCE_QUESTIONS])
         if fact is None:
             return None
         phrase = self.noun_phrase(start, chain)
-        question = _YEARS_SINCE[fact.predicate].format(s=phrase)
+        question = YEARS_SINCE_QUESTIONS[fact.predicate].format(s=phrase)
         if fact.predicate == "established_year" and chain:
             question = question.replace("the the ", "the ")
         hops = [self.hop(f) for f in chain + [fact]] + [EvidenceHop("clock", "", "current_time", ("current_time",))]

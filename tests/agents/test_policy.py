@@ -136,7 +136,7 @@ def test_batches_with_different_candidate_counts_are_padded(obs, make_obs):
 
 
 def test_factory_errors_and_devices():
-    with pytest.raises(ValueError, match=r"accepted: \['hash', 'hf', 'minilm'\]"):
+    with pytest.raises(ValueError, match=r"accepted: \['attn', 'hash', 'hf', 'minilm'\]"):
         make_policy("bert9000")
     assert resolve_device("cpu") == torch.device("cpu")
     assert resolve_device("auto") == torch.device("cuda" if torch.cuda.is_available() else "cpu")

@@ -13,7 +13,7 @@ def test_compare_prints_the_table_and_where_the_curves_are(tmp_path, capsys):
             "--seeds", "2", "--budget", "8", "--device", "cpu", "--out", str(tmp_path), "--no-progress"]
     assert main(args) == 0
     out = capsys.readouterr().out
-    assert "| oracle | 2 | 1.000 [1.000, 1.000]" in out
+    assert "| oracle (privileged) | 2 | 1.000 [1.000, 1.000]" in out
     assert "runs: 6 done now, 0 already finished, 0 failed" in out
     assert f"learning curves: {tmp_path / 'learning_curves.png'}" in out
     assert main(args) == 0
@@ -47,7 +47,7 @@ def test_evaluate_passes_agent_options_and_names_unknown_agents(tmp_path, capsys
     assert read_json(tmp_path / "f" / "config.json")["options"]["agent_options"] == {"index": 1}
     capsys.readouterr()
     assert main(["evaluate", "--suite", TINY_QA.id, "--agent", "gpt", "--out", str(tmp_path / "g")]) == 2
-    assert "unknown agent 'gpt'; named agents: random, oracle" in capsys.readouterr().err
+    assert "unknown agent 'gpt'; named agents: random, reader, oracle" in capsys.readouterr().err
     assert not (tmp_path / "g").exists()
 
 

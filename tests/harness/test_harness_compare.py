@@ -79,7 +79,8 @@ def test_outputs_of_a_comparison(tmp_path):
     assert float(random_all["success_low"]) <= float(random_all["success"]) <= float(random_all["success_high"])
 
     md = (tmp_path / "results.md").read_text()
-    assert "## Significance: fast against each other method" in md and "| oracle | +0.000 | 1.0000 |" in md
+    assert "## Significance: fast against each other method" in md and "| oracle (privileged) | +0.000 | 1.0000 |" in md
+    assert "| oracle (privileged) | 2 |" in md and "oracle (privileged) reads the task's gold evidence chain" in md
     assert "| random | 2 |" in md and "learning_curves.png" in md
     for png in (tmp_path / "learning_curves.png", tmp_path / "curves" / "fast.png"):
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -133,7 +134,7 @@ def test_a_folder_of_another_comparison_is_not_reused(tmp_path):
 
 
 def test_unknown_or_unimportable_methods_fail_before_any_run(tmp_path):
-    with pytest.raises(ValueError, match="unknown method 'nope'; built-in methods: random, oracle, cw_grpo"):
+    with pytest.raises(ValueError, match="unknown method 'nope'; built-in methods: random, reader, oracle, cw_grpo"):
         comparison(tmp_path, methods="random,nope")
     with pytest.raises(ValueError, match="cannot be imported"):
         run_comparison(comparison(tmp_path, methods="random,no_such_pkg_xyz.mod:method"))

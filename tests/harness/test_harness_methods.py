@@ -30,7 +30,7 @@ def test_names_paths_and_labels():
 
 
 @pytest.mark.parametrize("entry, message", [
-    ("nope", "unknown method 'nope'; built-in methods: random, oracle"),
+    ("nope", "unknown method 'nope'; built-in methods: random, reader, oracle"),
     ("../../etc=pkg.mod:f", "method label '../../etc' is not accepted"),
     ("a/b=pkg.mod:f", "is not accepted"),
     ("pkg.mod:f()", "unknown method"),

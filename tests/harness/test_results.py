@@ -88,4 +88,4 @@ def test_results_md_says_the_curves_are_dev_success(tmp_path) -> None:
     _compare(tmp_path, seeds=(0,))
     text = (tmp_path / "results.md").read_text()
     assert "Dev success during training (the tables above are test success)" in text
-    assert "(random, oracle) are flat lines at their dev success" in text
+    assert "(random, reader, oracle) are flat lines at their dev success" in text

@@ -1,0 +1,82 @@
+"""Cost per agent-step of the ``attn`` policy against ``hash``, side by side in one process.
+
+Observations are real ones: the reader plays ``--tasks`` train tasks of the suite (a seeded
+sample, so every family and late, long observations are in it; every acting
+agent's observation is kept). For each policy and batch size (8: a rollout round; 128: an update
+minibatch) it times a no-grad forward (rollouts) and a forward + backward of the log-probability
+(updates) over the same observations, after one warm-up pass (token caches full, as in training,
+where the update epochs see the rollout's observations again). CPU time (``time.process_time``)
+is printed beside wall time, and the ratio attn / hash of each.
+
+    OMP_NUM_THREADS=1 python benchmarks/bench_policy.py [--suite quick-v1] [--tasks 40] [--repeats 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+import torch
+
+
+def observations(suite_id: str, n_tasks: int) -> list[dict]:
+    from searchgym.agents.imitation import demonstrations
+    from searchgym.baselines.reader import ReaderActor, ReaderPolicy
+    from searchgym.suites import get_suite, make_env, tasks
+
+    suite = get_suite(suite_id)
+    train = tasks(suite, "train")
+    picked = [train[i] for i in np.random.default_rng(0).permutation(len(train))[:n_tasks]]  # every family
+    examples, _ = demonstrations(make_env(suite, "train"), ReaderActor(ReaderPolicy()), picked, seed=0)
+    return examples.observations(range(len(examples)))
+
+
+def time_policy(policy, obs: list[dict], batch: int, repeats: int) -> dict[str, float]:
+    """Seconds (cpu, wall) per agent-step of a forward and of a forward + backward."""
+    obs = obs * -(-batch // len(obs))  # at least one full batch
+    batches = [obs[i:i + batch] for i in range(0, len(obs) - batch + 1, batch)]
+    for b in batches:  # warm-up: token caches, allocator
+        policy(b)
+    out = {}
+    for kind in ("forward", "forward+backward"):
+        cpu, wall = time.process_time(), time.perf_counter()
+        for _ in range(repeats):
+            for b in batches:
+                if kind == "forward":
+                    with torch.no_grad():
+                        policy(b)
+                else:
+                    policy.zero_grad()
+                    log_p, _, _ = policy.evaluate(b, torch.zeros(len(b), dtype=torch.long))
+                    log_p.sum().backward()
+        steps = repeats * len(batches) * batch
+        out[kind] = ((time.process_time() - cpu) / steps, (time.perf_counter() - wall) / steps)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--suite", default="quick-v1")
+    parser.add_argument("--tasks", type=int, default=40, help="train tasks the reader plays for observations")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--threads", type=int, default=1)
+    args = parser.parse_args()
+    torch.set_num_threads(args.threads)
+    from searchgym.agents.policy import make_policy
+
+    obs = observations(args.suite, args.tasks)
+    print(f"{len(obs)} observations from {args.tasks} train tasks of {args.suite}, {args.threads} thread(s); "
+          "milliseconds per agent-step")
+    print(f"{'batch':>5} {'pass':<17} {'hash cpu ms':>11} {'attn cpu ms':>11} {'ratio':>6}   "
+          f"{'hash wall ms':>12} {'attn wall ms':>12} {'ratio':>6}")
+    for batch in (8, 128):
+        results = {name: time_policy(make_policy(name, seed=0), obs, batch, args.repeats) for name in ("hash", "attn")}
+        for kind in ("forward", "forward+backward"):
+            (hc, hw), (ac, aw) = results["hash"][kind], results["attn"][kind]
+            print(f"{batch:>5} {kind:<17} {1e3 * hc:>11.3f} {1e3 * ac:>11.3f} {ac / hc:>6.1f}   "
+                  f"{1e3 * hw:>12.3f} {1e3 * aw:>12.3f} {aw / hw:>6.1f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,198 @@
+"""The supervised base of a comparison, and the ``sft`` method that scores it.
+
+The base is the analogue of an instruct model: a policy fitted to imitate a demonstrator (the
+reader by default, the oracle as an option) on ``sft_tasks`` train tasks (see
+:mod:`searchgym.agents.imitation`). RL methods start from it with ``--option init=sft``; the
+``sft`` method is the base itself, scored like them (sampled, :class:`PolicyActor`).
+
+One base per (suite, seed, policy, sft settings), named by a hash of those (:func:`base_key`), in
+``<out>/bases/<key>/`` shared by the comparison's runs:
+
+- ``base.pt``: the weights (:mod:`searchgym.agents.sft_base`, read weights_only), written last;
+- ``base.json``: key, settings, the file's sha256, held-out agreement, dev success, timings, the
+  dev-curve rows;
+- ``partial.pt``: the build's progress (demonstrations, epoch, optimiser, generator), so a killed
+  build resumes; removed when the base is written;
+- ``.lock``: a ``filelock`` lock: parallel workers wait for the one that builds.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import time
+from collections.abc import Mapping
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from filelock import FileLock
+
+from searchgym.agents.imitation import SFTConfig, Examples, agreement, demonstrations, fit_epoch
+from searchgym.agents.policy_actor import PolicyActor
+from searchgym.agents.population import Population
+from searchgym.agents.sft_base import BASE_FORMAT, file_sha256, load_base_into, save_base
+from searchgym.fileio import atomic_torch_save, atomic_write_json, read_json
+from searchgym.harness.methods import RunContext, baseline_actor
+from searchgym.suites import Suite, env_kind, make_env, tasks
+
+BASE, META, PARTIAL = "base.pt", "base.json", "partial.pt"
+#: Seed offset of the dev demonstrations that measure held-out agreement.
+DEV_SEED = 10_000
+
+
+def sft_config(options: Mapping[str, Any]) -> SFTConfig:
+    """The SFT settings among a run's options (``sft_tasks=300`` or ``sft.sft_tasks=300``); other
+    options belong to other methods and are left alone, an unknown ``sft_*`` name is an error."""
+    names = {f.name for f in dataclasses.fields(SFTConfig)}
+    chosen = {}
+    for key, value in options.items():
+        short = key[len("sft."):] if key.startswith("sft.") else key
+        if short in names:
+            chosen[short] = value
+        elif short.startswith("sft_") or key.startswith("sft."):
+            raise ValueError(f"unknown option {key!r}; the supervised base accepts: {', '.join(sorted(names))}")
+    return SFTConfig(**chosen)
+
+
+def base_key(suite: Suite, seed: int, policy: str, config: SFTConfig) -> str:
+    """16 hex digits naming the base of (suite, seed, policy, settings)."""
+    ident = {"format": BASE_FORMAT, "suite": suite.id, "suite_hash": suite.content_hash, "seed": int(seed),
+             "policy": policy, "sft": asdict(config)}
+    return hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def demonstrator(kind: str, suite: Suite, seed: int) -> Any:
+    """The actor whose choices the base imitates."""
+    if kind == "oracle":
+        return baseline_actor("oracle", suite, seed)
+    from searchgym.baselines.reader import ReaderActor, ReaderPolicy
+
+    return ReaderActor(ReaderPolicy())
+
+
+def bases_dir(ctx: RunContext) -> Path:
+    return Path(ctx.bases_dir) if ctx.bases_dir is not None else Path(ctx.run_dir) / "bases"
+
+
+def ensure_base(ctx: RunContext, config: SFTConfig) -> dict[str, Any]:
+    """The base's record (``base.json`` plus ``path``), built first if no run has built it yet."""
+    key = base_key(ctx.suite, ctx.seed, ctx.policy, config)
+    folder = bases_dir(ctx) / key
+    folder.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(folder / ".lock")):
+        if not (folder / BASE).is_file() or not (folder / META).is_file():
+            build_base(ctx, config, key, folder)
+        meta = read_json(folder / META)
+    sha = file_sha256(folder / BASE)
+    if sha != meta.get("sha256"):
+        raise ValueError(f"{folder / BASE} changed after it was built (sha256 {sha}, base.json says "
+                         f"{meta.get('sha256')}); delete {folder} to rebuild it")
+    return {**meta, "path": str(folder / BASE)}
+
+
+def _population(ctx: RunContext, n_agents: int) -> Population:
+    return Population.build("shared", n_agents, encoder=ctx.policy, device=ctx.device, seed=ctx.seed)
+
+
+def build_base(ctx: RunContext, config: SFTConfig, key: str, folder: Path) -> None:
+    """Demonstrate, fit (resuming from ``partial.pt``), measure, write ``base.pt`` then ``base.json``."""
+    start_wall, start_cpu = time.perf_counter(), time.process_time()
+    suite, seed = ctx.suite, ctx.seed
+    env = make_env(suite, "train")
+    agents = list(env.possible_agents) if env_kind(suite) == "parallel" else None
+    population = _population(ctx, len(agents) if agents else 1)
+    policy = population.policy_for(0)
+    optimizer = torch.optim.Adam(policy.parameters(), lr=config.sft_lr)
+    generator = torch.Generator().manual_seed(seed)
+    teacher = demonstrator(config.sft_demonstrator, suite, seed)
+    train = tasks(suite, "train")
+    order = np.random.default_rng([seed, 7]).permutation(len(train))
+    progress = _read_partial(folder / PARTIAL)
+    if progress is None:
+        examples, demo_success = demonstrations(env, teacher, [train[i] for i in order[:config.sft_tasks]],
+                                                seed * 100_003)
+        progress = {"examples": examples.as_dict(), "demo_success": demo_success, "round": 0, "epoch": 0,
+                    "losses": [], "dagger_success": []}
+        atomic_torch_save(folder / PARTIAL, progress)
+    elif "weights" in progress:  # killed after an epoch: go on from it (before one: the demonstrations are kept)
+        policy.load_state_dict(progress["weights"])
+        optimizer.load_state_dict(progress["optimizer"])
+        generator.set_state(progress["generator"])
+    examples = Examples(**progress["examples"])
+
+    def checkpoint() -> None:
+        progress.update(examples=examples.as_dict(), weights=policy.state_dict(), optimizer=optimizer.state_dict(),
+                        generator=generator.get_state())
+        atomic_torch_save(folder / PARTIAL, progress)
+
+    while True:
+        while progress["epoch"] < config.sft_epochs:
+            progress["losses"].append(fit_epoch(policy, optimizer, examples, config.sft_batch_size, generator))
+            progress["epoch"] += 1
+            checkpoint()
+        if progress["round"] >= config.sft_dagger_rounds:
+            break
+        learner = PolicyActor(population, agents, decoding="sample", seed=seed)
+        first = config.sft_tasks + progress["round"] * config.sft_dagger_tasks
+        picked = [train[i % len(train)] for i in order[first:first + config.sft_dagger_tasks]]
+        found, success = demonstrations(env, teacher, picked, seed * 100_003 + first, learner=learner)
+        examples.extend(found)
+        progress["dagger_success"].append(success)
+        progress.update(round=progress["round"] + 1, epoch=0)
+        checkpoint()
+    build_seconds = (time.perf_counter() - start_wall, time.process_time() - start_cpu)
+    held_out, _ = demonstrations(make_env(suite, "dev"), teacher, tasks(suite, "dev"), DEV_SEED)
+    agree = agreement(policy, held_out)
+    actor = PolicyActor(population, agents, decoding="sample", seed=seed)
+    dev = RunContext(suite=suite, seed=seed, budget=0, device=ctx.device, run_dir=folder).evaluate(actor, "dev")
+    sha = save_base(folder / BASE, key, ctx.policy, policy.state_dict(), asdict(config))
+    steps = len(examples)
+    atomic_write_json(folder / META, {
+        "key": key, "format": BASE_FORMAT, "suite": suite.id, "suite_hash": suite.content_hash, "seed": seed,
+        "policy": ctx.policy, "settings": asdict(config), "sha256": sha, "examples": steps,
+        "demonstrator_train_success": progress["demo_success"], "dagger_success": progress["dagger_success"],
+        "losses": progress["losses"], "dev_agreement": agree, "dev_success": dev["success"],
+        "built_by_pid": os.getpid(), "build_wall_seconds": round(build_seconds[0], 2),
+        "build_cpu_seconds": round(build_seconds[1], 2),
+        "curve": [{"step": steps, "dev_success": dev["success"], "dev_f1": dev["f1"],
+                   "dev_agreement": agree["all"]}],
+    })
+    (folder / PARTIAL).unlink(missing_ok=True)
+
+
+def _read_partial(path: Path) -> dict[str, Any] | None:
+    if not path.is_file():
+        return None
+    try:
+        return torch.load(path, map_location="cpu", weights_only=True)
+    except Exception:  # noqa: BLE001 - a torn or foreign file: start the build again
+        return None
+
+
+def base_record(meta: Mapping[str, Any]) -> dict[str, Any]:
+    """What a run's config.json records about the base it started from."""
+    return {k: meta[k] for k in ("key", "sha256", "path", "settings", "dev_agreement", "dev_success")}
+
+
+def base_population(ctx: RunContext, meta: Mapping[str, Any]) -> tuple[Population, list[str] | None]:
+    env = ctx.make_env("train")
+    agents = list(env.possible_agents) if ctx.env_kind == "parallel" else None
+    population = _population(ctx, len(agents) if agents else 1)
+    load_base_into(population, meta["path"], ctx.policy)
+    return population, agents
+
+
+def sft_method(ctx: RunContext) -> PolicyActor:
+    """The supervised base, scored as the RL methods are (sampled; ``decoding=greedy`` as for them).
+    Options: the ``sft_*`` settings."""
+    meta = ensure_base(ctx, sft_config(ctx.options))
+    ctx.records["base"] = base_record(meta)
+    for row in meta["curve"]:
+        ctx.log(dict(row))
+    population, agents = base_population(ctx, meta)
+    return PolicyActor(population, agents, decoding=str(ctx.options.get("decoding", "sample")), seed=ctx.seed)

@@ -1,0 +1,185 @@
+"""The supervised base: the sft method, --option init=sft, one shared cached base, resume, weights_only."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing as mp
+
+import pytest
+import torch
+from searchgym.agents.sft_base import file_sha256, read_base
+from searchgym.fileio import read_json
+from searchgym.harness.methods import RunContext, parse_methods
+from searchgym.harness.runner import RunSpec, execute_run
+from searchgym.harness.sft import PARTIAL, base_key, build_base, ensure_base, sft_config
+from searchgym.suites import Suite, register_suite
+
+TEAM = register_suite(Suite("test-sft-team-v0", 0, "TeamSearch-Generalists-Candidates-v0",
+                            {"team_size": 2, "max_rounds": 4}, world_size="tiny", dev_size=3, test_size=3,
+                            description="tests: the supervised base on a tiny generalist team"))
+SFT = {"sft_demonstrator": "oracle", "sft_tasks": 3, "sft_epochs": 2, "sft_batch_size": 16}
+POLICY = {"policy": "attn"}
+
+
+def _spec(tmp_path, method: str, options: dict, budget: int = 0) -> RunSpec:
+    return RunSpec(TEAM, parse_methods(method)[0], 0, budget, tmp_path, "cpu", "attn", options=options)
+
+
+def _ctx(tmp_path, options=None) -> RunContext:
+    return RunContext(suite=TEAM, seed=0, budget=0, device="cpu", run_dir=tmp_path / "run", policy="attn",
+                      options=dict(options or SFT), bases_dir=tmp_path / "bases")
+
+
+def test_sft_and_rl_runs_share_one_base_recorded_in_config(tmp_path):
+    execute_run(_spec(tmp_path, "sft", SFT))
+    execute_run(_spec(tmp_path, "grpo", {**SFT, "init": "sft", "group_size": 2, "tasks_per_iteration": 1,
+                                         "eval_every": 1, "eval_tasks": 1}, budget=8))
+    bases = list((tmp_path / "bases").iterdir())
+    assert len(bases) == 1  # built once, by the first run
+    sha = file_sha256(bases[0] / "base.pt")
+    for method in ("sft", "grpo"):
+        config = read_json(tmp_path / "runs" / method / "seed0" / "config.json")
+        assert config["base"]["sha256"] == sha and config["base"]["key"] == bases[0].name
+        assert config["base"]["settings"]["sft_tasks"] == 3
+    rows = [json.loads(line) for line in (tmp_path / "runs" / "sft" / "seed0" / "metrics.jsonl").read_text().splitlines()]
+    assert rows[0]["step"] > 0 and 0.0 <= rows[0]["dev_success"] <= 1.0
+    meta = read_json(bases[0] / "base.json")
+    assert meta["examples"] == rows[0]["step"] and set(meta["dev_agreement"]) >= {"all"}
+    assert not (bases[0] / PARTIAL).exists()
+
+
+def test_key_depends_on_seed_policy_and_settings():
+    config = sft_config(SFT)
+    key = base_key(TEAM, 0, "attn", config)
+    assert key == base_key(TEAM, 0, "attn", sft_config(dict(SFT)))
+    assert len({key, base_key(TEAM, 1, "attn", config), base_key(TEAM, 0, "hash", config),
+                base_key(TEAM, 0, "attn", sft_config({**SFT, "sft_tasks": 4}))}) == 4
+
+
+def test_sft_options_are_checked():
+    assert sft_config({"lr": 0.1, "init": "sft", "sft.sft_epochs": 2}).sft_epochs == 2  # others' options ignored
+    with pytest.raises(ValueError, match="unknown option 'sft_task'; the supervised base accepts: sft_batch_size"):
+        sft_config({"sft_task": 3})
+    with pytest.raises(ValueError, match="unknown sft_demonstrator 'teacher'; accepted: reader, oracle"):
+        sft_config({"sft_demonstrator": "teacher"})
+    with pytest.raises(ValueError, match="sft_tasks must be an integer >= 1; got 0"):
+        sft_config({"sft_tasks": 0})
+
+
+def _build_in_child(tmp: str, out: mp.Queue) -> None:
+    from pathlib import Path
+
+    meta = ensure_base(_ctx(Path(tmp)), sft_config(SFT))
+    out.put((meta["sha256"], meta["built_by_pid"]))
+
+
+def test_two_processes_build_it_once(tmp_path):
+    ctx = mp.get_context("spawn")
+    queue = ctx.Queue()
+    procs = [ctx.Process(target=_build_in_child, args=(str(tmp_path), queue)) for _ in range(2)]
+    for p in procs:
+        p.start()
+    got = [queue.get(timeout=600) for _ in procs]
+    for p in procs:
+        p.join(timeout=60)
+    assert got[0] == got[1]  # the same file, built by the same one of the two processes
+    assert got[0][1] in {p.pid for p in procs}
+    folder = next((tmp_path / "bases").iterdir())
+    assert read_json(folder / "base.json")["sha256"] == got[0][0]
+
+
+def test_an_interrupted_build_resumes_to_the_same_base(tmp_path, monkeypatch):
+    from searchgym.harness import sft as sft_module
+
+    config = sft_config(SFT)
+    key = base_key(TEAM, 0, "attn", config)
+    uninterrupted = ensure_base(_ctx(tmp_path / "a"), config)
+
+    calls = {"n": 0}
+    real_fit = sft_module.fit_epoch
+
+    def dies_in_second_epoch(*args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise KeyboardInterrupt("killed")
+        return real_fit(*args, **kwargs)
+
+    monkeypatch.setattr(sft_module, "fit_epoch", dies_in_second_epoch)
+    folder = tmp_path / "b" / "bases" / key
+    folder.mkdir(parents=True)
+    with pytest.raises(KeyboardInterrupt):
+        build_base(_ctx(tmp_path / "b"), config, key, folder)
+    partial = torch.load(folder / PARTIAL, weights_only=True)
+    assert partial["epoch"] == 1 and not (folder / "base.pt").exists()
+    calls["n"] = 10  # counts the epochs the resumed build fits: only the second one is left
+    resumed = ensure_base(_ctx(tmp_path / "b"), config)
+    assert calls["n"] == 11
+    assert resumed["sha256"] == uninterrupted["sha256"]  # the same weights as without the kill
+    assert not (folder / PARTIAL).exists()
+
+
+def test_base_file_is_read_weights_only_and_checked(tmp_path):
+    meta = ensure_base(_ctx(tmp_path), sft_config(SFT))
+    blob = read_base(meta["path"])
+    assert blob["policy"] == "attn" and blob["key"] == meta["key"]
+    hostile = tmp_path / "hostile.pt"
+    torch.save({"format": 1, "state_dict": {}, "payload": object()}, hostile)  # needs pickle to load
+    with pytest.raises(ValueError, match="hostile.pt is not a readable supervised base"):
+        read_base(hostile)
+    with pytest.raises(ValueError, match="no supervised base at"):
+        read_base(tmp_path / "missing.pt")
+    from searchgym.agents.population import Population
+    from searchgym.agents.sft_base import load_base_into
+
+    with pytest.raises(ValueError, match="is a base for --policy attn, not hash"):
+        load_base_into(Population.build("shared", 2, encoder="hash", seed=0), meta["path"], "hash")
+
+
+def test_init_sft_without_a_base_is_a_clear_error():
+    from searchgym.agents.train import TrainConfig, Trainer
+
+    config = TrainConfig(env_id="TeamSearch-Generalists-Candidates-v0", env_kwargs={"world_size": "tiny"},
+                         policy="attn", init="sft", group_size=2, device="cpu")
+    with pytest.raises(ValueError, match="init='sft' needs the base's file"):
+        Trainer(config)
+    with pytest.raises(ValueError, match="unknown init 'base'; accepted: scratch, sft"):
+        TrainConfig(init="base")
+
+
+@pytest.mark.parametrize("method", ["mappo", "coma", "info_gain"])
+def test_every_trainer_starts_from_the_base(tmp_path, method, monkeypatch):
+    from searchgym.agents import train as train_module
+
+    loaded = []
+    real = train_module.load_base_into
+    monkeypatch.setattr(train_module, "load_base_into", lambda *a: loaded.append(a[1]) or real(*a))
+    options = {**SFT, "init": "sft", "group_size": 2, "tasks_per_iteration": 1, "eval_every": 1, "eval_tasks": 1}
+    if method != "info_gain":
+        options["update_epochs"] = 1
+    execute_run(_spec(tmp_path, method, options, budget=8))
+    config = read_json(tmp_path / "runs" / method / "seed0" / "config.json")
+    assert loaded == [config["base"]["path"]]
+    assert (tmp_path / "runs" / method / "seed0" / "DONE").exists()
+
+
+def test_the_reader_is_the_default_demonstrator_and_labels_from_the_observation():
+    from searchgym.agents.imitation import demonstrations
+    from searchgym.harness.sft import demonstrator
+    from searchgym.suites import make_env, tasks
+
+    assert sft_config({}).sft_demonstrator == "reader"
+    examples, _ = demonstrations(make_env(TEAM, "train"), demonstrator("reader", TEAM, 0), tasks(TEAM, "train")[:2], 0)
+    from searchgym.baselines.reader import ReaderPolicy
+
+    reader = ReaderPolicy()
+    observations = examples.observations(range(len(examples)))
+    assert len(examples) > 0 and [reader.choose(o) for o in observations] == examples.action
+
+
+def test_sft_scores_sampled_by_default_and_greedy_on_request(tmp_path):
+    from searchgym.harness.sft import sft_method
+
+    assert sft_method(_ctx(tmp_path)).decoding == "sample"
+    assert sft_method(_ctx(tmp_path, {**SFT, "decoding": "greedy"})).decoding == "greedy"
+    with pytest.raises(ValueError, match="unknown decoding 'best'; accepted: sample, greedy"):
+        sft_method(_ctx(tmp_path, {**SFT, "decoding": "best"}))
