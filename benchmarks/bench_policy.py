@@ -8,7 +8,7 @@ minibatch) it times a no-grad forward (rollouts) and a forward + backward of the
 where the update epochs see the rollout's observations again). CPU time (``time.process_time``)
 is printed beside wall time, and the ratio attn / hash of each.
 
-    OMP_NUM_THREADS=1 python benchmarks/bench_policy.py [--suite quick-v1] [--tasks 40] [--repeats 3]
+    OMP_NUM_THREADS=1 python benchmarks/bench_policy.py [--suite quick-v2] [--tasks 40] [--repeats 3]
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ def time_policy(policy, obs: list[dict], batch: int, repeats: int) -> dict[str, 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--suite", default="quick-v1")
+    parser.add_argument("--suite", default="quick-v2")
     parser.add_argument("--tasks", type=int, default=40, help="train tasks the reader plays for observations")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--threads", type=int, default=1)

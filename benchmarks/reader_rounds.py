@@ -1,6 +1,6 @@
 """How many rounds does the reader need, per family, and would a suite with more rounds score higher?
 
-    .venv/bin/python benchmarks/reader_rounds.py --suite quick-v1 --rounds 4,5,6,8,12
+    .venv/bin/python benchmarks/reader_rounds.py --suite quick-v2 --rounds 4,5,6,8,12
 
 Plays the reader (``searchgym.baselines.reader``) on the suite's test split once per round limit
 (``max_rounds`` for teams, ``max_steps`` for single agents and groups; evaluation seed 0, as
@@ -40,7 +40,7 @@ def measure(suite_id: str, limit: int | None, order: tuple[str, ...], rotate: bo
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--suite", default="quick-v1")
+    parser.add_argument("--suite", default="quick-v2")
     parser.add_argument("--rounds", default="", help="comma list of round limits (default: the suite's own)")
     parser.add_argument("--orders", action="store_true", help="also web_search first, and no team rotation")
     args = parser.parse_args()
