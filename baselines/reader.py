@@ -121,6 +121,8 @@ class ReaderPolicy:
     def need(self, plan: Plan, reading: Reading, rank: int = 0) -> Need:
         """What the plan needs next, given the facts of ``reading``."""
         facts = reading.facts
+        if not reading.clarified and (reading.ambiguous or any(p.start in reading.namesakes for p in plan.paths)):
+            return Need("clarify")  # the question's name is shared: which one is meant decides every fact
         ends: list[str | None] = []
         missing: list[str] = []
         relevant: set[tuple[str, str]] = set()
@@ -145,8 +147,6 @@ class ReaderPolicy:
         if plan.kind == "list":
             return Need("answer_list", name=plan.paths[0].start, relevant=relevant_set)
         if missing:
-            if reading.ambiguous and not reading.clarified:
-                return Need("clarify", relevant=relevant_set)
             turn = rank % len(missing)
             name = (missing[turn:] + missing[:turn])[0]
             return Need("lookup", name=name, via=parents.get(name, ""), relevant=relevant_set)

@@ -198,6 +198,12 @@ def test_lookup_of_a_namesake_asks_which_one_is_meant():
     assert chosen(observation(question, steps, candidates)) == 'ask_for_clarification(question="Which Mara Quell do you mean?")'
     meant = steps + [('ask_for_clarification(question="Which Mara Quell do you mean?")', "I mean Mara Quell (painter).")]
     assert chosen(observation(question, meant, candidates)) == 'knowledge_base(entity="Mara Quell (painter)")'
+    # on the web a descriptor gives the namesake away: the fact read under the bare name is not trusted
+    web = [('web_search(query="Mara Quell")', "[1] Mara Quell (painter) (https://wiki.searchgym.example/person/x)\n"
+            "Mara Quell (painter) was born in Lurk.")]
+    answers = candidates + ['answer("Lurk")  <- Mara Quell (painter) | born in | a city | via web_search']
+    assert chosen(observation(question, web, answers)).startswith("ask_for_clarification(")
+    assert chosen(observation(question, web + meant[1:], answers)) == 'answer("Lurk")'
 
 
 def test_a_member_who_cannot_answer_posts_what_the_plan_uses():
