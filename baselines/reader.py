@@ -108,12 +108,13 @@ class ReaderPolicy:
         """The candidate to take, from a parsed observation."""
         names = tuple(c.arg() for c in reading.candidates if c.provenance.startswith("name from the question"))
         plan = parse_question(reading.question, names)
-        rank = self._rank(reading)
+        rank = self.member_rank(reading)
         need = self.need(plan, reading, rank) if plan is not None else None
         chosen = self._act(need, plan, reading, rank) if need is not None else None
         return chosen or self._fallback(reading)
 
-    def _rank(self, reading: Reading) -> int:
+    def member_rank(self, reading: Reading) -> int:
+        """The ``i`` of a team member named ``<role>_<i>`` (0 otherwise, or without rotation)."""
         match = re.search(r"_(\d+)$", reading.me)
         return int(match[1]) if (match and self.rotate_in_team) else 0
 
