@@ -108,12 +108,13 @@ class ReaderPolicy:
         """The candidate to take, from a parsed observation."""
         names = tuple(c.arg() for c in reading.candidates if c.provenance.startswith("name from the question"))
         plan = parse_question(reading.question, names)
-        rank = self._rank(reading)
+        rank = self.member_rank(reading)
         need = self.need(plan, reading, rank) if plan is not None else None
         chosen = self._act(need, plan, reading, rank) if need is not None else None
         return chosen or self._fallback(reading)
 
-    def _rank(self, reading: Reading) -> int:
+    def member_rank(self, reading: Reading) -> int:
+        """The ``i`` of a team member named ``<role>_<i>`` (0 otherwise, or without rotation)."""
         match = re.search(r"_(\d+)$", reading.me)
         return int(match[1]) if (match and self.rotate_in_team) else 0
 
@@ -121,6 +122,8 @@ class ReaderPolicy:
     def need(self, plan: Plan, reading: Reading, rank: int = 0) -> Need:
         """What the plan needs next, given the facts of ``reading``."""
         facts = reading.facts
+        if not reading.clarified and (reading.ambiguous or any(p.start in reading.namesakes for p in plan.paths)):
+            return Need("clarify")  # the question's name is shared: which one is meant decides every fact
         ends: list[str | None] = []
         missing: list[str] = []
         relevant: set[tuple[str, str]] = set()
@@ -145,8 +148,6 @@ class ReaderPolicy:
         if plan.kind == "list":
             return Need("answer_list", name=plan.paths[0].start, relevant=relevant_set)
         if missing:
-            if reading.ambiguous and not reading.clarified:
-                return Need("clarify", relevant=relevant_set)
             turn = rank % len(missing)
             name = (missing[turn:] + missing[:turn])[0]
             return Need("lookup", name=name, via=parents.get(name, ""), relevant=relevant_set)

@@ -69,6 +69,8 @@ class Reading:
     facts: dict[tuple[str, str], str] = field(default_factory=dict)  # (subject, predicate) -> value
     clock: int | None = None
     ambiguous: bool = False  # a result said several entities share a name
+    #: names seen with a descriptor ("Mara Quell (painter)"): only namesakes carry one
+    namesakes: set[str] = field(default_factory=set)
     #: calculations seen (own results, notes, answer candidates): operands -> value
     calculations: dict[tuple, str] = field(default_factory=dict)
     clarified: dict[str, str] = field(default_factory=dict)  # plain name -> the display name meant
@@ -160,9 +162,12 @@ class _Facts:
 
     def __init__(self) -> None:
         self.values: dict[tuple[str, str], str] = {}
+        self.namesakes: set[str] = set()  # names seen with a descriptor: shared by several entities
 
     def add(self, subject: str, predicate: str, value: str) -> None:
         predicate = predicate.strip().replace(" ", "_")
+        if plain_name(subject) != subject.strip():
+            self.namesakes.add(plain_name(subject))
         for key in {subject.strip(), plain_name(subject)}:
             self.values[(key, predicate)] = value.strip()
 
@@ -272,5 +277,5 @@ def read(observation: Mapping) -> Reading:
             _read_answer(facts, candidate)
             if candidate.provenance.startswith("calculator: "):
                 reading.calculations[operands(candidate.provenance[len("calculator: "):])] = _value(candidate.text)
-    reading.facts = facts.values
+    reading.facts, reading.namesakes = facts.values, facts.namesakes
     return reading

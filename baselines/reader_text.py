@@ -112,7 +112,7 @@ class ReaderTextAgent:
         """The plan's next step with this agent's tools; a team member that cannot take it posts
         what the plan uses from its latest result, or waits."""
         team = bool(self.header)
-        need = self.policy.need(plan, reading, self.policy._rank(reading))
+        need = self.policy.need(plan, reading, self.policy.member_rank(reading))
         if team and not reading.can_answer:
             post = self._post(need, plan, reading)
             if post is not None:

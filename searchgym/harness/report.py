@@ -150,8 +150,11 @@ def anchors_note(labels: Collection[str], privileged: Collection[str]) -> str:
     marked = [label for label in labels if label in privileged]
     if not marked:
         return ""
-    return (f"{', '.join(marked)} (privileged) {PRIVILEGED_NOTE}. random and reader read only what an agent "
-            "sees (reader: the question's wording, the transcript and the candidates' provenance).")
+    readers = [label for label in ("random", "reader") if label in labels]
+    seen = (f" {' and '.join(readers)} {'read' if len(readers) > 1 else 'reads'} only what an agent sees"
+            + (" (reader: the question's wording, the transcript and the candidates' provenance)."
+               if "reader" in readers else ".")) if readers else ""
+    return f"{', '.join(marked)} (privileged) {PRIVILEGED_NOTE}.{seen}"
 
 
 def metric_table(rows: Sequence[dict[str, Any]], metric: str, labels: Sequence[str],

@@ -130,8 +130,8 @@ def test_bridge_follows_the_chain_and_falls_back_to_the_web():
              "Qor Labs (company)\nThe knowledge base has no facts about this entity; try web_search.")
     third = observation(BRIDGE, [kb, empty], list(second["candidates"][:3]))
     assert chosen(third) == 'web_search(query="Qor Labs")'
-    web = ('web_search(query="Qor Labs")', "[1] Qor Labs (https://wiki.searchgym.example/company/qor-labs)\n"
-           "Qor Labs is a company. The founder of Qor Labs is Mara Quell. Qor Labs employs 40 people.")
+    web = ('web_search(query="Qor Labs")', ("[1] Qor Labs (https://wiki.searchgym.example/company/qor-labs)\n"
+           "Qor Labs is a company. The founder of Qor Labs is Mara Quell. Qor Labs employs 40 people."))
     last = observation(BRIDGE, [kb, empty, web],
                        ['answer("40")  <- Qor Labs | employees | a number | via web_search',
                         'answer("Mara Quell")  <- Qor Labs | founded by | a person | via web_search',
@@ -145,8 +145,8 @@ def test_a_name_dropped_from_the_candidates_is_shown_again_by_its_look_up():
                                      'web_search(query="Vexa 10")  <- name from the question',
                                      'knowledge_base(entity="Lurk")  <- name from the earlier result'])
     assert chosen(obs) == 'web_search(query="Vexa 10")'  # a look-up not made yet, which names "Qor Labs" too
-    searched = ('web_search(query="Vexa 10")', "[1] Vexa 10 (https://wiki.searchgym.example/product/vexa-10)\n"
-                "Vexa 10 is a product.")
+    searched = ('web_search(query="Vexa 10")', ("[1] Vexa 10 (https://wiki.searchgym.example/product/vexa-10)\n"
+                "Vexa 10 is a product."))
     again = observation(BRIDGE, [kb, searched], list(obs["candidates"][:3]))
     assert chosen(again) == 'knowledge_base(entity="Vexa 10")'  # the one whose result named it
 
@@ -167,8 +167,8 @@ def test_comparison_answers_the_winner_by_the_schema_order():
 def test_aggregate_calculates_then_answers_the_result():
     question = "By how much does the price in dollars of Vexa 10 exceed that of Lo 2?"
     steps = [('knowledge_base(entity="Vexa 10")', "Vexa 10 (product)\n- price: 87 (as of 2034)"),
-             ('web_search(query="Lo 2")', "[1] Lo 2 (https://wiki.searchgym.example/product/lo-2)\n"
-              "Lo 2 is a product. In 2025, Lo 2 sold for 63 dollars. Lo 2 costs 101 dollars.")]
+             ('web_search(query="Lo 2")', ("[1] Lo 2 (https://wiki.searchgym.example/product/lo-2)\n"
+              "Lo 2 is a product. In 2025, Lo 2 sold for 63 dollars. Lo 2 costs 101 dollars."))]
     calcs = ['calculator(expression="101 - 63")  <- difference of price',
              'calculator(expression="101 - 87")  <- difference of price',
              'calculator(expression="87 + 101")  <- sum of price']
@@ -190,14 +190,20 @@ def test_temporal_reads_the_clock_then_subtracts():
 
 def test_lookup_of_a_namesake_asks_which_one_is_meant():
     question = "Where was Mara Quell born?"
-    steps = [('knowledge_base(entity="Mara Quell")', "2 entities are named 'Mara Quell':\n- Mara Quell (painter) (person)\n"
-              "- Mara Quell (author) (person)\nCall knowledge_base again with the full name of the one you mean.")]
+    steps = [('knowledge_base(entity="Mara Quell")', ("2 entities are named 'Mara Quell':\n- Mara Quell (painter) (person)\n"
+              "- Mara Quell (author) (person)\nCall knowledge_base again with the full name of the one you mean."))]
     candidates = ['ask_for_clarification(question="Which Mara Quell do you mean?")  <- ask the user',
                   'knowledge_base(entity="Mara Quell")  <- name from the question',
                   'knowledge_base(entity="Mara Quell (painter)")  <- name from the latest result']
     assert chosen(observation(question, steps, candidates)) == 'ask_for_clarification(question="Which Mara Quell do you mean?")'
     meant = steps + [('ask_for_clarification(question="Which Mara Quell do you mean?")', "I mean Mara Quell (painter).")]
     assert chosen(observation(question, meant, candidates)) == 'knowledge_base(entity="Mara Quell (painter)")'
+    # on the web a descriptor gives the namesake away: the fact read under the bare name is not trusted
+    web = [('web_search(query="Mara Quell")', ("[1] Mara Quell (painter) (https://wiki.searchgym.example/person/x)\n"
+            "Mara Quell (painter) was born in Lurk."))]
+    answers = candidates + ['answer("Lurk")  <- Mara Quell (painter) | born in | a city | via web_search']
+    assert chosen(observation(question, web, answers)).startswith("ask_for_clarification(")
+    assert chosen(observation(question, web + meant[1:], answers)) == 'answer("Lurk")'
 
 
 def test_a_member_who_cannot_answer_posts_what_the_plan_uses():
