@@ -22,10 +22,15 @@ import numpy as np
 from searchgym.damaged import DamagedFile
 from searchgym.fileio import atomic_write_text, read_json, read_jsonl
 from searchgym.harness.methods import PRIVILEGED_NOTE, shown_label
+from searchgym.harness.report_gain import CHANCE, gain_section
 from searchgym.harness.plots import curve_from_rows, plot_learning_curves
 from searchgym.harness.runner import is_done, run_dir
 from searchgym.harness.stats import bootstrap_ci, paired_permutation_test
 from searchgym.suites import Suite
+
+#: Under every success table with a comparison column: what chance is there.
+CHANCE_NOTE = ("Comparisons are a pick between two options: an agent that always names one of the two "
+               "scores 0.5 by chance.")
 
 #: Every column has one type: text (method, family), bool (aggregate), int (seed: empty on
 #: aggregate rows; seeds, n) or float (the rest; the intervals are empty on per-seed rows).
@@ -250,6 +255,8 @@ def write_report(out: Path | str, suite: Suite, labels: Sequence[str], seeds: Se
              f"Finished runs: {len(records)} of {len(labels) * len(seeds)}.", "",
              "## Success (mean [95% bootstrap interval over seeds and tasks])", "", success, "",
              *([note, ""] if note else []),
+             *([CHANCE_NOTE, ""] if any(r["family"] in CHANCE for r in rows) else []),
+             *gain_section(records, resamples=resamples),
              "## F1", "", metric_table(rows, "f1", present, privileged), ""]
     ref = choose_reference(records, reference)
     if ref is not None and len(present) > 1:

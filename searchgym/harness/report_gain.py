@@ -1,0 +1,91 @@
+"""Each learning method's gain over the supervised base it started from, per family, with intervals.
+
+Why: a learner started from a base (``--option init=sft``) means something only beside that base.
+The base of a seed is the same file for every method of that seed, so the gain is paired by seed
+and by task: for each seed k and task t, d[k, t] = success(method, k, t) - success(base, k, t),
+and the interval is the two-level bootstrap of that (seeds x tasks) matrix (seeds, then tasks,
+resampled with replacement), as for the success tables. Comparisons are a pick between two
+options, so their chance rate (0.5 for an agent that always names one of the two) is shown beside
+the comparison column.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from searchgym.harness.stats import bootstrap_ci
+
+#: The label of the supervised base's row (the ``sft`` method).
+BASE_LABEL = "sft"
+#: Families whose answer is a pick between two named options, and the chance rate of such a pick.
+CHANCE = {"comparison": 0.5}
+
+
+def _success(run: Any, task_ids: Sequence[str]) -> np.ndarray:
+    by_id = {p["task_id"]: float(p.get("success", 0.0)) for p in run.predictions}
+    return np.array([by_id.get(t, 0.0) for t in task_ids], dtype=float)
+
+
+def gain_rows(records: Sequence[Any], base: str = BASE_LABEL, resamples: int = 2000,
+              rng_seed: int = 0) -> list[dict[str, Any]]:
+    """One row per (learning method, family): the mean paired gain over ``base`` and its interval.
+
+    Only methods that train and share seeds with the base are compared (random, reader and the
+    oracle do not start from it); a method missing a seed of the base is compared on the seeds both
+    have.
+    """
+    base_runs = {r.seed: r for r in records if r.label == base}
+    if not base_runs:
+        return []
+    families = sorted({p["family"] for r in base_runs.values() for p in r.predictions})
+    rows = []
+    labels = list(dict.fromkeys(r.label for r in records))
+    for label in labels:
+        runs = {r.seed: r for r in records if r.label == label}
+        if label == base or not any(r.config.get("trains", True) for r in runs.values()):
+            continue
+        seeds = sorted(set(runs) & set(base_runs))
+        if not seeds:
+            continue
+        for family in [*families, "all"]:
+            task_ids = sorted({p["task_id"] for p in base_runs[seeds[0]].predictions
+                               if family == "all" or p["family"] == family})
+            if not task_ids:
+                continue
+            diff = np.stack([_success(runs[k], task_ids) - _success(base_runs[k], task_ids) for k in seeds])
+            ci = bootstrap_ci(diff, resamples=resamples, rng=np.random.default_rng([rng_seed, 4]))
+            rows.append({"method": label, "family": family, "seeds": len(seeds), "n": len(task_ids),
+                         "gain": ci.mean, "gain_low": ci.low, "gain_high": ci.high})
+    return rows
+
+
+def gain_table(rows: Sequence[dict[str, Any]]) -> str:
+    """Markdown: a row per method, a column per family, cells "+gain [low, high]"."""
+    if not rows:
+        return ""
+    families = ["all", *sorted({r["family"] for r in rows if r["family"] != "all"})]
+    header = [f"{f} (chance {CHANCE[f]:.1f})" if f in CHANCE else f for f in families]
+    cells = {(r["method"], r["family"]): r for r in rows}
+    lines = ["| method | seeds | " + " | ".join(header) + " |", "|---|---|" + "---|" * len(families)]
+    for label in dict.fromkeys(r["method"] for r in rows):
+        shown = []
+        for family in families:
+            r = cells.get((label, family))
+            shown.append("—" if r is None else f"{r['gain']:+.3f} [{r['gain_low']:+.3f}, {r['gain_high']:+.3f}]")
+        seeds = next(r["seeds"] for r in rows if r["method"] == label)
+        lines.append(f"| {label} | {seeds} | " + " | ".join(shown) + " |")
+    return "\n".join(lines)
+
+
+def gain_section(records: Sequence[Any], base: str = BASE_LABEL, resamples: int = 2000) -> list[str]:
+    """The results.md lines of the gain table (none when the comparison has no base)."""
+    table = gain_table(gain_rows(records, base, resamples))
+    if not table:
+        return []
+    return [f"## Gain over the supervised base ({base}), paired by seed and task", "",
+            f"Success of each learning method minus the success of the `{base}` base of the same seed on the "
+            "same task, mean [95% two-level bootstrap interval over seeds and tasks]. An interval above 0 is a "
+            "gain; comparisons are a pick between two options (chance 0.5).", "", table, ""]
