@@ -134,7 +134,7 @@ def test_a_folder_of_another_comparison_is_not_reused(tmp_path):
 
 
 def test_unknown_or_unimportable_methods_fail_before_any_run(tmp_path):
-    with pytest.raises(ValueError, match="unknown method 'nope'; built-in methods: random, reader, oracle, cw_grpo"):
+    with pytest.raises(ValueError, match="unknown method 'nope'; built-in methods: random, reader, oracle, sft, cw_grpo"):
         comparison(tmp_path, methods="random,nope")
     with pytest.raises(ValueError, match="cannot be imported"):
         run_comparison(comparison(tmp_path, methods="random,no_such_pkg_xyz.mod:method"))
