@@ -45,8 +45,11 @@ def read_base(path: str | Path) -> dict[str, Any]:
     return blob
 
 
-def load_base_into(population: Population, path: str | Path, policy: str) -> dict[str, Any]:
+def load_base_into(population: Population, path: str | Path | None, policy: str) -> dict[str, Any]:
     """Copy the base's weights into every member of ``population``; the base's contents."""
+    if not path:
+        raise ValueError("init='sft' needs the base's file (init_checkpoint); the harness builds it: run the "
+                         "method through searchgym compare/train with --option init=sft")
     blob = read_base(path)
     if blob["policy"] != policy:
         raise ValueError(f"{path} is a base for --policy {blob['policy']}, not {policy}; use the same --policy for "

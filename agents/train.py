@@ -22,7 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -148,9 +148,6 @@ class Trainer(TrainerBase):
         self.population = Population.build(config.population_mode, self.n_agents, encoder=config.policy,
                                            device=self.device, seed=config.seed, **config.policy_kwargs)
         if config.init == "sft":  # a resumed run's checkpoint then replaces these weights
-            if not config.init_checkpoint:
-                raise ValueError("init='sft' needs the base's file (init_checkpoint); the harness builds it: run the "
-                                 "method through searchgym compare/train with --option init=sft")
             load_base_into(self.population, config.init_checkpoint, config.policy)
         self.optimizer = torch.optim.Adam(self.population.parameters(), lr=config.lr)
         self.calibrator = Calibrator(config.calibration)
@@ -285,8 +282,6 @@ class Trainer(TrainerBase):
     def _denormalised(self, groups: list) -> list:
         """The groups with each step's stored value mapped back to return scale: with return
         normalisation the value head predicts normalised returns, and GAE needs real ones."""
-        from dataclasses import replace
-
         out = []
         for group in groups:
             new_group = []
