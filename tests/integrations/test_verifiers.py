@@ -1,0 +1,66 @@
+"""searchgym in verifiers 0.4 (verifiers.v1): `load_environment(suite=..., split=...)` evaluated
+against `searchgym serve --behaviour oracle` scores the oracle's 1.0, every reply reaching the
+searchgym env; the reader (non-privileged) scores what it scores on the env.
+
+verifiers runs each agent as its own chat program (a uv script, with the official `openai`
+client) behind an interception proxy: the first run bootstraps `uv` and the script's packages
+from the package registry, so this test is slow (about a minute) and skips without verifiers."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+
+import pytest
+
+import searchgym
+from searchgym.harness.scripted_endpoint import ScriptedEndpoint
+
+vf = pytest.importorskip("verifiers.v1", reason="verifiers is an optional extra: pip install 'searchgym[verifiers]'")
+
+from searchgym.integrations.verifiers import TASKSET_ID, load_environment  # noqa: E402  (needs verifiers)
+
+SUITE, SPLIT, LIMIT = "searchqa-text-v2", "dev", 2
+pytestmark = pytest.mark.slow
+
+
+def evaluate(env, base_url: str) -> list:
+    """What `vf-eval` does for each task, in process: the env's serving resources, one episode per
+    task, the model behind `base_url` (an OpenAI-compatible endpoint)."""
+    os.environ.setdefault("SEARCHGYM_TEST_KEY", "unused")
+    client = vf.EvalClientConfig(base_url=base_url, api_key_var="SEARCHGYM_TEST_KEY")
+    context = vf.ModelContext(client=client, model="scripted", sampling=vf.SamplingConfig())
+
+    async def run() -> list:
+        async with env.serving():
+            return [await env.run_episode(task, context) for task in env.taskset]
+
+    return asyncio.run(run())
+
+
+def test_the_oracle_endpoint_scores_one_through_verifiers():
+    env = load_environment(suite=SUITE, split=SPLIT, limit=LIMIT)
+    assert env.config.taskset.id == TASKSET_ID
+    tasks = list(env.taskset)
+    records = searchgym.tasks(SUITE, SPLIT)[:LIMIT]
+    assert [t.data.id for t in tasks] == [r.task_id for r in records]
+    assert all(r.question in t.data.prompt and '"name": "web_search"' in t.data.prompt for t, r in zip(tasks, records))
+    with ScriptedEndpoint(SUITE, "oracle", splits=(SPLIT,), limit=LIMIT) as endpoint:
+        episodes = evaluate(env, endpoint.base_url)
+        served = endpoint.requests
+    assert len(episodes) == LIMIT and all(e.ok for e in episodes), [e.errors for e in episodes]
+    for episode, record in zip(episodes, records):
+        (trace,) = episode.traces
+        assert trace.rewards["searchgym_score"].score == 1.0
+        assert trace.metrics["searchgym_success"] == 1.0 and 0.9 < trace.metrics["searchgym_return"] < 1.0
+        assert trace.info["searchgym_answer"] in record.answers
+    assert served >= 2 * LIMIT  # at least a tool call and an answer per task went through the proxy
+
+
+def test_refuses_suites_it_cannot_play():
+    with pytest.raises(ValueError, match="multi-agent"):
+        load_environment(suite="team-text-v2")
+    with pytest.raises(ValueError, match="not a text suite"):
+        load_environment(suite="searchqa-v2")
+    with pytest.raises(ValueError, match="unknown split 'val'; accepted: train, dev, test"):
+        load_environment(split="val")
