@@ -34,7 +34,7 @@ from searchgym.suites import get_suite, make_env
 from searchgym.suites import tasks as suite_tasks
 from searchgym.task_api import SYSTEM_PROMPT, make_task_env
 
-__all__ = ["TASKSET_ID", "SearchGymEnv", "SearchGymTaskset", "load_environment"]
+__all__ = ["TASKSET_ID", "SearchGymEnv", "SearchGymTaskset", "evaluate", "load_environment"]
 
 #: The id verifiers knows the taskset by (``--env.taskset.id``); its module name is this with "_".
 TASKSET_ID = "searchgym-taskset"
@@ -142,6 +142,23 @@ def load_environment(suite: str = "searchqa-text-v2", split: str = "dev", limit:
         "agent": {"harness": {"id": harness}, "runtime": {"type": runtime}},
     })
     return vf_load_environment(config)
+
+
+def evaluate(env: vf.Env, base_url: str, model: str, api_key_var: str = "OPENAI_API_KEY") -> list[vf.Episode]:
+    """One episode per task of ``env``'s taskset, in process, as ``vf-eval`` runs them: the env's
+    serving resources up, the model behind ``base_url`` (any OpenAI-compatible endpoint; its key
+    read from the environment variable ``api_key_var``, "EMPTY" when unset). Each episode's
+    trace holds ``rewards["searchgym_score"]`` and the ``searchgym_*`` metrics."""
+    import asyncio
+
+    client = vf.EvalClientConfig(base_url=base_url, api_key_var=api_key_var)
+    context = vf.ModelContext(client=client, model=model, sampling=vf.SamplingConfig())
+
+    async def run() -> list[vf.Episode]:
+        async with env.serving():
+            return [await env.run_episode(task, context) for task in env.taskset]
+
+    return asyncio.run(run())
 
 
 sys.modules.setdefault(TASKSET_ID.replace("-", "_"), sys.modules[__name__])  # how verifiers imports a taskset id

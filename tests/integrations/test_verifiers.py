@@ -8,8 +8,8 @@ from the package registry, so this test is slow (about a minute) and skips witho
 
 from __future__ import annotations
 
-import asyncio
-import os
+import re
+from pathlib import Path
 
 import pytest
 
@@ -18,24 +18,23 @@ from searchgym.harness.scripted_endpoint import ScriptedEndpoint
 
 vf = pytest.importorskip("verifiers.v1", reason="verifiers is an optional extra: pip install 'searchgym[verifiers]'")
 
-from searchgym.integrations.verifiers import TASKSET_ID, load_environment  # noqa: E402  (needs verifiers)
+from searchgym.integrations.verifiers import TASKSET_ID, evaluate, load_environment  # noqa: E402  (needs verifiers)
 
 SUITE, SPLIT, LIMIT = "searchqa-text-v2", "dev", 2
 pytestmark = pytest.mark.slow
 
 
-def evaluate(env, base_url: str) -> list:
-    """What `vf-eval` does for each task, in process: the env's serving resources, one episode per
-    task, the model behind `base_url` (an OpenAI-compatible endpoint)."""
-    os.environ.setdefault("SEARCHGYM_TEST_KEY", "unused")
-    client = vf.EvalClientConfig(base_url=base_url, api_key_var="SEARCHGYM_TEST_KEY")
-    context = vf.ModelContext(client=client, model="scripted", sampling=vf.SamplingConfig())
+DOC = Path(__file__).resolve().parents[2] / "docs" / "INTEGRATIONS.md"
+MARKER = "<!-- tested with verifiers: tests/integrations/test_verifiers.py -->"
 
-    async def run() -> list:
-        async with env.serving():
-            return [await env.run_episode(task, context) for task in env.taskset]
 
-    return asyncio.run(run())
+def test_the_docs_verifiers_example_runs_as_written(tmp_path, monkeypatch):
+    """The docs' verifiers example (not in tests/test_doc_examples.py: verifiers is no test extra)."""
+    text = DOC.read_text(encoding="utf-8")
+    blocks = re.findall(re.escape(MARKER) + r"\s*\n```python\n(.*?)\n```", text, re.DOTALL)
+    assert len(blocks) == 1 == text.count(MARKER)
+    monkeypatch.chdir(tmp_path)
+    exec(compile(blocks[0], "docs/INTEGRATIONS.md (verifiers)", "exec"), {"__name__": "__doc_example__"})
 
 
 def test_the_oracle_endpoint_scores_one_through_verifiers():
@@ -46,7 +45,7 @@ def test_the_oracle_endpoint_scores_one_through_verifiers():
     assert [t.data.id for t in tasks] == [r.task_id for r in records]
     assert all(r.question in t.data.prompt and '"name": "web_search"' in t.data.prompt for t, r in zip(tasks, records))
     with ScriptedEndpoint(SUITE, "oracle", splits=(SPLIT,), limit=LIMIT) as endpoint:
-        episodes = evaluate(env, endpoint.base_url)
+        episodes = evaluate(env, endpoint.base_url, model="oracle")
         served = endpoint.requests
     assert len(episodes) == LIMIT and all(e.ok for e in episodes), [e.errors for e in episodes]
     for episode, record in zip(episodes, records):
