@@ -77,7 +77,6 @@ class _SearchGymEnv:
         self._env = self._envs[split]
         _, self.info = self._env.reset(seed=self.seed, options={"task_id": task_id})
         self.task_id, self.reward, self.done = task_id, 0.0, False
-        return None
 
     def _act(self, action: Any) -> str:
         """One env step with a tool call or a text action; its observation is the tool's result."""
@@ -114,12 +113,12 @@ def _tool_method(schema: dict[str, Any]) -> Any:
     properties = parameters.get("properties", {})
     if properties:
         lines.append("Args:")
-    for arg, spec in properties.items():
-        annotations[arg] = _PY_TYPES[spec["type"]]
+    for arg, schema_of_arg in properties.items():
+        annotations[arg] = _PY_TYPES[schema_of_arg["type"]]
         default = inspect.Parameter.empty if arg in required else None
         signature.append(inspect.Parameter(arg, inspect.Parameter.KEYWORD_ONLY, default=default,
                                            annotation=annotations[arg]))
-        lines.append(f"    {arg}: {spec.get('description', arg)}")
+        lines.append(f"    {arg}: {schema_of_arg.get('description', arg)}")
     lines += ["", "Returns:", "    What the environment shows after the call."]
     method.__name__ = method.__qualname__ = name
     method.__doc__ = "\n".join(lines)

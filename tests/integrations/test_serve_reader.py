@@ -14,9 +14,9 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from searchgym.baselines.reader_text import ReaderTextAgent
 
 import searchgym
-from searchgym.baselines.reader_text import ReaderTextAgent
 from searchgym.harness.scripted_endpoint import ScriptedEndpoint, reader_observations
 from searchgym.suites import Suite
 

@@ -17,7 +17,7 @@ from searchgym.suites import Suite
 trl = pytest.importorskip("trl", reason="TRL is an optional extra: pip install 'searchgym[trl]'")
 torch = pytest.importorskip("torch")
 
-from searchgym.integrations import trl as sg_trl  # noqa: E402  (after the skip: it needs nothing, TRL does)
+from searchgym.integrations import trl as sg_trl
 
 TINY = Suite("tiny-text-trl", 1, "SearchQA-v0", {"max_steps": 6, "tool_format": "hermes"}, world_size="tiny",
              dev_size=4, test_size=2)

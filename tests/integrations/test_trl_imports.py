@@ -17,5 +17,5 @@ print("ok")
 
 
 def test_importing_the_integrations_imports_no_framework():
-    result = subprocess.run([sys.executable, "-c", CHECK], capture_output=True, text=True, timeout=300)
+    result = subprocess.run([sys.executable, "-c", CHECK], capture_output=True, text=True, timeout=300, check=False)
     assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr[-2000:]

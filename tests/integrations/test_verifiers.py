@@ -18,7 +18,7 @@ from searchgym.harness.scripted_endpoint import ScriptedEndpoint
 
 vf = pytest.importorskip("verifiers.v1", reason="verifiers is an optional extra: pip install 'searchgym[verifiers]'")
 
-from searchgym.integrations.verifiers import TASKSET_ID, evaluate, load_environment  # noqa: E402  (needs verifiers)
+from searchgym.integrations.verifiers import TASKSET_ID, evaluate, load_environment
 
 SUITE, SPLIT, LIMIT = "searchqa-text-v2", "dev", 2
 pytestmark = pytest.mark.slow
