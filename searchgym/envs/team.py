@@ -143,6 +143,7 @@ class TeamSearchEnv(TeamPosts, MultiSearchEnv):
         self.first_found: dict[str, tuple[int, tuple[str, ...]]] = {}
         self._latest_tool_round: dict[str, Round] = {}
         self._line_cache: dict[str, tuple[Round, list]] = {}
+        self._options_cache: dict[str, tuple] = {}  # agent -> (round, board, notes, post options)
         self._question_words: frozenset[str] = frozenset()
         # Memos that outlive episodes: the same results, lines and notes recur (bounded, see reset).
         self._lines_memo: dict[tuple, list] = {}
@@ -164,6 +165,7 @@ class TeamSearchEnv(TeamPosts, MultiSearchEnv):
         self.first_found = {}
         self._latest_tool_round = {}
         self._line_cache = {}
+        self._options_cache = {}
         self._reading = {}
         self._question_words = read_text(self.task.question).tokens
         for memo in (self._lines_memo, self._post_memo):
