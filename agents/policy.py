@@ -122,8 +122,9 @@ class LexicalOverlap:
         if found is None:
             question = question_of(text)
             q_uni, q_bi = self.grams(question)
+            # the text's unigrams only (its bigrams are never read), and not kept: every step's text is new
             found = ((question, q_uni, q_bi, self.stems(question), self._stem_order(question), question.lower()),
-                     self.grams(text)[0], text)
+                     frozenset(words(text)), text)
             self._contexts.put(text, found)
         return found
 
