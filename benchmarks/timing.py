@@ -5,9 +5,11 @@ Why CartPole: these machines are shared and noisy, so absolute rates swing betwe
 Gymnasium CartPole step timed in the same process moves with the machine, and a ratio to it is
 what the goals are written in ("a candidate step costs at most 15 CartPole steps").
 
-Cold and warm: a row is *cold* when every cache an env step can hit (search results, mention
-look-ups, the judge's reading of texts, the candidate generator's memos) is emptied before it;
-*warm* replays the very same episodes right after, so every cache holds what they need.
+Cold, warm and new seeds: a row is *cold* when every cache an env step can hit (search results,
+mention look-ups, the judge's reading of texts, the candidate generator's memos) is emptied before
+it; *warm* replays the very same episodes right after, so every cache holds what they need (the
+best case); *new seeds* plays the same tasks again with seeds not played before, which is what a
+trainer sees: its tasks recur, its episodes do not.
 """
 
 from __future__ import annotations
@@ -91,6 +93,28 @@ def cold_and_warm(tools, run: Callable[[], int]) -> tuple[Timing, Timing]:
     just before: its candidate generator's memos start empty too)."""
     clear_caches(tools)
     return timed(run), timed(run)
+
+
+def recurring_episodes(task_ids: list[str], episodes: int, tasks: int = 40, seed: int = 0) -> list[tuple[str, int]]:
+    """``episodes`` (task id, seed) pairs cycling over the first ``tasks`` tasks, seeds from ``seed``."""
+    pool = task_ids[:tasks]
+    return [(pool[e % len(pool)], seed + e) for e in range(episodes)]
+
+
+NEW_SEED_OFFSET = 1_000_003
+
+
+def three_states(tools, make_run: Callable[[list], Callable[[], int]], episodes: list) -> dict[str, Timing]:
+    """{"cold", "warm", "new seeds"}: ``episodes`` with every cache emptied, the same again, then
+    the same tasks with fresh seeds (``make_run(episodes)`` builds the function that plays them)."""
+    cold, warm = cold_and_warm(tools, make_run(episodes))
+    fresh = [(task, seed + NEW_SEED_OFFSET) for task, seed in episodes]
+    return {"cold": cold, "warm": warm, "new seeds": timed(make_run(fresh))}
+
+
+def yardstick_line(yardstick: Timing) -> str:
+    return (f"{'CartPole-v1 step (gym.make, same process)':<44}{yardstick.per_cpu_s:>9.0f} step/s cpu "
+            f"{yardstick.per_wall_s:>9.0f} step/s wall {yardstick.cpu_us:>8.1f} us cpu/step")
 
 
 def ratio_line(label: str, timing: Timing, yardstick: Timing, unit: str, goal: float | None = None) -> str:
