@@ -332,7 +332,8 @@ class TeamSearchEnv(TeamPosts, MultiSearchEnv):
             "success": bool(self.team_score and self.team_score.success),
             "score": score_info(answered.score) if answered else None,
             "role": {"name": role.name, "tools": list(role.tools), "can_answer": role.can_answer},
-            "action": (outcome.action.render() if outcome.action else None) if outcome else None,
+            # the transcript's line of this step is the action's rendering (made once, in settle)
+            "action": (self.sessions[agent].transcript[-1][0] if outcome.action else None) if outcome else None,
             "contribution": self.contribution(agent),
             "team": self.team_info(),
         }
