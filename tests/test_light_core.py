@@ -108,6 +108,26 @@ def test_compare_checks_its_extras_before_any_run(tmp_path: Path) -> None:
     assert not (tmp_path / "cmp").exists()
 
 
+def test_library_features_of_an_extra_name_it_when_it_is_missing(tmp_path: Path) -> None:
+    code = """
+from searchgym.extras import MissingExtra
+from searchgym.tools.retrievers import make_retriever
+try:
+    make_retriever("dense", ["a page about Tistel Group"])
+except MissingExtra as exc:
+    print(exc)
+try:
+    from searchgym.harness import load_results
+except MissingExtra as exc:
+    print(exc)
+"""
+    proc = _python(code, HEAVY, tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.splitlines() == [
+        "the dense retriever needs sentence-transformers: pip install 'searchgym[dense]'",
+        "searchgym.harness.load_results needs pandas: pip install 'searchgym[report]'"]
+
+
 def _fake_command(monkeypatch, error: BaseException) -> None:
     """``searchgym train`` replaced by a command whose run raises ``error``."""
     module = types.ModuleType("fake_train_command")
