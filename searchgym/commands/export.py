@@ -29,5 +29,5 @@ def run(args: argparse.Namespace) -> int:
     reward_file = importlib.util.find_spec("searchgym.integrations.verl").origin  # found, not imported
     print(f"wrote {written['data']} and {written['tool_config']}; train with verl's tool agent loop: "
           f"actor_rollout_ref.rollout.multi_turn.tool_config_path={written['tool_config']} "
-          f"custom_reward_function.path={reward_file} custom_reward_function.name=compute_score")
+          f"reward.custom_reward_function.path={reward_file} reward.custom_reward_function.name=compute_score")
     return 0

@@ -9,10 +9,10 @@ import pytest
 
 pytest.importorskip("gem")
 
-import gem  # noqa: E402
+import gem
 
-import searchgym  # noqa: E402
-from searchgym.integrations.gem import SearchgymGemEnv, register_gem_envs  # noqa: E402
+import searchgym
+from searchgym.integrations.gem import SearchgymGemEnv, register_gem_envs
 
 SUITE, SPLIT = "searchqa-text-v2", "dev"
 

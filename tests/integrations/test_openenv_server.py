@@ -14,8 +14,8 @@ import pytest
 
 pytest.importorskip("openenv.core")
 
-import searchgym  # noqa: E402
-from searchgym.integrations.openenv import SearchgymAction, SearchgymClient, SearchgymEnvironment  # noqa: E402
+import searchgym
+from searchgym.integrations.openenv import SearchgymAction, SearchgymClient, SearchgymEnvironment
 
 SUITE, SPLIT = "searchqa-text-v2", "dev"
 

@@ -12,8 +12,13 @@ from dataclasses import dataclass, field
 import pytest
 
 import searchgym
-from searchgym.integrations.verl import (EPISODES, VERL_INSTALLED, SearchgymTool, VerlBaseToolStandIn,
-                                         compute_score)
+from searchgym.integrations.verl import (
+    EPISODES,
+    VERL_INSTALLED,
+    SearchgymTool,
+    VerlBaseToolStandIn,
+    compute_score,
+)
 from searchgym.integrations.verl_dataset import verl_rows, verl_tool_config
 
 SUITE = "searchqa-text-v2"
