@@ -25,7 +25,9 @@ import numpy as np
 try:
     from gem.core import Env as GemEnv
     from gem.envs.registration import ENV_REGISTRY, register
-except ImportError as exc:
+except ModuleNotFoundError as exc:  # the framework itself missing, not a failure inside it
+    if (exc.name or "").split(".")[0] != "gem":
+        raise
     raise ImportError("searchgym.integrations.gem needs GEM: pip install 'searchgym[gem]' "
                       "(or: pip install gem-llm)") from exc
 

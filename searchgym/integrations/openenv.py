@@ -29,9 +29,12 @@ try:
     from openenv.core.env_server.http_server import create_app
     from openenv.core.env_server.interfaces import Environment
     from openenv.core.env_server.types import Action, EnvironmentMetadata, Observation, State
-except ImportError as exc:  # a clear message instead of a bare ModuleNotFoundError
+except ModuleNotFoundError as exc:  # the framework itself missing, not a failure inside it
+    if (exc.name or "").split(".")[0] != "openenv":
+        raise
     raise ImportError("searchgym.integrations.openenv needs OpenEnv: pip install 'searchgym[openenv]' "
                       "(or: pip install openenv-core)") from exc
+from fastapi import HTTPException
 from pydantic import Field
 
 import searchgym
@@ -70,6 +73,14 @@ class SearchgymState(State):
     done: bool = False
 
 
+class EpisodeRequestError(HTTPException, ValueError):
+    """A reset or step the env cannot serve: HTTP 4xx with the message over HTTP, the message over
+    the WebSocket session, a ValueError in Python."""
+
+    def __init__(self, status_code: int, message: str) -> None:
+        super().__init__(status_code=status_code, detail=message)
+
+
 def _json_info(info: dict[str, Any]) -> dict[str, Any]:
     picked = {key: info[key] for key in INFO_KEYS if key in info}
     for key, value in picked.items():
@@ -98,7 +109,7 @@ class SearchgymEnvironment(Environment[SearchgymAction, SearchgymObservation, Se
     def _pick(self, seed: int | None, task_id: str | None) -> str:
         if task_id is not None:
             if task_id not in self.records:
-                raise ValueError(f"task {task_id!r} is not in the {self.split} split of {self.suite!r}; "
+                raise EpisodeRequestError(422, f"task {task_id!r} is not in the {self.split} split of {self.suite!r}; "
                                  f"accepted: one of its {len(self._order)} task ids (searchgym.tasks)")
             return task_id
         if seed is not None:
@@ -122,8 +133,10 @@ class SearchgymEnvironment(Environment[SearchgymAction, SearchgymObservation, Se
 
     def step(self, action: SearchgymAction, timeout_s: float | None = None, **kwargs: Any) -> SearchgymObservation:
         if self._env is None or self._state.done:
-            raise RuntimeError("no episode is running: call reset first (an episode ends when the agent answers "
-                               "or runs out of steps)")
+            raise EpisodeRequestError(409, "no episode is running: call reset first (an episode ends when the agent "
+                                           "answers or runs out of steps; over plain HTTP every request gets a "
+                                           "fresh env, as OpenEnv serves it: play episodes over the /ws session "
+                                           "that OpenEnv's EnvClient opens)")
         text, reward, terminated, truncated, info = self._env.step({"name": action.name, "arguments": action.arguments})
         state = self._state
         state.step_count += 1

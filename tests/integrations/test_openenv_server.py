@@ -8,6 +8,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 
 import pytest
@@ -92,6 +93,24 @@ def test_schema_and_state_endpoints_describe_searchgym(server) -> None:
     assert {"text", "task_id", "tools", "info"} <= set(schema["observation"]["properties"])
 
 
+def test_plain_http_says_what_is_wrong(server) -> None:
+    def post(path: str, body: dict) -> tuple[int, dict]:
+        request = urllib.request.Request(f"{server}{path}", data=json.dumps(body).encode(),
+                                         headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(request, timeout=30) as reply:
+                return reply.status, json.load(reply)
+        except urllib.error.HTTPError as error:
+            return error.code, json.load(error)
+
+    status, first = post("/reset", {"seed": 1})
+    assert status == 200 and first["observation"]["question"] and first["done"] is False
+    status, refused = post("/reset", {"task_id": "no-such-task"})
+    assert status == 422 and "not in the dev split" in refused["detail"]
+    status, refused = post("/step", {"action": {"name": "answer", "arguments": {"answer": "x"}}})
+    assert status == 409 and "/ws session" in refused["detail"]
+
+
 def test_reset_plays_the_task_asked_for_and_refuses_an_unknown_one() -> None:
     env = SearchgymEnvironment(SUITE, SPLIT)
     record = searchgym.tasks(SUITE, SPLIT)[7]
@@ -104,7 +123,7 @@ def test_reset_plays_the_task_asked_for_and_refuses_an_unknown_one() -> None:
 
 def test_step_before_reset_says_to_reset() -> None:
     env = SearchgymEnvironment(SUITE, SPLIT)
-    with pytest.raises(RuntimeError, match="call reset first"):
+    with pytest.raises(ValueError, match="call reset first"):
         env.step(SearchgymAction(name="answer", arguments={"answer": "x"}))
 
 
