@@ -32,6 +32,7 @@ except ModuleNotFoundError as exc:  # the framework itself missing, not a failur
                       "(or: pip install gem-llm)") from exc
 
 import searchgym
+from searchgym.integrations.text_tasks import text_task_records
 from searchgym.text_suites import TEXT_SUITES
 
 __all__ = ["ENV_PREFIX", "SearchgymGemEnv", "register_gem_envs"]
@@ -45,9 +46,7 @@ class SearchgymGemEnv(GemEnv):
     def __init__(self, suite: str = "searchqa-text-v2", split: str = "train", task_id: str | None = None,
                  seed: int = 0) -> None:
         super().__init__()
-        records = searchgym.tasks(suite, split)
-        if any(r.agents is not None for r in records):
-            raise ValueError(f"suite {suite!r} is multi-agent; GEM envs are single-agent: use searchqa-text-v2")
+        records = text_task_records(suite, split, "the GEM env")
         self.suite, self.split, self.fixed_task = suite, split, task_id
         self.records = {r.task_id: r for r in records}
         if task_id is not None and task_id not in self.records:

@@ -38,6 +38,7 @@ from fastapi import HTTPException
 from pydantic import Field
 
 import searchgym
+from searchgym.integrations.text_tasks import text_task_records
 
 __all__ = ["SearchgymAction", "SearchgymClient", "SearchgymEnvironment", "SearchgymObservation", "SearchgymState",
            "create_searchgym_app", "main"]
@@ -97,10 +98,7 @@ class SearchgymEnvironment(Environment[SearchgymAction, SearchgymObservation, Se
     def __init__(self, suite: str = "searchqa-text-v2", split: str = "test") -> None:
         super().__init__()
         self.suite, self.split = suite, split
-        self.records = {r.task_id: r for r in searchgym.tasks(suite, split)}
-        if any(r.agents is not None for r in self.records.values()):
-            raise ValueError(f"suite {suite!r} is multi-agent; the OpenEnv server plays single-agent text suites "
-                             f"(searchqa-text-v2)")
+        self.records = {r.task_id: r for r in text_task_records(suite, split, "the OpenEnv server")}
         self._order = list(self.records)
         self._next = 0
         self._env: Any = None
@@ -195,7 +193,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     import uvicorn
 
-    app = create_searchgym_app(args.suite, args.split, args.max_concurrent_envs)
+    try:
+        app = create_searchgym_app(args.suite, args.split, args.max_concurrent_envs)
+    except ValueError as exc:
+        parser.error(str(exc))
     uvicorn.run(app, host=args.host, port=args.port)
     return 0
 

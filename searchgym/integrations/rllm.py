@@ -23,6 +23,7 @@ from abc import ABC, abstractmethod
 from typing import Any
 
 import searchgym
+from searchgym.integrations.text_tasks import text_task_records
 
 __all__ = ["RLLM_INSTALLED", "RllmBaseEnvStandIn", "SearchgymRllmEnv", "rllm_rows"]
 
@@ -87,9 +88,11 @@ class SearchgymRllmEnv(_Base):
     def __init__(self, suite: str, split: str, task_id: str, seed: int = 0) -> None:
         self.suite, self.split, self.task_id, self.seed = suite, split, task_id, seed
         self._env = searchgym.make_task_env(suite, split, task_id)
-        if hasattr(self._env, "possible_agents"):
+        mode = getattr(getattr(self._env.unwrapped, "config", None), "action_mode", None)
+        if hasattr(self._env, "possible_agents") or mode != "text":
             self._env.close()
-            raise ValueError(f"suite {suite!r} is multi-agent; the rLLM env plays single-agent text suites")
+            raise ValueError(f"suite {suite!r} is multi-agent or candidate-mode; the rLLM env plays single-agent "
+                             f"text suites, e.g. searchqa-text-v2")
         self.done = False
 
     @staticmethod
@@ -149,9 +152,7 @@ def rllm_rows(suite: str, split: str, seed: int = 0) -> list[dict[str, Any]]:
     ``suite``, ``split``, ``task_id``, ``seed``, ``question`` and ``data_source``; no answers (the
     reward comes from the env)."""
     rows = []
-    for record in searchgym.tasks(suite, split):
-        if record.agents is not None:
-            raise ValueError(f"suite {suite!r} is multi-agent; the rLLM env plays single-agent text suites")
+    for record in text_task_records(suite, split, "the rLLM env"):
         rows.append({"suite": suite, "split": split, "task_id": record.task_id, "seed": seed,
                      "question": record.question, "data_source": f"searchgym/{suite}"})
     return rows

@@ -20,8 +20,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-import searchgym
 from searchgym.fileio import atomic_write_bytes, atomic_write_text
+from searchgym.integrations.text_tasks import text_task_records
 
 __all__ = ["AGENT_NAME", "TOOL_CLASS", "export_verl", "verl_rows", "verl_tool_config"]
 
@@ -31,11 +31,7 @@ INSTALL = "pip install 'searchgym[verl]'  (or: pip install pandas pyarrow pyyaml
 
 
 def _single_agent_records(suite: str, split: str) -> list[Any]:
-    records = searchgym.tasks(suite, split)
-    if any(r.agents is not None for r in records):
-        raise ValueError(f"suite {suite!r} is multi-agent; the verl export covers single-agent text suites "
-                         f"(searchqa-text-v2)")
-    return records
+    return text_task_records(suite, split, "the verl export")
 
 
 def _tool_names(records: list[Any]) -> list[str]:

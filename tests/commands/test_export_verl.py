@@ -88,6 +88,9 @@ def test_a_multi_agent_suite_or_unknown_format_is_refused(tmp_path, capsys) -> N
     assert main(["export", "--format", "verl", "--suite", "team-text-v2", "--split", "dev",
                  "--out", str(tmp_path / "team")]) == 2
     assert "multi-agent" in capsys.readouterr().err
+    assert main(["export", "--format", "verl", "--suite", "searchqa-v2", "--split", "dev",
+                 "--out", str(tmp_path / "candidates")]) == 2
+    assert "candidates-mode" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["export", "--format", "rllm", "--suite", SUITE, "--out", str(tmp_path / "x")])
 

@@ -63,5 +63,7 @@ def test_bad_input_gets_a_clear_error() -> None:
         SearchgymGemEnv(SUITE, SPLIT, task_id="no-such-task")
     with pytest.raises(ValueError, match="multi-agent"):
         SearchgymGemEnv("team-text-v2", SPLIT)
+    with pytest.raises(ValueError, match="candidates-mode"):
+        SearchgymGemEnv("searchqa-v2", SPLIT)
     with pytest.raises(RuntimeError, match="reset"):
         SearchgymGemEnv(SUITE, SPLIT).step("<answer>x</answer>")

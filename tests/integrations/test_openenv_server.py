@@ -130,3 +130,5 @@ def test_step_before_reset_says_to_reset() -> None:
 def test_a_multi_agent_suite_is_refused_with_the_accepted_kind() -> None:
     with pytest.raises(ValueError, match="single-agent"):
         SearchgymEnvironment("team-text-v2", SPLIT)
+    with pytest.raises(ValueError, match="candidates-mode"):
+        SearchgymEnvironment("searchqa-v2", SPLIT)

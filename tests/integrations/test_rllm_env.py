@@ -76,6 +76,13 @@ def test_rows_never_carry_answers() -> None:
     assert len(rllm_rows(SUITE, "test")) == 200
 
 
+def test_a_suite_an_llm_cannot_play_is_refused() -> None:
+    with pytest.raises(ValueError, match="candidate-mode"):
+        SearchgymRllmEnv("searchqa-v2", SPLIT, searchgym.tasks("searchqa-v2", SPLIT)[0].task_id)
+    with pytest.raises(ValueError, match="multi-agent"):
+        rllm_rows("team-text-v2", SPLIT)
+
+
 def test_from_dict_names_the_missing_keys() -> None:
     with pytest.raises(ValueError, match="missing: task_id"):
         SearchgymRllmEnv.from_dict({"suite": SUITE, "split": SPLIT})
