@@ -9,7 +9,6 @@ during the rollout, so the reward is the env's and the test split's answers are 
 from __future__ import annotations
 
 import argparse
-import importlib.util
 
 FORMATS = ("verl",)
 
@@ -26,8 +25,8 @@ def run(args: argparse.Namespace) -> int:
     from searchgym.integrations.verl_dataset import export_verl
 
     written = export_verl(args.suite, args.split, args.out, seed=args.seed)
-    reward_file = importlib.util.find_spec("searchgym.integrations.verl").origin  # found, not imported
     print(f"wrote {written['data']} and {written['tool_config']}; train with verl's tool agent loop: "
           f"actor_rollout_ref.rollout.multi_turn.tool_config_path={written['tool_config']} "
-          f"reward.custom_reward_function.path={reward_file} reward.custom_reward_function.name=compute_score")
+          f"reward.custom_reward_function.path=pkg://searchgym.integrations.verl_reward "
+          f"reward.custom_reward_function.name=compute_score")
     return 0

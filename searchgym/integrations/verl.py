@@ -10,11 +10,8 @@ verl 0.6+ creates a tool instance per call and passes ``agent_data``, whose ``re
 the episode; older verl (one instance per trajectory, no ``agent_data``) keys it by instance id.
 
 The episode's return, whether it ended and its calls go in ``agent_data.extra_fields``, which
-verl's reward managers merge into ``extra_info``; :func:`compute_score` (set
-``custom_reward_function.path`` to this module, ``name: compute_score``) gives that return. An
-episode the model ended in text (``<answer>...</answer>`` after the last tool reply) is replayed
-in a fresh env from its calls and finished with that text, so the reward is the env's either way;
-no gold answer is read from the dataset (the test split's are never exported).
+verl's reward managers merge into ``extra_info``; :func:`searchgym.integrations.verl_reward.compute_score`
+(re-exported here) gives the env's return from them, reading no gold answer from the dataset.
 
 Without verl installed (it needs a GPU to train), the tool subclasses :class:`VerlBaseToolStandIn`,
 a minimal copy of the interface it uses, so the same code can be run and tested; ``VERL_INSTALLED``
@@ -30,12 +27,12 @@ from typing import Any
 from uuid import uuid4
 
 import searchgym
+from searchgym.integrations.verl_reward import compute_score, task_locator
 
 __all__ = ["VERL_INSTALLED", "SearchgymTool", "ToolResponseStandIn", "VerlBaseToolStandIn", "compute_score"]
 
 #: How many unfinished episodes one process keeps (the oldest is dropped past it).
 MAX_LIVE_EPISODES = 4096
-LOCATOR_KEYS = ("suite", "split", "task_id")
 
 
 @dataclass
@@ -80,16 +77,6 @@ try:
 except ImportError:
     _Base, ToolResponse = VerlBaseToolStandIn, ToolResponseStandIn
     VERL_INSTALLED = False
-
-
-def _locator(kwargs: dict[str, Any]) -> dict[str, Any]:
-    found = kwargs.get("create_kwargs") or kwargs  # verl 0.6+: create_kwargs=...; older: spread
-    missing = [key for key in LOCATOR_KEYS if key not in found]
-    if missing:
-        raise ValueError(f"a searchgym tool needs create_kwargs with {', '.join(LOCATOR_KEYS)} (the verl export "
-                         f"writes them in extra_info.tools_kwargs); missing: {', '.join(missing)}")
-    return {"suite": found["suite"], "split": found["split"], "task_id": found["task_id"],
-            "seed": int(found.get("seed", 0))}
 
 
 @dataclass
@@ -153,7 +140,7 @@ class SearchgymTool(_Base):
 
     async def create(self, instance_id: str | None = None, **kwargs: Any) -> tuple[str, Any]:
         instance_id = instance_id or str(uuid4())
-        self._instances[instance_id] = _locator(kwargs)
+        self._instances[instance_id] = task_locator(kwargs)
         return instance_id, ToolResponse()
 
     @staticmethod
@@ -193,29 +180,3 @@ class SearchgymTool(_Base):
         trajectory (verl 0.6+: an instance per call) lives on for the trajectory's next call."""
         self._instances.pop(instance_id, None)
         EPISODES.drop(f"instance:{instance_id}")
-
-
-def _final_text(solution_str: str) -> str:
-    return solution_str.rsplit("</tool_response>", 1)[-1].strip()
-
-
-def compute_score(data_source: str, solution_str: str, ground_truth: Any, extra_info: dict | None = None,
-                  **kwargs: Any) -> float:
-    """verl's custom reward: the env's return for the trajectory (see the module docstring).
-    ``ground_truth`` is not read: the env holds the answers."""
-    extra = extra_info or {}
-    if extra.get("searchgym_done"):
-        return float(extra["searchgym_reward"])
-    if "searchgym" not in extra:
-        raise ValueError(f"row of {data_source!r} has no extra_info['searchgym'] task locator; score rows "
-                         f"written by `searchgym export --format verl`")
-    locator = _locator(dict(extra["searchgym"]))
-    env = searchgym.make_task_env(locator["suite"], locator["split"], locator["task_id"])
-    try:
-        env.reset(seed=locator["seed"])
-        total = 0.0
-        for call in extra.get("searchgym_calls") or []:
-            total += float(env.step(call)[1])
-        return total + float(env.step(_final_text(solution_str))[1])
-    finally:
-        env.close()

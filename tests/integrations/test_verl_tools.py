@@ -136,3 +136,28 @@ def test_bad_rows_and_calls_get_clear_errors() -> None:
         asyncio.run(tool.execute("never-created", {"query": "x"}))
     with pytest.raises(ValueError, match="task locator"):
         compute_score("other/source", "<answer>x</answer>", "", {})
+
+
+def test_verl_can_load_the_reward_function_by_module_or_by_file() -> None:
+    """verl loads a custom reward from ``pkg://module`` or from a file outside sys.modules."""
+    import importlib.util
+
+    from searchgym.integrations import verl_reward
+
+    spec = importlib.util.spec_from_file_location("custom_module_x", verl_reward.__file__)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # as verl's load_module does: not registered in sys.modules
+    row = verl_rows(SUITE, "dev")[1]
+    extra = {**row["extra_info"], "searchgym_calls": []}
+    assert module.compute_score(row["data_source"], "<answer>unknown</answer>", "", extra) == \
+        pytest.approx(compute_score(row["data_source"], "<answer>unknown</answer>", "", extra))
+    if VERL_INSTALLED:
+        from omegaconf import OmegaConf
+        from verl.trainer.ppo.reward import get_custom_reward_fn
+
+        for path in ("pkg://searchgym.integrations.verl_reward", verl_reward.__file__):
+            config = OmegaConf.create({"reward": {"custom_reward_function": {"path": path, "name": "compute_score"}}})
+            reward = get_custom_reward_fn(config)
+            assert reward(data_source=row["data_source"], solution_str="<answer>unknown</answer>", ground_truth="",
+                          extra_info=extra) == pytest.approx(module.compute_score(row["data_source"],
+                                                                                  "<answer>unknown</answer>", "", extra))
