@@ -6,8 +6,8 @@ calls ``create`` (with the row's ``tools_kwargs[tool]["create_kwargs"]``), ``exe
 (``web_search``, ..., and ``answer``; the tool config YAML gives one entry per tool, all this
 class, each with its schema): ``execute`` steps the row's task in searchgym's env with the call,
 so the tool's reply and step reward are the env's. All calls of one trajectory share one episode:
-verl 0.6+ creates a tool instance per call and passes ``agent_data``, whose ``request_id`` keys
-the episode; older verl (one instance per trajectory, no ``agent_data``) keys it by instance id.
+verl 0.6+ creates a tool instance per call and passes the trajectory's ``agent_data``, in whose
+``extra_fields`` the episode's key is kept; older verl (one instance per trajectory, no ``agent_data``) keys it by instance id.
 
 The episode's return, whether it ended and its calls go in ``agent_data.extra_fields``, which
 verl's reward managers merge into ``extra_info``; :func:`searchgym.integrations.verl_reward.compute_score`
@@ -145,8 +145,12 @@ class SearchgymTool(_Base):
 
     @staticmethod
     def _key(instance_id: str, agent_data: Any) -> str:
-        request_id = getattr(agent_data, "request_id", None)
-        return f"request:{request_id}" if request_id else f"instance:{instance_id}"
+        """The trajectory's own token in ``agent_data.extra_fields`` (not ``request_id``: verl's
+        deterministic mode reuses those across steps), else the instance (older verl)."""
+        fields = getattr(agent_data, "extra_fields", None)
+        if fields is None:
+            return f"instance:{instance_id}"
+        return "trajectory:" + fields.setdefault("searchgym_episode", uuid4().hex)
 
     async def execute(self, instance_id: str, parameters: dict[str, Any], **kwargs: Any) -> tuple[Any, float, dict]:
         if instance_id not in self._instances:

@@ -89,6 +89,9 @@ def test_a_tool_agent_loop_rollout_scores_as_the_env() -> None:
         pytest.approx(expected)
     late = asyncio.run(_call_per_instance(tools, row, agent_data, "web_search", {"query": "again"}))
     assert "episode is over" in late[0].text and late[1] == 0.0  # a finished task does not start again
+    again = AgentData("request-a")  # a later trajectory with the same request id starts its own episode
+    fresh = asyncio.run(_call_per_instance(tools, row, again, "web_search", {"query": record.question}))
+    assert fresh[1] == pytest.approx(replies[0][1]) and not again.extra_fields["searchgym_done"]
 
 
 def test_an_instance_per_trajectory_rollout_on_the_test_split() -> None:
