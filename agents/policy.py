@@ -28,6 +28,7 @@ from torch import Tensor, nn
 
 from .encoder_hash import generic_words, words
 from .encoders import ENCODERS, BoundedCache, TextEncoder, make_encoder, resolve_device
+from .hop_features import HopFeatures
 
 __all__ = [
     "CandidatePolicy",
@@ -254,8 +255,10 @@ class CandidatePolicy(nn.Module):
         self.encoder = encoder
         d = encoder.dim
         self.overlap = LexicalOverlap() if overlap_features else None
-        n_extra = LexicalOverlap.n_features if overlap_features else 0
-        self.score_head = _mlp(3 * d + n_extra, hidden, 1, out_std=0.01)
+        self.hops = HopFeatures() if overlap_features else None
+        #: features per candidate beside the embeddings (LexicalOverlap then HopFeatures), as embed gives them
+        self.n_overlap = LexicalOverlap.n_features + HopFeatures.n_features if overlap_features else 0
+        self.score_head = _mlp(3 * d + self.n_overlap, hidden, 1, out_std=0.01)
         self.value_head = _mlp(d, hidden, 1, out_std=1.0)
         self._states = BoundedCache(8192)
 
@@ -286,7 +289,9 @@ class CandidatePolicy(nn.Module):
         gathered = emb[idx]
         overlap = None
         if self.overlap is not None:
-            feats = np.concatenate([self.overlap.observation_features(t, row) for t, row in zip(texts, cands)])
+            feats = np.concatenate([np.concatenate([self.overlap.observation_features(t, row),
+                                                    self.hops.observation_features(t, row)], axis=1)
+                                    for t, row in zip(texts, cands)])
             overlap = torch.from_numpy(feats).to(dtype=gathered.dtype, device=self.device).view(b, n, -1)
         return gathered[:b], gathered[b:].view(b, n, -1), torch.as_tensor(mask, device=self.device), overlap
 
