@@ -13,7 +13,7 @@ OUT ?= runs/quick
 # attn policy (benchmarks/bench_policy.py measures its cost per agent-step against hash's).
 MAIN_METHODS ?= sft,cw_grpo,grpo,dr_grpo,mappo,coma,reader,random,oracle
 MAIN_POLICY ?= hash
-MAIN_BUDGET ?= 12000
+MAIN_BUDGET ?= 10000
 MAIN_OPTIONS ?= --option init=sft --option lr=0.001 --option update_epochs=4 --option loss.entropy_coef=0
 
 .PHONY: setup main test wheel-check browser bench clean
