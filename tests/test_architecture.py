@@ -16,7 +16,7 @@ LAYERS = {
     "agents": 3, "baselines": 3,
     "harness": 4, "integrations": 4,
     "leaderboard": 5, "leaderboard_html": 5, "leaderboard_checks": 5, "leaderboard_retrain": 5,
-    "commands": 5, "cli": 5,
+    "commands": 5, "cli": 5, "examples": 5,
 }
 #: Allowed upward imports, each with its reason.
 EXCEPTIONS = {

@@ -6,7 +6,6 @@ import math
 import random
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,7 +14,6 @@ import searchgym
 from searchgym.wrappers import CANDIDATE_FIELDS, FeatureLayout, NumericObservation, NumericParallel
 from searchgym.wrappers.features import CANDIDATE_KINDS, words
 
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_sb3_check_env_passes_on_the_registered_numeric_ids() -> None:
@@ -191,7 +189,7 @@ PPO_STEPS = 8_192
 @pytest.mark.slow
 @pytest.mark.timeout(1800)
 def test_the_cleanrl_style_example_runs_on_the_wrapper(tmp_path) -> None:
-    proc = subprocess.run([sys.executable, str(ROOT / "examples" / "cleanrl_ppo.py"), "--total-steps", "1024",
+    proc = subprocess.run([sys.executable, "-m", "searchgym.examples.cleanrl_ppo", "--total-steps", "1024",
                            "--num-steps", "256", "--eval-episodes", "5"], capture_output=True, text=True,
                           timeout=300, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-3000:]

@@ -3,7 +3,7 @@
 Everything is in this file, as in CleanRL: a Gymnasium env with ``Box`` observations (the
 hashed features of :mod:`searchgym.wrappers`), an MLP actor-critic, GAE and the clipped PPO
 loss. Masked logits are set to -1e8 so the policy only picks admissible candidates
-(``info["action_mask"]``). Run: ``python examples/cleanrl_ppo.py --total-steps 20000``.
+(``info["action_mask"]``). Run: ``python -m searchgym.examples.cleanrl_ppo --total-steps 20000`` (shipped in the wheel).
 """
 
 from __future__ import annotations
