@@ -41,6 +41,7 @@ class Transcript:
     token_ids: list[int]
     loss_mask: list[int]
     success: bool
+    turn: int = -1  # a per-turn row's turn index (-1: a whole episode)
 
 
 def reader_transcripts(env: Any, task_ids: Sequence[str], tokenizer: Any, config: RolloutConfig | None = None,
@@ -80,6 +81,7 @@ class SFTConfig:
     weight_decay: float = 0.0
     max_grad_norm: float = 1.0
     shared_prefix: bool = True
+    per_turn: bool = False  # one row per assistant turn (the stream up to it, loss on it), batched by turn
     seed: int = 0
     max_seconds: float | None = None  # stop early (after a whole step) once this much time is spent
 
@@ -131,11 +133,51 @@ def masked_lm_loss(model: Any, rows: Sequence[Sequence[int]], masks: Sequence[Se
     return F.cross_entropy(logits, targets[chosen].to(device)), count
 
 
+def turn_rows(transcripts: Sequence[Transcript]) -> list[Transcript]:
+    """Each assistant turn as its own row: the stream cut after the turn, the loss on that turn only
+    (a causal LM's earlier predictions do not depend on what follows)."""
+    rows = []
+    for t in transcripts:
+        mask, turn, i = t.loss_mask, 0, 0
+        while i < len(mask):
+            if mask[i]:
+                j = i
+                while j < len(mask) and mask[j]:
+                    j += 1
+                rows.append(Transcript(t.task_id, t.token_ids[:j], [0] * i + [1] * (j - i), t.success, turn))
+                turn, i = turn + 1, j
+            else:
+                i += 1
+    return rows
+
+
+def _batches(transcripts: Sequence[Transcript], config: SFTConfig, rng: np.random.Generator):
+    """Index batches forever: shuffled epochs; with ``per_turn``, each batch from one turn index
+    (rows of one turn have similar lengths: little padding)."""
+    if not config.per_turn:
+        while True:
+            order = [int(i) for i in rng.permutation(len(transcripts))]
+            for j in range(0, len(order), config.batch_size):
+                yield order[j:j + config.batch_size]
+    while True:
+        pending = []
+        by_turn: dict[int, list[int]] = {}
+        for i in rng.permutation(len(transcripts)):
+            by_turn.setdefault(min(transcripts[int(i)].turn, 3), []).append(int(i))
+        for members in by_turn.values():
+            pending += [members[j:j + config.batch_size] for j in range(0, len(members), config.batch_size)]
+        for k in rng.permutation(len(pending)):
+            yield pending[int(k)]
+
+
 def train_sft(model: Any, transcripts: Sequence[Transcript], pad_id: int, config: SFTConfig,
               log: Callable[[dict], None] | None = None) -> dict[str, float]:
-    """Fine-tune ``model`` in place on the transcripts; returns the last loss, steps and tokens/s."""
+    """Fine-tune ``model`` in place on the transcripts; returns the last loss, steps and tokens/s
+    (tokens fed through the model with gradient: the rows after the shared prefix)."""
     if not transcripts:
         raise ValueError("no transcripts to train on")
+    if config.per_turn:
+        transcripts = turn_rows(transcripts)
     rows = [t.token_ids for t in transcripts]
     prefix = _common_prefix(rows, min(len(r) for r in rows) - 1) if config.shared_prefix else []
     # every scored token must be predicted from a fed position: the prefix stops before the first
@@ -144,16 +186,14 @@ def train_sft(model: Any, transcripts: Sequence[Transcript], pad_id: int, config
     p = len(prefix)
     rng = np.random.default_rng(config.seed)
     steps = int(np.ceil(config.epochs * len(rows) / config.batch_size))
+    batches = _batches(transcripts, config, rng)
     optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
     schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: min(1.0, (s + 1) / max(config.warmup_steps, 1))
                                                  * max(0.05, 1 - s / max(steps, 1)))
     model.train()
-    order: list[int] = []
     start, tokens, loss_value, done = time.perf_counter(), 0, float("nan"), 0
     for step in range(steps):
-        if not order:
-            order = [int(i) for i in rng.permutation(len(rows))]
-        batch, order = order[: config.batch_size], order[config.batch_size:]
+        batch = next(batches)
         loss, _ = masked_lm_loss(model, [rows[i][p:] for i in batch], [transcripts[i].loss_mask[p:] for i in batch],
                                  pad_id, prefix)
         optimizer.zero_grad(set_to_none=True)
@@ -161,7 +201,7 @@ def train_sft(model: Any, transcripts: Sequence[Transcript], pad_id: int, config
         torch.nn.utils.clip_grad_norm_(model.parameters(), config.max_grad_norm)
         optimizer.step()
         schedule.step()
-        tokens += sum(len(rows[i]) for i in batch)
+        tokens += sum(len(rows[i]) - p for i in batch)
         loss_value, done = float(loss.detach()), step + 1
         if log is not None and (step % 10 == 0 or step + 1 == steps):
             log({"sft_step": step + 1, "sft_loss": loss_value, "seconds": time.perf_counter() - start})

@@ -49,6 +49,7 @@ class RecipeConfig:
     sft_epochs: float = 2.0
     sft_batch_size: int = 8
     sft_lr: float = 3e-3
+    sft_per_turn: bool = True  # one SFT row per assistant turn (cheap first turns: more steps per second)
     sft_max_seconds: float | None = None
     methods: tuple[str, ...] = ("grpo", "cw_grpo")
     seeds: tuple[int, ...] = (0, 1, 2)
@@ -119,7 +120,8 @@ class Recipe:
         model = new_tiny_model(cfg.shape, tokenizer, seed=cfg.model_seed)
         stats = train_sft(model, kept, tokenizer.pad_token_id,
                           SFTConfig(epochs=cfg.sft_epochs, batch_size=cfg.sft_batch_size, lr=cfg.sft_lr,
-                                    seed=cfg.model_seed, max_seconds=cfg.sft_max_seconds),
+                                    seed=cfg.model_seed, max_seconds=cfg.sft_max_seconds,
+                                    per_turn=cfg.sft_per_turn),
                           log=lambda row: self.log(f"sft {json.dumps(row)}"))
         save_model_folder(model, tokenizer, folder)
         info = {"shape": cfg.shape, "parameters": parameter_count(model), "transcripts": len(transcripts),

@@ -8,7 +8,7 @@ import searchgym
 import torch
 from searchgym.actions import ParseError, parse_action
 from searchgym.tools import TOOL_NAMES
-from searchgym.agents.lm_sft import SFTConfig, masked_lm_loss, reader_transcripts, train_sft
+from searchgym.agents.lm_sft import SFTConfig, masked_lm_loss, reader_transcripts, train_sft, turn_rows
 from searchgym.agents.llm_kv_generate import _common_prefix
 from searchgym.agents.llm_policy import load_model, offline_tokenizer
 from searchgym.agents.tiny_lm import TINY_SHAPES, new_tiny_model, parameter_count, save_model_folder, tiny_config
@@ -88,3 +88,16 @@ def test_sft_fits_its_transcripts(tokenizer, transcripts) -> None:
     assert float(after) < 0.6 * float(before)
     with pytest.raises(ValueError, match="no transcripts"):
         train_sft(model, [], tokenizer.pad_token_id, SFTConfig())
+
+
+def test_turn_rows_cut_each_episode_after_each_action(transcripts) -> None:
+    episode = transcripts[0]
+    rows = turn_rows([episode])
+    assert [r.turn for r in rows] == list(range(len(rows))) and len(rows) >= 2
+    assert sum(sum(r.loss_mask) for r in rows) == sum(episode.loss_mask)  # every action scored once
+    for row in rows:
+        n = len(row.token_ids)
+        assert row.token_ids == episode.token_ids[:n] and row.loss_mask[-1] == 1
+        assert all(m <= e for m, e in zip(row.loss_mask, episode.loss_mask))
+    model_config = SFTConfig(epochs=1, batch_size=2, per_turn=True)
+    assert model_config.per_turn
