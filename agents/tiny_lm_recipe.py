@@ -1,7 +1,6 @@
 """The tiny-LM recipe: a causal LM from scratch on a CPU, SFT on the reader, then GRPO / CW-GRPO.
 
-``searchgym recipe tiny-lm --out runs/tiny`` runs every stage into one folder and writes
-``results.json`` and ``RESULTS.md``; each stage leaves its output behind, so a re-run skips what
+``searchgym recipe tiny-lm --out runs/tiny`` runs every stage into one folder; each stage leaves its output behind, so a re-run skips what
 is done (delete a stage's folder to redo it):
 
 1. tokenizer: the shipped byte-level BPE chat tokenizer (trained deterministically on the suite's
@@ -12,8 +11,9 @@ is done (delete a stage's folder to redo it):
 3. the SFT model's greedy test success and the share of its replies that parse (``sft/eval.json``);
 4. RL (``rl/<method>-s<seed>/``): the LLM trainer (:class:`~searchgym.agents.llm_train.LLMTrainer`)
    from the SFT folder, every method on the same seeds, the ``"kv"`` generation backend, then the
-   same test evaluation; each method's gain over SFT per task, with a 95% bootstrap interval over
-   seeds and tasks (:func:`searchgym.harness.stats.bootstrap_ci`).
+   same test evaluation. :meth:`Recipe.run` returns every stage's figures; the command
+   (:mod:`searchgym.commands.recipe`) adds each method's gain over SFT with a 95% interval and
+   writes ``results.json`` and ``RESULTS.md``.
 
 There is no next-token pretraining stage: on two CPU cores its time is better spent on SFT (see
 docs/llm.md). Threads: ``torch.set_num_threads(threads)`` (1 by default).
@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from searchgym.fileio import atomic_write_json, atomic_write_text
+from searchgym.fileio import atomic_write_json
 
 from .llm_rollout import RolloutConfig
 
@@ -195,57 +195,11 @@ class Recipe:
         self.log(f"sft: test success {sft_eval['success']:.3f}, replies parsed {sft_eval['parse_rate']:.3f}")
         runs = {m: [self._timed(f"rl_{m}_s{s}", lambda m=m, s=s: self.rl(base, m, s)) for s in self.config.seeds]
                 for m in self.config.methods}
-        results = summarise(self.config, sft_info, sft_eval, runs)
-        results["stage_seconds"] = self.times
-        results["wall_seconds"] = time.perf_counter() - total
-        atomic_write_json(self.out / "results.json", results)
-        atomic_write_text(self.out / "RESULTS.md", results_markdown(results))
-        return results
+        return {"sft_info": sft_info, "sft_eval": sft_eval, "runs": runs, "stage_seconds": self.times,
+                "wall_seconds": time.perf_counter() - total}
 
     def _timed(self, name: str, stage: Callable[[], Any]) -> Any:
         start = time.perf_counter()
         value = stage()
         self.times[name] = time.perf_counter() - start
         return value
-
-
-def summarise(config: RecipeConfig, sft_info: dict, sft_eval: dict, runs: dict[str, list[dict]]) -> dict[str, Any]:
-    """SFT success, each method's per-seed success and its gain over SFT with a 95% interval."""
-    from searchgym.harness.stats import bootstrap_ci
-
-    base = np.asarray(sft_eval["per_task"], dtype=float)
-    methods = {}
-    for method, seeds in runs.items():
-        gains = np.stack([np.asarray(r["per_task"], dtype=float) - base for r in seeds])
-        interval = bootstrap_ci(gains, rng=0)
-        methods[method] = {"seeds": [r["seed"] for r in seeds], "success": [r["success"] for r in seeds],
-                           "parse_rate": [r["parse_rate"] for r in seeds], "gain": interval.mean,
-                           "gain_low": interval.low, "gain_high": interval.high,
-                           "rl_generate_tokens_per_s": float(np.mean([r["rl_generate_tokens_per_s"] for r in seeds])),
-                           "rl_train_tokens_per_s": float(np.mean([r["rl_train_tokens_per_s"] or 0 for r in seeds])),
-                           "rl_seconds": [r["rl_seconds"] for r in seeds]}
-    return {"suite": config.suite, "shape": config.shape, "parameters": sft_info["parameters"],
-            "sft": {"success": sft_eval["success"], "parse_rate": sft_eval["parse_rate"],
-                    "tasks": sft_eval["tasks"], "train_tokens_per_s": sft_info["sft_tokens_per_s"],
-                    "generate_tokens_per_s": sft_eval["generate_tokens_per_s"], "steps": sft_info["sft_steps"],
-                    "loss": sft_info["sft_loss"]},
-            "methods": methods}
-
-
-def results_markdown(results: dict[str, Any]) -> str:
-    """The results section: SFT success, each method's gain with its interval, parse rates, speeds."""
-    sft = results["sft"]
-    lines = [f"## Tiny-LM recipe on {results['suite']} ({results['shape']}, {results['parameters']:,} parameters)", "",
-             f"SFT only: test success {sft['success']:.3f} on {sft['tasks']} tasks; replies that parse "
-             f"{sft['parse_rate']:.3f}; SFT training {sft['train_tokens_per_s']:.0f} tokens/s; greedy generation "
-             f"{sft['generate_tokens_per_s']:.0f} tokens/s.", "",
-             "| method | seeds | test success per seed | gain over SFT [95% CI] | replies parsed | "
-             "RL generation tok/s | RL training tok/s |", "|---|---|---|---|---|---|---|"]
-    for method, m in results["methods"].items():
-        lines.append(f"| {method} | {', '.join(map(str, m['seeds']))} | {', '.join(f'{s:.3f}' for s in m['success'])} "
-                     f"| {m['gain']:+.3f} [{m['gain_low']:+.3f}, {m['gain_high']:+.3f}] | "
-                     f"{min(m['parse_rate']):.3f}-{max(m['parse_rate']):.3f} | {m['rl_generate_tokens_per_s']:.0f} | "
-                     f"{m['rl_train_tokens_per_s']:.0f} |")
-    stages = ", ".join(f"{k} {v:.0f} s" for k, v in results.get("stage_seconds", {}).items())
-    lines += ["", f"Wall time {results.get('wall_seconds', 0):.0f} s ({stages}).", ""]
-    return "\n".join(lines)
