@@ -71,9 +71,10 @@ def test_the_shared_prefix_loss_equals_the_full_one(tokenizer, transcripts) -> N
     model = new_tiny_model("l2-w128", tokenizer)
     rows, masks = [t.token_ids for t in transcripts[:3]], [t.loss_mask for t in transcripts[:3]]
     prefix = _common_prefix(rows, 200)
-    full, n_full = masked_lm_loss(model, rows, masks, tokenizer.pad_token_id)
-    shared, n_shared = masked_lm_loss(model, [r[200:] for r in rows], [m[200:] for m in masks],
-                                      tokenizer.pad_token_id, prefix)
+    with torch.no_grad():
+        full, n_full = masked_lm_loss(model, rows, masks, tokenizer.pad_token_id)
+        shared, n_shared = masked_lm_loss(model, [r[200:] for r in rows], [m[200:] for m in masks],
+                                          tokenizer.pad_token_id, prefix)
     assert n_full == n_shared > 0
     assert abs(float(full) - float(shared)) < 1e-4
 
@@ -81,9 +82,11 @@ def test_the_shared_prefix_loss_equals_the_full_one(tokenizer, transcripts) -> N
 def test_sft_fits_its_transcripts(tokenizer, transcripts) -> None:
     model = new_tiny_model("l2-w128", tokenizer)
     rows, masks = [t.token_ids for t in transcripts], [t.loss_mask for t in transcripts]
-    before, _ = masked_lm_loss(model, rows, masks, tokenizer.pad_token_id)
+    with torch.no_grad():
+        before, _ = masked_lm_loss(model, rows, masks, tokenizer.pad_token_id)
     stats = train_sft(model, transcripts, tokenizer.pad_token_id, SFTConfig(epochs=8, batch_size=3, lr=3e-3))
-    after, _ = masked_lm_loss(model, rows, masks, tokenizer.pad_token_id)
+    with torch.no_grad():
+        after, _ = masked_lm_loss(model, rows, masks, tokenizer.pad_token_id)
     assert stats["shared_prefix_tokens"] > 100 and stats["sft_steps"] == 16
     assert float(after) < 0.6 * float(before)
     with pytest.raises(ValueError, match="no transcripts"):
