@@ -89,7 +89,7 @@ def results_markdown(results: dict[str, Any]) -> str:
              f"{sft['parse_rate']:.3f}; SFT training {sft['train_tokens_per_s']:.0f} tokens/s; greedy generation "
              f"{sft['generate_tokens_per_s']:.0f} tokens/s.", "",
              "| method | seeds | test success per seed | gain over SFT [95% CI] | replies parsed | "
-             "RL generation tok/s | RL training tok/s |", "|---|---|---|---|---|---|---|"]
+             "RL generation tok/s | RL update, scored tok/s |", "|---|---|---|---|---|---|---|"]
     for method, m in results["methods"].items():
         lines.append(f"| {method} | {', '.join(map(str, m['seeds']))} | {', '.join(f'{s:.3f}' for s in m['success'])} "
                      f"| {m['gain']:+.3f} [{m['gain_low']:+.3f}, {m['gain_high']:+.3f}] | "
