@@ -88,6 +88,7 @@ class AttentionPolicy(CandidatePolicy):
         self.value_head = _mlp(dim, hidden, 1, out_std=1.0)
         self._tokens = BoundedCache(8192)
         self.critic_overlap = LexicalOverlap()  # for COMA's critic only (embed); the scores never read it
+        self.n_overlap = LexicalOverlap.n_features
 
     @property
     def device(self) -> torch.device:

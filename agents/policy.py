@@ -17,17 +17,16 @@ never sampled, and no gradient reaches their scores.
 from __future__ import annotations
 
 import contextlib
-import re
 from collections.abc import Sequence
-from itertools import pairwise
 from typing import Any
 
 import numpy as np
 import torch
 from torch import Tensor, nn
 
-from .encoder_hash import generic_words, words
 from .encoders import ENCODERS, BoundedCache, TextEncoder, make_encoder, resolve_device
+from .hop_features import HopFeatures
+from .lexical_overlap import QUESTION_PREFIX, LexicalOverlap, question_of
 
 __all__ = [
     "CandidatePolicy",
@@ -38,9 +37,6 @@ __all__ = [
     "state_of",
     "resolve_device",
 ]
-
-QUESTION_PREFIX = "Question:"
-
 
 def state_of(text: str) -> str:
     """What the observation embedding sees: the header, the question and the actions taken so far.
@@ -59,147 +55,6 @@ def state_of(text: str) -> str:
         elif not seen_question or line.startswith(("Step ", "Blackboard", "[round ")):
             kept.append(line)
     return "\n".join(kept) if seen_question else text
-
-
-def question_of(text: str) -> str:
-    """The observation's "Question: ..." line (as the envs write it), else the whole text."""
-    for line in text.splitlines():
-        if line.startswith(QUESTION_PREFIX):
-            return line[len(QUESTION_PREFIX) :]
-    return text
-
-
-NAME_WORD = re.compile(r"\b[A-Z][a-z]+\b")
-STOP_STEMS = frozenset("a an the of in is was by to and or did does do via answer web_search knowledge_base".split())
-
-
-class LexicalOverlap:
-    """Exact word overlap between a candidate and the question / the whole observation.
-
-    Why: with hashed or sentence embeddings, <e_obs, e_cand> measures shared words only through
-    noisy random projections (on a synthetic "which company makes P?" task the raw inner product
-    of 128-d hashed embeddings finds the right answer among 4 only 62% of the time), while
-    exact overlap is the main signal the env offers. Features per candidate (all 0 for ""):
-    [share of its unigrams in the question, share of its bigrams in the question,
-     log(1 + #shared unigrams with the question), share of its unigrams anywhere in the text,
-     share of the question's generic word stems in the candidate, and the reverse share,
-     1 if the same action was already taken (on a ``Step k:`` line of the transcript),
-     where the first shared stem stands in the question (0 = its first content word, 1 = none),
-     share of the candidate's names that the question names, and
-     1 for an answer whose provenance subject is named in the question]
-    (generic = without names and numbers; see ``encoder_hash.generic_words``).
-
-    Why the last three: in "What is the population of the city where X is based?" the relation
-    asked for comes first and the hop last; the first-hop value ("X | campus city") shares the
-    question's name, the answer ("Nakar | population") its leading relation. Name overlap and
-    relation overlap are separate features so that a policy can tell the two apart.
-    """
-
-    n_features = 10
-
-    def __init__(self, cache_size: int = 200_000, observation_cache_size: int = 8192) -> None:
-        self._grams = BoundedCache(cache_size)
-        # (text, candidates) -> [N, F] features: rollouts compute them, the update epochs reuse them
-        self._observations = BoundedCache(observation_cache_size)
-        self._contexts = BoundedCache(observation_cache_size)
-
-    def grams(self, text: str) -> tuple[frozenset[str], frozenset[str]]:
-        found = self._grams.get(text)
-        if found is None:
-            w = words(text)
-            found = (frozenset(w), frozenset(pairwise(w)))
-            self._grams.put(text, found)
-        return found
-
-    def _context(self, text: str) -> tuple[frozenset, frozenset, frozenset, frozenset]:
-        """What every candidate of one observation is compared with, computed once per text:
-        the question's unigrams, bigrams and stems and the whole text's unigrams."""
-        found = self._contexts.get(text)
-        if found is None:
-            question = question_of(text)
-            q_uni, q_bi = self.grams(question)
-            found = (q_uni, q_bi, self.grams(text)[0], self.stems(question))
-            self._contexts.put(text, found)
-        return found
-
-    def features(self, text: str, candidate: str) -> list[float]:
-        return self._features(self._context(text), text, candidate)
-
-    def observation_features(self, text: str, candidates: Sequence[str]) -> np.ndarray:
-        """[len(candidates), n_features] float64 for one observation (memoised)."""
-        key = (text, tuple(candidates))
-        found = self._observations.get(key)
-        if found is None:
-            context = self._context(text)
-            found = np.array([self._features(context, text, c) for c in candidates], dtype=np.float64)
-            found = found.reshape(len(candidates), self.n_features)
-            self._observations.put(key, found)
-        return found
-
-    def _features(self, context: tuple, text: str, candidate: str) -> list[float]:
-        c_uni, c_bi = self.grams(candidate)
-        if not c_uni:
-            return [0.0] * self.n_features
-        q_uni, q_bi, t_uni, q_stems = context
-        shared = len(c_uni & q_uni)
-        c_stems = self.stems(candidate)
-        common = len(q_stems & c_stems)
-        return [
-            shared / len(c_uni),
-            len(c_bi & q_bi) / len(c_bi) if c_bi else 0.0,
-            float(np.log1p(shared)),
-            len(c_uni & t_uni) / len(c_uni),
-            common / len(q_stems) if q_stems else 0.0,
-            common / len(c_stems) if c_stems else 0.0,
-            float(self.already_taken(text, candidate)),
-            self.first_position(question_of(text), c_stems),
-            self.name_share(question_of(text), candidate),
-            float(self.subject_named(question_of(text), candidate)),
-        ]
-
-    def first_position(self, question: str, candidate_stems: frozenset[str]) -> float:
-        """Relative position in the question of the first stem the candidate shares (1.0: none)."""
-        key = ("order", question)
-        order = self._grams.get(key)
-        if order is None:
-            order = [w[:5] for w in generic_words(question) if w not in STOP_STEMS and w != "<num>"]
-            self._grams.put(key, order)
-        for i, stem in enumerate(order):
-            if stem in candidate_stems:
-                return i / max(1, len(order))
-        return 1.0
-
-    def name_share(self, question: str, candidate: str) -> float:
-        """Share of the candidate's capitalised name words that the question contains."""
-        names = [w.lower() for w in NAME_WORD.findall(candidate) if w.lower() not in STOP_STEMS]
-        if not names:
-            return 0.0
-        q_words, _ = self.grams(question)
-        return sum(n in q_words for n in names) / len(names)
-
-    @staticmethod
-    def subject_named(question: str, candidate: str) -> bool:
-        """An answer candidate whose fact's subject (first provenance field) the question names."""
-        if not candidate.startswith("answer("):
-            return False
-        subject = candidate.split("  <- ", 1)[-1].split(" | ", 1)[0].strip()
-        return bool(subject) and subject.lower() in question.lower()
-
-    @staticmethod
-    def already_taken(text: str, candidate: str) -> bool:
-        """Was this exact action taken before? (its rendering appears on a ``Step k:`` line)."""
-        action = candidate.split("  <- ", 1)[0]
-        return f": {action}\n" in text or text.endswith(f": {action}")
-
-    def stems(self, text: str) -> frozenset[str]:
-        """5-letter prefixes of the text's generic words (no names, no numbers): "founded" and
-        "founder" meet at "found", "attend" and "attended" at "atten"."""
-        key = ("stems", text)
-        found = self._grams.get(key)
-        if found is None:
-            found = frozenset(w[:5] for w in generic_words(text) if w not in STOP_STEMS and w != "<num>")
-            self._grams.put(key, found)
-        return found
 
 
 def batch_observations(obs_batch: Sequence[dict[str, Any]]) -> tuple[list[str], list[list[str]], np.ndarray]:
@@ -254,8 +109,10 @@ class CandidatePolicy(nn.Module):
         self.encoder = encoder
         d = encoder.dim
         self.overlap = LexicalOverlap() if overlap_features else None
-        n_extra = LexicalOverlap.n_features if overlap_features else 0
-        self.score_head = _mlp(3 * d + n_extra, hidden, 1, out_std=0.01)
+        self.hops = HopFeatures() if overlap_features else None
+        #: features per candidate beside the embeddings (LexicalOverlap then HopFeatures), as embed gives them
+        self.n_overlap = LexicalOverlap.n_features + HopFeatures.n_features if overlap_features else 0
+        self.score_head = _mlp(3 * d + self.n_overlap, hidden, 1, out_std=0.01)
         self.value_head = _mlp(d, hidden, 1, out_std=1.0)
         self._states = BoundedCache(8192)
 
@@ -286,7 +143,9 @@ class CandidatePolicy(nn.Module):
         gathered = emb[idx]
         overlap = None
         if self.overlap is not None:
-            feats = np.concatenate([self.overlap.observation_features(t, row) for t, row in zip(texts, cands)])
+            feats = np.concatenate([np.concatenate([self.overlap.observation_features(t, row),
+                                                    self.hops.observation_features(t, row)], axis=1)
+                                    for t, row in zip(texts, cands)])
             overlap = torch.from_numpy(feats).to(dtype=gathered.dtype, device=self.device).view(b, n, -1)
         return gathered[:b], gathered[b:].view(b, n, -1), torch.as_tensor(mask, device=self.device), overlap
 

@@ -149,8 +149,10 @@ class COMATrainer(CentralisedTrainer):
         super().__init__(config, out_dir=out_dir, log=log, dev_tasks=dev_tasks)
 
     def build_critic(self) -> None:
-        encoder_dim = self.population.policy_for(0).encoder.dim
-        self.critic = CandidateQCritic(self.state_dim, len(self.agents), encoder_dim, OVERLAP_FEATURES,
+        policy = self.population.policy_for(0)
+        encoder_dim = policy.encoder.dim
+        n_overlap = getattr(policy, "n_overlap", OVERLAP_FEATURES)  # what the policy's embed gives per candidate
+        self.critic = CandidateQCritic(self.state_dim, len(self.agents), encoder_dim, n_overlap,
                                        self.coma.critic_hidden).to(self.device)
         self.critic_optimizer = torch.optim.Adam(self.critic.parameters(), lr=self.coma.critic_lr or self.config.lr)
         self.target_critic = copy.deepcopy(self.critic).requires_grad_(False)

@@ -1,11 +1,14 @@
 """Hot-path benchmark: SearchEnv steps against a CartPole step, then search and team rounds.
 
 Every row is measured side by side in one process and printed with CPU time
-(``time.process_time``) beside wall time, its cache state (cold: every cache emptied and a new
-env; warm: the same episodes replayed right after), and its ratio to a Gymnasium CartPole step
-timed in the same run. Goal: a candidate step costs at most 15 CartPole steps. Resets count.
+(``time.process_time``) beside wall time, its cache state, and its ratio to a Gymnasium CartPole
+step timed in the same run. The env is a SearchEnv on the main suite's world (``--suite``,
+default quick-v2: its world seed, size and train families), playing recurring train tasks three
+ways (see timing.py): cold (every cache emptied), warm (the same episodes replayed: the best
+case) and new seeds (the same tasks, seeds not played before: what training sees). Goals: a
+candidate step costs at most 10 CartPole steps warm and 15 with new seeds. Resets count.
 
-    python benchmarks/bench_env.py [--quick] [--episodes N] [--env-only] [--tree OTHER_CHECKOUT]
+    python benchmarks/bench_env.py [--suite ID] [--episodes N] [--env-only] [--quick] [--tree OTHER_CHECKOUT]
 """
 
 from __future__ import annotations
@@ -16,42 +19,52 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-CANDIDATE_GOAL = 15.0
+GOALS = {"warm": 10.0, "new seeds": 15.0}
 
 
-def episodes_runner(env, agent_name: str, episodes: int):
-    """A function that plays ``episodes`` fixed (task, seed) episodes and returns the steps taken."""
+def episodes_runner(env, agent_name: str, episodes: list):
+    """A function that plays the given (task, seed) episodes and returns the steps taken."""
     from timing import single_agent_runner
 
     from searchgym.baselines import OracleAgent, RandomAgent
 
-    tasks = env.tasks.tasks("train")
     make = (lambda: RandomAgent(seed=0)) if agent_name == "random" else OracleAgent
-    return single_agent_runner(env, make, [(tasks[e % len(tasks)].id, e) for e in range(episodes)])
+    return single_agent_runner(env, make, episodes)
 
 
-def env_rows(episodes: int, size: str = "small") -> None:
-    from timing import cartpole, cold_and_warm, ratio_line
-
+def suite_env(suite_id: str, mode: str):
+    """A SearchEnv on the suite's world and train families."""
     from searchgym.envs.search import SearchEnv
+    from searchgym.suites import get_suite
+
+    suite = get_suite(suite_id)
+    families = suite.families_for("train")
+    return SearchEnv(action_mode=mode, world_seed=suite.world_seed, world_size=suite.world_size, split="train",
+                     families=list(families) if families is not None else None, difficulty=suite.difficulty)
+
+
+def env_rows(episodes: int, suite_id: str = "quick-v2", modes: tuple[str, ...] = ("candidates", "text")) -> None:
+    from timing import cartpole, ratio_line, recurring_episodes, three_states, yardstick_line
 
     yardstick = cartpole()
-    print(f"== SearchEnv steps (world {size}, {episodes} episodes per row; resets included) ==")
-    print(f"{'CartPole-v1 step (gym.make, same process)':<44}{yardstick.per_cpu_s:>9.0f} step/s cpu "
-          f"{yardstick.per_wall_s:>9.0f} step/s wall {yardstick.cpu_us:>8.1f} us cpu/step")
-    for mode in ("candidates", "text"):
+    print(f"== SearchEnv steps (the {suite_id} world, {episodes} episodes on 40 recurring train tasks per row; "
+          "resets included) ==")
+    print(yardstick_line(yardstick))
+    for mode in modes:
         for agent in ("random", "oracle"):
-            env = SearchEnv(action_mode=mode, world_size=size, split="train")
-            cold, warm = cold_and_warm(env.tools, episodes_runner(env, agent, episodes))
-            goal = CANDIDATE_GOAL if mode == "candidates" else None
-            print(ratio_line(f"{mode} {agent} (cold caches)", cold, yardstick, "step"))
-            print(ratio_line(f"{mode} {agent} (warm caches)", warm, yardstick, "step", goal))
+            env = suite_env(suite_id, mode)
+            played = recurring_episodes([t.id for t in env.tasks.tasks("train")], episodes)
+            rows = three_states(env.tools, lambda eps, env=env, agent=agent: episodes_runner(env, agent, eps), played)
+            for state, timing in rows.items():
+                goal = GOALS.get(state) if (mode, agent) == ("candidates", "random") else None
+                print(ratio_line(f"{mode} {agent} ({state})", timing, yardstick, "step", goal))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller corpus for the search part")
     parser.add_argument("--episodes", type=int, default=300, help="episodes per env row (default 300)")
+    parser.add_argument("--suite", default="quick-v2", help="the suite whose world the env rows use (default quick-v2)")
     parser.add_argument("--env-only", action="store_true", help="only the SearchEnv rows")
     parser.add_argument("--tree", default=None, help="measure another checkout of searchgym (see source_tree.py)")
     args = parser.parse_args()
@@ -59,7 +72,7 @@ def main() -> None:
         from source_tree import use_tree
 
         use_tree(args.tree)
-    env_rows(args.episodes)
+    env_rows(args.episodes, args.suite)
     if args.env_only:
         return
 
@@ -71,7 +84,7 @@ def main() -> None:
     import bench_team
 
     print("\n== TeamSearchEnv rounds and GroupSearchEnv steps ==")
-    bench_team.main([])  # with --tree, the other checkout is already the one imported
+    bench_team.main(["--suite", args.suite])  # with --tree, the other checkout is already the one imported
 
 
 if __name__ == "__main__":

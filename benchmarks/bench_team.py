@@ -1,16 +1,19 @@
 """Multi-agent env speed: team rounds and group steps against a CartPole step, on the same tasks.
 
-Run: ``.venv/bin/python benchmarks/bench_team.py`` (small world, candidate mode, random agents;
-under a minute). Every env plays the same fixed list of (task, seed) episodes, first with cold
-caches (every cache emptied, a new env), then warm (the same episodes again). Each row prints
-CPU time (``time.process_time``) beside wall time and the ratio to a Gymnasium CartPole step
-timed in the same process; goal: a generalists team round costs at most 70 CartPole steps. The
-per-agent ratio divides a team's (or group's) CPU time per agent-step by the single-agent
-``SearchEnv``'s CPU time per step on the same episodes and cache state, so it shows what the
-blackboard and the shared round cost per agent. Time spent choosing actions (random agents
-reading the mask) is included; env construction is not.
+Run: ``.venv/bin/python benchmarks/bench_team.py`` (the main suite's world, candidate mode,
+random agents; a few minutes). Rows: the suite's own env (``--suite``, default quick-v2: two
+generalists, 8 rounds), a team of 3 generalists, the 3 roles, and a group of K=4, each playing
+recurring train tasks three ways (see timing.py): cold (every cache emptied, a new env), warm
+(the same episodes again: the best case) and new seeds (the same tasks, seeds not played before:
+what training sees). Each row prints CPU time (``time.process_time``) beside wall time and the
+ratio to a Gymnasium CartPole step timed in the same process. Goals: the suite's team round costs
+at most 40 CartPole steps with new seeds; a 3-generalist round at most 50 warm. The per-agent
+ratio divides a team's (or group's) CPU time per agent-step by the single-agent ``SearchEnv``'s
+CPU time per step on the same episodes and state, so it shows what the blackboard and the shared
+round cost per agent. Time spent choosing actions (random agents reading the mask) is included;
+env construction is not.
 
-    python benchmarks/bench_team.py [--episodes N] [--mode text] [--tree OTHER_CHECKOUT]
+    python benchmarks/bench_team.py [--suite ID] [--episodes N] [--mode text] [--tree OTHER_CHECKOUT]
 """
 
 from __future__ import annotations
@@ -23,7 +26,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-TEAM_GOAL = 70.0
+SUITE_GOAL = ("new seeds", 40.0)
+GENERALISTS_GOAL = ("warm", 50.0)
 
 
 def _single_runner(env, episodes):
@@ -35,7 +39,7 @@ def _single_runner(env, episodes):
 
 
 def _parallel_runner(env, episodes, counts: dict):
-    """Plays the episodes; returns rounds, and stores agent-steps in ``counts``."""
+    """Plays the episodes; returns rounds, and appends the agent-steps to ``counts["runs"]``."""
     from searchgym.baselines.team_random import TeamRandom
 
     def run() -> int:
@@ -46,7 +50,7 @@ def _parallel_runner(env, episodes, counts: dict):
                 agent_steps += len(env.agents)
                 env.step(team.act(env))
                 rounds += 1
-        counts["agent_steps"] = agent_steps
+        counts.setdefault("runs", []).append(agent_steps)
         return rounds
 
     return run
@@ -54,7 +58,7 @@ def _parallel_runner(env, episodes, counts: dict):
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--size", default="small", help="world size (default small)")
+    parser.add_argument("--suite", default="quick-v2", help="suite whose env and world are measured (default quick-v2)")
     parser.add_argument("--episodes", type=int, default=200, help="episodes per row (default 200)")
     parser.add_argument("--mode", default="candidates", choices=["candidates", "text"])
     parser.add_argument("--tree", default=None, help="measure another checkout of searchgym (see source_tree.py)")
@@ -63,35 +67,44 @@ def main(argv: Sequence[str] | None = None) -> None:
         from source_tree import use_tree
 
         use_tree(args.tree)
-    from timing import Timing, cartpole, cold_and_warm, ratio_line
+    from timing import Timing, cartpole, ratio_line, recurring_episodes, three_states, yardstick_line
 
     from searchgym.envs.group import GroupSearchEnv
     from searchgym.envs.search import SearchEnv
     from searchgym.envs.team import TeamSearchEnv
+    from searchgym.suites import get_suite, make_env
 
-    common = {"action_mode": args.mode, "world_size": args.size}
+    suite = get_suite(args.suite)
+    families = suite.families_for("train")
+    world = {"world_seed": suite.world_seed, "world_size": suite.world_size, "split": "train",
+             "families": list(families) if families is not None else None, "difficulty": suite.difficulty}
+    common = {"action_mode": args.mode, **world}
     probe = SearchEnv(**common)
-    tasks = probe.tasks.tasks("train")
-    episodes = [(tasks[e % len(tasks)].id, e) for e in range(args.episodes)]
+    episodes = recurring_episodes([t.id for t in probe.tasks.tasks("train")], args.episodes)
     yardstick = cartpole()
-    print(f"world {args.size}, {args.mode} mode, random agents, {args.episodes} episodes on the same tasks per row; "
-          f"{platform.processor() or platform.machine()}, python {platform.python_version()}")
-    print(f"{'CartPole-v1 step (gym.make, same process)':<44}{yardstick.per_cpu_s:>9.0f} step/s cpu "
-          f"{yardstick.per_wall_s:>9.0f} step/s wall {yardstick.cpu_us:>8.1f} us cpu/step")
+    print(f"the {suite.id} world ({suite.world_size}), {args.mode} mode, random agents, {args.episodes} episodes on "
+          f"40 recurring train tasks per row; {platform.processor() or platform.machine()}, "
+          f"python {platform.python_version()}")
+    print(yardstick_line(yardstick))
     single_env = SearchEnv(**common)
-    single = dict(zip(("cold", "warm"), cold_and_warm(single_env.tools, _single_runner(single_env, episodes))))
+    single = three_states(single_env.tools, lambda eps: _single_runner(single_env, eps), episodes)
     for state, timing in single.items():
-        print(ratio_line(f"SearchEnv, 1 agent ({state} caches)", timing, yardstick, "step"))
-    makers = [("TeamSearchEnv roles (3)", lambda: TeamSearchEnv(roles="roles", **common), None),
-              ("TeamSearchEnv generalists (3)", lambda: TeamSearchEnv(roles="generalists", **common), TEAM_GOAL),
+        print(ratio_line(f"SearchEnv, 1 agent ({state})", timing, yardstick, "step"))
+    suite_env = lambda: getattr(make_env(suite, "train", action_mode=args.mode), "unwrapped", None) \
+        or make_env(suite, "train", action_mode=args.mode)  # noqa: E731
+    makers = [(f"{suite.id}: {suite.env_id.split('-Candidates')[0]}", suite_env, SUITE_GOAL),
+              ("TeamSearchEnv generalists (3)", lambda: TeamSearchEnv(roles="generalists", team_size=3, **common),
+               GENERALISTS_GOAL),
+              ("TeamSearchEnv roles (3)", lambda: TeamSearchEnv(roles="roles", **common), None),
               ("GroupSearchEnv (K=4)", lambda: GroupSearchEnv(group_size=4, **common), None)]
     for label, make, goal in makers:
         env = make()
         counts: dict = {}
-        runner = _parallel_runner(env, episodes, counts)
-        for state, timing in zip(("cold", "warm"), cold_and_warm(env.tools, runner)):
-            per_agent = Timing(counts["agent_steps"], timing.cpu_s, timing.wall_s)
-            print(ratio_line(f"{label} ({state} caches)", timing, yardstick, "round", goal if state == "warm" else None))
+        rows = three_states(env.tools, lambda eps, env=env, counts=counts: _parallel_runner(env, eps, counts), episodes)
+        for (state, timing), agent_steps in zip(rows.items(), counts["runs"], strict=True):
+            per_agent = Timing(agent_steps, timing.cpu_s, timing.wall_s)
+            print(ratio_line(f"{label} ({state})", timing, yardstick, "round",
+                             goal[1] if goal and goal[0] == state else None))
             print(f"{'':<44}{per_agent.per_cpu_s:>9.0f} agent-steps/s cpu; per-agent cost "
                   f"{per_agent.cpu_us / single[state].cpu_us:.2f}x a SearchEnv step (same episodes, {state})")
 

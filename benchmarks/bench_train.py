@@ -15,6 +15,14 @@ two curves are not identical; each is deterministic for a seed (with one env per
 code reproduces the old draws exactly).
 
     python benchmarks/bench_train.py --before main --seeds 0,1 --budget 2000 [--after REF]
+
+``--floor`` trains once on this checkout (the main suite's env by default: ``--suite quick-v2``)
+and prints the loop's CPU time per agent-step beside its floor: the tensor math alone (every
+policy forward of the run, rollouts, update epochs and dev evaluations, replayed on the same
+observation batches with every feature cache warm, backward passes included) and that math plus
+the env's own steps and resets. Goal: the loop within 1.5x of (env + math).
+
+    python benchmarks/bench_train.py --floor [--suite quick-v2] [--policy hash|attn] [--estimator cw_round]
 """
 
 from __future__ import annotations
@@ -58,6 +66,73 @@ def child(args: argparse.Namespace) -> None:
     print("RESULT " + json.dumps(result))
 
 
+def floor_child(args: argparse.Namespace) -> None:
+    """Train once with the policy's forward passes and the env's steps recorded, then replay the
+    forward passes alone; print the loop's cost per agent-step over its floor."""
+    import torch
+
+    torch.set_num_threads(1)
+    from searchgym.agents.train import TrainConfig, Trainer
+    from searchgym.suites import get_suite
+
+    suite = get_suite(args.suite)
+    families = suite.families_for("train")
+    env_kwargs = {**suite.kwargs, "world_seed": suite.world_seed, "world_size": suite.world_size,
+                  "families": list(families) if families is not None else None}
+    config = TrainConfig(env_id=suite.env_id, estimator=args.estimator, policy=args.policy, budget=args.budget,
+                         seed=0, group_size=args.group_size, tasks_per_iteration=args.tasks,
+                         eval_every=args.eval_every, eval_tasks=args.eval_tasks, device="cpu", env_kwargs=env_kwargs)
+    trainer = Trainer(config, log=lambda row: None)
+    batches: list[tuple[object, list, bool]] = []
+    env_cpu = [0.0]
+    members = trainer.population.unique_members()
+    for policy in members:
+        forward = policy.forward
+
+        def recorded(obs_batch, *rest, forward=forward, policy=policy, **kw):
+            batches.append((policy, list(obs_batch), torch.is_grad_enabled()))
+            return forward(obs_batch, *rest, **kw)
+
+        policy.forward = recorded
+    envs = trainer.env.envs if trainer.kind == "single" else trainer.envs
+    for env in envs:
+        for name in ("step", "reset"):
+            method = getattr(env, name)
+
+            def timed_call(*a, method=method, **kw):
+                start = time.process_time()
+                try:
+                    return method(*a, **kw)
+                finally:
+                    env_cpu[0] += time.process_time() - start
+
+            setattr(env, name, timed_call)
+    cpu = time.process_time()
+    trainer.train(progress=False)
+    loop_cpu = time.process_time() - cpu
+    steps = trainer.state.env_steps
+    for policy in members:
+        del policy.__dict__["forward"]
+    math_cpu = time.process_time()
+    for policy, obs_batch, grad in batches:  # the same batches through the same member
+        with torch.set_grad_enabled(grad):
+            logits, values = policy(obs_batch)
+            if grad:
+                (torch.log_softmax(logits, -1).max(-1).values.sum() + values.sum()).backward()
+    math_cpu = time.process_time() - math_cpu
+    per = 1e6 / steps
+    print(f"{suite.id} ({suite.env_id}), {args.estimator}, policy {args.policy}, budget {args.budget}, 1 torch thread: "
+          f"{steps} agent-steps, {len(batches)} policy batches (mean {sum(len(b) for _, b, _ in batches) / len(batches):.1f} "
+          f"observations)")
+    print(f"training loop  {steps / loop_cpu:8.0f} agent-steps per CPU-second  {loop_cpu * per:8.0f} us cpu/agent-step")
+    print(f"tensor math    {math_cpu * per:8.0f} us cpu/agent-step (the run's forward passes replayed, caches warm)")
+    print(f"env steps      {env_cpu[0] * per:8.0f} us cpu/agent-step (steps and resets, rollouts and dev evaluations)")
+    floor = math_cpu + env_cpu[0]
+    verdict = "met" if loop_cpu <= 1.5 * floor else "NOT met"
+    print(f"loop / math = {loop_cpu / math_cpu:.2f}x; loop / (env + math) = {loop_cpu / floor:.2f}x "
+          f"(goal <= 1.5x: {verdict})")
+
+
 def run_child(tree: Path, threads: int, seed: int, args: argparse.Namespace) -> dict:
     command = [sys.executable, str(Path(__file__).resolve()), "--child", "--tree", str(tree), "--threads", str(threads),
                "--seed", str(seed), "--env", args.env, "--estimator", args.estimator, "--budget", str(args.budget),
@@ -97,13 +172,25 @@ def main() -> None:
     parser.add_argument("--eval-every", type=int, default=5)
     parser.add_argument("--eval-tasks", type=int, default=48)
     parser.add_argument("--size", default="small", help="world size (default small)")
+    parser.add_argument("--floor", action="store_true",
+                        help="one run on this checkout: the loop's cost per agent-step over its tensor math and env")
+    parser.add_argument("--suite", default="quick-v2", help="--floor: the suite whose env is trained (default quick-v2)")
+    parser.add_argument("--policy", default="hash", help="--floor: policy backbone (hash, attn, ...; default hash)")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--tree", help=argparse.SUPPRESS)
+    parser.add_argument("--tree", help="--floor: measure another checkout (see source_tree.py)")
     parser.add_argument("--threads", type=int, default=1, help=argparse.SUPPRESS)
     parser.add_argument("--seed", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         child(args)
+        return
+    if args.floor:
+        if args.tree:  # another checkout (before/after figures)
+            sys.path.insert(0, str(HERE))
+            from source_tree import use_tree
+
+            use_tree(args.tree)
+        floor_child(args)
         return
     sys.path.insert(0, str(HERE))
     from source_tree import checkout, remove_checkout

@@ -3,11 +3,15 @@ the same process, and cold or warm caches stated per row.
 
 Why CartPole: these machines are shared and noisy, so absolute rates swing between runs; a
 Gymnasium CartPole step timed in the same process moves with the machine, and a ratio to it is
-what the goals are written in ("a candidate step costs at most 15 CartPole steps").
+what the goals are written in ("a candidate step costs at most 15 CartPole steps"). The load
+also swings within a run, so rows made by ``three_states`` are divided by CartPole steps timed
+just before and just after each of them (their mean), not by one yardstick at the start.
 
-Cold and warm: a row is *cold* when every cache an env step can hit (search results, mention
-look-ups, the judge's reading of texts, the candidate generator's memos) is emptied before it;
-*warm* replays the very same episodes right after, so every cache holds what they need.
+Cold, warm and new seeds: a row is *cold* when every cache an env step can hit (search results,
+mention look-ups, the judge's reading of texts, the candidate generator's memos) is emptied before
+it; *warm* replays the very same episodes right after, so every cache holds what they need (the
+best case); *new seeds* plays the same tasks again with seeds not played before, which is what a
+trainer sees: its tasks recur, its episodes do not.
 """
 
 from __future__ import annotations
@@ -26,6 +30,8 @@ class Timing:
     units: int
     cpu_s: float
     wall_s: float
+    #: CPU microseconds of a CartPole step timed beside this row (None: use the run's yardstick)
+    beside_us: float | None = None
 
     @property
     def cpu_us(self) -> float:
@@ -49,6 +55,15 @@ def timed(run: Callable[[], int]) -> Timing:
     cpu, wall = time.process_time(), time.perf_counter()
     units = run()
     return Timing(units, time.process_time() - cpu, time.perf_counter() - wall)
+
+
+def beside_cartpole(run: Callable[[], int], steps: int = 5000) -> Timing:
+    """``timed(run)`` with CartPole steps timed just before and after it (see the docstring)."""
+    before = cartpole(steps)
+    timing = timed(run)
+    after = cartpole(steps)
+    timing.beside_us = (before.cpu_us + after.cpu_us) / 2
+    return timing
 
 
 def cartpole(steps: int = 20_000) -> Timing:
@@ -93,12 +108,39 @@ def cold_and_warm(tools, run: Callable[[], int]) -> tuple[Timing, Timing]:
     return timed(run), timed(run)
 
 
+def recurring_episodes(task_ids: list[str], episodes: int, tasks: int = 40, seed: int = 0) -> list[tuple[str, int]]:
+    """``episodes`` (task id, seed) pairs cycling over the first ``tasks`` tasks, seeds from ``seed``."""
+    pool = task_ids[:tasks]
+    return [(pool[e % len(pool)], seed + e) for e in range(episodes)]
+
+
+NEW_SEED_OFFSET = 1_000_003
+
+
+def three_states(tools, make_run: Callable[[list], Callable[[], int]], episodes: list) -> dict[str, Timing]:
+    """{"cold", "warm", "new seeds"}: ``episodes`` with every cache emptied, the same again, then
+    the same tasks with fresh seeds (``make_run(episodes)`` builds the function that plays them)."""
+    run = make_run(episodes)
+    clear_caches(tools)
+    cold = beside_cartpole(run)
+    warm = beside_cartpole(run)
+    fresh = [(task, seed + NEW_SEED_OFFSET) for task, seed in episodes]
+    return {"cold": cold, "warm": warm, "new seeds": beside_cartpole(make_run(fresh))}
+
+
+def yardstick_line(yardstick: Timing) -> str:
+    return (f"{'CartPole-v1 step (gym.make, same process)':<44}{yardstick.per_cpu_s:>9.0f} step/s cpu "
+            f"{yardstick.per_wall_s:>9.0f} step/s wall {yardstick.cpu_us:>8.1f} us cpu/step")
+
+
 def ratio_line(label: str, timing: Timing, yardstick: Timing, unit: str, goal: float | None = None) -> str:
-    """One row: rate by CPU and wall time, CPU time per unit, and the ratio to the yardstick."""
-    ratio = timing.cpu_us / yardstick.cpu_us
+    """One row: rate by CPU and wall time, CPU time per unit, and the ratio to the yardstick (to
+    the CartPole steps timed beside the row, where it has them)."""
+    ratio = timing.cpu_us / (timing.beside_us or yardstick.cpu_us)
     verdict = "" if goal is None else f"  (goal <= {goal:g}x: {'met' if ratio <= goal else 'NOT met'})"
     return (f"{label:<44}{timing.per_cpu_s:>9.0f} {unit}/s cpu {timing.per_wall_s:>9.0f} {unit}/s wall "
-            f"{timing.cpu_us:>8.1f} us cpu/{unit}  = {ratio:6.1f}x CartPole{verdict}")
+            f"{timing.cpu_us:>8.1f} us cpu/{unit}  = {ratio:6.1f}x CartPole{verdict}"
+            + (f" [CartPole {timing.beside_us:.1f} us beside]" if timing.beside_us else ""))
 
 
 def single_agent_runner(env, make_agent: Callable[[], object], episodes) -> Callable[[], int]:

@@ -151,6 +151,46 @@ def _tool_of(rnd: Round) -> str:
     return rnd.action.tool if rnd.action and rnd.action.tool else "unknown"
 
 
+def _add_members(groups: dict[tuple[str, str], list[str]], members) -> None:
+    """Add (key, subject) pairs to ``groups``, each subject once per key, in order."""
+    for key, subject in members:
+        subjects = groups.setdefault(key, [])
+        if subject not in subjects:
+            subjects.append(subject)
+
+
+@dataclass(frozen=True)
+class OlderRounds:
+    """What the rounds before the latest give candidates, newest round first: their answers, the
+    (predicate, value) -> subjects groups of list answers, the names (at most
+    ``MAX_NAMES_PER_ROUND`` a round) and the relation that pointed at each name."""
+
+    count: int = 0
+    last: Round | None = None  # the newest of these rounds (to tell that the record is still the same)
+    answers: list = field(default_factory=list)
+    groups: dict = field(default_factory=dict)
+    names: list = field(default_factory=list)
+    roles: dict = field(default_factory=dict)
+
+    def prepend(self, rnd: Round, round_answers: tuple[list, list], round_roles: list) -> OlderRounds:
+        """These rounds with ``rnd`` (one round newer than all of them) in front; as reading every
+        round again newest first would: ``rnd``'s items first, then the others not yet present."""
+        actions, members = round_answers
+        groups: dict[tuple[str, str], list[str]] = {}
+        _add_members(groups, members)
+        _add_members(groups, ((key, s) for key, subjects in self.groups.items() for s in subjects))
+        names: list[str] = []
+        names.extend(n for n in rnd.names[:MAX_NAMES_PER_ROUND] if n not in names)
+        fresh = set(names)
+        names.extend(n for n in self.names if n not in fresh)
+        roles: dict[str, str] = {}
+        for value, role in round_roles:
+            roles.setdefault(value, role)
+        for value, role in self.roles.items():
+            roles.setdefault(value, role)
+        return OlderRounds(self.count + 1, rnd, actions + self.answers, groups, names, roles)
+
+
 class CandidateGenerator:
     """Builds the ranked candidate list for one agent; shared by every session of an env.
 
@@ -183,9 +223,10 @@ class CandidateGenerator:
         """Ranked, de-duplicated candidates (at most ``max_candidates``; the env shuffles them)."""
         allowed = frozenset(allowed_tools)
         rounds = observed.rounds
-        latest, older = rounds[-1:], rounds[-2::-1]
+        latest = rounds[-1:]
         question = set(observed.question_names)
-        older_answers = self._answers(older) if can_answer else []
+        older = self._older(observed)
+        older_answers = self._list_answers(older.groups) + older.answers if can_answer else []
         about_question = [a for a in older_answers if a.provenance.partition(" | ")[0] in question]
         lookups, calculators, _ = tool_rules(allowed)
         memo = observed.derived
@@ -203,7 +244,7 @@ class CandidateGenerator:
                      for a in self._calculations(observed, tool, argument)[:MAX_CALCULATIONS]],
             lambda: self._fixed(observed, allowed),
             lambda: older_answers,
-            lambda: self._name_actions(self._names(older), allowed, "earlier result", self._name_roles(older)),
+            lambda: self._name_actions(older.names, allowed, "earlier result", older.roles),
         ]
         unique = dict.fromkeys(ranked)  # keeps each action's first occurrence, in order
         for tier in later:
@@ -315,13 +356,27 @@ class CandidateGenerator:
         for rnd in rounds:
             answers, members = self._round_answers(rnd)
             actions.extend(answers)
-            for key, subject in members:
-                subjects = groups.setdefault(key, [])
-                if subject not in subjects:
-                    subjects.append(subject)
-        lists = [self._memoised(("list", predicate, obj, *subjects), _list_answer, predicate, obj, tuple(subjects))
-                 for (predicate, obj), subjects in groups.items() if len(subjects) >= 2]
-        return lists + actions
+            _add_members(groups, members)
+        return self._list_answers(groups) + actions
+
+    def _list_answers(self, groups: dict[tuple[str, str], list[str]]) -> list[Action]:
+        """One answer listing every subject of a (predicate, value) seen with two or more."""
+        return [self._memoised(("list", predicate, obj, *subjects), _list_answer, predicate, obj, tuple(subjects))
+                for (predicate, obj), subjects in groups.items() if len(subjects) >= 2]
+
+    def _older(self, observed: Observed) -> OlderRounds:
+        """What the rounds before the latest give, newest first, kept on the record: a step adds
+        the rounds that became older in front of the last step's (the same result as reading
+        every older round again, see ``OlderRounds.prepend``)."""
+        rounds = observed.rounds
+        older = observed.derived.get("older")
+        count = max(len(rounds) - 1, 0)
+        if older is None or older.count > count or (older.count and rounds[older.count - 1] is not older.last):
+            older = OlderRounds()
+        for rnd in rounds[older.count:count]:
+            older = older.prepend(rnd, self._round_answers(rnd), self._round_roles(rnd))
+        observed.derived["older"] = older
+        return older
 
     def _fact_answer(self, fact: Fact, tool: str) -> Action:
         return Action.answer(_fact_value(fact), _provenance(self.world, fact, tool))
@@ -344,13 +399,25 @@ class CandidateGenerator:
         Figures of the entities the question names come first, then the most recent ones, and
         current figures before outdated ones.
         """
-        rounds = observed.rounds
-        clock = next((r.clock_year for r in reversed(rounds) if r.clock_year), None)
+        clock, figures = self._figures(observed)
         # Ages only order the figures, so the list depends on the sequence of rounds with figures
         # (their facts), the clock and the question's names: memoised across steps and episodes.
-        key = ("calculations", tool, argument, clock, observed.question_names,
-               tuple(r.fact_ids for r in rounds if self._round_numbers(r)))
+        key = ("calculations", tool, argument, clock, observed.question_names, figures)
         return self._memoised(key, self._rank_calculations, observed, clock, tool, argument)
+
+    def _figures(self, observed: Observed) -> tuple[int | None, tuple]:
+        """(the latest clock year seen, the fact ids of every round with figures, in order), kept
+        on the record and extended by the rounds added since the last step."""
+        rounds = observed.rounds
+        seen, last, clock, figures = observed.derived.get("figures", (0, None, None, ()))
+        if seen > len(rounds) or (seen and rounds[seen - 1] is not last):  # not the record it was built from
+            seen, clock, figures = 0, None, ()
+        if seen < len(rounds):
+            added = rounds[seen:]
+            clock = next((r.clock_year for r in reversed(added) if r.clock_year), clock)
+            figures += tuple(r.fact_ids for r in added if self._round_numbers(r))
+            observed.derived["figures"] = (len(rounds), rounds[-1], clock, figures)
+        return clock, figures
 
     def _rank_calculations(self, observed: Observed, clock: int | None, tool: str, argument: str) -> list[Action]:
         rounds = observed.rounds
@@ -363,7 +430,7 @@ class CandidateGenerator:
         by_quantity: dict[str, list[tuple[int, int | float]]] = {}
         for rank, (*_, fact) in enumerate(sorted(ranked, key=lambda r: r[:3])):
             values = by_quantity.setdefault(fact.predicate, [])
-            if all(fact.value != v for _, v in values) and len(values) < MAX_NUMBERS_PER_QUANTITY:
+            if len(values) < MAX_NUMBERS_PER_QUANTITY and all(fact.value != v for _, v in values):
                 values.append((rank, fact.value))
         scored: list[tuple[int, Action]] = []
         for predicate, values in by_quantity.items():

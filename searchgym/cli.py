@@ -1,6 +1,7 @@
 """The ``searchgym`` command. Each sub-command lives in its own module with ``add_arguments(parser)``
 and ``run(args) -> int``; modules are imported only when their command runs, so ``searchgym list``
-does not pay for torch. Every option's help shows its default."""
+does not pay for torch. Every option's help shows its default. A command that needs an extra which
+is not installed (torch for ``train``) ends in one line naming ``pip install 'searchgym[...]'``."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import importlib
 import sys
 
 from searchgym.damaged import DamagedFile
+from searchgym.extras import missing_extra_message
 
 #: command -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -23,6 +25,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "evaluate": ("searchgym.commands.evaluate", "score any agent (module:factory or an OpenAI-compatible endpoint)"),
     "leaderboard": ("searchgym.commands.leaderboard", "submit, verify and build the leaderboard"),
     "serve": ("searchgym.commands.serve", "a scripted OpenAI-compatible endpoint (oracle replies) on 127.0.0.1"),
+    "export": ("searchgym.commands.export", "write a split as a training framework's dataset (verl parquet + tool config)"),
     "recipe": ("searchgym.commands.recipe", "run a whole recipe: `searchgym recipe tiny-lm` (from-scratch LM, SFT, RL)"),
 }
 
@@ -80,6 +83,12 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except ImportError as exc:  # an optional dependency (an extra) that is not installed
+        message = missing_extra_message(f"searchgym {args.command}", exc)
+        if message is None:
+            raise
+        print(message, file=sys.stderr)
+        return 2
     except DamagedFile as exc:
         print(f"searchgym {args.command}: damaged file: {exc}", file=sys.stderr)
         return 2

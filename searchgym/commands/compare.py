@@ -10,10 +10,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from searchgym.extras import require_installed
 from searchgym.harness.compare import Comparison, run_comparison
 from searchgym.harness.loggers import LOGGERS
-from searchgym.harness.methods import METHODS, parse_methods, parse_option_value
+from searchgym.harness.methods import METHODS, MethodRef, load_method, parse_methods, parse_option_value, trains
 from searchgym.suites import get_suite
+
+#: Policy backbone -> the optional module it loads besides torch.
+POLICY_MODULES = {"minilm": "sentence_transformers", "hf": "transformers", "llm": "transformers"}
 
 
 def parse_seeds(text: str) -> list[int]:
@@ -39,6 +43,17 @@ def parse_options(items: list[str] | None) -> dict[str, object]:
             raise ValueError(f"an option looks like KEY=VALUE, got {item!r}")
         options[key] = parse_option_value(value)
     return options
+
+
+def require_extras(command: str, methods: list[MethodRef], policy: str, plots: bool = True) -> None:
+    """Stop before any run starts when a built-in learning method, its policy or the plots need an extra
+    that is not installed (in a worker the missing module would only fail each run)."""
+    if any(m.path.startswith("searchgym.") and trains(load_method(m)) for m in methods):
+        require_installed("torch", command)
+        if policy in POLICY_MODULES:
+            require_installed(POLICY_MODULES[policy], command)
+    if plots:
+        require_installed("matplotlib", command)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -73,6 +88,8 @@ def run(args: argparse.Namespace) -> int:
                             reference=args.reference, options=parse_options(args.option),
                             executor=args.executor, ray_address=args.ray_address, retries=args.retries,
                             logger=args.logger)
+    # Ray runs train on the cluster's nodes, which may hold torch where this process has none.
+    require_extras("searchgym compare", comparison.methods if args.executor == "local" else [], args.policy)
     result = run_comparison(comparison)
     done = sum(o.status == "done" for o in result.outcomes)
     skipped = sum(o.status == "skipped" for o in result.outcomes)

@@ -1,7 +1,7 @@
 """``searchgym serve``: a scripted OpenAI-compatible chat endpoint on 127.0.0.1, as a stand-in model.
 
 It answers ``POST /v1/chat/completions`` with the recorded actions of the oracle (or the random
-baseline, or a misbehaving server) for the suite's tasks (:mod:`searchgym.harness.scripted_endpoint`),
+baseline, or the non-privileged reader playing live, or a misbehaving server) for the suite's tasks (:mod:`searchgym.harness.scripted_endpoint`),
 in the OpenAI response format, streamed when asked. Point a framework's OpenAI client at it to
 check a pipeline end to end before a real model is in the loop: following the oracle, an agent
 must score 1.0. It listens on the loopback interface only, until interrupted (Ctrl-C).
@@ -13,13 +13,14 @@ import argparse
 import signal
 import threading
 
-from searchgym.harness.scripted_endpoint import BEHAVIOURS, ScriptedEndpoint
+from searchgym.harness.scripted_endpoint import BEHAVIOURS, SCRIPTED, ScriptedEndpoint
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--suite", required=True, help="a text-mode suite id (searchgym suites), e.g. searchqa-text-v2")
     parser.add_argument("--behaviour", choices=BEHAVIOURS, default="oracle",
-                        help="what the replies do: replay the oracle or the random baseline, or misbehave")
+                        help="what the replies do: replay the oracle or the random baseline, play the reader "
+                             "(non-privileged, reads only the conversation), or misbehave")
     parser.add_argument("--port", type=int, default=8000, help="loopback port to listen on (0: any free port)")
     parser.add_argument("--native", action="store_true", help="reply with OpenAI tool_calls instead of text actions")
     parser.add_argument("--splits", default="test,dev", help="comma-separated splits whose tasks are scripted")
@@ -33,8 +34,11 @@ def run(args: argparse.Namespace) -> int:
     unknown = [s for s in splits if s not in ("train", "dev", "test")]
     if unknown:
         raise ValueError(f"unknown split(s) {unknown} in --splits; accepted: train, dev, test")
-    print(f"recording the {args.behaviour} replies for {args.suite} ({', '.join(splits) or 'no splits'}) ...",
-          flush=True)
+    if args.behaviour in SCRIPTED:
+        print(f"recording the {args.behaviour} replies for {args.suite} ({', '.join(splits) or 'no splits'}) ...",
+              flush=True)
+    else:
+        print(f"starting the {args.behaviour} endpoint for {args.suite} ...", flush=True)
     endpoint = ScriptedEndpoint(args.suite, args.behaviour, native=args.native, stall=args.stall, seed=args.seed,
                                 splits=splits, port=args.port, limit=args.limit)
     stop = threading.Event()

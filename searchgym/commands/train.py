@@ -15,7 +15,9 @@ import argparse
 import json
 from pathlib import Path
 
+from searchgym.commands.compare import require_extras
 from searchgym.damaged import DamagedFile
+from searchgym.extras import require_installed
 from searchgym.fileio import read_json
 from searchgym.harness.loggers import LOGGERS
 from searchgym.harness.methods import resolve_method
@@ -70,6 +72,11 @@ def run(args: argparse.Namespace) -> int:
     if not args.start and getattr(args, "command_line", None) == ["train"]:
         _print_defaults()
         return 0
+    if args.policy == "llm":
+        require_installed("torch", "searchgym train")
+        require_installed("transformers", "searchgym train --policy llm")
+    else:
+        require_extras("searchgym train", [resolve_method(args.method)], args.policy, plots=False)
     print(describe_plan(args), flush=True)
     if args.policy == "llm":
         from searchgym.agents.llm_command import train_from_args

@@ -200,6 +200,7 @@ class Blackboard:
     def __init__(self) -> None:
         self.notes: list[Note] = []
         self._carried: tuple[int, frozenset[str], frozenset[str]] = (0, frozenset(), frozenset())
+        self._text: tuple[tuple | None, str] = (None, "")
 
     def post(self, note: Note) -> None:
         self.notes.append(note)
@@ -224,8 +225,16 @@ class Blackboard:
         return [n for n in self.notes if n.round == round_number]
 
     def text(self, max_chars: int, notes: Sequence[Note] | None = None, title: str = "Blackboard") -> str:
-        """``Blackboard:`` and the most recent notes that fit in ``max_chars``."""
-        notes = self.notes if notes is None else notes
+        """``Blackboard:`` and the most recent notes that fit in ``max_chars`` (the whole board's
+        text is kept until the next note: every agent's observation shows it every round)."""
+        if notes is None:
+            key = (len(self.notes), max_chars, title)
+            if self._text[0] != key:
+                self._text = (key, self._render(max_chars, self.notes, title))
+            return self._text[1]
+        return self._render(max_chars, notes, title)
+
+    def _render(self, max_chars: int, notes: Sequence[Note], title: str) -> str:
         if not notes:
             return f"{title}: (empty)" if notes is self.notes else ""
         lines, budget = [], max_chars - len(title) - 2

@@ -143,6 +143,7 @@ class TeamSearchEnv(TeamPosts, MultiSearchEnv):
         self.first_found: dict[str, tuple[int, tuple[str, ...]]] = {}
         self._latest_tool_round: dict[str, Round] = {}
         self._line_cache: dict[str, tuple[Round, list]] = {}
+        self._options_cache: dict[str, tuple] = {}  # agent -> (round, board, notes, post options)
         self._question_words: frozenset[str] = frozenset()
         # Memos that outlive episodes: the same results, lines and notes recur (bounded, see reset).
         self._lines_memo: dict[tuple, list] = {}
@@ -164,6 +165,7 @@ class TeamSearchEnv(TeamPosts, MultiSearchEnv):
         self.first_found = {}
         self._latest_tool_round = {}
         self._line_cache = {}
+        self._options_cache = {}
         self._reading = {}
         self._question_words = read_text(self.task.question).tokens
         for memo in (self._lines_memo, self._post_memo):
@@ -330,7 +332,8 @@ class TeamSearchEnv(TeamPosts, MultiSearchEnv):
             "success": bool(self.team_score and self.team_score.success),
             "score": score_info(answered.score) if answered else None,
             "role": {"name": role.name, "tools": list(role.tools), "can_answer": role.can_answer},
-            "action": (outcome.action.render() if outcome.action else None) if outcome else None,
+            # the transcript's line of this step is the action's rendering (made once, in settle)
+            "action": (self.sessions[agent].transcript[-1][0] if outcome.action else None) if outcome else None,
             "contribution": self.contribution(agent),
             "team": self.team_info(),
         }

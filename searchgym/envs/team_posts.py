@@ -3,7 +3,7 @@
 Why a module of its own: it is the team env's largest piece of candidate logic, with memos that
 outlive episodes. A mixin of :class:`~searchgym.envs.team.TeamSearchEnv`; it reads the env's
 ``task``, ``sessions``, ``blackboard``, ``reader``, ``_latest_tool_round``, ``_line_cache``,
-``_lines_memo``, ``_post_memo`` and ``_question_words`` (set up and reset there).
+``_options_cache``, ``_lines_memo``, ``_post_memo`` and ``_question_words`` (set up and reset there).
 """
 
 from __future__ import annotations
@@ -51,11 +51,23 @@ class TeamPosts:
         """Post candidates with what each would carry: lines of the agent's latest tool result
         that carry evidence the blackboard lacks (one line per piece of evidence). Lines that
         name something the team already talks about (the question, the call's argument, a note)
-        come first, then those sharing more of the question's words, then result order."""
+        come first, then those sharing more of the question's words, then result order.
+
+        They depend only on that result and the notes (the board only grows), so they are built
+        again only after a new tool result or a new note; the same list is returned otherwise."""
         lines = self._lines(agent)
         if not lines:
             return []
         rnd = self._latest_tool_round[agent]
+        board = self.blackboard
+        cached = self._options_cache.get(agent)
+        if cached is not None and cached[0] is rnd and cached[1] is board and cached[2] == len(board.notes):
+            return list(cached[3])
+        options = self._rank_post_lines(agent, rnd, lines)
+        self._options_cache[agent] = (rnd, board, len(board.notes), options)
+        return list(options)
+
+    def _rank_post_lines(self, agent: str, rnd: Round, lines: list) -> list[tuple[Action, NoteEvidence]]:
         on_board = self.blackboard.evidence_ids | self.blackboard.calculator_values
         known = {*self.sessions[agent].observed.question_names, *(n for note in self.blackboard.notes for n in note.names),
                  *(str(v) for v in rnd.action.args.values())}

@@ -17,10 +17,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import pandas as pd
-
+from searchgym.extras import require
 from searchgym.fileio import iter_jsonl, read_json
 from searchgym.harness.runner import is_done
+
+pd = require("pandas", "searchgym.harness.load_results")  # the report extra
 
 RUN_COLUMNS = ("kind", "method", "seed", "suite_id", "run_dir", "done")
 

@@ -239,7 +239,7 @@ def _limit_threads(threads: int) -> None:
     """Every run uses the threads its plan gave it (recorded in config.json: they change the bits)."""
     try:
         import torch
-    except ImportError:  # pragma: no cover - torch is a dependency
+    except ImportError:  # torch comes with the train extra; a run of baselines needs none
         return
     torch.set_num_threads(max(1, int(threads)))
 

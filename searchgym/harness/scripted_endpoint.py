@@ -36,7 +36,7 @@ from searchgym.harness import openai_replies
 from searchgym.harness.evaluate import answer_rule, episode_seed, play_parallel, play_single
 from searchgym.suites import Suite, get_suite, make_env, tasks
 
-BEHAVIOURS = ("oracle", "random", "prose", "hostile", "stall")
+BEHAVIOURS = ("oracle", "random", "reader", "prose", "hostile", "stall")
 #: behaviour -> the baseline whose recorded text actions it replays
 SCRIPTED = {"oracle": "oracle", "stall": "oracle", "random": "random"}
 DEFAULT_MODEL = "searchgym-scripted"
@@ -120,6 +120,45 @@ def _as_native(action: str, n: int, answer_tool: bool = False) -> dict[str, Any]
     return {"role": "assistant", "content": None, "tool_calls": [{"id": f"call_{n}", "type": "function", "function": call}]}
 
 
+def _text(content: Any) -> str:
+    """A message's content as text (a string, or the text of a list of content parts)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(p.get("text") or "" if isinstance(p, dict) else str(p) for p in content)
+    return ""
+
+
+def reader_observations(messages: list[dict]) -> list[str]:
+    """What an agent saw, in order: the first user message (the prompt), then for each assistant
+    turn that has an answer, the tool results and user messages after it (joined)."""
+    first = next((i for i, m in enumerate(messages) if m.get("role") == "user"), None)
+    if first is None:
+        return []
+    observations, pending = [_text(messages[first].get("content"))], None
+    for message in messages[first + 1:]:
+        if message.get("role") == "assistant":
+            if pending is not None:
+                observations.append("\n".join(pending))
+            pending = []
+        elif pending is not None and message.get("role") in ("tool", "user"):
+            pending.append(_text(message.get("content")))
+    if pending:
+        observations.append("\n".join(pending))
+    return observations
+
+
+def reader_action(messages: list[dict]) -> str:
+    """The reader's next action for a conversation: a fresh :class:`ReaderTextAgent` reads each
+    observation in turn (it is deterministic, so its earlier turns are the ones it wrote)."""
+    from searchgym.baselines.reader_text import ReaderTextAgent
+
+    agent, action = ReaderTextAgent(), "<answer>unknown</answer>"
+    for observation in reader_observations(messages):
+        action = agent.act(None, observation)
+    return action
+
+
 def _offers_answer(request: dict) -> bool:
     tools = request.get("tools")
     return isinstance(tools, list) and any(
@@ -183,7 +222,7 @@ class ScriptedEndpoint:
         else:
             if self.behaviour == "stall":
                 time.sleep(self.stall)
-            action = self.next_action(messages)
+            action = reader_action(messages) if self.behaviour == "reader" else self.next_action(messages)
             message = _as_native(action, n, _offers_answer(request)) if self.native else \
                 {"role": "assistant", "content": action}
         model = request.get("model") if isinstance(request.get("model"), str) else DEFAULT_MODEL

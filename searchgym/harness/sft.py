@@ -155,6 +155,7 @@ def build_base(ctx: RunContext, config: SFTConfig, key: str, folder: Path) -> No
     atomic_write_json(folder / META, {
         "key": key, "format": BASE_FORMAT, "suite": suite.id, "suite_hash": suite.content_hash, "seed": seed,
         "policy": ctx.policy, "settings": asdict(config), "sha256": sha, "examples": steps,
+        "demonstrated_tasks": min(config.sft_tasks, len(train)),
         "demonstrator_train_success": progress["demo_success"], "dagger_success": progress["dagger_success"],
         "losses": progress["losses"], "dev_agreement": agree, "dev_success": dev["success"],
         "built_by_pid": os.getpid(), "build_wall_seconds": round(build_seconds[0], 2),

@@ -69,13 +69,16 @@ class Tool(ABC):
 def validate_arguments(tool: str, schema: dict[str, Any], arguments: dict[str, Any]) -> str | None:
     """Check ``arguments`` against a flat JSON schema; return a message, or None when valid."""
     props: dict[str, Any] = schema.get("properties", {})
-    accepted = ", ".join(f"{k} ({v.get('type', 'any')})" for k, v in props.items()) or "no arguments"
+
+    def accepted() -> str:  # only an error message reads it (a step's call is almost always valid)
+        return ", ".join(f"{k} ({v.get('type', 'any')})" for k, v in props.items()) or "no arguments"
+
     unknown = sorted(set(arguments) - set(props))
     if unknown:
-        return f"{tool} got unknown argument(s) {unknown}; accepted: {accepted}"
+        return f"{tool} got unknown argument(s) {unknown}; accepted: {accepted()}"
     missing = [k for k in schema.get("required", []) if k not in arguments]
     if missing:
-        return f"{tool} is missing required argument(s) {missing}; accepted: {accepted}"
+        return f"{tool} is missing required argument(s) {missing}; accepted: {accepted()}"
     for key, value in arguments.items():
         expected = props[key].get("type")
         types = _JSON_TYPES.get(expected or "", ())

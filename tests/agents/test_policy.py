@@ -254,3 +254,17 @@ def test_policy_learns_which_answer_the_question_asks_for(make_task):
             optimizer.step()
     assert before < 0.4
     assert accuracy() > 0.9
+
+
+def test_lexical_overlap_memos_give_the_features_of_a_fresh_instance():
+    """Question-only features are kept per (question, candidate) and reused in later observations
+    of the same question: the rows equal those a fresh instance computes for that observation."""
+    later = QUESTION + '\nStep 1: web_search(query="Zorb 3000")\n[1] Zorb 3000 is made by Vexa Corp.'
+    candidates = ('web_search(query="Zorb 3000")', 'answer("Vexa Corp")  <- Zorb 3000 | made by | a company', "")
+    kept = LexicalOverlap()
+    kept.observation_features(QUESTION, candidates)
+    reused = kept.observation_features(later, candidates)
+    fresh = LexicalOverlap().observation_features(later, candidates)
+    assert np.array_equal(reused, fresh)
+    assert reused[0, 6] == 1.0 and fresh[0, 6] == 1.0  # already taken: read from the later text, not the memo
+    assert reused[0, 3] == 1.0 and reused[1, 3] > kept.observation_features(QUESTION, candidates)[1, 3]

@@ -27,6 +27,8 @@ def fresh_copy(observed: Observed) -> Observed:
 
 
 @pytest.mark.parametrize("make", [lambda: TeamSearchEnv(roles="roles", action_mode="candidates", world_size="small"),
+                                  lambda: TeamSearchEnv(roles="generalists", team_size=2, max_rounds=8,
+                                                        action_mode="candidates", world_size="small"),
                                   lambda: GroupSearchEnv(group_size=3, action_mode="candidates", world_size="small")])
 def test_memoised_candidates_equal_fresh_ones_at_every_step(make):
     env = make()
@@ -143,3 +145,42 @@ def test_reading_a_rounds_lines_at_once_equals_reading_each_line():
                 assert env.reader.read_lines(lines, rnd) == [env.reader.read(line, rnd) for line in lines]
                 compared += len(lines)
     assert compared > 100
+
+
+def test_post_options_kept_between_steps_equal_freshly_ranked_ones():
+    """post_options is rebuilt only after a new tool result or note: at every step it equals the
+    ranking built afresh, and callers get their own list."""
+    env = TeamSearchEnv(roles="generalists", team_size=2, max_rounds=8, action_mode="candidates", world_size="small")
+    team = TeamRandom(seed=4)
+    compared = 0
+    for episode in range(10):
+        env.reset(seed=episode)
+        while env.agents:
+            for agent in env.agents:
+                rnd = env.latest_tool_round(agent)
+                kept = env.post_options(agent)
+                fresh = env._rank_post_lines(agent, rnd, env._lines(agent)) if rnd is not None and env._lines(agent) else []
+                assert [(a.describe(), ev) for a, ev in kept] == [(a.describe(), ev) for a, ev in fresh]
+                kept.clear()  # the caller's copy: the env's is untouched
+                assert len(env.post_options(agent)) == len(fresh)
+                compared += len(fresh)
+            env.step(team.act(env))
+    assert compared > 50
+
+
+def test_older_rounds_rebuilt_when_the_record_is_not_the_one_they_were_built_from():
+    env = TeamSearchEnv(roles="generalists", team_size=2, action_mode="candidates", world_size="small")
+    team = TeamRandom(seed=5)
+    env.reset(seed=3)
+    for _ in range(4):
+        if env.agents:
+            env.step(team.act(env))
+    session = env.sessions["generalist_0"]
+    env.generator.generate(session.observed, session.allowed, session.can_answer)
+    other = fresh_copy(session.observed)
+    other.derived = session.observed.derived  # the memo of another record: detected, rebuilt
+    other.rounds = other.rounds[:-1]
+    shared = env.generator.generate(other, session.allowed, session.can_answer)
+    alone = CandidateGenerator(env.world, env.config.max_candidates).generate(
+        fresh_copy(other), session.allowed, session.can_answer)
+    assert [a.describe() for a in shared] == [a.describe() for a in alone]

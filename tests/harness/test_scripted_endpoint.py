@@ -117,8 +117,8 @@ def test_bad_requests_models_and_settings():
         assert ChatCompletion.model_validate(json.loads(body)).model == "searchgym-scripted"
     with pytest.raises(ValueError, match=r"port must be an int in 0..65535 \(0: any free port\), got 70000"):
         ScriptedEndpoint(TINY, "prose", port=70000)
-    with pytest.raises(ValueError, match=r"unknown behaviour 'reader'; accepted: oracle, random, prose, hostile, stall"):
-        ScriptedEndpoint(TINY, "reader")
+    with pytest.raises(ValueError, match=r"unknown behaviour 'sage'; accepted: oracle, random, reader, prose, hostile, stall"):
+        ScriptedEndpoint(TINY, "sage")
 
 
 def test_searchgym_serve_starts_an_endpoint_and_stops_on_sigterm():

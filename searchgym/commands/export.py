@@ -1,0 +1,32 @@
+"""``searchgym export``: a suite's split as a training framework's dataset files.
+
+``--format verl`` writes verl's multi-turn tool-calling dataset (``<split>.parquet``) and its tool
+config (``tool_config.yaml``) into ``--out``: rows whose tools play the task in searchgym's env
+during the rollout, so the reward is the env's and the test split's answers are never written
+(:mod:`searchgym.integrations.verl_dataset`).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+FORMATS = ("verl",)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--format", required=True, choices=FORMATS, help="the framework whose files to write")
+    parser.add_argument("--suite", required=True, help="a single-agent text suite id, e.g. searchqa-text-v2")
+    parser.add_argument("--split", default="train", choices=("train", "dev", "test"), help="the split to export")
+    parser.add_argument("--out", required=True, help="folder to write the files into (created if missing)")
+    parser.add_argument("--seed", type=int, default=0, help="the seed each task's env is reset with")
+
+
+def run(args: argparse.Namespace) -> int:
+    from searchgym.integrations.verl_dataset import export_verl
+
+    written = export_verl(args.suite, args.split, args.out, seed=args.seed)
+    print(f"wrote {written['data']} and {written['tool_config']}; train with verl's tool agent loop: "
+          f"actor_rollout_ref.rollout.multi_turn.tool_config_path={written['tool_config']} "
+          f"reward.custom_reward_function.path=pkg://searchgym.integrations.verl_reward "
+          f"reward.custom_reward_function.name=compute_score")
+    return 0

@@ -1,0 +1,31 @@
+"""The tasks an adapter can play: a single-agent text-mode suite's, refusing the others up front.
+
+The framework adapters hand the env a tool call or the model's text; a multi-agent suite needs an
+action per agent and a candidate-mode suite an index into its listed actions, so each adapter
+refuses those with the same one-line error instead of failing on the first step.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import searchgym
+
+__all__ = ["text_task_records"]
+
+
+def text_task_records(suite: str, split: str, who: str) -> list[Any]:
+    """The ``TaskRecord`` s of ``split`` (:func:`searchgym.tasks`); a ValueError naming ``who`` (the
+    adapter) when the suite is multi-agent or candidate-mode."""
+    records = searchgym.tasks(suite, split)
+    if not records:
+        raise ValueError(f"suite {suite!r} has no {split} tasks")
+    kind = "multi-agent" if records[0].agents is not None else None
+    if kind is None:
+        env = searchgym.make_task_env(suite, split, records[0].task_id)
+        mode = getattr(getattr(env.unwrapped, "config", None), "action_mode", "text")
+        env.close()
+        kind = None if mode == "text" else f"{mode}-mode (it takes the index of a listed action)"
+    if kind is not None:
+        raise ValueError(f"suite {suite!r} is {kind}; {who} plays single-agent text suites, e.g. searchqa-text-v2")
+    return records

@@ -1,0 +1,90 @@
+"""A searchgym split as verl's multi-turn tool-calling dataset: parquet rows and the tool config.
+
+verl reads a parquet file whose rows hold ``data_source``, ``prompt`` (chat messages),
+``ability``, ``reward_model`` (``style``, ``ground_truth``), ``extra_info`` and ``agent_name``;
+its tool agent loop passes ``extra_info["tools_kwargs"][tool]["create_kwargs"]`` to each tool's
+``create`` and offers the row only the tools named in ``extra_info["tool_selection"]``. The tool
+config YAML names the tool classes by dotted path (``class_name``) with their OpenAI schemas.
+
+Here every tool's ``create_kwargs`` is the row's task locator (suite, split, task id, seed):
+:class:`searchgym.integrations.verl.SearchgymTool` plays that task in searchgym's env, and the
+reward comes from the env during the rollout. ``reward_model.ground_truth`` is the JSON list of
+gold answers on train and dev and ``""`` on test: the test split's answers are never written
+(the task API does not give them). Needs no verl: pandas with pyarrow, and pyyaml.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+from searchgym.fileio import atomic_write_bytes, atomic_write_text
+from searchgym.integrations.text_tasks import text_task_records
+
+__all__ = ["AGENT_NAME", "TOOL_CLASS", "export_verl", "verl_rows", "verl_tool_config"]
+
+TOOL_CLASS = "searchgym.integrations.verl.SearchgymTool"
+AGENT_NAME = "tool_agent"  # verl's ToolAgentLoop
+INSTALL = "pip install 'searchgym[verl]'  (or: pip install pandas pyarrow pyyaml)"
+
+
+def _single_agent_records(suite: str, split: str) -> list[Any]:
+    return text_task_records(suite, split, "the verl export")
+
+
+def _tool_names(records: list[Any]) -> list[str]:
+    names: dict[str, None] = {}
+    for record in records:
+        names.update({tool["function"]["name"]: None for tool in record.tools})
+    return list(names)
+
+
+def verl_rows(suite: str, split: str, seed: int = 0) -> list[dict[str, Any]]:
+    """One verl row per task of ``split``, in the suite's order (see the module docstring)."""
+    records = _single_agent_records(suite, split)
+    names = _tool_names(records)
+    rows = []
+    for index, record in enumerate(records):
+        locator = {"suite": suite, "split": split, "task_id": record.task_id, "seed": seed}
+        rows.append({
+            "data_source": f"searchgym/{suite}",
+            "prompt": record.messages,
+            "ability": "search",
+            "reward_model": {"style": "searchgym-env",
+                             "ground_truth": json.dumps(record.answers) if record.answers is not None else ""},
+            "extra_info": {"split": split, "index": index, "task_id": record.task_id, "question": record.question,
+                           "need_tools_kwargs": True, "searchgym": locator,
+                           "tools_kwargs": {name: {"create_kwargs": dict(locator)} for name in names},
+                           "tool_selection": [tool["function"]["name"] for tool in record.tools]},
+            "agent_name": AGENT_NAME,
+        })
+    return rows
+
+
+def verl_tool_config(suite: str, split: str = "test") -> dict[str, Any]:
+    """verl's tool config: one ``SearchgymTool`` entry per tool of the suite, with its schema."""
+    schemas: dict[str, dict[str, Any]] = {}
+    for record in _single_agent_records(suite, split):
+        for tool in record.tools:
+            schemas.setdefault(tool["function"]["name"], tool)
+    return {"tools": [{"class_name": TOOL_CLASS, "config": {"type": "native"}, "tool_schema": schema}
+                      for schema in schemas.values()]}
+
+
+def export_verl(suite: str, split: str, out: str | Path, seed: int = 0) -> dict[str, Path]:
+    """Write ``out/<split>.parquet`` and ``out/tool_config.yaml``; their paths by kind."""
+    try:
+        import pandas as pd
+        import pyarrow  # noqa: F401  (pandas writes parquet with it)
+        import yaml
+    except ImportError as exc:
+        raise ImportError(f"the verl export needs pandas, pyarrow and pyyaml: {INSTALL}") from exc
+    out = Path(out)
+    buffer = io.BytesIO()
+    pd.DataFrame(verl_rows(suite, split, seed)).to_parquet(buffer, index=False)
+    data = atomic_write_bytes(out / f"{split}.parquet", buffer.getvalue())
+    config = atomic_write_text(out / "tool_config.yaml",
+                               yaml.safe_dump(verl_tool_config(suite, split), sort_keys=False, allow_unicode=True))
+    return {"data": data, "tool_config": config}

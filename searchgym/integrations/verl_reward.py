@@ -1,0 +1,58 @@
+"""verl's reward for a searchgym rollout: the env's return, never a gold answer from the dataset.
+
+verl loads a custom reward function by module (``reward.custom_reward_function.path=
+pkg://searchgym.integrations.verl_reward``) or by file path (this file; it defines no classes,
+so a file loaded outside ``sys.modules`` works too) with ``name=compute_score``. Its reward
+managers pass ``extra_info``: the row's (the ``searchgym`` task locator the verl export writes)
+merged with the rollout's ``extra_fields``, where :class:`searchgym.integrations.verl.SearchgymTool`
+records the episode's return (``searchgym_reward``), whether it ended (``searchgym_done``) and
+its calls (``searchgym_calls``). An episode the model ended in text instead of the ``answer``
+tool (``<answer>...</answer>`` after the last tool reply) is replayed in a fresh env from its
+calls and finished with that text, so the reward is the env's either way.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import searchgym
+
+__all__ = ["LOCATOR_KEYS", "compute_score", "task_locator"]
+
+LOCATOR_KEYS = ("suite", "split", "task_id")
+
+
+def task_locator(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The task a tool or row plays, from ``create_kwargs=...`` (verl 0.6+) or spread keywords."""
+    found = kwargs.get("create_kwargs") or kwargs
+    missing = [key for key in LOCATOR_KEYS if key not in found]
+    if missing:
+        raise ValueError(f"a searchgym tool needs create_kwargs with {', '.join(LOCATOR_KEYS)} (the verl export "
+                         f"writes them in extra_info.tools_kwargs); missing: {', '.join(missing)}")
+    return {"suite": found["suite"], "split": found["split"], "task_id": found["task_id"],
+            "seed": int(found.get("seed", 0))}
+
+
+def _final_text(solution_str: str) -> str:
+    return solution_str.rsplit("</tool_response>", 1)[-1].strip()
+
+
+def compute_score(data_source: str, solution_str: str, ground_truth: Any, extra_info: dict | None = None,
+                  **kwargs: Any) -> float:
+    """The env's return for the trajectory (see the module docstring); ``ground_truth`` is not read."""
+    extra = extra_info or {}
+    if extra.get("searchgym_done"):
+        return float(extra["searchgym_reward"])
+    if "searchgym" not in extra:
+        raise ValueError(f"row of {data_source!r} has no extra_info['searchgym'] task locator; score rows "
+                         f"written by `searchgym export --format verl`")
+    locator = task_locator(dict(extra["searchgym"]))
+    env = searchgym.make_task_env(locator["suite"], locator["split"], locator["task_id"])
+    try:
+        env.reset(seed=locator["seed"])
+        total = 0.0
+        for call in extra.get("searchgym_calls") or []:
+            total += float(env.step(call)[1])
+        return total + float(env.step(_final_text(solution_str))[1])
+    finally:
+        env.close()

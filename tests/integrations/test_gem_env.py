@@ -1,0 +1,69 @@
+"""The GEM adapter: registered ids, text actions, rewards equal to searchgym's env."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+pytest.importorskip("gem")
+
+import gem
+
+import searchgym
+from searchgym.integrations.gem import SearchgymGemEnv, register_gem_envs
+
+SUITE, SPLIT = "searchqa-text-v2", "dev"
+
+
+def test_the_text_suite_is_registered_and_made_by_gem() -> None:
+    assert register_gem_envs() == ["searchgym:searchqa-text-v2"]  # again: no error, team/group left out
+    env = gem.make("searchgym:searchqa-text-v2", split=SPLIT)
+    assert isinstance(env, gem.Env) and isinstance(env, SearchgymGemEnv) and env.split == SPLIT
+
+
+def test_a_text_rollout_scores_as_the_env() -> None:
+    record = searchgym.tasks(SUITE, SPLIT)[4]
+    env = gem.make("searchgym:searchqa-text-v2", split=SPLIT, task_id=record.task_id)
+    observation, info = env.reset(seed=2)
+    assert record.question in observation and info["task_id"] == record.task_id
+    actions = [f'<tool_call>{{"name": "web_search", "arguments": {{"query": "{record.question}"}}}}</tool_call>',
+               "I think I know it.",  # neither a tool call nor an answer: a format error, the episode goes on
+               f"<answer>{record.answers[0]}</answer>"]
+    rewards, dones = [], []
+    for action in actions:
+        observation, reward, terminated, truncated, info = env.step(action)
+        assert isinstance(observation, str) and isinstance(reward, float)
+        rewards.append(reward)
+        dones.append(terminated or truncated)
+    assert dones == [False, False, True] and info["success"]
+
+    reference = searchgym.make_task_env(SUITE, SPLIT, record.task_id)
+    reference.reset(seed=2)
+    expected = [reference.step(action)[1] for action in actions]
+    assert rewards == pytest.approx(expected) and rewards[1] < 0
+
+
+def test_resets_follow_seeds_and_leave_global_random_state_alone() -> None:
+    env = SearchgymGemEnv(SUITE, SPLIT)
+    before = (random.getstate(), np.random.get_state()[1].tolist())
+    env.reset(seed=9)
+    first = env.task_id
+    action = env.sample_random_action()
+    env.reset(seed=9)
+    assert env.task_id == first and env.sample_random_action() == action
+    assert (random.getstate(), np.random.get_state()[1].tolist()) == before
+    assert env.step(action)[4]["format_error"] is False  # a sampled action is well formed
+    assert env.spawn(task_id=first).fixed_task == first
+
+
+def test_bad_input_gets_a_clear_error() -> None:
+    with pytest.raises(ValueError, match="not in the dev split"):
+        SearchgymGemEnv(SUITE, SPLIT, task_id="no-such-task")
+    with pytest.raises(ValueError, match="multi-agent"):
+        SearchgymGemEnv("team-text-v2", SPLIT)
+    with pytest.raises(ValueError, match="candidates-mode"):
+        SearchgymGemEnv("searchqa-v2", SPLIT)
+    with pytest.raises(RuntimeError, match="reset"):
+        SearchgymGemEnv(SUITE, SPLIT).step("<answer>x</answer>")

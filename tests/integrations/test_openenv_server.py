@@ -1,0 +1,134 @@
+"""The OpenEnv server: a rollout through OpenEnv's own WebSocket client reaches searchgym's env,
+and the episode's rewards are the env's."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+
+pytest.importorskip("openenv.core")
+
+import searchgym
+from searchgym.integrations.openenv import SearchgymAction, SearchgymClient, SearchgymEnvironment
+
+SUITE, SPLIT = "searchqa-text-v2", "dev"
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server():
+    port = _free_port()
+    process = subprocess.Popen([sys.executable, "-m", "searchgym.integrations.openenv", "--suite", SUITE,
+                                "--split", SPLIT, "--port", str(port)],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 180
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/health", timeout=2) as reply:
+                    if json.load(reply)["status"] == "healthy":
+                        break
+            except OSError:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"the server did not start:\n{process.stdout.read()}") from None
+                time.sleep(0.5)
+        yield url
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def _local_return(task_id: str, seed: int, calls: list[dict]) -> tuple[float, bool]:
+    env = searchgym.make_task_env(SUITE, SPLIT, task_id)
+    env.reset(seed=seed)
+    total, done = 0.0, False
+    for call in calls:
+        _, reward, terminated, truncated, _ = env.step(call)
+        total, done = total + reward, terminated or truncated
+    return total, done
+
+
+def test_a_rollout_through_the_openenv_client_scores_as_the_env(server) -> None:
+    records = {r.task_id: r for r in searchgym.tasks(SUITE, SPLIT)}
+    with SearchgymClient(base_url=server).sync() as env:
+        first = env.reset(seed=5)
+        record = records[first.observation.task_id]
+        assert first.observation.question == record.question and not first.done
+        assert [t["function"]["name"] for t in first.observation.tools] == [t["function"]["name"] for t in record.tools]
+        calls = [{"name": "web_search", "arguments": {"query": record.question}},
+                 {"name": "calculator", "arguments": {"expr": "1+1"}},  # a wrong argument name: an invalid call
+                 {"name": "answer", "arguments": {"answer": record.answers[0]}}]
+        rewards, results = [], []
+        for call in calls:
+            result = env.step(SearchgymAction(**call))
+            rewards.append(result.reward)
+            results.append(result)
+        state = env.state()
+    assert results[0].observation.text.startswith("<tool_response>") and not results[0].done
+    assert results[1].observation.info["invalid"] and "accepted: expression" in results[1].observation.text
+    assert not results[1].done
+    assert results[2].done and results[2].observation.info["success"]
+    expected, done = _local_return(record.task_id, 5, calls)
+    assert done and sum(rewards) == pytest.approx(expected)
+    assert state.total_reward == pytest.approx(expected) and state.task_id == record.task_id and state.step_count == 3
+
+
+def test_schema_and_state_endpoints_describe_searchgym(server) -> None:
+    with urllib.request.urlopen(f"{server}/schema", timeout=10) as reply:
+        schema = json.load(reply)
+    assert schema["action"]["required"] == ["name"] and "arguments" in schema["action"]["properties"]
+    assert {"text", "task_id", "tools", "info"} <= set(schema["observation"]["properties"])
+
+
+def test_plain_http_says_what_is_wrong(server) -> None:
+    def post(path: str, body: dict) -> tuple[int, dict]:
+        request = urllib.request.Request(f"{server}{path}", data=json.dumps(body).encode(),
+                                         headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(request, timeout=30) as reply:
+                return reply.status, json.load(reply)
+        except urllib.error.HTTPError as error:
+            return error.code, json.load(error)
+
+    status, first = post("/reset", {"seed": 1})
+    assert status == 200 and first["observation"]["question"] and first["done"] is False
+    status, refused = post("/reset", {"task_id": "no-such-task"})
+    assert status == 422 and "not in the dev split" in refused["detail"]
+    status, refused = post("/step", {"action": {"name": "answer", "arguments": {"answer": "x"}}})
+    assert status == 409 and "/ws session" in refused["detail"]
+
+
+def test_reset_plays_the_task_asked_for_and_refuses_an_unknown_one() -> None:
+    env = SearchgymEnvironment(SUITE, SPLIT)
+    record = searchgym.tasks(SUITE, SPLIT)[7]
+    assert env.reset(task_id=record.task_id).task_id == record.task_id
+    assert env.reset(seed=11).task_id == env.reset(seed=11).task_id
+    with pytest.raises(ValueError, match="not in the dev split"):
+        env.reset(task_id="no-such-task")
+    env.close()
+
+
+def test_step_before_reset_says_to_reset() -> None:
+    env = SearchgymEnvironment(SUITE, SPLIT)
+    with pytest.raises(ValueError, match="call reset first"):
+        env.step(SearchgymAction(name="answer", arguments={"answer": "x"}))
+
+
+def test_a_multi_agent_suite_is_refused_with_the_accepted_kind() -> None:
+    with pytest.raises(ValueError, match="single-agent"):
+        SearchgymEnvironment("team-text-v2", SPLIT)
+    with pytest.raises(ValueError, match="candidates-mode"):
+        SearchgymEnvironment("searchqa-v2", SPLIT)

@@ -1,0 +1,104 @@
+"""The rLLM adapter: rows without answers, from_dict, ToolAgent-shaped actions, rewards equal to the env's.
+
+rLLM is not on the package registry; without it the env subclasses RllmBaseEnvStandIn, and these
+tests run the same rollouts through it."""
+
+from __future__ import annotations
+
+import json
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+import searchgym
+from searchgym.integrations.rllm import RLLM_INSTALLED, RllmBaseEnvStandIn, SearchgymRllmEnv, rllm_rows
+
+SUITE, SPLIT = "searchqa-text-v2", "dev"
+
+
+def _call(call_id: str, name: str, **arguments) -> dict:
+    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}
+
+
+def test_the_env_has_rllms_base_class_or_the_named_stand_in() -> None:
+    if RLLM_INSTALLED:
+        from rllm.environments.base.base_env import BaseEnv
+
+        assert issubclass(SearchgymRllmEnv, BaseEnv)
+    else:
+        assert issubclass(SearchgymRllmEnv, RllmBaseEnvStandIn)
+
+
+def test_a_tool_agent_rollout_from_a_row_scores_as_the_env() -> None:
+    row = rllm_rows(SUITE, SPLIT, seed=3)[6]
+    record = {r.task_id: r for r in searchgym.tasks(SUITE, SPLIT)}[row["task_id"]]
+    env = SearchgymRllmEnv.from_dict({**row, "unused_env_arg": 1})
+    env.idx = 6
+    observation, info = env.reset()
+    assert record.question in observation["question"] and info["task_id"] == record.task_id and env.idx == 6
+    steps = [[_call("a", "web_search", query=record.question), _call("b", "knowledge_base", entity="Nobody")],
+             [_call("c", "finish", response=f"It is <answer>{record.answers[0]}</answer>")]]
+    rewards, dones = [], []
+    for action in steps:
+        observation, reward, done, info = env.step(action)
+        rewards.append(reward)
+        dones.append(done)
+    assert dones == [False, True] and info["success"]
+    assert list(observation["tool_outputs"]) == ["c"]
+
+    reference = searchgym.make_task_env(SUITE, SPLIT, record.task_id)
+    reference.reset(seed=3)
+    first = [reference.step({"name": "web_search", "arguments": {"query": record.question}})[1],
+             reference.step({"name": "knowledge_base", "arguments": {"entity": "Nobody"}})[1]]
+    last = reference.step(f"It is <answer>{record.answers[0]}</answer>")[1]
+    assert rewards == pytest.approx([sum(first), last])
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step("<answer>again</answer>")
+
+
+def test_text_and_single_calls_step_too() -> None:
+    row = rllm_rows(SUITE, SPLIT)[0]
+    env = SearchgymRllmEnv.from_dict(row)
+    env.reset()
+    text, reward, done, info = env.step("no action here")
+    assert isinstance(text, str) and info["format_error"] and not done and reward < 0
+    _, _, done, info = env.step({"name": "answer", "arguments": {"answer": "unknown"}})
+    assert done and not info["success"]
+
+
+def test_rows_never_carry_answers() -> None:
+    dev = rllm_rows(SUITE, SPLIT)
+    records = searchgym.tasks(SUITE, SPLIT)
+    assert [r["task_id"] for r in dev] == [r.task_id for r in records]
+    for row, record in zip(dev, records, strict=True):
+        assert set(row) == {"suite", "split", "task_id", "seed", "question", "data_source"}
+        assert record.answers[0] not in json.dumps({k: v for k, v in row.items() if k != "question"})
+    assert len(rllm_rows(SUITE, "test")) == 200
+
+
+def test_a_suite_an_llm_cannot_play_is_refused() -> None:
+    with pytest.raises(ValueError, match="candidate-mode"):
+        SearchgymRllmEnv("searchqa-v2", SPLIT, searchgym.tasks("searchqa-v2", SPLIT)[0].task_id)
+    with pytest.raises(ValueError, match="multi-agent"):
+        rllm_rows("team-text-v2", SPLIT)
+
+
+def test_from_dict_names_the_missing_keys() -> None:
+    with pytest.raises(ValueError, match="missing: task_id"):
+        SearchgymRllmEnv.from_dict({"suite": SUITE, "split": SPLIT})
+
+
+def test_envs_stepped_on_threads_see_what_they_see_alone() -> None:
+    rows = rllm_rows(SUITE, SPLIT)[:6]
+
+    def play(row: dict) -> list[str]:
+        env = SearchgymRllmEnv.from_dict(row)
+        env.reset()
+        seen = [env.step([_call("x", "web_search", query=row["question"])])[0]["tool_outputs"]["x"]]
+        seen.append(env.step([_call("y", "knowledge_base", entity=row["question"].split()[-1])])[0]["tool_outputs"]["y"])
+        return seen
+
+    alone = [play(row) for row in rows]
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        together = list(pool.map(play, rows))
+    assert together == alone
