@@ -108,29 +108,63 @@ def first_scored_position(loss_mask: Tensor) -> int:
     return int(columns.min()) if columns.numel() else 0
 
 
-def _logits(model: torch.nn.Module, input_ids: Tensor, attention_mask: Tensor, keep: int) -> Tensor:
+def _logits(model: torch.nn.Module, input_ids: Tensor, attention_mask: Tensor, keep: int, prefix: int = 0) -> Tensor:
     """Logits of the last ``keep`` positions; only those go through the vocabulary projection
-    (``logits_to_keep``, older ``num_logits_to_keep``; else all, sliced)."""
+    (``logits_to_keep``, older ``num_logits_to_keep``; else all, sliced). With ``prefix`` > 0 the
+    first ``prefix`` columns (the same in every row) are run once, without gradient, as a cache."""
+    extra: dict = {}
+    if prefix > 0:
+        extra = _prefix_cache(model, input_ids, prefix)
+        input_ids = input_ids[:, prefix:]
     for name in ("logits_to_keep", "num_logits_to_keep"):
         try:
-            logits = model(input_ids=input_ids, attention_mask=attention_mask, **{name: keep}).logits
+            logits = model(input_ids=input_ids, attention_mask=attention_mask, **{name: keep}, **extra).logits
         except TypeError:
             continue
         return logits[:, -keep:]
-    return model(input_ids=input_ids, attention_mask=attention_mask).logits[:, -keep:]
+    return model(input_ids=input_ids, attention_mask=attention_mask, **extra).logits[:, -keep:]
+
+
+def _prefix_cache(model: torch.nn.Module, input_ids: Tensor, prefix: int) -> dict:
+    """Keyword arguments that continue every row after its first ``prefix`` tokens: their keys and
+    values from one no-grad pass over row 0, repeated over the batch, and the rows' positions."""
+    from transformers import DynamicCache
+
+    from .llm_kv_generate import _cache_argument
+
+    name = _cache_argument(model)
+    cache = DynamicCache()
+    with torch.no_grad():
+        model(input_ids=input_ids[:1, :prefix], use_cache=True, logits_to_keep=1, **{name: cache})
+    batch, length = input_ids.shape
+    repeated = DynamicCache(ddp_cache_data=[(layer.keys.repeat(batch, 1, 1, 1), layer.values.repeat(batch, 1, 1, 1))
+                                            for layer in cache.layers])
+    positions = torch.arange(prefix, length, device=input_ids.device).unsqueeze(0).expand(batch, -1)
+    return {name: repeated, "use_cache": True, "position_ids": positions}
+
+
+def shared_prefix_length(input_ids: Tensor, attention_mask: Tensor) -> int:
+    """How many leading columns every row shares (and attends to)."""
+    same = ((input_ids == input_ids[:1]) & attention_mask.bool()).all(dim=0).long()
+    return int(same.cumprod(0).sum())
 
 
 def token_log_probs(model: torch.nn.Module, input_ids: Tensor, attention_mask: Tensor, first_position: int = 0,
-                    with_entropy: bool = False, temperature: float = 1.0) -> tuple[Tensor, Tensor | None]:
+                    with_entropy: bool = False, temperature: float = 1.0,
+                    shared_prefix: bool = False) -> tuple[Tensor, Tensor | None]:
     """log p(token j+1 | tokens <= j) for every position j: [B, L-1] float32 (and the entropy).
 
     Positions before ``first_position`` are left 0 without computing their logits: the prompt
     is most of a stream, and the vocabulary projection over it is most of the cost. The policy is
     the sampling distribution, softmax(logits / temperature) (temperature 0, greedy, counts as 1).
+    ``shared_prefix``: the leading tokens every row shares (the system prompt) before the first
+    scored position are run once without gradient (same values; the gradient skips the path
+    through their keys and values; worth it when the prompt is most of each row, as on a CPU).
     """
     batch, length = input_ids.shape
     first = min(max(int(first_position), 0), length - 2)
-    logits = _logits(model, input_ids, attention_mask, length - first)[:, :-1].float()
+    prefix = min(shared_prefix_length(input_ids, attention_mask), first) if shared_prefix else 0
+    logits = _logits(model, input_ids, attention_mask, length - first, prefix if prefix >= 16 else 0)[:, :-1].float()
     if temperature > 0 and temperature != 1.0:
         logits = logits / temperature
     targets = input_ids[:, first + 1:].unsqueeze(-1)

@@ -29,6 +29,9 @@ from typing import Any
 import torch
 
 STOP_STRINGS = ("</tool_call>", "</answer>")
+#: "transformers" (``generate``, re-reads the conversation each turn), "kv" (a cache kept across
+#: turns and a shared system-prompt prefix: :mod:`searchgym.agents.llm_kv_generate`), "vllm".
+GENERATION_BACKENDS = ("transformers", "kv", "vllm")
 #: Set to 1 to let ``load_model`` download a hub id that is not on disk (off by default: no run-time downloads).
 ALLOW_DOWNLOAD_ENV = "SEARCHGYM_ALLOW_DOWNLOAD"
 CHAT_SPECIAL_TOKENS = ("<|im_start|>", "<|im_end|>", "<tool_call>", "</tool_call>", "<answer>", "</answer>")
@@ -276,14 +279,20 @@ class LLMPolicy:
 
     def __init__(self, model: Any, tokenizer: Any, sampling: SamplingConfig | None = None,
                  backend: str = "transformers", vllm_engine: Any = None) -> None:
-        if backend not in ("transformers", "vllm"):
-            raise ValueError(f"unknown generation backend {backend!r}; accepted: transformers, vllm")
+        if backend not in GENERATION_BACKENDS:
+            raise ValueError(f"unknown generation backend {backend!r}; accepted: {', '.join(GENERATION_BACKENDS)}")
         if backend == "vllm" and vllm_engine is None:
             raise ValueError("backend='vllm' needs vllm_engine=vllm.LLM(...) built on the same weights")
         self.model, self.tokenizer = model, prepare_tokenizer(tokenizer)
         self.codec = ChatCodec(self.tokenizer)
         self.sampling = sampling or SamplingConfig()
         self.backend, self.vllm_engine = backend, vllm_engine
+        self._kv: Any = None
+
+    def reset_cache(self) -> None:
+        """Drop the ``"kv"`` backend's cached rows (their keys/values are stale once the weights change)."""
+        if self._kv is not None:
+            self._kv.reset()
 
     @property
     def device(self) -> torch.device:
@@ -300,7 +309,19 @@ class LLMPolicy:
             return []
         if self.backend == "vllm":
             return self._generate_vllm(prompts, caps, seed, greedy)
+        if self.backend == "kv":
+            return self._generate_kv(prompts, caps, seed, greedy)
         return self._generate_hf(prompts, caps, seed, greedy)
+
+    def _generate_kv(self, prompts, caps, seed, greedy) -> list[Generation]:
+        from .llm_kv_generate import KVGenerator
+
+        if self._kv is None or self._kv.model is not self.model:
+            vocab = self.model.get_output_embeddings().weight.shape[0]
+            self._kv = KVGenerator(self.model, self.tokenizer, self.sampling.stop,
+                                   len(self.tokenizer) if vocab > len(self.tokenizer) else None)
+        news = self._kv.generate(prompts, caps, seed, greedy, self.sampling.temperature, self.sampling.top_p)
+        return [self._finish(new, cap) for new, cap in zip(news, caps)]
 
     def _generate_hf(self, prompts, caps, seed, greedy) -> list[Generation]:
         from transformers import GenerationConfig, LogitsProcessorList, StoppingCriteriaList

@@ -47,7 +47,7 @@ from .llm_losses import (
     token_log_probs,
     token_policy_loss,
 )
-from .llm_policy import LLMPolicy, SamplingConfig, enable_checkpointing, load_model, vllm_available
+from .llm_policy import GENERATION_BACKENDS, LLMPolicy, SamplingConfig, enable_checkpointing, load_model, vllm_available
 from .llm_rollout import LLMEpisode, RolloutConfig, collect_llm_parallel, collect_llm_single
 from .trainer_base import TrainerBase
 
@@ -88,14 +88,15 @@ class LLMTrainConfig:
     dtype: str = "auto"
     gradient_checkpointing: bool = False
     log_entropy: bool = True
-    generation_backend: str = "transformers"  # "vllm" (experimental, GPU): generate with vLLM, weights synced
+    generation_backend: str = "transformers"  # "kv": a cache across turns; "vllm" (experimental, GPU)
+    shared_prefix: bool = False  # the log-prob passes run the rows' common prompt once, no grad (CPU speed)
     vllm_gpu_memory: float = 0.35  # the share of GPU memory vLLM may take (the trainer needs the rest)
 
     def __post_init__(self) -> None:
         if self.method not in METHOD_ESTIMATORS:
             raise ValueError(f"unknown LLM method {self.method!r}; accepted: {', '.join(METHOD_ESTIMATORS)}")
-        if self.generation_backend not in ("transformers", "vllm"):
-            raise ValueError(f"generation_backend must be 'transformers' or 'vllm', got {self.generation_backend!r}")
+        if self.generation_backend not in GENERATION_BACKENDS:
+            raise ValueError(f"generation_backend must be one of {GENERATION_BACKENDS}, got {self.generation_backend!r}")
         if self.team_mode not in TEAM_MODES:
             raise ValueError(f"team_mode must be one of {TEAM_MODES}, got {self.team_mode!r}")
         if self.loss is None:
@@ -151,7 +152,8 @@ class LLMTrainer(TrainerBase):
             model, tokenizer = load_model(config.model, self.device, config.dtype, seed=config.seed + i)
             if config.gradient_checkpointing:
                 enable_checkpointing(model)  # train mode (dropout is off): checkpointing is active
-            self.members.append(LLMPolicy(model, tokenizer, sampling))
+            self.members.append(LLMPolicy(model, tokenizer, sampling,
+                                          backend="kv" if config.generation_backend == "kv" else "transformers"))
         self.policies = {a: self.members[i if n_models > 1 else 0] for i, a in enumerate(self.agents)}
         self.optimizers = [torch.optim.AdamW(m.model.parameters(), lr=config.lr, weight_decay=0.0)
                            for m in self.members]
@@ -219,6 +221,7 @@ class LLMTrainer(TrainerBase):
                               for key, v in member_stats.items()})
                 if member.backend == "vllm":
                     member.sync_vllm()
+                member.reset_cache()
         return stats
 
     def _micro_batches(self, member, episodes, advantages, rows: list[int]) -> list[TokenBatch]:
@@ -241,9 +244,11 @@ class LLMTrainer(TrainerBase):
             for mb in self._micro_batches(member, episodes, advantages, everyone):
                 lengths = mb.attention_mask.sum(1).tolist()
                 first = first_scored_position(mb.loss_mask)
-                logp, _ = token_log_probs(model, mb.input_ids, mb.attention_mask, first, temperature=tau)
+                logp, _ = token_log_probs(model, mb.input_ids, mb.attention_mask, first, temperature=tau,
+                                          shared_prefix=cfg.shared_prefix)
                 ref_logp = token_log_probs(self.references[k], mb.input_ids, mb.attention_mask, first,
-                                           temperature=tau)[0] if self.references is not None else None
+                                           temperature=tau, shared_prefix=cfg.shared_prefix)[0] \
+                    if self.references is not None else None
                 for i, r in enumerate(mb.seq_ids.tolist()):
                     old[r] = logp[i, : lengths[i] - 1]
                     if ref_logp is not None:
@@ -264,7 +269,8 @@ class LLMTrainer(TrainerBase):
                 for mb in micro:
                     logp, entropy = token_log_probs(model, mb.input_ids, mb.attention_mask,
                                                     first_scored_position(mb.loss_mask),
-                                                    with_entropy=cfg.loss.entropy_coef > 0, temperature=tau)
+                                                    with_entropy=cfg.loss.entropy_coef > 0, temperature=tau,
+                                                    shared_prefix=cfg.shared_prefix)
                     loss, mb_stats = token_policy_loss(logp, mb, cfg.loss, total_tokens, total_seqs, entropy)
                     loss.backward()
                     for key, v in mb_stats.items():
@@ -359,6 +365,7 @@ class LLMTrainer(TrainerBase):
         self.rng.bit_generator.state = blob["rng"]
         self.state = LLMTrainState(**blob["state"])
         for member in self.members:
+            member.reset_cache()
             if member.backend == "vllm":
                 member.sync_vllm()
 

@@ -22,6 +22,13 @@ c. raw generation of the same Qwen2-0.5B-shaped model, side by side in one run: 
    ``vllm.LLM`` on the same weights saved to a temporary folder (bf16, eager mode so that start-up
    stays short); the ratio vLLM / transformers; peak GPU memory of the transformers run.
 
+d. the recipe path on a real model: ``--model PATH`` (a local Hugging Face folder, e.g. Qwen2.5-0.5B-
+   Instruct; default ``random:qwen2-0.5b``): the text reader's transcripts on a few train tasks,
+   a few SFT steps on the assistant tokens (``searchgym.agents.lm_sft``), the model saved as a
+   folder, then token-level GRPO iterations from it with the LLM trainer, generating with vLLM
+   when it is installed (else the ``kv`` backend): SFT tokens/s, RL generated tokens/s, update
+   seconds, peak GPU memory. ``--cpu-smoke`` runs it with a tiny from-scratch model.
+
 The last line is ``GPU_CHECK_JSON {...}`` with every figure (also written to ``--json PATH``).
 Wall time on one modern GPU is a few minutes (the parts are guarded by ``--max-seconds``).
 """
@@ -213,6 +220,57 @@ def generation_part(device: torch.device, smoke: bool, new_tokens: int) -> dict[
     return out
 
 
+def recipe_part(device: torch.device, smoke: bool, model_spec: str | None) -> dict[str, Any]:
+    """Part d: SFT on reader transcripts, then RL steps from the saved SFT folder."""
+    import tempfile
+
+    import searchgym
+    from searchgym.agents.lm_sft import SFTConfig, reader_transcripts, train_sft
+    from searchgym.agents.llm_policy import load_model, offline_tokenizer, vllm_available
+    from searchgym.agents.llm_rollout import RolloutConfig
+    from searchgym.agents.llm_train import LLMTrainConfig, LLMTrainer
+    from searchgym.agents.tiny_lm import new_tiny_model, save_model_folder
+
+    dtype = "float32" if smoke else "bfloat16"
+    env_kwargs = {"world_size": "tiny" if smoke else "small", "action_mode": "text", "tool_format": "hermes"}
+    env = searchgym.make("SearchQA-v0", **env_kwargs).unwrapped
+    with tempfile.TemporaryDirectory() as tmp:
+        if smoke and model_spec is None:
+            tokenizer = offline_tokenizer()
+            model = new_tiny_model("l2-w128", tokenizer)
+        else:
+            model, tokenizer = load_model(model_spec or "random:qwen2-0.5b", device, dtype)
+        model = model.to(device)
+        tasks = [t.id for t in env.tasks.tasks("train")[: 4 if smoke else 32]]
+        rollout = RolloutConfig(max_turns=3 if smoke else 6, max_new_tokens=16 if smoke else 96)
+        transcripts = [t for t in reader_transcripts(env, tasks, tokenizer, rollout) if t.success]
+        reset_peak(device)
+        sft = train_sft(model, transcripts, tokenizer.pad_token_id,
+                        SFTConfig(epochs=1.0, batch_size=2 if smoke else 8, lr=1e-3 if smoke else 1e-5))
+        sft_peak = peak_gib(device)
+        folder = save_model_folder(model, tokenizer, f"{tmp}/sft")
+        del model
+        if device.type == "cuda":
+            torch.cuda.empty_cache()
+        backend = "vllm" if device.type == "cuda" and vllm_available() else "kv"
+        config = LLMTrainConfig(model=str(folder), env_id="SearchQA-v0", env_kwargs=env_kwargs, method="grpo",
+                                group_size=2 if smoke else 8, tasks_per_iteration=1 if smoke else 2,
+                                micro_batch_size=2 if smoke else 4, rollout=rollout, device=str(device), dtype=dtype,
+                                eval_tasks=0, lr=1e-4 if smoke else 1e-6, seed=0, log_entropy=False,
+                                generation_backend=backend, shared_prefix=True,
+                                gradient_checkpointing=not smoke)
+        reset_peak(device)
+        trainer = LLMTrainer(config)
+        rows = [trainer.iterate() for _ in range(1 if smoke else 3)]
+        rollout_s = sum(r["rollout_seconds"] for r in rows)
+    return {"model": model_spec or ("tiny l2-w128" if smoke else "random:qwen2-0.5b"), "sft_transcripts": len(transcripts),
+            "sft_steps": sft["sft_steps"], "sft_tokens_per_s": sft["sft_tokens_per_s"], "sft_peak_gib": sft_peak,
+            "rl_backend": backend, "rl_iterations": len(rows),
+            "rl_generated_tokens_per_s": sum(r["generated_tokens"] for r in rows) / max(rollout_s, 1e-9),
+            "rl_update_s": sum(r.get("update_seconds", 0.0) for r in rows) / len(rows),
+            "rl_train_success": [r["train_success"] for r in rows], "rl_peak_gib": peak_gib(device)}
+
+
 def run_part(name: str, fn: Callable[[], dict], results: dict, deadline: float) -> None:
     if time.perf_counter() > deadline:
         results[name] = {"skipped": "the time guard (--max-seconds) has passed"}
@@ -235,6 +293,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip-backbone", action="store_true", help="skip part a with the backbone trained")
     parser.add_argument("--json", help="also write the figures to this file")
     parser.add_argument("--gen-tokens", type=int, default=256, help="new tokens per prompt in part c (default 256)")
+    parser.add_argument("--model", default=None,
+                        help="part d's model: a local Hugging Face folder (default random:qwen2-0.5b)")
     parser.add_argument("--max-seconds", type=float, default=420.0,
                         help="start no new part after this many seconds (default 420)")
     args = parser.parse_args(argv)
@@ -263,6 +323,7 @@ def main(argv: list[str] | None = None) -> int:
                  results, deadline)
     run_part("c_generation_transformers_vs_vllm", lambda: generation_part(device, args.cpu_smoke, args.gen_tokens),
              results, deadline)
+    run_part("d_recipe_sft_then_rl", lambda: recipe_part(device, args.cpu_smoke, args.model), results, deadline)
     results["total_s"] = round(time.perf_counter() - start, 2)
     failed = [k for k, v in results.items() if isinstance(v, dict) and "error" in v]
     line = json.dumps(results, default=str)

@@ -26,6 +26,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "leaderboard": ("searchgym.commands.leaderboard", "submit, verify and build the leaderboard"),
     "serve": ("searchgym.commands.serve", "a scripted OpenAI-compatible endpoint (oracle replies) on 127.0.0.1"),
     "export": ("searchgym.commands.export", "write a split as a training framework's dataset (verl parquet + tool config)"),
+    "recipe": ("searchgym.commands.recipe", "run a whole recipe: `searchgym recipe tiny-lm` (from-scratch LM, SFT, RL)"),
 }
 
 

@@ -44,3 +44,21 @@ def test_cpu_smoke_runs_every_part(tmp_path: Path, capsys) -> None:
     generation = figures["c_generation_transformers_vs_vllm"]
     assert generation["transformers_tokens_per_s"] > 0 and generation["new_tokens"] == 4
     assert generation["vllm"] == "not run: vLLM needs a GPU" and "vllm_tokens_per_s" not in generation
+    recipe = figures["d_recipe_sft_then_rl"]
+    assert recipe["sft_steps"] >= 1 and recipe["sft_transcripts"] >= 1 and recipe["sft_tokens_per_s"] > 0
+    assert recipe["rl_backend"] == "kv" and recipe["rl_iterations"] == 1 and recipe["rl_generated_tokens_per_s"] > 0
+
+
+def test_recipe_part_takes_a_local_model_folder(tmp_path: Path) -> None:
+    from searchgym.agents.llm_policy import offline_tokenizer
+    from searchgym.agents.tiny_lm import new_tiny_model, save_model_folder
+
+    tokenizer = offline_tokenizer()
+    folder = save_model_folder(new_tiny_model("l2-w128", tokenizer, seed=2), tokenizer, tmp_path / "local")
+    threads = torch.get_num_threads()
+    try:
+        torch.set_num_threads(1)
+        figures = load_script().recipe_part(torch.device("cpu"), True, str(folder))
+    finally:
+        torch.set_num_threads(threads)
+    assert figures["model"] == str(folder) and figures["sft_steps"] >= 1 and figures["rl_backend"] == "kv"

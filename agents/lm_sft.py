@@ -1,0 +1,213 @@
+"""Supervised fine-tuning of a causal LM on the text-mode reader's transcripts (assistant tokens only).
+
+Why: a model trained from scratch must first learn to write actions at all before RL can improve
+which ones. The reader (:class:`~searchgym.baselines.reader_text.ReaderTextAgent`, the
+non-privileged baseline: it sees only what an LLM sees) plays train tasks; each episode becomes
+the very token stream a rollout builds (:mod:`searchgym.agents.llm_rollout`'s ``Conversation``:
+system prompt, tools through the chat template, the question, each action, each tool result as
+a tool message), so SFT and RL score the same tokens with the same ``loss_mask`` (1 on the
+assistant's action tokens, 0 on the prompt, the tool results and the chat markup).
+
+Only train-split tasks are played (the env is built on ``split="train"``); the dev and test
+tasks' questions never enter the data.
+
+Cost: every stream opens with the same ~900 tokens (system prompt, tool schemas, the accepted
+forms). A step computes their keys/values once, without gradient, and feeds only the rest of each
+row on top of them (``shared_prefix=True``): about four times fewer tokens per step. The gradient
+then skips the path through the prefix's keys and values (the prefix itself is recomputed with
+the current weights every step). ``shared_prefix=False`` trains on whole rows.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from .llm_kv_generate import _cache_argument, _common_prefix
+from .llm_policy import ChatCodec
+from .llm_rollout import RolloutConfig, open_conversation, unwrap_tool_response
+
+
+@dataclass
+class Transcript:
+    task_id: str
+    token_ids: list[int]
+    loss_mask: list[int]
+    success: bool
+    turn: int = -1  # a per-turn row's turn index (-1: a whole episode)
+
+
+def reader_transcripts(env: Any, task_ids: Sequence[str], tokenizer: Any, config: RolloutConfig | None = None,
+                       seed: int = 0) -> list[Transcript]:
+    """The reader's episode on each task as a rollout token stream (``env``: an unwrapped text ``SearchEnv``)."""
+    from searchgym.baselines.reader_text import ReaderTextAgent
+
+    config = config or RolloutConfig()
+    codec = ChatCodec(tokenizer)
+    holder = SimpleNamespace(codec=codec)
+    rng = np.random.default_rng(seed)
+    out = []
+    for task_id in task_ids:
+        agent = ReaderTextAgent()
+        obs, info = env.reset(seed=int(rng.integers(2**31)), options={"task_id": task_id})
+        conversation = open_conversation(holder, env.session, obs, config)
+        done, turn = False, 0
+        while not done:
+            text = agent.act(env, obs)
+            ids = codec.encode(text)
+            conversation.add_turn(SimpleNamespace(token_ids=ids, text=text), turn)
+            obs, _, terminated, truncated, info = env.step(text)
+            done, turn = terminated or truncated, turn + 1
+            if not done and not conversation.add_message(config.observation_role, unwrap_tool_response(obs),
+                                                         config.min_turn_tokens):
+                break  # over the token budget: the stream stops here, as a rollout's would
+        out.append(Transcript(task_id, conversation.token_ids, conversation.loss_mask, bool(info.get("success"))))
+    return out
+
+
+@dataclass
+class SFTConfig:
+    epochs: float = 2.0
+    batch_size: int = 8
+    lr: float = 3e-3
+    warmup_steps: int = 10
+    weight_decay: float = 0.0
+    max_grad_norm: float = 1.0
+    shared_prefix: bool = True
+    per_turn: bool = False  # one row per assistant turn (the stream up to it, loss on it), batched by turn
+    seed: int = 0
+    max_seconds: float | None = None  # stop early (after a whole step) once this much time is spent
+
+    def __post_init__(self) -> None:
+        if self.epochs <= 0 or self.batch_size < 1 or self.lr <= 0:
+            raise ValueError(f"need epochs > 0, batch_size >= 1, lr > 0; got {self.epochs}, {self.batch_size}, {self.lr}")
+
+
+def masked_lm_loss(model: Any, rows: Sequence[Sequence[int]], masks: Sequence[Sequence[int]], pad_id: int,
+                   prefix: Sequence[int] = ()) -> tuple[torch.Tensor, int]:
+    """Mean cross-entropy of the tokens whose mask is 1 (each predicted from everything before it).
+
+    ``rows`` continue ``prefix`` (shared by all, fed once without gradient; may be empty); the LM head
+    runs on the scored positions only."""
+    device = next(model.parameters()).device
+    base, head = model.base_model, model.get_output_embeddings()
+    n, p = len(rows), len(prefix)
+    width = max(len(r) for r in rows)
+    ids = torch.full((n, width), pad_id, dtype=torch.long)
+    attn = torch.zeros((n, width), dtype=torch.long)
+    scored = torch.zeros((n, width), dtype=torch.bool)
+    for i, (r, m) in enumerate(zip(rows, masks)):
+        ids[i, : len(r)] = torch.tensor(list(r))
+        attn[i, : len(r)] = 1
+        scored[i, : len(m)] = torch.tensor([bool(x) for x in m])
+    extra: dict[str, Any] = {}
+    if p:
+        from transformers import DynamicCache
+
+        with torch.no_grad():
+            cache = DynamicCache()
+            base(input_ids=torch.tensor([list(prefix)], device=device), use_cache=True,
+                 **{_cache_argument(base): cache})
+        cache = DynamicCache(ddp_cache_data=[(layer.keys.repeat(n, 1, 1, 1), layer.values.repeat(n, 1, 1, 1))
+                                             for layer in cache.layers])
+        extra = {_cache_argument(base): cache, "use_cache": True,
+                 "position_ids": (p + torch.arange(width)).unsqueeze(0).expand(n, -1).to(device)}
+        mask = torch.cat([torch.ones((n, p), dtype=torch.long), attn], dim=1)
+    else:
+        mask = attn
+    hidden = base(input_ids=ids.to(device), attention_mask=mask.to(device), **extra).last_hidden_state
+    # position j predicts token j + 1 (the prefix stops before the first scored token)
+    targets, chosen = ids[:, 1:], scored[:, 1:]
+    states = hidden[:, :-1][chosen.to(device)]
+    count = int(chosen.sum())
+    if count == 0:
+        return hidden.sum() * 0.0, 0
+    logits = head(states).float()
+    return F.cross_entropy(logits, targets[chosen].to(device)), count
+
+
+def turn_rows(transcripts: Sequence[Transcript]) -> list[Transcript]:
+    """Each assistant turn as its own row: the stream cut after the turn, the loss on that turn only
+    (a causal LM's earlier predictions do not depend on what follows)."""
+    rows = []
+    for t in transcripts:
+        mask, turn, i = t.loss_mask, 0, 0
+        while i < len(mask):
+            if mask[i]:
+                j = i
+                while j < len(mask) and mask[j]:
+                    j += 1
+                rows.append(Transcript(t.task_id, t.token_ids[:j], [0] * i + [1] * (j - i), t.success, turn))
+                turn, i = turn + 1, j
+            else:
+                i += 1
+    return rows
+
+
+def _batches(transcripts: Sequence[Transcript], config: SFTConfig, rng: np.random.Generator):
+    """Index batches forever: shuffled epochs; with ``per_turn``, each batch from one turn index
+    (rows of one turn have similar lengths: little padding)."""
+    if not config.per_turn:
+        while True:
+            order = [int(i) for i in rng.permutation(len(transcripts))]
+            for j in range(0, len(order), config.batch_size):
+                yield order[j:j + config.batch_size]
+    while True:
+        pending = []
+        by_turn: dict[int, list[int]] = {}
+        for i in rng.permutation(len(transcripts)):
+            by_turn.setdefault(min(transcripts[int(i)].turn, 3), []).append(int(i))
+        for members in by_turn.values():
+            pending += [members[j:j + config.batch_size] for j in range(0, len(members), config.batch_size)]
+        for k in rng.permutation(len(pending)):
+            yield pending[int(k)]
+
+
+def train_sft(model: Any, transcripts: Sequence[Transcript], pad_id: int, config: SFTConfig,
+              log: Callable[[dict], None] | None = None) -> dict[str, float]:
+    """Fine-tune ``model`` in place on the transcripts; returns the last loss, steps and tokens/s
+    (tokens fed through the model with gradient: the rows after the shared prefix)."""
+    if not transcripts:
+        raise ValueError("no transcripts to train on")
+    if config.per_turn:
+        transcripts = turn_rows(transcripts)
+    rows = [t.token_ids for t in transcripts]
+    prefix = _common_prefix(rows, min(len(r) for r in rows) - 1) if config.shared_prefix else []
+    # every scored token must be predicted from a fed position: the prefix stops before the first
+    first_scored = min(t.loss_mask.index(1) for t in transcripts if 1 in t.loss_mask)
+    prefix = prefix[: max(0, first_scored - 1)]
+    p = len(prefix)
+    rng = np.random.default_rng(config.seed)
+    steps = int(np.ceil(config.epochs * len(rows) / config.batch_size))
+    batches = _batches(transcripts, config, rng)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
+    schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: min(1.0, (s + 1) / max(config.warmup_steps, 1))
+                                                 * max(0.05, 1 - s / max(steps, 1)))
+    model.train()
+    start, tokens, loss_value, done = time.perf_counter(), 0, float("nan"), 0
+    for step in range(steps):
+        batch = next(batches)
+        loss, _ = masked_lm_loss(model, [rows[i][p:] for i in batch], [transcripts[i].loss_mask[p:] for i in batch],
+                                 pad_id, prefix)
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), config.max_grad_norm)
+        optimizer.step()
+        schedule.step()
+        tokens += sum(len(rows[i]) - p for i in batch)
+        loss_value, done = float(loss.detach()), step + 1
+        if log is not None and (step % 10 == 0 or step + 1 == steps):
+            log({"sft_step": step + 1, "sft_loss": loss_value, "seconds": time.perf_counter() - start})
+        if config.max_seconds is not None and time.perf_counter() - start > config.max_seconds:
+            break
+    model.eval()
+    seconds = time.perf_counter() - start
+    return {"sft_loss": loss_value, "sft_steps": done, "sft_seconds": seconds,
+            "sft_tokens_per_s": tokens / max(seconds, 1e-9), "shared_prefix_tokens": p}

@@ -1,0 +1,205 @@
+"""The tiny-LM recipe: a causal LM from scratch on a CPU, SFT on the reader, then GRPO / CW-GRPO.
+
+``searchgym recipe tiny-lm --out runs/tiny`` runs every stage into one folder; each stage leaves its output behind, so a re-run skips what
+is done (delete a stage's folder to redo it):
+
+1. tokenizer: the shipped byte-level BPE chat tokenizer (trained deterministically on the suite's
+   world by :mod:`searchgym.agents.llm_tokenizer`; a byte-level vocabulary, so every tool call
+   round-trips);
+2. SFT (``sft/``): the text reader's transcripts on train tasks (:mod:`searchgym.agents.lm_sft`),
+   a from-scratch Qwen2-shaped model (:mod:`searchgym.agents.tiny_lm`), saved as a model folder;
+3. the SFT model's greedy test success and the share of its replies that parse (``sft/eval.json``);
+4. RL (``rl/<method>-s<seed>/``): the LLM trainer (:class:`~searchgym.agents.llm_train.LLMTrainer`)
+   from the SFT folder, every method on the same seeds, the ``"kv"`` generation backend, then the
+   same test evaluation. :meth:`Recipe.run` returns every stage's figures; the command
+   (:mod:`searchgym.commands.recipe`) adds each method's gain over SFT with a 95% interval and
+   writes ``results.json`` and ``RESULTS.md``.
+
+There is no next-token pretraining stage: on two CPU cores its time is better spent on SFT (see
+docs/llm.md). Threads: ``torch.set_num_threads(threads)`` (1 by default).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from searchgym.fileio import atomic_write_json
+
+from .llm_rollout import RolloutConfig
+
+METHODS = ("grpo", "cw_grpo", "dr_grpo")
+
+
+@dataclass
+class RecipeConfig:
+    """Every knob of the recipe (saved in ``config.json``); the defaults are the documented run."""
+
+    suite: str = "searchqa-text-v2"
+    shape: str = "l2-w128"
+    model_seed: int = 0
+    sft_tasks: int = 600  # train tasks the reader plays for SFT data
+    sft_epochs: float = 2.0
+    sft_batch_size: int = 8
+    sft_lr: float = 3e-3
+    sft_per_turn: bool = True  # one SFT row per assistant turn (cheap first turns: more steps per second)
+    sft_max_seconds: float | None = None
+    methods: tuple[str, ...] = ("grpo", "cw_grpo")
+    seeds: tuple[int, ...] = (0, 1, 2)
+    rl_iterations: int = 10
+    group_size: int = 4
+    tasks_per_iteration: int = 4
+    rl_lr: float = 1e-4
+    temperature: float = 1.0
+    max_new_tokens: int = 64
+    test_tasks: int | None = 200  # None: the whole test split
+    eval_batch: int = 50
+    threads: int = 1
+    rollout: dict[str, Any] = field(default_factory=dict)  # extra RolloutConfig fields
+
+    def __post_init__(self) -> None:
+        from .tiny_lm import TINY_SHAPES
+
+        self.methods, self.seeds = tuple(self.methods), tuple(int(s) for s in self.seeds)
+        bad = [m for m in self.methods if m not in METHODS]
+        if bad or not self.methods:
+            raise ValueError(f"unknown RL method(s) {bad or '(none)'}; accepted: {', '.join(METHODS)}")
+        if self.shape not in TINY_SHAPES:
+            raise ValueError(f"unknown tiny LM shape {self.shape!r}; accepted: {', '.join(TINY_SHAPES)}")
+        for name in ("sft_tasks", "sft_batch_size", "rl_iterations", "group_size", "tasks_per_iteration",
+                     "max_new_tokens", "eval_batch", "threads"):
+            if int(getattr(self, name)) < 1:
+                raise ValueError(f"RecipeConfig.{name} must be >= 1, got {getattr(self, name)!r}")
+
+    def rollout_config(self) -> RolloutConfig:
+        return RolloutConfig(**{"max_new_tokens": self.max_new_tokens, **self.rollout})
+
+
+class Recipe:
+    """Runs the stages into ``out`` (see the module docstring)."""
+
+    def __init__(self, config: RecipeConfig, out: str | Path, log: Callable[[str], None] = print) -> None:
+        from searchgym.suites import env_kind, get_suite
+
+        self.config, self.out, self.log = config, Path(out), log
+        self.suite = get_suite(config.suite)
+        if env_kind(self.suite) != "single":
+            raise ValueError(f"the recipe trains on a single-agent text suite; {config.suite!r} is not one")
+        self.times: dict[str, float] = {}
+
+    # ------------------------------------------------------------------------------ stages
+    def tokenizer(self) -> Any:
+        from .llm_policy import offline_tokenizer
+
+        return offline_tokenizer()
+
+    def sft(self, tokenizer: Any) -> tuple[Path, dict[str, Any]]:
+        from searchgym.suites import make_env
+
+        from .lm_sft import SFTConfig, reader_transcripts, train_sft
+        from .tiny_lm import new_tiny_model, parameter_count, save_model_folder
+
+        cfg, folder = self.config, self.out / "sft"
+        if (folder / "sft.json").is_file():
+            return folder, json.loads((folder / "sft.json").read_text())
+        env = make_env(self.suite, "train").unwrapped  # train tasks only: no dev/test question is seen
+        train = [t.id for t in env.tasks.tasks("train")]
+        picks = np.random.default_rng(cfg.model_seed).permutation(len(train))[: cfg.sft_tasks]
+        start = time.perf_counter()
+        transcripts = reader_transcripts(env, [train[int(i)] for i in picks], tokenizer, cfg.rollout_config(),
+                                         seed=cfg.model_seed)
+        kept = [t for t in transcripts if t.success]  # the reader's solved episodes
+        data_seconds = time.perf_counter() - start
+        model = new_tiny_model(cfg.shape, tokenizer, seed=cfg.model_seed)
+        stats = train_sft(model, kept, tokenizer.pad_token_id,
+                          SFTConfig(epochs=cfg.sft_epochs, batch_size=cfg.sft_batch_size, lr=cfg.sft_lr,
+                                    seed=cfg.model_seed, max_seconds=cfg.sft_max_seconds,
+                                    per_turn=cfg.sft_per_turn),
+                          log=lambda row: self.log(f"sft {json.dumps(row)}"))
+        save_model_folder(model, tokenizer, folder)
+        info = {"shape": cfg.shape, "parameters": parameter_count(model), "transcripts": len(transcripts),
+                "kept": len(kept), "data_seconds": data_seconds, **stats}
+        atomic_write_json(folder / "sft.json", info)
+        return folder, info
+
+    def evaluate(self, model: Any, tokenizer: Any, path: Path) -> dict[str, Any]:
+        from .llm_eval import evaluate_llm
+        from .llm_policy import LLMPolicy
+
+        if path.is_file():
+            return json.loads(path.read_text())
+        cfg = self.config
+        evaluation = evaluate_llm(LLMPolicy(model, tokenizer, backend="kv"), self.suite, "test", cfg.test_tasks,
+                                  cfg.rollout_config(), cfg.eval_batch)
+        result = {**evaluation.summary(), "per_task": evaluation.successes, "task_ids": evaluation.task_ids}
+        atomic_write_json(path, result)
+        return result
+
+    def rl(self, base: Path, method: str, seed: int) -> dict[str, Any]:
+        from .llm_train import LLMTrainConfig, LLMTrainer
+
+        cfg, folder = self.config, self.out / "rl" / f"{method}-s{seed}"
+        if (folder / "eval.json").is_file():
+            return json.loads((folder / "eval.json").read_text())
+        suite = self.suite
+        env_kwargs = {**suite.kwargs, "action_mode": "text", "world_seed": suite.world_seed,
+                      "world_size": suite.world_size, "difficulty": suite.difficulty,
+                      "families": list(suite.families_for("train")) if suite.families_for("train") else None}
+        steps_per_iteration = cfg.group_size * cfg.tasks_per_iteration
+        train_config = LLMTrainConfig(
+            model=str(base), env_id=suite.env_id, env_kwargs=env_kwargs, method=method, group_size=cfg.group_size,
+            tasks_per_iteration=cfg.tasks_per_iteration, budget=cfg.rl_iterations * steps_per_iteration, lr=cfg.rl_lr,
+            micro_batch_size=8, temperature=cfg.temperature, rollout=cfg.rollout_config(), eval_tasks=0, seed=seed,
+            device="cpu", dtype="float32", log_entropy=False, generation_backend="kv", shared_prefix=True)
+        rows: list[dict] = []
+        trainer = LLMTrainer(train_config, out_dir=folder, log=rows.append)
+        start = time.perf_counter()
+        while trainer.state.iteration < cfg.rl_iterations:  # iterations, not env steps: same work per seed
+            row = trainer.iterate()
+            trainer.finish_iteration(row)
+            self.log(f"rl {method} seed {seed} iteration {row['iteration']}: train success "
+                     f"{row['train_success']:.2f}, {row['generate_tokens_per_s']:.0f} generated tokens/s")
+        seconds = time.perf_counter() - start
+        result = self.evaluate(trainer.members[0].model, trainer.members[0].tokenizer, folder / "test.json")
+        train_tokens = sum(r.get("tokens/scored", 0.0) for r in rows)
+        update_seconds = sum(r.get("update_seconds", 0.0) for r in rows)
+        generated = sum(r.get("generated_tokens", 0) for r in rows)
+        rollout_seconds = sum(r.get("rollout_seconds", 0.0) for r in rows)
+        summary = {"method": method, "seed": seed, "success": result["success"], "parse_rate": result["parse_rate"],
+                   "per_task": result["per_task"], "rl_seconds": seconds,
+                   "rl_generate_tokens_per_s": generated / max(rollout_seconds, 1e-9),
+                   "rl_train_tokens_per_s": train_tokens / max(update_seconds, 1e-9) if rows else None,
+                   "train_success": [r["train_success"] for r in rows]}
+        atomic_write_json(folder / "eval.json", summary)
+        return summary
+
+    # --------------------------------------------------------------------------------- all
+    def run(self) -> dict[str, Any]:
+        from .llm_policy import load_model
+
+        torch.set_num_threads(self.config.threads)
+        self.out.mkdir(parents=True, exist_ok=True)
+        atomic_write_json(self.out / "config.json", asdict(self.config))
+        total = time.perf_counter()
+        tokenizer = self._timed("tokenizer", self.tokenizer)
+        base, sft_info = self._timed("sft", lambda: self.sft(tokenizer))
+        model, tokenizer = load_model(str(base), "cpu", "float32")
+        sft_eval = self._timed("sft_eval", lambda: self.evaluate(model, tokenizer, base / "eval.json"))
+        self.log(f"sft: test success {sft_eval['success']:.3f}, replies parsed {sft_eval['parse_rate']:.3f}")
+        runs = {m: [self._timed(f"rl_{m}_s{s}", lambda m=m, s=s: self.rl(base, m, s)) for s in self.config.seeds]
+                for m in self.config.methods}
+        return {"sft_info": sft_info, "sft_eval": sft_eval, "runs": runs, "stage_seconds": self.times,
+                "wall_seconds": time.perf_counter() - total}
+
+    def _timed(self, name: str, stage: Callable[[], Any]) -> Any:
+        start = time.perf_counter()
+        value = stage()
+        self.times[name] = time.perf_counter() - start
+        return value

@@ -1,0 +1,100 @@
+"""``searchgym recipe tiny-lm``: a causal LM from scratch on a CPU, SFT on the reader, then RL.
+
+Every stage writes into ``--out`` and is skipped when re-run (see
+:mod:`searchgym.agents.tiny_lm_recipe`). Here the stages' figures become the results: each
+method's gain over SFT per task with a 95% bootstrap interval over seeds and tasks
+(:func:`searchgym.harness.stats.bootstrap_ci`), in ``results.json`` and ``RESULTS.md``.
+``--smoke`` is the minutes-long version the test suite runs (a few tasks, a few steps).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from searchgym.fileio import atomic_write_json, atomic_write_text
+
+RECIPES = ("tiny-lm",)
+#: a run of minutes: every stage, on a handful of tasks
+SMOKE = {"sft_tasks": 16, "sft_epochs": 1.0, "rl_iterations": 1, "group_size": 2, "tasks_per_iteration": 2,
+         "test_tasks": 8, "eval_batch": 8, "max_new_tokens": 24, "seeds": (0, 1), "rollout": {"max_turns": 3}}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("recipe", choices=RECIPES, help="which recipe")
+    parser.add_argument("--out", default="runs/tiny", help="the run folder (a re-run skips finished stages)")
+    parser.add_argument("--smoke", action="store_true", help="every stage on a few tasks (minutes; for tests)")
+    parser.add_argument("--options", default="{}",
+                        help="JSON object of RecipeConfig fields, e.g. '{\"shape\": \"l4-w192\", \"seeds\": [0, 1, 2]}'")
+
+
+def run(args: argparse.Namespace) -> int:
+    from searchgym.agents.tiny_lm_recipe import Recipe, RecipeConfig
+
+    try:
+        options = json.loads(args.options)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"--options is not JSON ({exc.msg}); give an object, e.g. '{{\"shape\": \"l2-w128\"}}'") from exc
+    if not isinstance(options, dict):
+        raise ValueError("--options must be a JSON object of RecipeConfig fields")  # noqa: TRY004
+    known = set(RecipeConfig.__dataclass_fields__)
+    unknown = sorted(set(options) - known)
+    if unknown:
+        raise ValueError(f"unknown recipe option(s) {unknown}; accepted: {', '.join(sorted(known))}")
+    config = RecipeConfig(**{**(SMOKE if args.smoke else {}), **options})
+    raw = Recipe(config, args.out).run()
+    results = summarise(config, raw["sft_info"], raw["sft_eval"], raw["runs"])
+    results["stage_seconds"], results["wall_seconds"] = raw["stage_seconds"], raw["wall_seconds"]
+    atomic_write_json(Path(args.out) / "results.json", results)
+    atomic_write_text(Path(args.out) / "RESULTS.md", results_markdown(results))
+    print(f"tiny-lm recipe: SFT test success {results['sft']['success']:.3f} (replies parsed "
+          f"{results['sft']['parse_rate']:.3f}); " + "; ".join(
+              f"{m} gain {r['gain']:+.3f} [{r['gain_low']:+.3f}, {r['gain_high']:+.3f}]"
+              for m, r in results["methods"].items()) + f"; files in {args.out}/ (RESULTS.md)")
+    return 0
+
+
+def summarise(config: Any, sft_info: dict, sft_eval: dict, runs: dict[str, list[dict]]) -> dict[str, Any]:
+    """SFT success, each method's per-seed success and its gain over SFT with a 95% interval."""
+    from searchgym.harness.stats import bootstrap_ci
+
+    base = np.asarray(sft_eval["per_task"], dtype=float)
+    methods = {}
+    for method, seeds in runs.items():
+        gains = np.stack([np.asarray(r["per_task"], dtype=float) - base for r in seeds])
+        interval = bootstrap_ci(gains, rng=0)
+        methods[method] = {"seeds": [r["seed"] for r in seeds], "success": [r["success"] for r in seeds],
+                           "parse_rate": [r["parse_rate"] for r in seeds], "gain": interval.mean,
+                           "gain_low": interval.low, "gain_high": interval.high,
+                           "rl_generate_tokens_per_s": float(np.mean([r["rl_generate_tokens_per_s"] for r in seeds])),
+                           "rl_train_tokens_per_s": float(np.mean([r["rl_train_tokens_per_s"] or 0 for r in seeds])),
+                           "rl_seconds": [r["rl_seconds"] for r in seeds]}
+    return {"suite": config.suite, "shape": config.shape, "parameters": sft_info["parameters"],
+            "sft": {"success": sft_eval["success"], "parse_rate": sft_eval["parse_rate"],
+                    "tasks": sft_eval["tasks"], "train_tokens_per_s": sft_info["sft_tokens_per_s"],
+                    "generate_tokens_per_s": sft_eval["generate_tokens_per_s"], "steps": sft_info["sft_steps"],
+                    "loss": sft_info["sft_loss"]},
+            "methods": methods}
+
+
+def results_markdown(results: dict[str, Any]) -> str:
+    """The results section: SFT success, each method's gain with its interval, parse rates, speeds."""
+    sft = results["sft"]
+    lines = [f"## Tiny-LM recipe on {results['suite']} ({results['shape']}, {results['parameters']:,} parameters)", "",
+             f"SFT only: test success {sft['success']:.3f} on {sft['tasks']} tasks; replies that parse "
+             f"{sft['parse_rate']:.3f}; SFT training {sft['train_tokens_per_s']:.0f} tokens/s; greedy generation "
+             f"{sft['generate_tokens_per_s']:.0f} tokens/s.", "",
+             "| method | seeds | test success per seed | gain over SFT [95% CI] | replies parsed | "
+             "RL generation tok/s | RL update, scored tok/s |", "|---|---|---|---|---|---|---|"]
+    for method, m in results["methods"].items():
+        lines.append(f"| {method} | {', '.join(map(str, m['seeds']))} | {', '.join(f'{s:.3f}' for s in m['success'])} "
+                     f"| {m['gain']:+.3f} [{m['gain_low']:+.3f}, {m['gain_high']:+.3f}] | "
+                     f"{min(m['parse_rate']):.3f}-{max(m['parse_rate']):.3f} | {m['rl_generate_tokens_per_s']:.0f} | "
+                     f"{m['rl_train_tokens_per_s']:.0f} |")
+    stages = ", ".join(f"{k} {v:.0f} s" for k, v in results.get("stage_seconds", {}).items())
+    lines += ["", f"Wall time {results.get('wall_seconds', 0):.0f} s ({stages}).", ""]
+    return "\n".join(lines)

@@ -1,0 +1,106 @@
+"""The tiny-LM pieces: model shapes and folders, reader transcripts as SFT data (loss on the
+actions only), the SFT loss with a shared prefix, and SFT that fits its data."""
+
+from __future__ import annotations
+
+import pytest
+import searchgym
+import torch
+from searchgym.actions import ParseError, parse_action
+from searchgym.tools import TOOL_NAMES
+from searchgym.agents.lm_sft import SFTConfig, masked_lm_loss, reader_transcripts, train_sft, turn_rows
+from searchgym.agents.llm_kv_generate import _common_prefix
+from searchgym.agents.llm_policy import load_model, offline_tokenizer
+from searchgym.agents.tiny_lm import TINY_SHAPES, new_tiny_model, parameter_count, save_model_folder, tiny_config
+
+
+@pytest.fixture(scope="module")
+def tokenizer():
+    return offline_tokenizer()
+
+
+@pytest.fixture(scope="module")
+def transcripts(tokenizer):
+    env = searchgym.make("SearchQA-v0", world_size="tiny", action_mode="text", tool_format="hermes").unwrapped
+    tasks = [t.id for t in env.tasks.tasks("train")[:6]]
+    return reader_transcripts(env, tasks, tokenizer)
+
+
+def test_shapes_have_the_tokenizers_vocabulary_and_grow(tokenizer) -> None:
+    sizes = {}
+    for name in ("l2-w128", "l4-w256"):
+        config = tiny_config(name, tokenizer)
+        assert (config.num_hidden_layers, config.hidden_size) == TINY_SHAPES[name]
+        assert config.vocab_size == len(tokenizer)
+        sizes[name] = parameter_count(new_tiny_model(name, tokenizer))
+    assert sizes["l2-w128"] < sizes["l4-w256"]
+    with pytest.raises(ValueError, match="accepted: l2-w128"):
+        tiny_config("l3-w100", tokenizer)
+
+
+def test_a_saved_folder_loads_as_the_same_model(tokenizer, tmp_path) -> None:
+    model = new_tiny_model("l2-w128", tokenizer, seed=1)
+    save_model_folder(model, tokenizer, tmp_path / "m")
+    loaded, loaded_tokenizer = load_model(str(tmp_path / "m"), "cpu", "float32")
+    ids = torch.tensor([tokenizer.encode("<tool_call>\n{\"name\": \"web_search\"}")])
+    assert torch.allclose(model(ids).logits, loaded(ids).logits, atol=1e-6)
+    assert loaded_tokenizer.apply_chat_template([{"role": "user", "content": "hi"}], tokenize=False) == \
+        tokenizer.apply_chat_template([{"role": "user", "content": "hi"}], tokenize=False)
+    assert torch.equal(new_tiny_model("l2-w128", tokenizer, seed=1).lm_head.weight, model.lm_head.weight)
+
+
+def test_transcripts_score_exactly_the_readers_actions(tokenizer, transcripts) -> None:
+    assert all(t.success for t in transcripts)  # the reader solves these train tasks
+    for t in transcripts:
+        ids, mask = t.token_ids, t.loss_mask
+        runs, current = [], []
+        for token, m in zip(ids, mask):
+            if m:
+                current.append(token)
+            elif current:
+                runs.append(current)
+                current = []
+        runs += [current] if current else []
+        texts = [tokenizer.decode(r) for r in runs]
+        assert texts and not any(isinstance(parse_action(text, "hermes", TOOL_NAMES), ParseError) for text in texts)
+        assert texts[-1].startswith("<answer>")
+        assert "<|im_start|>" not in "".join(texts)  # chat markup and tool results are not scored
+
+
+def test_the_shared_prefix_loss_equals_the_full_one(tokenizer, transcripts) -> None:
+    model = new_tiny_model("l2-w128", tokenizer)
+    rows, masks = [t.token_ids for t in transcripts[:3]], [t.loss_mask for t in transcripts[:3]]
+    prefix = _common_prefix(rows, 200)
+    with torch.no_grad():
+        full, n_full = masked_lm_loss(model, rows, masks, tokenizer.pad_token_id)
+        shared, n_shared = masked_lm_loss(model, [r[200:] for r in rows], [m[200:] for m in masks],
+                                          tokenizer.pad_token_id, prefix)
+    assert n_full == n_shared > 0
+    assert abs(float(full) - float(shared)) < 1e-4
+
+
+def test_sft_fits_its_transcripts(tokenizer, transcripts) -> None:
+    model = new_tiny_model("l2-w128", tokenizer)
+    rows, masks = [t.token_ids for t in transcripts], [t.loss_mask for t in transcripts]
+    with torch.no_grad():
+        before, _ = masked_lm_loss(model, rows, masks, tokenizer.pad_token_id)
+    stats = train_sft(model, transcripts, tokenizer.pad_token_id, SFTConfig(epochs=8, batch_size=3, lr=3e-3))
+    with torch.no_grad():
+        after, _ = masked_lm_loss(model, rows, masks, tokenizer.pad_token_id)
+    assert stats["shared_prefix_tokens"] > 100 and stats["sft_steps"] == 16
+    assert float(after) < 0.6 * float(before)
+    with pytest.raises(ValueError, match="no transcripts"):
+        train_sft(model, [], tokenizer.pad_token_id, SFTConfig())
+
+
+def test_turn_rows_cut_each_episode_after_each_action(transcripts) -> None:
+    episode = transcripts[0]
+    rows = turn_rows([episode])
+    assert [r.turn for r in rows] == list(range(len(rows))) and len(rows) >= 2
+    assert sum(sum(r.loss_mask) for r in rows) == sum(episode.loss_mask)  # every action scored once
+    for row in rows:
+        n = len(row.token_ids)
+        assert row.token_ids == episode.token_ids[:n] and row.loss_mask[-1] == 1
+        assert all(m <= e for m, e in zip(row.loss_mask, episode.loss_mask))
+    model_config = SFTConfig(epochs=1, batch_size=2, per_turn=True)
+    assert model_config.per_turn

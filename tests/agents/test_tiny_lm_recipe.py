@@ -1,0 +1,47 @@
+"""The tiny-LM recipe's smoke version end to end (`searchgym recipe tiny-lm --smoke`): every stage
+writes its files, the results hold SFT success and each method's gain over the same seeds, a
+re-run skips the finished stages, and bad options get a one-line error."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from searchgym.cli import main
+
+pytestmark = pytest.mark.slow
+
+SMALL = {"sft_tasks": 6, "test_tasks": 4, "eval_batch": 4, "seeds": [0, 1], "max_new_tokens": 16}
+
+
+def test_smoke_recipe_runs_every_stage_and_resumes(tmp_path: Path, capsys) -> None:
+    out = tmp_path / "tiny"
+    args = ["recipe", "tiny-lm", "--smoke", "--out", str(out), "--options", json.dumps(SMALL)]
+    assert main(args) == 0
+    printed = capsys.readouterr().out
+    assert "tiny-lm recipe: SFT test success" in printed
+    results = json.loads((out / "results.json").read_text())
+    assert results["sft"]["tasks"] == 4 and 0 <= results["sft"]["parse_rate"] <= 1
+    assert set(results["methods"]) == {"grpo", "cw_grpo"}
+    for method in results["methods"].values():
+        assert method["seeds"] == [0, 1] and len(method["success"]) == 2
+        assert method["gain_low"] <= method["gain"] <= method["gain_high"]
+        assert method["rl_generate_tokens_per_s"] > 0
+    assert (out / "sft" / "config.json").is_file() and (out / "sft" / "model.safetensors").is_file()
+    assert "| grpo | 0, 1 |" in (out / "RESULTS.md").read_text()
+    sft_eval = json.loads((out / "sft" / "eval.json").read_text())
+    assert len(sft_eval["per_task"]) == 4
+    assert main(args) == 0  # every stage is on disk: the re-run reads it back
+    again = json.loads((out / "results.json").read_text())
+    assert again["methods"] == results["methods"] and again["sft"] == results["sft"]
+    assert again["wall_seconds"] < results["wall_seconds"]
+
+
+def test_bad_options_are_refused_in_one_line(tmp_path: Path, capsys) -> None:
+    assert main(["recipe", "tiny-lm", "--out", str(tmp_path), "--options", '{"shape": "huge"}']) != 0
+    assert "unknown tiny LM shape 'huge'; accepted: l2-w128" in capsys.readouterr().err
+    assert main(["recipe", "tiny-lm", "--out", str(tmp_path), "--options", '{"layers": 3}']) != 0
+    assert "unknown recipe option(s) ['layers']" in capsys.readouterr().err
+    assert main(["recipe", "tiny-lm", "--out", str(tmp_path), "--options", '{"methods": ["ppo"]}']) != 0
+    assert "accepted: grpo, cw_grpo, dr_grpo" in capsys.readouterr().err
