@@ -45,16 +45,10 @@ NAME_WORD, NUM_WORD = 1, 2  # reserved word buckets (0 = padding)
 
 @dataclass(frozen=True)
 class TokenLimits:
-    """Token budgets: the question, the step blocks (in all, and each block's result), the latest
-    notes, each candidate.
-
-    Why per block: a web result lists five pages, and the page of the entity looked up comes
-    first; keeping the last tokens of the transcript (as a single budget does) keeps the tail of
-    the latest result, the least relevant pages, and drops what earlier steps found."""
+    """Token budgets: the question, the latest step blocks, the latest notes, each candidate."""
 
     question: int = 40
-    steps: int = 176
-    per_block: int = 56  # a step's action line plus the head of its result
+    steps: int = 112
     notes: int = 48
     candidate: int = 40
 
@@ -105,9 +99,9 @@ class Tokenizer:
         if me:  # a team member's own name (generalist_1): members split the work by it
             rows += self._line(me.group(1), SEG["header"], 0, slots)
         rows += self._line(question, SEG["question"], 0, slots)[: lim.question]
-        rows += self._step_rows(steps, slots)
+        step_rows = [r for seg, line, rec in steps for r in self._line(line, seg, rec, slots)]
         note_rows = [r for seg, line, rec in notes for r in self._line(line, seg, rec, slots)]
-        rows += note_rows[-lim.notes:]
+        rows += step_rows[-lim.steps:] + note_rows[-lim.notes:]
         context = self._pack(rows, q_words, fact_words)
         cand_tokens, taken = [], np.zeros(len(candidates), dtype=np.float32)
         for j, cand in enumerate(candidates):
@@ -117,25 +111,6 @@ class Tokenizer:
             cand_tokens.append(self._pack(c_rows[: lim.candidate], q_words, fact_words))
             taken[j] = float(bool(cand) and action.strip() in actions)
         return ObservationTokens(context, cand_tokens, taken)
-
-    def _step_rows(self, steps: list[tuple], slots: dict) -> list[tuple]:
-        """The step blocks' tokens, in transcript order: each block is cut to ``per_block`` tokens
-        (its action line first), and the newest blocks are kept within ``steps`` tokens."""
-        blocks: list[list[tuple]] = []
-        for seg, line, rec in steps:  # a block starts at its action line
-            if seg == SEG["action"] or not blocks:
-                blocks.append([])
-            blocks[-1].append((seg, line, rec))
-        kept: list[list[tuple]] = []
-        room = self.limits.steps
-        for block in reversed(blocks):  # newest first
-            if room <= 0:
-                break
-            rows = [r for seg, line, rec in block for r in self._line(line, seg, rec, slots)]
-            rows = rows[: min(self.limits.per_block, room)]
-            kept.append(rows)
-            room -= len(rows)
-        return [r for rows in reversed(kept) for r in rows]
 
     def _line(self, line: str, segment: int, recency: int, slots: dict) -> list[tuple]:
         out = []

@@ -127,6 +127,7 @@ def test_a_run_that_already_logged_its_start_point_does_not_evaluate_it_again(mo
 def test_overlap_features_are_computed_once_per_observation_and_equal_the_per_candidate_ones(make_task):
     import torch
 
+    from searchgym.agents.hop_features import HopFeatures
     from searchgym.agents.policy import LexicalOverlap, make_policy
 
     obs, _ = make_task(np.random.default_rng(0))
@@ -137,4 +138,6 @@ def test_overlap_features_are_computed_once_per_observation_and_equal_the_per_ca
     policy = make_policy("hash", seed=0, dim=8, hidden=8)
     *_, overlap = policy.embed([obs, obs])
     expected = torch.tensor([lex.features(obs["text"], c) for c in obs["candidates"]] * 2).view(2, len(rows), -1)
-    assert torch.equal(overlap, expected)
+    assert torch.equal(overlap[..., :LexicalOverlap.n_features], expected)  # then the hop features
+    hops = torch.from_numpy(HopFeatures().observation_features(obs["text"], obs["candidates"])).float()
+    assert torch.equal(overlap[..., LexicalOverlap.n_features:], torch.stack([hops, hops]))
