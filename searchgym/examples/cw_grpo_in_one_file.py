@@ -1,15 +1,15 @@
 """CW-GRPO in one file: contribution-weighted GRPO on a searchgym candidate env, CleanRL style.
 
-Per training task the policy makes a group of G attempts. GRPO gives every round of attempt i
-the same advantage A_i = (R_i - mean R) / (std R + eps). CW-GRPO (arXiv 2604.14267, the
-round-contribution rule of its Figure 1, as ``searchgym.agents.cw_round`` implements it) keeps
-that for failures, but in a success (A_i >= 0) the J non-final rounds that can reveal evidence
-(lookups, clock, clarification) share J * A_i by w = softmax(round_gamma * c), where
-c_k = u_k v_k is the judge's contribution of round k (``info["signals"]["contribution"]``: new
-gold evidence, consistent with it). One sentence: GRPO credits every round of a success
-equally, CW-GRPO moves that credit to the rounds that found the evidence, the total unchanged.
-The loss is GRPO's: PPO clip, mean over each attempt's rounds, then over attempts; no critic.
-Run: ``python -m searchgym.examples.cw_grpo_in_one_file --updates 30`` (shipped in the wheel).
+Per training task the policy makes a group of G attempts; GRPO gives every round of attempt i
+A_i = (R_i - mean R) / (std R + eps). CW-GRPO (arXiv 2604.14267, its round-contribution
+advantage: abstract and Figure 1; ``searchgym.agents.cw_round`` is the reference) keeps A_i
+when A_i < 0, else the J non-final rounds that can reveal evidence (lookups, clock,
+clarification) share J * A_i by w = softmax(round_gamma * c), c_k = u_k v_k the judge's
+contribution of round k (``info["signals"]["contribution"]``: new gold evidence, consistent).
+Versus GRPO: a success's credit moves to the rounds that found its evidence, its total unchanged.
+As in the reference (the paper's script: gamma = 100, all rounds share) round_gamma = 1 and
+calculator/post/wait rounds keep A_i. Loss: GRPO's PPO clip, mean over rounds then attempts.
+Run: ``python -m searchgym.examples.cw_grpo_in_one_file --updates 40`` (shipped in the wheel).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import dataclasses
 import re
 import zlib
 from functools import lru_cache
+from typing import NamedTuple
 
 import numpy as np
 import torch
@@ -32,23 +33,30 @@ class Args:
     env_id: str = "SearchQA-Candidates-Easy-v0"  # a single-agent candidate env
     world_size: str = "tiny"  # tiny, small, medium, ...
     seed: int = 0
-    updates: int = 30  # policy updates
+    updates: int = 40  # policy updates
     tasks_per_update: int = 8  # train tasks drawn per update
     group_size: int = 8  # G attempts per task (the GRPO group)
     update_epochs: int = 2  # passes over each batch
-    lr: float = 3e-3
+    lr: float = 1e-2
     clip_coef: float = 0.2
     round_gamma: float = 1.0  # softmax temperature of the round weights
-    eps: float = 1e-6
     features: int = 256  # hashed bag-of-words buckets
     eval_tasks: int = 0  # dev tasks played greedily at the end (0: all)
 
 
 def parse_args() -> Args:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    for field in dataclasses.fields(Args):
-        parser.add_argument("--" + field.name.replace("_", "-"), type=type(field.default), default=field.default)
+    for f in dataclasses.fields(Args):
+        parser.add_argument("--" + f.name.replace("_", "-"), type=type(f.default), default=f.default)
     return Args(**vars(parser.parse_args()))
+
+
+class Round(NamedTuple):
+    features: torch.Tensor  # one row per admissible candidate
+    choice: int  # the row chosen
+    log_prob: float  # its log-probability when it was chosen (the "old" policy of the ratio)
+    contribution: float  # c_k = u_k v_k, from info["signals"]["contribution"]
+    evidence: bool  # the chosen tool can reveal gold evidence (so c_k can be 1)
 
 
 EVIDENCE_KINDS = {"web_search", "knowledge_base", "current_time", "ask_for_clarification"}
@@ -97,14 +105,14 @@ def play(env, policy: Scorer, task_id: str, seed: int, gen: torch.Generator | No
         with torch.no_grad():
             logp = policy.log_probs(feats)
         j = int(logp.argmax()) if gen is None else int(torch.multinomial(logp.exp(), 1, generator=gen))
-        evidence = is_evidence_round(obs["candidates"][legal[j]])
+        evidence = is_evidence_round(obs["candidates"][legal[j]])  # read before the step replaces obs
         obs, reward, terminated, truncated, info = env.step(int(legal[j]))
         done, ret = terminated or truncated, ret + float(reward)
-        steps.append((feats, j, float(logp[j]), float(info["signals"]["contribution"]), evidence))
+        steps.append(Round(feats, j, float(logp[j]), float(info["signals"]["contribution"]), evidence))
     return {"steps": steps, "return": ret, "success": bool(info["success"])}
 
 
-def grpo_advantages(returns: np.ndarray, eps: float) -> np.ndarray:
+def grpo_advantages(returns: np.ndarray, eps: float = 1e-6) -> np.ndarray:
     """(R_i - mean R) / (std R + eps); zeros when every attempt scored the same."""
     if np.ptp(returns) <= 1e-12:
         return np.zeros_like(returns)
@@ -114,9 +122,9 @@ def grpo_advantages(returns: np.ndarray, eps: float) -> np.ndarray:
 def contribution_weighted(a_i: float, attempt: dict, gamma: float) -> np.ndarray:
     """CW-GRPO's per-round advantages of one attempt (the module docstring states the rule)."""
     adv = np.full(len(attempt["steps"]), a_i)
-    shared = [k for k, step in enumerate(attempt["steps"][:-1]) if step[4]]  # non-final evidence rounds
+    shared = [k for k, r in enumerate(attempt["steps"][:-1]) if r.evidence]  # non-final evidence rounds
     if a_i >= 0 and shared:
-        c = np.array([attempt["steps"][k][3] for k in shared])
+        c = np.array([attempt["steps"][k].contribution for k in shared])
         w = np.exp(gamma * c - (gamma * c).max())
         adv[shared] = a_i * len(shared) * w / w.sum()
     return adv
@@ -138,9 +146,10 @@ def main() -> None:
         # Rollout: G attempts at each of a few train tasks, then the advantages per group.
         batch, successes, returns_seen, changed = [], [], [], []
         for task_id in rng.choice(train_ids, size=args.tasks_per_update, replace=False):
-            group = [play(env, policy, str(task_id), int(rng.integers(2**31)), gen) for _ in range(args.group_size)]
+            seeds = rng.integers(2**31, size=args.group_size)
+            group = [play(env, policy, str(task_id), int(seed), gen) for seed in seeds]
             returns = np.array([a["return"] for a in group])
-            for a_i, attempt in zip(grpo_advantages(returns, args.eps), group):
+            for a_i, attempt in zip(grpo_advantages(returns), group):
                 adv = contribution_weighted(float(a_i), attempt, args.round_gamma)
                 changed.append(float(np.abs(adv - a_i).max() > 1e-9))
                 batch.append((attempt, torch.as_tensor(adv, dtype=torch.float32)))
@@ -152,8 +161,8 @@ def main() -> None:
             losses = []
             for attempt, adv in batch:
                 steps = attempt["steps"]
-                new_logp = torch.stack([policy.log_probs(f)[j] for f, j, *_ in steps])
-                ratio = (new_logp - torch.tensor([s[2] for s in steps])).exp()
+                new_logp = torch.stack([policy.log_probs(r.features)[r.choice] for r in steps])
+                ratio = (new_logp - torch.tensor([r.log_prob for r in steps])).exp()
                 clipped = ratio.clamp(1 - args.clip_coef, 1 + args.clip_coef)
                 losses.append(torch.max(-adv * ratio, -adv * clipped).mean())
             loss = torch.stack(losses).mean()
