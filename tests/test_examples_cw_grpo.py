@@ -11,15 +11,15 @@ UPDATE_LINE = re.compile(r"^update (\d+)/3: train success ([\d.]+), mean return 
                          r"attempts reweighted by CW ([\d.]+)$")
 
 
-def run_example(*extra: str) -> str:
+def run_example(*extra: str, ok: bool = True) -> subprocess.CompletedProcess:
     done = subprocess.run([sys.executable, "-m", "searchgym.examples.cw_grpo_in_one_file", *TINY, *extra],
                           capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr[-2000:]
-    return done.stdout
+    assert (done.returncode == 0) == ok, done.stderr[-2000:]
+    return done
 
 
 def test_cw_grpo_example_prints_updates_and_a_dev_success_and_is_deterministic() -> None:
-    first = run_example("--seed", "3")
+    first = run_example("--seed", "3").stdout
     lines = first.strip().splitlines()
     updates = [UPDATE_LINE.match(line) for line in lines[:-1]]
     assert all(updates) and [int(m.group(1)) for m in updates] == [1, 2, 3], first
@@ -27,8 +27,14 @@ def test_cw_grpo_example_prints_updates_and_a_dev_success_and_is_deterministic()
         assert 0.0 <= float(m.group(2)) <= 1.0 and 0.0 <= float(m.group(5)) <= 1.0
     final = re.fullmatch(r"dev success ([\d.]+) \(5 dev tasks, greedy\)", lines[-1])
     assert final and 0.0 <= float(final.group(1)) <= 1.0, lines[-1]
-    assert run_example("--seed", "3") == first  # same seed, same numbers
-    assert run_example("--seed", "4") != first  # the seed is used
+    assert run_example("--seed", "3").stdout == first  # same seed, same numbers
+    assert run_example("--seed", "4").stdout != first  # the seed is used
+
+
+def test_cw_grpo_example_refuses_an_env_without_candidates_in_one_line() -> None:
+    done = run_example("--env-id", "SearchQA-v0", ok=False)
+    assert done.stderr.strip() == ("--env-id 'SearchQA-v0' is not a single-agent candidate env; "
+                                   "accepted: SearchQA-Candidates-v0, SearchQA-Candidates-Easy-v0")
 
 
 def test_contribution_weighting_moves_a_success_credit_to_the_contributing_rounds() -> None:

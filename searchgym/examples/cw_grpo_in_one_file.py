@@ -136,6 +136,9 @@ def main() -> None:
     gen = torch.Generator().manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
     env = searchgym.make(args.env_id, world_size=args.world_size)
+    if "candidates" not in getattr(env.observation_space, "spaces", {}):  # a text or a multi-agent env
+        raise SystemExit(f"--env-id {args.env_id!r} is not a single-agent candidate env; "
+                         "accepted: SearchQA-Candidates-v0, SearchQA-Candidates-Easy-v0")
     train_ids = [t.id for t in env.unwrapped.tasks.tasks("train")]
     with torch.random.fork_rng():  # the initial weights come from the seed, global state untouched
         torch.manual_seed(args.seed)
@@ -152,15 +155,14 @@ def main() -> None:
             for a_i, attempt in zip(grpo_advantages(returns), group):
                 adv = contribution_weighted(float(a_i), attempt, args.round_gamma)
                 changed.append(float(np.abs(adv - a_i).max() > 1e-9))
-                batch.append((attempt, torch.as_tensor(adv, dtype=torch.float32)))
+                batch.append((attempt["steps"], torch.as_tensor(adv, dtype=torch.float32)))
             successes += [a["success"] for a in group]
             returns_seen += list(returns)
 
         # Update: PPO-clipped ratio, token mean within an attempt, then mean over attempts.
         for _ in range(args.update_epochs):
             losses = []
-            for attempt, adv in batch:
-                steps = attempt["steps"]
+            for steps, adv in batch:
                 new_logp = torch.stack([policy.log_probs(r.features)[r.choice] for r in steps])
                 ratio = (new_logp - torch.tensor([r.log_prob for r in steps])).exp()
                 clipped = ratio.clamp(1 - args.clip_coef, 1 + args.clip_coef)
