@@ -1,0 +1,186 @@
+"""CW-GRPO in one file: contribution-weighted GRPO on a searchgym candidate env, CleanRL style.
+
+Per training task the policy makes a group of G attempts; GRPO gives every round of attempt i
+A_i = (R_i - mean R) / (std R + eps). CW-GRPO (arXiv 2604.14267, its round-contribution
+advantage: abstract and Figure 1; ``searchgym.agents.cw_round`` is the reference) keeps A_i
+when A_i < 0, else the J non-final rounds that can reveal evidence (lookups, clock,
+clarification) share J * A_i by w = softmax(round_gamma * c), c_k = u_k v_k the judge's
+contribution of round k (``info["signals"]["contribution"]``: new gold evidence, consistent).
+Versus GRPO: a success's credit moves to the rounds that found its evidence, its total unchanged.
+As in the reference (the paper's script: gamma = 100, all rounds share) round_gamma = 1 and
+calculator/post/wait rounds keep A_i. Loss: GRPO's PPO clip, mean over rounds then attempts.
+Run: ``python -m searchgym.examples.cw_grpo_in_one_file --updates 40`` (shipped in the wheel).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import re
+import zlib
+from functools import lru_cache
+from typing import NamedTuple
+
+import numpy as np
+import torch
+from torch import nn
+
+import searchgym
+
+
+@dataclasses.dataclass
+class Args:
+    env_id: str = "SearchQA-Candidates-Easy-v0"  # a single-agent candidate env
+    world_size: str = "tiny"  # tiny, small, medium, ...
+    seed: int = 0
+    updates: int = 40  # policy updates
+    tasks_per_update: int = 8  # train tasks drawn per update
+    group_size: int = 8  # G attempts per task (the GRPO group)
+    update_epochs: int = 2  # passes over each batch
+    lr: float = 1e-2
+    clip_coef: float = 0.2
+    round_gamma: float = 1.0  # softmax temperature of the round weights
+    features: int = 256  # hashed bag-of-words buckets
+    eval_tasks: int = 0  # dev tasks played greedily at the end (0: all)
+
+
+def parse_args() -> Args:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    for f in dataclasses.fields(Args):
+        parser.add_argument("--" + f.name.replace("_", "-"), type=type(f.default), default=f.default)
+    return Args(**vars(parser.parse_args()))
+
+
+class Round(NamedTuple):
+    features: torch.Tensor  # one row per admissible candidate
+    choice: int  # the row chosen
+    log_prob: float  # its log-probability when it was chosen (the "old" policy of the ratio)
+    contribution: float  # c_k = u_k v_k, from info["signals"]["contribution"]
+    evidence: bool  # the chosen tool can reveal gold evidence (so c_k can be 1)
+
+
+EVIDENCE_KINDS = {"web_search", "knowledge_base", "current_time", "ask_for_clarification"}
+
+
+def is_evidence_round(candidate: str) -> bool:
+    """A round can earn c_k = 1 only if its tool can reveal gold evidence (a name we cannot read counts)."""
+    name, paren, _ = candidate.partition("(")
+    return not (paren and name.strip().isidentifier()) or name.strip() in EVIDENCE_KINDS
+
+
+@lru_cache(maxsize=200_000)
+def bag_of_words(text: str, size: int) -> torch.Tensor:
+    """Hashed bag of words, L2-normalised; crc32 is stable across processes (hash() is salted)."""
+    vec = torch.zeros(size)
+    for word in re.findall(r"[a-z0-9_]+", text.lower()):
+        vec[zlib.crc32(word.encode()) % size] += 1.0
+    return vec / vec.norm().clamp(min=1.0)
+
+
+class Scorer(nn.Module):
+    """Scores each candidate against the observation text: MLP([obs, cand, obs * cand]) -> logit."""
+
+    def __init__(self, size: int, hidden: int = 64) -> None:
+        super().__init__()
+        self.size = size
+        self.mlp = nn.Sequential(nn.Linear(3 * size, hidden), nn.Tanh(), nn.Linear(hidden, 1))
+
+    def featurize(self, obs: dict) -> tuple[torch.Tensor, np.ndarray]:
+        """Features of the admissible candidates only (the mask's ones), and their indices."""
+        legal = np.flatnonzero(obs["action_mask"])
+        cands = torch.stack([bag_of_words(obs["candidates"][i], self.size) for i in legal])
+        text = bag_of_words(obs["text"], self.size).expand(len(legal), -1)
+        return torch.cat([text, cands, text * cands], dim=-1), legal
+
+    def log_probs(self, feats: torch.Tensor) -> torch.Tensor:
+        return torch.log_softmax(self.mlp(feats).squeeze(-1), dim=-1)
+
+
+def play(env, policy: Scorer, task_id: str, seed: int, gen: torch.Generator | None) -> dict:
+    """One attempt; sampled with ``gen``, greedy when it is None."""
+    obs, info = env.reset(seed=seed, options={"task_id": task_id})
+    steps, done, ret = [], False, 0.0
+    while not done:
+        feats, legal = policy.featurize(obs)
+        with torch.no_grad():
+            logp = policy.log_probs(feats)
+        j = int(logp.argmax()) if gen is None else int(torch.multinomial(logp.exp(), 1, generator=gen))
+        evidence = is_evidence_round(obs["candidates"][legal[j]])  # read before the step replaces obs
+        obs, reward, terminated, truncated, info = env.step(int(legal[j]))
+        done, ret = terminated or truncated, ret + float(reward)
+        steps.append(Round(feats, j, float(logp[j]), float(info["signals"]["contribution"]), evidence))
+    return {"steps": steps, "return": ret, "success": bool(info["success"])}
+
+
+def grpo_advantages(returns: np.ndarray, eps: float = 1e-6) -> np.ndarray:
+    """(R_i - mean R) / (std R + eps); zeros when every attempt scored the same."""
+    if np.ptp(returns) <= 1e-12:
+        return np.zeros_like(returns)
+    return (returns - returns.mean()) / (returns.std(ddof=1) + eps)
+
+
+def contribution_weighted(a_i: float, attempt: dict, gamma: float) -> np.ndarray:
+    """CW-GRPO's per-round advantages of one attempt (the module docstring states the rule)."""
+    adv = np.full(len(attempt["steps"]), a_i)
+    shared = [k for k, r in enumerate(attempt["steps"][:-1]) if r.evidence]  # non-final evidence rounds
+    if a_i >= 0 and shared:
+        c = np.array([attempt["steps"][k].contribution for k in shared])
+        w = np.exp(gamma * c - (gamma * c).max())
+        adv[shared] = a_i * len(shared) * w / w.sum()
+    return adv
+
+
+def main() -> None:
+    args = parse_args()
+    torch.set_num_threads(1)  # tiny matrices: threads cost more than they save
+    gen = torch.Generator().manual_seed(args.seed)
+    rng = np.random.default_rng(args.seed)
+    env = searchgym.make(args.env_id, world_size=args.world_size)
+    if "candidates" not in getattr(env.observation_space, "spaces", {}):  # a text or a multi-agent env
+        raise SystemExit(f"--env-id {args.env_id!r} is not a single-agent candidate env; "
+                         "accepted: SearchQA-Candidates-v0, SearchQA-Candidates-Easy-v0")
+    train_ids = [t.id for t in env.unwrapped.tasks.tasks("train")]
+    with torch.random.fork_rng():  # the initial weights come from the seed, global state untouched
+        torch.manual_seed(args.seed)
+        policy = Scorer(args.features)
+    optimizer = torch.optim.Adam(policy.parameters(), lr=args.lr)
+
+    for update in range(1, args.updates + 1):
+        # Rollout: G attempts at each of a few train tasks, then the advantages per group.
+        batch, successes, returns_seen, changed = [], [], [], []
+        for task_id in rng.choice(train_ids, size=args.tasks_per_update, replace=False):
+            seeds = rng.integers(2**31, size=args.group_size)
+            group = [play(env, policy, str(task_id), int(seed), gen) for seed in seeds]
+            returns = np.array([a["return"] for a in group])
+            for a_i, attempt in zip(grpo_advantages(returns), group):
+                adv = contribution_weighted(float(a_i), attempt, args.round_gamma)
+                changed.append(float(np.abs(adv - a_i).max() > 1e-9))
+                batch.append((attempt["steps"], torch.as_tensor(adv, dtype=torch.float32)))
+            successes += [a["success"] for a in group]
+            returns_seen += list(returns)
+
+        # Update: PPO-clipped ratio, token mean within an attempt, then mean over attempts.
+        for _ in range(args.update_epochs):
+            losses = []
+            for steps, adv in batch:
+                new_logp = torch.stack([policy.log_probs(r.features)[r.choice] for r in steps])
+                ratio = (new_logp - torch.tensor([r.log_prob for r in steps])).exp()
+                clipped = ratio.clamp(1 - args.clip_coef, 1 + args.clip_coef)
+                losses.append(torch.max(-adv * ratio, -adv * clipped).mean())
+            loss = torch.stack(losses).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
+            optimizer.step()
+        print(f"update {update}/{args.updates}: train success {np.mean(successes):.3f}, "
+              f"mean return {np.mean(returns_seen):.3f}, loss {loss.item():.4f}, "
+              f"attempts reweighted by CW {np.mean(changed):.3f}", flush=True)
+
+    dev_env = searchgym.make(args.env_id, world_size=args.world_size, split="dev")
+    dev_ids = [t.id for t in dev_env.unwrapped.tasks.tasks("dev")][: args.eval_tasks or None]
+    wins = [play(dev_env, policy, task_id, i, None)["success"] for i, task_id in enumerate(dev_ids)]
+    print(f"dev success {np.mean(wins):.3f} ({len(dev_ids)} dev tasks, greedy)")
+
+
+if __name__ == "__main__":
+    main()
