@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from itertools import chain, islice
 
 from searchgym.actions import Action
+from searchgym.candidate_rounds import MAX_NAMES_PER_ROUND, OlderRounds, Round, add_members
 from searchgym.tools.base import ToolResult
 from searchgym.tools.clock import CLOCK_EVIDENCE_ID
 from searchgym.tools.tool_registry import (
@@ -35,7 +36,6 @@ from searchgym.world.corpus import format_value
 from searchgym.world.model import Fact
 from searchgym.world.world import World
 
-MAX_NAMES_PER_ROUND = 8
 MAX_NUMBERS_PER_QUANTITY = 4
 MAX_LATEST_ANSWERS = 10
 MAX_QUESTION_ANSWERS = 6
@@ -44,20 +44,6 @@ MAX_CALCULATIONS = 8
 #: by names and ids, and memos keyed by whole result texts (a few KB each).
 MEMO_LIMIT = 50_000
 TEXT_MEMO_LIMIT = 8192
-
-
-@dataclass
-class Round:
-    """What one round showed the agent: the action, its result, the facts and names it revealed."""
-
-    action: Action | None
-    result: ToolResult | None
-    fact_ids: tuple[str, ...] = ()
-    names: tuple[str, ...] = ()
-    calculator_value: str | None = None
-    clock_year: int | None = None
-    #: What candidate generation derives from this round, computed once (see ``CandidateGenerator``).
-    derived: dict = field(default_factory=dict, repr=False, compare=False)
 
 
 _MENTIONS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -149,46 +135,6 @@ def _calculator_call(tool: str, argument: str, expression: str, note: str) -> Ac
 
 def _tool_of(rnd: Round) -> str:
     return rnd.action.tool if rnd.action and rnd.action.tool else "unknown"
-
-
-def _add_members(groups: dict[tuple[str, str], list[str]], members) -> None:
-    """Add (key, subject) pairs to ``groups``, each subject once per key, in order."""
-    for key, subject in members:
-        subjects = groups.setdefault(key, [])
-        if subject not in subjects:
-            subjects.append(subject)
-
-
-@dataclass(frozen=True)
-class OlderRounds:
-    """What the rounds before the latest give candidates, newest round first: their answers, the
-    (predicate, value) -> subjects groups of list answers, the names (at most
-    ``MAX_NAMES_PER_ROUND`` a round) and the relation that pointed at each name."""
-
-    count: int = 0
-    last: Round | None = None  # the newest of these rounds (to tell that the record is still the same)
-    answers: list = field(default_factory=list)
-    groups: dict = field(default_factory=dict)
-    names: list = field(default_factory=list)
-    roles: dict = field(default_factory=dict)
-
-    def prepend(self, rnd: Round, round_answers: tuple[list, list], round_roles: list) -> OlderRounds:
-        """These rounds with ``rnd`` (one round newer than all of them) in front; as reading every
-        round again newest first would: ``rnd``'s items first, then the others not yet present."""
-        actions, members = round_answers
-        groups: dict[tuple[str, str], list[str]] = {}
-        _add_members(groups, members)
-        _add_members(groups, ((key, s) for key, subjects in self.groups.items() for s in subjects))
-        names: list[str] = []
-        names.extend(n for n in rnd.names[:MAX_NAMES_PER_ROUND] if n not in names)
-        fresh = set(names)
-        names.extend(n for n in self.names if n not in fresh)
-        roles: dict[str, str] = {}
-        for value, role in round_roles:
-            roles.setdefault(value, role)
-        for value, role in self.roles.items():
-            roles.setdefault(value, role)
-        return OlderRounds(self.count + 1, rnd, actions + self.answers, groups, names, roles)
 
 
 class CandidateGenerator:
@@ -356,7 +302,7 @@ class CandidateGenerator:
         for rnd in rounds:
             answers, members = self._round_answers(rnd)
             actions.extend(answers)
-            _add_members(groups, members)
+            add_members(groups, members)
         return self._list_answers(groups) + actions
 
     def _list_answers(self, groups: dict[tuple[str, str], list[str]]) -> list[Action]:
