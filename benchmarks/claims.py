@@ -1,7 +1,7 @@
 """The science comparison, tested: does CW-GRPO beat the other methods here, and do calibration and
 role-aware grouping matter? Writes docs/RESULTS.md (tables, generated reading) and its figures.
 
-    .venv/bin/python benchmarks/claims.py --seeds 5 --budget 20000 --workers 2      # the full claims
+    .venv/bin/python benchmarks/claims.py --seeds 5 --budget 10000 --workers 2      # the full claims
     .venv/bin/python benchmarks/claims.py --smoke                                    # a tiny end-to-end check
 
 Three comparisons, every run through the harness (``run_comparison``: one folder per run, resumed
@@ -14,6 +14,12 @@ when interrupted, atomic results; re-running the same command skips finished run
    (``grpo_team = grpo[group_by=team]``) against per-role groups (grpo_role, cw_grpo_role);
 3. **ablation** (``--suite``): plain GRPO (no entropy bonus), GRPO with every calibration flag, and
    each flag alone (see :data:`FLAGS`); policy entropy and dev success curves.
+
+By default every learning method starts from the supervised base (``sft``, the policy trained to
+imitate the reader: ``--start base`` adds :data:`FROM_BASE`, the options of ``make main``), each part
+shows the base's own row, and each learning method's gain over it, paired by seed and task;
+``--start scratch`` trains from random weights as before. The ablation shares the main part's
+bases (same suite, seeds, policy and settings: one file per seed).
 
 Every comparison pairs per-task success over the same seeds (sign-flip test of
 :mod:`searchgym.harness.stats`), Holm-corrects within its table, and the reading is generated from
@@ -40,6 +46,7 @@ from searchgym.harness.compare import Comparison, run_comparison  # noqa: E402
 from searchgym.harness.methods import parse_methods, shown_label  # noqa: E402
 from searchgym.harness.plots import curve_from_rows, plot_learning_curves  # noqa: E402
 from searchgym.harness.provenance import git_revision  # noqa: E402
+from searchgym.harness.report_gain import gain_section  # noqa: E402
 from searchgym.harness.report import (  # noqa: E402
     RunRecord,
     anchors_note,
@@ -51,6 +58,9 @@ from searchgym.harness.report import (  # noqa: E402
 from searchgym.suites import get_suite  # noqa: E402
 
 REFERENCE = "cw_grpo"
+#: ``--start base``: the options of ``make main`` (Makefile MAIN_OPTIONS), before any ``--option``.
+FROM_BASE = ("init=sft", "lr=0.001", "update_epochs=4", "loss.entropy_coef=0")
+BASE = "sft"
 MAIN_METHODS = ("cw_grpo", "grpo", "dr_grpo", "mt_ppo", "gigpo", "info_gain", "mappo", "coma", "random", "reader",
                 "oracle")
 ROLE_METHODS = ("cw_grpo_role", "grpo_role", "grpo_team=grpo[group_by=team]")
@@ -90,13 +100,15 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--smoke", action="store_true", help="tiny end-to-end check: " + str(SMOKE))
     parser.add_argument("--seeds", default=None, help="count (5 -> 0..4) or comma list; default 5 (smoke 2)")
-    parser.add_argument("--budget", type=int, default=None, help="env steps per training run; default 20000")
+    parser.add_argument("--budget", type=int, default=None, help="env steps per training run; default 10000 (make main's)")
     parser.add_argument("--suite", default="quick-v2", help="suite of the main comparison and the ablation")
     parser.add_argument("--role-suite", default="team-v2", help="role-based team suite of the grouping comparison")
     parser.add_argument("--methods", default=None, help="main comparison methods; default: " + ",".join(MAIN_METHODS))
     parser.add_argument("--ablation", default=None, help="comma list of plain, all, " + ", ".join(FLAGS)
                         + " (default: all of them)")
     parser.add_argument("--parts", default="main,roles,ablation", help="which comparisons to run")
+    parser.add_argument("--start", choices=("base", "scratch"), default="base",
+                        help="learning methods start from the supervised base sft (default) or from scratch")
     parser.add_argument("--workers", type=int, default=2, help="parallel runs (one torch thread each)")
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--option", action="append", metavar="KEY=VALUE", help="option for every method")
@@ -105,12 +117,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--figures", type=Path, default=None, help="default docs/results (smoke: OUT/figures)")
     args = parser.parse_args(argv)
     args.seeds = parse_seeds(args.seeds or (SMOKE["seeds"] if args.smoke else "5"))
-    args.budget = args.budget if args.budget is not None else (SMOKE["budget"] if args.smoke else 20_000)
+    args.budget = args.budget if args.budget is not None else (SMOKE["budget"] if args.smoke else 10_000)
     args.methods = args.methods or (SMOKE["methods"] if args.smoke else ",".join(MAIN_METHODS))
     args.ablation = (args.ablation or (SMOKE["ablation"] if args.smoke else ",".join(["plain", "all", *FLAGS])))
     args.results = args.results or (args.out / "RESULTS.md" if args.smoke else Path("docs/RESULTS.md"))
     args.figures = args.figures or (args.out / "figures" if args.smoke else Path("docs/results"))
     args.parts = [p.strip() for p in args.parts.split(",") if p.strip()]
+    if args.start == "base":
+        args.option = [*FROM_BASE, *(args.option or [])]
     bad = [p for p in args.parts if p not in ("main", "roles", "ablation")]
     if bad:
         parser.error(f"unknown parts {bad}; accepted: main, roles, ablation")
@@ -120,6 +134,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def run_part(args, name: str, suite_id: str, entries: list[str], reference: str) -> list[RunRecord]:
     """One comparison through the harness; the finished runs' records."""
     methods = parse_methods(entries)
+    if args.start == "base" and name == "ablation" and args.suite == suite_id and "main" in args.parts:
+        # same suite, seeds, policy and sft settings as the main part: share its base files
+        shared, here = (args.out / "main" / "bases").resolve(), args.out / name / "bases"
+        shared.mkdir(parents=True, exist_ok=True)
+        here.parent.mkdir(parents=True, exist_ok=True)
+        if not here.exists():
+            here.symlink_to(shared, target_is_directory=True)
     comparison = Comparison(suite=get_suite(suite_id), methods=methods, seeds=args.seeds, budget=args.budget,
                             out=args.out / name, device=args.device, workers=args.workers, progress=False,
                             reference=reference, options=parse_options(args.option))
@@ -252,9 +273,13 @@ def main(argv: list[str] | None = None) -> int:
     body, total_run_seconds, runs, revisions = [], 0.0, 0, set()
     for name in args.parts:
         suite_id, entries, reference, section = parts[name]
+        if args.start == "base" and BASE not in entries:
+            entries = [BASE, *entries]
         records = run_part(args, name, suite_id, entries, reference)
         labels = [m.label for m in parse_methods(entries)]
         body += section(args, records, labels)
+        if args.start == "base":
+            body += [f"#{line}" if line.startswith("## ") else line for line in gain_section(records, BASE)]
         total_run_seconds += sum(r.result.get("train_seconds", 0.0) + r.result.get("eval_seconds", 0.0) for r in records)
         runs += len(records)
         revisions |= {(r.config.get("git", {}).get("revision"), bool(r.config.get("git", {}).get("dirty")))
@@ -265,6 +290,9 @@ def main(argv: list[str] | None = None) -> int:
             "Generated by `benchmarks/claims.py` from finished harness runs; every sentence of the readings is "
             "computed from the numbers. Do not edit by hand: rerun the command.", "",
             f"- command: `{command}`", f"- seeds: {args.seeds}; budget: {args.budget} env steps per training run",
+            ("- start: every learning method from the supervised base `sft` of its seed (the policy trained to "
+             f"imitate the reader; options {', '.join(FROM_BASE)}, as in `make main`); each part's gain table is "
+             "paired against that base" if args.start == "base" else "- start: every learning method from random weights"),
             "- runs trained and scored at: " + ", ".join(f"`{rev}`{' (with uncommitted changes)' if dirty else ''}"
                                                         for rev, dirty in sorted(revisions, key=str)),
             f"- report written at: `{git['revision']}`{' (with uncommitted changes)' if git['dirty'] else ''}",

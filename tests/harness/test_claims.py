@@ -58,7 +58,8 @@ def test_smoke_mode_writes_the_tables_corrected_p_values_and_a_generated_reading
     for needle in ("## 1. cw_grpo against every method", "## 2. Role-aware grouping", "## 3. Calibration ablation",
                    "| Holm p |", "| cw_grpo_role - grpo_role |", "paired diff (method - grpo_plain)", "paired diff (cw_grpo - method)", "Per family",
                    "BELOW the 5 seeds x 150 tasks", "The sign of cw_grpo > grpo", "policy entropy goes from",
-                   "- seeds: [0, 1]", "- runs trained and scored at: `", "- report written at: `"):
+                   "- seeds: [0, 1]", "- start: every learning method from the supervised base `sft`",
+                   "### Gain over the supervised base (sft), paired by seed and task", "| sft | 2 |", "- runs trained and scored at: `", "- report written at: `"):
         assert needle in text, needle
     for name in ("main_dev_success", "roles_dev_success", "ablation_dev_success", "ablation_entropy"):
         assert (out / "figures" / f"{name}.png").stat().st_size > 0
