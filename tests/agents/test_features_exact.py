@@ -1,14 +1,15 @@
-"""HopFeatures computed once per observation equal the per-candidate definition, bit for bit.
+"""Policy features computed once per observation equal the per-candidate definitions, bit for bit.
 
-The reference below is the feature definition written candidate by candidate (each one rescanning
-the steps and its provenance), as it was before the per-observation rewrite; the rewrite may only
-change speed."""
+For HopFeatures the reference below is the definition written candidate by candidate (each one
+rescanning the steps and its provenance), as it was before the per-observation rewrite; for
+LexicalOverlap it is its own per-candidate ``features``. The rewrites may only change speed."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from searchgym.agents.hop_features import LOOKUPS, HopFeatures, Transcript, _operands, _subjects, split_candidate
+from searchgym.agents.lexical_overlap import LexicalOverlap
 from searchgym.baselines.team_random import TeamRandom
 from searchgym.envs.team import TeamSearchEnv
 
@@ -99,3 +100,13 @@ def test_features_of_an_observation_with_repeated_lookups_and_shared_names_equal
     got = HopFeatures().observation_features(text, candidates)
     assert got.tobytes() == reference_features(text, candidates).tobytes()
     assert got[0, 3] == 1.0 and got[2, 7] == 1.0 and got[6, 12] == 0.5  # looked up twice; in the notes; 1990 listed
+
+
+def test_lexical_overlap_per_observation_equals_its_per_candidate_features_on_real_observations():
+    observations = team_observations()
+    batched, single = LexicalOverlap(), LexicalOverlap()
+    for text, candidates in observations:
+        got = batched.observation_features(text, candidates)
+        want = np.array([single.features(text, c) for c in candidates], dtype=np.float64)
+        assert got.shape == want.shape and got.tobytes() == want.tobytes()
+    assert any(row[6] == 1.0 for text, cands in observations for row in batched.observation_features(text, cands))
