@@ -23,6 +23,7 @@ Per candidate (0 for padding):
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 
@@ -37,8 +38,10 @@ LOOKUPS = ("knowledge_base", "web_search")
 PROVENANCE = "  <- "
 
 
+@functools.lru_cache(maxsize=65_536)
 def split_candidate(candidate: str) -> tuple[str, str, str]:
-    """(kind, argument, provenance) of a candidate line; argument "" when the action has none."""
+    """(kind, argument, provenance) of a candidate line; argument "" when the action has none.
+    Memoised: the same candidates come back step after step and episode after episode."""
     action, _, provenance = candidate.partition(PROVENANCE)
     action = action.strip()
     match = ARGUMENT.match(action)
@@ -57,13 +60,13 @@ class Transcript:
         bodies: list[list[str]] = []
         notes: list[str] = []
         for line in lines:
-            member = MEMBER.match(line)
+            member = MEMBER.match(line) if line.startswith("You are ") else None
             if member:
                 self.rank = int(member[1]) % 2
             if line.startswith("Question:"):
                 self.question = line[len("Question:"):]
                 continue
-            step = STEP.match(line)
+            step = STEP.match(line) if line.startswith("Step ") else None
             if step:
                 kind, arg, _ = split_candidate(step[1])
                 self.steps.append((kind, arg))
@@ -94,48 +97,58 @@ class HopFeatures:
         return found
 
     def _compute(self, seen: Transcript, candidates: Sequence[str]) -> np.ndarray:
-        out = np.zeros((len(candidates), self.n_features), dtype=np.float64)
+        """The features of every candidate; what several candidates share (a name's look-ups, its
+        place in the question and in the results, the provenance subjects) is worked out once."""
         parts = [split_candidate(c) if c else ("", "", "") for c in candidates]
         question = seen.question
-        positions = sorted({question.find(arg) for _, arg, _ in parts if arg and arg in question})
+        found_at = {arg: question.find(arg) for arg in {arg for _, arg, _ in parts if arg}}
+        first_at = min((at for at in found_at.values() if at >= 0), default=-1)
+        own_subjects = {provenance: _subjects(provenance) for provenance in {p for _, _, p in parts}}
         subjects: dict[str, int] = {}
         for _, _, provenance in parts:
-            for subject in _subjects(provenance):
+            for subject in own_subjects[provenance]:
                 subjects[subject] = subjects.get(subject, 0) + 1
         looked: dict[str, set[str]] = {}
+        lookups: dict[str, int] = {}
         for tool, arg in seen.steps:
             if tool in LOOKUPS:
                 looked.setdefault(arg, set()).add(tool)
+                lookups[arg] = lookups.get(arg, 0) + 1
         looked_values = set()  # figures stated by listed facts about names looked up so far
         for kind, arg, provenance in parts:
             if kind == "answer" and provenance.split(" | ", 1)[0].strip() in looked:
                 looked_values.update(_operands(arg))
-        for j, (kind, arg, provenance) in enumerate(parts):
-            if not candidates[j]:
+        named: dict[str, tuple[float, float, float, float]] = {}  # arg -> (its look-ups, in results, latest, notes)
+        progress = min(1.0, len(seen.steps) / 8)
+        rank = float(seen.rank)
+        padding = [0.0] * self.n_features
+        rows = []
+        for candidate, (kind, arg, provenance) in zip(candidates, parts):
+            if not candidate:
+                rows.append(padding)
                 continue
-            row = out[j]
-            if arg and arg in question:
-                first = question.find(arg) == positions[0]
-                row[0], row[1] = float(first), float(not first)
-            row[2] = float(seen.rank)
-            tools = looked.get(arg, set()) if arg else set()
-            row[3] = min(1.0, sum(1 for t, a in seen.steps if a == arg and t in LOOKUPS) / 2) if arg else 0.0
-            row[4] = float(kind in LOOKUPS and bool(tools) and kind not in tools)
+            row = [0.0, 0.0, rank] + [0.0] * 7 + [progress, 0.0, 0.0]
             if arg:
-                row[5] = float(arg in seen.results)
-                row[6] = float(arg in seen.latest)
-                row[7] = float(arg in seen.notes)
-                row[8] = float(subjects.get(arg, 0) > (1 if arg in _subjects(provenance) else 0))
+                if found_at[arg] >= 0:
+                    first = found_at[arg] == first_at
+                    row[0], row[1] = float(first), float(not first)
+                tools = looked.get(arg)
+                row[4] = float(kind in LOOKUPS and bool(tools) and kind not in tools)
+                if arg not in named:
+                    named[arg] = (min(1.0, lookups.get(arg, 0) / 2), float(arg in seen.results),
+                                  float(arg in seen.latest), float(arg in seen.notes))
+                row[3], row[5], row[6], row[7] = named[arg]
+                row[8] = float(subjects.get(arg, 0) > (1 if arg in own_subjects[provenance] else 0))
             if kind == "answer":
                 subject = provenance.split(" | ", 1)[0].strip()
                 row[9] = float(bool(subject) and subject in looked)
-            row[10] = min(1.0, len(seen.steps) / 8)
-            if kind == "calculator":
+            elif kind == "calculator":
                 numbers = _operands(arg)
                 row[11] = float(len(numbers) == 2 and numbers[0] >= numbers[1])
                 if numbers:
                     row[12] = sum(n in looked_values for n in numbers) / len(numbers)
-        return out
+            rows.append(row)
+        return np.array(rows, dtype=np.float64).reshape(len(candidates), self.n_features)
 
 
 def _subjects(provenance: str) -> set[str]:

@@ -94,11 +94,34 @@ class LexicalOverlap:
         key = (text, tuple(candidates))
         found = self._observations.get(key)
         if found is None:
-            context = self._context(text)
-            found = np.array([self._features(context, c) for c in candidates], dtype=np.float64)
-            found = found.reshape(len(candidates), self.n_features)
+            found = self._compute(self._context(text), candidates)
             self._observations.put(key, found)
         return found
+
+    def _compute(self, context: tuple, candidates: Sequence[str]) -> np.ndarray:
+        """``_features`` of every candidate, in one loop (the same numbers; padding "" and a
+        candidate that comes back within the observation are worked out once)."""
+        question, t_uni, text = context
+        pairs, q_text = self._pairs, question[0]
+        rows: list[list[float]] = []
+        seen: dict[str, list[float]] = {"": [0.0] * self.n_features}
+        for candidate in candidates:
+            row = seen.get(candidate)
+            if row is None:
+                pair = pairs.get((q_text, candidate), _MISSING)
+                if pair is _MISSING:
+                    pair = self._question_features(question, candidate)
+                    pairs.put((q_text, candidate), pair)
+                if pair is None:
+                    row = [0.0] * self.n_features
+                else:
+                    c_uni, f0, f1, f2, f4, f5, f7, f8, f9 = pair
+                    action = candidate.split("  <- ", 1)[0]
+                    taken = f": {action}\n" in text or text.endswith(f": {action}")
+                    row = [f0, f1, f2, len(c_uni & t_uni) / len(c_uni), f4, f5, float(taken), f7, f8, f9]
+                seen[candidate] = row
+            rows.append(row)
+        return np.array(rows, dtype=np.float64).reshape(len(candidates), self.n_features)
 
     def _features(self, context: tuple, candidate: str) -> list[float]:
         question, t_uni, text = context

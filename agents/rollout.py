@@ -204,20 +204,24 @@ def _run_parallel_episodes(envs, population, episodes, index_of, generator, gree
         rows = [(e, a) for e, env in enumerate(envs) for a in env.agents]
         obs_list = [observations[e][a] for e, a in rows]
         actions, log_probs, values = act_batch(population, obs_list, [index_of[a] for _, a in rows], generator, greedy)
+        actions_of: dict[int, dict[str, int]] = {}  # env -> {agent: action}, in the order of rows
+        for i, (e, a) in enumerate(rows):
+            actions_of.setdefault(e, {})[a] = int(actions[i])
         states, chosen = {}, {}
         if record_state:  # s_t and every live agent's chosen candidate text, before the envs move on
             states = {e: np.asarray(env.state(), dtype=np.float32) for e, env in enumerate(envs) if env.agents}
-            chosen = {(e, a): str(obs_list[i]["candidates"][int(actions[i])]) for i, (e, a) in enumerate(rows)}
+            for i, (e, a) in enumerate(rows):
+                chosen.setdefault(e, {})[a] = str(obs_list[i]["candidates"][int(actions[i])])
         results = {}
         for e, env in enumerate(envs):
             if env.agents:
-                results[e] = env.step({a: int(actions[i]) for i, (f, a) in enumerate(rows) if f == e})
+                results[e] = env.step(actions_of.get(e, {}))
                 observations[e] = results[e][0]
         for i, (e, a) in enumerate(rows):
             _, rewards, terminations, truncations, infos = results[e]
             done = bool(terminations.get(a, False) or truncations.get(a, False))
             info = infos.get(a, {})
-            others = {b: text for (f, b), text in chosen.items() if f == e and b != a} if record_state else None
+            others = {b: text for b, text in chosen[e].items() if b != a} if record_state else None
             steps[e][a].append(Step(obs_list[i], int(actions[i]), float(log_probs[i]), float(values[i]),
                                     float(rewards.get(a, 0.0)), done, np.asarray(obs_list[i]["action_mask"]),
                                     _signals(info), states.get(e), others))

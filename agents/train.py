@@ -141,8 +141,9 @@ class Trainer(TrainerBase):
         self.device = resolve_device(config.device)
         self.kind = env_spec(config.env_id).kind
         self.env = self._make_env()
-        # Parallel envs: group_size copies (one shared world and tools), stepped together by the rollouts.
-        self.envs = [self.env] + [self._make_env() for _ in range(config.group_size - 1)] \
+        # Parallel envs: one copy (sharing the world and tools) per episode of an iteration, so that every
+        # episode of the iteration is played together and each policy batch holds all their live agents.
+        self.envs = [self.env] + [self._make_env() for _ in range(self._episodes_per_iteration() - 1)] \
             if self.kind == "parallel" else [self.env]
         self.n_agents = 1 if self.kind == "single" else len(self.env.possible_agents)
         self.population = Population.build(config.population_mode, self.n_agents, encoder=config.policy,
@@ -171,6 +172,14 @@ class Trainer(TrainerBase):
             return gym.vector.SyncVectorEnv([factory for _ in range(self.config.group_size)])
         return searchgym.make(self.config.env_id, **self.config.env_kwargs)
 
+    def _episodes_per_iteration(self) -> int:
+        """Episodes a parallel env's iteration plays: ``tasks_per_iteration`` x episodes per task."""
+        return self.config.tasks_per_iteration * self._episodes_per_task()
+
+    def _episodes_per_task(self) -> int:
+        """One episode per task for envs whose agents are the group (GroupSearchEnv), else ``group_size``."""
+        return 1 if self.env.metadata.get("group_by") == "episode" else self.config.group_size
+
     def _first_env(self):
         return self.env.envs[0] if self.kind == "single" else self.env
 
@@ -191,8 +200,7 @@ class Trainer(TrainerBase):
         generator = None if greedy else self.generator
         if self.kind == "single":
             return collect_vector(self.env, self.population, task_ids, generator, seed, greedy)
-        episodes = 1 if self.env.metadata.get("group_by") == "episode" else self.config.group_size
-        return collect_parallel(self.envs, self.population, task_ids, episodes, generator, seed, greedy,
+        return collect_parallel(self.envs, self.population, task_ids, self._episodes_per_task(), generator, seed, greedy,
                                 group_by=self.config.group_by, record_state=self.record_state)
 
     # ------------------------------------------------------------------------------- update
@@ -311,7 +319,8 @@ class Trainer(TrainerBase):
     def evaluate_dev(self) -> dict[str, float]:
         """Success on the fixed dev subset (one attempt per task, agent 0's view for groups), decoded
         as ``config.decoding`` says (sampling from a generator seeded alike at every evaluation),
-        played ``group_size`` tasks at a time with one policy batch per step."""
+        played as many tasks at a time as there are envs (an iteration's episodes for parallel envs,
+        ``group_size`` for single-agent ones) with one policy batch per step."""
         greedy = self.config.decoding == "greedy"
         generator = None if greedy else torch.Generator().manual_seed(DEV_DECODING_SEED)
         if self.kind == "single":

@@ -14,8 +14,10 @@ step-0 row) and ``train_iteration`` (one iteration, ending in ``finish_iteration
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import io
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -148,10 +150,33 @@ class TrainerBase:
         budget = self.config.budget
         bar = tqdm(total=budget, initial=min(self.state.env_steps, budget), desc=self.progress_label,
                    disable=not progress, unit="step", leave=False)
-        self.log_start_point()
-        while self.state.env_steps < budget:
-            row = self.train_iteration()
-            bar.update(min(self.state.env_steps, budget) - bar.n)
-            bar.set_postfix(dev=row.get("dev_success", float("nan")), train=round(row["train_success"], 2))
+        with frozen_heap() as freeze_survivors:
+            self.log_start_point()
+            while self.state.env_steps < budget:
+                freeze_survivors()
+                row = self.train_iteration()
+                bar.update(min(self.state.env_steps, budget) - bar.n)
+                bar.set_postfix(dev=row.get("dev_success", float("nan")), train=round(row["train_success"], 2))
         bar.close()
         return self.state
+
+
+@contextlib.contextmanager
+def frozen_heap() -> Iterator[Callable[[], None]]:
+    """Keep what is alive (the world, its indices, the envs, the caches so far) out of the garbage
+    collector's scans while training runs, and hand it back afterwards. Yields a function that
+    freezes what has survived since (the loop calls it once per iteration).
+
+    Why: a full collection walks every tracked object; training allocates fast enough to trigger
+    one every iteration or two, and each walked the whole world again (about a sixth of the CPU of
+    a training run on quick-v2). Training makes no cyclic garbage (its collections free nothing),
+    so freezing loses no memory. Nothing is frozen when someone else already froze the heap
+    (their freeze is left as it is)."""
+    if gc.get_freeze_count():
+        yield lambda: None
+        return
+    gc.freeze()
+    try:
+        yield gc.freeze
+    finally:
+        gc.unfreeze()

@@ -20,7 +20,8 @@ code reproduces the old draws exactly).
 and prints the loop's CPU time per agent-step beside its floor: the tensor math alone (every
 policy forward of the run, rollouts, update epochs and dev evaluations, replayed on the same
 observation batches with every feature cache warm, backward passes included) and that math plus
-the env's own steps and resets. Goal: the loop within 1.5x of (env + math).
+the env's own steps and resets, and the loop's CPU in garbage collections and in dev evaluations.
+Goal: the loop within 1.5x of (env + math).
 
     python benchmarks/bench_train.py --floor [--suite quick-v2] [--policy hash|attn] [--estimator cw_round]
 """
@@ -28,6 +29,7 @@ the env's own steps and resets. Goal: the loop within 1.5x of (env + math).
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import math
 import os
@@ -107,9 +109,22 @@ def floor_child(args: argparse.Namespace) -> None:
                     env_cpu[0] += time.process_time() - start
 
             setattr(env, name, timed_call)
+    gc_cpu, gc_callback = _time_gc()
+    dev_cpu = [0.0]
+    evaluate_dev = trainer.evaluate_dev
+
+    def timed_dev():
+        start = time.process_time()
+        try:
+            return evaluate_dev()
+        finally:
+            dev_cpu[0] += time.process_time() - start
+
+    trainer.evaluate_dev = timed_dev
     cpu = time.process_time()
     trainer.train(progress=False)
     loop_cpu = time.process_time() - cpu
+    gc.callbacks.remove(gc_callback)
     steps = trainer.state.env_steps
     for policy in members:
         del policy.__dict__["forward"]
@@ -127,10 +142,27 @@ def floor_child(args: argparse.Namespace) -> None:
     print(f"training loop  {steps / loop_cpu:8.0f} agent-steps per CPU-second  {loop_cpu * per:8.0f} us cpu/agent-step")
     print(f"tensor math    {math_cpu * per:8.0f} us cpu/agent-step (the run's forward passes replayed, caches warm)")
     print(f"env steps      {env_cpu[0] * per:8.0f} us cpu/agent-step (steps and resets, rollouts and dev evaluations)")
+    print(f"of the loop:   garbage collection {gc_cpu[0] * per:6.0f} us/agent-step ({gc_cpu[0] / loop_cpu:.0%}), "
+          f"dev evaluations {dev_cpu[0] * per:6.0f} us/agent-step ({dev_cpu[0] / loop_cpu:.0%}, the step-0 point included)")
     floor = math_cpu + env_cpu[0]
     verdict = "met" if loop_cpu <= 1.5 * floor else "NOT met"
     print(f"loop / math = {loop_cpu / math_cpu:.2f}x; loop / (env + math) = {loop_cpu / floor:.2f}x "
           f"(goal <= 1.5x: {verdict})")
+
+
+def _time_gc() -> tuple[list[float], object]:
+    """(a one-item list that sums the CPU time of every garbage collection from now on, the
+    callback that does it: remove it from ``gc.callbacks`` to stop)."""
+    total, started = [0.0], [0.0]
+
+    def callback(phase: str, info: dict) -> None:
+        if phase == "start":
+            started[0] = time.process_time()
+        else:
+            total[0] += time.process_time() - started[0]
+
+    gc.callbacks.append(callback)
+    return total, callback
 
 
 def run_child(tree: Path, threads: int, seed: int, args: argparse.Namespace) -> dict:

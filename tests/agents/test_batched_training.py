@@ -86,16 +86,22 @@ def small_team_config(**overrides) -> TrainConfig:
     return TrainConfig(**base)
 
 
-def test_trainer_steps_a_tasks_episodes_together(monkeypatch):
+def test_trainer_steps_every_episode_of_an_iteration_together(monkeypatch):
     trainer = Trainer(small_team_config(), log=lambda row: None)
-    assert len(trainer.envs) == 2 and trainer.envs[0] is trainer.env
-    assert trainer.envs[1].world is trainer.env.world  # copies share the world
+    assert len(trainer.envs) == 2 * 2 and trainer.envs[0] is trainer.env  # tasks_per_iteration x group_size
+    assert all(env.world is trainer.env.world for env in trainer.envs)  # copies share the world
     sizes = []
     original = trainer.population.policy_for(0).act
     monkeypatch.setattr(trainer.population.policy_for(0), "act",
                         lambda obs, *a, **k: sizes.append(len(obs)) or original(obs, *a, **k))
-    trainer.collect(["lookup-00001"], seed=0)
-    assert sizes[0] == 2 * 3  # first round: G episodes x 3 agents in one batch
+    trainer.collect(["lookup-00001", "lookup-00002"], seed=0)
+    assert sizes[0] == 2 * 2 * 3  # first round: 2 tasks x G episodes x 3 agents in one batch
+
+
+def test_a_group_env_iteration_plays_one_episode_per_task_together():
+    trainer = Trainer(small_team_config(env_id="GroupSearch-Candidates-v0", env_kwargs={"world_size": "tiny"},
+                                        tasks_per_iteration=3), log=lambda row: None)
+    assert len(trainer.envs) == 3  # its agents are the group: one episode per task
 
 
 def test_step_zero_dev_point_is_evaluated_once_per_initial_weights(monkeypatch, tmp_path):
