@@ -150,7 +150,7 @@ def test_registration_refuses_what_would_break_the_formats():
         spec = ToolSpec("first_fact", FirstFact, build=lambda world, options: FirstFact(world),
                         tag=TagForm("first", "entity"))
         register_tool(spec)
-        with pytest.raises(ValueError, match="registered already"):
+        with pytest.raises(ValueError, match="already registered"):
             register_tool(spec)
         with pytest.raises(ValueError, match="belongs to 'web_search'"):
             register_tool(dataclasses.replace(spec, name="other", tool_class=type(
@@ -161,6 +161,6 @@ def test_registration_refuses_what_would_break_the_formats():
         ToolSpec("first_fact", FirstFact, build=FirstFact, tag=TagForm("answer", "entity"))
     with pytest.raises(ValueError, match="grounding must be one of"):
         ToolSpec("first_fact", FirstFact, build=FirstFact, grounding="vibes")
-    with pytest.raises(ValueError, match="unknown task family 'nope'; registered: lookup, bridge"):
+    with pytest.raises(ValueError, match="unknown task family 'nope'; accepted: lookup, bridge"):
         FAMILY_REGISTRY.get("nope")
     assert TOOL_NAMES == BUILT_IN_TOOLS

@@ -49,39 +49,62 @@ import importlib
 import inspect
 import json
 import re
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
 
+from searchgym.method_table import METHOD_SPECS
+from searchgym.named_registry import IMPORT_PATH, NamedRegistry, UnknownNameError
 from searchgym.suites import Suite, env_kind, make_env, tasks
 
-#: name -> "module:callable". The learning methods are records in
-#: :data:`searchgym.harness.method_specs.METHOD_SPECS`, trained by one adapter: registering a spec
-#: (``register_spec``) adds it here, so a new method is one record, not two lists.
-METHODS: dict[str, str] = {
-    "random": "searchgym.harness.methods:random_method",
-    "reader": "searchgym.harness.methods:reader_method",
-    "oracle": "searchgym.harness.methods:oracle_method",
-    "sft": "searchgym.harness.sft:sft_method",
-}
+#: The built-in methods that are not learning methods: name -> "module:callable" (lazy).
+BASELINE_METHODS: NamedRegistry[str] = NamedRegistry("method")
+for _name, _path in (("random", "searchgym.harness.methods:random_method"),
+                     ("reader", "searchgym.harness.methods:reader_method"),
+                     ("oracle", "searchgym.harness.methods:oracle_method"),
+                     ("sft", "searchgym.harness.sft:sft_method")):
+    BASELINE_METHODS.add(_name, _path)
+#: Where ``--methods NAME`` of a learning method leads: the spec's harness callable.
+SPEC_METHOD_PREFIX = "searchgym.harness.method_specs:"
+
+
+class MethodPaths(Mapping[str, str]):
+    """Every built-in method name -> "module:callable": the baselines, then every record of the
+    one method table (:data:`searchgym.method_table.METHOD_SPECS`), read afresh on each use."""
+
+    def __getitem__(self, name: str) -> str:
+        if name in BASELINE_METHODS:
+            return BASELINE_METHODS[name]
+        if name in METHOD_SPECS:
+            return SPEC_METHOD_PREFIX + name
+        raise UnknownNameError(f"unknown method {name!r}; accepted: {', '.join(self)}")
+
+    def __iter__(self) -> Iterator[str]:
+        return iter((*BASELINE_METHODS.names, *METHOD_SPECS.names))
+
+    def __len__(self) -> int:
+        return len(BASELINE_METHODS) + len(METHOD_SPECS)
+
+
+#: name -> "module:callable" of every built-in method (a live view; see :class:`MethodPaths`).
+METHODS = MethodPaths()
 
 #: Named agent providers for ``searchgym evaluate --agent NAME``: name -> "module:callable",
 #: called as ``provider(ctx: RunContext, **options) -> Actor``. (An ``--agent module:factory``
 #: is called as ``factory(**options)``.) The OpenAI-compatible endpoint agent is ``"openai"``
 #: (``searchgym.harness.openai_agent:provider``).
-AGENT_PROVIDERS: dict[str, str] = {
-    "random": "searchgym.harness.methods:random_method",
-    "reader": "searchgym.harness.methods:reader_method",
-    "oracle": "searchgym.harness.methods:oracle_method",
-    "openai": "searchgym.harness.openai_agent:provider",
-}
+AGENT_PROVIDERS: NamedRegistry[str] = NamedRegistry("agent provider")
+for _name, _path in (("random", "searchgym.harness.methods:random_method"),
+                     ("reader", "searchgym.harness.methods:reader_method"),
+                     ("oracle", "searchgym.harness.methods:oracle_method"),
+                     ("openai", "searchgym.harness.openai_agent:provider")):
+    AGENT_PROVIDERS.add(_name, _path)
 
 #: A method label names a folder and a leaderboard row: no slashes, no "..", no spaces.
 LABEL_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$")
-_IMPORT_PATH = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
 _WITH_OPTIONS = re.compile(r"^(?P<head>[^\[\]]+)\[(?P<options>[^\[\]]+)\]$")
 
 
@@ -183,7 +206,7 @@ def resolve_method(entry: str) -> MethodRef:
     label, _, path = entry.rpartition("=") if "=" in entry else ("", "", entry)
     if path in METHODS:
         return MethodRef(check_label(label or path), METHODS[path], options)
-    if not _IMPORT_PATH.match(path):
+    if not IMPORT_PATH.match(path):
         raise ValueError(f"unknown method {entry!r}; built-in methods: {', '.join(METHODS)}; "
                          f"or give an import path 'package.module:callable' (optionally 'label=package.module:callable')")
     return MethodRef(check_label(label or path.replace(":", ".")), path, options)
@@ -367,7 +390,7 @@ def resolve_agent(agent: str) -> Callable[..., Any]:
     """The provider (named) or factory (import path) of ``--agent``, with a clear error."""
     if agent in AGENT_PROVIDERS:
         return load_callable(AGENT_PROVIDERS[agent], "agent provider")
-    if not _IMPORT_PATH.match(agent):
+    if not IMPORT_PATH.match(agent):
         raise ValueError(f"unknown agent {agent!r}; named agents: {', '.join(AGENT_PROVIDERS)}; "
                          "or an import path 'package.module:factory' (factory() returns an Actor)")
     return load_callable(agent, "agent factory")
@@ -387,7 +410,3 @@ def agent_method(ctx: RunContext) -> Any:
 
 agent_method.trains = False  # type: ignore[attr-defined]
 
-
-# The learning methods register themselves in METHODS as their specs are defined (method_specs
-# imports load_callable from this module, which is defined by now).
-import searchgym.harness.method_specs  # noqa: E402,F401

@@ -20,7 +20,8 @@ from searchgym.agents import (
     register_policy_loss,
 )
 from searchgym.agents.train import Trainer
-from searchgym.harness.method_specs import METHOD_SPECS, resolve_options
+from searchgym.harness.method_specs import resolve_options
+from searchgym.method_table import METHOD_SPECS
 
 # trajectory 0: [1, 3] ; trajectory 1: [2, 4, 6]
 STEPS = torch.tensor([1.0, 3.0, 2.0, 4.0, 6.0])
