@@ -18,6 +18,8 @@ from typing import Any
 import torch
 from torch import Tensor, nn
 
+from searchgym.named_registry import NamedRegistry
+
 
 def resolve_device(device: str | torch.device = "auto") -> torch.device:
     """ "auto" -> cuda when available else cpu; "cpu"; "cuda" / "cuda:N" (error if no GPU)."""
@@ -80,16 +82,17 @@ def _hf(**kw: Any) -> TextEncoder:
     return HFEncoder(**kw)
 
 
-ENCODERS: dict[str, Callable[..., TextEncoder]] = {"hash": _hash, "minilm": _minilm, "hf": _hf}
+ENCODERS: NamedRegistry[Callable[..., TextEncoder]] = NamedRegistry("encoder")
+for _name, _build in (("hash", _hash), ("minilm", _minilm), ("hf", _hf)):
+    ENCODERS.add(_name, _build)
 
 
 def make_encoder(name: str, device: str | torch.device = "cpu", **kwargs: Any) -> TextEncoder:
     """Build encoder `name` (see ENCODERS) on `device`; kwargs go to its constructor."""
-    if name not in ENCODERS:
-        raise ValueError(f"unknown encoder {name!r}; accepted: {sorted(ENCODERS)}")
+    build = ENCODERS.get(name)  # an unknown name: an error listing the accepted ones
     dev = resolve_device(device)
     try:
-        encoder = ENCODERS[name](device=dev, **kwargs)
+        encoder = build(device=dev, **kwargs)
     except TypeError as err:
         raise TypeError(f"bad arguments for encoder {name!r}: {err}") from err
     return encoder.to(dev)

@@ -203,5 +203,5 @@ class TeamOracleActor:
 
 
 def harness_actor(seed: int = 0) -> TeamOracleActor:
-    """Hook read by ``searchgym.harness.methods.parallel_baseline_actor`` (the oracle needs no seed)."""
+    """The parallel suites' oracle (``TEAM_BASELINES`` in ``searchgym.baselines.harness_actors``; no seed needed)."""
     return TeamOracleActor()

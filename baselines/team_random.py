@@ -53,5 +53,5 @@ class TeamRandomActor:
 
 
 def harness_actor(seed: int = 0) -> TeamRandomActor:
-    """Hook read by ``searchgym.harness.methods.parallel_baseline_actor``."""
+    """The parallel suites' random baseline (``TEAM_BASELINES`` in ``searchgym.baselines.harness_actors``)."""
     return TeamRandomActor(seed=seed)

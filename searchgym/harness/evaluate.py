@@ -61,7 +61,7 @@ def score_prediction(task: Task, answer: str | None, steps: int, tool_calls: int
 def play_session_agent(env: Any, agent: Any, task_id: str, seed: int = 0) -> Prediction:
     """One scored episode of a session agent (``act(session) -> action``: the random and oracle
     baselines) on a single-agent env."""
-    from searchgym.harness.methods import SessionActor
+    from searchgym.baselines.harness_actors import SessionActor
 
     answer, steps, tool_calls = play_single(env, SessionActor(agent), task_id, seed)
     return score_prediction(env.unwrapped.world.task_by_id[task_id], answer, steps, tool_calls)

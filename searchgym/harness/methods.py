@@ -56,6 +56,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from searchgym.baselines.harness_actors import baseline_actor
 from searchgym.method_table import METHOD_SPECS
 from searchgym.named_registry import IMPORT_PATH, NamedRegistry, UnknownNameError
 from searchgym.suites import Suite, env_kind, make_env, tasks
@@ -268,87 +269,6 @@ def shown_label(label: str, privileged_labels: Collection[str] = ()) -> str:
 
 
 # ------------------------------------------------------------------- built-in baselines
-class SessionActor:
-    """A session agent (``act(session)``: RandomAgent, OracleAgent) as a single-agent Actor."""
-
-    def __init__(self, agent: Any) -> None:
-        self.agent = agent
-
-    def reset(self) -> None:
-        if hasattr(self.agent, "reset"):
-            self.agent.reset()
-
-    def act(self, env: Any, observation: Any, info: Any) -> Any:
-        return self.agent.act(env.unwrapped.session)
-
-
-class PerAgentSessionActor:
-    """Fallback for parallel envs: one session agent per member, each on its own session.
-
-    Needs ``env.unwrapped.sessions`` (a dict agent -> SearchSession, or a list in
-    ``possible_agents`` order). Right for the group env and for generalist teams; a roles
-    team needs the team oracle (see :func:`parallel_baseline_actor`).
-    """
-
-    def __init__(self, make_agent: Callable[[int], Any]) -> None:
-        self.make_agent, self.agents = make_agent, {}
-
-    def reset(self) -> None:
-        for agent in self.agents.values():
-            if hasattr(agent, "reset"):
-                agent.reset()
-
-    def act(self, env: Any, observations: Mapping[str, Any], infos: Mapping[str, Any]) -> dict[str, Any]:
-        base = env.unwrapped
-        sessions = getattr(base, "sessions", None)
-        if sessions is None:
-            raise RuntimeError(f"{type(base).__name__} has no 'sessions'; the random/oracle baselines for "
-                               "parallel envs need searchgym.baselines.team_oracle / team_random (see "
-                               "searchgym.harness.methods.parallel_baseline_actor)")
-        if not isinstance(sessions, Mapping):
-            sessions = dict(zip(base.possible_agents, sessions))
-        actions = {}
-        for name in observations:
-            if name not in self.agents:
-                self.agents[name] = self.make_agent(len(self.agents))
-            actions[name] = self.agents[name].act(sessions[name])
-        return actions
-
-
-#: ADAPTER for multi-agent baselines: baselines/team_oracle.py and team_random.py (issue 3) expose
-#: ``harness_actor(seed: int) -> Actor`` with the parallel Actor signature above; that is used.
-#: If a module lacks it, each member runs the single-agent baseline on its own session
-#: (PerAgentSessionActor: right for groups and generalists, not for a roles team). Fix here if
-#: that API moves.
-TEAM_BASELINES = {"oracle": "searchgym.baselines.team_oracle", "random": "searchgym.baselines.team_random"}
-
-
-def parallel_baseline_actor(kind: str, seed: int) -> Any:
-    try:
-        module = importlib.import_module(TEAM_BASELINES[kind])
-    except ModuleNotFoundError:
-        module = None
-    if module is not None and hasattr(module, "harness_actor"):
-        return module.harness_actor(seed=seed)
-    from searchgym.baselines import OracleAgent, RandomAgent
-
-    if kind == "oracle":
-        return PerAgentSessionActor(lambda index: OracleAgent())
-    return PerAgentSessionActor(lambda index: RandomAgent(seed=int(np.random.SeedSequence([seed, index])
-                                                                   .generate_state(1)[0])))
-
-
-def baseline_actor(kind: str, suite: Suite, seed: int) -> Any:
-    """The random or oracle Actor for ``suite`` (single-agent or parallel)."""
-    if kind not in TEAM_BASELINES:
-        raise ValueError(f"unknown baseline {kind!r}; accepted: {', '.join(TEAM_BASELINES)}")
-    if env_kind(suite) == "parallel":
-        return parallel_baseline_actor(kind, seed)
-    from searchgym.baselines import OracleAgent, RandomAgent
-
-    return SessionActor(OracleAgent() if kind == "oracle" else RandomAgent(seed=seed))
-
-
 def random_method(ctx: RunContext) -> Any:
     """Uniform over admissible actions; trains nothing."""
     return baseline_actor("random", ctx.suite, ctx.seed)

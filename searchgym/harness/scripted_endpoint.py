@@ -80,7 +80,7 @@ def record_oracle(suite: Suite, splits: Sequence[str] = ("test", "dev"), seed: i
                   limit: int | None = None) -> dict[tuple[str, str], list]:
     """{(question, role or ""): [action text, ...]} of the text-mode oracle (or another baseline,
     ``kind="random"``) on every task of ``splits`` (the first ``limit`` of each, if given)."""
-    from searchgym.harness.methods import baseline_actor
+    from searchgym.baselines.harness_actors import baseline_actor
 
     recorder, script = _Recorder(baseline_actor(kind, suite, seed)), {}
     rule = answer_rule(suite)
