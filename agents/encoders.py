@@ -12,7 +12,7 @@ The minilm / hf modules import sentence-transformers / transformers, so they loa
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import torch
@@ -64,32 +64,17 @@ class TextEncoder(nn.Module):
         return torch.device("cpu")
 
 
-def _hash(**kw: Any) -> TextEncoder:
-    from .encoder_hash import HashEncoder
-
-    return HashEncoder(**kw)
-
-
-def _minilm(**kw: Any) -> TextEncoder:
-    from .encoder_minilm import MiniLMEncoder
-
-    return MiniLMEncoder(**kw)
-
-
-def _hf(**kw: Any) -> TextEncoder:
-    from .encoder_hf import HFEncoder
-
-    return HFEncoder(**kw)
-
-
-ENCODERS: NamedRegistry[Callable[..., TextEncoder]] = NamedRegistry("encoder")
-for _name, _build in (("hash", _hash), ("minilm", _minilm), ("hf", _hf)):
-    ENCODERS.add(_name, _build)
+#: Encoder name -> its class, ``Class(device=..., **kwargs)``; lazy entries, imported on first use
+#: (each class's module imports this one for :class:`TextEncoder`).
+ENCODERS: NamedRegistry[str] = NamedRegistry("encoder")
+ENCODERS.add("hash", "searchgym.agents.encoder_hash:HashEncoder")
+ENCODERS.add("minilm", "searchgym.agents.encoder_minilm:MiniLMEncoder")
+ENCODERS.add("hf", "searchgym.agents.encoder_hf:HFEncoder")
 
 
 def make_encoder(name: str, device: str | torch.device = "cpu", **kwargs: Any) -> TextEncoder:
     """Build encoder `name` (see ENCODERS) on `device`; kwargs go to its constructor."""
-    build = ENCODERS.get(name)  # an unknown name: an error listing the accepted ones
+    build = ENCODERS.load(name)  # an unknown name: an error listing the accepted ones
     dev = resolve_device(device)
     try:
         encoder = build(device=dev, **kwargs)

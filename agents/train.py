@@ -41,7 +41,7 @@ from .imitation import SFTConfig
 from .losses import LossConfig, fit_value, policy_loss
 from .population import Population
 from .reference import ReferencePolicy, evaluate_with_kl
-from .policy_actor import DECODINGS, DEV_DECODING_SEED, PolicyActor  # noqa: F401 (re-exported)
+from .policy_actor import DECODINGS, DEV_DECODING_SEED
 from .sft_base import load_base_into
 from .rollout import RolloutStats, collect_parallel, collect_vector, evaluate_single
 from .trainer_base import METRICS, TrainerBase

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from searchgym.actions import Action, format_action
+from searchgym.action_types import Action
+from searchgym.actions import format_action
 from searchgym.envs.session import SearchSession
 from searchgym.scoring import normalize_answer, parse_number, split_list
 from searchgym.tools.calculator import Calculator

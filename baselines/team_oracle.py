@@ -29,7 +29,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from searchgym.actions import Action, format_action
+from searchgym.action_types import Action
+from searchgym.actions import format_action
 from searchgym.baselines.oracle import OracleAgent, matches
 from searchgym.candidates import Round
 from searchgym.envs.session import SearchSession

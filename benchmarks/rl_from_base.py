@@ -71,7 +71,7 @@ def clone_oracle(suite_id: str, n_tasks: int, follow: float, epochs: int, seed: 
 
 def _from_base(ctx, name: str):
     """Train spec ``name`` from the base weights (``$SEARCHGYM_BASE_WEIGHTS``); budget 0: the base."""
-    from searchgym.agents.train import PolicyActor
+    from searchgym.agents.policy_actor import PolicyActor
     from searchgym.harness.method_specs import build_config
     from searchgym.method_table import METHOD_SPECS
     from searchgym.harness.methods import load_callable

@@ -87,7 +87,9 @@ class NamedRegistry(Generic[Entry]):
         module_name, _, attr = entry.partition(":")
         try:
             module = importlib.import_module(module_name)
-        except ImportError as exc:
+        except ModuleNotFoundError as exc:
+            if exc.name is None or not (module_name == exc.name or module_name.startswith(exc.name + ".")):
+                raise  # the module is there but needs a package that is not (an extra): say that
             raise ValueError(f"{self.what} {name!r} ({entry}) cannot be imported: {exc}") from exc
         if not hasattr(module, attr):
             raise ValueError(f"{self.what} {name!r} ({entry}): module {module_name!r} has no {attr!r}")

@@ -52,3 +52,97 @@ def test_every_module_imports_only_its_own_layer_or_below() -> None:
                     problems.append(f"{shown} (layer {LAYERS[mine]}) imports searchgym.{other} "
                                     f"(layer {LAYERS[other]})")
     assert not problems, "upward imports:\n" + "\n".join(problems)
+
+
+# ------------------------------------------------------------------------------ import cycles
+#: The one cycle allowed at import time: a registration import, at the bottom of the importing
+#: module, whose line says so (``# noqa: ... (registers ...)``).
+REGISTRATION_IMPORTS = {("searchgym.suites", "searchgym.text_suites")}
+#: Cycles closed only by an import inside a function (run after both modules are loaded), each with its reason.
+DEFERRED_CYCLES = {
+    frozenset({"searchgym.world.generate", "searchgym.world.world"}): "World.generate() is a shortcut to the generator",
+    frozenset({"searchgym.agents.policy", "searchgym.agents.attention_policy"}):
+        "make_policy('attn') builds the attention policy, which reuses the candidate policy's parts",
+}
+
+
+def _module_files() -> dict[str, Path]:
+    modules = {}
+    for package, folder in SOURCES.items():
+        for path in folder.rglob("*.py"):
+            parts = list(path.relative_to(folder).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            modules[".".join([package, *parts])] = path
+    return modules
+
+
+def _imported(name: str, path: Path, modules: dict[str, Path], deferred: bool) -> set[str]:
+    """The searchgym modules ``name`` imports: at module scope, or (``deferred``) anywhere but TYPE_CHECKING."""
+    tree = ast.parse(path.read_text())
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    skip = {id(n) for node in ast.walk(tree) if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+            for n in ast.walk(node)}
+    nodes = ast.walk(tree) if deferred else [n for top in tree.body
+                                             for n in ([top] if not isinstance(top, ast.Try) else top.body)]
+    found = set()
+    for node in nodes:
+        if id(node) in skip:
+            continue
+        if isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                root = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                base = f"{root}.{base}" if base else root
+            for alias in node.names:
+                found.add(f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base)
+        elif isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+    return (found & set(modules)) - {name}
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[set[str]]:
+    """Strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[set[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = set()
+            while True:
+                w = stack.pop()
+                component.add(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(component)
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_no_import_cycle_but_a_named_registration_import() -> None:
+    modules = _module_files()
+    graph = {name: _imported(name, path, modules, deferred=False) for name, path in modules.items()}
+    for importer, registered in REGISTRATION_IMPORTS:
+        line = next(line for line in modules[importer].read_text().splitlines()
+                    if f"import {registered.rpartition('.')[2]}" in line)
+        assert "registers" in line, f"{importer}: the import of {registered} must say what it registers"
+        graph[importer].discard(registered)
+    assert _cycles(graph) == [], "import cycles at module scope"
+    deferred = {name: _imported(name, path, modules, deferred=True) for name, path in modules.items()}
+    for importer, registered in REGISTRATION_IMPORTS:
+        deferred[importer].discard(registered)
+    assert {frozenset(c) for c in _cycles(deferred)} == set(DEFERRED_CYCLES), "import cycles through a function"

@@ -60,7 +60,7 @@ of :class:`searchgym.envs.config.EnvConfig`, as for ``SearchEnv``.
 
 - v0: the first version. Later without a new id (observations unchanged): ``config=EnvConfig``,
   ``observation_data(agent)``, spaces owned by each env, pickling by replay, the shared base
-  :class:`~searchgym.envs.multi.MultiSearchEnv` in its own module (still importable from here).
+  :class:`~searchgym.envs.multi.MultiSearchEnv` in its own module.
   At reset ``reward_components`` and ``signals`` are empty dicts (``SearchEnv`` gives zeros).
 """
 
@@ -73,15 +73,14 @@ import numpy as np
 
 from searchgym.envs.config import EnvConfig, check_int, resolve_config
 from searchgym.envs.info import ZEROED_RESET, episode_info
-from searchgym.envs.multi import AGENT_FIELDS, LAST_KINDS, MAX_GOLD, RESET_OPTIONS, MultiSearchEnv
+from searchgym.envs.multi import AGENT_FIELDS, MultiSearchEnv
 from searchgym.envs.session import SearchSession, StepOutcome
 from searchgym.world import FAMILIES
 
-#: Re-exported: ``MultiSearchEnv`` and its constants used to live here.
 #: The largest GRPO group one env runs.
 MAX_GROUP_SIZE = 256
 
-__all__ = ["AGENT_FIELDS", "LAST_KINDS", "MAX_GOLD", "RESET_OPTIONS", "GroupSearchEnv", "MultiSearchEnv"]
+__all__ = ["GroupSearchEnv"]
 
 
 class GroupSearchEnv(MultiSearchEnv):

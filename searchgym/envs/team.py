@@ -92,18 +92,20 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from searchgym.actions import Action, ParseError, parse_action, parse_tool_call
+from searchgym.action_types import Action, ParseError
+from searchgym.actions import parse_action, parse_tool_call
 from searchgym.candidates import TEXT_MEMO_LIMIT, Round
 from searchgym.envs.blackboard import MAX_NOTE_CHARS, Blackboard, Note, NoteReader
 from searchgym.envs.config import BOUNDS, EnvConfig, check_int, resolve_config
 from searchgym.envs.info import ZEROED_RESET, episode_info
 from searchgym.envs.multi import AGENT_FIELDS, MultiSearchEnv
 from searchgym.envs.roles import Role, resolve_roles
-from searchgym.envs.session import TOOL_ORDER, SearchSession, StepOutcome, score_info
+from searchgym.envs.session import SearchSession, StepOutcome, score_info
 from searchgym.envs.spaces import sanitize
 from searchgym.envs.team_posts import TeamPosts
 from searchgym.judge import read_text
 from searchgym.tools.base import ToolResult
+from searchgym.tools.toolkit import TOOL_NAMES
 from searchgym.world import FAMILIES
 
 REWARD_MODES = ("shared", "shared+individual")
@@ -228,8 +230,8 @@ class TeamSearchEnv(TeamPosts, MultiSearchEnv):
         if self._candidate_mode():
             return session.decode(raw, team_actions=True)
         if not isinstance(raw, str):  # a structured call ({"name", "arguments"}, an OpenAI tool_call)
-            return parse_tool_call(raw, self.config.tool_format, TOOL_ORDER, allow_team_actions=True)
-        return parse_action(raw, self.config.tool_format, TOOL_ORDER, allow_team_actions=True)
+            return parse_tool_call(raw, self.config.tool_format, TOOL_NAMES, allow_team_actions=True)
+        return parse_action(raw, self.config.tool_format, TOOL_NAMES, allow_team_actions=True)
 
     def _act(self, agent: str, raw: object) -> StepOutcome:
         outcome = self._settle(agent, raw)

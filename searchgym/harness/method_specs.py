@@ -119,7 +119,7 @@ def env_step_limit(ctx) -> int:
 # ------------------------------------------------------------------------------ the adapter
 def train_spec(ctx, spec: MethodSpec):
     """Train ``spec`` under the harness's RunContext (resuming from its checkpoint dir); an Actor."""
-    from searchgym.agents.train import PolicyActor
+    from searchgym.agents.policy_actor import PolicyActor
 
     trainer_cls = load_callable(spec.trainer, f"trainer of {spec.name}")
     config = build_config(spec, ctx, trainer_cls)

@@ -45,7 +45,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from searchgym.actions import Action, ParseError, parse_action, unwrap_tool_result
+from searchgym.action_types import Action, ParseError
+from searchgym.actions import parse_action, unwrap_tool_result
 from searchgym.harness.evaluate import (
     Prediction,
     answer_rule,
@@ -57,7 +58,7 @@ from searchgym.harness.evaluate import (
 from searchgym.fileio import atomic_write_json, atomic_write_jsonl
 from searchgym.harness.chat_client import ChatClient, EndpointConfig, Reply
 from searchgym.harness.chat_replies import ChatReply, QueuedCall, reply_from_body
-from searchgym.envs.session import TOOL_ORDER
+from searchgym.tools.toolkit import TOOL_NAMES
 from searchgym.tools import chat_tools
 from searchgym.suites import Suite, env_kind, get_suite, make_env, tasks
 
@@ -237,7 +238,7 @@ class OpenAIActor:
             episode.turns[-1]["parsed"] = action != -1
         else:
             action = episode.act(text)
-            parsed = parse_action(action, session.config.tool_format, TOOL_ORDER, allow_team_actions=team)
+            parsed = parse_action(action, session.config.tool_format, TOOL_NAMES, allow_team_actions=team)
             episode.turns[-1]["parsed"] = not isinstance(parsed, ParseError)
         done.append((_fingerprint(observation), action))
         return action

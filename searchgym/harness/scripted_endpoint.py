@@ -30,8 +30,9 @@ from collections.abc import Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Self
 
-from searchgym.actions import Action, parse_action
-from searchgym.envs.session import TOOL_ORDER
+from searchgym.action_types import Action
+from searchgym.actions import parse_action
+from searchgym.tools.toolkit import TOOL_NAMES
 from searchgym.harness import openai_replies
 from searchgym.harness.evaluate import answer_rule, episode_seed, play_parallel, play_single
 from searchgym.suites import Suite, get_suite, make_env, tasks
@@ -105,7 +106,7 @@ def record_oracle(suite: Suite, splits: Sequence[str] = ("test", "dev"), seed: i
 def _as_native(action: str, n: int, answer_tool: bool = False) -> dict[str, Any]:
     """The action as an OpenAI ``tool_calls`` reply; an answer only when the request offered the
     ``answer`` tool (else it stays ``<answer>`` text, as a model without that tool writes it)."""
-    parsed = parse_action(action, "hermes", TOOL_ORDER, allow_team_actions=True)
+    parsed = parse_action(action, "hermes", TOOL_NAMES, allow_team_actions=True)
     call = None
     if isinstance(parsed, Action) and parsed.kind == "answer" and answer_tool:
         call = {"name": "answer", "arguments": json.dumps({"answer": parsed.text})}

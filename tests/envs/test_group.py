@@ -10,7 +10,8 @@ import searchgym
 from searchgym.baselines import OracleAgent, RandomAgent
 from searchgym.baselines.team_oracle import harness_actor as oracle_actor
 from searchgym.baselines.team_random import TeamRandom
-from searchgym.envs.group import AGENT_FIELDS, GroupSearchEnv
+from searchgym.envs.group import GroupSearchEnv
+from searchgym.envs.multi import AGENT_FIELDS
 from searchgym.envs.search import SearchEnv
 
 GROUP_IDS = [s.id for s in searchgym.registered() if s.kind == "parallel" and "Group" in s.id]

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from searchgym.actions import Action
+from searchgym.action_types import Action
 from searchgym.baselines import RandomAgent
 from searchgym.baselines.team_random import TeamRandom
 from searchgym.envs.group import GroupSearchEnv

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import searchgym
-from searchgym.actions import Action
+from searchgym.action_types import Action
 from searchgym.baselines.team_oracle import TeamOracle
 from searchgym.baselines.team_random import TeamRandom
 from searchgym.envs.roles import ROLES_PRESET, resolve_roles

@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 from searchgym.baselines import OracleAgent
 
-from searchgym.actions import Action, parse_action
+from searchgym.action_types import Action
+from searchgym.actions import parse_action
 from searchgym.cli import main
 from searchgym.fileio import read_json, read_jsonl
 from searchgym.harness.openai_agent import (

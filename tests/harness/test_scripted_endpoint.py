@@ -17,7 +17,8 @@ from openai import OpenAI
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
 import searchgym
-from searchgym.actions import Action, parse_tool_call
+from searchgym.action_types import Action
+from searchgym.actions import parse_tool_call
 from searchgym.harness.scripted_endpoint import ScriptedEndpoint
 from searchgym.suites import Suite
 
