@@ -211,8 +211,7 @@ class LLMTrainer(TrainerBase):
             return collect_llm_single(self.envs, self.members[0], task_ids, episodes_per_task, self.rng,
                                       self.config.rollout, greedy)
         return collect_llm_parallel(self.envs, self.policies, task_ids, episodes_per_task, self.rng,
-                                    self.config.rollout, greedy,
-                                    group_by="agent" if self.config.group_by == "role" else "auto")
+                                    self.config.rollout, greedy, group_by=self.config.group_by)
 
     # ------------------------------------------------------------------------------ update
     def update(self, groups: list[list[LLMEpisode]]) -> dict[str, float]:

@@ -18,6 +18,7 @@ from typing import Any
 
 import gymnasium
 
+from searchgym.envs.play_rules import PlayRules, play_rules
 from searchgym.named_registry import SLUG, NamedRegistry
 
 KINDS = ("single", "parallel")
@@ -61,6 +62,20 @@ def spec(id: str) -> EnvSpec:
     if not isinstance(id, str):
         raise TypeError(f"an env id is a string, got {type(id).__name__}")
     return ENV_IDS.get(id.removeprefix("searchgym/"))  # unknown: an error (KeyError, ValueError) listing them
+
+
+def declared_rules(id: str) -> PlayRules:
+    """How the env of ``id`` plays: its class's declaration (a wrapped id plays as its ``base_id``)."""
+    s = spec(id)
+    target = s.load()
+    if isinstance(target, type):
+        return play_rules(target)
+    if "base_id" in s.kwargs:
+        return declared_rules(s.kwargs["base_id"])
+    if s.kind == "single":
+        return PlayRules("single")
+    raise ValueError(f"{s.id} is made by {s.entry_point}, a function: register it with a base_id (the id it wraps), "
+                     "or register the env class, which declares how it plays")
 
 
 def registered() -> list[EnvSpec]:

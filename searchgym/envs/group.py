@@ -86,9 +86,11 @@ __all__ = ["GroupSearchEnv"]
 class GroupSearchEnv(MultiSearchEnv):
     """K independent attempts at one task; see the module docstring."""
 
-    # group_by: trainers treat one episode's K attempts as one GRPO group (see agents.rollout)
+    # How it plays (searchgym.envs.play_rules): the K attempts' answers are voted on, one episode's
+    # attempts are one GRPO group, and there is no blackboard.
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "name": "searchgym_group_v0",
-                                          "is_parallelizable": True, "group_by": "episode"}
+                                          "is_parallelizable": True, "answer_rule": "majority",
+                                          "group_by": "episode", "team_actions": False}
 
     def __init__(self, group_size: int = 4, config: EnvConfig | None = None, **kwargs: Any) -> None:
         env_config = resolve_config("GroupSearchEnv", config, kwargs, own=("group_size",))

@@ -94,7 +94,7 @@ from searchgym.envs.spaces import episode_spaces
 class SearchEnv(gym.Env):
     """Single-agent search environment; see the module docstring for spaces and rewards."""
 
-    metadata = {"render_modes": RenderModes(["ansi"])}
+    metadata = {"render_modes": RenderModes(["ansi"]), "answer_rule": "single"}  # how it plays: envs.play_rules
     #: Keywords taken through ``**kwargs`` (the registry lists them in its errors).
     config_kwargs = CONFIG_KWARGS
 

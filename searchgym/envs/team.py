@@ -117,9 +117,11 @@ WAIT = Action.wait().with_provenance("let teammates work this round")
 class TeamSearchEnv(TeamPosts, MultiSearchEnv):
     """A team with a blackboard; see the module docstring."""
 
-    # group_by: a shared reward, so trainers compare each role with itself across G episodes
+    # How it plays (searchgym.envs.play_rules): one answer for the team; a shared reward, so trainers
+    # compare each role with itself across G episodes; members post to the blackboard and wait.
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "name": "searchgym_team_v0",
-                                          "is_parallelizable": True, "group_by": "agent"}
+                                          "is_parallelizable": True, "answer_rule": "team",
+                                          "group_by": "agent", "team_actions": True}
 
     def __init__(self, roles: str | Sequence[object] = "roles", team_size: int | None = None,
                  reward_mode: str = "shared", max_rounds: int = 16, config: EnvConfig | None = None,

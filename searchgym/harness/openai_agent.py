@@ -47,6 +47,7 @@ from typing import Any
 
 from searchgym.action_types import Action, ParseError
 from searchgym.actions import parse_action, unwrap_tool_result
+from searchgym.envs.play_rules import play_rules
 from searchgym.harness.evaluate import (
     Prediction,
     answer_rule,
@@ -58,9 +59,9 @@ from searchgym.harness.evaluate import (
 from searchgym.fileio import atomic_write_json, atomic_write_jsonl
 from searchgym.harness.chat_client import ChatClient, EndpointConfig, Reply
 from searchgym.harness.chat_replies import ChatReply, QueuedCall, reply_from_body
-from searchgym.tools.toolkit import TOOL_NAMES
-from searchgym.tools import chat_tools
 from searchgym.suites import Suite, env_kind, get_suite, make_env, tasks
+from searchgym.tools import chat_tools
+from searchgym.tools.toolkit import TOOL_NAMES
 
 SYSTEM_PROMPT = ("You are a search agent answering a question with tools. Each reply is exactly one action, "
                  "written in the format the user message shows; finish with <answer>...</answer>.")
@@ -190,9 +191,9 @@ class OpenAIActor:
             if self.prefetch is not None:
                 self.prefetch(base.task)
                 self.deadline = time.monotonic() + self.config.timeout
-        if hasattr(base, "session"):
+        if play_rules(base).answer_rule == "single":
             return self._act_agent(base.session, "agent_0", observation)
-        live, team = list(observation), hasattr(base, "blackboard")
+        live, team = list(observation), play_rules(base).team_actions
         with ThreadPoolExecutor(max_workers=max(len(live), 1)) as pool:
             actions = pool.map(lambda a: self._act_agent(base.sessions[a], a, observation[a], team), live)
         return dict(zip(live, actions))

@@ -32,10 +32,11 @@ from typing import Any, Self
 
 from searchgym.action_types import Action
 from searchgym.actions import parse_action
-from searchgym.tools.toolkit import TOOL_NAMES
+from searchgym.envs.play_rules import play_rules
 from searchgym.harness import openai_replies
 from searchgym.harness.evaluate import answer_rule, episode_seed, play_parallel, play_single
 from searchgym.suites import Suite, get_suite, make_env, tasks
+from searchgym.tools.toolkit import TOOL_NAMES
 
 BEHAVIOURS = ("oracle", "random", "reader", "prose", "hostile", "stall")
 #: behaviour -> the baseline whose recorded text actions it replays
@@ -93,7 +94,7 @@ def record_oracle(suite: Suite, splits: Sequence[str] = ("test", "dev"), seed: i
                 play_single(env, recorder, task.id, episode_seed(seed, index))
             else:
                 play_parallel(env, recorder, task.id, episode_seed(seed, index), rule)
-            team = hasattr(env.unwrapped, "blackboard")
+            team = play_rules(env).team_actions
             for agent, actions in recorder.actions.items():
                 key = (task.question, agent if team else "")
                 if not isinstance(actions[0], str):
