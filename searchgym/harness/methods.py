@@ -96,12 +96,12 @@ METHODS = MethodPaths()
 #: Named agent providers for ``searchgym evaluate --agent NAME``: name -> "module:callable",
 #: called as ``provider(ctx: RunContext, **options) -> Actor``. (An ``--agent module:factory``
 #: is called as ``factory(**options)``.) The OpenAI-compatible endpoint agent is ``"openai"``
-#: (``searchgym.harness.openai_agent:provider``).
+#: (``searchgym.endpoint.openai_agent:provider``).
 AGENT_PROVIDERS: NamedRegistry[str] = NamedRegistry("agent provider")
 for _name, _path in (("random", "searchgym.harness.methods:random_method"),
                      ("reader", "searchgym.harness.methods:reader_method"),
                      ("oracle", "searchgym.harness.methods:oracle_method"),
-                     ("openai", "searchgym.harness.openai_agent:provider")):
+                     ("openai", "searchgym.endpoint.openai_agent:provider")):
     AGENT_PROVIDERS.add(_name, _path)
 
 #: A method label names a folder and a leaderboard row: no slashes, no "..", no spaces.

@@ -12,7 +12,7 @@ from searchgym.agents.llm_tokenizer import ASSET, MARKUP_TOKENS, chat_tokenizer,
 
 from searchgym.action_types import Action
 from searchgym.actions import format_action, parse_action
-from searchgym.harness.scripted_endpoint import record_oracle
+from searchgym.endpoint.scripted_endpoint import record_oracle
 from searchgym.suites import get_suite
 from searchgym.text_suites import text_suite_ids
 from searchgym.tools import TOOL_NAMES, chat_tools

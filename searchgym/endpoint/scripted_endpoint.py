@@ -2,7 +2,7 @@
 
 ``ScriptedEndpoint(suite, behaviour)`` serves ``POST /v1/chat/completions`` (and ``GET /v1/models``)
 on a loopback port; ``searchgym serve --suite S --behaviour oracle --port P`` starts one. Replies
-follow the OpenAI response format (:mod:`searchgym.harness.openai_replies`: ``id``, ``object``,
+follow the OpenAI response format (:mod:`searchgym.endpoint.openai_replies`: ``id``, ``object``,
 ``created``, ``model``, ``usage``, ``system_fingerprint``; ``"stream": true`` gets server-sent
 ``chat.completion.chunk`` events ending in ``data: [DONE]``).
 Its ``"oracle"`` behaviour replays the oracle's text-mode actions: they are recorded once per
@@ -33,7 +33,7 @@ from typing import Any, Self
 from searchgym.action_types import Action
 from searchgym.actions import parse_action
 from searchgym.envs.play_rules import play_rules
-from searchgym.harness import openai_replies
+from searchgym.endpoint import openai_replies
 from searchgym.harness.evaluate import answer_rule, episode_seed, play_parallel, play_single
 from searchgym.suites import Suite, get_suite, make_env, tasks
 from searchgym.tools.toolkit import TOOL_NAMES

@@ -1,11 +1,11 @@
 """Any OpenAI-compatible chat endpoint as a searchgym agent (vLLM, llama.cpp, hosted APIs).
 
 ``POST {base_url}/chat/completions`` with the conversation, through
-:class:`searchgym.harness.chat_client.ChatClient` (the transport: retries, timeouts).
+:class:`searchgym.endpoint.chat_client.ChatClient` (the transport: retries, timeouts).
 The env's observation is the user message (then, after each action, the env's reply: a
 ``tool`` message answering a native tool call, a ``user`` message otherwise). The model's reply
 becomes the env action: its text, or its native ``tool_calls`` written as Hermes ``<tool_call>``
-text (see :mod:`searchgym.harness.chat_replies`: several calls in one reply are played in
+text (see :mod:`searchgym.endpoint.chat_replies`: several calls in one reply are played in
 order, one per env step, each answered by its own tool message; calls past the limit are
 refused with a message the model sees). With ``native_tools=True`` the request carries the
 tool schemas (``answer`` for an agent that may answer, a team's ``post_note`` and ``wait`` included), the first message is the chat form
@@ -57,8 +57,8 @@ from searchgym.harness.evaluate import (
     score_prediction,
 )
 from searchgym.fileio import atomic_write_json, atomic_write_jsonl
-from searchgym.harness.chat_client import ChatClient, EndpointConfig, Reply
-from searchgym.harness.chat_replies import ChatReply, QueuedCall, reply_from_body
+from searchgym.endpoint.chat_client import ChatClient, EndpointConfig, Reply
+from searchgym.endpoint.chat_replies import ChatReply, QueuedCall, reply_from_body
 from searchgym.suites import Suite, env_kind, get_suite, make_env, tasks
 from searchgym.tools import chat_tools
 from searchgym.tools.toolkit import TOOL_NAMES
