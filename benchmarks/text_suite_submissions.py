@@ -25,7 +25,8 @@ from pathlib import Path
 
 from searchgym.cli import main as cli
 from searchgym.endpoint.scripted_endpoint import ScriptedEndpoint
-from searchgym.leaderboard import build_submission, verify_file, write_submission
+from searchgym.leaderboard import build_submission, write_submission
+from searchgym.leaderboard_checks import verify_file
 from searchgym.text_suites import text_suite_ids
 
 DESCRIPTIONS = {

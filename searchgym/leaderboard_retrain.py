@@ -32,8 +32,8 @@ from searchgym.harness.method_specs import HARNESS_FIELDS
 from searchgym.method_table import METHOD_SPECS
 from searchgym.harness.methods import METHODS, SPEC_METHOD_PREFIX, MethodRef, load_callable, trains
 from searchgym.harness.runner import RunSpec, execute_run_safely
-from searchgym.leaderboard import DEFAULT_DIR, RETRAINED_FILE, read_retrained, rescore, verify_file
-from searchgym.leaderboard_checks import SubmissionRejected
+from searchgym.leaderboard import DEFAULT_DIR, RETRAINED_FILE, read_retrained
+from searchgym.leaderboard_checks import SubmissionRejected, rescore, verify_file
 from searchgym.suites import get_suite
 
 
@@ -206,7 +206,7 @@ def retrain(path: str | os.PathLike, out: str | os.PathLike | None = None, devic
     rows = read_jsonl(spec.run_dir / "predictions.jsonl")
     mine = {r["task_id"]: r.get("answer") for r in rows}
     same = sum(mine.get(p["task_id"]) == p["answer"] for p in submission["predictions"])
-    success = rescore(submission["suite"]["id"], rows)["success"] if rows else 0.0
+    success = rescore(get_suite(submission["suite"]["id"]), rows)["success"] if rows else 0.0
     matches = same == len(submission["predictions"]) and len(rows) == len(submission["predictions"])
     reason = "" if matches else f"{len(submission['predictions']) - same} answer(s) differ from the re-run"
     return RetrainResult(matches=matches, same_answers=same, retrained_success=success, reason=reason, **base)
