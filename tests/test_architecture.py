@@ -146,3 +146,11 @@ def test_no_import_cycle_but_a_named_registration_import() -> None:
     for importer, registered in REGISTRATION_IMPORTS:
         deferred[importer].discard(registered)
     assert {frozenset(c) for c in _cycles(deferred)} == set(DEFERRED_CYCLES), "import cycles through a function"
+
+
+def test_no_test_edits_sys_path() -> None:
+    """Test helpers are importable through pytest's ``pythonpath`` (pyproject.toml), not sys.path edits."""
+    edits = [f"{path.relative_to(ROOT)}:{n}" for path in sorted((ROOT / "tests").rglob("*.py"))
+             for n, line in enumerate(path.read_text().splitlines(), 1)
+             if line.lstrip().startswith(("sys.path.insert", "sys.path.append"))]
+    assert edits == []
