@@ -31,7 +31,7 @@ class SessionActor:
             self.agent.reset()
 
     def act(self, env: Any, observation: Any, info: Any) -> Any:
-        return self.agent.act(env.unwrapped.session)
+        return self.agent.choose_action(env.unwrapped.session)
 
 
 def baseline_actor(kind: str, suite: Suite, seed: int) -> Any:

@@ -118,7 +118,7 @@ class OracleAgent:
     def choose(self, session: SearchSession) -> Action:
         return self.intents(session)[0]
 
-    def act(self, session: SearchSession):
+    def choose_action(self, session: SearchSession):
         """The env action: a formatted string in text mode, a candidate index in candidate mode."""
         intents = self.intents(session)
         if session.config.action_mode == "text":

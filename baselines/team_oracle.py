@@ -173,7 +173,7 @@ class TeamOracle:
                     return
 
     # ---------------------------------------------------------------------------- acting
-    def act(self, env: TeamSearchEnv) -> dict[str, Any]:
+    def choose_actions(self, env: TeamSearchEnv) -> dict[str, Any]:
         """Env actions for every live member: candidate indices or formatted text."""
         env = env.unwrapped
         out: dict[str, Any] = {}
@@ -199,8 +199,8 @@ class TeamOracleActor:
     def act(self, env: Any, observations: Mapping[str, Any], infos: Mapping[str, Any]) -> dict[str, Any]:
         base = env.unwrapped
         if isinstance(base, TeamSearchEnv):
-            return self.oracle.act(base)
-        return {agent: _PLANNER.act(base.sessions[agent]) for agent in base.agents}  # a group: K oracles
+            return self.oracle.choose_actions(base)
+        return {agent: _PLANNER.choose_action(base.sessions[agent]) for agent in base.agents}  # a group: K oracles
 
 
 def harness_actor(seed: int = 0) -> TeamOracleActor:

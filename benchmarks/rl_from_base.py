@@ -41,7 +41,7 @@ def clone_oracle(suite_id: str, n_tasks: int, follow: float, epochs: int, seed: 
         obs, _ = env.reset(seed=seed * 1_000_003 + t, options={"task_id": train[index]})
         oracle = TeamOracle()
         while env.agents:
-            planned = oracle.act(env)
+            planned = oracle.choose_actions(env)
             actions = {}
             for agent in env.agents:
                 mask = np.flatnonzero(np.asarray(obs[agent]["action_mask"]))

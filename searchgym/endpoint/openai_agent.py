@@ -124,7 +124,7 @@ class ChatEpisode:
         """The queued calls of the last reply that have not run (the episode may have ended)."""
         return [call.action for call in self._queued]
 
-    def act(self, observation: str) -> str:
+    def reply_to(self, observation: str) -> str:
         self._add_observation(observation)
         start = time.monotonic()
         if self._queued:
@@ -232,13 +232,13 @@ class OpenAIActor:
                 episode.messages += [{"role": "user", "content": seen}, {"role": "assistant", "content": str(action)}]
         if candidate_mode:
             shown = [f"{i}: {c}" for i, (c, ok) in enumerate(zip(observation["candidates"], observation["action_mask"])) if ok]
-            reply = episode.act(text + "\n\nCandidate actions:\n" + "\n".join(shown) +
+            reply = episode.reply_to(text + "\n\nCandidate actions:\n" + "\n".join(shown) +
                                 "\nReply with the number of the action you choose (or write that action).")
             action: Any = choose_candidate(reply, list(session.candidates))
             episode.turns[-1]["action"] = action
             episode.turns[-1]["parsed"] = action != -1
         else:
-            action = episode.act(text)
+            action = episode.reply_to(text)
             parsed = parse_action(action, session.config.tool_format, TOOL_NAMES, allow_team_actions=team)
             episode.turns[-1]["parsed"] = not isinstance(parsed, ParseError)
         done.append((_fingerprint(observation), action))

@@ -145,7 +145,7 @@ class GroupSearchEnv(MultiSearchEnv):
         self.steps += 1
         obs, rewards, terminations, truncations, infos = {}, {}, {}, {}, {}
         for agent in self.agents:
-            outcome = self.sessions[agent].act(actions[agent])
+            outcome = self.sessions[agent].apply(actions[agent])
             self.logs[agent].record(outcome)
             self.last_outcomes[agent] = outcome
             obs[agent] = self._observation(agent, outcome.text)

@@ -137,7 +137,7 @@ class SearchEnv(gym.Env):
     def step(self, action):
         if self.session is None:
             raise RuntimeError("call reset() before step()")
-        outcome = self.session.act(action)
+        outcome = self.session.apply(action)
         self.log.record(outcome)
         self.record.actions.append(action)
         return (self._observation(outcome.text), float(outcome.reward["total"]), outcome.terminated,

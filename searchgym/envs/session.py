@@ -255,7 +255,7 @@ class SearchSession:
         result = self.tools[action.tool](**action.args)
         return result, not result.ok
 
-    def act(self, raw: object, team_actions: bool = False) -> StepOutcome:
+    def apply(self, raw: object, team_actions: bool = False) -> StepOutcome:
         """Decode, execute and settle one step (posts and waits are handled by the team env)."""
         action = self.decode(raw, team_actions)
         if isinstance(action, ParseError):

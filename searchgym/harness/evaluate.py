@@ -58,7 +58,7 @@ def score_prediction(task: Task, answer: str | None, steps: int, tool_calls: int
 
 
 def play_session_agent(env: Any, agent: Any, task_id: str, seed: int = 0) -> Prediction:
-    """One scored episode of a session agent (``act(session) -> action``: the random and oracle
+    """One scored episode of a session agent (``choose_action(session) -> action``: the random and oracle
     baselines) on a single-agent env."""
     from searchgym.baselines.harness_actors import SessionActor
 

@@ -68,7 +68,7 @@ def oracle_action(messages: list[dict]) -> str:
         for call in m.get("tool_calls") or []:
             text = f'<tool_call>{{"name": "{call["function"]["name"]}", "arguments": {call["function"]["arguments"]}}}</tool_call>'
         env.step(text)
-    return OracleAgent().act(env.unwrapped.session)
+    return OracleAgent().choose_action(env.unwrapped.session)
 
 
 class Script:
