@@ -3,7 +3,8 @@ docstring (``help(TeamSearchEnv)``). At a glance:
 
 | | |
 |---|---|
-| Import | ``searchgym.make("TeamSearch-v0")`` (text) / ``"TeamSearch-Candidates-v0"``, ``"TeamSearch-Generalists-v0"`` |
+| Import | ``searchgym.make("TeamSearch-v0")``; also ``TeamSearch-Candidates-v0``, ``TeamSearch-Generalists-v0``, |
+| | ``TeamSearch-Generalists-Candidates-v0`` and ``TeamSearch-Numeric-v0`` (the roles candidate one wrapped) |
 | Actions | Text (a tool call, ``post``, ``wait`` or the lead's answer) / Discrete (a candidate index) |
 | Parallel API | Yes (``searchgym.make_aec`` gives the AEC view) |
 | Manual Control | ``searchgym play TeamSearch-v0 --role searcher`` (you play one role) |
@@ -48,11 +49,8 @@ WAIT = Action.wait().with_provenance("let teammates work this round")
 
 
 class TeamSearchEnv(TeamPosts, MultiSearchEnv):
-    """TeamSearchEnv: a team with roles shares one task and one blackboard (PettingZoo).
-
-    Ids: ``TeamSearch-v0`` / ``TeamSearch-Candidates-v0`` (roles), ``TeamSearch-Generalists-v0`` /
-    ``TeamSearch-Generalists-Candidates-v0``; ``TeamSearch-Numeric-v0`` wraps the roles candidate
-    one. A PettingZoo ``ParallelEnv``; the AEC view is ``searchgym.make_aec``.
+    """TeamSearchEnv: a team with roles shares one task and one blackboard (a PettingZoo ``ParallelEnv``;
+    the ids and the AEC view are in the module's at-a-glance table).
 
     **Description**
 
