@@ -41,7 +41,7 @@ from .imitation import SFTConfig
 from .losses import LossConfig, fit_value, policy_loss
 from .population import Population
 from .reference import ReferencePolicy, evaluate_with_kl
-from .policy_actor import DECODINGS, DEV_DECODING_SEED, PolicyActor  # noqa: F401 (re-exported)
+from .policy_actor import DECODINGS, DEV_DECODING_SEED
 from .sft_base import load_base_into
 from .rollout import RolloutStats, collect_parallel, collect_vector, evaluate_single
 from .trainer_base import METRICS, TrainerBase
@@ -88,13 +88,13 @@ class TrainConfig:
     sft: SFTConfig = field(default_factory=SFTConfig)  # how that base is built (sft_tasks, sft_demonstrator, ...)
 
     def __post_init__(self) -> None:
-        from .advantages import ADVANTAGE_ESTIMATORS, NEEDS_VALUES
+        from .advantages import ADVANTAGE_ESTIMATORS
 
         if self.decoding not in DECODINGS:
             raise ValueError(f"unknown decoding {self.decoding!r}; accepted: {', '.join(DECODINGS)}")
         if self.estimator not in ADVANTAGE_ESTIMATORS:
             raise ValueError(f"unknown estimator {self.estimator!r}; accepted: {sorted(ADVANTAGE_ESTIMATORS)}")
-        if self.estimator in NEEDS_VALUES and not self.value_head:
+        if ADVANTAGE_ESTIMATORS[self.estimator].needs_values and not self.value_head:
             raise ValueError(f"estimator {self.estimator!r} reads values: set value_head=True (a method that uses it "
                              "must fit a value head or a critic)")
         if self.minibatch_size is not None and self.minibatch_size < 1:
