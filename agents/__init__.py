@@ -43,7 +43,8 @@ policy (CandidatePolicy, make_policy), population (Population, best_member, Majo
 rollout (collect_vector for SearchEnv in a Gymnasium vector env, collect_parallel for the group
 and the team), train (Trainer, TrainConfig: the loop above with checkpoints; harness_method is
 ``cw_grpo`` in ``searchgym compare``), and the LLM agents that write their own tool calls:
-llm_policy, llm_rollout, llm_losses (tool output masked from the loss), llm_train, llm_command.
+llm_policy, llm_rollout, llm_losses (tool output masked from the loss), llm_train (its harness method:
+``searchgym.harness.llm_method``).
 """
 
 from __future__ import annotations

@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from searchgym.named_registry import NamedRegistry
+
 from .trajectory import Trajectory
 
 
@@ -93,9 +95,18 @@ class AdvantageResult:
 
 
 Estimator = Callable[[list[Trajectory], AdvantageConfig], EstimatorOutput]
-ADVANTAGE_ESTIMATORS: dict[str, Estimator] = {}
-#: estimators that read the stored values: a method using one must fit a value head or a critic
-NEEDS_VALUES: set[str] = set()
+
+
+@dataclass(frozen=True)
+class EstimatorEntry:
+    """One row of the estimator table: the function, and whether it reads the stored values (then a
+    method that uses it must fit a value head or a critic)."""
+
+    estimate: Estimator
+    needs_values: bool = False
+
+
+ADVANTAGE_ESTIMATORS: NamedRegistry[EstimatorEntry] = NamedRegistry("advantage estimator")
 
 
 def register_estimator(name: str, needs_values: bool = False) -> Callable[[Estimator], Estimator]:
@@ -103,11 +114,7 @@ def register_estimator(name: str, needs_values: bool = False) -> Callable[[Estim
     ``needs_values`` declares that it reads the trajectories' stored values."""
 
     def decorate(fn: Estimator) -> Estimator:
-        if name in ADVANTAGE_ESTIMATORS:
-            raise ValueError(f"advantage estimator {name!r} is already registered")
-        ADVANTAGE_ESTIMATORS[name] = fn
-        if needs_values:
-            NEEDS_VALUES.add(name)
+        ADVANTAGE_ESTIMATORS.add(name, EstimatorEntry(fn, needs_values))
         return fn
 
     return decorate
@@ -297,12 +304,10 @@ def compute_advantages(
     name: str, groups: list[list[Trajectory]], config: AdvantageConfig | None = None
 ) -> AdvantageResult:
     """Run estimator `name` on every group and gather per-step advantages, returns and stats."""
-    if name not in ADVANTAGE_ESTIMATORS:
-        raise ValueError(f"unknown advantage estimator {name!r}; accepted: {sorted(ADVANTAGE_ESTIMATORS)}")
+    estimator = ADVANTAGE_ESTIMATORS.get(name).estimate  # an unknown name: an error listing the accepted ones
     if any(len(g) == 0 for g in groups):
         raise ValueError("every group needs at least one trajectory; got an empty group")
     config = config or AdvantageConfig()
-    estimator = ADVANTAGE_ESTIMATORS[name]
     trajectories: list[Trajectory] = []
     advantages: list[np.ndarray] = []
     returns: list[np.ndarray] = []

@@ -24,6 +24,8 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
+from searchgym.named_registry import SLUG, NamedRegistry
+
 Reduce = Callable[[Tensor, Tensor, "int | None"], Tensor]
 
 
@@ -37,7 +39,7 @@ class Aggregation:
     needs_norm_length: bool = False
 
 
-AGGREGATIONS: dict[str, Aggregation] = {}
+AGGREGATIONS: NamedRegistry[Aggregation] = NamedRegistry("loss aggregation", name_pattern=SLUG)
 
 
 def register_aggregation(name: str, weight_by: str = "sequences",
@@ -47,9 +49,7 @@ def register_aggregation(name: str, weight_by: str = "sequences",
         raise ValueError(f"weight_by must be 'tokens' or 'sequences'; got {weight_by!r}")
 
     def decorate(fn: Reduce) -> Reduce:
-        if name in AGGREGATIONS:
-            raise ValueError(f"loss aggregation {name!r} is already registered")
-        AGGREGATIONS[name] = Aggregation(name, fn, weight_by, needs_norm_length)
+        AGGREGATIONS.add(name, Aggregation(name, fn, weight_by, needs_norm_length))
         return fn
 
     return decorate
@@ -57,9 +57,7 @@ def register_aggregation(name: str, weight_by: str = "sequences",
 
 def get_aggregation(name: str) -> Aggregation:
     """The table entry of ``name``; an unknown name is an error that lists the accepted ones."""
-    if name not in AGGREGATIONS:
-        raise ValueError(f"unknown loss aggregation {name!r}; accepted: {list(AGGREGATIONS)}")
-    return AGGREGATIONS[name]
+    return AGGREGATIONS.get(name)
 
 
 def check_norm_length(name: str, norm_length: int | None, where: str = "norm_length") -> None:

@@ -12,11 +12,13 @@ The minilm / hf modules import sentence-transformers / transformers, so they loa
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import torch
 from torch import Tensor, nn
+
+from searchgym.named_registry import NamedRegistry
 
 
 def resolve_device(device: str | torch.device = "auto") -> torch.device:
@@ -62,34 +64,20 @@ class TextEncoder(nn.Module):
         return torch.device("cpu")
 
 
-def _hash(**kw: Any) -> TextEncoder:
-    from .encoder_hash import HashEncoder
-
-    return HashEncoder(**kw)
-
-
-def _minilm(**kw: Any) -> TextEncoder:
-    from .encoder_minilm import MiniLMEncoder
-
-    return MiniLMEncoder(**kw)
-
-
-def _hf(**kw: Any) -> TextEncoder:
-    from .encoder_hf import HFEncoder
-
-    return HFEncoder(**kw)
-
-
-ENCODERS: dict[str, Callable[..., TextEncoder]] = {"hash": _hash, "minilm": _minilm, "hf": _hf}
+#: Encoder name -> its class, ``Class(device=..., **kwargs)``; lazy entries, imported on first use
+#: (each class's module imports this one for :class:`TextEncoder`).
+ENCODERS: NamedRegistry[str] = NamedRegistry("encoder")
+ENCODERS.add("hash", "searchgym.agents.encoder_hash:HashEncoder")
+ENCODERS.add("minilm", "searchgym.agents.encoder_minilm:MiniLMEncoder")
+ENCODERS.add("hf", "searchgym.agents.encoder_hf:HFEncoder")
 
 
 def make_encoder(name: str, device: str | torch.device = "cpu", **kwargs: Any) -> TextEncoder:
     """Build encoder `name` (see ENCODERS) on `device`; kwargs go to its constructor."""
-    if name not in ENCODERS:
-        raise ValueError(f"unknown encoder {name!r}; accepted: {sorted(ENCODERS)}")
+    build = ENCODERS.load(name)  # an unknown name: an error listing the accepted ones
     dev = resolve_device(device)
     try:
-        encoder = ENCODERS[name](device=dev, **kwargs)
+        encoder = build(device=dev, **kwargs)
     except TypeError as err:
         raise TypeError(f"bad arguments for encoder {name!r}: {err}") from err
     return encoder.to(dev)

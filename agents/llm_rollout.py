@@ -36,6 +36,7 @@ import numpy as np
 
 from searchgym.actions import unwrap_tool_result
 
+from .grouping import TEAM_GROUP, resolve_grouping
 from .llm_policy import ChatCodec, Generation, LLMPolicy
 from .rollout import SIGNAL_KEYS, RolloutStats
 from .trajectory import Step, Trajectory
@@ -233,15 +234,16 @@ def collect_llm_parallel(envs: Sequence[Any], policies: Mapping[str, LLMPolicy],
                          greedy: bool = False, group_by: str = "auto") -> tuple[list[list[LLMEpisode]], RolloutStats]:
     """Episodes of a text-mode PettingZoo ParallelEnv (team or group): every agent is an LLM.
 
-    Groups: ``"agent"``: per task and agent, its episodes (a team's shared reward compares a role
-    with itself); ``"episode"``: each episode's agents (GroupSearchEnv's K attempts); ``"auto"``:
-    ``env.metadata["group_by"]`` if set, else "episode" for one episode per task, else "agent".
+    Groups (``searchgym.agents.grouping``, the rule the candidate learner uses too): ``"agent"``
+    (or ``"role"``): per task and agent, its episodes (a team's shared reward compares a role with
+    itself); ``"episode"``: each episode's agents (GroupSearchEnv's K attempts); ``"team"``: every
+    agent of a task's episodes; ``"auto"``: "episode" for one episode per task, else the env's
+    declared ``metadata["group_by"]``.
     """
     needed = len(task_ids) * episodes_per_task
     if len(envs) < needed:
         raise ValueError(f"need {needed} envs (tasks x episodes per task), got {len(envs)}")
-    if group_by == "auto":
-        group_by = envs[0].metadata.get("group_by", "episode" if episodes_per_task == 1 else "agent")
+    group_by = resolve_grouping(group_by, envs[0].metadata.get("group_by", "agent"), episodes_per_task)
     missing = [a for a in envs[0].possible_agents if a not in policies]
     if missing:
         raise ValueError(f"no policy for agents {missing}; give one LLMPolicy per agent (the same object to share)")
@@ -250,7 +252,7 @@ def collect_llm_parallel(envs: Sequence[Any], policies: Mapping[str, LLMPolicy],
         for e in range(episodes_per_task):
             env = envs[t * episodes_per_task + e]
             observations, _ = env.reset(seed=int(rng.integers(2**31)), options={"task_id": task_id})
-            key = f"{t}" if group_by == "agent" else f"{t}.{e}"
+            key = f"{t}.{e}" if group_by == "episode" else f"{t}"
             runs.append((env, {a: LLMEpisode(task_id, a, key, open_conversation(
                 policies[a], env.sessions[a], observations[a]["text"], config)) for a in env.agents}, t))
     while any(env.agents for env, _, _ in runs):
@@ -287,7 +289,7 @@ def _group(runs, group_by: str) -> list[list[LLMEpisode]]:
     for _, eps, t in runs:
         for agent, ep in eps.items():
             if ep.steps:
-                groups.setdefault((t, agent), []).append(ep)
+                groups.setdefault((t, TEAM_GROUP if group_by == "team" else agent), []).append(ep)
     return list(groups.values())
 
 

@@ -5,9 +5,10 @@ One iteration:
 1. draw ``tasks_per_iteration`` train tasks with the run's generator;
 2. roll out ``group_size`` episodes per task (``llm_rollout``: multi-turn, tools in the chat
    template, tool results as tool messages); a team env gives each role its own groups;
-3. advantages per round with the method's estimator (``cw_grpo`` -> ``cw_round``, ``grpo``,
-   ``dr_grpo``), the process judge's per-turn signals supplying CW-GRPO's contributions; each
-   generated token takes its turn's advantage;
+3. advantages per round with the method's estimator (its record in the one method table,
+   :mod:`searchgym.method_table`: ``cw_grpo`` -> ``cw_round``, ``grpo``, ``dr_grpo``, ...), the
+   process judge's per-turn signals supplying CW-GRPO's contributions; each generated token
+   takes its turn's advantage;
 4. the behaviour log-probs (and the frozen reference's, with ``kl_coef`` > 0) in a no-grad pass,
    then ``update_epochs`` passes of token-level PPO (``llm_losses``) in mini-batches of
    ``mini_batch_size`` sequences (micro-batches of ``micro_batch_size`` per forward pass);
@@ -16,7 +17,8 @@ One iteration:
    written atomically (``trainer_base``), so a resumed run makes the same next update as an
    uninterrupted one.
 
-``searchgym train --policy llm`` calls :func:`train_from_args`.
+``searchgym train --policy llm`` and ``searchgym compare`` reach it through
+:mod:`searchgym.harness.llm_method`.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ import torch
 
 import searchgym
 from searchgym.fileio import atomic_write_json
+from searchgym.method_table import METHOD_SPECS, llm_spec
 from searchgym.registry import spec as env_spec
 
 from .advantages import AdvantageConfig, compute_advantages
@@ -51,10 +54,6 @@ from .llm_policy import GENERATION_BACKENDS, LLMPolicy, SamplingConfig, enable_c
 from .llm_rollout import LLMEpisode, RolloutConfig, collect_llm_parallel, collect_llm_single
 from .trainer_base import TrainerBase
 
-METHOD_ESTIMATORS = {"cw_grpo": "cw_round", "grpo": "grpo", "dr_grpo": "dr_grpo"}
-#: GRPO and CW-GRPO weigh every episode the same; Dr.GRPO divides token sums by a constant.
-METHOD_AGGREGATION = {"cw_grpo": "seq-mean-token-mean", "grpo": "seq-mean-token-mean",
-                      "dr_grpo": "seq-mean-token-sum-norm"}
 TEAM_MODES = ("shared", "separate")
 
 
@@ -65,7 +64,8 @@ class LLMTrainConfig:
     model: str = "random:tiny"  # a local path or hub id, or "random:tiny" / "random:qwen2-0.5b"
     env_id: str = "SearchQA-v0"
     env_kwargs: dict[str, Any] = field(default_factory=dict)
-    method: str = "cw_grpo"
+    method: str = "cw_grpo"  # a record of searchgym.method_table.METHOD_SPECS that the LLM trainer supports
+    group_by: str | None = None  # parallel envs: "auto" or "role" (None: the method's default)
     team_mode: str = "shared"  # parallel envs: one model with role prompts, or one model per role
     group_size: int = 4  # episodes per task
     tasks_per_iteration: int = 2
@@ -93,14 +93,17 @@ class LLMTrainConfig:
     vllm_gpu_memory: float = 0.35  # the share of GPU memory vLLM may take (the trainer needs the rest)
 
     def __post_init__(self) -> None:
-        if self.method not in METHOD_ESTIMATORS:
-            raise ValueError(f"unknown LLM method {self.method!r}; accepted: {', '.join(METHOD_ESTIMATORS)}")
+        spec = llm_spec(self.method)
+        if self.group_by is None:
+            self.group_by = str(spec.defaults.get("group_by", "auto"))
+        if self.group_by not in ("auto", "role"):
+            raise ValueError(f"group_by must be 'auto' or 'role' for the LLM trainer, got {self.group_by!r}")
         if self.generation_backend not in GENERATION_BACKENDS:
             raise ValueError(f"generation_backend must be one of {GENERATION_BACKENDS}, got {self.generation_backend!r}")
         if self.team_mode not in TEAM_MODES:
             raise ValueError(f"team_mode must be one of {TEAM_MODES}, got {self.team_mode!r}")
         if self.loss is None:
-            self.loss = LLMLossConfig(aggregation=METHOD_AGGREGATION[self.method])
+            self.loss = LLMLossConfig(aggregation=spec.aggregation)
         if self.loss.norm_length is None:
             self.loss.norm_length = self.rollout.max_episode_tokens
         for name in ("group_size", "tasks_per_iteration", "budget", "update_epochs", "micro_batch_size",
@@ -110,7 +113,7 @@ class LLMTrainConfig:
 
     @property
     def estimator(self) -> str:
-        return METHOD_ESTIMATORS[self.method]
+        return METHOD_SPECS[self.method].estimator
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> LLMTrainConfig:
@@ -144,6 +147,10 @@ class LLMTrainer(TrainerBase):
         if first.config.action_mode != "text":
             raise ValueError(f"the LLM policy writes its actions: {config.env_id} is in "
                              f"{first.config.action_mode!r} mode; use a text env (SearchQA-v0, TeamSearch-v0, ...)")
+        if config.group_by != "auto" and (self.kind == "single" or first.metadata.get("group_by") == "episode"):
+            raise ValueError(f"group_by={config.group_by!r} ({config.method}) compares each agent of a team with "
+                             f"itself across a task's episodes; {config.env_id} has no team (use a team env, e.g. "
+                             "TeamSearch-v0, or group_by='auto')")
         self.agents = ["agent_0"] if self.kind == "single" else list(first.possible_agents)
         sampling = SamplingConfig(config.temperature, config.top_p)
         n_models = len(self.agents) if config.team_mode == "separate" and self.kind != "single" else 1
@@ -204,7 +211,7 @@ class LLMTrainer(TrainerBase):
             return collect_llm_single(self.envs, self.members[0], task_ids, episodes_per_task, self.rng,
                                       self.config.rollout, greedy)
         return collect_llm_parallel(self.envs, self.policies, task_ids, episodes_per_task, self.rng,
-                                    self.config.rollout, greedy)
+                                    self.config.rollout, greedy, group_by=self.config.group_by)
 
     # ------------------------------------------------------------------------------ update
     def update(self, groups: list[list[LLMEpisode]]) -> dict[str, float]:
@@ -369,11 +376,3 @@ class LLMTrainer(TrainerBase):
             if member.backend == "vllm":
                 member.sync_vllm()
 
-
-def __getattr__(name: str) -> Any:
-    """The command glue moved to ``llm_command``; old imports from here keep working."""
-    if name in ("OPTIONAL_ARGS", "config_from_args", "harness_method", "train_from_args"):
-        from . import llm_command
-
-        return getattr(llm_command, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -29,6 +29,8 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor, nn
 
+from searchgym.named_registry import NamedRegistry
+
 from .aggregation import AGGREGATIONS, aggregate, check_norm_length, get_aggregation
 
 __all__ = ["AGGREGATIONS", "POLICY_LOSSES", "LossConfig", "aggregate", "categorical_kl", "fit_value",
@@ -36,16 +38,14 @@ __all__ = ["AGGREGATIONS", "POLICY_LOSSES", "LossConfig", "aggregate", "categori
 
 #: (ratio [S], advantages [S], config) -> (per-step losses [S] with gradient, logged numbers)
 PolicyLoss = Callable[[Tensor, Tensor, "LossConfig"], tuple[Tensor, dict[str, float]]]
-POLICY_LOSSES: dict[str, PolicyLoss] = {}
+POLICY_LOSSES: NamedRegistry[PolicyLoss] = NamedRegistry("policy loss")
 
 
 def register_policy_loss(name: str) -> Callable[[PolicyLoss], PolicyLoss]:
     """Decorator: add a policy loss ``fn(ratio, advantages, config) -> (per_step, stats)`` under ``name``."""
 
     def decorate(fn: PolicyLoss) -> PolicyLoss:
-        if name in POLICY_LOSSES:
-            raise ValueError(f"policy loss {name!r} is already registered")
-        POLICY_LOSSES[name] = fn
+        POLICY_LOSSES.add(name, fn)
         return fn
 
     return decorate
@@ -53,9 +53,7 @@ def register_policy_loss(name: str) -> Callable[[PolicyLoss], PolicyLoss]:
 
 def get_policy_loss(name: str) -> PolicyLoss:
     """The registered policy loss ``name``; an unknown name is an error that lists the accepted ones."""
-    if name not in POLICY_LOSSES:
-        raise ValueError(f"unknown policy loss {name!r}; accepted: {sorted(POLICY_LOSSES)}")
-    return POLICY_LOSSES[name]
+    return POLICY_LOSSES.get(name)
 
 
 @dataclass

@@ -25,13 +25,11 @@ import numpy as np
 import torch
 from gymnasium.vector.utils import iterate
 
+from .grouping import TEAM_GROUP, resolve_grouping
 from .population import Population
 from .trajectory import Step, Trajectory
 
 SIGNAL_KEYS = ("contribution", "new_gold", "consistent")
-#: ``collect_parallel``'s groupings; "role" is "agent" (an agent is its role), "team" pools them all.
-GROUPINGS = ("auto", "episode", "agent", "role", "team")
-TEAM_GROUP = "team"
 
 
 @dataclass
@@ -150,7 +148,7 @@ def collect_parallel(
     envs = list(env) if isinstance(env, (list, tuple)) else [env]
     if not envs:
         raise ValueError("collect_parallel needs at least one env")
-    group_by = _grouping(group_by, envs[0].metadata.get("group_by", "agent"), episodes_per_task)
+    group_by = resolve_grouping(group_by, envs[0].metadata.get("group_by", "agent"), episodes_per_task)
     agents = list(envs[0].possible_agents)
     index_of = {a: k for k, a in enumerate(agents)}
     jobs = [(t, task_id, seed + t * episodes_per_task + e)
@@ -179,19 +177,6 @@ def collect_parallel(
                 groups.extend(g for g in per_agent.values() if g)
                 per_agent = {a: [] for a in pooled}
     return groups, stats
-
-
-def _grouping(group_by: str, env_grouping: str, episodes_per_task: int) -> str:
-    """The effective grouping ("episode", "agent" or "team") of a collection, checked."""
-    if group_by not in GROUPINGS:
-        raise ValueError(f"unknown group_by {group_by!r}; accepted: {', '.join(GROUPINGS)}")
-    if group_by == "auto":
-        return "episode" if episodes_per_task == 1 else env_grouping
-    if group_by in ("role", "team") and env_grouping == "episode":
-        raise ValueError(f"group_by={group_by!r} compares the agents of one team across a task's episodes; this env's "
-                         "agents are independent attempts grouped per episode (metadata group_by='episode'): use "
-                         "group_by='auto'")
-    return "agent" if group_by == "role" else group_by
 
 
 def _run_parallel_episodes(envs, population, episodes, index_of, generator, greedy, record_state=False):

@@ -41,7 +41,7 @@ from .imitation import SFTConfig
 from .losses import LossConfig, fit_value, policy_loss
 from .population import Population
 from .reference import ReferencePolicy, evaluate_with_kl
-from .policy_actor import DECODINGS, DEV_DECODING_SEED, PolicyActor  # noqa: F401 (re-exported)
+from .policy_actor import DECODINGS, DEV_DECODING_SEED
 from .sft_base import load_base_into
 from .rollout import RolloutStats, collect_parallel, collect_vector, evaluate_single
 from .trainer_base import METRICS, TrainerBase
@@ -88,13 +88,13 @@ class TrainConfig:
     sft: SFTConfig = field(default_factory=SFTConfig)  # how that base is built (sft_tasks, sft_demonstrator, ...)
 
     def __post_init__(self) -> None:
-        from .advantages import ADVANTAGE_ESTIMATORS, NEEDS_VALUES
+        from .advantages import ADVANTAGE_ESTIMATORS
 
         if self.decoding not in DECODINGS:
             raise ValueError(f"unknown decoding {self.decoding!r}; accepted: {', '.join(DECODINGS)}")
         if self.estimator not in ADVANTAGE_ESTIMATORS:
             raise ValueError(f"unknown estimator {self.estimator!r}; accepted: {sorted(ADVANTAGE_ESTIMATORS)}")
-        if self.estimator in NEEDS_VALUES and not self.value_head:
+        if ADVANTAGE_ESTIMATORS[self.estimator].needs_values and not self.value_head:
             raise ValueError(f"estimator {self.estimator!r} reads values: set value_head=True (a method that uses it "
                              "must fit a value head or a critic)")
         if self.minibatch_size is not None and self.minibatch_size < 1:
@@ -143,8 +143,8 @@ class Trainer(TrainerBase):
         self.env = self._make_env()
         # Parallel envs: one copy (sharing the world and tools) per episode of an iteration, so that every
         # episode of the iteration is played together and each policy batch holds all their live agents.
-        self.envs = [self.env] + [self._make_env() for _ in range(self._episodes_per_iteration() - 1)] \
-            if self.kind == "parallel" else [self.env]
+        episodes = config.tasks_per_iteration * self._episodes_per_task() if self.kind == "parallel" else 1
+        self.envs = [self.env] + [self._make_env() for _ in range(episodes - 1)]
         self.n_agents = 1 if self.kind == "single" else len(self.env.possible_agents)
         self.population = Population.build(config.population_mode, self.n_agents, encoder=config.policy,
                                            device=self.device, seed=config.seed, **config.policy_kwargs)
@@ -171,10 +171,6 @@ class Trainer(TrainerBase):
             factory = lambda: searchgym.make(self.config.env_id, **self.config.env_kwargs).unwrapped  # noqa: E731
             return gym.vector.SyncVectorEnv([factory for _ in range(self.config.group_size)])
         return searchgym.make(self.config.env_id, **self.config.env_kwargs)
-
-    def _episodes_per_iteration(self) -> int:
-        """Episodes a parallel env's iteration plays: ``tasks_per_iteration`` x episodes per task."""
-        return self.config.tasks_per_iteration * self._episodes_per_task()
 
     def _episodes_per_task(self) -> int:
         """One episode per task for envs whose agents are the group (GroupSearchEnv), else ``group_size``."""
@@ -319,8 +315,7 @@ class Trainer(TrainerBase):
     def evaluate_dev(self) -> dict[str, float]:
         """Success on the fixed dev subset (one attempt per task, agent 0's view for groups), decoded
         as ``config.decoding`` says (sampling from a generator seeded alike at every evaluation),
-        played as many tasks at a time as there are envs (an iteration's episodes for parallel envs,
-        ``group_size`` for single-agent ones) with one policy batch per step."""
+        played one task per env at a time with one policy batch per step."""
         greedy = self.config.decoding == "greedy"
         generator = None if greedy else torch.Generator().manual_seed(DEV_DECODING_SEED)
         if self.kind == "single":

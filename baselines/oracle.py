@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from searchgym.actions import Action, format_action
+from searchgym.action_types import Action
+from searchgym.actions import format_action
 from searchgym.envs.session import SearchSession
 from searchgym.scoring import normalize_answer, parse_number, split_list
 from searchgym.tools.calculator import Calculator
@@ -117,7 +118,7 @@ class OracleAgent:
     def choose(self, session: SearchSession) -> Action:
         return self.intents(session)[0]
 
-    def act(self, session: SearchSession):
+    def choose_action(self, session: SearchSession):
         """The env action: a formatted string in text mode, a candidate index in candidate mode."""
         intents = self.intents(session)
         if session.config.action_mode == "text":

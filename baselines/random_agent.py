@@ -44,7 +44,7 @@ class RandomAgent(SeededRandom):
 
     name: str = "random"
 
-    def act(self, session: SearchSession):
+    def choose_action(self, session: SearchSession):
         if session.config.action_mode == "candidates":
             return int(self.rng.integers(len(session.candidates)))
         return self.random_text_action(session)

@@ -19,7 +19,8 @@ from searchgym.baselines.reader import LOOKUP_TOOLS, Need, ReaderPolicy
 from searchgym.baselines.reader_observation import Reading, operands, plain_name, read, sentence_facts
 from searchgym.baselines.reader_plan import Plan, parse_question
 
-from searchgym.actions import Action, format_action
+from searchgym.action_types import Action
+from searchgym.actions import format_action
 
 _WRAPPED = re.compile(r"^\s*<(tool_response|information)>\n?(.*?)\n?</\1>", re.DOTALL)
 

@@ -29,7 +29,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from searchgym.actions import Action, format_action
+from searchgym.action_types import Action
+from searchgym.actions import format_action
 from searchgym.baselines.oracle import OracleAgent, matches
 from searchgym.candidates import Round
 from searchgym.envs.session import SearchSession
@@ -172,7 +173,7 @@ class TeamOracle:
                     return
 
     # ---------------------------------------------------------------------------- acting
-    def act(self, env: TeamSearchEnv) -> dict[str, Any]:
+    def choose_actions(self, env: TeamSearchEnv) -> dict[str, Any]:
         """Env actions for every live member: candidate indices or formatted text."""
         env = env.unwrapped
         out: dict[str, Any] = {}
@@ -198,10 +199,10 @@ class TeamOracleActor:
     def act(self, env: Any, observations: Mapping[str, Any], infos: Mapping[str, Any]) -> dict[str, Any]:
         base = env.unwrapped
         if isinstance(base, TeamSearchEnv):
-            return self.oracle.act(base)
-        return {agent: _PLANNER.act(base.sessions[agent]) for agent in base.agents}  # a group: K oracles
+            return self.oracle.choose_actions(base)
+        return {agent: _PLANNER.choose_action(base.sessions[agent]) for agent in base.agents}  # a group: K oracles
 
 
 def harness_actor(seed: int = 0) -> TeamOracleActor:
-    """Hook read by ``searchgym.harness.methods.parallel_baseline_actor`` (the oracle needs no seed)."""
+    """The parallel suites' oracle (``TEAM_BASELINES`` in ``searchgym.baselines.harness_actors``; no seed needed)."""
     return TeamOracleActor()

@@ -26,7 +26,7 @@ class TeamRandom(SeededRandom):
 
     name: str = "team_random"
 
-    def act_one(self, env: Any, agent: str) -> Any:
+    def choose_action(self, env: Any, agent: str) -> Any:
         base = env.unwrapped
         session = base.sessions[agent]
         if session.config.action_mode == "candidates":
@@ -34,9 +34,9 @@ class TeamRandom(SeededRandom):
         return self.random_text_action(session, base.admissible_actions(agent)
                                        if isinstance(base, TeamSearchEnv) else None)
 
-    def act(self, env: Any) -> dict[str, Any]:
+    def choose_actions(self, env: Any) -> dict[str, Any]:
         """Env actions for every live member."""
-        return {agent: self.act_one(env, agent) for agent in env.unwrapped.agents}
+        return {agent: self.choose_action(env, agent) for agent in env.unwrapped.agents}
 
 
 class TeamRandomActor:
@@ -49,9 +49,9 @@ class TeamRandomActor:
         self.team.reset()
 
     def act(self, env: Any, observations: Mapping[str, Any], infos: Mapping[str, Any]) -> dict[str, Any]:
-        return self.team.act(env)  # the live agents (``observations`` also holds those that just finished)
+        return self.team.choose_actions(env)  # the live agents (``observations`` also holds those that just finished)
 
 
 def harness_actor(seed: int = 0) -> TeamRandomActor:
-    """Hook read by ``searchgym.harness.methods.parallel_baseline_actor``."""
+    """The parallel suites' random baseline (``TEAM_BASELINES`` in ``searchgym.baselines.harness_actors``)."""
     return TeamRandomActor(seed=seed)

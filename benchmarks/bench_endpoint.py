@@ -1,6 +1,6 @@
 """``searchgym evaluate --agent openai`` against a scripted server on 127.0.0.1: concurrency 1 vs 8.
 
-The server (:mod:`searchgym.harness.scripted_endpoint`) replays the oracle's text actions, with
+The server (:mod:`searchgym.endpoint.scripted_endpoint`) replays the oracle's text actions, with
 an optional fixed ``--latency`` per request (a stand-in for a model's generation time). Both runs
 are measured side by side in one process: wall seconds, CPU seconds (``time.process_time``),
 requests served and requests/s, and the speed-up of concurrency 8 over 1. The harness evaluates
@@ -21,7 +21,7 @@ from pathlib import Path
 
 from searchgym.cli import main as cli
 from searchgym.fileio import read_json
-from searchgym.harness.scripted_endpoint import ScriptedEndpoint
+from searchgym.endpoint.scripted_endpoint import ScriptedEndpoint
 
 
 def one_run(suite: str, concurrency: int, latency: float, folder: Path) -> dict:

@@ -48,7 +48,7 @@ def _parallel_runner(env, episodes, counts: dict):
             env.reset(seed=seed, options={"task_id": task_id})
             while env.agents:
                 agent_steps += len(env.agents)
-                env.step(team.act(env))
+                env.step(team.choose_actions(env))
                 rounds += 1
         counts.setdefault("runs", []).append(agent_steps)
         return rounds

@@ -14,7 +14,7 @@ from typing import Any
 
 from searchgym.actions import parse_action
 from searchgym.agents.llm_tokenizer import chat_tokenizer
-from searchgym.harness.scripted_endpoint import record_oracle
+from searchgym.endpoint.scripted_endpoint import record_oracle
 from searchgym.suites import get_suite
 from searchgym.tools import TOOL_NAMES
 

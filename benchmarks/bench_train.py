@@ -10,9 +10,9 @@ imports of torch's optimiser and the world's build are a fixed cost), and its de
 Printed: env steps per wall-second and per CPU-second of each side, their ratio (goal >= 2x),
 and per seed both dev-success curves. The curves match "within noise" when their heights (mean
 dev success over evaluations, averaged over seeds) differ by at most 1.96 standard errors (see
-``curve_verdict``). Batching a task's episodes changes the order of the sampling draws, so the
-two curves are not identical; each is deterministic for a seed (with one env per task the new
-code reproduces the old draws exactly).
+``curve_verdict``). Batching episodes together (all of an iteration's, where one task's once were)
+changes the order of the sampling draws, so the two curves are not identical; each is
+deterministic for a seed.
 
     python benchmarks/bench_train.py --before main --seeds 0,1 --budget 2000 [--after REF]
 

@@ -47,7 +47,7 @@ def play(env, oracle: TeamOracle, task_id: str, seed: int, p: float, rng: np.ran
     steps: dict[str, list[Step]] = defaultdict(list)
     success: dict[str, bool] = {}
     while env.agents:
-        planned = oracle.act(env)
+        planned = oracle.choose_actions(env)
         actions = {}
         for agent in env.agents:
             mask = np.asarray(observations[agent]["action_mask"]).astype(bool)

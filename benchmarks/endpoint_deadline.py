@@ -15,9 +15,9 @@ import argparse
 import tempfile
 import time
 
-from searchgym.harness.chat_client import ChatClient, EndpointConfig
-from searchgym.harness.openai_agent import evaluate_openai, reply_from_body
-from searchgym.harness.raw_server import RawServer, drip
+from searchgym.endpoint.chat_client import ChatClient, EndpointConfig
+from searchgym.endpoint.openai_agent import evaluate_openai, reply_from_body
+from searchgym.endpoint.raw_server import RawServer, drip
 from searchgym.suites import Suite, register_suite
 
 HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"

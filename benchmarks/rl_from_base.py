@@ -41,7 +41,7 @@ def clone_oracle(suite_id: str, n_tasks: int, follow: float, epochs: int, seed: 
         obs, _ = env.reset(seed=seed * 1_000_003 + t, options={"task_id": train[index]})
         oracle = TeamOracle()
         while env.agents:
-            planned = oracle.act(env)
+            planned = oracle.choose_actions(env)
             actions = {}
             for agent in env.agents:
                 mask = np.flatnonzero(np.asarray(obs[agent]["action_mask"]))
@@ -71,8 +71,9 @@ def clone_oracle(suite_id: str, n_tasks: int, follow: float, epochs: int, seed: 
 
 def _from_base(ctx, name: str):
     """Train spec ``name`` from the base weights (``$SEARCHGYM_BASE_WEIGHTS``); budget 0: the base."""
-    from searchgym.agents.train import PolicyActor
-    from searchgym.harness.method_specs import METHOD_SPECS, build_config
+    from searchgym.agents.policy_actor import PolicyActor
+    from searchgym.harness.method_specs import build_config
+    from searchgym.method_table import METHOD_SPECS
     from searchgym.harness.methods import load_callable
 
     spec = METHOD_SPECS[name]

@@ -5,7 +5,7 @@ For each text suite (``searchgym suites``: ``*-text-v2``) this runs, in one proc
 1. ``searchgym evaluate --agent oracle`` and ``--agent random``;
 2. ``searchgym evaluate --agent openai`` against a scripted OpenAI-compatible server on
    127.0.0.1 that replays the oracle's text actions (see
-   :mod:`searchgym.harness.scripted_endpoint`): the whole endpoint path (requests, replies,
+   :mod:`searchgym.endpoint.scripted_endpoint`): the whole endpoint path (requests, replies,
    replay into the harness) must score what the oracle scores;
 
 then ``searchgym leaderboard submit`` for each run and ``leaderboard verify`` for every file
@@ -24,8 +24,9 @@ import time
 from pathlib import Path
 
 from searchgym.cli import main as cli
-from searchgym.harness.scripted_endpoint import ScriptedEndpoint
-from searchgym.leaderboard import build_submission, verify_file, write_submission
+from searchgym.endpoint.scripted_endpoint import ScriptedEndpoint
+from searchgym.leaderboard import build_submission, write_submission
+from searchgym.leaderboard_checks import verify_file
 from searchgym.text_suites import text_suite_ids
 
 DESCRIPTIONS = {

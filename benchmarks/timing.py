@@ -145,7 +145,7 @@ def ratio_line(label: str, timing: Timing, yardstick: Timing, unit: str, goal: f
 
 def single_agent_runner(env, make_agent: Callable[[], object], episodes) -> Callable[[], int]:
     """A function that plays the given (task id, seed) episodes of a SearchEnv with a fresh session
-    agent (``act(session)``) and returns the steps taken: what the env benchmarks time."""
+    agent (``choose_action(session)``) and returns the steps taken: what the env benchmarks time."""
 
     def run() -> int:
         agent, steps = make_agent(), 0
@@ -153,7 +153,7 @@ def single_agent_runner(env, make_agent: Callable[[], object], episodes) -> Call
             env.reset(seed=seed, options={"task_id": task_id})
             done = False
             while not done:
-                _, _, terminated, truncated, _ = env.step(agent.act(env.session))
+                _, _, terminated, truncated, _ = env.step(agent.choose_action(env.session))
                 steps += 1
                 done = terminated or truncated
         return steps

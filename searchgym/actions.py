@@ -31,12 +31,9 @@ from typing import Any
 from searchgym.tools.tool_registry import TOOL_REGISTRY, TagView, derived, tag_tools, tool_spec
 
 __all__ = [
-    "ACTION_KINDS",
     "MAX_ACTION_CHARS",
     "TAG_TOOLS",
     "TOOL_FORMATS",
-    "Action",
-    "ParseError",
     "accepted_forms",
     "format_action",
     "format_tool_result",
@@ -68,7 +65,7 @@ def _example_argument(name: str) -> str | None:
     return required[0] if required else None
 
 
-from searchgym.action_types import ACTION_KINDS, Action, ParseError, _literal  # noqa: E402  (re-exported)
+from searchgym.action_types import Action, ParseError, _literal  # noqa: E402
 from searchgym.lenient_json import load_object as _load_object  # noqa: E402
 from searchgym.tool_calls import _NAME_KEYS, resolve_tool as _resolve_tool  # noqa: E402
 from searchgym.tool_calls import action_from_call as _action_from_call  # noqa: E402

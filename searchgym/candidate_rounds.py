@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from searchgym.actions import Action
+from searchgym.action_types import Action
 from searchgym.tools.base import ToolResult
 
 #: Names a round contributes to the look-up candidates at most.

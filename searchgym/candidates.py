@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from itertools import chain, islice
 
-from searchgym.actions import Action
+from searchgym.action_types import Action
 from searchgym.candidate_rounds import MAX_NAMES_PER_ROUND, OlderRounds, Round, add_members
 from searchgym.tools.base import ToolResult
 from searchgym.tools.clock import CLOCK_EVIDENCE_ID

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from searchgym.actions import Action
+from searchgym.action_types import Action
 from searchgym.scoring import find_numbers, normalize_answer, split_list
 from searchgym.tools.tool_registry import TOOL_REGISTRY, tool_spec
 from searchgym.world.model import Task

@@ -1,20 +1,9 @@
 """Leaderboard submissions: build one from a run folder, verify one by re-scoring, build the pages.
 
-A submission (the schema ships in the package: ``searchgym/assets/leaderboard_schema.json``) holds the predictions of one method on the test
-split of one suite, with the metrics it claims. :func:`verify_file` trusts nothing in it:
-
-1. the file's size is checked *before* it is read (at most :data:`MAX_BYTES`);
-2. it must be UTF-8 JSON with finite numbers, integers of at most 18 digits and strings free of
-   control, bidirectional-override and unpaired surrogate characters
-   (:mod:`searchgym.leaderboard_checks`), valid against the schema (which bounds every string and
-   list; anchored patterns must match the whole string);
-3. the suite must be known and its hash equal to the suite regenerated here;
-4. the predictions must cover every test task of the suite exactly once (no unknown ids);
-5. every claimed metric (success and F1, overall and per family) must equal, within
-   :data:`TOLERANCE`, the value re-scored here with :func:`searchgym.scoring.score_answer`.
-
-Any failure while checking a file is that file's rejection: :func:`verify_file` never raises,
-so verifying many files gives a verdict for each, and :func:`build` renders only what passed.
+A submission (the schema ships in the package: ``searchgym/assets/leaderboard_schema.json``) holds
+the predictions of one method on the test split of one suite, with the metrics it claims. Every
+check of a submission is in :mod:`searchgym.leaderboard_checks` (:func:`verify_file`, which never
+raises), so verifying many files gives a verdict for each, and :func:`build` renders only what passed.
 
 A submission may carry ``run``: the recorded run config (method, import path, seed, budget,
 policy, options) and the SHA-256 of the run folder's ``config.json``. ``leaderboard retrain``
@@ -33,12 +22,8 @@ import datetime as dt
 import hashlib
 import json
 import os
-import stat
 import warnings
-from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from functools import lru_cache
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -47,150 +32,19 @@ from searchgym.fileio import atomic_write_json, read_json, read_jsonl
 from searchgym.harness.runner import IDENTITY_KEYS, is_done
 from searchgym.leaderboard_checks import (
     SubmissionRejected,
+    Verdict,
+    check_schema,
     check_values,
     clean_text,
-    parse_submission,
+    rescore,
+    verify_file,
 )
-from searchgym.leaderboard_checks import check_schema as _check_schema
-from searchgym.scoring import score_answer
 from searchgym.suites import get_suite, tasks
 
-MAX_BYTES = 5 * 1024 * 1024
-TOLERANCE = 1e-6
 #: The leaderboard folder when none is given: ``./leaderboard`` under the working directory
 #: (``submissions/`` in it; ``build`` writes README.md and index.html there), never site-packages.
 DEFAULT_DIR = Path("leaderboard")
-#: Package data, so an installed wheel verifies submissions without the source tree.
-SCHEMA_PATH = Path(__file__).resolve().parent / "assets" / "leaderboard_schema.json"
 RETRAINED_FILE = "retrained.json"
-
-
-@dataclass
-class Verified:
-    """A submission that passed every check, with the metrics re-scored here."""
-
-    path: str
-    submission: dict[str, Any]
-    metrics: dict[str, Any]
-    sha256: str = ""  # of the file's bytes: what a maintainer's re-training record refers to
-    retrained: dict[str, Any] | None = None  # that record, when there is one
-
-
-@dataclass
-class Verdict:
-    path: str
-    ok: bool
-    reason: str = ""
-    verified: Verified | None = field(default=None, repr=False)
-
-
-@lru_cache(maxsize=4)
-def load_schema(path: str = str(SCHEMA_PATH)) -> dict[str, Any]:
-    if not Path(path).is_file():
-        raise FileNotFoundError(f"the submission schema is not at {path} (it ships in the package as "
-                                "searchgym/assets/leaderboard_schema.json; reinstall searchgym)")
-    with open(path, encoding="utf-8") as f:
-        return json.load(f)
-
-
-# ------------------------------------------------------------------------------ scoring
-def rescore(suite_id: str, predictions: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """Success and F1 overall and per family of ``predictions`` on the suite's test split."""
-    suite = get_suite(suite_id)
-    by_id = {t.id: t for t in tasks(suite, "test")}
-    groups: dict[str, list[tuple[float, float]]] = defaultdict(list)
-    for p in predictions:
-        task = by_id[p["task_id"]]
-        s = score_answer(task, p.get("answer"))
-        groups[task.family].append((float(s.success), float(s.f1)))
-    every = [x for rows in groups.values() for x in rows]
-
-    def mean(rows: list[tuple[float, float]], i: int) -> float:
-        return sum(r[i] for r in rows) / len(rows)
-
-    return {"success": mean(every, 0), "f1": mean(every, 1),
-            "families": {f: {"success": mean(r, 0), "f1": mean(r, 1), "n": len(r)} for f, r in sorted(groups.items())}}
-
-
-# ---------------------------------------------------------------------------- verifying
-def read_limited(path: str | os.PathLike, max_bytes: int = MAX_BYTES) -> bytes:
-    """The bytes of a regular file no larger than ``max_bytes`` (checked before reading)."""
-    try:
-        info = os.stat(path)
-    except OSError as exc:
-        raise SubmissionRejected(f"cannot read the file: {exc.strerror or exc}") from None
-    if not stat.S_ISREG(info.st_mode):
-        raise SubmissionRejected("not a regular file")
-    if info.st_size > max_bytes:
-        raise SubmissionRejected(f"file too large: {info.st_size} bytes, the limit is {max_bytes} bytes")
-    with open(path, "rb") as f:
-        data = f.read(max_bytes + 1)
-    if len(data) > max_bytes:  # grew between stat and read
-        raise SubmissionRejected(f"file too large: more than {max_bytes} bytes")
-    return data
-
-
-def check_schema(submission: Any, schema: Mapping[str, Any] | None = None) -> None:
-    _check_schema(submission, schema or load_schema())
-
-
-def _few(items: Iterable[str], n: int = 5) -> str:
-    items = list(items)
-    shown = ", ".join(repr(i) for i in items[:n])
-    return shown + (f" and {len(items) - n} more" if len(items) > n else "")
-
-
-def check_content(submission: Mapping[str, Any]) -> dict[str, Any]:
-    """Suite, hash, task coverage and claimed metrics; returns the re-scored metrics."""
-    suite_id = submission["suite"]["id"]
-    try:
-        suite = get_suite(suite_id)
-    except KeyError as exc:  # an unknown id, or a retired one: the message says why and what replaces it
-        raise SubmissionRejected(str(exc.args[0]) if exc.args else f"unknown suite {suite_id!r}") from None
-    if submission["suite"]["hash"] != suite.content_hash:
-        raise SubmissionRejected(f"wrong suite hash for {suite_id}: submitted {submission['suite']['hash'][:16]}..., "
-                                 f"the suite regenerated here has {suite.content_hash[:16]}...")
-    ids = [p["task_id"] for p in submission["predictions"]]
-    expected = {t.id for t in tasks(suite, "test")}
-    duplicated = sorted(i for i, c in Counter(ids).items() if c > 1)
-    if duplicated:
-        raise SubmissionRejected(f"duplicated task ids: {_few(duplicated)}")
-    unknown = sorted(set(ids) - expected)
-    if unknown:
-        raise SubmissionRejected(f"task ids not in the test split of {suite_id}: {_few(unknown)}")
-    missing = sorted(expected - set(ids))
-    if missing:
-        raise SubmissionRejected(f"missing predictions for {len(missing)} test task(s): {_few(missing)}")
-    actual = rescore(suite_id, submission["predictions"])
-    claimed = submission["metrics"]
-    for key in ("success", "f1"):
-        if not abs(claimed[key] - actual[key]) <= TOLERANCE:  # False for NaN too
-            raise SubmissionRejected(f"claimed {key} {claimed[key]} differs from the re-scored {actual[key]:.6f}")
-    if set(claimed["families"]) != set(actual["families"]):
-        raise SubmissionRejected(f"claimed families {sorted(claimed['families'])} differ from the suite's "
-                                 f"{sorted(actual['families'])}")
-    for family, values in claimed["families"].items():
-        for key in ("success", "f1", "n"):
-            if key in values and not abs(values[key] - actual["families"][family][key]) <= TOLERANCE:
-                raise SubmissionRejected(f"claimed {family} {key} {values[key]} differs from the re-scored "
-                                         f"{actual['families'][family][key]:.6f}")
-    return actual
-
-
-def verify_file(path: str | os.PathLike, max_bytes: int = MAX_BYTES) -> Verdict:
-    """Every check of the module docstring; never raises: whatever goes wrong is a rejection."""
-    try:
-        data = read_limited(path, max_bytes)
-        submission = parse_submission(data)
-        check_values(submission)
-        check_schema(submission)
-        metrics = check_content(submission)
-    except SubmissionRejected as exc:
-        return Verdict(str(path), False, str(exc))
-    except Exception as exc:  # noqa: BLE001 - a file that breaks a check is rejected, never fatal
-        return Verdict(str(path), False, f"could not be checked ({type(exc).__name__}: {str(exc)[:200]})")
-    sha = hashlib.sha256(data).hexdigest()
-    return Verdict(str(path), True, verified=Verified(str(path), submission, metrics, sha))
 
 
 # ------------------------------------------------------------------------------- submit
@@ -230,7 +84,7 @@ def build_submission(run: str | os.PathLike, name: str | None = None, descriptio
         "run": {"config_sha256": hashlib.sha256(config_bytes).hexdigest(),
                 **{k: config[k] for k in IDENTITY_KEYS if k in config and k not in ("suite_id", "suite_hash")}},
     }
-    metrics = rescore(config["suite_id"], predictions)
+    metrics = rescore(get_suite(config["suite_id"]), predictions)
     submission["metrics"] = metrics
     check_values(submission)
     check_schema(submission)

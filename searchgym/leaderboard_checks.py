@@ -1,4 +1,20 @@
-"""The checks on a submission's bytes and values that JSON Schema cannot make.
+"""Every check of a leaderboard submission, in one module: :func:`verify_file` makes them in order.
+
+:func:`verify_file` trusts nothing in a file:
+
+1. the file's size is checked *before* it is read (at most :data:`MAX_BYTES`);
+2. it must be UTF-8 JSON with finite numbers, integers of at most 18 digits and strings free of
+   control, bidirectional-override and unpaired surrogate characters (below), valid against the
+   schema (which bounds every string and list; anchored patterns must match the whole string);
+3. the suite must be known and its hash equal to the suite regenerated here (looked up once and
+   passed through);
+4. the predictions must cover every test task of the suite exactly once (no unknown ids);
+5. every claimed metric (success and F1, overall and per family) must equal, within
+   :data:`TOLERANCE`, the value re-scored here with :func:`searchgym.scoring.score_answer`.
+
+Any failure while checking a file is that file's rejection: :func:`verify_file` never raises.
+
+The checks on a submission's bytes and values that JSON Schema cannot make:
 
 A hostile file can hold what ``json.loads`` accepts but the board cannot use: ``NaN`` and
 ``Infinity`` (every comparison with NaN is False, so a NaN metric would pass a tolerance check),
@@ -11,20 +27,34 @@ pattern ``^...$`` checked with ``re.search`` lets it through). Each is rejected 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
+import os
 import re
-from collections.abc import Mapping
+import stat
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 from searchgym.bounded_json import loads_shallow
+from searchgym.scoring import score_answer
+from searchgym.suites import Suite, get_suite, tasks
 
 #: Digits an integer may have (int64 has 19; every count and seed here fits in 18).
 MAX_INT_DIGITS = 18
 #: Characters no submitted string may hold: C0/C1 controls (newlines and tabs included), unpaired
 #: surrogates, and bidirectional embeddings, overrides and isolates.
 FORBIDDEN_CHARS = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff\u202a-\u202e\u2066-\u2069]")
+
+
+MAX_BYTES = 5 * 1024 * 1024
+TOLERANCE = 1e-6
+#: Package data, so an installed wheel verifies submissions without the source tree.
+SCHEMA_PATH = Path(__file__).resolve().parent / "assets" / "leaderboard_schema.json"
 
 
 class SubmissionRejected(ValueError):
@@ -126,10 +156,11 @@ def _validator_class() -> Any:
     return jsonschema.validators.extend(base, {"pattern": pattern})
 
 
-def check_schema(submission: Any, schema: Mapping[str, Any]) -> None:
+def check_schema(submission: Any, schema: Mapping[str, Any] | None = None) -> None:
+    """Valid against ``schema`` (default: the one that ships in the package), or a rejection naming where."""
     import jsonschema
 
-    validator = _validator_class()(schema)
+    validator = _validator_class()(schema or load_schema())
     error = jsonschema.exceptions.best_match(validator.iter_errors(submission))
     if error is not None:
         where = "/".join(str(p) for p in error.absolute_path) or "(top level)"
@@ -137,3 +168,126 @@ def check_schema(submission: Any, schema: Mapping[str, Any]) -> None:
         if error.validator == "pattern" or error.validator == "not":
             message = f"value does not match the accepted form ({error.schema.get('description') or error.validator})"
         raise SubmissionRejected(f"schema violation at {where}: {message}")
+
+
+@lru_cache(maxsize=4)
+def load_schema(path: str = str(SCHEMA_PATH)) -> dict[str, Any]:
+    if not Path(path).is_file():
+        raise FileNotFoundError(f"the submission schema is not at {path} (it ships in the package as "
+                                "searchgym/assets/leaderboard_schema.json; reinstall searchgym)")
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+@dataclass
+class Verified:
+    """A submission that passed every check, with the metrics re-scored here."""
+
+    path: str
+    submission: dict[str, Any]
+    metrics: dict[str, Any]
+    sha256: str = ""  # of the file's bytes: what a maintainer's re-training record refers to
+    retrained: dict[str, Any] | None = None  # that record, when there is one
+
+
+@dataclass
+class Verdict:
+    path: str
+    ok: bool
+    reason: str = ""
+    verified: Verified | None = field(default=None, repr=False)
+
+
+# ------------------------------------------------------------------------------ scoring
+def rescore(suite: Suite, predictions: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Success and F1 overall and per family of ``predictions`` on the suite's test split."""
+    by_id = {t.id: t for t in tasks(suite, "test")}
+    groups: dict[str, list[tuple[float, float]]] = defaultdict(list)
+    for p in predictions:
+        task = by_id[p["task_id"]]
+        s = score_answer(task, p.get("answer"))
+        groups[task.family].append((float(s.success), float(s.f1)))
+    every = [x for rows in groups.values() for x in rows]
+
+    def mean(rows: list[tuple[float, float]], i: int) -> float:
+        return sum(r[i] for r in rows) / len(rows)
+
+    return {"success": mean(every, 0), "f1": mean(every, 1),
+            "families": {f: {"success": mean(r, 0), "f1": mean(r, 1), "n": len(r)} for f, r in sorted(groups.items())}}
+
+
+# ---------------------------------------------------------------------------- verifying
+def read_limited(path: str | os.PathLike, max_bytes: int = MAX_BYTES) -> bytes:
+    """The bytes of a regular file no larger than ``max_bytes`` (checked before reading)."""
+    try:
+        info = os.stat(path)
+    except OSError as exc:
+        raise SubmissionRejected(f"cannot read the file: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise SubmissionRejected("not a regular file")
+    if info.st_size > max_bytes:
+        raise SubmissionRejected(f"file too large: {info.st_size} bytes, the limit is {max_bytes} bytes")
+    with open(path, "rb") as f:
+        data = f.read(max_bytes + 1)
+    if len(data) > max_bytes:  # grew between stat and read
+        raise SubmissionRejected(f"file too large: more than {max_bytes} bytes")
+    return data
+
+
+def _few(items: Iterable[str], n: int = 5) -> str:
+    items = list(items)
+    shown = ", ".join(repr(i) for i in items[:n])
+    return shown + (f" and {len(items) - n} more" if len(items) > n else "")
+
+
+def check_content(submission: Mapping[str, Any]) -> dict[str, Any]:
+    """Suite, hash, task coverage and claimed metrics; returns the re-scored metrics."""
+    suite_id = submission["suite"]["id"]
+    try:
+        suite = get_suite(suite_id)
+    except KeyError as exc:  # an unknown id, or a retired one: the message says why and what replaces it
+        raise SubmissionRejected(str(exc.args[0]) if exc.args else f"unknown suite {suite_id!r}") from None
+    if submission["suite"]["hash"] != suite.content_hash:
+        raise SubmissionRejected(f"wrong suite hash for {suite_id}: submitted {submission['suite']['hash'][:16]}..., "
+                                 f"the suite regenerated here has {suite.content_hash[:16]}...")
+    ids = [p["task_id"] for p in submission["predictions"]]
+    expected = {t.id for t in tasks(suite, "test")}
+    duplicated = sorted(i for i, c in Counter(ids).items() if c > 1)
+    if duplicated:
+        raise SubmissionRejected(f"duplicated task ids: {_few(duplicated)}")
+    unknown = sorted(set(ids) - expected)
+    if unknown:
+        raise SubmissionRejected(f"task ids not in the test split of {suite_id}: {_few(unknown)}")
+    missing = sorted(expected - set(ids))
+    if missing:
+        raise SubmissionRejected(f"missing predictions for {len(missing)} test task(s): {_few(missing)}")
+    actual = rescore(suite, submission["predictions"])
+    claimed = submission["metrics"]
+    for key in ("success", "f1"):
+        if not abs(claimed[key] - actual[key]) <= TOLERANCE:  # False for NaN too
+            raise SubmissionRejected(f"claimed {key} {claimed[key]} differs from the re-scored {actual[key]:.6f}")
+    if set(claimed["families"]) != set(actual["families"]):
+        raise SubmissionRejected(f"claimed families {sorted(claimed['families'])} differ from the suite's "
+                                 f"{sorted(actual['families'])}")
+    for family, values in claimed["families"].items():
+        for key in ("success", "f1", "n"):
+            if key in values and not abs(values[key] - actual["families"][family][key]) <= TOLERANCE:
+                raise SubmissionRejected(f"claimed {family} {key} {values[key]} differs from the re-scored "
+                                         f"{actual['families'][family][key]:.6f}")
+    return actual
+
+
+def verify_file(path: str | os.PathLike, max_bytes: int = MAX_BYTES) -> Verdict:
+    """Every check of the module docstring; never raises: whatever goes wrong is a rejection."""
+    try:
+        data = read_limited(path, max_bytes)
+        submission = parse_submission(data)
+        check_values(submission)
+        check_schema(submission)
+        metrics = check_content(submission)
+    except SubmissionRejected as exc:
+        return Verdict(str(path), False, str(exc))
+    except Exception as exc:  # noqa: BLE001 - a file that breaks a check is rejected, never fatal
+        return Verdict(str(path), False, f"could not be checked ({type(exc).__name__}: {str(exc)[:200]})")
+    sha = hashlib.sha256(data).hexdigest()
+    return Verdict(str(path), True, verified=Verified(str(path), submission, metrics, sha))

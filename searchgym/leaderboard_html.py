@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from searchgym.harness.methods import PRIVILEGED_METHOD_NAMES, PRIVILEGED_NOTE, shown_label
 
 if TYPE_CHECKING:
-    from searchgym.leaderboard import Verified
+    from searchgym.leaderboard_checks import Verified
 
 _PRIVILEGED_NOTE = (f"A method marked (privileged) {PRIVILEGED_NOTE}. "
                    "The reader baseline, like random, reads only what an agent sees.")

@@ -28,11 +28,12 @@ from pathlib import Path
 from typing import Any
 
 from searchgym.fileio import atomic_write_json, read_jsonl
-from searchgym.harness.method_specs import HARNESS_FIELDS, METHOD_SPECS
-from searchgym.harness.methods import METHODS, MethodRef, load_callable, trains
+from searchgym.harness.method_specs import HARNESS_FIELDS
+from searchgym.method_table import METHOD_SPECS
+from searchgym.harness.methods import METHODS, SPEC_METHOD_PREFIX, MethodRef, load_callable, trains
 from searchgym.harness.runner import RunSpec, execute_run_safely
-from searchgym.leaderboard import DEFAULT_DIR, RETRAINED_FILE, read_retrained, rescore, verify_file
-from searchgym.leaderboard_checks import SubmissionRejected
+from searchgym.leaderboard import DEFAULT_DIR, RETRAINED_FILE, read_retrained
+from searchgym.leaderboard_checks import SubmissionRejected, rescore, verify_file
 from searchgym.suites import get_suite
 
 
@@ -76,7 +77,6 @@ MAX_OPTION_NUMBER = 1_000_000
 #: Dev episodes a trainer's curve may play over a retrain (evaluations are not part of the budget:
 #: ``group_size=1, tasks_per_iteration=1, eval_every=1`` would evaluate after every env step or so).
 MAX_EVAL_EPISODES = 200_000
-_SPEC_PREFIX = "searchgym.harness.method_specs:"
 
 
 def _evaluation_episodes(run: dict[str, Any], suite_id: str) -> tuple[int, dict[str, int]] | None:
@@ -85,8 +85,8 @@ def _evaluation_episodes(run: dict[str, Any], suite_id: str) -> tuple[int, dict[
     An iteration takes at least ``group_size * tasks_per_iteration`` env steps, so a run has at most
     ``budget / that`` iterations, a curve point every ``eval_every`` of them, ``eval_tasks`` episodes each
     (the suite's dev size, or the limit of ``eval_tasks``, when unset)."""
-    spec = METHOD_SPECS.get(run["method_path"].removeprefix(_SPEC_PREFIX))
-    if not run["method_path"].startswith(_SPEC_PREFIX) or spec is None:
+    spec = METHOD_SPECS.find(run["method_path"].removeprefix(SPEC_METHOD_PREFIX))
+    if not run["method_path"].startswith(SPEC_METHOD_PREFIX) or spec is None:
         return None
     from searchgym.agents.train import TrainConfig
 
@@ -206,7 +206,7 @@ def retrain(path: str | os.PathLike, out: str | os.PathLike | None = None, devic
     rows = read_jsonl(spec.run_dir / "predictions.jsonl")
     mine = {r["task_id"]: r.get("answer") for r in rows}
     same = sum(mine.get(p["task_id"]) == p["answer"] for p in submission["predictions"])
-    success = rescore(submission["suite"]["id"], rows)["success"] if rows else 0.0
+    success = rescore(get_suite(submission["suite"]["id"]), rows)["success"] if rows else 0.0
     matches = same == len(submission["predictions"]) and len(rows) == len(submission["predictions"])
     reason = "" if matches else f"{len(submission['predictions']) - same} answer(s) differ from the re-run"
     return RetrainResult(matches=matches, same_answers=same, retrained_success=success, reason=reason, **base)

@@ -18,6 +18,9 @@ from typing import Any
 
 import gymnasium
 
+from searchgym.envs.play_rules import PlayRules, play_rules
+from searchgym.named_registry import SLUG, NamedRegistry
+
 KINDS = ("single", "parallel")
 
 
@@ -36,7 +39,8 @@ class EnvSpec:
         return getattr(importlib.import_module(module), name)
 
 
-_REGISTRY: dict[str, EnvSpec] = {}
+#: Every env id (listed in id order); re-registering an id replaces it, as Gymnasium does.
+ENV_IDS: NamedRegistry[EnvSpec] = NamedRegistry("env id", sort_key=lambda s: s.id, name_pattern=SLUG)
 
 
 def register(id: str, entry_point: str, kind: str = "single", description: str = "", **kwargs: Any) -> EnvSpec:
@@ -46,7 +50,7 @@ def register(id: str, entry_point: str, kind: str = "single", description: str =
     if ":" not in entry_point:
         raise ValueError(f"entry_point must look like 'package.module:Class', got {entry_point!r}")
     spec = EnvSpec(id, entry_point, kind, dict(kwargs), description)
-    _REGISTRY[id] = spec
+    ENV_IDS.add(id, spec, replace=True)
     if kind == "single":
         gym_id = f"searchgym/{id}"
         gymnasium.envs.registration.registry.pop(gym_id, None)
@@ -57,14 +61,25 @@ def register(id: str, entry_point: str, kind: str = "single", description: str =
 def spec(id: str) -> EnvSpec:
     if not isinstance(id, str):
         raise TypeError(f"an env id is a string, got {type(id).__name__}")
-    name = id.removeprefix("searchgym/")
-    if name not in _REGISTRY:
-        raise KeyError(f"unknown env id {id!r}; registered: {', '.join(sorted(_REGISTRY))}")
-    return _REGISTRY[name]
+    return ENV_IDS.get(id.removeprefix("searchgym/"))  # unknown: an error (KeyError, ValueError) listing them
+
+
+def declared_rules(id: str) -> PlayRules:
+    """How the env of ``id`` plays: its class's declaration (a wrapped id plays as its ``base_id``)."""
+    s = spec(id)
+    target = s.load()
+    if isinstance(target, type):
+        return play_rules(target)
+    if "base_id" in s.kwargs:
+        return declared_rules(s.kwargs["base_id"])
+    if s.kind == "single":
+        return PlayRules("single")
+    raise ValueError(f"{s.id} is made by {s.entry_point}, a function: register it with a base_id (the id it wraps), "
+                     "or register the env class, which declares how it plays")
 
 
 def registered() -> list[EnvSpec]:
-    return [_REGISTRY[k] for k in sorted(_REGISTRY)]
+    return list(ENV_IDS.values())
 
 
 def accepted_kwargs(target: Any) -> list[str] | None:

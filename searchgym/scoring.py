@@ -7,9 +7,7 @@ quantity the world states within 0.5%: see :func:`numeric_match` and :func:`matc
 answers score set F1 (completeness counts). The rules carry a
 version, :data:`SCORING_RULES_VERSION`, that every suite's content hash covers. ``compose_reward``
 turns an answer score and the step's mistakes into the reward components an env reports.
-
-The process judge lives in :mod:`searchgym.judge` and is re-exported here
-(``from searchgym.scoring import ProcessJudge, RoundSignals``).
+The process judge is :mod:`searchgym.judge` (it uses this module, not the other way round).
 """
 
 from __future__ import annotations
@@ -37,16 +35,13 @@ from searchgym.numbers import (  # noqa: F401  (re-exported: the scoring API)
 )
 
 if TYPE_CHECKING:
-    from searchgym.judge import ProcessJudge, RoundSignals
     from searchgym.world.model import Task
 
 __all__ = [
     "ANSWER_METRICS",
     "AnswerScore",
     "LOOKUP_OPERATIONS",
-    "ProcessJudge",
     "RewardConfig",
-    "RoundSignals",
     "compose_reward",
     "exact_match",
     "exact_number",
@@ -325,11 +320,3 @@ def compose_reward(
     components["total"] = sum(components.values())
     return components
 
-
-def __getattr__(name: str) -> Any:
-    """Lazy re-export of the judge (an eager import would be circular: the judge uses scoring)."""
-    if name in ("ProcessJudge", "RoundSignals"):
-        from searchgym import judge
-
-        return getattr(judge, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

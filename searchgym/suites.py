@@ -25,6 +25,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from searchgym.named_registry import SLUG, NamedRegistry
 from searchgym.scoring import SCORING_RULES_VERSION
 from searchgym.world import FAMILIES, shared_world
 from searchgym.world.model import Task
@@ -176,15 +177,15 @@ def env_kind(suite: Suite) -> str:
 
 
 # ------------------------------------------------------------------------------- the suites
-SUITES: dict[str, Suite] = {}
+SUITES: NamedRegistry[Suite] = NamedRegistry("suite", name_pattern=SLUG)
 
 
 def register_suite(suite: Suite, replace: bool = False) -> Suite:
-    """Add a suite (tests and users may add their own; built-in ids cannot be replaced silently)."""
+    """Add a suite (tests and users may add their own; built-in ids cannot be replaced silently).
+    The same definition again is no change (a module of suites may be imported twice)."""
     if suite.id in SUITES and not replace and SUITES[suite.id] != suite:
         raise ValueError(f"suite id {suite.id!r} is taken by a different definition; choose a new id or version")
-    SUITES[suite.id] = suite
-    return suite
+    return SUITES.add(suite.id, suite, replace=True)
 
 
 class UnknownSuite(KeyError):

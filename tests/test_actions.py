@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from searchgym.action_types import Action, ParseError
 from searchgym.actions import (
     MAX_ACTION_CHARS,
-    Action,
-    ParseError,
     accepted_forms,
     format_action,
     format_tool_result,

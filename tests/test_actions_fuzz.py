@@ -7,7 +7,8 @@ import time
 import numpy as np
 from test_actions import ROUND_TRIP, TOOLS
 
-from searchgym.actions import Action, ParseError, format_action, parse_action
+from searchgym.action_types import Action, ParseError
+from searchgym.actions import format_action, parse_action
 
 _PIECES = [
     "<tool_call>",

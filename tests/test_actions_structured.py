@@ -10,7 +10,8 @@ import pytest
 from openai.types.chat import ChatCompletionMessageToolCall
 
 import searchgym
-from searchgym.actions import Action, ParseError, parse_action, parse_tool_call
+from searchgym.action_types import Action, ParseError
+from searchgym.actions import parse_action, parse_tool_call
 from searchgym.tools import ANSWER_SCHEMA, chat_tools
 
 TOOLS = ("web_search", "knowledge_base", "calculator", "current_time", "ask_for_clarification")

@@ -11,8 +11,8 @@ import sys
 import pytest
 
 from searchgym.bounded_json import MAX_DEPTH, json_depth, loads_shallow
-from searchgym.harness.chat_replies import reply_from_body
-from searchgym.harness.scripted_endpoint import HOSTILE_BODIES
+from searchgym.endpoint.chat_replies import reply_from_body
+from searchgym.endpoint.scripted_endpoint import HOSTILE_BODIES
 from searchgym.leaderboard_checks import SubmissionRejected, parse_submission
 
 

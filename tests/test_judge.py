@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from searchgym.actions import Action
+from searchgym.action_types import Action
 from searchgym.judge import ProcessJudge, RoundSignals
 from searchgym.world.model import EvidenceHop, Task
 

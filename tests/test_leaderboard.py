@@ -16,14 +16,8 @@ import pytest
 from searchgym.cli import main
 from searchgym.harness.compare import Comparison, run_comparison
 from searchgym.harness.methods import parse_methods
-from searchgym.leaderboard import (
-    MAX_BYTES,
-    build,
-    build_submission,
-    load_schema,
-    verify_file,
-    write_submission,
-)
+from searchgym.leaderboard import build, build_submission, write_submission
+from searchgym.leaderboard_checks import MAX_BYTES, load_schema, verify_file
 from searchgym.suites import Suite, register_suite, tasks
 
 SUITE = register_suite(Suite("test-lb-tiny-v0", 0, "SearchQA-Candidates-v0", {"max_steps": 6}, world_size="tiny",

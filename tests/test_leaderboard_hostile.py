@@ -12,8 +12,8 @@ import pytest
 from searchgym.cli import main
 from searchgym.harness.compare import Comparison, run_comparison
 from searchgym.harness.methods import METHODS, parse_methods
-from searchgym.leaderboard import build, build_submission, read_retrained, verify_file, write_submission
-from searchgym.leaderboard_checks import MAX_INT_DIGITS, SubmissionRejected
+from searchgym.leaderboard import build, build_submission, read_retrained, write_submission
+from searchgym.leaderboard_checks import MAX_INT_DIGITS, SubmissionRejected, verify_file
 from searchgym.leaderboard_retrain import record_result, retrain
 from searchgym.suites import Suite, register_suite
 

@@ -17,7 +17,7 @@ from searchgym.action_types import MAX_ARGUMENT_DEPTH, Action
 from searchgym.actions import TAG_TOOLS, parse_action
 from searchgym.envs.search import SearchEnv
 from searchgym.envs.team import TeamSearchEnv
-from searchgym.harness.openai_agent import reply_from_body
+from searchgym.endpoint.openai_agent import reply_from_body
 from searchgym.lenient_json import MAX_JSON_DEPTH
 
 DEPTHS = (10, 18, 22, 30, MAX_JSON_DEPTH - 2, MAX_JSON_DEPTH - 1, MAX_JSON_DEPTH + 1, 600, 999, 3000, 10_000)

@@ -8,7 +8,7 @@ import pytest
 
 from searchgym.cli import main
 from searchgym.harness.evaluate import evaluate_suite, summarise_predictions
-from searchgym.harness.methods import baseline_actor
+from searchgym.baselines.harness_actors import baseline_actor
 from searchgym.registry import spec
 from searchgym.suites import SUITES, Suite, get_suite, make_env, register_suite
 from searchgym.text_suites import TEXT_SUITES, text_suite_ids

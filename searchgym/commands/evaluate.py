@@ -63,7 +63,7 @@ def endpoint_options(args: argparse.Namespace) -> dict[str, object]:
         given = {**parse_options(args.agent_option), **options}
         if not {"model", "base_url"} <= set(given):
             raise ValueError("--agent openai needs --model NAME and --base-url URL (e.g. http://127.0.0.1:8000/v1)")
-        from searchgym.harness.openai_agent import EndpointConfig
+        from searchgym.endpoint.openai_agent import EndpointConfig
 
         EndpointConfig(str(given["model"]), str(given["base_url"]))  # a bad URL is an error before any folder
     return options
@@ -111,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
 
 def record_reply_report(folder: Path) -> dict | None:
     """For an endpoint run: the readable-reply report of its transcripts, added to result.json."""
-    from searchgym.harness.openai_agent import reply_report
+    from searchgym.endpoint.openai_agent import reply_report
 
     path = folder / "transcripts.jsonl"
     if not path.is_file():

@@ -15,7 +15,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from searchgym.leaderboard import DEFAULT_DIR, build, build_submission, verify_file, write_submission
+from searchgym.leaderboard import DEFAULT_DIR, build, build_submission, write_submission
+from searchgym.leaderboard_checks import verify_file
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

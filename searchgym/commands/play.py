@@ -22,8 +22,9 @@ from collections.abc import Iterator
 from typing import Any, TextIO
 
 import searchgym
-from searchgym.actions import TOOL_FORMATS, Action, ParseError, accepted_forms, format_action, parse_action
-from searchgym.envs.session import TOOL_ORDER
+from searchgym.action_types import Action, ParseError
+from searchgym.actions import TOOL_FORMATS, accepted_forms, format_action, parse_action
+from searchgym.tools.toolkit import TOOL_NAMES
 
 HELP = ("Type an action and press Enter (text mode), or a candidate's number (candidate mode). "
         ":q quits, :help shows this again.")
@@ -56,10 +57,10 @@ def as_env_action(line: str, session: Any, team: bool) -> str:
     """The typed line in the env's tool format: as typed when the env reads it (or nothing reads
     it: the env then says what is accepted), else rewritten from the other format."""
     fmt = session.config.tool_format
-    if not isinstance(parse_action(line, fmt, TOOL_ORDER, team), ParseError):
+    if not isinstance(parse_action(line, fmt, TOOL_NAMES, team), ParseError):
         return line
     for other in TOOL_FORMATS:
-        action = parse_action(line, other, TOOL_ORDER, team) if other != fmt else None
+        action = parse_action(line, other, TOOL_NAMES, team) if other != fmt else None
         if isinstance(action, Action):
             try:
                 return format_action(action, fmt)

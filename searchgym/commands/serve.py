@@ -1,7 +1,7 @@
 """``searchgym serve``: a scripted OpenAI-compatible chat endpoint on 127.0.0.1, as a stand-in model.
 
 It answers ``POST /v1/chat/completions`` with the recorded actions of the oracle (or the random
-baseline, or the non-privileged reader playing live, or a misbehaving server) for the suite's tasks (:mod:`searchgym.harness.scripted_endpoint`),
+baseline, or the non-privileged reader playing live, or a misbehaving server) for the suite's tasks (:mod:`searchgym.endpoint.scripted_endpoint`),
 in the OpenAI response format, streamed when asked. Point a framework's OpenAI client at it to
 check a pipeline end to end before a real model is in the loop: following the oracle, an agent
 must score 1.0. It listens on the loopback interface only, until interrupted (Ctrl-C).
@@ -13,7 +13,7 @@ import argparse
 import signal
 import threading
 
-from searchgym.harness.scripted_endpoint import BEHAVIOURS, SCRIPTED, ScriptedEndpoint
+from searchgym.endpoint.scripted_endpoint import BEHAVIOURS, SCRIPTED, ScriptedEndpoint
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -20,15 +20,16 @@ from searchgym.damaged import DamagedFile
 from searchgym.extras import require_installed
 from searchgym.fileio import read_json
 from searchgym.harness.loggers import LOGGERS
-from searchgym.harness.methods import resolve_method
+from searchgym.harness.methods import METHODS, resolve_method
 from searchgym.harness.runner import RunSpec, execute_run
+from searchgym.method_table import llm_spec
 from searchgym.suites import Suite
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--start", action="store_true", help="start even with no other option (all defaults)")
-    parser.add_argument("--method", default="cw_grpo", help="cw_grpo, grpo, dr_grpo, mappo, ippo, coma, random, "
-                        "oracle, or an import path module:callable")
+    parser.add_argument("--method", default="cw_grpo", help=f"{', '.join(METHODS)}, or an import path "
+                        "module:callable (--policy llm: the methods whose record in searchgym.method_table allows it)")
     parser.add_argument("--env", default="SearchQA-Candidates-Easy-v0", help="an env id (searchgym list)")
     parser.add_argument("--budget", type=int, default=20_000, help="training env steps")
     parser.add_argument("--seed", type=int, default=0, help="seed of the run's generators")
@@ -73,13 +74,14 @@ def run(args: argparse.Namespace) -> int:
         _print_defaults()
         return 0
     if args.policy == "llm":
+        llm_spec(args.method or "cw_grpo")  # a method the LLM trainer cannot train: an error naming why
         require_installed("torch", "searchgym train")
         require_installed("transformers", "searchgym train --policy llm")
     else:
         require_extras("searchgym train", [resolve_method(args.method)], args.policy, plots=False)
     print(describe_plan(args), flush=True)
     if args.policy == "llm":
-        from searchgym.agents.llm_command import train_from_args
+        from searchgym.commands.train_llm import train_from_args
 
         return int(train_from_args(args) or 0)
     try:

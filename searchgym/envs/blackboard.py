@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from searchgym.actions import Action
+from searchgym.action_types import Action
 from searchgym.candidates import Observed, Round
 from searchgym.scoring import find_numbers, normalize_answer
 from searchgym.tools.base import ToolResult

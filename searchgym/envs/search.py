@@ -1,77 +1,5 @@
-"""SearchEnv: one agent answers one question per episode with search tools (Gymnasium).
-
-Ids: ``SearchQA-v0`` (text, Hermes tool calls), ``SearchQA-Tags-v0`` (text, Search-R1 tags),
-``SearchQA-Candidates-v0``, ``SearchQA-Candidates-Easy-v0`` (candidate actions); the
-``SearchQA-Numeric*`` ids wrap the candidate ones (:mod:`searchgym.wrappers`).
-
-**Description**
-
-A seeded fictional world (people, companies, products, cities) holds the facts; the agent has
-``web_search``, ``knowledge_base``, ``calculator``, ``current_time`` and
-``ask_for_clarification``, and must answer a question (lookup, bridge, comparison, aggregate,
-temporal, ambiguous and list families) with as few steps as it can. A process judge marks each step that
-retrieves new gold evidence.
-
-**Action Space**
-
-- ``action_mode="text"``: ``Text(max_action_chars=4000)``, a tool call in ``tool_format="hermes"``
-  (``<tool_call>{"name": "web_search", "arguments": {"query": "..."}}</tool_call>``) or
-  ``"tags"`` (``<search>...</search>``), or ``<answer>...</answer>`` to finish.
-  ``step`` also takes the tool call structured, as frameworks dispatch it: a dict
-  ``{"name": ..., "arguments": {...}}`` (arguments may be a JSON string) or an OpenAI
-  ``tool_call`` object; ``{"name": "answer", "arguments": {"answer": "..."}}`` finishes
-  (:func:`searchgym.actions.parse_tool_call`).
-- ``action_mode="candidates"``: ``Discrete(max_candidates)``, an index into ``obs["candidates"]``
-  (the admissible actions built from what the agent has seen, shuffled by the env's generator).
-
-**Observation Space**
-
-- text mode: ``Text(max_obs_chars)``: the prompt after ``reset`` (question, tool schemas,
-  accepted forms), then each step's result.
-- candidate mode: ``Dict(text=Text(max_obs_chars), candidates=Tuple(max_candidates x Text(300)),
-  action_mask=Box(0, 1, (max_candidates,), int8))``; the text is the transcript.
-
-The exact lines (``Question:``, ``Step k:``, the ``  <- `` provenance of a candidate) are in
-docs/OBSERVATIONS.md; :meth:`SearchEnv.observation_data` gives the same content as data.
-
-**Rewards**
-
-The answer score on the answering step (token F1 for names, numeric match by what the number
-is for numbers: :func:`searchgym.scoring.score_answer`, set F1 for lists; ``no_answer_score``
-at truncation), minus ``step_cost`` per step,
-``invalid_cost`` per invalid action and ``format_cost`` per unparseable one (an unparseable
-action is an observation saying what is accepted, and the episode goes on).
-``info["reward_components"]`` shows each part; see :class:`searchgym.scoring.RewardConfig`.
-
-**Starting State**
-
-``reset`` draws a task of the env's split (with its seeded generator), or takes
-``options={"task_id": id}`` or ``options={"split": "train" | "dev" | "test"}``.
-
-**Episode End**
-
-``terminated`` when the agent answers; ``truncated`` after ``max_steps`` steps.
-
-**Info**
-
-Built by :func:`searchgym.envs.info.episode_info` (the keys are listed there): task id and
-family, tool calls, gold evidence found, the judge's ``signals`` (``new_gold``, ``consistent``,
-``contribution``), the answer and its score, ``reward_components``; in candidate mode
-``action_mask`` and ``candidates``.
-
-**Arguments**
-
-``SearchEnv(config=EnvConfig(...), **kwargs)``; the keywords are the fields of
-:class:`searchgym.envs.config.EnvConfig` (``action_mode``, ``tool_format``, ``world_seed``,
-``world_size``, ``split``, ``families``, ``difficulty``, ``max_steps``, ``max_candidates``,
-``max_obs_chars``, ``backend``, ``reward``, ``world``, ``render_mode``, ``observation_data``)
-and override the config's.
-
-**Version History**
-
-- v0: the first version. Later without a new id (observations unchanged): ``config=EnvConfig``,
-  ``observation_data()``, spaces owned by each env, pickling by replay (:mod:`searchgym.envs.replay`),
-  structured tool calls as text-mode actions.
+"""SearchEnv, the single-agent Gymnasium env: its page (spaces, rewards, ids, example) is the class
+docstring, so ``help(SearchEnv)`` shows it.
 """
 
 from __future__ import annotations
@@ -92,9 +20,96 @@ from searchgym.envs.spaces import episode_spaces
 
 
 class SearchEnv(gym.Env):
-    """Single-agent search environment; see the module docstring for spaces and rewards."""
+    """SearchEnv: one agent answers one question per episode with search tools (Gymnasium).
 
-    metadata = {"render_modes": RenderModes(["ansi"])}
+    Ids: ``SearchQA-v0`` (text, Hermes tool calls), ``SearchQA-Tags-v0`` (text, Search-R1 tags),
+    ``SearchQA-Candidates-v0``, ``SearchQA-Candidates-Easy-v0`` (candidate actions); the
+    ``SearchQA-Numeric*`` ids wrap the candidate ones (:mod:`searchgym.wrappers`).
+
+    **Description**
+
+    A seeded fictional world (people, companies, products, cities) holds the facts; the agent has
+    ``web_search``, ``knowledge_base``, ``calculator``, ``current_time`` and
+    ``ask_for_clarification``, and must answer a question (lookup, bridge, comparison, aggregate,
+    temporal, ambiguous and list families) with as few steps as it can. A process judge marks each step that
+    retrieves new gold evidence.
+
+    **Action Space**
+
+    - ``action_mode="text"``: ``Text(max_action_chars=4000)``, a tool call in ``tool_format="hermes"``
+      (``<tool_call>{"name": "web_search", "arguments": {"query": "..."}}</tool_call>``) or
+      ``"tags"`` (``<search>...</search>``), or ``<answer>...</answer>`` to finish.
+      ``step`` also takes the tool call structured, as frameworks dispatch it: a dict
+      ``{"name": ..., "arguments": {...}}`` (arguments may be a JSON string) or an OpenAI
+      ``tool_call`` object; ``{"name": "answer", "arguments": {"answer": "..."}}`` finishes
+      (:func:`searchgym.actions.parse_tool_call`).
+    - ``action_mode="candidates"``: ``Discrete(max_candidates)``, an index into ``obs["candidates"]``
+      (the admissible actions built from what the agent has seen, shuffled by the env's generator).
+
+    **Observation Space**
+
+    - text mode: ``Text(max_obs_chars)``: the prompt after ``reset`` (question, tool schemas,
+      accepted forms), then each step's result.
+    - candidate mode: ``Dict(text=Text(max_obs_chars), candidates=Tuple(max_candidates x Text(300)),
+      action_mask=Box(0, 1, (max_candidates,), int8))``; the text is the transcript.
+
+    The exact lines (``Question:``, ``Step k:``, the ``  <- `` provenance of a candidate) are in
+    docs/OBSERVATIONS.md; :meth:`SearchEnv.observation_data` gives the same content as data.
+
+    **Rewards**
+
+    The answer score on the answering step (token F1 for names, numeric match by what the number
+    is for numbers: :func:`searchgym.scoring.score_answer`, set F1 for lists; ``no_answer_score``
+    at truncation), minus ``step_cost`` per step,
+    ``invalid_cost`` per invalid action and ``format_cost`` per unparseable one (an unparseable
+    action is an observation saying what is accepted, and the episode goes on).
+    ``info["reward_components"]`` shows each part; see :class:`searchgym.scoring.RewardConfig`.
+
+    **Starting State**
+
+    ``reset`` draws a task of the env's split (with its seeded generator), or takes
+    ``options={"task_id": id}`` or ``options={"split": "train" | "dev" | "test"}``.
+
+    **Episode End**
+
+    ``terminated`` when the agent answers; ``truncated`` after ``max_steps`` steps.
+
+    **Info**
+
+    Built by :func:`searchgym.envs.info.episode_info` (the keys are listed there): task id and
+    family, tool calls, gold evidence found, the judge's ``signals`` (``new_gold``, ``consistent``,
+    ``contribution``), the answer and its score, ``reward_components``; in candidate mode
+    ``action_mask`` and ``candidates``.
+
+    **Arguments**
+
+    ``SearchEnv(config=EnvConfig(...), **kwargs)``; the keywords are the fields of
+    :class:`searchgym.envs.config.EnvConfig` (``action_mode``, ``tool_format``, ``world_seed``,
+    ``world_size``, ``split``, ``families``, ``difficulty``, ``max_steps``, ``max_candidates``,
+    ``max_obs_chars``, ``backend``, ``reward``, ``world``, ``render_mode``, ``observation_data``)
+    and override the config's.
+
+    **Version History**
+
+    - v0: the first version. Later without a new id (observations unchanged): ``config=EnvConfig``,
+      ``observation_data()``, spaces owned by each env, pickling by replay (:mod:`searchgym.envs.replay`),
+      structured tool calls as text-mode actions.
+
+    **Example**
+
+    >>> import searchgym
+    >>> env = searchgym.make("SearchQA-Candidates-v0", world_size="tiny")
+    >>> obs, info = env.reset(seed=0)
+    >>> sorted(obs), env.action_space
+    (['action_mask', 'candidates', 'text'], Discrete(48))
+    >>> obs["text"].splitlines()[0]
+    'Question: How many years ago was Saenebeir and Giglioty released?'
+    >>> obs, reward, terminated, truncated, info = env.step(int(info["action_mask"].argmax()))
+    >>> terminated, sorted(info["reward_components"])
+    (False, ['answer', 'format_cost', 'invalid_cost', 'step_cost', 'total'])
+    """
+
+    metadata = {"render_modes": RenderModes(["ansi"]), "answer_rule": "single"}  # how it plays: envs.play_rules
     #: Keywords taken through ``**kwargs`` (the registry lists them in its errors).
     config_kwargs = CONFIG_KWARGS
 
@@ -122,7 +137,7 @@ class SearchEnv(gym.Env):
     def step(self, action):
         if self.session is None:
             raise RuntimeError("call reset() before step()")
-        outcome = self.session.act(action)
+        outcome = self.session.apply(action)
         self.log.record(outcome)
         self.record.actions.append(action)
         return (self._observation(outcome.text), float(outcome.reward["total"]), outcome.terminated,

@@ -14,9 +14,8 @@ from dataclasses import dataclass, field, fields
 
 import numpy as np
 
+from searchgym.action_types import Action, ParseError
 from searchgym.actions import (
-    Action,
-    ParseError,
     accepted_forms,
     format_tool_result,
     parse_action,
@@ -37,8 +36,6 @@ NO_SCORE = {"em": 0.0, "f1": 0.0, "numeric": 0.0, "set_f1": 0.0, "score": 0.0, "
 #: ``info["signals"]`` and ``info["reward_components"]`` after reset (no round has happened yet).
 NO_SIGNALS = {"new_gold_ids": (), "new_gold": False, "consistent": True, "reason": "reset", "contribution": 0.0}
 NO_REWARD = {"answer": 0.0, "step_cost": 0.0, "invalid_cost": 0.0, "format_cost": 0.0, "total": 0.0}
-#: The canonical tool order: the tool registry's (live) list, under its older name.
-TOOL_ORDER = TOOL_NAMES
 
 
 @dataclass(frozen=True)
@@ -258,7 +255,7 @@ class SearchSession:
         result = self.tools[action.tool](**action.args)
         return result, not result.ok
 
-    def act(self, raw: object, team_actions: bool = False) -> StepOutcome:
+    def apply(self, raw: object, team_actions: bool = False) -> StepOutcome:
         """Decode, execute and settle one step (posts and waits are handled by the team env)."""
         action = self.decode(raw, team_actions)
         if isinstance(action, ParseError):

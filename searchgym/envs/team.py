@@ -1,87 +1,21 @@
-"""TeamSearchEnv: a team with roles shares one task and one blackboard (PettingZoo).
+"""TeamSearchEnv, a team with roles and a blackboard as a PettingZoo env: its page is the class
+docstring (``help(TeamSearchEnv)``). At a glance:
 
-Ids: ``TeamSearch-v0`` / ``TeamSearch-Candidates-v0`` (roles), ``TeamSearch-Generalists-v0`` /
-``TeamSearch-Generalists-Candidates-v0``; ``TeamSearch-Numeric-v0`` wraps the roles candidate
-one. A PettingZoo ``ParallelEnv``; the AEC view is ``searchgym.make_aec``.
-
-**Description**
-
-The agents are the roles (``roles="roles"``: ``lead``, ``searcher``, ``analyst``;
-``roles="generalists"``: ``generalist_0`` ... ``generalist_{team_size-1}``; or a list of role
-dicts, see :mod:`searchgym.envs.roles`). Each is a
-:class:`~searchgym.envs.session.SearchSession` limited to its role's tools (a call to another
-tool is refused with a message and the invalid cost; in text mode actions are parsed with every
-tool name, so the refusal is a refusal, not a parse error). Every agent acts each round,
-simultaneously: a tool call (its result is seen by the caller only), ``post`` (a note on the
-blackboard; at most ``MAX_NOTE_CHARS`` characters), ``wait``, or, for a role with
-``can_answer``, the team's answer. Notes are read by the other agents at the end of the round
-(see :mod:`searchgym.envs.blackboard`: a note becomes a round of each reader's ``Observed``
-record, so an analyst can calculate over numbers a searcher posted and the lead can answer from
-the blackboard).
-
-**Action Space**
-
-Per agent, as ``SearchEnv``'s (``Text(4000)`` or ``Discrete(max_candidates)``), plus the team
-actions ``<post>...</post>`` and ``<wait/>`` in text mode. In candidate mode the candidates are
-the single-agent ones for the role's tools (from what the agent saw, notes included), ``post``
-candidates (lines of its latest tool result that carry evidence the blackboard lacks, those
-naming what the team talks about first, at most ``MAX_POST_CANDIDATES``; see
-:mod:`searchgym.envs.team_posts`) and ``wait`` (always admissible).
-
-**Observation Space**
-
-Per agent, dicts as in ``GroupSearchEnv`` (one space object per agent). Text mode ``{"text"}``:
-the prompt (role header, tools, accepted forms including ``<post>``/``<wait/>``, the question,
-the blackboard), then each round the agent's own result followed by the notes teammates posted
-that round. Candidate mode ``{"text", "candidates", "action_mask"}``: the text is the agent's
-transcript with the whole blackboard. The lines are in docs/OBSERVATIONS.md;
-``env.observation_data(agent)`` gives them as data, notes included.
-
-**Rewards** (``reward_mode``)
-
-``"shared"``: every agent gets the team's answer score (on the last round; ``no_answer_score``
-at the round limit) plus the team's costs (the sum of every agent's step, invalid and format
-costs that round). ``"shared+individual"``: the team's answer score plus the agent's own costs.
-
-**Starting State**
-
-As ``GroupSearchEnv``: one task per ``reset`` (``options={"task_id"|"split"}``), one generator per
-agent derived from the reset seed, an empty blackboard.
-
-**Episode End**
-
-For everyone at once: when a ``can_answer`` agent submits an answer (``terminated``; if several
-answer in one round the first in ``possible_agents`` order is the team's) or after
-``max_rounds`` rounds (``truncated``).
-
-**Info** per agent
-
-The ``SearchEnv`` keys (``answer``/``success``/``score`` are the team's), ``role``, ``action``
-(this round's, rendered), ``signals`` (this agent's process signals: ``new_gold_ids``,
-``new_gold``, ``consistent``, ``reason``, ``contribution`` = u*v), ``contribution`` =
-``{"first_found": [gold ids this agent retrieved before any teammate (ties credit every agent
-of that round)], "on_blackboard": {id: bool}, "share": fraction of the task's gold evidence}``,
-``team`` (``round``, ``notes``, ``evidence_found``, ``evidence_on_blackboard``,
-``answered_by``), and in candidate mode ``action_mask`` and ``candidates``.
-
-**State**
-
-``state()``: ``Box(0, 1)`` float32, named by ``state_fields()``: round fraction, answered,
-team success and score, team gold found, gold on the blackboard, notes / (K * max_rounds),
-gold-hop count / 8, task family one-hot; then per agent the group env's 16 ``AGENT_FIELDS``
-plus ``first_found`` (gold share retrieved first) and ``notes_posted``.
-
-**Arguments**
-
-``TeamSearchEnv(roles="roles", team_size=None, reward_mode="shared", max_rounds=16,
-config=EnvConfig(...), **kwargs)``; the keywords are the fields of
-:class:`searchgym.envs.config.EnvConfig` except ``max_steps`` (a team counts ``max_rounds``).
-
-**Version History**
-
-- v0: the first version. Later without a new id (observations unchanged): ``config=EnvConfig``,
-  ``observation_data(agent)``, spaces owned by each env, pickling by replay. At reset
-  ``reward_components`` and ``signals`` are empty dicts (``SearchEnv`` gives zeros).
+| | |
+|---|---|
+| Import | ``searchgym.make("TeamSearch-v0")``; also ``TeamSearch-Candidates-v0``, ``TeamSearch-Generalists-v0``, |
+| | ``TeamSearch-Generalists-Candidates-v0`` and ``TeamSearch-Numeric-v0`` (the roles candidate one wrapped) |
+| Actions | Text (a tool call, ``post``, ``wait`` or the lead's answer) / Discrete (a candidate index) |
+| Parallel API | Yes (``searchgym.make_aec`` gives the AEC view) |
+| Manual Control | ``searchgym play TeamSearch-v0 --role searcher`` (you play one role) |
+| Agents | ``agents = ['lead', 'searcher', 'analyst']`` (``roles="generalists"``: ``generalist_0`` ...) |
+| Agents | 3 |
+| Action Shape | text: ``Text(4000)``; candidates: ``Discrete(48)`` |
+| Action Values | a string / ``0 ... max_candidates - 1`` (masked by ``action_mask``) |
+| Observation Shape | text: ``Dict(text)``; candidates: ``Dict(text, candidates, action_mask)`` |
+| Observation Values | text up to ``max_obs_chars``; ``action_mask`` in {0, 1} |
+| State Shape | ``(69,)`` for 3 agents (``state()``: shared progress, the blackboard, per-agent fields) |
+| State Values | [0, 1] |
 """
 
 from __future__ import annotations
@@ -92,18 +26,20 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from searchgym.actions import Action, ParseError, parse_action, parse_tool_call
+from searchgym.action_types import Action, ParseError
+from searchgym.actions import parse_action, parse_tool_call
 from searchgym.candidates import TEXT_MEMO_LIMIT, Round
 from searchgym.envs.blackboard import MAX_NOTE_CHARS, Blackboard, Note, NoteReader
 from searchgym.envs.config import BOUNDS, EnvConfig, check_int, resolve_config
 from searchgym.envs.info import ZEROED_RESET, episode_info
 from searchgym.envs.multi import AGENT_FIELDS, MultiSearchEnv
 from searchgym.envs.roles import Role, resolve_roles
-from searchgym.envs.session import TOOL_ORDER, SearchSession, StepOutcome, score_info
+from searchgym.envs.session import SearchSession, StepOutcome, score_info
 from searchgym.envs.spaces import sanitize
 from searchgym.envs.team_posts import TeamPosts
 from searchgym.judge import read_text
 from searchgym.tools.base import ToolResult
+from searchgym.tools.toolkit import TOOL_NAMES
 from searchgym.world import FAMILIES
 
 REWARD_MODES = ("shared", "shared+individual")
@@ -113,11 +49,106 @@ WAIT = Action.wait().with_provenance("let teammates work this round")
 
 
 class TeamSearchEnv(TeamPosts, MultiSearchEnv):
-    """A team with a blackboard; see the module docstring."""
+    """TeamSearchEnv: a team with roles shares one task and one blackboard (a PettingZoo ``ParallelEnv``;
+    the ids and the AEC view are in the module's at-a-glance table).
 
-    # group_by: a shared reward, so trainers compare each role with itself across G episodes
+    **Description**
+
+    The agents are the roles (``roles="roles"``: ``lead``, ``searcher``, ``analyst``;
+    ``roles="generalists"``: ``generalist_0`` ... ``generalist_{team_size-1}``; or a list of role
+    dicts, see :mod:`searchgym.envs.roles`). Each is a
+    :class:`~searchgym.envs.session.SearchSession` limited to its role's tools (a call to another
+    tool is refused with a message and the invalid cost; in text mode actions are parsed with every
+    tool name, so the refusal is a refusal, not a parse error). Every agent acts each round,
+    simultaneously: a tool call (its result is seen by the caller only), ``post`` (a note on the
+    blackboard; at most ``MAX_NOTE_CHARS`` characters), ``wait``, or, for a role with
+    ``can_answer``, the team's answer. Notes are read by the other agents at the end of the round
+    (see :mod:`searchgym.envs.blackboard`: a note becomes a round of each reader's ``Observed``
+    record, so an analyst can calculate over numbers a searcher posted and the lead can answer from
+    the blackboard).
+
+    **Action Space**
+
+    Per agent, as ``SearchEnv``'s (``Text(4000)`` or ``Discrete(max_candidates)``), plus the team
+    actions ``<post>...</post>`` and ``<wait/>`` in text mode. In candidate mode the candidates are
+    the single-agent ones for the role's tools (from what the agent saw, notes included), ``post``
+    candidates (lines of its latest tool result that carry evidence the blackboard lacks, those
+    naming what the team talks about first, at most ``MAX_POST_CANDIDATES``; see
+    :mod:`searchgym.envs.team_posts`) and ``wait`` (always admissible).
+
+    **Observation Space**
+
+    Per agent, dicts as in ``GroupSearchEnv`` (one space object per agent). Text mode ``{"text"}``:
+    the prompt (role header, tools, accepted forms including ``<post>``/``<wait/>``, the question,
+    the blackboard), then each round the agent's own result followed by the notes teammates posted
+    that round. Candidate mode ``{"text", "candidates", "action_mask"}``: the text is the agent's
+    transcript with the whole blackboard. The lines are in docs/OBSERVATIONS.md;
+    ``env.observation_data(agent)`` gives them as data, notes included.
+
+    **Rewards** (``reward_mode``)
+
+    ``"shared"``: every agent gets the team's answer score (on the last round; ``no_answer_score``
+    at the round limit) plus the team's costs (the sum of every agent's step, invalid and format
+    costs that round). ``"shared+individual"``: the team's answer score plus the agent's own costs.
+
+    **Starting State**
+
+    As ``GroupSearchEnv``: one task per ``reset`` (``options={"task_id"|"split"}``), one generator per
+    agent derived from the reset seed, an empty blackboard.
+
+    **Episode End**
+
+    For everyone at once: when a ``can_answer`` agent submits an answer (``terminated``; if several
+    answer in one round the first in ``possible_agents`` order is the team's) or after
+    ``max_rounds`` rounds (``truncated``).
+
+    **Info** per agent
+
+    The ``SearchEnv`` keys (``answer``/``success``/``score`` are the team's), ``role``, ``action``
+    (this round's, rendered), ``signals`` (this agent's process signals: ``new_gold_ids``,
+    ``new_gold``, ``consistent``, ``reason``, ``contribution`` = u*v), ``contribution`` =
+    ``{"first_found": [gold ids this agent retrieved before any teammate (ties credit every agent
+    of that round)], "on_blackboard": {id: bool}, "share": fraction of the task's gold evidence}``,
+    ``team`` (``round``, ``notes``, ``evidence_found``, ``evidence_on_blackboard``,
+    ``answered_by``), and in candidate mode ``action_mask`` and ``candidates``.
+
+    **State**
+
+    ``state()``: ``Box(0, 1)`` float32, named by ``state_fields()``: round fraction, answered,
+    team success and score, team gold found, gold on the blackboard, notes / (K * max_rounds),
+    gold-hop count / 8, task family one-hot; then per agent the group env's 16 ``AGENT_FIELDS``
+    plus ``first_found`` (gold share retrieved first) and ``notes_posted``.
+
+    **Arguments**
+
+    ``TeamSearchEnv(roles="roles", team_size=None, reward_mode="shared", max_rounds=16,
+    config=EnvConfig(...), **kwargs)``; the keywords are the fields of
+    :class:`searchgym.envs.config.EnvConfig` except ``max_steps`` (a team counts ``max_rounds``).
+
+    **Version History**
+
+    - v0: the first version. Later without a new id (observations unchanged): ``config=EnvConfig``,
+      ``observation_data(agent)``, spaces owned by each env, pickling by replay. At reset
+      ``reward_components`` and ``signals`` are empty dicts (``SearchEnv`` gives zeros).
+
+    **Example**
+
+    >>> import searchgym
+    >>> env = searchgym.make("TeamSearch-Candidates-v0", world_size="tiny")
+    >>> observations, infos = env.reset(seed=0)
+    >>> env.agents, env.state().shape
+    (['lead', 'searcher', 'analyst'], (69,))
+    >>> actions = {a: int(infos[a]["action_mask"].argmax()) for a in env.agents}
+    >>> observations, rewards, terminations, truncations, infos = env.step(actions)
+    >>> len(set(rewards.values()))  # one shared team reward
+    1
+    """
+
+    # How it plays (searchgym.envs.play_rules): one answer for the team; a shared reward, so trainers
+    # compare each role with itself across G episodes; members post to the blackboard and wait.
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "name": "searchgym_team_v0",
-                                          "is_parallelizable": True, "group_by": "agent"}
+                                          "is_parallelizable": True, "answer_rule": "team",
+                                          "group_by": "agent", "team_actions": True}
 
     def __init__(self, roles: str | Sequence[object] = "roles", team_size: int | None = None,
                  reward_mode: str = "shared", max_rounds: int = 16, config: EnvConfig | None = None,
@@ -228,8 +259,8 @@ class TeamSearchEnv(TeamPosts, MultiSearchEnv):
         if self._candidate_mode():
             return session.decode(raw, team_actions=True)
         if not isinstance(raw, str):  # a structured call ({"name", "arguments"}, an OpenAI tool_call)
-            return parse_tool_call(raw, self.config.tool_format, TOOL_ORDER, allow_team_actions=True)
-        return parse_action(raw, self.config.tool_format, TOOL_ORDER, allow_team_actions=True)
+            return parse_tool_call(raw, self.config.tool_format, TOOL_NAMES, allow_team_actions=True)
+        return parse_action(raw, self.config.tool_format, TOOL_NAMES, allow_team_actions=True)
 
     def _act(self, agent: str, raw: object) -> StepOutcome:
         outcome = self._settle(agent, raw)

@@ -8,7 +8,7 @@ outlive episodes. A mixin of :class:`~searchgym.envs.team.TeamSearchEnv`; it rea
 
 from __future__ import annotations
 
-from searchgym.actions import Action
+from searchgym.action_types import Action
 from searchgym.candidates import Round
 from searchgym.envs.blackboard import MAX_POST_CANDIDATES, NoteEvidence, padded, result_lines
 from searchgym.judge import content_tokens

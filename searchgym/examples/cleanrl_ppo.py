@@ -47,7 +47,7 @@ class Agent(nn.Module):
     def value(self, obs: torch.Tensor) -> torch.Tensor:
         return self.critic(obs).squeeze(-1)
 
-    def act(self, obs: torch.Tensor, mask: torch.Tensor, action: torch.Tensor | None = None):
+    def get_action_and_value(self, obs: torch.Tensor, mask: torch.Tensor, action: torch.Tensor | None = None):
         logits = self.actor(obs).masked_fill(~mask, -1e8)
         dist = Categorical(logits=logits)
         if action is None:
@@ -97,7 +97,7 @@ def main() -> None:
             with torch.random.fork_rng():
                 torch.manual_seed(int(torch.randint(2**31 - 1, (1,), generator=generator)))
                 with torch.no_grad():
-                    action, logprob, _, value = agent.act(obs_buf[t:t + 1], mask_buf[t:t + 1])
+                    action, logprob, _, value = agent.get_action_and_value(obs_buf[t:t + 1], mask_buf[t:t + 1])
             actions[t], logprobs[t], values[t] = action[0], logprob[0], value[0]
             obs, reward, terminated, truncated, info = env.step(int(action[0]))
             rewards[t], dones[t] = float(reward), float(terminated or truncated)
@@ -123,7 +123,7 @@ def main() -> None:
             order = torch.randperm(args.num_steps, generator=generator)
             for begin in range(0, args.num_steps, args.minibatch_size):
                 idx = order[begin:begin + args.minibatch_size]
-                _, new_logprob, entropy, new_value = agent.act(obs_buf[idx], mask_buf[idx], actions[idx])
+                _, new_logprob, entropy, new_value = agent.get_action_and_value(obs_buf[idx], mask_buf[idx], actions[idx])
                 ratio = (new_logprob - logprobs[idx]).exp()
                 adv = advantages[idx]
                 adv = (adv - adv.mean()) / (adv.std() + 1e-8)

@@ -30,7 +30,6 @@ from searchgym.world.model import Task
 
 #: A runaway guard: no env of this package lets an episode run this long.
 MAX_EPISODE_STEPS = 10_000
-GROUP_ENTRY_POINTS = ("searchgym.envs.group:GroupSearchEnv",)
 
 
 @dataclass(frozen=True)
@@ -59,9 +58,9 @@ def score_prediction(task: Task, answer: str | None, steps: int, tool_calls: int
 
 
 def play_session_agent(env: Any, agent: Any, task_id: str, seed: int = 0) -> Prediction:
-    """One scored episode of a session agent (``act(session) -> action``: the random and oracle
+    """One scored episode of a session agent (``choose_action(session) -> action``: the random and oracle
     baselines) on a single-agent env."""
-    from searchgym.harness.methods import SessionActor
+    from searchgym.baselines.harness_actors import SessionActor
 
     answer, steps, tool_calls = play_single(env, SessionActor(agent), task_id, seed)
     return score_prediction(env.unwrapped.world.task_by_id[task_id], answer, steps, tool_calls)
@@ -111,13 +110,10 @@ def majority_vote(answers: Sequence[str | None]) -> str | None:
 
 
 def answer_rule(suite: Suite) -> str:
-    """"single", "majority" (group envs) or "team" (every other parallel env)."""
-    from searchgym.registry import spec
+    """"single", "majority" or "team": what the suite's env class declares (``searchgym.envs.play_rules``)."""
+    from searchgym.registry import declared_rules
 
-    s = spec(suite.env_id)
-    if s.kind == "single":
-        return "single"
-    return "majority" if s.entry_point in GROUP_ENTRY_POINTS else "team"
+    return declared_rules(suite.env_id).answer_rule
 
 
 def play_parallel(env: Any, actor: Any, task_id: str, seed: int, rule: str) -> tuple[str | None, int, int]:

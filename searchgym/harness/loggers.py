@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
-LOGGERS = ("none", "tensorboard", "wandb")
+from searchgym.named_registry import NamedRegistry
 
 
 class MetricsLogger(Protocol):
@@ -93,12 +93,13 @@ class WandbLogger:
         self.run.finish()
 
 
+#: ``--logger`` name -> ``build(run_dir, name, config) -> MetricsLogger``.
+LOGGERS: NamedRegistry[Any] = NamedRegistry("logger")
+LOGGERS.add("none", lambda run_dir, name, config: NoLogger())
+LOGGERS.add("tensorboard", lambda run_dir, name, config: TensorBoardLogger(run_dir, name))
+LOGGERS.add("wandb", WandbLogger)
+
+
 def make_logger(kind: str, run_dir: Path, name: str, config: Mapping[str, Any] | None = None) -> MetricsLogger:
-    """A logger by its ``--logger`` name."""
-    if kind == "none":
-        return NoLogger()
-    if kind == "tensorboard":
-        return TensorBoardLogger(run_dir, name)
-    if kind == "wandb":
-        return WandbLogger(run_dir, name, config)
-    raise ValueError(f"logger must be one of {', '.join(LOGGERS)}, got {kind!r}")
+    """A logger by its ``--logger`` name (an unknown name: an error listing the accepted ones)."""
+    return LOGGERS.get(kind)(run_dir, name, config)

@@ -49,39 +49,63 @@ import importlib
 import inspect
 import json
 import re
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
 
+from searchgym.baselines.harness_actors import baseline_actor
+from searchgym.method_table import METHOD_SPECS
+from searchgym.named_registry import IMPORT_PATH, NamedRegistry, UnknownNameError
 from searchgym.suites import Suite, env_kind, make_env, tasks
 
-#: name -> "module:callable". The learning methods are records in
-#: :data:`searchgym.harness.method_specs.METHOD_SPECS`, trained by one adapter: registering a spec
-#: (``register_spec``) adds it here, so a new method is one record, not two lists.
-METHODS: dict[str, str] = {
-    "random": "searchgym.harness.methods:random_method",
-    "reader": "searchgym.harness.methods:reader_method",
-    "oracle": "searchgym.harness.methods:oracle_method",
-    "sft": "searchgym.harness.sft:sft_method",
-}
+#: The built-in methods that are not learning methods: name -> "module:callable" (lazy).
+BASELINE_METHODS: NamedRegistry[str] = NamedRegistry("method")
+for _name, _path in (("random", "searchgym.harness.methods:random_method"),
+                     ("reader", "searchgym.harness.methods:reader_method"),
+                     ("oracle", "searchgym.harness.methods:oracle_method"),
+                     ("sft", "searchgym.harness.sft:sft_method")):
+    BASELINE_METHODS.add(_name, _path)
+#: Where ``--methods NAME`` of a learning method leads: the spec's harness callable.
+SPEC_METHOD_PREFIX = "searchgym.harness.method_specs:"
+
+
+class MethodPaths(Mapping[str, str]):
+    """Every built-in method name -> "module:callable": the baselines, then every record of the
+    one method table (:data:`searchgym.method_table.METHOD_SPECS`), read afresh on each use."""
+
+    def __getitem__(self, name: str) -> str:
+        if name in BASELINE_METHODS:
+            return BASELINE_METHODS[name]
+        if name in METHOD_SPECS:
+            return SPEC_METHOD_PREFIX + name
+        raise UnknownNameError(f"unknown method {name!r}; accepted: {', '.join(self)}")
+
+    def __iter__(self) -> Iterator[str]:
+        return iter((*BASELINE_METHODS.names, *METHOD_SPECS.names))
+
+    def __len__(self) -> int:
+        return len(BASELINE_METHODS) + len(METHOD_SPECS)
+
+
+#: name -> "module:callable" of every built-in method (a live view; see :class:`MethodPaths`).
+METHODS = MethodPaths()
 
 #: Named agent providers for ``searchgym evaluate --agent NAME``: name -> "module:callable",
 #: called as ``provider(ctx: RunContext, **options) -> Actor``. (An ``--agent module:factory``
 #: is called as ``factory(**options)``.) The OpenAI-compatible endpoint agent is ``"openai"``
-#: (``searchgym.harness.openai_agent:provider``).
-AGENT_PROVIDERS: dict[str, str] = {
-    "random": "searchgym.harness.methods:random_method",
-    "reader": "searchgym.harness.methods:reader_method",
-    "oracle": "searchgym.harness.methods:oracle_method",
-    "openai": "searchgym.harness.openai_agent:provider",
-}
+#: (``searchgym.endpoint.openai_agent:provider``).
+AGENT_PROVIDERS: NamedRegistry[str] = NamedRegistry("agent provider")
+for _name, _path in (("random", "searchgym.harness.methods:random_method"),
+                     ("reader", "searchgym.harness.methods:reader_method"),
+                     ("oracle", "searchgym.harness.methods:oracle_method"),
+                     ("openai", "searchgym.endpoint.openai_agent:provider")):
+    AGENT_PROVIDERS.add(_name, _path)
 
 #: A method label names a folder and a leaderboard row: no slashes, no "..", no spaces.
 LABEL_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$")
-_IMPORT_PATH = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
 _WITH_OPTIONS = re.compile(r"^(?P<head>[^\[\]]+)\[(?P<options>[^\[\]]+)\]$")
 
 
@@ -183,7 +207,7 @@ def resolve_method(entry: str) -> MethodRef:
     label, _, path = entry.rpartition("=") if "=" in entry else ("", "", entry)
     if path in METHODS:
         return MethodRef(check_label(label or path), METHODS[path], options)
-    if not _IMPORT_PATH.match(path):
+    if not IMPORT_PATH.match(path):
         raise ValueError(f"unknown method {entry!r}; built-in methods: {', '.join(METHODS)}; "
                          f"or give an import path 'package.module:callable' (optionally 'label=package.module:callable')")
     return MethodRef(check_label(label or path.replace(":", ".")), path, options)
@@ -245,87 +269,6 @@ def shown_label(label: str, privileged_labels: Collection[str] = ()) -> str:
 
 
 # ------------------------------------------------------------------- built-in baselines
-class SessionActor:
-    """A session agent (``act(session)``: RandomAgent, OracleAgent) as a single-agent Actor."""
-
-    def __init__(self, agent: Any) -> None:
-        self.agent = agent
-
-    def reset(self) -> None:
-        if hasattr(self.agent, "reset"):
-            self.agent.reset()
-
-    def act(self, env: Any, observation: Any, info: Any) -> Any:
-        return self.agent.act(env.unwrapped.session)
-
-
-class PerAgentSessionActor:
-    """Fallback for parallel envs: one session agent per member, each on its own session.
-
-    Needs ``env.unwrapped.sessions`` (a dict agent -> SearchSession, or a list in
-    ``possible_agents`` order). Right for the group env and for generalist teams; a roles
-    team needs the team oracle (see :func:`parallel_baseline_actor`).
-    """
-
-    def __init__(self, make_agent: Callable[[int], Any]) -> None:
-        self.make_agent, self.agents = make_agent, {}
-
-    def reset(self) -> None:
-        for agent in self.agents.values():
-            if hasattr(agent, "reset"):
-                agent.reset()
-
-    def act(self, env: Any, observations: Mapping[str, Any], infos: Mapping[str, Any]) -> dict[str, Any]:
-        base = env.unwrapped
-        sessions = getattr(base, "sessions", None)
-        if sessions is None:
-            raise RuntimeError(f"{type(base).__name__} has no 'sessions'; the random/oracle baselines for "
-                               "parallel envs need searchgym.baselines.team_oracle / team_random (see "
-                               "searchgym.harness.methods.parallel_baseline_actor)")
-        if not isinstance(sessions, Mapping):
-            sessions = dict(zip(base.possible_agents, sessions))
-        actions = {}
-        for name in observations:
-            if name not in self.agents:
-                self.agents[name] = self.make_agent(len(self.agents))
-            actions[name] = self.agents[name].act(sessions[name])
-        return actions
-
-
-#: ADAPTER for multi-agent baselines: baselines/team_oracle.py and team_random.py (issue 3) expose
-#: ``harness_actor(seed: int) -> Actor`` with the parallel Actor signature above; that is used.
-#: If a module lacks it, each member runs the single-agent baseline on its own session
-#: (PerAgentSessionActor: right for groups and generalists, not for a roles team). Fix here if
-#: that API moves.
-TEAM_BASELINES = {"oracle": "searchgym.baselines.team_oracle", "random": "searchgym.baselines.team_random"}
-
-
-def parallel_baseline_actor(kind: str, seed: int) -> Any:
-    try:
-        module = importlib.import_module(TEAM_BASELINES[kind])
-    except ModuleNotFoundError:
-        module = None
-    if module is not None and hasattr(module, "harness_actor"):
-        return module.harness_actor(seed=seed)
-    from searchgym.baselines import OracleAgent, RandomAgent
-
-    if kind == "oracle":
-        return PerAgentSessionActor(lambda index: OracleAgent())
-    return PerAgentSessionActor(lambda index: RandomAgent(seed=int(np.random.SeedSequence([seed, index])
-                                                                   .generate_state(1)[0])))
-
-
-def baseline_actor(kind: str, suite: Suite, seed: int) -> Any:
-    """The random or oracle Actor for ``suite`` (single-agent or parallel)."""
-    if kind not in TEAM_BASELINES:
-        raise ValueError(f"unknown baseline {kind!r}; accepted: {', '.join(TEAM_BASELINES)}")
-    if env_kind(suite) == "parallel":
-        return parallel_baseline_actor(kind, seed)
-    from searchgym.baselines import OracleAgent, RandomAgent
-
-    return SessionActor(OracleAgent() if kind == "oracle" else RandomAgent(seed=seed))
-
-
 def random_method(ctx: RunContext) -> Any:
     """Uniform over admissible actions; trains nothing."""
     return baseline_actor("random", ctx.suite, ctx.seed)
@@ -367,7 +310,7 @@ def resolve_agent(agent: str) -> Callable[..., Any]:
     """The provider (named) or factory (import path) of ``--agent``, with a clear error."""
     if agent in AGENT_PROVIDERS:
         return load_callable(AGENT_PROVIDERS[agent], "agent provider")
-    if not _IMPORT_PATH.match(agent):
+    if not IMPORT_PATH.match(agent):
         raise ValueError(f"unknown agent {agent!r}; named agents: {', '.join(AGENT_PROVIDERS)}; "
                          "or an import path 'package.module:factory' (factory() returns an Actor)")
     return load_callable(agent, "agent factory")
@@ -387,7 +330,3 @@ def agent_method(ctx: RunContext) -> Any:
 
 agent_method.trains = False  # type: ignore[attr-defined]
 
-
-# The learning methods register themselves in METHODS as their specs are defined (method_specs
-# imports load_callable from this module, which is defined by now).
-import searchgym.harness.method_specs  # noqa: E402,F401

@@ -37,7 +37,8 @@ from searchgym.agents.policy_actor import PolicyActor
 from searchgym.agents.population import Population
 from searchgym.agents.sft_base import BASE_FORMAT, file_sha256, load_base_into, save_base
 from searchgym.fileio import atomic_torch_save, atomic_write_json, read_json
-from searchgym.harness.methods import RunContext, baseline_actor
+from searchgym.baselines.harness_actors import baseline_actor
+from searchgym.harness.methods import RunContext
 from searchgym.suites import Suite, env_kind, make_env, tasks
 
 BASE, META, PARTIAL = "base.pt", "base.json", "partial.pt"

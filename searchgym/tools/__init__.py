@@ -17,6 +17,7 @@ from searchgym.tools.clock import CLOCK_EVIDENCE_ID, CurrentTime
 from searchgym.tools.knowledge_base import KnowledgeBase
 from searchgym.tools.retrievers import (
     RETRIEVER_NAMES,
+    RETRIEVERS,
     Bm25sRetriever,
     DenseRetriever,
     HybridRetriever,
@@ -46,6 +47,7 @@ __all__ = [
     "CLARIFICATION_EVIDENCE_ID",
     "CLOCK_EVIDENCE_ID",
     "RETRIEVER_NAMES",
+    "RETRIEVERS",
     "TEAM_ACTION_SCHEMAS",
     "TOOL_NAMES",
     "AskForClarification",

@@ -20,9 +20,12 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from searchgym.extras import require
+from searchgym.named_registry import NamedRegistry
 from searchgym.world.model import Page
 
-RETRIEVER_NAMES = ("bm25s", "rank_bm25", "dense", "hybrid")
+#: Retriever backend name -> ``build(docs, **kwargs) -> Retriever`` (filled at the end of this file).
+RETRIEVERS: NamedRegistry[Any] = NamedRegistry("retriever backend")
+RETRIEVER_NAMES = RETRIEVERS.names
 
 #: Words too common to carry meaning in a question or a page (kept small on purpose).
 STOPWORDS = frozenset(
@@ -270,16 +273,14 @@ class HybridRetriever:
 
 
 def make_retriever(name: str, docs: Sequence[str], **kwargs: Any) -> Retriever:
-    """Build the retriever called ``name`` (one of :data:`RETRIEVER_NAMES`) over ``docs``.
+    """Build the retriever called ``name`` (one of :data:`RETRIEVERS`) over ``docs``.
 
     ``kwargs`` go to the backend (for example ``k1``/``b`` for BM25, ``batch_size`` for dense).
     """
-    if name == "bm25s":
-        return Bm25sRetriever(docs, **kwargs)
-    if name == "rank_bm25":
-        return RankBm25Retriever(docs, **kwargs)
-    if name == "dense":
-        return DenseRetriever(docs, **kwargs)
-    if name == "hybrid":
-        return HybridRetriever(Bm25sRetriever(docs), DenseRetriever(docs, **kwargs))
-    raise ValueError(f"unknown retriever backend {name!r}; accepted: {', '.join(RETRIEVER_NAMES)}")
+    return RETRIEVERS.get(name)(docs, **kwargs)
+
+
+RETRIEVERS.add("bm25s", Bm25sRetriever)
+RETRIEVERS.add("rank_bm25", RankBm25Retriever)
+RETRIEVERS.add("dense", DenseRetriever)
+RETRIEVERS.add("hybrid", lambda docs, **kwargs: HybridRetriever(Bm25sRetriever(docs), DenseRetriever(docs, **kwargs)))

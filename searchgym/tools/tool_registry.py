@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from searchgym.tools.base import Tool
-from searchgym.world.named_registry import NamedRegistry
+from searchgym.named_registry import NamedRegistry
 
 GROUNDINGS = ("words", "numbers", "always")
 #: Tags that the action formats use for something else.

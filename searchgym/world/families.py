@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from searchgym.world.named_registry import NamedRegistry
+from searchgym.named_registry import NamedRegistry
 
 FamilyBuilder = Callable[[Any, str], Any]
 

@@ -26,15 +26,15 @@ def test_registry_lists_all_estimators_and_rejects_unknown(make_traj):
 
 
 def test_register_custom_estimator(make_traj):
-    @register_estimator("test_constant_two")
-    def constant(group, config):
-        return EstimatorOutput([np.full(len(t), 2.0) for t in group], [t.rewards for t in group])
+    with ADVANTAGE_ESTIMATORS.scoped():
+        @register_estimator("test_constant_two")
+        def constant(group, config):
+            return EstimatorOutput([np.full(len(t), 2.0) for t in group], [t.rewards for t in group])
 
-    try:
         res = compute_advantages("test_constant_two", [[make_traj([0.0, 1.0])]])
         np.testing.assert_allclose(res.advantages[0], [2.0, 2.0])
-    finally:
-        del ADVANTAGE_ESTIMATORS["test_constant_two"]
+        assert not ADVANTAGE_ESTIMATORS["test_constant_two"].needs_values and ADVANTAGE_ESTIMATORS["gae"].needs_values
+    assert "test_constant_two" not in ADVANTAGE_ESTIMATORS
 
 
 def test_gae_hand_computed(make_traj):

@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-from cw_weights import table  # noqa: E402
+from cw_weights import table
 
 KINDS = ["web_search", "calculator", "answer"]
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 import torch
 
-from searchgym.agents.train import DECODINGS, PolicyActor, TrainConfig, Trainer
+from searchgym.agents.policy_actor import DECODINGS, PolicyActor
+from searchgym.agents.train import TrainConfig, Trainer
 from searchgym.envs.search import SearchEnv
 from searchgym.harness.evaluate import evaluate_suite
 from searchgym.suites import Suite, register_suite

@@ -69,7 +69,7 @@ def team_observations(episodes: int = 12) -> list[tuple[str, list[str]]]:
         obs, _ = env.reset(seed=i, options={"task_id": tasks[i % len(tasks)]})
         while env.agents:
             seen += [(obs[a]["text"], [str(c) for c in obs[a]["candidates"]]) for a in env.agents]
-            obs = env.step(team.act(env))[0]
+            obs = env.step(team.choose_actions(env))[0]
     return seen
 
 

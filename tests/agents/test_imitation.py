@@ -21,7 +21,7 @@ class SessionOracle:
         self.agent.reset() if hasattr(self.agent, "reset") else None
 
     def act(self, env, observation, info):
-        return self.agent.act(env.unwrapped.session)
+        return self.agent.choose_action(env.unwrapped.session)
 
 
 class FirstCandidate:

@@ -46,7 +46,7 @@ class ScriptedPolicy(LLMPolicy):
         live = [i for i, env in enumerate(self.envs) if env.session is not None and not env.session.done]
         assert len(live) == len(prompts)
         texts = [self.DETOUR if i in self.detour and self.envs[i].session.steps == 0
-                 else OracleAgent().act(self.envs[i].session) if i in self.good else "<answer>nobody at all</answer>"
+                 else OracleAgent().choose_action(self.envs[i].session) if i in self.good else "<answer>nobody at all</answer>"
                  for i in live]
         return [Generation(self.codec.encode(t), t, "stop") for t in texts]
 

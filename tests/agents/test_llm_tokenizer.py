@@ -10,8 +10,9 @@ import torch
 from searchgym.agents.llm_policy import load_model
 from searchgym.agents.llm_tokenizer import ASSET, MARKUP_TOKENS, chat_tokenizer, train_tokenizer
 
-from searchgym.actions import Action, format_action, parse_action
-from searchgym.harness.scripted_endpoint import record_oracle
+from searchgym.action_types import Action
+from searchgym.actions import format_action, parse_action
+from searchgym.endpoint.scripted_endpoint import record_oracle
 from searchgym.suites import get_suite
 from searchgym.text_suites import text_suite_ids
 from searchgym.tools import TOOL_NAMES, chat_tools

@@ -1,5 +1,5 @@
 """LLM training: updates move the policy the way the advantages say, checkpoints resume to the
-same next update, the command glue, team training with separate models."""
+same next update, team training with separate models."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 import torch
 from searchgym.agents.llm_losses import LLMLossConfig, make_token_batch, token_log_probs
 from searchgym.agents.llm_rollout import RolloutConfig
-from searchgym.agents.llm_train import LLMTrainConfig, LLMTrainer, config_from_args, train_from_args
+from searchgym.agents.llm_train import LLMTrainConfig, LLMTrainer
 
 TINY_ENV = {"world_size": "tiny", "max_steps": 2}
 ROLLOUT = RolloutConfig(max_new_tokens=6, max_episode_tokens=2048)
@@ -74,32 +74,6 @@ def test_resume_makes_the_same_next_update(tmp_path: Path) -> None:
     assert json.loads((tmp_path / "resumed" / "config.json").read_text())["method"] == "cw_grpo"
 
 
-def test_train_from_args_is_a_resumable_harness_run(tmp_path: Path, capsys) -> None:
-    args = argparse.Namespace(method="dr_grpo", env="SearchQA-Candidates-Easy-v0", budget=4, seed=3, device="cpu",
-                              out=str(tmp_path), model="random:tiny", world_size="tiny", difficulty="easy",
-                              test_size=2, dev_size=1, no_progress=True,
-                              options='{"group_size": 2, "tasks_per_iteration": 1, "max_new_tokens": 4, '
-                                      '"max_turns": 2, "eval_tasks": 1}')
-    config = config_from_args(args)
-    assert (config.estimator, config.loss.aggregation, config.loss.norm_length) == \
-        ("dr_grpo", "seq-mean-token-sum-norm", 4096)
-    assert config.env_kwargs == {"action_mode": "text", "world_seed": 0, "world_size": "tiny", "difficulty": "easy"}
-    assert (config.group_size, config.rollout.max_turns, config.seed) == (2, 2, 3)
-    assert train_from_args(args) == 0
-    assert "test success" in capsys.readouterr().out
-    for name in ("config.json", "metrics.jsonl", "checkpoint/checkpoint.pt", "result.json", "DONE"):
-        assert (tmp_path / name).exists(), name
-    predictions = [json.loads(line) for line in (tmp_path / "predictions.jsonl").read_text().splitlines()]
-    assert len(predictions) == 2 and all(p["steps"] >= 1 for p in predictions)
-    rows = [json.loads(line) for line in (tmp_path / "metrics.jsonl").read_text().splitlines()]
-    assert [r["step"] for r in rows] == [0, 4] and "dev_success" in rows[-1]
-    assert json.loads((tmp_path / "config.json").read_text())["options"]["llm_config"]["method"] == "dr_grpo"
-    with pytest.raises(ValueError, match="--method"):
-        config_from_args(argparse.Namespace(method="mappo"))
-    with pytest.raises(ValueError, match="unknown option"):
-        config_from_args(argparse.Namespace(method="grpo", options={"groupsize": 2}))
-
-
 def test_team_training_with_a_model_per_role() -> None:
     config = tiny_config(env_id="TeamSearch-v0", env_kwargs={"world_size": "tiny", "max_rounds": 2},
                          team_mode="separate", eval_tasks=0)
@@ -113,8 +87,12 @@ def test_team_training_with_a_model_per_role() -> None:
 def test_configuration_errors_are_clear() -> None:
     with pytest.raises(ValueError, match="text env"):
         LLMTrainer(tiny_config(env_id="SearchQA-Candidates-v0"))
-    with pytest.raises(ValueError, match="unknown LLM method"):
+    with pytest.raises(ValueError, match="unknown method 'ppo'; accepted: cw_grpo, grpo, dr_grpo"):
         tiny_config(method="ppo")
+    with pytest.raises(ValueError, match="cannot train method 'gigpo': its anchor states"):
+        tiny_config(method="gigpo")
+    with pytest.raises(ValueError, match="group_by must be 'auto' or 'role'"):
+        tiny_config(group_by="team")
     with pytest.raises(ValueError, match="team_mode"):
         tiny_config(team_mode="both")
     with pytest.raises(ValueError, match="transformers backend"):

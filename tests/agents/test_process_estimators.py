@@ -68,10 +68,6 @@ def test_answer_candidates_are_read_for_the_gold_mass():
 
 @pytest.mark.parametrize("method", ["mt_ppo", "gigpo", "info_gain"])
 def test_process_methods_train_on_every_env_kind(method, tmp_path):
-    import sys
-    from pathlib import Path
-
-    sys.path.insert(0, str(Path(__file__).parents[1] / "baselines"))
     from baselines_helpers import TINY_GROUP, TINY_QA, TINY_TEAM, make_ctx, play_one_episode
 
     from searchgym.harness.methods import load_method

@@ -5,9 +5,6 @@ One local Ray cluster (2 CPUs) is shared by the tests of this module: Ray starts
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 import torch
@@ -23,8 +20,7 @@ from searchgym.agents.rollout_workers import (  # noqa: E402
 )
 from searchgym.agents.train import TrainConfig, Trainer  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).parents[1] / "harness"))
-from harness_helpers import start_local_ray  # noqa: E402
+from harness_helpers import start_local_ray  # noqa: E402 (after the importorskip)
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 import searchgym
 import torch
-from searchgym.actions import ParseError, parse_action
+from searchgym.action_types import ParseError
+from searchgym.actions import parse_action
 from searchgym.tools import TOOL_NAMES
 from searchgym.agents.lm_sft import SFTConfig, masked_lm_loss, reader_transcripts, train_sft, turn_rows
 from searchgym.agents.llm_kv_generate import _common_prefix

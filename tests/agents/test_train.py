@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 import torch
 
-from searchgym.agents.train import PolicyActor, TrainConfig, Trainer
+from searchgym.agents.policy_actor import PolicyActor
+from searchgym.agents.train import TrainConfig, Trainer
 from searchgym.envs.search import SearchEnv
 
 

@@ -5,8 +5,6 @@ checkpoint that follows it, in a checkpoint whose format resumes older runs."""
 from __future__ import annotations
 
 import math
-import sys
-from pathlib import Path
 
 import pytest
 import torch
@@ -16,8 +14,7 @@ from test_train import small_config
 from searchgym.agents.llm_train import LLMTrainer
 from searchgym.agents.train import Trainer
 
-sys.path.insert(0, str(Path(__file__).parents[1] / "baselines"))
-from baselines_helpers import SMALL_RUN, TINY_TEAM, make_ctx, spec_config  # noqa: E402
+from baselines_helpers import SMALL_RUN, TINY_TEAM, make_ctx, spec_config
 
 
 def _update_with(trainer: Trainer, groups) -> int:

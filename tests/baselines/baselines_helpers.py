@@ -30,7 +30,8 @@ def make_ctx(suite: Suite, tmp_path: Path, budget: int = 60, seed: int = 0, **op
 
 def spec_config(name: str, ctx: RunContext):
     """The TrainConfig that the harness trains the method ``name`` with under ``ctx``."""
-    from searchgym.harness.method_specs import METHOD_SPECS, build_config
+    from searchgym.harness.method_specs import build_config
+    from searchgym.method_table import METHOD_SPECS
     from searchgym.harness.methods import load_callable
 
     spec = METHOD_SPECS[name]

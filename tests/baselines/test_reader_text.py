@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 from searchgym.baselines.reader_text import ReaderTextActor, ReaderTextAgent, result_lines, unwrap
 
-from searchgym.actions import Action, parse_action
+from searchgym.action_types import Action
+from searchgym.actions import parse_action
 from searchgym.harness.methods import RunContext, reader_method
 from searchgym.suites import Suite, make_env, register_suite, tasks
 

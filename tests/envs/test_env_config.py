@@ -11,7 +11,8 @@ import pytest
 
 import searchgym
 from searchgym.envs.config import CONFIG_KWARGS, EnvConfig
-from searchgym.envs.group import GroupSearchEnv, MultiSearchEnv
+from searchgym.envs.group import GroupSearchEnv
+from searchgym.envs.multi import MultiSearchEnv
 from searchgym.envs.multi import MultiSearchEnv as MultiFromItsModule
 from searchgym.envs.search import SearchEnv
 from searchgym.envs.team import TeamSearchEnv

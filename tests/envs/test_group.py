@@ -10,7 +10,8 @@ import searchgym
 from searchgym.baselines import OracleAgent, RandomAgent
 from searchgym.baselines.team_oracle import harness_actor as oracle_actor
 from searchgym.baselines.team_random import TeamRandom
-from searchgym.envs.group import AGENT_FIELDS, GroupSearchEnv
+from searchgym.envs.group import GroupSearchEnv
+from searchgym.envs.multi import AGENT_FIELDS
 from searchgym.envs.search import SearchEnv
 
 GROUP_IDS = [s.id for s in searchgym.registered() if s.kind == "parallel" and "Group" in s.id]
@@ -48,7 +49,7 @@ def test_same_seed_same_episode():
         env.reset(seed=seed)
         trace = []
         while env.agents:
-            obs, rewards, *_ = env.step(rand.act(env))
+            obs, rewards, *_ = env.step(rand.choose_actions(env))
             trace.append((sorted(obs), [o["candidates"] for o in obs.values()], rewards))
         return trace
 
@@ -129,7 +130,7 @@ def test_single_agent_baselines_act_on_group_sessions():
     agents = {"agent_0": OracleAgent(), "agent_1": RandomAgent(seed=0)}
     env.reset(seed=0, options={"task_id": LOOKUP})
     while env.agents:
-        _, _, _, _, infos = env.step({a: agents[a].act(env.sessions[a]) for a in env.agents})
+        _, _, _, _, infos = env.step({a: agents[a].choose_action(env.sessions[a]) for a in env.agents})
         if "agent_0" in infos:
             last = infos["agent_0"]
     assert last["success"]

@@ -45,7 +45,7 @@ def test_memoised_candidates_equal_fresh_ones_at_every_step(make):
                     fresh_copy(session.observed), session.allowed, session.can_answer, extra)
                 assert [a.describe() for a in memoised] == [a.describe() for a in fresh]
                 checked += 1
-            env.step(team.act(env))
+            env.step(team.choose_actions(env))
     assert checked > 30
 
 
@@ -138,7 +138,7 @@ def test_reading_a_rounds_lines_at_once_equals_reading_each_line():
     for episode in range(8):
         env.reset(seed=episode)
         while env.agents:
-            env.step(team.act(env))
+            env.step(team.choose_actions(env))
             for session in env.sessions.values():
                 rnd = session.observed.rounds[-1]
                 lines = result_lines(rnd)
@@ -164,7 +164,7 @@ def test_post_options_kept_between_steps_equal_freshly_ranked_ones():
                 kept.clear()  # the caller's copy: the env's is untouched
                 assert len(env.post_options(agent)) == len(fresh)
                 compared += len(fresh)
-            env.step(team.act(env))
+            env.step(team.choose_actions(env))
     assert compared > 50
 
 
@@ -174,7 +174,7 @@ def test_older_rounds_rebuilt_when_the_record_is_not_the_one_they_were_built_fro
     env.reset(seed=3)
     for _ in range(4):
         if env.agents:
-            env.step(team.act(env))
+            env.step(team.choose_actions(env))
     session = env.sessions["generalist_0"]
     env.generator.generate(session.observed, session.allowed, session.can_answer)
     other = fresh_copy(session.observed)

@@ -65,7 +65,7 @@ def test_team_data_has_the_header_and_the_blackboard_notes():
     team = TeamRandom(seed=2)
     posted = False
     while env.agents and not posted:
-        obs, *_ = env.step(team.act(env))
+        obs, *_ = env.step(team.choose_actions(env))
         posted = bool(env.blackboard.notes)
     assert posted
     for agent in env.possible_agents:
@@ -88,7 +88,7 @@ def _run(env, seed: int) -> list:
     obs, infos = env.reset(seed=seed)
     team, trace = TeamRandom(seed=seed), []
     while env.agents:
-        obs, rewards, *_, infos = env.step(team.act(env))
+        obs, rewards, *_, infos = env.step(team.choose_actions(env))
         trace.append((obs, rewards, {a: {k: v for k, v in i.items() if k != "observation_data"}
                                      for a, i in infos.items()}))
     return trace, infos

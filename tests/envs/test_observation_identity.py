@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from searchgym.actions import Action
+from searchgym.action_types import Action
 from searchgym.baselines import RandomAgent
 from searchgym.baselines.team_random import TeamRandom
 from searchgym.envs.group import GroupSearchEnv
@@ -77,7 +77,7 @@ def _single_episode(size: str, mode: str, fmt: str, seed: int) -> list[dict]:
     steps = [_parts(obs, 0.0, False, False, info)]
     done = False
     while not done:
-        obs, reward, terminated, truncated, info = env.step(agent.act(env.session))
+        obs, reward, terminated, truncated, info = env.step(agent.choose_action(env.session))
         steps.append(_parts(obs, reward, terminated, truncated, info))
         done = terminated or truncated
     return steps
@@ -88,7 +88,7 @@ def _parallel_episode(env: Any, seed: int) -> list[dict]:
     obs, infos = env.reset(seed=seed)
     steps = [{a: _parts(obs[a], 0.0, False, False, infos[a]) for a in obs}]
     while env.agents:
-        obs, rewards, terms, truncs, infos = env.step(team.act(env))
+        obs, rewards, terms, truncs, infos = env.step(team.choose_actions(env))
         steps.append({a: _parts(obs[a], rewards[a], terms[a], truncs[a], infos[a]) for a in obs})
     return steps
 

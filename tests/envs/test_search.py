@@ -53,7 +53,7 @@ obs, info = env.reset(seed=11)
 trace = [obs["text"], list(obs["candidates"])]
 done = False
 while not done:
-    obs, r, te, tr, info = env.step(agent.act(env.session))
+    obs, r, te, tr, info = env.step(agent.choose_action(env.session))
     trace += [obs["text"], list(obs["candidates"]), r]
     done = te or tr
 print(hashlib.sha256(json.dumps(trace).encode()).hexdigest())
@@ -117,7 +117,7 @@ def test_reward_components_sum_to_the_reward_and_answers_terminate():
     total_from_components = 0.0
     done = False
     while not done:
-        obs, reward, terminated, truncated, info = env.step(oracle.act(env.session))
+        obs, reward, terminated, truncated, info = env.step(oracle.choose_action(env.session))
         components = info["reward_components"]
         assert reward == pytest.approx(components["total"])
         assert components["total"] == pytest.approx(sum(v for k, v in components.items() if k != "total"))
@@ -133,7 +133,7 @@ def test_process_judge_signals_follow_the_oracle():
     new_gold = 0
     done = False
     while not done:
-        _, _, terminated, truncated, info = env.step(oracle.act(env.session))
+        _, _, terminated, truncated, info = env.step(oracle.choose_action(env.session))
         new_gold += info["signals"]["new_gold"]
         assert info["signals"]["consistent"], info["signals"]["reason"]
         done = terminated or truncated
@@ -146,7 +146,7 @@ def test_candidates_are_shuffled_so_position_carries_no_signal():
     positions = []
     for seed in range(30):
         env.reset(seed=seed)
-        positions.append(oracle.act(env.session))
+        positions.append(oracle.choose_action(env.session))
     assert len(set(positions)) >= 5
 
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import searchgym
-from searchgym.actions import Action
+from searchgym.action_types import Action
 from searchgym.baselines.team_oracle import TeamOracle
 from searchgym.baselines.team_random import TeamRandom
 from searchgym.envs.roles import ROLES_PRESET, resolve_roles
@@ -58,7 +58,7 @@ def test_spaces_are_cached_per_agent_and_observations_stay_inside_them():
         while env.agents:
             assert all(env.observation_space(a).contains(o) for a, o in obs.items())
             assert env.state_space.contains(env.state())
-            obs, *_ = env.step(rand.act(env))
+            obs, *_ = env.step(rand.choose_actions(env))
         assert all(env.observation_space(a).contains(o) for a, o in obs.items())
 
 
@@ -183,7 +183,7 @@ def test_analyst_calculates_over_numbers_the_searcher_posted():
     while env.agents:
         plan = oracle.plan(env)
         calls.update((a, p.kind, p.tool) for a, p in plan.items())
-        _, _, _, _, infos = env.step(oracle.act(env))
+        _, _, _, _, infos = env.step(oracle.choose_actions(env))
     assert calls[("analyst", "tool", "calculator")] == 1 and calls[("analyst", "post", None)] >= 1
     assert calls[("searcher", "post", None)] >= 2 and calls[("lead", "answer", None)] == 1
     assert not any(tool in ("web_search", "knowledge_base") for (a, _, tool) in calls if a == "analyst")
@@ -242,7 +242,7 @@ def test_same_seed_same_episode_and_different_seed_differs():
     def run(seed):
         env = team(action_mode="candidates")
         rand = TeamRandom(seed=7)
-        trace, _ = play(env, rand.act, seed=seed)
+        trace, _ = play(env, rand.choose_actions, seed=seed)
         return [(o, r) for o, r, *_ in trace], env.state()
 
     (a, state_a), (b, state_b) = run(1), run(1)
@@ -261,7 +261,7 @@ def test_oracle_team_solves_every_test_task_of_every_family(roles, mode):
     oracle = TeamOracle()
     by_family = collections.defaultdict(list)
     for i, task in enumerate(env.tasks.tasks("test")):
-        _, infos = play(env, oracle.act, seed=i, task_id=task.id)
+        _, infos = play(env, oracle.choose_actions, seed=i, task_id=task.id)
         by_family[task.family].append(infos[env.possible_agents[0]]["success"])
     assert set(by_family) == set(FAMILIES)
     assert {f: sum(v) / len(v) for f, v in by_family.items()} == dict.fromkeys(FAMILIES, 1.0)
@@ -271,7 +271,7 @@ def test_oracle_team_solves_every_test_task_of_every_family(roles, mode):
 def test_random_team_success_is_low(roles):
     env = TeamSearchEnv(roles=roles, action_mode="candidates", world_size="small", split="test")
     rand = TeamRandom(seed=0)
-    results = [play(env, rand.act, seed=i, task_id=t.id)[1][env.possible_agents[0]]["success"]
+    results = [play(env, rand.choose_actions, seed=i, task_id=t.id)[1][env.possible_agents[0]]["success"]
                for i, t in enumerate(env.tasks.tasks("test"))]
     success = sum(results) / len(results)
     print(f"random team ({roles}) success on {len(results)} test tasks: {success:.3f}")

@@ -8,7 +8,7 @@ import os
 import time
 
 from searchgym.fileio import atomic_write_json
-from searchgym.harness.methods import SessionActor
+from searchgym.baselines.harness_actors import SessionActor
 from searchgym.suites import Suite, register_suite
 
 TINY_QA = register_suite(Suite("test-tiny-qa-v0", 0, "SearchQA-Candidates-v0", {"max_steps": 6},

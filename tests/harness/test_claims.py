@@ -3,21 +3,14 @@ on tiny suites (RESULTS.md has the tables, the corrected p-values and a generate
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
+import claims
+import claims_report
 import pytest
+from baselines_helpers import SMALL_RUN, TINY_TEAM
 
-sys.path.insert(0, str(Path(__file__).parents[1] / "baselines"))
-from baselines_helpers import SMALL_RUN, TINY_TEAM  # noqa: E402
-
-from searchgym.fileio import read_json  # noqa: E402
-from searchgym.harness.methods import parse_methods  # noqa: E402
-from searchgym.suites import Suite, register_suite  # noqa: E402
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-import claims  # noqa: E402
-import claims_report  # noqa: E402
+from searchgym.fileio import read_json
+from searchgym.harness.methods import parse_methods
+from searchgym.suites import Suite, register_suite
 
 TINY_ROLES = register_suite(Suite("test-claims-roles-v0", 0, "TeamSearch-Candidates-v0", {"max_rounds": 4},
                                   world_size="tiny", dev_size=4, test_size=4,

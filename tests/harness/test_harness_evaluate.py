@@ -13,7 +13,7 @@ from searchgym.harness.evaluate import (
     summarise_predictions,
     team_answer,
 )
-from searchgym.harness.methods import baseline_actor
+from searchgym.baselines.harness_actors import baseline_actor
 from searchgym.suites import tasks
 
 

@@ -5,13 +5,11 @@ from __future__ import annotations
 import pytest
 from harness_helpers import TINY_QA
 
+from searchgym.baselines.harness_actors import SessionActor, baseline_actor
 from searchgym.harness.methods import (
     METHODS,
     MethodRef,
-    PerAgentSessionActor,
     RunContext,
-    SessionActor,
-    baseline_actor,
     load_method,
     parse_methods,
     resolve_method,
@@ -63,26 +61,3 @@ def test_builtin_baselines_and_the_context(tmp_path):
     assert ctx.checkpoint_dir == tmp_path / "checkpoint" and ctx.checkpoint_dir.is_dir()
     with pytest.raises(ValueError, match="unknown baseline 'best'"):
         baseline_actor("best", TINY_QA, 0)
-
-
-def test_per_agent_fallback_acts_on_each_members_session():
-    class Agent:
-        def __init__(self, index):
-            self.index = index
-
-        def act(self, session):
-            return f"{session}-{self.index}"
-
-    class Env:
-        def __init__(self, sessions):
-            self.possible_agents, self.sessions = ["a0", "a1"], sessions
-
-        @property
-        def unwrapped(self):
-            return self
-
-    actor = PerAgentSessionActor(Agent)
-    assert actor.act(Env({"a0": "s0", "a1": "s1"}), {"a1": None, "a0": None}, {}) == {"a1": "s1-0", "a0": "s0-1"}
-    assert PerAgentSessionActor(Agent).act(Env(["s0", "s1"]), {"a1": None}, {}) == {"a1": "s1-0"}
-    with pytest.raises(RuntimeError, match="team_oracle"):
-        PerAgentSessionActor(Agent).act(Env(None), {"a0": None}, {})

@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
-import sys
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parents[1] / "baselines"))
-from baselines_helpers import TINY_TEAM, make_ctx, spec_config  # noqa: E402
+from baselines_helpers import TINY_TEAM, make_ctx, spec_config
 
-from searchgym.agents.train import Trainer  # noqa: E402
-from searchgym.harness.method_specs import METHOD_SPECS  # noqa: E402
-from searchgym.harness.methods import load_method  # noqa: E402
+from searchgym.agents.train import Trainer
+from searchgym.method_table import METHOD_SPECS
+from searchgym.harness.methods import load_method
 
 LEARNERS = sorted(METHOD_SPECS)
 

@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parents[1] / "baselines"))
-from baselines_helpers import SMALL_RUN, TINY_QA, TINY_TEAM, make_ctx, spec_config  # noqa: E402
+from baselines_helpers import SMALL_RUN, TINY_QA, TINY_TEAM, make_ctx, spec_config
 
-from searchgym.agents.train import Trainer  # noqa: E402
-from searchgym.harness.compare import Comparison  # noqa: E402
-from searchgym.harness.methods import METHODS, MethodRef, parse_methods, resolve_method  # noqa: E402
+from searchgym.agents.train import Trainer
+from searchgym.harness.compare import Comparison
+from searchgym.harness.methods import METHODS, MethodRef, parse_methods, resolve_method
 
 
 def test_a_labelled_entry_carries_its_own_options():

@@ -42,7 +42,7 @@ def die_once_learner(ctx):
     """Checkpoints half its budget, then SIGKILLs its own process on the first attempt only."""
     from searchgym.baselines import OracleAgent
     from searchgym.fileio import atomic_write_json
-    from searchgym.harness.methods import SessionActor
+    from searchgym.baselines.harness_actors import SessionActor
 
     state = ctx.checkpoint_dir / "state.json"
     step = read_json(state)["step"] if state.exists() else 0

@@ -1,8 +1,6 @@
 """Same command, same seed, same machine: byte-identical predictions; and what the record says."""
 
 from __future__ import annotations
-
-import sys
 from pathlib import Path
 
 from searchgym.fileio import read_json, read_jsonl
@@ -10,8 +8,7 @@ from searchgym.harness.compare import Comparison, run_comparison
 from searchgym.harness.methods import parse_methods
 from searchgym.harness.runner import run_dir
 
-sys.path.insert(0, str(Path(__file__).parents[1] / "baselines"))
-from baselines_helpers import SMALL_RUN, TINY_TEAM  # noqa: E402
+from baselines_helpers import SMALL_RUN, TINY_TEAM
 
 METHODS = "cw_grpo,mappo,random"
 

@@ -17,7 +17,7 @@ import pytest
 from searchgym.baselines.reader_text import ReaderTextAgent
 
 import searchgym
-from searchgym.harness.scripted_endpoint import ScriptedEndpoint, reader_observations
+from searchgym.endpoint.scripted_endpoint import ScriptedEndpoint, reader_observations
 from searchgym.suites import Suite
 
 openai = pytest.importorskip("openai", reason="the reader endpoint is checked through the official openai client")

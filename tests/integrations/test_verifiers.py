@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import searchgym
-from searchgym.harness.scripted_endpoint import ScriptedEndpoint
+from searchgym.endpoint.scripted_endpoint import ScriptedEndpoint
 
 vf = pytest.importorskip("verifiers.v1", reason="verifiers is an optional extra: pip install 'searchgym[verifiers]'")
 

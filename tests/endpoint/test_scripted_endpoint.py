@@ -17,8 +17,9 @@ from openai import OpenAI
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
 import searchgym
-from searchgym.actions import Action, parse_tool_call
-from searchgym.harness.scripted_endpoint import ScriptedEndpoint
+from searchgym.action_types import Action
+from searchgym.actions import parse_tool_call
+from searchgym.endpoint.scripted_endpoint import ScriptedEndpoint
 from searchgym.suites import Suite
 
 TINY = Suite("tiny-text-endpoint", 1, "SearchQA-v0", {"max_steps": 8, "tool_format": "hermes"}, world_size="tiny",

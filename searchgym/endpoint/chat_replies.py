@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from searchgym.bounded_json import loads_shallow
-from searchgym.harness.chat_client import Reply
+from searchgym.endpoint.chat_client import Reply
 
 MAX_ACTION_CHARS = 30_000
 MAX_KEPT_CALL_CHARS = 8_000

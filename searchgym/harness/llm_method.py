@@ -1,37 +1,36 @@
-"""Command and harness glue of the LLM trainer: ``searchgym train --policy llm`` and
-``searchgym compare`` reach :class:`~searchgym.agents.llm_train.LLMTrainer` through here."""
+"""The LLM trainer as a harness method
+(``searchgym compare --methods llm=searchgym.harness.llm_method:harness_method``) and ``searchgym train --policy llm`` (:mod:`searchgym.commands.train_llm`) reach
+:class:`~searchgym.agents.llm_train.LLMTrainer` through here. The method (``--method``) is a
+record of the one method table, :mod:`searchgym.method_table`, that the LLM trainer supports."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import asdict
-from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+from searchgym.agents.advantages import AdvantageConfig
+from searchgym.agents.llm_losses import LLMLossConfig
+from searchgym.agents.llm_rollout import LLMActor, RolloutConfig
+from searchgym.agents.llm_train import LLMTrainConfig, LLMTrainer
+from searchgym.method_table import llm_spec
 from searchgym.registry import spec as env_spec
 
-from .advantages import AdvantageConfig
-from .llm_losses import LLMLossConfig
-from .llm_rollout import RolloutConfig
-from .llm_train import METHOD_AGGREGATION, METHOD_ESTIMATORS, LLMTrainConfig, LLMTrainer
-
-# ----------------------------------------------------------------------------- command glue
 #: attributes of ``args`` (or keys of its ``options`` JSON) that train_from_args reads, with defaults
 OPTIONAL_ARGS: dict[str, Any] = {
     "group_size": 4, "tasks_per_iteration": 2, "lr": 1e-6, "update_epochs": 1, "mini_batch_size": None,
     "micro_batch_size": 4, "temperature": 1.0, "top_p": 1.0, "max_turns": 12, "max_new_tokens": 256,
-    "max_episode_tokens": 4096, "aggregation": None, "eps_low": 0.2, "eps_high": 0.28, "dual_clip": None,
+    "max_episode_tokens": 4096, "aggregation": None, "group_by": None, "eps_low": 0.2, "eps_high": 0.28, "dual_clip": None,
     "kl_coef": 0.0, "entropy_coef": 0.0, "round_gamma": 1.0, "eval_every": 5, "eval_tasks": 16,
     "save_every": 1, "team_mode": "shared", "dtype": "auto", "gradient_checkpointing": False,
     "generation_backend": "transformers", "env_kwargs": None, "world_size": None, "world_seed": 0,
     "families": None, "difficulty": None, "dev_size": 100, "test_size": 200, "no_progress": False,
 }
-_WORLD_KEYS = ("world_seed", "world_size", "families", "difficulty")
+WORLD_KEYS = ("world_seed", "world_size", "families", "difficulty")
 
 
-def _getter(args: Any) -> Callable[[str], Any]:
+def option_getter(args: Any) -> Callable[[str], Any]:
     """Reads an OPTIONAL_ARGS key from ``args.options`` (a JSON object or dict), else ``args``, else the default."""
     options = getattr(args, "options", None) or {}
     if isinstance(options, str):
@@ -46,12 +45,12 @@ def _getter(args: Any) -> Callable[[str], Any]:
 
 def config_from_args(args: Any) -> LLMTrainConfig:
     """An LLMTrainConfig from an argparse namespace (see :func:`train_from_args`)."""
-    get = _getter(args)
+    get = option_getter(args)
     env_kwargs = get("env_kwargs") or {}
     if isinstance(env_kwargs, str):
         env_kwargs = json.loads(env_kwargs)
     env_kwargs = {**env_kwargs, "action_mode": "text"}  # the LLM writes its actions (a candidate id's twin)
-    for key in _WORLD_KEYS:
+    for key in WORLD_KEYS:
         value = get(key)
         if value is not None:
             if key == "families" and isinstance(value, str):
@@ -62,13 +61,13 @@ def config_from_args(args: Any) -> LLMTrainConfig:
     rollout = RolloutConfig(max_turns=get("max_turns"), max_new_tokens=get("max_new_tokens"),
                             max_episode_tokens=get("max_episode_tokens"))
     method = getattr(args, "method", None) or "cw_grpo"
-    if method not in METHOD_ESTIMATORS:
-        raise ValueError(f"--policy llm trains with --method {', '.join(METHOD_ESTIMATORS)}; got {method!r}")
+    spec = llm_spec(method)  # an unknown method, or one the LLM trainer cannot train, is an error naming why
     loss = LLMLossConfig(eps_low=get("eps_low"), eps_high=get("eps_high"), dual_clip=get("dual_clip"),
-                         aggregation=get("aggregation") or METHOD_AGGREGATION[method], kl_coef=get("kl_coef"),
+                         aggregation=get("aggregation") or spec.aggregation, kl_coef=get("kl_coef"),
                          entropy_coef=get("entropy_coef"), norm_length=rollout.max_episode_tokens)
     return LLMTrainConfig(model=getattr(args, "model", None) or "random:tiny", env_id=getattr(args, "env", None)
-                          or "SearchQA-v0", env_kwargs=env_kwargs, method=method, team_mode=get("team_mode"),
+                          or "SearchQA-v0", env_kwargs=env_kwargs, method=method, group_by=get("group_by"),
+                          team_mode=get("team_mode"),
                           group_size=get("group_size"), tasks_per_iteration=get("tasks_per_iteration"),
                           budget=int(getattr(args, "budget", 1000)), lr=get("lr"), update_epochs=get("update_epochs"),
                           mini_batch_size=get("mini_batch_size"), micro_batch_size=get("micro_batch_size"),
@@ -81,12 +80,10 @@ def config_from_args(args: Any) -> LLMTrainConfig:
 
 
 def harness_method(ctx: Any) -> Any:
-    """A harness method (``searchgym compare --methods llm=searchgym.agents.llm_train:harness_method``):
+    """A harness method (``searchgym compare --methods llm=searchgym.harness.llm_method:harness_method``):
     trains under the RunContext (checkpoints in ``ctx.checkpoint_dir``, rows through ``ctx.log``,
     resumed after an interruption) and returns a greedy :class:`LLMActor`. ``ctx.options``: an
     ``llm_config`` dict (LLMTrainConfig fields), or flat OPTIONAL_ARGS keys plus ``model``/``method``."""
-    from .llm_rollout import LLMActor
-
     suite, options = ctx.suite, dict(ctx.options)
     if "llm_config" in options:
         config = LLMTrainConfig.from_dict(dict(options["llm_config"]))
@@ -106,34 +103,3 @@ def harness_method(ctx: Any) -> Any:
     trainer.train(progress=ctx.progress)
     policies = trainer.members[0] if trainer.kind == "single" else trainer.policies
     return LLMActor(policies, config.rollout, seed=config.seed)
-
-
-def train_from_args(args: Any) -> int:
-    """``searchgym train --policy llm``: a harness run (config.json, metrics.jsonl, a resumable
-    checkpoint under checkpoint/, predictions.jsonl and result.json on the test split, DONE).
-
-    Reads ``args.method`` (cw_grpo | grpo | dr_grpo), ``env`` (an env id; run in text mode),
-    ``budget`` (env steps: every assistant turn of every agent), ``seed``, ``device``, ``out``
-    (the run folder; rerun to resume), ``model`` (path, hub id, or random:tiny /
-    random:qwen2-0.5b), and any key of OPTIONAL_ARGS as an attribute or in ``args.options`` (JSON).
-    """
-    from searchgym.fileio import read_json
-    from searchgym.harness.methods import MethodRef
-    from searchgym.harness.runner import RunSpec, execute_run
-    from searchgym.suites import Suite
-
-    config, get = config_from_args(args), _getter(args)
-    world = {k: config.env_kwargs.pop(k) for k in _WORLD_KEYS if k in config.env_kwargs}
-    suite = Suite(id=f"train-llm-{config.env_id}", version=0, env_id=config.env_id, env_kwargs=config.env_kwargs,
-                  world_seed=int(world.get("world_seed", 0)), world_size=world.get("world_size", "small"),
-                  families=world.get("families"), difficulty=world.get("difficulty"), dev_size=get("dev_size"),
-                  test_size=get("test_size"), description="ad-hoc suite of `searchgym train --policy llm`")
-    out = Path(getattr(args, "out", None) or "runs/train")
-    spec = RunSpec(suite=suite, method=MethodRef(f"llm-{config.method}", "searchgym.agents.llm_train:harness_method"),
-                   seed=config.seed, budget=config.budget, out=out, device=config.device, policy="llm",
-                   progress=not get("no_progress"), options={"llm_config": asdict(config)}, folder=out)
-    outcome = execute_run(spec)
-    test = read_json(Path(outcome.run_dir) / "result.json")["test"]["all"]
-    print(f"llm {config.method} on {config.env_id} ({config.model}): test success {test['success']:.3f}, "
-          f"F1 {test['f1']:.3f} ({outcome.status}; files in {outcome.run_dir})")
-    return 0

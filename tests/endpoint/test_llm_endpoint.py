@@ -14,9 +14,9 @@ import pytest
 from searchgym.actions import format_tool_result, unwrap_tool_result
 from searchgym.cli import main
 from searchgym.fileio import read_json, read_jsonl
-from searchgym.harness.chat_replies import MAX_PARALLEL_CALLS, reply_from_body
-from searchgym.harness.openai_agent import evaluate_openai, reply_report
-from searchgym.harness.scripted_endpoint import ScriptedEndpoint
+from searchgym.endpoint.chat_replies import MAX_PARALLEL_CALLS, reply_from_body
+from searchgym.endpoint.openai_agent import evaluate_openai, reply_report
+from searchgym.endpoint.scripted_endpoint import ScriptedEndpoint
 from searchgym.suites import Suite, make_env, register_suite
 from searchgym.tools import chat_tools
 

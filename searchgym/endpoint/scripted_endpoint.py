@@ -2,7 +2,7 @@
 
 ``ScriptedEndpoint(suite, behaviour)`` serves ``POST /v1/chat/completions`` (and ``GET /v1/models``)
 on a loopback port; ``searchgym serve --suite S --behaviour oracle --port P`` starts one. Replies
-follow the OpenAI response format (:mod:`searchgym.harness.openai_replies`: ``id``, ``object``,
+follow the OpenAI response format (:mod:`searchgym.endpoint.openai_replies`: ``id``, ``object``,
 ``created``, ``model``, ``usage``, ``system_fingerprint``; ``"stream": true`` gets server-sent
 ``chat.completion.chunk`` events ending in ``data: [DONE]``).
 Its ``"oracle"`` behaviour replays the oracle's text-mode actions: they are recorded once per
@@ -30,11 +30,13 @@ from collections.abc import Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Self
 
-from searchgym.actions import Action, parse_action
-from searchgym.envs.session import TOOL_ORDER
-from searchgym.harness import openai_replies
+from searchgym.action_types import Action
+from searchgym.actions import parse_action
+from searchgym.envs.play_rules import play_rules
+from searchgym.endpoint import openai_replies
 from searchgym.harness.evaluate import answer_rule, episode_seed, play_parallel, play_single
 from searchgym.suites import Suite, get_suite, make_env, tasks
+from searchgym.tools.toolkit import TOOL_NAMES
 
 BEHAVIOURS = ("oracle", "random", "reader", "prose", "hostile", "stall")
 #: behaviour -> the baseline whose recorded text actions it replays
@@ -80,7 +82,7 @@ def record_oracle(suite: Suite, splits: Sequence[str] = ("test", "dev"), seed: i
                   limit: int | None = None) -> dict[tuple[str, str], list]:
     """{(question, role or ""): [action text, ...]} of the text-mode oracle (or another baseline,
     ``kind="random"``) on every task of ``splits`` (the first ``limit`` of each, if given)."""
-    from searchgym.harness.methods import baseline_actor
+    from searchgym.baselines.harness_actors import baseline_actor
 
     recorder, script = _Recorder(baseline_actor(kind, suite, seed)), {}
     rule = answer_rule(suite)
@@ -92,7 +94,7 @@ def record_oracle(suite: Suite, splits: Sequence[str] = ("test", "dev"), seed: i
                 play_single(env, recorder, task.id, episode_seed(seed, index))
             else:
                 play_parallel(env, recorder, task.id, episode_seed(seed, index), rule)
-            team = hasattr(env.unwrapped, "blackboard")
+            team = play_rules(env).team_actions
             for agent, actions in recorder.actions.items():
                 key = (task.question, agent if team else "")
                 if not isinstance(actions[0], str):
@@ -105,7 +107,7 @@ def record_oracle(suite: Suite, splits: Sequence[str] = ("test", "dev"), seed: i
 def _as_native(action: str, n: int, answer_tool: bool = False) -> dict[str, Any]:
     """The action as an OpenAI ``tool_calls`` reply; an answer only when the request offered the
     ``answer`` tool (else it stays ``<answer>`` text, as a model without that tool writes it)."""
-    parsed = parse_action(action, "hermes", TOOL_ORDER, allow_team_actions=True)
+    parsed = parse_action(action, "hermes", TOOL_NAMES, allow_team_actions=True)
     call = None
     if isinstance(parsed, Action) and parsed.kind == "answer" and answer_tool:
         call = {"name": "answer", "arguments": json.dumps({"answer": parsed.text})}

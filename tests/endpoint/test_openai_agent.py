@@ -16,10 +16,11 @@ from pathlib import Path
 import pytest
 from searchgym.baselines import OracleAgent
 
-from searchgym.actions import Action, parse_action
+from searchgym.action_types import Action
+from searchgym.actions import parse_action
 from searchgym.cli import main
 from searchgym.fileio import read_json, read_jsonl
-from searchgym.harness.openai_agent import (
+from searchgym.endpoint.openai_agent import (
     ChatClient,
     EndpointConfig,
     choose_candidate,
@@ -67,7 +68,7 @@ def oracle_action(messages: list[dict]) -> str:
         for call in m.get("tool_calls") or []:
             text = f'<tool_call>{{"name": "{call["function"]["name"]}", "arguments": {call["function"]["arguments"]}}}</tool_call>'
         env.step(text)
-    return OracleAgent().act(env.unwrapped.session)
+    return OracleAgent().choose_action(env.unwrapped.session)
 
 
 class Script:
@@ -221,7 +222,7 @@ def test_candidate_and_team_suites_run_without_crashing(server, tmp_path: Path) 
 
 def test_a_diverging_replay_continues_live(server) -> None:
     from searchgym.harness.evaluate import play_single
-    from searchgym.harness.openai_agent import OpenAIActor
+    from searchgym.endpoint.openai_agent import OpenAIActor
 
     script = Script("oracle")
     task = TEXT_SUITE.tasks("test")[2]

@@ -19,9 +19,9 @@ import pytest
 
 from searchgym.cli import main
 from searchgym.fileio import read_json
-from searchgym.harness.chat_client import ChatClient, EndpointConfig
-from searchgym.harness.openai_agent import evaluate_openai, reply_from_body
-from searchgym.harness.raw_server import RawServer, drip
+from searchgym.endpoint.chat_client import ChatClient, EndpointConfig
+from searchgym.endpoint.openai_agent import evaluate_openai, reply_from_body
+from searchgym.endpoint.raw_server import RawServer, drip
 from searchgym.suites import Suite, register_suite
 
 SUITE = register_suite(Suite("test-chat-client-v0", 0, "SearchQA-v0", {"max_steps": 4}, world_size="tiny",

@@ -3,7 +3,7 @@ suite's own dev split (as the candidate methods do)."""
 
 from __future__ import annotations
 
-import searchgym.agents.llm_command as llm_command
+import searchgym.harness.llm_method as llm_method
 from searchgym.harness.methods import RunContext
 from searchgym.suites import Suite, register_suite, tasks
 
@@ -24,11 +24,11 @@ def test_llm_runs_train_on_the_train_families_and_curve_on_the_suite_dev_split(t
             seen.update(families=config.env_kwargs["families"], dev_tasks=dev_tasks)
             raise _Captured
 
-    monkeypatch.setattr(llm_command, "LLMTrainer", FakeTrainer)
+    monkeypatch.setattr(llm_method, "LLMTrainer", FakeTrainer)
     ctx = RunContext(suite=SUITE, seed=0, budget=8, device="cpu", run_dir=tmp_path, policy="llm",
                      options={"model": "random:tiny"})
     try:
-        llm_command.harness_method(ctx)
+        llm_method.harness_method(ctx)
     except _Captured:
         pass
     assert seen["families"] == ["lookup", "bridge"]

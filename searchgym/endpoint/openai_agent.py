@@ -1,11 +1,11 @@
 """Any OpenAI-compatible chat endpoint as a searchgym agent (vLLM, llama.cpp, hosted APIs).
 
 ``POST {base_url}/chat/completions`` with the conversation, through
-:class:`searchgym.harness.chat_client.ChatClient` (the transport: retries, timeouts).
+:class:`searchgym.endpoint.chat_client.ChatClient` (the transport: retries, timeouts).
 The env's observation is the user message (then, after each action, the env's reply: a
 ``tool`` message answering a native tool call, a ``user`` message otherwise). The model's reply
 becomes the env action: its text, or its native ``tool_calls`` written as Hermes ``<tool_call>``
-text (see :mod:`searchgym.harness.chat_replies`: several calls in one reply are played in
+text (see :mod:`searchgym.endpoint.chat_replies`: several calls in one reply are played in
 order, one per env step, each answered by its own tool message; calls past the limit are
 refused with a message the model sees). With ``native_tools=True`` the request carries the
 tool schemas (``answer`` for an agent that may answer, a team's ``post_note`` and ``wait`` included), the first message is the chat form
@@ -45,7 +45,9 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from searchgym.actions import Action, ParseError, parse_action, unwrap_tool_result
+from searchgym.action_types import Action, ParseError
+from searchgym.actions import parse_action, unwrap_tool_result
+from searchgym.envs.play_rules import play_rules
 from searchgym.harness.evaluate import (
     Prediction,
     answer_rule,
@@ -55,11 +57,11 @@ from searchgym.harness.evaluate import (
     score_prediction,
 )
 from searchgym.fileio import atomic_write_json, atomic_write_jsonl
-from searchgym.harness.chat_client import ChatClient, EndpointConfig, Reply
-from searchgym.harness.chat_replies import ChatReply, QueuedCall, reply_from_body
-from searchgym.envs.session import TOOL_ORDER
-from searchgym.tools import chat_tools
+from searchgym.endpoint.chat_client import ChatClient, EndpointConfig, Reply
+from searchgym.endpoint.chat_replies import ChatReply, QueuedCall, reply_from_body
 from searchgym.suites import Suite, env_kind, get_suite, make_env, tasks
+from searchgym.tools import chat_tools
+from searchgym.tools.toolkit import TOOL_NAMES
 
 SYSTEM_PROMPT = ("You are a search agent answering a question with tools. Each reply is exactly one action, "
                  "written in the format the user message shows; finish with <answer>...</answer>.")
@@ -122,7 +124,7 @@ class ChatEpisode:
         """The queued calls of the last reply that have not run (the episode may have ended)."""
         return [call.action for call in self._queued]
 
-    def act(self, observation: str) -> str:
+    def reply_to(self, observation: str) -> str:
         self._add_observation(observation)
         start = time.monotonic()
         if self._queued:
@@ -189,9 +191,9 @@ class OpenAIActor:
             if self.prefetch is not None:
                 self.prefetch(base.task)
                 self.deadline = time.monotonic() + self.config.timeout
-        if hasattr(base, "session"):
+        if play_rules(base).answer_rule == "single":
             return self._act_agent(base.session, "agent_0", observation)
-        live, team = list(observation), hasattr(base, "blackboard")
+        live, team = list(observation), play_rules(base).team_actions
         with ThreadPoolExecutor(max_workers=max(len(live), 1)) as pool:
             actions = pool.map(lambda a: self._act_agent(base.sessions[a], a, observation[a], team), live)
         return dict(zip(live, actions))
@@ -230,14 +232,14 @@ class OpenAIActor:
                 episode.messages += [{"role": "user", "content": seen}, {"role": "assistant", "content": str(action)}]
         if candidate_mode:
             shown = [f"{i}: {c}" for i, (c, ok) in enumerate(zip(observation["candidates"], observation["action_mask"])) if ok]
-            reply = episode.act(text + "\n\nCandidate actions:\n" + "\n".join(shown) +
+            reply = episode.reply_to(text + "\n\nCandidate actions:\n" + "\n".join(shown) +
                                 "\nReply with the number of the action you choose (or write that action).")
             action: Any = choose_candidate(reply, list(session.candidates))
             episode.turns[-1]["action"] = action
             episode.turns[-1]["parsed"] = action != -1
         else:
-            action = episode.act(text)
-            parsed = parse_action(action, session.config.tool_format, TOOL_ORDER, allow_team_actions=team)
+            action = episode.reply_to(text)
+            parsed = parse_action(action, session.config.tool_format, TOOL_NAMES, allow_team_actions=team)
             episode.turns[-1]["parsed"] = not isinstance(parsed, ParseError)
         done.append((_fingerprint(observation), action))
         return action
