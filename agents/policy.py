@@ -24,6 +24,8 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
+from searchgym.named_registry import NamedRegistry
+
 from .encoders import ENCODERS, BoundedCache, TextEncoder, make_encoder, resolve_device
 from .hop_features import HopFeatures
 from .lexical_overlap import QUESTION_PREFIX, LexicalOverlap, question_of
@@ -206,6 +208,11 @@ class CandidatePolicy(nn.Module):
 POLICY_KWARGS = ("hidden", "overlap_features")
 #: The learned-attention policy (agents/attention_policy.py), beside the encoder-backed ones.
 ATTN = "attn"
+#: Policies with an architecture of their own (no separate text encoder): name -> builder
+#: ``(device=, seed=, **kwargs)``; lazy entries, since the builder's module imports this one for
+#: :class:`CandidatePolicy`.
+OWN_ARCHITECTURES: NamedRegistry[str] = NamedRegistry("policy")
+OWN_ARCHITECTURES.add(ATTN, "searchgym.agents.attention_policy:make_attention_policy")
 
 
 def make_policy(
@@ -222,14 +229,13 @@ def make_policy(
     config=). `seed` makes the initial weights reproducible without touching torch's global RNG
     state. Pass `encoder=` to reuse an existing encoder (shared trunk); `name` must still be valid.
     """
-    if name == ATTN:  # learned attention over the observation's tokens, no text encoder
+    if name in OWN_ARCHITECTURES:  # e.g. learned attention over the observation's tokens, no text encoder
         if encoder is not None:
-            raise ValueError("the attn policy has no separate encoder to share; use population mode 'shared' or 'separate'")
-        from .attention_policy import make_attention_policy
-
-        return make_attention_policy(device=device, seed=seed, **kwargs)
+            raise ValueError(f"the {name} policy has no separate encoder to share; use population mode 'shared' "
+                             "or 'separate'")
+        return OWN_ARCHITECTURES.load(name)(device=device, seed=seed, **kwargs)
     if name not in ENCODERS:
-        raise ValueError(f"unknown policy/encoder {name!r}; accepted: {sorted([*ENCODERS, ATTN])}")
+        raise ValueError(f"unknown policy/encoder {name!r}; accepted: {sorted([*ENCODERS, *OWN_ARCHITECTURES])}")
     dev = resolve_device(device)
     policy_kwargs = {k: kwargs.pop(k) for k in POLICY_KWARGS if k in kwargs}
     rng_scope = torch.random.fork_rng(devices=[]) if seed is not None else contextlib.nullcontext()

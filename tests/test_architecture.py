@@ -61,8 +61,6 @@ REGISTRATION_IMPORTS = {("searchgym.suites", "searchgym.text_suites")}
 #: Cycles closed only by an import inside a function (run after both modules are loaded), each with its reason.
 DEFERRED_CYCLES = {
     frozenset({"searchgym.world.generate", "searchgym.world.world"}): "World.generate() is a shortcut to the generator",
-    frozenset({"searchgym.agents.policy", "searchgym.agents.attention_policy"}):
-        "make_policy('attn') builds the attention policy, which reuses the candidate policy's parts",
 }
 
 
