@@ -16,6 +16,8 @@ import importlib.util
 import multiprocessing
 import os
 import sys
+import threading
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -93,13 +95,32 @@ class ComparisonResult:
         return [o for o in self.outcomes if o.status == "failed"]
 
 
-def _init_worker(threads: int) -> None:
-    """Per-worker thread limits (set before the method imports torch)."""
+def _init_worker(threads: int, parent_pid: int | None = None) -> None:
+    """Per-worker thread limits (set before the method imports torch), and a watch on the parent:
+    a worker whose comparison was killed exits instead of finishing its run into the folder."""
     for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
         os.environ[var] = str(threads)
     torch = sys.modules.get("torch")
     if torch is not None:
         torch.set_num_threads(threads)
+    if parent_pid is not None:
+        threading.Thread(target=exit_when_orphaned, args=(parent_pid,), daemon=True, name="parent-watch").start()
+
+
+def exit_when_orphaned(parent_pid: int, interval: float = 1.0, exit: Callable[[int], Any] = os._exit,
+                       rounds: int | None = None) -> None:
+    """Exit (status 1) once this process's parent is no longer ``parent_pid``: killing
+    ``searchgym compare`` (SIGTERM, SIGKILL, or Ctrl-C, after which the pool stops waiting) then
+    stops its workers too, within ``interval`` seconds. The run they held is left unfinished and
+    resumes when the same command runs again (results are written atomically). ``rounds`` bounds
+    the checks (tests)."""
+    checked = 0
+    while rounds is None or checked < rounds:
+        if os.getppid() != parent_pid:
+            exit(1)
+            return
+        checked += 1
+        time.sleep(interval)
 
 
 def _progress_bar(total: int, enabled: bool):
@@ -182,7 +203,7 @@ def _run_in_pool(todo: Sequence[RunSpec], workers: int, threads: int, record: Ca
     """Runs in worker processes; ``tick`` is called every ``tick_seconds`` while they work."""
     context = multiprocessing.get_context("spawn")
     pool = ProcessPoolExecutor(max_workers=min(workers, len(todo)), mp_context=context,
-                               initializer=_init_worker, initargs=(threads,))
+                               initializer=_init_worker, initargs=(threads, os.getpid()))
     futures = {pool.submit(execute_run_safely, spec): spec for spec in todo}
     pending = set(futures)
     try:
