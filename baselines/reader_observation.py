@@ -141,20 +141,27 @@ _NUMERIC = {a.name for a in ATTRIBUTES}
 
 def sentence_facts(sentence: str) -> list[tuple[str, str, str]]:
     """(subject, predicate, value) stated by one page sentence; [] for dated or unknown ones."""
+    return list(_sentence_facts(sentence))
+
+
+@lru_cache(maxsize=1 << 16)
+def _sentence_facts(sentence: str) -> tuple[tuple[str, str, str], ...]:
+    """:func:`sentence_facts`, memoised: a page's sentences recur in every later observation of an
+    episode and across episodes, and each costs a match against every sentence pattern."""
     for pattern, predicates, current in _sentence_patterns():
         match = pattern.match(sentence.strip())
         if match is None:
             continue
         if not current:
-            return []
+            return ()
         value = _value(match["o"])
         numeric = bool(_NUMBER.match(value))
         if not numeric and not value[:1].isupper():
             continue  # an entity's name starts with a capital ("the year 1962" is not a city)
         kept = [p for p in predicates if (p in _NUMERIC) == numeric]
         if kept:
-            return [(match["s"], p, value) for p in kept]
-    return []
+            return tuple((match["s"], p, value) for p in kept)
+    return ()
 
 
 class _Facts:
