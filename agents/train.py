@@ -11,10 +11,9 @@ One iteration (:meth:`Trainer.iterate`):
    from when ``loss.kl_coef`` > 0, and the configured aggregation), one optimiser step
    per minibatch (``minibatch_size``; None: the whole batch); then the value head for
    ``value_epochs`` when the method fits one (``TrainConfig.value_head``); the logged numbers;
-4. every ``eval_every`` iterations, greedy success on a fixed dev subset; the row, then a
-   checkpoint (``trainer_base``) that restores everything (weights, optimiser, calibration state,
-   both generators) so that a resumed run makes exactly the next update the uninterrupted run
-   would have made.
+4. every ``eval_every`` iterations, success on a fixed dev subset; the row, then a checkpoint
+   (``trainer_base``) that restores everything (weights, optimiser, calibration state, both
+   generators): a resumed run makes exactly the next update the uninterrupted run would have.
 """
 
 from __future__ import annotations
@@ -51,7 +50,6 @@ from .update_batch import UpdateBatch
 _START_POINTS: dict[tuple, dict[str, float]] = {}
 #: Where a run's policy starts: its seeded initial weights, or the supervised base.
 INITS = ("scratch", "sft")
-
 
 
 @dataclass

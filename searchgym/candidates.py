@@ -1,15 +1,9 @@
-"""Admissible candidate actions, built only from what an agent has observed.
-
-As TextWorld lists admissible commands, candidate mode lists actions an agent could sensibly
-take: searches and look-ups of names it has seen (in the question or in results), calculations
-over numbers it has seen, the clock, a clarification request, and answers from spans it has
-seen. Each answer candidate carries its provenance (the fact it came from, the tool that found
-it, and "in 2019" for outdated figures) so that a policy can learn which span answers.
-
-Candidates are ranked by a fixed priority (question names, answers and calculations from the
-latest round, the clock and clarification, older answers, then names from results), cut at
-``max_candidates``, and shuffled by the env's generator so that position carries no signal.
-Which tool is offered how is its registration's candidate rule (``ToolSpec.candidates``).
+"""Admissible candidate actions, built only from what an agent has observed (as TextWorld lists
+admissible commands): look-ups of names it has seen, calculations over numbers it has seen, the
+clock, a clarification request, and answers from spans it has seen, each answer with its
+provenance (fact, tool, "in 2019" for outdated figures). Ranked by a fixed priority, cut at
+``max_candidates`` and shuffled by the env's generator, so position carries no signal; each
+tool's candidate rule is its registration's ``ToolSpec.candidates``.
 """
 
 from __future__ import annotations

@@ -63,9 +63,8 @@ class TeamSearchEnv(TeamPosts, MultiSearchEnv):
     simultaneously: a tool call (its result is seen by the caller only), ``post`` (a note on the
     blackboard; at most ``MAX_NOTE_CHARS`` characters), ``wait``, or, for a role with
     ``can_answer``, the team's answer. Notes are read by the other agents at the end of the round
-    (see :mod:`searchgym.envs.blackboard`: a note becomes a round of each reader's ``Observed``
-    record, so an analyst can calculate over numbers a searcher posted and the lead can answer from
-    the blackboard).
+    (:mod:`searchgym.envs.blackboard`: a note becomes a round of each reader's ``Observed`` record,
+    so an analyst calculates over numbers a searcher posted, and the lead answers from them).
 
     **Action Space**
 
@@ -93,14 +92,13 @@ class TeamSearchEnv(TeamPosts, MultiSearchEnv):
 
     **Starting State**
 
-    As ``GroupSearchEnv``: one task per ``reset`` (``options={"task_id"|"split"}``), one generator per
-    agent derived from the reset seed, an empty blackboard.
+    As ``GroupSearchEnv``: one task per ``reset`` (``options={"task_id"|"split"}``), one generator
+    per agent derived from the reset seed, an empty blackboard.
 
     **Episode End**
 
-    For everyone at once: when a ``can_answer`` agent submits an answer (``terminated``; if several
-    answer in one round the first in ``possible_agents`` order is the team's) or after
-    ``max_rounds`` rounds (``truncated``).
+    For everyone at once: when a ``can_answer`` agent answers (``terminated``; the first in
+    ``possible_agents`` order when several do in one round) or after ``max_rounds`` (``truncated``).
 
     **Info** per agent
 
@@ -121,9 +119,8 @@ class TeamSearchEnv(TeamPosts, MultiSearchEnv):
 
     **Arguments**
 
-    ``TeamSearchEnv(roles="roles", team_size=None, reward_mode="shared", max_rounds=16,
-    config=EnvConfig(...), **kwargs)``; the keywords are the fields of
-    :class:`searchgym.envs.config.EnvConfig` except ``max_steps`` (a team counts ``max_rounds``).
+    ``TeamSearchEnv(roles="roles", team_size=None, reward_mode="shared", max_rounds=16, config=EnvConfig(...),
+    **kwargs)``; keywords: the :class:`~searchgym.envs.config.EnvConfig` fields but ``max_steps``.
 
     **Version History**
 

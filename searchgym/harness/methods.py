@@ -98,11 +98,9 @@ METHODS = MethodPaths()
 #: is called as ``factory(**options)``.) The OpenAI-compatible endpoint agent is ``"openai"``
 #: (``searchgym.endpoint.openai_agent:provider``).
 AGENT_PROVIDERS: NamedRegistry[str] = NamedRegistry("agent provider")
-for _name, _path in (("random", "searchgym.harness.methods:random_method"),
-                     ("reader", "searchgym.harness.methods:reader_method"),
-                     ("oracle", "searchgym.harness.methods:oracle_method"),
-                     ("openai", "searchgym.endpoint.openai_agent:provider")):
-    AGENT_PROVIDERS.add(_name, _path)
+for _name in ("random", "reader", "oracle"):  # the baseline methods are providers as they are
+    AGENT_PROVIDERS.add(_name, BASELINE_METHODS[_name])
+AGENT_PROVIDERS.add("openai", "searchgym.endpoint.openai_agent:provider")
 
 #: A method label names a folder and a leaderboard row: no slashes, no "..", no spaces.
 LABEL_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$")
