@@ -99,27 +99,14 @@ class LexicalOverlap:
         return found
 
     def _compute(self, context: tuple, candidates: Sequence[str]) -> np.ndarray:
-        """``_features`` of every candidate, in one loop (the same numbers; padding "" and a
-        candidate that comes back within the observation are worked out once)."""
-        question, t_uni, text = context
-        pairs, q_text = self._pairs, question[0]
-        rows: list[list[float]] = []
-        seen: dict[str, list[float]] = {"": [0.0] * self.n_features}
+        """``_features`` of every candidate; padding "" and a candidate that comes back within the
+        observation are worked out once."""
+        seen: dict[str, list[float]] = {}
+        rows = []
         for candidate in candidates:
             row = seen.get(candidate)
             if row is None:
-                pair = pairs.get((q_text, candidate), _MISSING)
-                if pair is _MISSING:
-                    pair = self._question_features(question, candidate)
-                    pairs.put((q_text, candidate), pair)
-                if pair is None:
-                    row = [0.0] * self.n_features
-                else:
-                    c_uni, f0, f1, f2, f4, f5, f7, f8, f9 = pair
-                    action = candidate.split("  <- ", 1)[0]
-                    taken = f": {action}\n" in text or text.endswith(f": {action}")
-                    row = [f0, f1, f2, len(c_uni & t_uni) / len(c_uni), f4, f5, float(taken), f7, f8, f9]
-                seen[candidate] = row
+                row = seen[candidate] = self._features(context, candidate)
             rows.append(row)
         return np.array(rows, dtype=np.float64).reshape(len(candidates), self.n_features)
 
