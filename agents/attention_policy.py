@@ -9,8 +9,9 @@ nor which name in a result is the next hop. Here (tokens: ``attn_tokens.py``):
    channel) and mixed by one self-attention block; computed once per observation;
 2. each admissible candidate's tokens (action, then provenance) go through one self-attention
    block of their own and one cross-attention block into their observation's context;
-3. score_j = MLP([mean_j, max_j, q, mean_j * q, taken_j]), with q the pooled question; value =
-   MLP(pooled context).
+3. score_j = MLP([mean_j, max_j, q, mean_j * q, f_j, f_j * q, taken_j]), with q the pooled
+   question and f_j the question-weighted mean of the candidates that state a fact about
+   candidate j's name (``policy.pool_facts``); value = MLP(pooled context).
 
 Same interface as :class:`~searchgym.agents.policy.CandidatePolicy` (``forward``, ``act``,
 ``evaluate``, ``distribution``, ``value_head``); masked logits are ``finfo.min``.
@@ -29,7 +30,8 @@ from torch.nn import functional as F
 
 from .attn_tokens import MAX_POSITION, MAX_RECENCY, N_ENTITY, SEGMENTS, ObservationTokens, Tokenizer, Tokens
 from .encoders import BoundedCache, resolve_device
-from .policy import CandidatePolicy, LexicalOverlap, _mlp, batch_observations
+from .hop_features import HopFeatures
+from .policy import CandidatePolicy, LexicalOverlap, _mlp, batch_observations, pool_facts
 
 __all__ = ["AttentionPolicy", "make_attention_policy"]
 
@@ -84,8 +86,10 @@ class AttentionPolicy(CandidatePolicy):
         self.bind = nn.Linear(dim, dim)
         self.cand_cross = Block(dim, heads)
         self.norm = nn.LayerNorm(dim)
-        self.score_head = _mlp(4 * dim + 1, hidden, 1, out_std=0.01)
+        self.score_head = _mlp(6 * dim + 1, hidden, 1, out_std=0.01)
         self.value_head = _mlp(dim, hidden, 1, out_std=1.0)
+        self.hops = HopFeatures()  # the facts-about matrix only
+        self.fact_query = nn.Linear(dim, dim, bias=False)
         self._tokens = BoundedCache(8192)
         self.critic_overlap = LexicalOverlap()  # for COMA's critic only (embed); the scores never read it
         self.n_overlap = LexicalOverlap.n_features
@@ -129,14 +133,15 @@ class AttentionPolicy(CandidatePolicy):
     def forward(self, obs_batch: Sequence[dict[str, Any]]) -> tuple[Tensor, Tensor]:
         texts, cands, mask = batch_observations(obs_batch)
         toks = [self.tokens(t, c) for t, c in zip(texts, cands)]
+        about = np.stack([self.hops.facts_about(c) for c in cands])
         if len(toks) <= CHUNK:
-            logits, values = self._forward(toks, mask)
+            logits, values = self._forward(toks, mask, about)
         else:  # chunks of similar length: padding to the chunk's longest costs little
             size = [len(o.context.ints) + sum(len(o.candidates[c].ints) for c in np.flatnonzero(m))
                     for o, m in zip(toks, mask)]
             order = np.argsort(size, kind="stable")
             chunks = np.array_split(order, -(-len(order) // CHUNK))
-            parts = [self._forward([toks[i] for i in idx], mask[idx]) for idx in chunks]
+            parts = [self._forward([toks[i] for i in idx], mask[idx], about[idx]) for idx in chunks]
             back = torch.from_numpy(np.argsort(order)).to(self.device)
             logits = torch.cat([p[0] for p in parts])[back]
             values = torch.cat([p[1] for p in parts])[back]
@@ -154,14 +159,14 @@ class AttentionPolicy(CandidatePolicy):
         gives them: the pooled context, each candidate's pooled tokens, LexicalOverlap features."""
         texts, cands, mask = batch_observations(obs_batch)
         toks = [self.tokens(t, c) for t, c in zip(texts, cands)]
-        e_obs, cand = self._forward(toks, mask, features=True)
+        e_obs, cand = self._forward(toks, mask, None, features=True)
         e_cand = cand.new_zeros(*mask.shape, self.dim)
         e_cand[torch.as_tensor(mask, device=self.device)] = cand
         overlap = np.stack([self.critic_overlap.observation_features(t, c) for t, c in zip(texts, cands)])
         overlap_t = torch.from_numpy(overlap).float().to(self.device)
         return e_obs, e_cand, torch.as_tensor(mask, device=self.device), overlap_t
 
-    def _forward(self, toks: list[ObservationTokens], mask: np.ndarray,
+    def _forward(self, toks: list[ObservationTokens], mask: np.ndarray, about: np.ndarray | None = None,
                  features: bool = False) -> tuple[Tensor, Tensor]:
         dev = self.device
         # 1. the context of each observation, once
@@ -191,12 +196,17 @@ class AttentionPolicy(CandidatePolicy):
         maxed = torch.zeros(len(rows), self.dim, device=dev).scatter_reduce(0, index, tokens, "amax", include_self=False)
         if features:
             return ctx_mean, mean
-        q = self.norm(q_pool)[torch.from_numpy(rows).to(dev)]
+        question = self.norm(q_pool)
+        q = question[torch.from_numpy(rows).to(dev)]
+        # 4. what the other candidates state about each candidate's name, weighed by the question
+        admissible = torch.as_tensor(mask, device=dev)
+        dense = mean.new_zeros(*mask.shape, self.dim).masked_scatter(admissible.unsqueeze(-1), mean)
+        facts = pool_facts(self.fact_query(question), dense, torch.from_numpy(about).to(dev), admissible)[admissible]
         taken = torch.from_numpy(np.array([toks[r].taken[c] for r, c in zip(rows, cols)], dtype=np.float32))
-        features_j = torch.cat([mean, maxed, q, mean * q, taken.to(dev).view(-1, 1)], -1)
-        admissible = self.score_head(features_j).squeeze(-1)
-        floor = torch.full(mask.shape, torch.finfo(admissible.dtype).min, dtype=admissible.dtype, device=dev)
-        return floor.masked_scatter(torch.as_tensor(mask, device=dev), admissible), values
+        features_j = torch.cat([mean, maxed, q, mean * q, facts, facts * q, taken.to(dev).view(-1, 1)], -1)
+        scores = self.score_head(features_j).squeeze(-1)
+        floor = torch.full(mask.shape, torch.finfo(scores.dtype).min, dtype=scores.dtype, device=dev)
+        return floor.masked_scatter(admissible, scores), values
 
     def _segment_mean(self, tokens: Tensor, owner: Tensor, n: int) -> Tensor:
         total = torch.zeros(n, self.dim, device=tokens.device, dtype=tokens.dtype).index_add(0, owner, tokens)

@@ -87,6 +87,31 @@ class HopFeatures:
 
     def __init__(self, cache_size: int = 8192) -> None:
         self._cache = BoundedCache(cache_size)
+        self._about = BoundedCache(cache_size)
+
+    def facts_about(self, candidates: Sequence[str]) -> np.ndarray:
+        """[N, N] float32: row j spreads weight 1 evenly over the other candidates whose provenance
+        states a fact about candidate j's name ("X | founded year | ...", "... | made by of X");
+        a row without such candidates (or padding) is 0. Memoised per candidate list.
+
+        Why: whether to look a name up again depends on what is already known about it, and that
+        is written in *other* candidates' provenance; a policy that scores each candidate alone
+        cannot read it. Mixing their embeddings with this matrix lets it learn which facts count.
+        """
+        key = tuple(candidates)
+        found = self._about.get(key)
+        if found is None:
+            parts = [split_candidate(c) if c else ("", "", "") for c in candidates]
+            stated = [_subjects(provenance) if provenance else set() for _, _, provenance in parts]
+            found = np.zeros((len(candidates), len(candidates)), dtype=np.float32)
+            for j, (_, arg, _) in enumerate(parts):
+                if not arg:
+                    continue
+                about = [k for k, subjects in enumerate(stated) if k != j and arg in subjects]
+                if about:
+                    found[j, about] = 1.0 / len(about)
+            self._about.put(key, found)
+        return found
 
     def observation_features(self, text: str, candidates: Sequence[str]) -> np.ndarray:
         key = (text, tuple(candidates))

@@ -34,7 +34,7 @@ class SFTConfig:
 
     sft_demonstrator: str = "reader"  # "reader" or "oracle"
     sft_tasks: int = 1000  # train tasks the demonstrator plays, at most the split's (sets the base's skill)
-    sft_epochs: int = 8
+    sft_epochs: int = 16
     sft_lr: float = 3e-3
     sft_batch_size: int = 64
     sft_dagger_rounds: int = 0  # rounds of: the learner plays sft_dagger_tasks tasks, the demonstrator labels, refit

@@ -92,6 +92,16 @@ def batch_observations(obs_batch: Sequence[dict[str, Any]]) -> tuple[list[str], 
     return texts, cands, mask_arr
 
 
+def pool_facts(query: Tensor, e_cand: Tensor, about: Tensor, mask: Tensor) -> Tensor:
+    """[B, N, D]: for each candidate j, the admissible candidates stating facts about j's name
+    (``about[b, j, k] > 0``, ``mask[b, k]``) averaged with softmax weights query_b . e_k (which
+    facts count depends on the question); 0 for a candidate without any."""
+    relevance = torch.einsum("bd,bnd->bn", query, e_cand)
+    stated = (about > 0) & mask.unsqueeze(1)
+    weights = stated * torch.exp(relevance - relevance.max(dim=-1, keepdim=True).values).unsqueeze(1)
+    return torch.bmm(weights / weights.sum(dim=-1, keepdim=True).clamp_min(1e-12), e_cand)
+
+
 def _mlp(inp: int, hidden: int, out: int, out_std: float) -> nn.Sequential:
     last = nn.Linear(hidden, out)
     nn.init.orthogonal_(last.weight, out_std)  # small last layer: near-uniform initial policy (CleanRL)
@@ -106,15 +116,19 @@ class CandidatePolicy(nn.Module):
     MLP([e_obs, e_j, e_obs * e_j, overlap_j]); False gives exactly MLP([e_obs, e_j, e_obs * e_j]).
     """
 
-    def __init__(self, encoder: TextEncoder, hidden: int = 128, overlap_features: bool = True) -> None:
+    def __init__(self, encoder: TextEncoder, hidden: int = 128, overlap_features: bool = True,
+                 fact_context: bool = True) -> None:
         super().__init__()
         self.encoder = encoder
         d = encoder.dim
         self.overlap = LexicalOverlap() if overlap_features else None
-        self.hops = HopFeatures() if overlap_features else None
+        self.hops = HopFeatures() if (overlap_features or fact_context) else None
+        self.fact_context = fact_context
         #: features per candidate beside the embeddings (LexicalOverlap then HopFeatures), as embed gives them
         self.n_overlap = LexicalOverlap.n_features + HopFeatures.n_features if overlap_features else 0
-        self.score_head = _mlp(3 * d + self.n_overlap, hidden, 1, out_std=0.01)
+        self.score_head = _mlp((5 if fact_context else 3) * d + self.n_overlap, hidden, 1, out_std=0.01)
+        # which facts about a name matter depends on the question: the observation weighs them
+        self.fact_query = nn.Linear(d, d, bias=False) if fact_context else None
         self.value_head = _mlp(d, hidden, 1, out_std=1.0)
         self._states = BoundedCache(8192)
 
@@ -135,6 +149,10 @@ class CandidatePolicy(nn.Module):
 
         Every distinct text in the batch is encoded once.
         """
+        return self._embed(obs_batch)[:4]
+
+    def _embed(self, obs_batch: Sequence[dict[str, Any]]) -> tuple[Tensor, Tensor, Tensor, Tensor | None, Tensor | None]:
+        """``embed``'s four, and the [B, N, N] facts-about matrix (``HopFeatures.facts_about``) or None."""
         texts, cands, mask = batch_observations(obs_batch)
         b, n = mask.shape
         all_texts = [self._state_of(t) for t in texts] + [c for row in cands for c in row]
@@ -149,21 +167,35 @@ class CandidatePolicy(nn.Module):
                                                     self.hops.observation_features(t, row)], axis=1)
                                     for t, row in zip(texts, cands)])
             overlap = torch.from_numpy(feats).to(dtype=gathered.dtype, device=self.device).view(b, n, -1)
-        return gathered[:b], gathered[b:].view(b, n, -1), torch.as_tensor(mask, device=self.device), overlap
+        about = None
+        if self.fact_context:
+            about = torch.from_numpy(np.stack([self.hops.facts_about(row) for row in cands]))
+            about = about.to(dtype=gathered.dtype, device=self.device)
+        return gathered[:b], gathered[b:].view(b, n, -1), torch.as_tensor(mask, device=self.device), overlap, about
 
-    def score(self, e_obs: Tensor, e_cand: Tensor, mask: Tensor, overlap: Tensor | None = None) -> Tensor:
-        """Masked logits [B, N]: MLP([e_obs, e_j, e_obs * e_j(, overlap_j)]); finfo.min where masked."""
+    def score(self, e_obs: Tensor, e_cand: Tensor, mask: Tensor, overlap: Tensor | None = None,
+              about: Tensor | None = None) -> Tensor:
+        """Masked logits [B, N]: MLP([e_obs, e_j, e_obs * e_j(, f_j, e_obs * f_j)(, overlap_j)]), where
+        f_j = about_j @ e_cand is the mean embedding of the candidates stating facts about candidate
+        j's name; finfo.min where masked."""
         # Only admissible candidates go through the MLP (about 60% of a padded batch is masked).
         e_o = e_obs.unsqueeze(1).expand_as(e_cand)[mask]
         e_c = e_cand[mask]
-        parts = [e_o, e_c, e_o * e_c] + ([overlap[mask]] if overlap is not None else [])
+        parts = [e_o, e_c, e_o * e_c]
+        if self.fact_context:
+            if about is None:
+                raise ValueError("this policy scores with the facts-about matrix (fact_context=True): pass about= "
+                                 "[B, N, N], as _embed gives it")
+            facts = pool_facts(self.fact_query(e_obs), e_cand, about, mask)[mask]
+            parts += [facts, e_o * facts]
+        parts += [overlap[mask]] if overlap is not None else []
         admissible = self.score_head(torch.cat(parts, dim=-1)).squeeze(-1)
         floor = torch.full(mask.shape, torch.finfo(admissible.dtype).min, dtype=admissible.dtype, device=mask.device)
         return floor.masked_scatter(mask, admissible)
 
     def forward(self, obs_batch: Sequence[dict[str, Any]]) -> tuple[Tensor, Tensor]:
-        e_obs, e_cand, mask, overlap = self.embed(obs_batch)
-        return self.score(e_obs, e_cand, mask, overlap), self.value_head(e_obs).squeeze(-1)
+        e_obs, e_cand, mask, overlap, about = self._embed(obs_batch)
+        return self.score(e_obs, e_cand, mask, overlap, about), self.value_head(e_obs).squeeze(-1)
 
     @staticmethod
     def distribution(logits: Tensor) -> tuple[Tensor, Tensor]:
@@ -205,7 +237,7 @@ class CandidatePolicy(nn.Module):
         return log_probs.gather(-1, actions.view(-1, 1)).squeeze(-1), entropy, values
 
 
-POLICY_KWARGS = ("hidden", "overlap_features")
+POLICY_KWARGS = ("hidden", "overlap_features", "fact_context")
 #: The learned-attention policy (agents/attention_policy.py), beside the encoder-backed ones.
 ATTN = "attn"
 #: Policies with an architecture of their own (no separate text encoder): name -> builder

@@ -18,7 +18,7 @@ from searchgym.fileio import atomic_torch_save
 
 from .population import Population
 
-BASE_FORMAT = 1
+BASE_FORMAT = 2  # 2: policies read the facts other candidates state about a name (fact_context)
 
 
 def save_base(path: str | Path, key: str, policy: str, state_dict: dict[str, torch.Tensor],

@@ -2,7 +2,8 @@
 
 A run owns ``<out>/runs/<method>/seed<k>/``:
 
-- ``config.json``: suite id and hash, method label and import path, seed, budget, policy,
+- ``config.json``: suite id and hash, method label and import path, seed, budget, policy (and
+  the layout of its parameters, ``policy_format``),
   device and its name, package versions, git revision, Python and platform, attempt number;
 - ``metrics.jsonl``: the method's ``ctx.log`` rows (+ ``time``, ``attempt``), appended (and sent
   to TensorBoard / W&B under the same names with ``logger=``; see :mod:`searchgym.harness.loggers`);
@@ -27,6 +28,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from searchgym.agents.sft_base import BASE_FORMAT as POLICY_FORMAT
 from searchgym.damaged import DamagedFile, warn_damaged
 from searchgym.harness.evaluate import as_rows, evaluate_suite, summarise_predictions
 from searchgym.fileio import (
@@ -46,7 +48,8 @@ from searchgym.suites import Suite
 DONE = "DONE"
 HARNESS_VERSION = 1
 #: config.json fields that must be equal for a run directory to be resumed or reused.
-IDENTITY_KEYS = ("suite_id", "suite_hash", "method", "method_path", "seed", "budget", "policy", "options")
+IDENTITY_KEYS = ("suite_id", "suite_hash", "method", "method_path", "seed", "budget", "policy", "policy_format",
+                 "options")
 
 
 @dataclass(frozen=True)
@@ -74,7 +77,8 @@ class RunSpec:
     def identity(self) -> dict[str, Any]:
         return {"suite_id": self.suite.id, "suite_hash": self.suite.content_hash, "method": self.method.label,
                 "method_path": self.method.path, "seed": self.seed, "budget": self.budget, "policy": self.policy,
-                "options": dict(self.options)} | ({"limit": self.limit} if self.limit is not None else {})
+                # a run made by policies of another layout is not this run (its results and checkpoints differ)
+                "policy_format": POLICY_FORMAT, "options": dict(self.options)} | ({"limit": self.limit} if self.limit is not None else {})
 
 
 @dataclass(frozen=True)

@@ -64,9 +64,9 @@ def test_masked_candidates_never_sampled_in_10k_draws(obs):
 
 def test_masked_candidates_get_exactly_zero_gradient(obs):
     policy = make_policy("hash", seed=0, dim=16, hidden=16)
-    e_obs, e_cand, mask, overlap = policy.embed([obs])
+    e_obs, e_cand, mask, overlap, about = policy._embed([obs])
     e_cand = e_cand.detach().requires_grad_(True)
-    logits = policy.score(e_obs.detach(), e_cand, mask, overlap)
+    logits = policy.score(e_obs.detach(), e_cand, mask, overlap, about)
     log_probs, entropy = policy.distribution(logits)
     (log_probs[0, 0] + entropy.sum()).backward()
     assert torch.all(e_cand.grad[~mask] == 0.0)
@@ -200,8 +200,10 @@ def test_lexical_overlap_reads_the_question_line():
     taken = QUESTION + '\nStep 1: web_search(query="Zorb 3000")\n[1] Zorb 3000 ...'
     assert lex.features(taken, 'web_search(query="Zorb 3000")  <- name from the question')[6] == 1.0
     assert lex.features(taken, 'knowledge_base(entity="Zorb 3000")  <- name from the question')[6] == 0.0
-    plain = make_policy("hash", seed=0, dim=8, hidden=8, overlap_features=False)
+    plain = make_policy("hash", seed=0, dim=8, hidden=8, overlap_features=False, fact_context=False)
     assert plain.score_head[0].in_features == 3 * 8
+    facts_only = make_policy("hash", seed=0, dim=8, hidden=8, overlap_features=False)
+    assert facts_only.score_head[0].in_features == 5 * 8
 
 
 def test_policy_learns_which_answer_the_question_asks_for(make_task):
