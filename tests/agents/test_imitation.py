@@ -84,3 +84,39 @@ def test_settings_are_checked():
         SFTConfig(sft_lr=-1)
     with pytest.raises(ValueError, match="sft_dagger_rounds must be an integer >= 0; got -1"):
         SFTConfig(sft_dagger_rounds=-1)
+
+
+def _which_is_missing(rng: np.random.Generator) -> tuple[dict, int]:
+    """A comparison after both names were looked up: one look-up listed the asked-for attribute,
+    the other another one. The demonstrator looks up again the name whose asked fact is missing,
+    which only the *other* candidates' provenance says."""
+    names = [f"{a}{b}" for a, b in zip(rng.choice(list("BDFKLMPRSTV"), 2, replace=False), ("ora", "ix"))]
+    asked, other = rng.permutation([("population", "larger population"), ("founded year", "earlier founding")])
+    question = f"Question: Which city has the {asked[1]}: {names[0]} or {names[1]}?"
+    text = "\n".join([question, f'Step 1: web_search(query="{names[0]}")', f'Step 2: web_search(query="{names[1]}")'])
+    missing = int(rng.integers(2))
+    candidates = [f'knowledge_base(entity="{n}")  <- name from the question' for n in names]
+    for i, name in enumerate(names):
+        fact = other[0] if i == missing else asked[0]
+        candidates.append(f'answer("{rng.integers(1000, 9000)}")  <- {name} | {fact} | a number | via web_search')
+    order = rng.permutation(len(candidates))
+    shuffled = [candidates[j] for j in order]
+    return {"text": text, "candidates": tuple(shuffled), "action_mask": np.ones(len(shuffled), dtype=np.int8)}, \
+        int(np.flatnonzero(order == missing)[0])
+
+
+@pytest.mark.parametrize("fact_context", [True, False])
+def test_only_a_policy_that_reads_other_candidates_facts_learns_which_name_to_look_up_again(fact_context):
+    rng = np.random.default_rng(0)
+    train, held_out = Examples.empty(), Examples.empty()
+    for examples, n in ((train, 400), (held_out, 200)):
+        for _ in range(n):
+            observation, action = _which_is_missing(rng)
+            examples.add(observation, action, "comparison")
+    learner = make_policy("hash", seed=0, dim=32, hidden=64, fact_context=fact_context)
+    imitate(learner, train, SFTConfig(sft_epochs=30, sft_lr=3e-3, sft_batch_size=32), torch.Generator().manual_seed(0))
+    accuracy = agreement(learner, held_out)["all"]
+    if fact_context:
+        assert accuracy >= 0.9
+    else:  # each look-up alone looks the same: a coin flip between the two names
+        assert accuracy <= 0.65
