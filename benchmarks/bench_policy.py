@@ -1,4 +1,5 @@
-"""Cost per agent-step of the ``attn`` policy against ``hash``, side by side in one process.
+"""Cost per agent-step of the ``attn`` policy against ``hash`` (with and without its facts-about
+context), side by side in one process.
 
 Observations are real ones: the reader plays ``--tasks`` train tasks of the suite (a seeded
 sample, so every family and late, long observations are in it; every acting
@@ -6,7 +7,7 @@ agent's observation is kept). For each policy and batch size (8: a rollout round
 minibatch) it times a no-grad forward (rollouts) and a forward + backward of the log-probability
 (updates) over the same observations, after one warm-up pass (token caches full, as in training,
 where the update epochs see the rollout's observations again). CPU time (``time.process_time``)
-is printed beside wall time, and the ratio attn / hash of each.
+is printed beside wall time, with the ratios hash / hash without ``fact_context`` and attn / hash.
 
     OMP_NUM_THREADS=1 python benchmarks/bench_policy.py [--suite quick-v2] [--tasks 40] [--repeats 3]
 """
@@ -67,16 +68,18 @@ def main() -> None:
 
     obs = observations(args.suite, args.tasks)
     print(f"{len(obs)} observations from {args.tasks} train tasks of {args.suite}, {args.threads} thread(s); "
-          "milliseconds per agent-step")
-    print(f"{'batch':>5} {'pass':<17} {'hash cpu ms':>11} {'attn cpu ms':>11} {'ratio':>6}   "
-          f"{'hash wall ms':>12} {'attn wall ms':>12} {'ratio':>6}")
+          "milliseconds per agent-step; 'hash -facts' is hash with fact_context=False (its earlier layout)")
+    policies = {"hash": ("hash", {}), "hash -facts": ("hash", {"fact_context": False}), "attn": ("attn", {})}
+    print(f"{'batch':>5} {'pass':<17} {'clock':<5}" + "".join(f" {name:>11}" for name in policies)
+          + f" {'hash/-facts':>11} {'attn/hash':>9}")
     for batch in (8, 128):
-        results = {name: time_policy(make_policy(name, seed=0), obs, batch, args.repeats) for name in ("hash", "attn")}
+        results = {label: time_policy(make_policy(name, seed=0, **kwargs), obs, batch, args.repeats)
+                   for label, (name, kwargs) in policies.items()}
         for kind in ("forward", "forward+backward"):
-            (hc, hw), (ac, aw) = results["hash"][kind], results["attn"][kind]
-            print(f"{batch:>5} {kind:<17} {1e3 * hc:>11.3f} {1e3 * ac:>11.3f} {ac / hc:>6.1f}   "
-                  f"{1e3 * hw:>12.3f} {1e3 * aw:>12.3f} {aw / hw:>6.1f}")
-
+            for clock, at in (("cpu", 0), ("wall", 1)):
+                ms = {label: 1e3 * results[label][kind][at] for label in policies}
+                print(f"{batch:>5} {kind:<17} {clock:<5}" + "".join(f" {ms[label]:>11.3f}" for label in policies)
+                      + f" {ms['hash'] / ms['hash -facts']:>11.2f} {ms['attn'] / ms['hash']:>9.1f}")
 
 if __name__ == "__main__":
     main()
