@@ -1,0 +1,133 @@
+"""Guided decoding: a token automaton over the admissible replies, walked while a turn is generated.
+
+Why: at each step the sampler may only pick a token that keeps the reply a prefix of an
+admissible reply (:mod:`searchgym.agents.llm_reply_grammar`), so every reply parses by
+construction and the model only ranks the admissible continuations (what vLLM and outlines call
+guided decoding). Where one token is allowed it is written without asking the model (the
+"jump-forward" of SGLang): most of a tool call's markup costs no sampling step.
+
+The automaton is a token trie over the canonical byte-level BPE ids of each complete reply (the
+ids the tokenizer gives the whole text, the ids SFT trained on), plus the list answer's loop:
+after a name, ``;`` leads back to the names (each ``" " + name``). The canonical ids of a joined
+list are the concatenation of the pieces' ids because the byte-level pre-tokenizer splits at
+``;`` and before the space (tested). A reply ends at a node marked final.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from .llm_reply_grammar import AdmissibleReplies
+
+
+class TokenAutomaton:
+    """Nodes are integers; ``children[node]`` maps a token id to the next node."""
+
+    def __init__(self) -> None:
+        self.children: list[dict[int, int]] = [{}]
+        self.final: list[bool] = [False]
+
+    def _new(self) -> int:
+        self.children.append({})
+        self.final.append(False)
+        return len(self.children) - 1
+
+    def insert(self, ids: Sequence[int], start: int = 0) -> int:
+        """Add the path ``ids`` from ``start`` (sharing existing edges); returns its last node."""
+        node = start
+        for token in ids:
+            nxt = self.children[node].get(int(token))
+            if nxt is None:
+                nxt = self._new()
+                self.children[node][int(token)] = nxt
+            node = nxt
+        return node
+
+    def link(self, node: int, token: int, target: int) -> None:
+        """An edge to an existing node (the list loop); an edge already there is kept."""
+        self.children[node].setdefault(int(token), target)
+
+    def allowed(self, node: int) -> list[int]:
+        return list(self.children[node])
+
+    def step(self, node: int, token: int) -> int:
+        nxt = self.children[node].get(int(token))
+        if nxt is None:
+            raise ValueError(f"token {token} is not admissible here; allowed: {self.allowed(node)[:20]}")
+        return nxt
+
+    def accepts(self, ids: Sequence[int]) -> bool:
+        """Whether ``ids`` is one complete admissible reply."""
+        node = 0
+        for token in ids:
+            node = self.children[node].get(int(token), -1)
+            if node < 0:
+                return False
+        return self.final[node]
+
+    def __len__(self) -> int:
+        return len(self.children)
+
+
+def build_automaton(replies: AdmissibleReplies, tokenizer: Any) -> TokenAutomaton:
+    """The automaton of ``replies`` over ``tokenizer``'s ids (see the module docstring)."""
+    encode = _encoder(tokenizer)
+    automaton = TokenAutomaton()
+    for ids in encode(list(replies.calls)):
+        automaton.final[automaton.insert(ids)] = True
+    if not replies.answers:
+        return automaton
+    opened = automaton.insert(encode([replies.answer_open])[0])
+    close_ids = encode([replies.answer_close])[0]
+    separator = encode([";"])[0]
+    joinable = set(replies.list_items) if len(separator) == 1 else set()  # ";" must be one token
+    ends = [(automaton.insert(ids, opened), text in joinable)
+            for text, ids in zip(replies.answers, encode(list(replies.answers)))]
+    loop = automaton._new()
+    if joinable:
+        ends += [(automaton.insert(ids, loop), True) for ids in encode([" " + n for n in replies.list_items])]
+    done = automaton._new()
+    automaton.final[done] = True
+    for end, can_join in ends:
+        tail = automaton.insert(close_ids[:-1], end)
+        automaton.link(tail, close_ids[-1], done)
+        if can_join:
+            automaton.link(end, separator[0], loop)
+    return automaton
+
+
+def _encoder(tokenizer: Any):
+    """Batch encoding without special tokens (a fast tokenizer's batch call when there is one)."""
+    def encode(texts: list[str]) -> list[list[int]]:
+        if not texts:
+            return []
+        return [list(ids) for ids in tokenizer(texts, add_special_tokens=False)["input_ids"]]
+
+    return encode
+
+
+class GuidedReply:
+    """One row's walk through an automaton while its turn is generated."""
+
+    def __init__(self, automaton: TokenAutomaton) -> None:
+        self.automaton, self.node = automaton, 0
+
+    @property
+    def done(self) -> bool:
+        return self.automaton.final[self.node]
+
+    def allowed(self) -> list[int]:
+        return self.automaton.allowed(self.node)
+
+    def advance(self, token: int) -> None:
+        self.node = self.automaton.step(self.node, token)
+
+    def forced(self) -> list[int]:
+        """The tokens that follow with no choice (one allowed token each), stopping at a final node."""
+        out, node = [], self.node
+        children = self.automaton.children
+        while not self.automaton.final[node] and len(children[node]) == 1:
+            token, node = next(iter(children[node].items()))
+            out.append(token)
+        return out
