@@ -8,9 +8,10 @@ guided decoding). Where one token is allowed it is written without asking the mo
 
 The automaton is a token trie over the canonical byte-level BPE ids of each complete reply (the
 ids the tokenizer gives the whole text, the ids SFT trained on), plus the list answer's loop:
-after a name, ``;`` leads back to the names (each ``" " + name``). The canonical ids of a joined
-list are the concatenation of the pieces' ids because the byte-level pre-tokenizer splits at
-``;`` and before the space (tested). A reply ends at a node marked final.
+``name;`` leads to a node from which each ``" " + name`` continues (and may again end in ``;``).
+The canonical ids of a joined list are the concatenation of these pieces' ids because the
+byte-level pre-tokenizer splits before the space after ``;`` and the answer's markup is an added
+token (tested on the reader's list answers). A reply ends at a node marked final.
 """
 
 from __future__ import annotations
@@ -79,21 +80,16 @@ def build_automaton(replies: AdmissibleReplies, tokenizer: Any) -> TokenAutomato
     if not replies.answers:
         return automaton
     opened = automaton.insert(encode([replies.answer_open])[0])
-    close_ids = encode([replies.answer_close])[0]
-    separator = encode([";"])[0]
-    joinable = set(replies.list_items) if len(separator) == 1 else set()  # ";" must be one token
-    ends = [(automaton.insert(ids, opened), text in joinable)
-            for text, ids in zip(replies.answers, encode(list(replies.answers)))]
-    loop = automaton._new()
-    if joinable:
-        ends += [(automaton.insert(ids, loop), True) for ids in encode([" " + n for n in replies.list_items])]
-    done = automaton._new()
+    close = encode([replies.answer_close])[0]
+    loop, done = automaton._new(), automaton._new()  # after "; ", and after the answer's close
     automaton.final[done] = True
-    for end, can_join in ends:
-        tail = automaton.insert(close_ids[:-1], end)
-        automaton.link(tail, close_ids[-1], done)
-        if can_join:
-            automaton.link(end, separator[0], loop)
+    items = list(replies.list_items)
+    for start, texts in ((opened, list(replies.answers)), (loop, [" " + n for n in items])):
+        for ids in encode(texts):  # ... then the close
+            automaton.link(automaton.insert(close[:-1], automaton.insert(ids, start)), close[-1], done)
+    for start, texts in ((opened, items), (loop, [" " + n for n in items])):
+        for ids in encode([t + ";" for t in texts]):  # ... then "; " and another name
+            automaton.link(automaton.insert(ids[:-1], start), ids[-1], loop)
     return automaton
 
 

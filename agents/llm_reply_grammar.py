@@ -14,9 +14,11 @@ gold chain nor the world's hidden state):
   ``a + b`` or ``a - b`` of two figures seen; a tool without parameters is called with ``{}``;
 - an answer: a name or a figure seen, or several names joined with ``; `` (list questions).
 
-A *name* is a run of capitalised or alphanumeric words (inner ``of``, ``the``, ``and`` ... allowed)
-inside one sentence, and every sub-run that starts and ends on a capitalised word, plus
-``Name (descriptor)`` where the text writes a descriptor in brackets after it. Replies are
+A *name* is a run of capitalised or alphanumeric words inside one sentence, or a part of it cut at
+its inner connectors (``of``, ``and``, ``:`` ...: "Stuzael and Preisteter" gives "Stuzael",
+"Preisteter" and both), plus ``Name (descriptor)`` where the text writes a descriptor in
+brackets after it. A run is never cut between two capitalised words ("The Last Shiothith" is one
+name, "Saebrae" alone is not offered for "Saebrae Labs"). Replies are
 rendered with :func:`searchgym.actions.format_action`, the text the env parses and the reader's
 transcripts use.
 """
@@ -34,6 +36,11 @@ from searchgym.actions import format_action
 #: a colon may too ("Baechaes: A Memoir")
 CONNECTORS = frozenset({"of", "the", "and", "over", "to", "in", "on", "for", "de", "a", "an", "at", "under",
                         "from", "with", "by", "upon"})
+#: capitalised words that are not a name on their own (a sentence's first word)
+FUNCTION_WORDS = frozenset({"The", "A", "An", "In", "On", "At", "Of", "Which", "What", "When", "Where", "Who", "Whom",
+                            "Whose", "Why", "How", "Is", "Was", "Are", "Were", "Did", "Does", "Do", "It", "Its",
+                            "This", "That", "These", "Those", "There", "No", "Answer", "News", "Critics", "Your",
+                            "Question", "Use"})
 CALCULATOR_OPERATORS = ("+", "-")
 MAX_FIGURES = 40  # the calculator's operands: the most recent distinct figures seen
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'\-]*|\([a-z][a-z ]*\)|[^\sA-Za-z0-9]")
@@ -98,17 +105,26 @@ def name_spans(text: str) -> list[str]:
 
 
 def _add_runs(run: list[str], descriptor: str | None, out: dict[str, None]) -> None:
-    """Sub-runs of ``run`` that start and end on a name word (and ``run (descriptor)``)."""
+    """The run's segments (split at connectors) and every sequence of adjacent segments, plus
+    ``run (descriptor)`` from each segment's start; a lone function word ("The", "Which") is none."""
     while run and not _may_end(run[-1]):
         run = run[:-1]
-    heads = [i for i, w in enumerate(run) if _is_name_word(w)]
-    ends = [j for j, w in enumerate(run) if _may_end(w)]
-    for i in heads:
-        for j in ends:
-            if j >= i:
-                out.setdefault(_join(run[i:j + 1]), None)
-    if descriptor and heads:
-        for i in heads:
+    bounds: list[tuple[int, int]] = []  # [start, end) of each segment
+    for k, word in enumerate(run):
+        if word in CONNECTORS or word == ":":
+            continue
+        if bounds and bounds[-1][1] == k:
+            bounds[-1] = (bounds[-1][0], k + 1)
+        else:
+            bounds.append((k, k + 1))
+    bounds = [(i, j) for i, j in bounds if _is_name_word(run[i])]
+    for a, (i, _) in enumerate(bounds):
+        for _, j in bounds[a:]:
+            span = _join(run[i:j])
+            if span not in FUNCTION_WORDS:
+                out.setdefault(span, None)
+    if descriptor:
+        for i, _ in bounds:
             out.setdefault(_join(run[i:]) + " " + descriptor, None)
 
 
@@ -152,5 +168,4 @@ def admissible_replies(messages: Sequence[Mapping[str, str]], tools: Sequence[Ma
         calls += [format_action(Action.call(tool, **{params[0]: v}), tool_format) for v in values]
     marker = "\u2063"
     opened, closed = format_action(Action.answer(marker), tool_format).split(marker)
-    return AdmissibleReplies(tuple(_unique(calls)), opened, closed, tuple(_unique([*names, *numbers])),
-                             tuple(n for n in names if n[-1].isalnum()))
+    return AdmissibleReplies(tuple(_unique(calls)), opened, closed, tuple(_unique([*names, *numbers])), tuple(names))

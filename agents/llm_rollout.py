@@ -58,6 +58,7 @@ class RolloutConfig:
     system_prompt: str = DEFAULT_SYSTEM_PROMPT
     tools_in_template: bool = True
     observation_role: str = "tool"
+    guided: bool = False  # guided decoding: only admissible replies (``llm_guided``; the "kv" backend)
 
     def __post_init__(self) -> None:
         for name in ("max_turns", "max_new_tokens", "max_episode_tokens", "min_turn_tokens"):
@@ -89,10 +90,15 @@ def signals_of(info: Mapping[str, Any]) -> dict[str, float]:
 class Conversation:
     """One agent's token stream: ids, the 0/1 loss mask and the turn of each generated token."""
 
-    def __init__(self, codec: ChatCodec, messages: list[dict], tools: list[dict] | None, budget: int) -> None:
+    def __init__(self, codec: ChatCodec, messages: list[dict], tools: list[dict] | None, budget: int,
+                 callable_tools: list[dict] | None = None, tool_format: str = "hermes") -> None:
         self.codec, self.budget = codec, int(budget)
         self.messages = list(messages)
         self.tools = tools
+        self.callable_tools = callable_tools if callable_tools is not None else (tools or [])  # the guide's tools
+        self.tool_format = tool_format
+        self.allowed: dict[int, tuple[int, ...]] = {}  # guided tokens: index in token_ids -> the ids allowed there
+        self.sampled_log_probs: dict[int, float] = {}  # guided tokens: the log-prob each was drawn with
         self.token_ids = codec.prompt_ids(messages, tools)
         self.loss_mask = [0] * len(self.token_ids)
         self.turn_index = [-1] * len(self.token_ids)
@@ -109,6 +115,10 @@ class Conversation:
 
     def add_turn(self, generation: Generation, turn: int) -> None:
         n = len(generation.token_ids)
+        allowed = getattr(generation, "allowed", None)
+        if allowed is not None:
+            self.allowed.update({len(self.token_ids) + k: ids for k, ids in enumerate(allowed)})
+            self.sampled_log_probs.update({len(self.token_ids) + k: lp for k, lp in enumerate(generation.log_probs)})
         self.token_ids += generation.token_ids
         self.loss_mask += [1] * n
         self.turn_index += [turn] * n
@@ -158,10 +168,12 @@ class LLMEpisode:
 
 
 def open_conversation(policy: LLMPolicy, session: Any, first_observation: str, config: RolloutConfig) -> Conversation:
-    tools = tool_schemas(session) if config.tools_in_template else None
+    schemas = tool_schemas(session)
+    tools = schemas if config.tools_in_template else None
     user = strip_tool_listing(first_observation) if config.tools_in_template else first_observation
     messages = [{"role": "system", "content": config.system_prompt}, {"role": "user", "content": user}]
-    conversation = Conversation(policy.codec, messages, tools, config.max_episode_tokens)
+    tool_format = getattr(getattr(session, "config", None), "tool_format", "hermes")
+    conversation = Conversation(policy.codec, messages, tools, config.max_episode_tokens, schemas, tool_format)
     if conversation.room < config.min_turn_tokens:
         raise ValueError(f"the opening prompt has {conversation.prompt_length} tokens, leaving no room for a turn "
                          f"within max_episode_tokens={config.max_episode_tokens}; raise it")
@@ -183,10 +195,21 @@ def generate_turns(rows: Sequence[tuple[LLMPolicy, LLMEpisode]], rng: np.random.
         policy = rows[indices[0]][0]
         convs = [rows[i][1].conversation for i in indices]
         caps = [max(1, min(config.max_new_tokens, c.room - 1)) for c in convs]
-        gens = policy.generate([c.token_ids for c in convs], caps, seed=int(rng.integers(2**31)), greedy=greedy)
+        guides = [guide_for(policy, c) for c in convs] if config.guided else None
+        gens = policy.generate([c.token_ids for c in convs], caps, seed=int(rng.integers(2**31)), greedy=greedy,
+                               **({"guides": guides} if guides is not None else {}))
         for i, g in zip(indices, gens):
             out[i] = g
     return out  # type: ignore[return-value]
+
+
+def guide_for(policy: LLMPolicy, conversation: Conversation) -> Any:
+    """The guided-decoding walker of the conversation's next reply (built from what it has seen)."""
+    from .llm_guided import GuidedReply, build_automaton
+    from .llm_reply_grammar import admissible_replies
+
+    replies = admissible_replies(conversation.messages, conversation.callable_tools, conversation.tool_format)
+    return GuidedReply(build_automaton(replies, policy.tokenizer))
 
 
 def collect_llm_single(envs: Sequence[Any], policy: LLMPolicy, task_ids: Sequence[str], group_size: int,
@@ -243,6 +266,9 @@ def collect_llm_parallel(envs: Sequence[Any], policies: Mapping[str, LLMPolicy],
     needed = len(task_ids) * episodes_per_task
     if len(envs) < needed:
         raise ValueError(f"need {needed} envs (tasks x episodes per task), got {len(envs)}")
+    if config.guided:
+        raise ValueError("guided decoding offers tool calls and answers, not a team's <post> and <wait/>; "
+                         "set RolloutConfig.guided=False for team and group envs")
     group_by = resolve_grouping(group_by, envs[0].metadata.get("group_by", "agent"), episodes_per_task)
     missing = [a for a in envs[0].possible_agents if a not in policies]
     if missing:
