@@ -25,9 +25,11 @@ transcripts use.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from searchgym.action_types import Action
 from searchgym.actions import format_action
@@ -142,6 +144,24 @@ def _unique(items: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(items))
 
 
+_MARK = "\u2063"
+
+
+@lru_cache(maxsize=64)
+def _call_renderer(tool: str, param: str, tool_format: str):
+    """``value -> format_action(call(tool, param=value))``, without parsing each text back (the
+    template is rendered and checked once; a test compares it with ``format_action``)."""
+    template = format_action(Action.call(tool, **{param: _MARK}), tool_format)
+    head, tail = template.split(json.dumps(_MARK)[1:-1] if _MARK not in template else _MARK)
+
+    def render(value: str) -> str:
+        if json.dumps(value)[1:-1] != value:  # a quote, a backslash, non-ASCII: the careful path
+            return format_action(Action.call(tool, **{param: value}), tool_format)
+        return head + value + tail
+
+    return render
+
+
 def admissible_replies(messages: Sequence[Mapping[str, str]], tools: Sequence[Mapping],
                        tool_format: str = "hermes") -> AdmissibleReplies:
     """What the agent may reply after ``messages``, calling only ``tools`` (their JSON schemas)."""
@@ -165,7 +185,7 @@ def admissible_replies(messages: Sequence[Mapping[str, str]], tools: Sequence[Ma
             continue
         else:
             continue  # several free arguments: not offered
-        calls += [format_action(Action.call(tool, **{params[0]: v}), tool_format) for v in values]
-    marker = "\u2063"
-    opened, closed = format_action(Action.answer(marker), tool_format).split(marker)
+        render = _call_renderer(tool, params[0], tool_format)
+        calls += [render(v) for v in values]
+    opened, closed = format_action(Action.answer(_MARK), tool_format).split(_MARK)
     return AdmissibleReplies(tuple(_unique(calls)), opened, closed, tuple(_unique([*names, *numbers])), tuple(names))

@@ -51,6 +51,9 @@ class RecipeConfig:
     sft_lr: float = 3e-3
     sft_per_turn: bool = True  # one SFT row per assistant turn (cheap first turns: more steps per second)
     sft_max_seconds: float | None = None
+    guided: bool = True  # guided decoding (llm_guided) in every evaluation and RL rollout
+    sft_guided: bool = True  # the SFT loss on the guided choices only (a softmax over the allowed ids)
+    eval_unguided: bool = True  # also score the SFT model with free generation (sft/eval_free.json)
     methods: tuple[str, ...] = ("grpo", "cw_grpo")
     seeds: tuple[int, ...] = (0, 1, 2)
     rl_iterations: int = 10
@@ -78,8 +81,9 @@ class RecipeConfig:
             if int(getattr(self, name)) < 1:
                 raise ValueError(f"RecipeConfig.{name} must be >= 1, got {getattr(self, name)!r}")
 
-    def rollout_config(self) -> RolloutConfig:
-        return RolloutConfig(**{"max_new_tokens": self.max_new_tokens, **self.rollout})
+    def rollout_config(self, guided: bool | None = None) -> RolloutConfig:
+        guided = self.guided if guided is None else guided
+        return RolloutConfig(**{"max_new_tokens": self.max_new_tokens, "guided": guided, **self.rollout})
 
 
 class Recipe:
@@ -114,14 +118,14 @@ class Recipe:
         picks = np.random.default_rng(cfg.model_seed).permutation(len(train))[: cfg.sft_tasks]
         start = time.perf_counter()
         transcripts = reader_transcripts(env, [train[int(i)] for i in picks], tokenizer, cfg.rollout_config(),
-                                         seed=cfg.model_seed)
+                                         seed=cfg.model_seed, guided=cfg.sft_guided)
         kept = [t for t in transcripts if t.success]  # the reader's solved episodes
         data_seconds = time.perf_counter() - start
         model = new_tiny_model(cfg.shape, tokenizer, seed=cfg.model_seed)
         stats = train_sft(model, kept, tokenizer.pad_token_id,
                           SFTConfig(epochs=cfg.sft_epochs, batch_size=cfg.sft_batch_size, lr=cfg.sft_lr,
                                     seed=cfg.model_seed, max_seconds=cfg.sft_max_seconds,
-                                    per_turn=cfg.sft_per_turn),
+                                    per_turn=cfg.sft_per_turn, guided=cfg.sft_guided),
                           log=lambda row: self.log(f"sft {json.dumps(row)}"))
         save_model_folder(model, tokenizer, folder)
         info = {"shape": cfg.shape, "parameters": parameter_count(model), "transcripts": len(transcripts),
@@ -129,16 +133,19 @@ class Recipe:
         atomic_write_json(folder / "sft.json", info)
         return folder, info
 
-    def evaluate(self, model: Any, tokenizer: Any, path: Path) -> dict[str, Any]:
+    def evaluate(self, model: Any, tokenizer: Any, path: Path, guided: bool | None = None) -> dict[str, Any]:
         from .llm_eval import evaluate_llm
         from .llm_policy import LLMPolicy
 
         if path.is_file():
             return json.loads(path.read_text())
         cfg = self.config
+        config = cfg.rollout_config(guided)
+        cpu = time.process_time()
         evaluation = evaluate_llm(LLMPolicy(model, tokenizer, backend="kv"), self.suite, "test", cfg.test_tasks,
-                                  cfg.rollout_config(), cfg.eval_batch)
-        result = {**evaluation.summary(), "per_task": evaluation.successes, "task_ids": evaluation.task_ids}
+                                  config, cfg.eval_batch)
+        result = {**evaluation.summary(), "guided": config.guided, "cpu_seconds": time.process_time() - cpu,
+                  "per_task": evaluation.successes, "task_ids": evaluation.task_ids}
         atomic_write_json(path, result)
         return result
 
@@ -187,16 +194,23 @@ class Recipe:
         torch.set_num_threads(self.config.threads)
         self.out.mkdir(parents=True, exist_ok=True)
         atomic_write_json(self.out / "config.json", asdict(self.config))
-        total = time.perf_counter()
+        total, cpu = time.perf_counter(), time.process_time()
         tokenizer = self._timed("tokenizer", self.tokenizer)
         base, sft_info = self._timed("sft", lambda: self.sft(tokenizer))
         model, tokenizer = load_model(str(base), "cpu", "float32")
         sft_eval = self._timed("sft_eval", lambda: self.evaluate(model, tokenizer, base / "eval.json"))
         self.log(f"sft: test success {sft_eval['success']:.3f}, replies parsed {sft_eval['parse_rate']:.3f}")
+        free_eval = None
+        if self.config.eval_unguided and self.config.guided:
+            free_eval = self._timed("sft_eval_free", lambda: self.evaluate(model, tokenizer, base / "eval_free.json",
+                                                                           guided=False))
+            self.log(f"sft, free generation: test success {free_eval['success']:.3f}, "
+                     f"replies parsed {free_eval['parse_rate']:.3f}")
         runs = {m: [self._timed(f"rl_{m}_s{s}", lambda m=m, s=s: self.rl(base, m, s)) for s in self.config.seeds]
                 for m in self.config.methods}
-        return {"sft_info": sft_info, "sft_eval": sft_eval, "runs": runs, "stage_seconds": self.times,
-                "wall_seconds": time.perf_counter() - total}
+        return {"sft_info": sft_info, "sft_eval": sft_eval, "sft_eval_free": free_eval, "runs": runs,
+                "stage_seconds": self.times, "wall_seconds": time.perf_counter() - total,
+                "cpu_seconds": time.process_time() - cpu}
 
     def _timed(self, name: str, stage: Callable[[], Any]) -> Any:
         start = time.perf_counter()

@@ -141,7 +141,7 @@ def test_the_trainers_log_probs_are_the_samplers(tiny, temperature: float) -> No
             sampled.append(c.sampled_log_probs[j])
             forced.append(len(ids) == 1)
             if len(ids) == 1:
-                assert float(unguided[i, j - 1]) < 0  # unguided, a forced token was not certain
+                assert float(unguided[i, j - 1].detach()) < 0  # unguided, a forced token was not certain
     assert np.allclose(trained, sampled, atol=1e-4)
     assert any(forced) and not all(forced)
     assert all(t == 0.0 for t, f in zip(trained, forced) if f)
@@ -175,3 +175,18 @@ def test_guided_decoding_refuses_what_it_cannot_guide(tiny) -> None:
     with pytest.raises(ValueError, match="<post> and <wait/>"):
         collect_llm_parallel([team], {a: policy for a in team.possible_agents}, ["x"], 1, np.random.default_rng(0),
                              RolloutConfig(guided=True))
+
+
+def test_the_fast_call_renderer_writes_what_format_action_writes() -> None:
+    from searchgym.action_types import Action
+    from searchgym.actions import format_action
+    from searchgym.agents.llm_reply_grammar import _call_renderer
+
+    for value in ("Hystu Cepri (architect)", "Which Baechaes: A Memoir do you mean?", "48480 + 3790", 'say "x"',
+                  "Zoë", "a\\b"):
+        for tool_format in ("hermes", "tags"):
+            try:
+                expected = format_action(Action.call("web_search", query=value), tool_format)
+            except ValueError:
+                continue
+            assert _call_renderer("web_search", "query", tool_format)(value) == expected
