@@ -14,6 +14,9 @@ gold chain nor the world's hidden state):
   ``a + b`` or ``a - b`` of two figures seen; a tool without parameters is called with ``{}``;
 - an answer: a name or a figure seen, or several names joined with ``; `` (list questions).
 
+A call the agent already made is not offered again: the tools are deterministic, so it would
+only return the same result (and a small model's commonest failure is to loop on one call).
+
 A *name* is a run of capitalised or alphanumeric words inside one sentence, or a part of it cut at
 its inner connectors (``of``, ``and``, ``:`` ...: "Stuzael and Preisteter" gives "Stuzael",
 "Preisteter" and both), plus ``Name (descriptor)`` where the text writes a descriptor in
@@ -43,9 +46,12 @@ FUNCTION_WORDS = frozenset({"The", "A", "An", "In", "On", "At", "Of", "Which", "
                             "Whose", "Why", "How", "Is", "Was", "Are", "Were", "Did", "Does", "Do", "It", "Its",
                             "This", "That", "These", "Those", "There", "No", "Answer", "News", "Critics", "Your",
                             "Question", "Use"})
+#: the knowledge base's type labels ("Fouthal 510 (product)"): not part of a name, unlike a
+#: namesake's descriptor ("Hystu Cepri (architect)")
+ENTITY_TYPES = frozenset({"person", "company", "city", "country", "product", "film", "book", "university"})
 CALCULATOR_OPERATORS = ("+", "-")
 MAX_FIGURES = 40  # the calculator's operands: the most recent distinct figures seen
-_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'\-]*|\([a-z][a-z ]*\)|[^\sA-Za-z0-9]")
+_WORD = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9'\-]*[A-Za-z0-9])?|\([a-z][a-z ]*\)|[^\sA-Za-z0-9]")
 _FIGURE = re.compile(r"(?<![\w.,])\d{1,3}(?:,\d{3})+(?![\w,]*\w)|(?<![\w.,])\d+(?:\.\d+)?(?![\w.]*\w)")
 _QUESTION = re.compile(r"^Question: (.*)$", re.MULTILINE)
 _PAGE_URL = re.compile(r"\(https?://\S+\)")
@@ -100,7 +106,7 @@ def name_spans(text: str) -> list[str]:
             if name_like:
                 run.append(word)
                 continue
-            descriptor = word if word.startswith("(") else None
+            descriptor = word if word.startswith("(") and word[1:-1] not in ENTITY_TYPES else None
             _add_runs(run, descriptor, out)
             run = []
     return list(out)
@@ -188,4 +194,6 @@ def admissible_replies(messages: Sequence[Mapping[str, str]], tools: Sequence[Ma
         render = _call_renderer(tool, params[0], tool_format)
         calls += [render(v) for v in values]
     opened, closed = format_action(Action.answer(_MARK), tool_format).split(_MARK)
+    made = {str(m.get("content") or "") for m in messages if m.get("role") == "assistant"}
+    calls = [c for c in calls if c not in made]  # the same call returns the same result: no repeats
     return AdmissibleReplies(tuple(_unique(calls)), opened, closed, tuple(_unique([*names, *numbers])), tuple(names))

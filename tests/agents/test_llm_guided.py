@@ -190,3 +190,13 @@ def test_the_fast_call_renderer_writes_what_format_action_writes() -> None:
             except ValueError:
                 continue
             assert _call_renderer("web_search", "query", tool_format)(value) == expected
+
+
+def test_a_call_already_made_is_not_offered_again() -> None:
+    tools = [{"type": "function", "function": {"name": "knowledge_base", "parameters": {
+        "properties": {"entity": {"type": "string"}}, "required": ["entity"]}}}]
+    call = '<tool_call>\n{"name": "knowledge_base", "arguments": {"entity": "Vexa Corp"}}\n</tool_call>'
+    messages = [{"role": "user", "content": "Question: Who founded Vexa Corp?"}]
+    assert call in admissible_replies(messages, tools).calls
+    messages += [{"role": "assistant", "content": call}, {"role": "tool", "content": "Vexa Corp (company)"}]
+    assert call not in admissible_replies(messages, tools).calls
