@@ -8,10 +8,10 @@ guided decoding). Where one token is allowed it is written without asking the mo
 
 The automaton is a token trie over the canonical byte-level BPE ids of each complete reply (the
 ids the tokenizer gives the whole text, the ids SFT trained on), plus the list answer's loop:
-``name;`` leads to a node from which each ``" " + name`` continues (and may again end in ``;``).
-The canonical ids of a joined list are the concatenation of these pieces' ids because the
-byte-level pre-tokenizer splits before the space after ``;`` and the answer's markup is an added
-token (tested on the reader's list answers). A reply ends at a node marked final.
+``name; `` leads to a node from which each further name continues (and may again end in ``; ``).
+The canonical ids of a joined list are the concatenation of these pieces' ids when the
+pre-tokenizer splits at the separator (:func:`list_joint` checks which way the space goes) and
+the answer's markup is an added token (tested on the reader's list answers). A reply ends at a node marked final.
 """
 
 from __future__ import annotations
@@ -84,13 +84,28 @@ def build_automaton(replies: AdmissibleReplies, tokenizer: Any) -> TokenAutomato
     loop, done = automaton._new(), automaton._new()  # after "; ", and after the answer's close
     automaton.final[done] = True
     items = list(replies.list_items)
-    for start, texts in ((opened, list(replies.answers)), (loop, [" " + n for n in items])):
+    joint = list_joint(tokenizer)
+    later = [joint[1] + n for n in items] if joint else []
+    for start, texts in ((opened, list(replies.answers)), (loop, later)):
         for ids in encode(texts):  # ... then the close
             automaton.link(automaton.insert(close[:-1], automaton.insert(ids, start)), close[-1], done)
-    for start, texts in ((opened, items), (loop, [" " + n for n in items])):
-        for ids in encode([t + ";" for t in texts]):  # ... then "; " and another name
+    for start, texts in ((opened, items if joint else []), (loop, later)):
+        for ids in encode([t + joint[0] for t in texts]):  # ... then the separator and another name
             automaton.link(automaton.insert(ids[:-1], start), ids[-1], loop)
     return automaton
+
+
+def list_joint(tokenizer: Any) -> tuple[str, str] | None:
+    """How ``"; "`` splits between two names in the tokenizer's canonical ids: ``(";", " ")`` (the
+    space starts the next name, GPT-2's split), ``("; ", "")`` (it ends the separator), or None
+    (neither: list answers are then not joined)."""
+    encode = _encoder(tokenizer)
+    whole, *_ = encode(["Ab Cd; Ef Gh"])
+    for separator, prefix in ((";", " "), ("; ", "")):
+        head, tail = encode(["Ab Cd" + separator, prefix + "Ef Gh"])
+        if whole == head + tail and encode(["Ab Cd"])[0] == head[:-1]:
+            return separator, prefix
+    return None
 
 
 def _encoder(tokenizer: Any):

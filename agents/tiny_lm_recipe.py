@@ -3,9 +3,10 @@
 ``searchgym recipe tiny-lm --out runs/tiny`` runs every stage into one folder; each stage leaves its output behind, so a re-run skips what
 is done (delete a stage's folder to redo it):
 
-1. tokenizer: the shipped byte-level BPE chat tokenizer (trained deterministically on the suite's
-   world by :mod:`searchgym.agents.llm_tokenizer`; a byte-level vocabulary, so every tool call
-   round-trips);
+1. tokenizer: a byte-level BPE chat tokenizer trained deterministically on the suite's world by
+   :mod:`searchgym.agents.llm_tokenizer` (every tool call round-trips), by default with the space
+   after each word so that a name copied into a call keeps its tokens (``tokenizer="shipped"``:
+   the shipped one);
 2. SFT (``sft/``): the text reader's transcripts on train tasks (:mod:`searchgym.agents.lm_sft`),
    a from-scratch Qwen2-shaped model (:mod:`searchgym.agents.tiny_lm`), saved as a model folder;
 3. the SFT model's greedy test success and the share of its replies that parse (``sft/eval.json``);
@@ -36,6 +37,7 @@ from searchgym.fileio import atomic_write_json
 from .llm_rollout import RolloutConfig
 
 METHODS = ("grpo", "cw_grpo", "dr_grpo")
+TOKENIZERS = ("trailing-space", "shipped")
 
 
 @dataclass
@@ -43,6 +45,7 @@ class RecipeConfig:
     """Every knob of the recipe (saved in ``config.json``); the defaults are the documented run."""
 
     suite: str = "searchqa-text-v2"
+    tokenizer: str = "trailing-space"  # or "shipped" (llm_tokenizer: the space before a word, GPT-2's split)
     shape: str = "l2-w128"
     model_seed: int = 0
     sft_tasks: int = 600  # train tasks the reader plays for SFT data
@@ -74,6 +77,8 @@ class RecipeConfig:
         bad = [m for m in self.methods if m not in METHODS]
         if bad or not self.methods:
             raise ValueError(f"unknown RL method(s) {bad or '(none)'}; accepted: {', '.join(METHODS)}")
+        if self.tokenizer not in TOKENIZERS:
+            raise ValueError(f"unknown tokenizer {self.tokenizer!r}; accepted: {', '.join(TOKENIZERS)}")
         if self.shape not in TINY_SHAPES:
             raise ValueError(f"unknown tiny LM shape {self.shape!r}; accepted: {', '.join(TINY_SHAPES)}")
         for name in ("sft_tasks", "sft_batch_size", "rl_iterations", "group_size", "tasks_per_iteration",
@@ -100,9 +105,15 @@ class Recipe:
 
     # ------------------------------------------------------------------------------ stages
     def tokenizer(self) -> Any:
-        from .llm_policy import offline_tokenizer
+        """The shipped tokenizer, or one trained the same way with the space after each word
+        (``llm_tokenizer.train_tokenizer(trailing_space=True)``: deterministic, about 2 s), so a
+        copied name starts with the token that was read; saved with the SFT model."""
+        from .llm_policy import offline_tokenizer, prepare_tokenizer
+        from .llm_tokenizer import train_tokenizer, wrap
 
-        return offline_tokenizer()
+        if self.config.tokenizer == "shipped":
+            return offline_tokenizer()
+        return prepare_tokenizer(wrap(train_tokenizer(trailing_space=True)))
 
     def sft(self, tokenizer: Any) -> tuple[Path, dict[str, Any]]:
         from searchgym.suites import make_env

@@ -30,6 +30,29 @@ def tiny():
     return load_model("random:tiny")
 
 
+@pytest.fixture(scope="module")
+def trailing_space_tokenizer():
+    from searchgym.agents.llm_policy import prepare_tokenizer
+    from searchgym.agents.llm_tokenizer import train_tokenizer, wrap
+
+    return prepare_tokenizer(wrap(train_tokenizer(trailing_space=True)))
+
+
+def test_the_trailing_space_tokenizer_keeps_a_copied_names_tokens(trailing_space_tokenizer) -> None:
+    from searchgym.agents.llm_guided import list_joint
+    from searchgym.agents.llm_policy import offline_tokenizer
+
+    tokenizer = trailing_space_tokenizer
+    encode = lambda text: tokenizer.encode(text, add_special_tokens=False)
+    read, written = encode("- made by: Feitio Group\n"), encode('{"entity": "Feitio Group"}')
+    name = encode("Feitio Group")
+    assert any(read[k:k + len(name)] == name for k in range(len(read)))
+    assert any(written[k:k + len(name)] == name for k in range(len(written)))
+    for text in ('<tool_call>\n{"name": "web_search", "arguments": {"query": "Zoë (x)"}}\n</tool_call>', "a  b\n\tc"):
+        assert tokenizer.decode(encode(text)) == text
+    assert list_joint(tokenizer) == ("; ", "") and list_joint(offline_tokenizer()) == (";", " ")
+
+
 def text_env():
     return searchgym.make("SearchQA-v0", world_size="tiny", action_mode="text", tool_format="hermes").unwrapped
 
@@ -59,9 +82,10 @@ def test_only_the_question_and_tool_messages_are_visible() -> None:
     assert '<tool_call>\n{"name": "knowledge_base", "arguments": {"entity": "Vexa Corp"}}\n</tool_call>' in after.calls
 
 
-def test_every_reader_reply_is_admissible_token_for_token(tiny) -> None:
+@pytest.mark.parametrize("which", ["shipped", "trailing-space"])
+def test_every_reader_reply_is_admissible_token_for_token(tiny, trailing_space_tokenizer, which: str) -> None:
     """The reader (what SFT imitates) only writes replies the guide allows, in their canonical ids."""
-    _, tokenizer = tiny
+    tokenizer = tiny[1] if which == "shipped" else trailing_space_tokenizer
     codec = ChatCodec(tokenizer)
     env = text_env()
     tasks = env.tasks.tasks("train")
