@@ -106,7 +106,8 @@ class SFTConfig:
     per_turn: bool = False  # one row per assistant turn (the stream up to it, loss on it), batched by turn
     guided: bool = False  # the loss on guided choices only, each a softmax over the ids allowed there
     seed: int = 0
-    max_seconds: float | None = None  # stop early (after a whole step) once this much time is spent
+    max_seconds: float | None = None  # stop early (after a whole step) once this much time is spent; the
+    # learning rate then decays over the time budget (linearly to 5%), so a run cut by time still anneals
 
     def __post_init__(self) -> None:
         if self.epochs <= 0 or self.batch_size < 1 or self.lr <= 0:
@@ -240,10 +241,17 @@ def train_sft(model: Any, transcripts: Sequence[Transcript], pad_id: int, config
     steps = int(np.ceil(config.epochs * len(rows) / config.batch_size))
     batches = _batches(transcripts, config, rng)
     optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
-    schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: min(1.0, (s + 1) / max(config.warmup_steps, 1))
-                                                 * max(0.05, 1 - s / max(steps, 1)))
-    model.train()
     start, tokens, loss_value, done = time.perf_counter(), 0, float("nan"), 0
+
+    def progress(step: int) -> float:  # the share of the run done: of the steps, or of max_seconds when it ends first
+        share = step / max(steps, 1)
+        if config.max_seconds is not None:
+            share = max(share, (time.perf_counter() - start) / config.max_seconds)
+        return min(share, 1.0)
+
+    schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: min(1.0, (s + 1) / max(config.warmup_steps, 1))
+                                                 * max(0.05, 1 - progress(s)))
+    model.train()
     for step in range(steps):
         batch = next(batches)
         allowed = [{k - p: a for k, a in transcripts[i].allowed.items()} for i in batch] if config.guided else None
