@@ -8,7 +8,6 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 import searchgym
-import torch
 from searchgym.agents.llm_guided import GuidedReply, TokenAutomaton, build_automaton
 from searchgym.agents.llm_kv_generate import KVGenerator
 from searchgym.agents.llm_losses import first_scored_position, make_token_batch, token_log_probs
