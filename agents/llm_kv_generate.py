@@ -11,7 +11,9 @@ and repeated over the rows.
 Rows of different lengths share one cache: each fed chunk is right-padded, its pads are masked
 out of every later query (``attention_mask`` 0), and each row gets its own ``position_ids``, so a
 row's holes change nothing it computes. Sampling uses a ``torch.Generator`` seeded by the caller
-(the global RNG is untouched): the same seed and batch give the same tokens.
+(the global RNG is untouched): the same seed and batch give the same tokens. With ``guides``,
+sampling is guided (:mod:`searchgym.agents.llm_guided`): only admissible tokens, forced ones fed
+in one pass.
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ class KVGenerator:
         self.pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else self.eos
         self._stop_chars = {s[-1] for s in self.stop}
         self._texts: dict[int, str] = {}
+        self.last_allowed: list[list[tuple[int, ...]]] | None = None
+        self.last_log_probs: list[list[float]] | None = None
         self.reset()
 
     def reset(self) -> None:
@@ -152,11 +156,22 @@ class KVGenerator:
 
     @torch.no_grad()
     def generate(self, prompts: Sequence[Sequence[int]], caps: Sequence[int], seed: int, greedy: bool = False,
-                 temperature: float = 1.0, top_p: float = 1.0) -> list[list[int]]:
-        """New token ids for each prompt (at most ``caps[i]``; ending at eos or a stop string)."""
+                 temperature: float = 1.0, top_p: float = 1.0, guides: Sequence[Any] | None = None,
+                 ) -> list[list[int]]:
+        """New token ids for each prompt (at most ``caps[i]``; ending at eos or a stop string).
+
+        ``guides`` (one :class:`~searchgym.agents.llm_guided.GuidedReply` per prompt): guided
+        decoding. Each step samples among the tokens the row's guide allows (the logits of the
+        others set to -inf, so the distribution is renormalised over the allowed ones); tokens
+        with no alternative are appended and fed in the same pass; a row ends when its reply is
+        complete. ``self.last_allowed[i]`` then holds, per new token, the ids that were allowed,
+        and ``self.last_log_probs[i]`` the log-probability the token was drawn with (0 for a
+        forced token), what the trainer must recompute (see ``llm_losses.token_log_probs``)."""
         prompts = [list(p) for p in prompts]
         if any(not p for p in prompts):
             raise ValueError("every prompt needs at least one token")
+        if guides is not None and len(guides) != len(prompts):
+            raise ValueError(f"need one guide per prompt; got {len(guides)} for {len(prompts)} prompts")
         training = self.model.training
         self.model.eval()
         try:
@@ -165,28 +180,71 @@ class KVGenerator:
                 logits = self._fresh(prompts)
             generator = torch.Generator().manual_seed(int(seed))
             news: list[list[int]] = [[] for _ in prompts]
+            fed = [0] * len(prompts)  # how many new tokens of each row the cache holds
+            allowed: list[list[tuple[int, ...]]] = [[] for _ in prompts]
+            log_probs: list[list[float]] = [[] for _ in prompts]
             active = [True] * len(prompts)
             for _ in range(max(caps)):
-                tokens = self._sample(logits, generator, greedy, temperature, top_p).tolist()
+                masks = self._guide_masks(logits, guides, active) if guides is not None else None
+                if masks is not None:
+                    logits = logits + masks
+                tokens = self._sample(logits, generator, greedy, temperature, top_p)
+                if guides is not None:
+                    scale = temperature if not greedy and temperature > 0 else 1.0
+                    chosen = torch.log_softmax(logits / scale, dim=-1).gather(1, tokens.unsqueeze(1)).squeeze(1)
                 feed = []
-                for r, token in enumerate(tokens):
+                for r, token in enumerate(tokens.tolist()):
                     if not active[r]:
                         feed.append([])
                         continue
-                    news[r].append(token)
-                    if token == self.eos or len(news[r]) >= caps[r] or self._stopped(news[r]):
+                    chunk = [token]
+                    if guides is not None:
+                        allowed[r].append(tuple(guides[r].allowed()))
+                        log_probs[r].append(float(chosen[r]))
+                        guides[r].advance(token)
+                        forced = guides[r].forced()
+                        for t in forced:
+                            guides[r].advance(t)
+                        chunk += forced
+                        allowed[r] += [(t,) for t in forced]
+                        log_probs[r] += [0.0] * len(forced)
+                    room = caps[r] - len(news[r])
+                    chunk = chunk[:room]
+                    news[r] += chunk
+                    ended = guides[r].done if guides is not None else (token == self.eos or self._stopped(news[r]))
+                    if ended or len(news[r]) >= caps[r]:
                         active[r] = False
                         feed.append([])
                     else:
-                        feed.append([token])
+                        feed.append(chunk)
+                        fed[r] = len(news[r])
                 if not any(active):
                     break
                 logits = self._forward(feed)
             for r, p in enumerate(prompts):  # what the cache holds: the prompt and every token fed
-                self._rows[r] = p + news[r][:-1] if news[r] else p
+                self._rows[r] = p + news[r][:fed[r]]
+            self.last_allowed = [a[:len(n)] for a, n in zip(allowed, news)] if guides is not None else None
+            self.last_log_probs = [lp[:len(n)] for lp, n in zip(log_probs, news)] if guides is not None else None
         finally:
             self.model.train(training)
         return news
+
+    @staticmethod
+    def _guide_masks(logits: torch.Tensor, guides: Sequence[Any], active: Sequence[bool]) -> torch.Tensor:
+        """0 on each active row's allowed ids, -inf elsewhere (an ended row is left unmasked)."""
+        masks = torch.zeros_like(logits)
+        rows, cols = [], []
+        for r, guide in enumerate(guides):
+            if active[r]:
+                ids = guide.allowed()
+                if not ids:
+                    raise ValueError(f"row {r}: the guide allows no token (an automaton node without children)")
+                masks[r] = -float("inf")
+                rows += [r] * len(ids)
+                cols += ids
+        if rows:
+            masks[torch.tensor(rows), torch.tensor(cols)] = 0.0
+        return masks
 
 
 def _cache_argument(model: Any) -> str:

@@ -20,7 +20,7 @@ each micro-batch's aggregated loss by its share (of scored tokens or of sequence
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import torch
@@ -57,6 +57,22 @@ class LLMLossConfig:
 
 
 @dataclass
+class GuidedPositions:
+    """The positions of a batch whose token was drawn by guided decoding, and what was allowed there.
+
+    ``rows[k]``, ``positions[k]`` (a target position j: it predicts token j+1) and ``ids[k]``, the
+    token ids the sampler renormalised over. The trainer's log-probs at these positions use the
+    same renormalisation, so the PPO ratio compares the distributions that drew the tokens."""
+
+    rows: list[int]
+    positions: list[int]
+    ids: list[tuple[int, ...]]
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+
+@dataclass
 class TokenBatch:
     """Right-padded sequences with per-target-position tensors (position j predicts token j+1)."""
 
@@ -67,9 +83,10 @@ class TokenBatch:
     seq_ids: Tensor  # [B] long: the sequence's index in the whole batch (for aggregation)
     old_log_probs: Tensor | None = None  # [B, L-1]
     ref_log_probs: Tensor | None = None  # [B, L-1]
+    allowed: GuidedPositions | None = None  # guided tokens: the ids their distribution was renormalised over
 
     def to(self, device: torch.device) -> TokenBatch:
-        move = lambda t: None if t is None else t.to(device)
+        move = lambda t: t if t is None or not isinstance(t, Tensor) else t.to(device)
         return TokenBatch(*(move(getattr(self, f)) for f in self.__dataclass_fields__))
 
     @property
@@ -82,8 +99,11 @@ class TokenBatch:
 
 
 def make_token_batch(sequences: Sequence[Sequence[int]], loss_masks: Sequence[Sequence[int]],
-                     token_advantages: Sequence[Sequence[float]], seq_ids: Sequence[int], pad_id: int) -> TokenBatch:
-    """Pad ``sequences`` (token ids), their 0/1 loss masks and per-token advantages into a batch."""
+                     token_advantages: Sequence[Sequence[float]], seq_ids: Sequence[int], pad_id: int,
+                     allowed: Sequence[Mapping[int, tuple[int, ...]]] | None = None) -> TokenBatch:
+    """Pad ``sequences`` (token ids), their 0/1 loss masks and per-token advantages into a batch.
+
+    ``allowed`` (per sequence, token index -> allowed ids): the guided tokens (``Conversation.allowed``)."""
     width = max(len(s) for s in sequences)
     n = len(sequences)
     ids = torch.full((n, width), int(pad_id), dtype=torch.long)
@@ -99,7 +119,14 @@ def make_token_batch(sequences: Sequence[Sequence[int]], loss_masks: Sequence[Se
         adv[i, : len(seq)] = torch.tensor([float(x) for x in a])
     if mask[:, 0].any():
         raise ValueError("the first token of a sequence cannot be scored (nothing predicts it)")
-    return TokenBatch(ids, attn, mask[:, 1:], adv[:, 1:], torch.as_tensor(list(seq_ids), dtype=torch.long))
+    guided = None
+    if allowed is not None and any(allowed):
+        if len(allowed) != n:
+            raise ValueError(f"need one allowed map per sequence; got {len(allowed)} for {n}")
+        entries = [(i, j - 1, tuple(a)) for i, per in enumerate(allowed) for j, a in sorted(per.items()) if j >= 1]
+        guided = GuidedPositions([e[0] for e in entries], [e[1] for e in entries], [e[2] for e in entries])
+    return TokenBatch(ids, attn, mask[:, 1:], adv[:, 1:], torch.as_tensor(list(seq_ids), dtype=torch.long),
+                      allowed=guided)
 
 
 def first_scored_position(loss_mask: Tensor) -> int:
@@ -151,7 +178,7 @@ def shared_prefix_length(input_ids: Tensor, attention_mask: Tensor) -> int:
 
 def token_log_probs(model: torch.nn.Module, input_ids: Tensor, attention_mask: Tensor, first_position: int = 0,
                     with_entropy: bool = False, temperature: float = 1.0,
-                    shared_prefix: bool = False) -> tuple[Tensor, Tensor | None]:
+                    shared_prefix: bool = False, allowed: GuidedPositions | None = None) -> tuple[Tensor, Tensor | None]:
     """log p(token j+1 | tokens <= j) for every position j: [B, L-1] float32 (and the entropy).
 
     Positions before ``first_position`` are left 0 without computing their logits: the prompt
@@ -160,6 +187,8 @@ def token_log_probs(model: torch.nn.Module, input_ids: Tensor, attention_mask: T
     ``shared_prefix``: the leading tokens every row shares (the system prompt) before the first
     scored position are run once without gradient (same values; the gradient skips the path
     through their keys and values; worth it when the prompt is most of each row, as on a CPU).
+    ``allowed``: at these positions the softmax (and the entropy) is over the allowed ids only, the
+    distribution guided decoding sampled from (a forced token's log-prob is 0).
     """
     batch, length = input_ids.shape
     first = min(max(int(first_position), 0), length - 2)
@@ -169,14 +198,38 @@ def token_log_probs(model: torch.nn.Module, input_ids: Tensor, attention_mask: T
         logits = logits / temperature
     targets = input_ids[:, first + 1:].unsqueeze(-1)
     log_norm = torch.logsumexp(logits, dim=-1)
+    guided = _guided_logits(logits, allowed, first) if allowed is not None and len(allowed) else None
+    if guided is not None:
+        rows, cols, masked = guided
+        log_norm = log_norm.index_put((rows, cols), torch.logsumexp(masked, dim=-1))
     head = torch.zeros((batch, first), dtype=torch.float32, device=logits.device)
     logp = torch.cat([head, logits.gather(-1, targets).squeeze(-1) - log_norm], dim=1)
     entropy = None
     if with_entropy:
         probs = torch.softmax(logits, dim=-1)
         ent = log_norm - (probs * logits).sum(-1)
+        if guided is not None:
+            rows, cols, masked = guided
+            p = torch.softmax(masked, dim=-1)
+            ent = ent.index_put((rows, cols), log_norm[rows, cols] - (p * masked.nan_to_num(neginf=0.0)).sum(-1))
         entropy = torch.cat([head, ent], dim=1)
     return logp, entropy
+
+
+def _guided_logits(logits: Tensor, allowed: GuidedPositions, first: int) -> tuple[Tensor, Tensor, Tensor]:
+    """The rows and columns (into ``logits``, which start at position ``first``) of the guided
+    positions, and their logits with every id not allowed at -inf."""
+    device = logits.device
+    rows = torch.tensor(allowed.rows, dtype=torch.long, device=device)
+    cols = torch.tensor(allowed.positions, dtype=torch.long, device=device) - first
+    if int(cols.min()) < 0:
+        raise ValueError("a guided position precedes the first scored position")
+    picked = logits[rows, cols]
+    mask = torch.full_like(picked, -float("inf"))
+    entry = torch.tensor([k for k, ids in enumerate(allowed.ids) for _ in ids], dtype=torch.long, device=device)
+    token = torch.tensor([t for ids in allowed.ids for t in ids], dtype=torch.long, device=device)
+    mask[entry, token] = 0.0
+    return rows, cols, picked + mask
 
 
 def stack_per_sequence(per_sequence: dict[int, Tensor], batch: TokenBatch) -> Tensor:
@@ -194,7 +247,7 @@ def mean_entropy(model: torch.nn.Module, batches: list[TokenBatch], temperature:
     total, count = 0.0, 0
     for b in batches:
         _, entropy = token_log_probs(model, b.input_ids, b.attention_mask, first_scored_position(b.loss_mask), True,
-                                     temperature)
+                                     temperature, allowed=b.allowed)
         total += float(entropy[b.loss_mask].sum())
         count += b.scored_tokens
     return total / max(count, 1)

@@ -214,6 +214,8 @@ class Generation:
     token_ids: list[int]
     text: str
     finish: str  # "stop" (a stop string), "eos", or "length" (the per-turn cap)
+    allowed: list[tuple[int, ...]] | None = None  # guided decoding: the ids allowed at each new token
+    log_probs: list[float] | None = None  # guided decoding: each token's log-prob when it was drawn
 
 
 @dataclass
@@ -300,28 +302,36 @@ class LLMPolicy:
 
     @torch.no_grad()
     def generate(self, prompts: Sequence[Sequence[int]], max_new_tokens: Sequence[int] | int, seed: int,
-                 greedy: bool = False) -> list[Generation]:
-        """One turn for each prompt (token ids); row i gets at most ``max_new_tokens[i]`` tokens."""
+                 greedy: bool = False, guides: Sequence[Any] | None = None) -> list[Generation]:
+        """One turn for each prompt (token ids); row i gets at most ``max_new_tokens[i]`` tokens.
+        ``guides`` (one ``llm_guided.GuidedReply`` per prompt, "kv" backend): guided decoding."""
         caps = [int(max_new_tokens)] * len(prompts) if isinstance(max_new_tokens, int) else [int(c) for c in max_new_tokens]
         if len(caps) != len(prompts) or any(c < 1 for c in caps):
             raise ValueError(f"need one max_new_tokens >= 1 per prompt; got {caps} for {len(prompts)} prompts")
         if not prompts:
             return []
+        if guides is not None and self.backend != "kv":
+            raise ValueError(f"guided decoding runs on the 'kv' generation backend, not {self.backend!r}; "
+                             "use generation_backend='kv' or set RolloutConfig.guided=False")
         if self.backend == "vllm":
             return self._generate_vllm(prompts, caps, seed, greedy)
         if self.backend == "kv":
-            return self._generate_kv(prompts, caps, seed, greedy)
+            return self._generate_kv(prompts, caps, seed, greedy, guides)
         return self._generate_hf(prompts, caps, seed, greedy)
 
-    def _generate_kv(self, prompts, caps, seed, greedy) -> list[Generation]:
+    def _generate_kv(self, prompts, caps, seed, greedy, guides=None) -> list[Generation]:
         from .llm_kv_generate import KVGenerator
 
         if self._kv is None or self._kv.model is not self.model:
             vocab = self.model.get_output_embeddings().weight.shape[0]
             self._kv = KVGenerator(self.model, self.tokenizer, self.sampling.stop,
                                    len(self.tokenizer) if vocab > len(self.tokenizer) else None)
-        news = self._kv.generate(prompts, caps, seed, greedy, self.sampling.temperature, self.sampling.top_p)
-        return [self._finish(new, cap) for new, cap in zip(news, caps)]
+        news = self._kv.generate(prompts, caps, seed, greedy, self.sampling.temperature, self.sampling.top_p, guides)
+        out = [self._finish(new, cap) for new, cap in zip(news, caps)]
+        for k, generation in enumerate(out if guides is not None else []):  # each token's allowed ids, log-prob
+            n = len(generation.token_ids)
+            generation.allowed, generation.log_probs = self._kv.last_allowed[k][:n], self._kv.last_log_probs[k][:n]
+        return out
 
     def _generate_hf(self, prompts, caps, seed, greedy) -> list[Generation]:
         from transformers import GenerationConfig, LogitsProcessorList, StoppingCriteriaList

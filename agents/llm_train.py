@@ -237,7 +237,8 @@ class LLMTrainer(TrainerBase):
         chunks = [rows[j:j + step] for j in range(0, len(rows), step)]
         return [make_token_batch([episodes[i].conversation.token_ids for i in c],
                                  [episodes[i].conversation.loss_mask for i in c],
-                                 [episodes[i].token_advantages(advantages[i]) for i in c], c, pad).to(self.device)
+                                 [episodes[i].token_advantages(advantages[i]) for i in c], c, pad,
+                                 [episodes[i].conversation.allowed for i in c]).to(self.device)
                 for c in chunks]
 
     def _update_member(self, k: int, episodes: list[LLMEpisode], advantages: list[np.ndarray]) -> dict[str, float]:
@@ -252,9 +253,9 @@ class LLMTrainer(TrainerBase):
                 lengths = mb.attention_mask.sum(1).tolist()
                 first = first_scored_position(mb.loss_mask)
                 logp, _ = token_log_probs(model, mb.input_ids, mb.attention_mask, first, temperature=tau,
-                                          shared_prefix=cfg.shared_prefix)
+                                          shared_prefix=cfg.shared_prefix, allowed=mb.allowed)
                 ref_logp = token_log_probs(self.references[k], mb.input_ids, mb.attention_mask, first,
-                                           temperature=tau, shared_prefix=cfg.shared_prefix)[0] \
+                                           temperature=tau, shared_prefix=cfg.shared_prefix, allowed=mb.allowed)[0] \
                     if self.references is not None else None
                 for i, r in enumerate(mb.seq_ids.tolist()):
                     old[r] = logp[i, : lengths[i] - 1]
@@ -277,7 +278,7 @@ class LLMTrainer(TrainerBase):
                     logp, entropy = token_log_probs(model, mb.input_ids, mb.attention_mask,
                                                     first_scored_position(mb.loss_mask),
                                                     with_entropy=cfg.loss.entropy_coef > 0, temperature=tau,
-                                                    shared_prefix=cfg.shared_prefix)
+                                                    shared_prefix=cfg.shared_prefix, allowed=mb.allowed)
                     loss, mb_stats = token_policy_loss(logp, mb, cfg.loss, total_tokens, total_seqs, entropy)
                     loss.backward()
                     for key, v in mb_stats.items():

@@ -21,8 +21,8 @@ the current weights every step). ``shared_prefix=False`` trains on whole rows.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import Any
 
@@ -32,7 +32,7 @@ import torch.nn.functional as F
 
 from .llm_kv_generate import _cache_argument, _common_prefix
 from .llm_policy import ChatCodec
-from .llm_rollout import RolloutConfig, open_conversation, unwrap_tool_response
+from .llm_rollout import RolloutConfig, guide_for, open_conversation, unwrap_tool_response
 
 
 @dataclass
@@ -42,16 +42,21 @@ class Transcript:
     loss_mask: list[int]
     success: bool
     turn: int = -1  # a per-turn row's turn index (-1: a whole episode)
+    allowed: dict[int, tuple[int, ...]] = field(default_factory=dict)  # guided: token index -> ids allowed there
 
 
 def reader_transcripts(env: Any, task_ids: Sequence[str], tokenizer: Any, config: RolloutConfig | None = None,
-                       seed: int = 0) -> list[Transcript]:
-    """The reader's episode on each task as a rollout token stream (``env``: an unwrapped text ``SearchEnv``)."""
+                       seed: int = 0, guided: bool = False) -> list[Transcript]:
+    """The reader's episode on each task as a rollout token stream (``env``: an unwrapped text ``SearchEnv``).
+
+    ``guided``: each action's tokens also get the ids guided decoding would allow there (from the
+    admissible replies of what the reader had seen, :mod:`searchgym.agents.llm_guided`); an action
+    outside them (the reader's "unknown") gets none."""
     from searchgym.baselines.reader_text import ReaderTextAgent
 
     config = config or RolloutConfig()
     codec = ChatCodec(tokenizer)
-    holder = SimpleNamespace(codec=codec)
+    holder = SimpleNamespace(codec=codec, tokenizer=tokenizer)
     rng = np.random.default_rng(seed)
     out = []
     for task_id in task_ids:
@@ -59,17 +64,34 @@ def reader_transcripts(env: Any, task_ids: Sequence[str], tokenizer: Any, config
         obs, info = env.reset(seed=int(rng.integers(2**31)), options={"task_id": task_id})
         conversation = open_conversation(holder, env.session, obs, config)
         done, turn = False, 0
+        allowed: dict[int, tuple[int, ...]] = {}
         while not done:
             text = agent.act(env, obs)
             ids = codec.encode(text)
+            if guided:
+                allowed.update({len(conversation.token_ids) + k: a
+                                for k, a in enumerate(allowed_along(guide_for(holder, conversation), ids))})
             conversation.add_turn(SimpleNamespace(token_ids=ids, text=text), turn)
             obs, _, terminated, truncated, info = env.step(text)
             done, turn = terminated or truncated, turn + 1
             if not done and not conversation.add_message(config.observation_role, unwrap_tool_response(obs),
                                                          config.min_turn_tokens):
                 break  # over the token budget: the stream stops here, as a rollout's would
-        out.append(Transcript(task_id, conversation.token_ids, conversation.loss_mask, bool(info.get("success"))))
+        out.append(Transcript(task_id, conversation.token_ids, conversation.loss_mask, bool(info.get("success")),
+                              allowed=allowed))
     return out
+
+
+def allowed_along(guide: Any, ids: Sequence[int]) -> list[tuple[int, ...]]:
+    """The ids ``guide`` allows before each of ``ids`` (empty when ``ids`` is not an admissible reply)."""
+    out = []
+    for token in ids:
+        allowed = tuple(guide.allowed())
+        if token not in allowed:
+            return []
+        out.append(allowed)
+        guide.advance(token)
+    return out if guide.done else []
 
 
 @dataclass
@@ -82,8 +104,10 @@ class SFTConfig:
     max_grad_norm: float = 1.0
     shared_prefix: bool = True
     per_turn: bool = False  # one row per assistant turn (the stream up to it, loss on it), batched by turn
+    guided: bool = False  # the loss on guided choices only, each a softmax over the ids allowed there
     seed: int = 0
-    max_seconds: float | None = None  # stop early (after a whole step) once this much time is spent
+    max_seconds: float | None = None  # stop early (after a whole step) once this much time is spent; the
+    # learning rate then decays over the time budget (linearly to 5%), so a run cut by time still anneals
 
     def __post_init__(self) -> None:
         if self.epochs <= 0 or self.batch_size < 1 or self.lr <= 0:
@@ -91,11 +115,13 @@ class SFTConfig:
 
 
 def masked_lm_loss(model: Any, rows: Sequence[Sequence[int]], masks: Sequence[Sequence[int]], pad_id: int,
-                   prefix: Sequence[int] = ()) -> tuple[torch.Tensor, int]:
+                   prefix: Sequence[int] = (), allowed: Sequence[Mapping[int, Sequence[int]]] | None = None,
+                   ) -> tuple[torch.Tensor, int]:
     """Mean cross-entropy of the tokens whose mask is 1 (each predicted from everything before it).
 
     ``rows`` continue ``prefix`` (shared by all, fed once without gradient; may be empty); the LM head
-    runs on the scored positions only."""
+    runs on the scored positions only. ``allowed`` (per row, token index -> ids): a scored token
+    listed there is a choice among those ids only (the softmax of guided decoding)."""
     device = next(model.parameters()).device
     base, head = model.base_model, model.get_output_embeddings()
     n, p = len(rows), len(prefix)
@@ -130,7 +156,26 @@ def masked_lm_loss(model: Any, rows: Sequence[Sequence[int]], masks: Sequence[Se
     if count == 0:
         return hidden.sum() * 0.0, 0
     logits = head(states).float()
+    if allowed is not None:
+        logits = logits + _allowed_mask(chosen, allowed, logits.shape[-1]).to(device)
     return F.cross_entropy(logits, targets[chosen].to(device)), count
+
+
+def _allowed_mask(chosen: torch.Tensor, allowed: Sequence[Mapping[int, Sequence[int]]], vocab: int) -> torch.Tensor:
+    """-inf on the ids not allowed at each scored position (in ``chosen``'s row-major order); 0
+    everywhere for a position without an allowed set."""
+    places = chosen.nonzero().tolist()  # (row, j): position j predicts token j + 1
+    mask = torch.zeros((len(places), vocab))
+    entries, tokens = [], []
+    for k, (i, j) in enumerate(places):
+        ids = allowed[i].get(j + 1)
+        if ids:
+            mask[k] = -float("inf")
+            entries += [k] * len(ids)
+            tokens += list(ids)
+    if entries:
+        mask[torch.tensor(entries), torch.tensor(tokens)] = 0.0
+    return mask
 
 
 def turn_rows(transcripts: Sequence[Transcript]) -> list[Transcript]:
@@ -144,7 +189,8 @@ def turn_rows(transcripts: Sequence[Transcript]) -> list[Transcript]:
                 j = i
                 while j < len(mask) and mask[j]:
                     j += 1
-                rows.append(Transcript(t.task_id, t.token_ids[:j], [0] * i + [1] * (j - i), t.success, turn))
+                rows.append(Transcript(t.task_id, t.token_ids[:j], [0] * i + [1] * (j - i), t.success, turn,
+                                       {k: a for k, a in t.allowed.items() if i <= k < j}))
                 turn, i = turn + 1, j
             else:
                 i += 1
@@ -178,6 +224,13 @@ def train_sft(model: Any, transcripts: Sequence[Transcript], pad_id: int, config
         raise ValueError("no transcripts to train on")
     if config.per_turn:
         transcripts = turn_rows(transcripts)
+    if config.guided:  # score the choices only: a forced token's guided log-prob is 0 whatever the weights
+        transcripts = [Transcript(t.task_id, t.token_ids, [int(len(t.allowed.get(j, ())) > 1) for j in
+                                                           range(len(t.token_ids))], t.success, t.turn, t.allowed)
+                       for t in transcripts]
+        transcripts = [t for t in transcripts if any(t.loss_mask)]
+        if not transcripts:
+            raise ValueError("guided SFT needs transcripts with allowed ids (reader_transcripts(..., guided=True))")
     rows = [t.token_ids for t in transcripts]
     prefix = _common_prefix(rows, min(len(r) for r in rows) - 1) if config.shared_prefix else []
     # every scored token must be predicted from a fed position: the prefix stops before the first
@@ -188,14 +241,22 @@ def train_sft(model: Any, transcripts: Sequence[Transcript], pad_id: int, config
     steps = int(np.ceil(config.epochs * len(rows) / config.batch_size))
     batches = _batches(transcripts, config, rng)
     optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
-    schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: min(1.0, (s + 1) / max(config.warmup_steps, 1))
-                                                 * max(0.05, 1 - s / max(steps, 1)))
-    model.train()
     start, tokens, loss_value, done = time.perf_counter(), 0, float("nan"), 0
+
+    def progress(step: int) -> float:  # the share of the run done: of the steps, or of max_seconds when it ends first
+        share = step / max(steps, 1)
+        if config.max_seconds is not None:
+            share = max(share, (time.perf_counter() - start) / config.max_seconds)
+        return min(share, 1.0)
+
+    schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: min(1.0, (s + 1) / max(config.warmup_steps, 1))
+                                                 * max(0.05, 1 - progress(s)))
+    model.train()
     for step in range(steps):
         batch = next(batches)
+        allowed = [{k - p: a for k, a in transcripts[i].allowed.items()} for i in batch] if config.guided else None
         loss, _ = masked_lm_loss(model, [rows[i][p:] for i in batch], [transcripts[i].loss_mask[p:] for i in batch],
-                                 pad_id, prefix)
+                                 pad_id, prefix, allowed)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), config.max_grad_norm)

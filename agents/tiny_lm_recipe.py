@@ -3,9 +3,10 @@
 ``searchgym recipe tiny-lm --out runs/tiny`` runs every stage into one folder; each stage leaves its output behind, so a re-run skips what
 is done (delete a stage's folder to redo it):
 
-1. tokenizer: the shipped byte-level BPE chat tokenizer (trained deterministically on the suite's
-   world by :mod:`searchgym.agents.llm_tokenizer`; a byte-level vocabulary, so every tool call
-   round-trips);
+1. tokenizer: a byte-level BPE chat tokenizer trained deterministically on the suite's world by
+   :mod:`searchgym.agents.llm_tokenizer` (every tool call round-trips), by default with the space
+   after each word so that a name copied into a call keeps its tokens (``tokenizer="shipped"``:
+   the shipped one);
 2. SFT (``sft/``): the text reader's transcripts on train tasks (:mod:`searchgym.agents.lm_sft`),
    a from-scratch Qwen2-shaped model (:mod:`searchgym.agents.tiny_lm`), saved as a model folder;
 3. the SFT model's greedy test success and the share of its replies that parse (``sft/eval.json``);
@@ -36,6 +37,7 @@ from searchgym.fileio import atomic_write_json
 from .llm_rollout import RolloutConfig
 
 METHODS = ("grpo", "cw_grpo", "dr_grpo")
+TOKENIZERS = ("trailing-space", "shipped")
 
 
 @dataclass
@@ -43,23 +45,27 @@ class RecipeConfig:
     """Every knob of the recipe (saved in ``config.json``); the defaults are the documented run."""
 
     suite: str = "searchqa-text-v2"
+    tokenizer: str = "trailing-space"  # or "shipped" (llm_tokenizer: the space before a word, GPT-2's split)
     shape: str = "l2-w128"
     model_seed: int = 0
     sft_tasks: int = 600  # train tasks the reader plays for SFT data
-    sft_epochs: float = 2.0
+    sft_epochs: float = 20.0  # an upper bound: sft_max_seconds ends it first on two cores
     sft_batch_size: int = 8
     sft_lr: float = 3e-3
-    sft_per_turn: bool = True  # one SFT row per assistant turn (cheap first turns: more steps per second)
-    sft_max_seconds: float | None = None
+    sft_per_turn: bool = False  # True: one row per assistant turn (the stream up to it); False: whole episodes
+    sft_max_seconds: float | None = 540.0
+    guided: bool = True  # guided decoding (llm_guided) in every evaluation and RL rollout
+    sft_guided: bool = True  # the SFT loss on the guided choices only (a softmax over the allowed ids)
+    eval_unguided: bool = True  # also score the SFT model with free generation (sft/eval_free.json)
     methods: tuple[str, ...] = ("grpo", "cw_grpo")
     seeds: tuple[int, ...] = (0, 1, 2)
-    rl_iterations: int = 10
+    rl_iterations: int = 5
     group_size: int = 4
     tasks_per_iteration: int = 4
-    rl_lr: float = 1e-4
+    rl_lr: float = 2e-4
     temperature: float = 1.0
     max_new_tokens: int = 64
-    test_tasks: int | None = 200  # None: the whole test split
+    test_tasks: int | None = 100  # None: the whole test split
     eval_batch: int = 50
     threads: int = 1
     rollout: dict[str, Any] = field(default_factory=dict)  # extra RolloutConfig fields
@@ -71,6 +77,8 @@ class RecipeConfig:
         bad = [m for m in self.methods if m not in METHODS]
         if bad or not self.methods:
             raise ValueError(f"unknown RL method(s) {bad or '(none)'}; accepted: {', '.join(METHODS)}")
+        if self.tokenizer not in TOKENIZERS:
+            raise ValueError(f"unknown tokenizer {self.tokenizer!r}; accepted: {', '.join(TOKENIZERS)}")
         if self.shape not in TINY_SHAPES:
             raise ValueError(f"unknown tiny LM shape {self.shape!r}; accepted: {', '.join(TINY_SHAPES)}")
         for name in ("sft_tasks", "sft_batch_size", "rl_iterations", "group_size", "tasks_per_iteration",
@@ -78,8 +86,9 @@ class RecipeConfig:
             if int(getattr(self, name)) < 1:
                 raise ValueError(f"RecipeConfig.{name} must be >= 1, got {getattr(self, name)!r}")
 
-    def rollout_config(self) -> RolloutConfig:
-        return RolloutConfig(**{"max_new_tokens": self.max_new_tokens, **self.rollout})
+    def rollout_config(self, guided: bool | None = None) -> RolloutConfig:
+        guided = self.guided if guided is None else guided
+        return RolloutConfig(**{"max_new_tokens": self.max_new_tokens, "guided": guided, **self.rollout})
 
 
 class Recipe:
@@ -96,9 +105,15 @@ class Recipe:
 
     # ------------------------------------------------------------------------------ stages
     def tokenizer(self) -> Any:
-        from .llm_policy import offline_tokenizer
+        """The shipped tokenizer, or one trained the same way with the space after each word
+        (``llm_tokenizer.train_tokenizer(trailing_space=True)``: deterministic, about 2 s), so a
+        copied name starts with the token that was read; saved with the SFT model."""
+        from .llm_policy import offline_tokenizer, prepare_tokenizer
+        from .llm_tokenizer import train_tokenizer, wrap
 
-        return offline_tokenizer()
+        if self.config.tokenizer == "shipped":
+            return offline_tokenizer()
+        return prepare_tokenizer(wrap(train_tokenizer(trailing_space=True)))
 
     def sft(self, tokenizer: Any) -> tuple[Path, dict[str, Any]]:
         from searchgym.suites import make_env
@@ -114,14 +129,14 @@ class Recipe:
         picks = np.random.default_rng(cfg.model_seed).permutation(len(train))[: cfg.sft_tasks]
         start = time.perf_counter()
         transcripts = reader_transcripts(env, [train[int(i)] for i in picks], tokenizer, cfg.rollout_config(),
-                                         seed=cfg.model_seed)
+                                         seed=cfg.model_seed, guided=cfg.sft_guided)
         kept = [t for t in transcripts if t.success]  # the reader's solved episodes
         data_seconds = time.perf_counter() - start
         model = new_tiny_model(cfg.shape, tokenizer, seed=cfg.model_seed)
         stats = train_sft(model, kept, tokenizer.pad_token_id,
                           SFTConfig(epochs=cfg.sft_epochs, batch_size=cfg.sft_batch_size, lr=cfg.sft_lr,
                                     seed=cfg.model_seed, max_seconds=cfg.sft_max_seconds,
-                                    per_turn=cfg.sft_per_turn),
+                                    per_turn=cfg.sft_per_turn, guided=cfg.sft_guided),
                           log=lambda row: self.log(f"sft {json.dumps(row)}"))
         save_model_folder(model, tokenizer, folder)
         info = {"shape": cfg.shape, "parameters": parameter_count(model), "transcripts": len(transcripts),
@@ -129,16 +144,19 @@ class Recipe:
         atomic_write_json(folder / "sft.json", info)
         return folder, info
 
-    def evaluate(self, model: Any, tokenizer: Any, path: Path) -> dict[str, Any]:
+    def evaluate(self, model: Any, tokenizer: Any, path: Path, guided: bool | None = None) -> dict[str, Any]:
         from .llm_eval import evaluate_llm
         from .llm_policy import LLMPolicy
 
         if path.is_file():
             return json.loads(path.read_text())
         cfg = self.config
+        config = cfg.rollout_config(guided)
+        cpu = time.process_time()
         evaluation = evaluate_llm(LLMPolicy(model, tokenizer, backend="kv"), self.suite, "test", cfg.test_tasks,
-                                  cfg.rollout_config(), cfg.eval_batch)
-        result = {**evaluation.summary(), "per_task": evaluation.successes, "task_ids": evaluation.task_ids}
+                                  config, cfg.eval_batch)
+        result = {**evaluation.summary(), "guided": config.guided, "cpu_seconds": time.process_time() - cpu,
+                  "per_task": evaluation.successes, "task_ids": evaluation.task_ids}
         atomic_write_json(path, result)
         return result
 
@@ -187,16 +205,23 @@ class Recipe:
         torch.set_num_threads(self.config.threads)
         self.out.mkdir(parents=True, exist_ok=True)
         atomic_write_json(self.out / "config.json", asdict(self.config))
-        total = time.perf_counter()
+        total, cpu = time.perf_counter(), time.process_time()
         tokenizer = self._timed("tokenizer", self.tokenizer)
         base, sft_info = self._timed("sft", lambda: self.sft(tokenizer))
         model, tokenizer = load_model(str(base), "cpu", "float32")
         sft_eval = self._timed("sft_eval", lambda: self.evaluate(model, tokenizer, base / "eval.json"))
         self.log(f"sft: test success {sft_eval['success']:.3f}, replies parsed {sft_eval['parse_rate']:.3f}")
+        free_eval = None
+        if self.config.eval_unguided and self.config.guided:
+            free_eval = self._timed("sft_eval_free", lambda: self.evaluate(model, tokenizer, base / "eval_free.json",
+                                                                           guided=False))
+            self.log(f"sft, free generation: test success {free_eval['success']:.3f}, "
+                     f"replies parsed {free_eval['parse_rate']:.3f}")
         runs = {m: [self._timed(f"rl_{m}_s{s}", lambda m=m, s=s: self.rl(base, m, s)) for s in self.config.seeds]
                 for m in self.config.methods}
-        return {"sft_info": sft_info, "sft_eval": sft_eval, "runs": runs, "stage_seconds": self.times,
-                "wall_seconds": time.perf_counter() - total}
+        return {"sft_info": sft_info, "sft_eval": sft_eval, "sft_eval_free": free_eval, "runs": runs,
+                "stage_seconds": self.times, "wall_seconds": time.perf_counter() - total,
+                "cpu_seconds": time.process_time() - cpu}
 
     def _timed(self, name: str, stage: Callable[[], Any]) -> Any:
         start = time.perf_counter()

@@ -21,7 +21,7 @@ from searchgym.fileio import atomic_write_json, atomic_write_text
 RECIPES = ("tiny-lm",)
 #: a run of minutes: every stage, on a handful of tasks
 SMOKE = {"sft_tasks": 16, "sft_epochs": 1.0, "rl_iterations": 1, "group_size": 2, "tasks_per_iteration": 2,
-         "test_tasks": 8, "eval_batch": 8, "max_new_tokens": 24, "seeds": (0, 1), "rollout": {"max_turns": 3}}
+         "test_tasks": 8, "eval_batch": 8, "max_new_tokens": 48, "seeds": (0, 1), "rollout": {"max_turns": 3}}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -47,8 +47,9 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"unknown recipe option(s) {unknown}; accepted: {', '.join(sorted(known))}")
     config = RecipeConfig(**{**(SMOKE if args.smoke else {}), **options})
     raw = Recipe(config, args.out).run()
-    results = summarise(config, raw["sft_info"], raw["sft_eval"], raw["runs"])
+    results = summarise(config, raw["sft_info"], raw["sft_eval"], raw["runs"], raw.get("sft_eval_free"))
     results["stage_seconds"], results["wall_seconds"] = raw["stage_seconds"], raw["wall_seconds"]
+    results["cpu_seconds"] = raw.get("cpu_seconds")
     atomic_write_json(Path(args.out) / "results.json", results)
     atomic_write_text(Path(args.out) / "RESULTS.md", results_markdown(results))
     print(f"tiny-lm recipe: SFT test success {results['sft']['success']:.3f} (replies parsed "
@@ -58,7 +59,8 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def summarise(config: Any, sft_info: dict, sft_eval: dict, runs: dict[str, list[dict]]) -> dict[str, Any]:
+def summarise(config: Any, sft_info: dict, sft_eval: dict, runs: dict[str, list[dict]],
+              sft_eval_free: dict | None = None) -> dict[str, Any]:
     """SFT success, each method's per-seed success and its gain over SFT with a 95% interval."""
     from searchgym.harness.stats import bootstrap_ci
 
@@ -73,21 +75,35 @@ def summarise(config: Any, sft_info: dict, sft_eval: dict, runs: dict[str, list[
                            "rl_generate_tokens_per_s": float(np.mean([r["rl_generate_tokens_per_s"] for r in seeds])),
                            "rl_train_tokens_per_s": float(np.mean([r["rl_train_tokens_per_s"] or 0 for r in seeds])),
                            "rl_seconds": [r["rl_seconds"] for r in seeds]}
+    paired = None
+    if "grpo" in runs and "cw_grpo" in runs and [r["seed"] for r in runs["grpo"]] == [r["seed"] for r in runs["cw_grpo"]]:
+        diff = np.stack([np.asarray(c["per_task"], float) - np.asarray(g["per_task"], float)
+                         for c, g in zip(runs["cw_grpo"], runs["grpo"])])  # the same seed and tasks: paired
+        interval = bootstrap_ci(diff, rng=0)
+        paired = {"gain": interval.mean, "gain_low": interval.low, "gain_high": interval.high}
+    free = None if sft_eval_free is None else {k: sft_eval_free[k] for k in ("success", "parse_rate", "tasks",
+                                                                              "generate_tokens_per_s")}
     return {"suite": config.suite, "shape": config.shape, "parameters": sft_info["parameters"],
+            "guided": bool(getattr(config, "guided", False)), "sft_free": free,
             "sft": {"success": sft_eval["success"], "parse_rate": sft_eval["parse_rate"],
                     "tasks": sft_eval["tasks"], "train_tokens_per_s": sft_info["sft_tokens_per_s"],
                     "generate_tokens_per_s": sft_eval["generate_tokens_per_s"], "steps": sft_info["sft_steps"],
                     "loss": sft_info["sft_loss"]},
-            "methods": methods}
+            "methods": methods, "cw_grpo_minus_grpo": paired}
 
 
 def results_markdown(results: dict[str, Any]) -> str:
     """The results section: SFT success, each method's gain with its interval, parse rates, speeds."""
-    sft = results["sft"]
+    sft, free = results["sft"], results.get("sft_free")
+    decoding = "guided decoding" if results.get("guided") else "free generation"
     lines = [f"## Tiny-LM recipe on {results['suite']} ({results['shape']}, {results['parameters']:,} parameters)", "",
-             f"SFT only: test success {sft['success']:.3f} on {sft['tasks']} tasks; replies that parse "
+             f"SFT only, {decoding}: test success {sft['success']:.3f} on {sft['tasks']} tasks; replies that parse "
              f"{sft['parse_rate']:.3f}; SFT training {sft['train_tokens_per_s']:.0f} tokens/s; greedy generation "
-             f"{sft['generate_tokens_per_s']:.0f} tokens/s.", "",
+             f"{sft['generate_tokens_per_s']:.0f} tokens/s.", ""]
+    if free:
+        lines += [f"The same SFT model with free generation: test success {free['success']:.3f}; replies that parse "
+                  f"{free['parse_rate']:.3f}; {free['generate_tokens_per_s']:.0f} tokens/s.", ""]
+    lines += [
              "| method | seeds | test success per seed | gain over SFT [95% CI] | replies parsed | "
              "RL generation tok/s | RL update, scored tok/s |", "|---|---|---|---|---|---|---|"]
     for method, m in results["methods"].items():
@@ -95,6 +111,11 @@ def results_markdown(results: dict[str, Any]) -> str:
                      f"| {m['gain']:+.3f} [{m['gain_low']:+.3f}, {m['gain_high']:+.3f}] | "
                      f"{min(m['parse_rate']):.3f}-{max(m['parse_rate']):.3f} | {m['rl_generate_tokens_per_s']:.0f} | "
                      f"{m['rl_train_tokens_per_s']:.0f} |")
+    paired = results.get("cw_grpo_minus_grpo")
+    if paired:
+        lines += ["", f"CW-GRPO minus GRPO, paired by seed and task: {paired['gain']:+.3f} "
+                      f"[{paired['gain_low']:+.3f}, {paired['gain_high']:+.3f}]."]
     stages = ", ".join(f"{k} {v:.0f} s" for k, v in results.get("stage_seconds", {}).items())
-    lines += ["", f"Wall time {results.get('wall_seconds', 0):.0f} s ({stages}).", ""]
+    cpu = f", CPU time {results['cpu_seconds']:.0f} s" if results.get("cpu_seconds") is not None else ""
+    lines += ["", f"Wall time {results.get('wall_seconds', 0):.0f} s{cpu} ({stages}).", ""]
     return "\n".join(lines)

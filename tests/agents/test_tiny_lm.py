@@ -105,3 +105,54 @@ def test_turn_rows_cut_each_episode_after_each_action(transcripts) -> None:
         assert all(m <= e for m, e in zip(row.loss_mask, episode.loss_mask))
     model_config = SFTConfig(epochs=1, batch_size=2, per_turn=True)
     assert model_config.per_turn
+
+
+@pytest.fixture(scope="module")
+def guided_transcripts(tokenizer):
+    env = searchgym.make("SearchQA-v0", world_size="tiny", action_mode="text", tool_format="hermes").unwrapped
+    tasks = [t.id for t in env.tasks.tasks("train")[:6]]
+    return reader_transcripts(env, tasks, tokenizer, guided=True)
+
+
+def test_guided_transcripts_give_each_action_token_its_allowed_ids(transcripts, guided_transcripts) -> None:
+    for plain, guided in zip(transcripts, guided_transcripts):
+        assert guided.token_ids == plain.token_ids and guided.loss_mask == plain.loss_mask
+        assert sorted(guided.allowed) == [j for j, m in enumerate(plain.loss_mask) if m]
+        assert all(guided.token_ids[j] in ids for j, ids in guided.allowed.items())
+        choices = [ids for ids in guided.allowed.values() if len(ids) > 1]
+        assert choices and len(choices) < len(guided.allowed) / 2  # most action tokens are forced
+
+
+def test_the_guided_sft_loss_is_a_softmax_over_the_allowed_ids(tokenizer, guided_transcripts) -> None:
+    model = new_tiny_model("l2-w128", tokenizer)
+    t = guided_transcripts[0]
+    j = next(j for j, ids in sorted(t.allowed.items()) if len(ids) > 1)
+    mask = [0] * len(t.token_ids)
+    mask[j] = 1
+    with torch.no_grad():
+        loss, count = masked_lm_loss(model, [t.token_ids], [mask], tokenizer.pad_token_id, allowed=[t.allowed])
+        logits = model(input_ids=torch.tensor([t.token_ids[:j]])).logits[0, -1]
+    ids = list(t.allowed[j])
+    expected = -torch.log_softmax(logits[ids], dim=-1)[ids.index(t.token_ids[j])]
+    assert count == 1 and abs(float(loss) - float(expected)) < 1e-4
+
+
+def test_guided_sft_learns_the_readers_choices(tokenizer, guided_transcripts) -> None:
+    model = new_tiny_model("l2-w128", tokenizer)
+    rows = [t.token_ids for t in guided_transcripts]
+    masks = [[int(len(t.allowed.get(j, ())) > 1) for j in range(len(t.token_ids))] for t in guided_transcripts]
+    allowed = [t.allowed for t in guided_transcripts]
+    with torch.no_grad():
+        before, n = masked_lm_loss(model, rows, masks, tokenizer.pad_token_id, allowed=allowed)
+    stats = train_sft(model, guided_transcripts, tokenizer.pad_token_id,
+                      SFTConfig(epochs=8, batch_size=3, lr=3e-3, guided=True))
+    with torch.no_grad():
+        after, _ = masked_lm_loss(model, rows, masks, tokenizer.pad_token_id, allowed=allowed)
+    assert n > 0 and stats["sft_steps"] == 16 and float(after) < 0.5 * float(before)
+    with pytest.raises(ValueError, match="guided=True"):
+        train_sft(model, [transcripts_without_allowed(t) for t in guided_transcripts], tokenizer.pad_token_id,
+                  SFTConfig(guided=True))
+
+
+def transcripts_without_allowed(t):
+    return type(t)(t.task_id, t.token_ids, t.loss_mask, t.success)

@@ -12,7 +12,7 @@ from searchgym.cli import main
 
 pytestmark = pytest.mark.slow
 
-SMALL = {"sft_tasks": 6, "test_tasks": 4, "eval_batch": 4, "seeds": [0, 1], "max_new_tokens": 16}
+SMALL = {"sft_tasks": 6, "test_tasks": 4, "eval_batch": 4, "seeds": [0, 1], "max_new_tokens": 48}
 
 
 def test_smoke_recipe_runs_every_stage_and_resumes(tmp_path: Path, capsys) -> None:
@@ -22,10 +22,14 @@ def test_smoke_recipe_runs_every_stage_and_resumes(tmp_path: Path, capsys) -> No
     printed = capsys.readouterr().out
     assert "tiny-lm recipe: SFT test success" in printed
     results = json.loads((out / "results.json").read_text())
-    assert results["sft"]["tasks"] == 4 and 0 <= results["sft"]["parse_rate"] <= 1
+    assert results["sft"]["tasks"] == 4 and results["guided"]
+    assert results["sft"]["parse_rate"] == 1.0  # guided decoding: every reply parses
+    assert results["sft_free"]["tasks"] == 4 and 0 <= results["sft_free"]["parse_rate"] <= 1
+    assert results["cw_grpo_minus_grpo"]["gain_low"] <= results["cw_grpo_minus_grpo"]["gain_high"]
+    assert results["cpu_seconds"] > 0
     assert set(results["methods"]) == {"grpo", "cw_grpo"}
     for method in results["methods"].values():
-        assert method["seeds"] == [0, 1] and len(method["success"]) == 2
+        assert method["seeds"] == [0, 1] and len(method["success"]) == 2 and method["parse_rate"] == [1.0, 1.0]
         assert method["gain_low"] <= method["gain"] <= method["gain_high"]
         assert method["rl_generate_tokens_per_s"] > 0
     assert (out / "sft" / "config.json").is_file() and (out / "sft" / "model.safetensors").is_file()
