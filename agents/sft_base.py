@@ -15,10 +15,11 @@ from typing import Any
 import torch
 
 from searchgym.fileio import atomic_torch_save
+from searchgym.policy_format import POLICY_FORMAT
 
 from .population import Population
 
-BASE_FORMAT = 2  # 2: policies read the facts other candidates state about a name (fact_context)
+BASE_FORMAT = POLICY_FORMAT  # a base file holds one policy layout's parameters
 
 
 def save_base(path: str | Path, key: str, policy: str, state_dict: dict[str, torch.Tensor],

@@ -82,7 +82,8 @@ def build_submission(run: str | os.PathLike, name: str | None = None, descriptio
         "metrics": None,
         "predictions": predictions,
         "run": {"config_sha256": hashlib.sha256(config_bytes).hexdigest(),
-                **{k: config[k] for k in IDENTITY_KEYS if k in config and k not in ("suite_id", "suite_hash")}},
+                **{k: config[k] for k in IDENTITY_KEYS
+                   if k in config and k not in ("suite_id", "suite_hash", "policy_format")}},
     }
     metrics = rescore(get_suite(config["suite_id"]), predictions)
     submission["metrics"] = metrics

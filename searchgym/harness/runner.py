@@ -28,7 +28,6 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from searchgym.agents.sft_base import BASE_FORMAT as POLICY_FORMAT
 from searchgym.damaged import DamagedFile, warn_damaged
 from searchgym.harness.evaluate import as_rows, evaluate_suite, summarise_predictions
 from searchgym.fileio import (
@@ -43,6 +42,7 @@ from searchgym.fileio import (
 from searchgym.harness.loggers import make_logger
 from searchgym.harness.methods import MethodRef, RunContext, load_method, privileged, trains
 from searchgym.harness.provenance import provenance, resolve_device
+from searchgym.policy_format import POLICY_FORMAT
 from searchgym.suites import Suite
 
 DONE = "DONE"
