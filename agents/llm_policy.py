@@ -1,22 +1,17 @@
-"""A text-generating LLM policy: a Hugging Face causal LM that writes its own tool calls.
+"""A text-generating LLM policy: a Hugging Face causal LM that writes its own tool calls. Three pieces:
 
-Three pieces, each small:
-
-- :func:`load_model` builds ``(model, tokenizer)`` from a local path or a hub id already in the
-  Hugging Face cache (nothing is downloaded unless ``SEARCHGYM_ALLOW_DOWNLOAD=1``), or a randomly
-  initialised model from a preset (``"random:tiny"`` for tests, ``"random:qwen2-0.5b"`` for the
-  GPU check) with a tokenizer that needs no download (:func:`offline_tokenizer`: byte-level BPE
-  trained on a searchgym world, shipped as package data, with a Qwen/Hermes chat template).
-- :class:`ChatCodec` turns chat messages into token ids the way the tokenizer's chat template
-  does, *incrementally*: the first prompt (system + user, ``tools=``), then, after each
-  generated assistant turn, the ids of the end-of-turn marker and of the next observation
-  message plus the generation prompt. A rollout is one growing token stream, so training scores
-  exactly the tokens that were generated (no re-tokenisation drift).
-- :class:`LLMPolicy` generates a batch of turns with ``transformers`` ``generate`` (sampling under
-  a forked RNG seeded by the caller, so the global torch RNG is untouched and runs repeat), stops
-  a row at ``</tool_call>`` or ``</answer>`` (:class:`StopOnStrings`, on the decoded tail) or at
-  the per-turn token cap. With vLLM installed, ``backend="vllm"`` generates with vLLM
-  (experimental: untested here, no GPU; weights are pushed with :meth:`LLMPolicy.sync_vllm`).
+- :func:`load_model` builds ``(model, tokenizer)`` from a local path or a hub id already in the Hugging Face
+  cache (nothing is downloaded unless ``SEARCHGYM_ALLOW_DOWNLOAD=1``), or a randomly initialised model from
+  a preset (``"random:tiny"`` for tests, ``"random:qwen2-0.5b"`` for the GPU check) with a tokenizer that
+  needs no download (:func:`offline_tokenizer`: a shipped byte-level BPE with a Qwen/Hermes chat template).
+- :class:`ChatCodec` turns chat messages into token ids as the chat template does, *incrementally*: the
+  first prompt (system + user, ``tools=``), then after each assistant turn the end-of-turn marker, the
+  next observation and the generation prompt; a rollout is one growing token stream, so training scores
+  exactly the generated tokens (no retokenisation drift).
+- :class:`LLMPolicy` generates a batch of turns (``transformers`` ``generate`` under a forked RNG the
+  caller seeds, the "kv" backend, or vLLM: experimental, untested without a GPU, weights pushed by
+  :meth:`LLMPolicy.sync_vllm`); a row stops at ``</tool_call>`` or ``</answer>`` (:class:`StopOnStrings`)
+  or at the per-turn token cap.
 """
 
 from __future__ import annotations
@@ -303,8 +298,8 @@ class LLMPolicy:
     @torch.no_grad()
     def generate(self, prompts: Sequence[Sequence[int]], max_new_tokens: Sequence[int] | int, seed: int,
                  greedy: bool = False, guides: Sequence[Any] | None = None) -> list[Generation]:
-        """One turn for each prompt (token ids); row i gets at most ``max_new_tokens[i]`` tokens.
-        ``guides`` (one ``llm_guided.GuidedReply`` per prompt, "kv" backend): guided decoding."""
+        """One turn per prompt (token ids), at most ``max_new_tokens[i]`` tokens for row i; ``guides``:
+        one ``llm_guided.GuidedReply`` per prompt for guided decoding ("kv" backend)."""
         caps = [int(max_new_tokens)] * len(prompts) if isinstance(max_new_tokens, int) else [int(c) for c in max_new_tokens]
         if len(caps) != len(prompts) or any(c < 1 for c in caps):
             raise ValueError(f"need one max_new_tokens >= 1 per prompt; got {caps} for {len(prompts)} prompts")
@@ -328,9 +323,9 @@ class LLMPolicy:
                                    len(self.tokenizer) if vocab > len(self.tokenizer) else None)
         news = self._kv.generate(prompts, caps, seed, greedy, self.sampling.temperature, self.sampling.top_p, guides)
         out = [self._finish(new, cap) for new, cap in zip(news, caps)]
-        for k, generation in enumerate(out if guides is not None else []):  # each token's allowed ids, log-prob
-            n = len(generation.token_ids)
-            generation.allowed, generation.log_probs = self._kv.last_allowed[k][:n], self._kv.last_log_probs[k][:n]
+        for k, g in enumerate(out if guides is not None else []):  # each kept token's allowed ids and log-prob
+            kept = len(g.token_ids)
+            g.allowed, g.log_probs = self._kv.last_allowed[k][:kept], self._kv.last_log_probs[k][:kept]
         return out
 
     def _generate_hf(self, prompts, caps, seed, greedy) -> list[Generation]:
