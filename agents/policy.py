@@ -176,8 +176,8 @@ class CandidatePolicy(nn.Module):
     def score(self, e_obs: Tensor, e_cand: Tensor, mask: Tensor, overlap: Tensor | None = None,
               about: Tensor | None = None) -> Tensor:
         """Masked logits [B, N]: MLP([e_obs, e_j, e_obs * e_j(, f_j, e_obs * f_j)(, overlap_j)]), where
-        f_j = about_j @ e_cand is the mean embedding of the candidates stating facts about candidate
-        j's name; finfo.min where masked."""
+        f_j = ``pool_facts`` of the candidates stating facts about candidate j's name (their mean
+        weighted by their match with the observation); finfo.min where masked."""
         # Only admissible candidates go through the MLP (about 60% of a padded batch is masked).
         e_o = e_obs.unsqueeze(1).expand_as(e_cand)[mask]
         e_c = e_cand[mask]
