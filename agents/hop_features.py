@@ -90,9 +90,10 @@ class HopFeatures:
         self._about = BoundedCache(cache_size)
 
     def facts_about(self, candidates: Sequence[str]) -> np.ndarray:
-        """[N, N] float32: row j spreads weight 1 evenly over the other candidates whose provenance
-        states a fact about candidate j's name ("X | founded year | ...", "... | made by of X");
-        a row without such candidates (or padding) is 0. Memoised per candidate list.
+        """[N, N] bool: ``[j, k]`` when candidate k (k != j) states, in its provenance, a fact about
+        candidate j's name ("X | founded year | ...", "... | made by of X"); padding rows and
+        columns are False. Memoised per candidate list. How much each fact counts is the policy's
+        to learn (``policy.pool_facts`` weighs them by the question).
 
         Why: whether to look a name up again depends on what is already known about it, and that
         is written in *other* candidates' provenance; a policy that scores each candidate alone
@@ -103,13 +104,10 @@ class HopFeatures:
         if found is None:
             parts = [split_candidate(c) if c else ("", "", "") for c in candidates]
             stated = [_subjects(provenance) if provenance else set() for _, _, provenance in parts]
-            found = np.zeros((len(candidates), len(candidates)), dtype=np.float32)
+            found = np.zeros((len(candidates), len(candidates)), dtype=bool)
             for j, (_, arg, _) in enumerate(parts):
-                if not arg:
-                    continue
-                about = [k for k, subjects in enumerate(stated) if k != j and arg in subjects]
-                if about:
-                    found[j, about] = 1.0 / len(about)
+                if arg:
+                    found[j] = [k != j and arg in subjects for k, subjects in enumerate(stated)]
             self._about.put(key, found)
         return found
 

@@ -94,10 +94,10 @@ def batch_observations(obs_batch: Sequence[dict[str, Any]]) -> tuple[list[str], 
 
 def pool_facts(query: Tensor, e_cand: Tensor, about: Tensor, mask: Tensor) -> Tensor:
     """[B, N, D]: for each candidate j, the admissible candidates stating facts about j's name
-    (``about[b, j, k] > 0``, ``mask[b, k]``) averaged with softmax weights query_b . e_k (which
+    (``about[b, j, k]``, a bool, and ``mask[b, k]``) averaged with softmax weights query_b . e_k (which
     facts count depends on the question); 0 for a candidate without any."""
     relevance = torch.einsum("bd,bnd->bn", query, e_cand)
-    stated = (about > 0) & mask.unsqueeze(1)
+    stated = about & mask.unsqueeze(1)
     weights = stated * torch.exp(relevance - relevance.max(dim=-1, keepdim=True).values).unsqueeze(1)
     return torch.bmm(weights / weights.sum(dim=-1, keepdim=True).clamp_min(1e-12), e_cand)
 
@@ -170,7 +170,7 @@ class CandidatePolicy(nn.Module):
         about = None
         if self.fact_context:
             about = torch.from_numpy(np.stack([self.hops.facts_about(row) for row in cands]))
-            about = about.to(dtype=gathered.dtype, device=self.device)
+            about = about.to(device=self.device)
         return gathered[:b], gathered[b:].view(b, n, -1), torch.as_tensor(mask, device=self.device), overlap, about
 
     def score(self, e_obs: Tensor, e_cand: Tensor, mask: Tensor, overlap: Tensor | None = None,

@@ -67,12 +67,11 @@ def test_hash_policy_scores_with_the_features_and_is_deterministic():
     assert a.shape == (1, 9) and bool((a[0, 8] < -1e30)) and np.allclose(a.detach().numpy(), b.detach().numpy())
 
 
-def test_facts_about_spreads_each_name_over_the_candidates_that_state_its_facts():
+def test_facts_about_marks_for_each_name_the_candidates_that_state_its_facts():
     about = HopFeatures().facts_about(CANDS)
-    assert about.shape == (len(CANDS), len(CANDS)) and about.dtype == np.float32
+    assert about.shape == (len(CANDS), len(CANDS)) and about.dtype == bool
     # "made by of Shioriom X5" (candidate 3) is the one fact listed about Shioriom X5
     np.testing.assert_array_equal(np.flatnonzero(about[0]), [3])
-    assert about[0, 3] == 1.0
     # Stotrur Pro 890's release year (candidate 4) is stated for both of its look-ups, never for itself
     for j in (1, 2):
         np.testing.assert_array_equal(np.flatnonzero(about[j]), [4])
@@ -85,7 +84,7 @@ def test_fact_context_reads_only_admissible_candidates():
     import torch
     from searchgym.agents.policy import pool_facts
     e_cand = torch.tensor([[[1.0, 0.0], [0.0, 1.0], [3.0, 3.0]]])
-    about = torch.tensor([[[0.0, 0.5, 0.5], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]])
+    about = torch.tensor([[[False, True, True], [False, False, False], [False, False, False]]])
     pooled = pool_facts(torch.zeros(1, 2), e_cand, about, torch.tensor([[True, True, False]]))
     torch.testing.assert_close(pooled[0, 0], torch.tensor([0.0, 1.0]))  # candidate 2 is masked out
     torch.testing.assert_close(pooled[0, 1:], torch.zeros(2, 2))  # nothing stated about them
