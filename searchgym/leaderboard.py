@@ -29,13 +29,14 @@ from typing import Any
 
 from searchgym.damaged import DamagedFile
 from searchgym.fileio import atomic_write_json, read_json, read_jsonl
-from searchgym.harness.runner import IDENTITY_KEYS, is_done
+from searchgym.harness.runner import is_done
 from searchgym.leaderboard_checks import (
     SubmissionRejected,
     Verdict,
     check_schema,
     check_values,
     clean_text,
+    load_schema,
     rescore,
     verify_file,
 )
@@ -82,14 +83,19 @@ def build_submission(run: str | os.PathLike, name: str | None = None, descriptio
         "metrics": None,
         "predictions": predictions,
         "run": {"config_sha256": hashlib.sha256(config_bytes).hexdigest(),
-                **{k: config[k] for k in IDENTITY_KEYS
-                   if k in config and k not in ("suite_id", "suite_hash", "policy_format")}},
+                **{k: config[k] for k in run_block_keys() if k in config}},
     }
     metrics = rescore(get_suite(config["suite_id"]), predictions)
     submission["metrics"] = metrics
     check_values(submission)
     check_schema(submission)
     return submission
+
+
+def run_block_keys() -> tuple[str, ...]:
+    """The config.json fields a submission's ``run`` block copies: the ones its schema lists (the
+    suite is the submission's own field; the policy layout is a local cache key, not a result)."""
+    return tuple(k for k in load_schema()["properties"]["run"]["properties"] if k != "config_sha256")
 
 
 #: config.json fields a submission is built from, with their types.
