@@ -181,6 +181,32 @@ def agreement(policy: CandidatePolicy, examples: Examples, batch_size: int = 128
     return out
 
 
+@torch.no_grad()
+def confidence(policy: CandidatePolicy, examples: Examples, batch_size: int = 128,
+               unlikely: float = 0.05) -> dict[str, float]:
+    """How sure the policy is of its choices on the demonstrator's decisions.
+
+    Why: on-policy RL only learns from actions it samples. ``entropy`` is the mean entropy of the
+    policy's choice (nats); ``p_demonstrated`` the mean probability it gives the demonstrator's
+    action; ``errors_unlikely`` the share of its disagreements (argmax != demonstrated) where the
+    demonstrated action gets less than ``unlikely``, errors that sampling rarely undoes (0 when it
+    never disagrees)."""
+    if not len(examples):
+        raise ValueError("no examples to measure confidence on")
+    entropy, p_demo, wrong = [], [], []
+    for start in range(0, len(examples), batch_size):
+        rows = list(range(start, min(start + batch_size, len(examples))))
+        log_probs, ent = policy.distribution(policy(examples.observations(rows))[0])
+        demo = torch.as_tensor([examples.action[i] for i in rows], device=log_probs.device)
+        p = log_probs.gather(-1, demo.unsqueeze(-1)).squeeze(-1).exp()
+        entropy.append(ent.cpu())
+        p_demo.append(p.cpu())
+        wrong.append(p[log_probs.argmax(-1) != demo].cpu())
+    misses = torch.cat(wrong)
+    return {"entropy": float(torch.cat(entropy).mean()), "p_demonstrated": float(torch.cat(p_demo).mean()),
+            "errors_unlikely": float((misses < unlikely).float().mean()) if len(misses) else 0.0}
+
+
 def imitate(policy: CandidatePolicy, examples: Examples, config: SFTConfig, generator: torch.Generator,
             on_epoch: Callable[[int, float], None] | None = None, optimizer: torch.optim.Optimizer | None = None,
             start_epoch: int = 0) -> list[float]:

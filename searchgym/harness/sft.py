@@ -9,7 +9,7 @@ One base per (suite, seed, policy, sft settings), named by a hash of those (:fun
 ``<out>/bases/<key>/`` shared by the comparison's runs:
 
 - ``base.pt``: the weights (:mod:`searchgym.agents.sft_base`, read weights_only), written last;
-- ``base.json``: key, settings, the file's sha256, held-out agreement, dev success, timings, the
+- ``base.json``: key, settings, the file's sha256, held-out agreement and confidence, dev success, timings, the
   dev-curve rows;
 - ``partial.pt``: the build's progress (demonstrations, epoch, optimiser, generator), so a killed
   build resumes; removed when the base is written;
@@ -32,7 +32,7 @@ import numpy as np
 import torch
 from filelock import FileLock
 
-from searchgym.agents.imitation import SFTConfig, Examples, agreement, demonstrations, fit_epoch
+from searchgym.agents.imitation import SFTConfig, Examples, agreement, confidence, demonstrations, fit_epoch
 from searchgym.agents.policy_actor import PolicyActor
 from searchgym.agents.population import Population
 from searchgym.agents.sft_base import BASE_FORMAT, file_sha256, load_base_into, save_base
@@ -158,7 +158,8 @@ def build_base(ctx: RunContext, config: SFTConfig, key: str, folder: Path) -> No
         "policy": ctx.policy, "settings": asdict(config), "sha256": sha, "examples": steps,
         "demonstrated_tasks": min(config.sft_tasks, len(train)),
         "demonstrator_train_success": progress["demo_success"], "dagger_success": progress["dagger_success"],
-        "losses": progress["losses"], "dev_agreement": agree, "dev_success": dev["success"],
+        "losses": progress["losses"], "dev_agreement": agree, "dev_confidence": confidence(policy, held_out),
+        "dev_success": dev["success"],
         "built_by_pid": os.getpid(), "build_wall_seconds": round(build_seconds[0], 2),
         "build_cpu_seconds": round(build_seconds[1], 2),
         "curve": [{"step": steps, "dev_success": dev["success"], "dev_f1": dev["f1"],
@@ -178,7 +179,10 @@ def _read_partial(path: Path) -> dict[str, Any] | None:
 
 def base_record(meta: Mapping[str, Any]) -> dict[str, Any]:
     """What a run's config.json records about the base it started from."""
-    return {k: meta[k] for k in ("key", "sha256", "path", "settings", "dev_agreement", "dev_success")}
+    record = {k: meta[k] for k in ("key", "sha256", "path", "settings", "dev_agreement", "dev_success")}
+    if "dev_confidence" in meta:  # bases built before it was recorded lack it
+        record["dev_confidence"] = meta["dev_confidence"]
+    return record
 
 
 def base_population(ctx: RunContext, meta: Mapping[str, Any]) -> tuple[Population, list[str] | None]:

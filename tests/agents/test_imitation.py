@@ -7,7 +7,8 @@ import pytest
 import torch
 import searchgym
 from searchgym.agents import make_policy
-from searchgym.agents.imitation import Examples, SFTConfig, agreement, demonstrations, imitate
+from searchgym.agents.imitation import Examples, SFTConfig, agreement, confidence, demonstrations, imitate
+from searchgym.agents.policy import CandidatePolicy
 from searchgym.baselines import OracleAgent
 
 
@@ -120,3 +121,36 @@ def test_only_a_policy_that_reads_other_candidates_facts_learns_which_name_to_lo
         assert accuracy >= 0.9
     else:  # each look-up alone looks the same: a coin flip between the two names
         assert accuracy <= 0.65
+
+
+class _FixedLogits(torch.nn.Module):
+    """A stand-in policy whose logits for every observation are the given row."""
+
+    def __init__(self, row: list[float]) -> None:
+        super().__init__()
+        self.row = torch.tensor(row)
+
+    def forward(self, obs_batch):
+        return self.row.expand(len(obs_batch), -1), torch.zeros(len(obs_batch))
+
+    distribution = staticmethod(CandidatePolicy.distribution)
+
+
+def _two_choice_examples(demonstrated: list[int]) -> Examples:
+    examples = Examples.empty()
+    for action in demonstrated:
+        examples.add({"text": "q", "candidates": ["a", "b"], "action_mask": np.array([1, 1])}, action, "bridge")
+    return examples
+
+
+def test_confidence_says_how_sure_the_policy_is_and_how_unlikely_its_errors_are_to_be_undone():
+
+    examples = _two_choice_examples([0, 0, 1, 1])
+    sure = confidence(_FixedLogits([10.0, 0.0]), examples)  # right on 0, confidently wrong on 1
+    assert sure["errors_unlikely"] == 1.0 and sure["entropy"] < 0.01
+    assert sure["p_demonstrated"] == pytest.approx(0.5)  # (p + p + (1 - p) + (1 - p)) / 4
+    unsure = confidence(_FixedLogits([0.5, 0.0]), examples)  # wrong on 1, but samples it 38% of the time
+    assert unsure["errors_unlikely"] == 0.0 and unsure["entropy"] > 0.6
+    assert confidence(_FixedLogits([10.0, 0.0]), _two_choice_examples([0, 0]))["errors_unlikely"] == 0.0
+    with pytest.raises(ValueError, match="no examples"):
+        confidence(_FixedLogits([1.0, 0.0]), Examples.empty())
