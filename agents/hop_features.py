@@ -103,11 +103,15 @@ class HopFeatures:
         found = self._about.get(key)
         if found is None:
             parts = [split_candidate(c) if c else ("", "", "") for c in candidates]
-            stated = [_subjects(provenance) if provenance else set() for _, _, provenance in parts]
+            stating: dict[str, list[int]] = {}  # name -> the candidates stating a fact about it
+            for k, (_, _, provenance) in enumerate(parts):
+                for subject in _subjects(provenance) if provenance else ():
+                    stating.setdefault(subject, []).append(k)
             found = np.zeros((len(candidates), len(candidates)), dtype=bool)
             for j, (_, arg, _) in enumerate(parts):
-                if arg:
-                    found[j] = [k != j and arg in subjects for k, subjects in enumerate(stated)]
+                if arg and arg in stating:
+                    found[j, stating[arg]] = True
+                    found[j, j] = False
             self._about.put(key, found)
         return found
 
@@ -174,8 +178,10 @@ class HopFeatures:
         return np.array(rows, dtype=np.float64).reshape(len(candidates), self.n_features)
 
 
-def _subjects(provenance: str) -> set[str]:
-    """The names a provenance states a fact about: "X | relation | ..." and "... | relation of X"."""
+@functools.lru_cache(maxsize=65_536)
+def _subjects(provenance: str) -> frozenset[str]:
+    """The names a provenance states a fact about: "X | relation | ..." and "... | relation of X".
+    Memoised: the same provenances come back list after list."""
     found = set()
     if " | " in provenance:
         head = provenance.split(" | ", 1)[0].strip()
@@ -184,7 +190,7 @@ def _subjects(provenance: str) -> set[str]:
     tail = provenance.rsplit(" | ", 1)[-1]
     if " of " in tail:
         found.add(tail.rsplit(" of ", 1)[-1].strip())
-    return found
+    return frozenset(found)
 
 
 def _operands(text: str) -> list[float]:

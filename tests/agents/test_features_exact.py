@@ -110,3 +110,33 @@ def test_lexical_overlap_per_observation_equals_its_per_candidate_features_on_re
         want = np.array([single.features(text, c) for c in candidates], dtype=np.float64)
         assert got.shape == want.shape and got.tobytes() == want.tobytes()
     assert any(row[6] == 1.0 for text, cands in observations for row in batched.observation_features(text, cands))
+
+
+def reference_facts_about(candidates: list[str]) -> np.ndarray:
+    """[j, k]: candidate k (k != j) states a fact about candidate j's name, pair by pair."""
+    parts = [split_candidate(c) if c else ("", "", "") for c in candidates]
+    out = np.zeros((len(candidates), len(candidates)), dtype=bool)
+    for j, (_, arg, _) in enumerate(parts):
+        for k, (_, _, provenance) in enumerate(parts):
+            out[j, k] = bool(arg) and k != j and arg in _subjects(provenance)
+    return out
+
+
+def test_facts_about_equals_the_pairwise_definition_on_real_observations():
+    observations = team_observations()
+    features = HopFeatures()
+    stated = 0
+    for _, candidates in observations:
+        got, want = features.facts_about(candidates), reference_facts_about(candidates)
+        assert got.dtype == want.dtype and np.array_equal(got, want)
+        stated += int(want.sum())
+    assert stated > 20  # the episodes list facts about names that are also look-up candidates
+
+
+def test_facts_about_never_counts_a_candidate_stating_a_fact_about_its_own_name():
+    candidates = ['knowledge_base(entity="Alpha Corp")  <- name from the latest result | founder of Alpha Corp',
+                  'answer("1990")  <- Alpha Corp | founded | a number | via knowledge_base',
+                  'web_search(query="Alpha Corp")  <- name from the question', ""]
+    got = HopFeatures().facts_about(candidates)
+    assert np.array_equal(got, reference_facts_about(candidates))
+    assert got[0].tolist() == [False, True, False, False] and got[2].tolist() == [True, True, False, False]
