@@ -72,6 +72,7 @@ class TrainConfig:
     advantage: AdvantageConfig = field(default_factory=AdvantageConfig)
     loss: LossConfig = field(default_factory=LossConfig)
     calibration: CalibrationConfig = field(default_factory=CalibrationConfig)
+    rl_tasks: int | None = None  # RL on this many train tasks (one seeded draw per seed); None: all of them
     eval_every: int = 5
     eval_tasks: int | None = None  # dev tasks of the curve (None: all the env's or the suite's dev tasks)
     value_head: bool = False  # fit the policy's value head (estimators that read values need it)
@@ -97,6 +98,9 @@ class TrainConfig:
                              "must fit a value head or a critic)")
         if self.minibatch_size is not None and self.minibatch_size < 1:
             raise ValueError(f"minibatch_size must be >= 1 steps, or None for the whole batch; got {self.minibatch_size}")
+        if self.rl_tasks is not None and (isinstance(self.rl_tasks, bool) or not isinstance(self.rl_tasks, int)
+                                          or self.rl_tasks < 1):
+            raise ValueError(f"rl_tasks must be an integer >= 1 (or None: every train task); got {self.rl_tasks!r}")
         if self.init not in INITS:
             raise ValueError(f"unknown init {self.init!r}; accepted: {', '.join(INITS)}")
         for section, kind in (("advantage", AdvantageConfig), ("loss", LossConfig), ("calibration", CalibrationConfig),
@@ -155,6 +159,9 @@ class Trainer(TrainerBase):
         self.state = TrainState()
         self.reference: ReferencePolicy | None = None  # pi_ref of the KL term (kl_coef > 0), set at the first update
         self.train_tasks = [t.id for t in self._task_picker().tasks("train")]
+        if config.rl_tasks is not None:  # drawn apart from self.rng, so that a run without it is unchanged
+            keep = np.random.default_rng([config.seed, 17]).permutation(len(self.train_tasks))[: config.rl_tasks]
+            self.train_tasks = [self.train_tasks[i] for i in sorted(keep)]
         dev = [t.id for t in self._task_picker().tasks("dev")]
         self.dev_tasks = (list(dev_tasks) if dev_tasks else dev)[: config.eval_tasks]
         self.resume()

@@ -92,3 +92,22 @@ def test_gae_reads_denormalised_values_when_returns_are_normalised():
     np.testing.assert_allclose(np.concatenate([t.values for g in back for t in g]),
                                10.0 + np.sqrt(4.0 + 1e-8) * stored)
     assert trainer.update(groups)["loss/value"] >= 0.0  # the update runs on the mapped values
+
+
+def test_rl_tasks_trains_on_one_seeded_subset_of_the_train_tasks_and_leaves_the_default_run_unchanged():
+    every = Trainer(small_config())
+    subset = Trainer(small_config(rl_tasks=3))
+    assert len(subset.train_tasks) == 3 and set(subset.train_tasks) < set(every.train_tasks)
+    assert Trainer(small_config(rl_tasks=3)).train_tasks == subset.train_tasks  # the same draw for a seed
+    assert Trainer(small_config(rl_tasks=3, seed=4)).train_tasks != subset.train_tasks
+    played, collect = [], subset.collect
+    subset.collect = lambda task_ids, seed: (played.extend(task_ids), collect(task_ids, seed))[1]
+    for _ in range(4):
+        assert subset.iterate()["step"] > 0
+    assert len(played) == 8 and set(played) <= set(subset.train_tasks)  # RL sees only the drawn tasks
+    # a run without the option keeps its task order and its generator state untouched
+    assert every.rng.bit_generator.state == np.random.default_rng(3).bit_generator.state
+    assert Trainer(small_config(rl_tasks=10**6)).train_tasks == every.train_tasks  # more than there are: all
+    for bad in (0, -1, 2.5, True, "3"):
+        with pytest.raises(ValueError, match="rl_tasks must be an integer >= 1"):
+            small_config(rl_tasks=bad)
