@@ -14,19 +14,21 @@ from dataclasses import dataclass, field
 from itertools import chain, islice
 
 from searchgym.action_types import Action
+from searchgym.candidate_history import HistoryNode, HistoryTrie, RankedCandidates, extra_key, find_list
 from searchgym.candidate_rounds import MAX_NAMES_PER_ROUND, OlderRounds, Round, add_members
 from searchgym.tools.base import ToolResult
 from searchgym.tools.clock import CLOCK_EVIDENCE_ID
-from searchgym.tools.tool_registry import (
-    TOOL_REGISTRY,
-    CalculateFigures,
-    FixedCall,
-    LookupNames,
-    derived,
-    special_evidence,
-    tool_specs,
+from searchgym.candidate_actions import (
+    calculation_argument,
+    calculator_call,
+    fact_provenance,
+    fact_value,
+    list_answer,
+    noted,
+    tool_of,
+    tool_rules,
 )
-from searchgym.world.corpus import format_value
+from searchgym.tools.tool_registry import FixedCall, special_evidence
 from searchgym.world.model import Fact
 from searchgym.world.world import World
 
@@ -81,56 +83,6 @@ class Observed:
         return rnd
 
 
-def calculation_argument(tool: str | None) -> str | None:
-    """The argument that carries the calculation, for a tool whose candidate rule calculates."""
-    rule = TOOL_REGISTRY.get(tool).candidates if tool in TOOL_REGISTRY else None
-    return rule.argument if isinstance(rule, CalculateFigures) else None
-
-
-def tool_rules(allowed: frozenset[str]) -> tuple[tuple, tuple, tuple]:
-    """The candidate rules of the allowed tools, from their registrations: look-ups of a name
-    ((tool, argument) by rank), calculations ((tool, argument)) and fixed calls ((tool, rule))."""
-    def build() -> tuple[tuple, tuple, tuple]:
-        specs = [s for s in tool_specs() if s.name in allowed]
-        lookups = sorted((s for s in specs if isinstance(s.candidates, LookupNames)), key=lambda s: s.candidates.rank)
-        return (tuple((s.name, s.candidates.argument) for s in lookups),
-                tuple((s.name, s.candidates.argument) for s in specs if isinstance(s.candidates, CalculateFigures)),
-                tuple((s.name, s.candidates) for s in specs if isinstance(s.candidates, FixedCall)))
-    return derived(("candidate rules", allowed), build)
-
-
-def _fact_value(fact: Fact) -> str:
-    return fact.value if isinstance(fact.value, str) else format_value(fact.value, is_year=True)
-
-
-def _provenance(world: World, fact: Fact, tool: str) -> str:
-    """Subject, predicate (and "in 2019" for an outdated figure), what kind of thing the value is
-    (a person, a city, ..., a number), the sentence that states it on a page (for search
-    results), and the tool that found it."""
-    subject = world.entities[fact.subject_id].display_name
-    dated = f" in {fact.as_of}" if not fact.current else ""
-    kind = world.entities[fact.object_id].type if fact.object_id is not None else "number"
-    sentence = world.sentence_of_fact.get(fact.id) if tool == "web_search" else None
-    said = f' | "{sentence}"' if sentence else ""
-    return f"{subject} | {fact.predicate.replace('_', ' ')}{dated} | a {kind}{said} | via {tool}"
-
-
-def _noted(action: Action, provenance: str) -> Action:
-    return action.with_provenance(provenance)
-
-
-def _list_answer(predicate: str, obj: str, subjects: tuple[str, ...]) -> Action:
-    return Action.answer("; ".join(subjects), f"every {predicate.replace('_', ' ')} {obj} seen ({len(subjects)})")
-
-
-def _calculator_call(tool: str, argument: str, expression: str, note: str) -> Action:
-    return _noted(Action.call(tool, **{argument: expression}), note)
-
-
-def _tool_of(rnd: Round) -> str:
-    return rnd.action.tool if rnd.action and rnd.action.tool else "unknown"
-
-
 class CandidateGenerator:
     """Builds the ranked candidate list for one agent; shared by every session of an env.
 
@@ -143,6 +95,7 @@ class CandidateGenerator:
         self.world = world
         self.max_candidates = max_candidates
         self._memo: dict[tuple, object] = {}
+        self._histories = HistoryTrie()
 
     def _memoised(self, key: tuple, build: Callable, *args: object):
         """``build(*args)``, once per ``key``."""
@@ -153,25 +106,51 @@ class CandidateGenerator:
             found = self._memo[key] = build(*args)
         return found
 
-    def generate(
-        self,
-        observed: Observed,
-        allowed_tools: Sequence[str],
-        can_answer: bool = True,
-        extra: Sequence[Action] = (),
-    ) -> list[Action]:
+    def generate(self, observed: Observed, allowed_tools: Sequence[str], can_answer: bool = True,
+                 extra: Sequence[Action] = ()) -> list[Action]:
         """Ranked, de-duplicated candidates (at most ``max_candidates``; the env shuffles them)."""
+        return list(self.ranked(observed, allowed_tools, can_answer, extra).actions)
+
+    def ranked(self, observed: Observed, allowed_tools: Sequence[str], can_answer: bool = True,
+               extra: Sequence[Action] = ()) -> RankedCandidates:
+        """``generate``'s list, shared and not to be changed: built once per history of what was
+        seen (see :mod:`searchgym.candidate_history`), found again when a history recurs."""
         allowed = frozenset(allowed_tools)
+        node = self._history(observed)
+        actions, provenances = extra_key(extra)
+        key = (allowed, can_answer, actions)
+        found = find_list(node, key, provenances)
+        if found is None:
+            found = RankedCandidates(self._build(observed, allowed, can_answer, actions))
+            node.lists[key] = (provenances, found)
+        return found
+
+    def _history(self, observed: Observed) -> HistoryNode:
+        """The trie node of ``observed``'s history, kept on the record and extended by new rounds."""
+        if self._histories.full:
+            self._histories = HistoryTrie()
+        trie, rounds, question = self._histories, observed.rounds, observed.question_names
+        seen, last, asked, node, owner = observed.derived.get("history", (0, None, None, None, None))
+        if owner is not trie or asked != question or seen > len(rounds) or (seen and rounds[seen - 1] is not last):
+            seen, node = 0, trie.child(trie.root, question)
+        for rnd in rounds[seen:]:
+            node = trie.child(node, (self._derived(rnd)["content"], rnd.clock_year))
+        observed.derived["history"] = (len(rounds), rounds[-1] if rounds else None, question, node, trie)
+        return node
+
+    def _build(self, observed: Observed, allowed: frozenset[str], can_answer: bool,
+               extra: Sequence[Action]) -> list[Action]:
         rounds = observed.rounds
         latest = rounds[-1:]
         question = set(observed.question_names)
         older = self._older(observed)
-        older_answers = self._list_answers(older.groups) + older.answers if can_answer else []
+        older_answers = self.list_answers(older.groups) + older.answers if can_answer else []
         about_question = [a for a in older_answers if a.provenance.partition(" | ")[0] in question]
         lookups, calculators, _ = tool_rules(allowed)
         memo = observed.derived
-        if memo.get("question", (None,))[0] != lookups:
-            memo["question"] = (lookups, self._name_actions(observed.question_names, allowed, "question"))
+        if memo.get("question", (None,))[0] != (lookups, observed.question_names):
+            memo["question"] = ((lookups, observed.question_names),
+                                self._name_actions(observed.question_names, allowed, "question"))
         ranked = chain(  # the first tiers: cheap, and always listed
             extra,
             memo["question"][1],
@@ -201,7 +180,7 @@ class CandidateGenerator:
         if "content" not in derived:
             expression = rnd.action.args.get(calculation_argument(rnd.action.tool) or "") \
                 if rnd.calculator_value is not None and rnd.action else None
-            content = (_tool_of(rnd), rnd.fact_ids, rnd.names, rnd.calculator_value, expression)
+            content = (tool_of(rnd), rnd.fact_ids, rnd.names, rnd.calculator_value, expression)
             derived = self._memoised(("round", content), dict, (("content", content),))
             rnd.derived = derived
         return derived
@@ -247,7 +226,7 @@ class CandidateGenerator:
     @staticmethod
     def _lookups(name: str, note: str, lookups: tuple[tuple[str, str], ...]) -> tuple[Action, ...]:
         """One look-up of ``name`` per allowed tool with a :class:`LookupNames` rule, by rank."""
-        return tuple(_noted(Action.call(tool, **{argument: name}), note) for tool, argument in lookups)
+        return tuple(noted(Action.call(tool, **{argument: name}), note) for tool, argument in lookups)
 
     def _name_roles(self, rounds: Sequence[Round]) -> dict[str, str]:
         """name -> "subject | predicate" of the (most recent) seen fact whose value is that name."""
@@ -275,7 +254,7 @@ class CandidateGenerator:
         derived = self._derived(rnd)
         found = derived.get("answers")
         if found is None:
-            tool = _tool_of(rnd)
+            tool = tool_of(rnd)
             actions: list[Action] = []
             members: list[tuple[tuple[str, str], str]] = []
             if rnd.calculator_value is not None:
@@ -297,11 +276,11 @@ class CandidateGenerator:
             answers, members = self._round_answers(rnd)
             actions.extend(answers)
             add_members(groups, members)
-        return self._list_answers(groups) + actions
+        return self.list_answers(groups) + actions
 
-    def _list_answers(self, groups: dict[tuple[str, str], list[str]]) -> list[Action]:
+    def list_answers(self, groups: dict[tuple[str, str], list[str]]) -> list[Action]:
         """One answer listing every subject of a (predicate, value) seen with two or more."""
-        return [self._memoised(("list", predicate, obj, *subjects), _list_answer, predicate, obj, tuple(subjects))
+        return [self._memoised(("list", predicate, obj, *subjects), list_answer, predicate, obj, tuple(subjects))
                 for (predicate, obj), subjects in groups.items() if len(subjects) >= 2]
 
     def _older(self, observed: Observed) -> OlderRounds:
@@ -319,7 +298,7 @@ class CandidateGenerator:
         return older
 
     def _fact_answer(self, fact: Fact, tool: str) -> Action:
-        return Action.answer(_fact_value(fact), _provenance(self.world, fact, tool))
+        return Action.answer(fact_value(fact), fact_provenance(self.world, fact, tool))
 
     def _round_numbers(self, rnd: Round) -> list[Fact]:
         derived = self._derived(rnd)
@@ -331,7 +310,7 @@ class CandidateGenerator:
 
     def _calculation(self, tool: str, argument: str, expression: str, note: str) -> Action:
         return self._memoised(("calc", tool, argument, expression, note),
-                              _calculator_call, tool, argument, expression, note)
+                              calculator_call, tool, argument, expression, note)
 
     def _calculations(self, observed: Observed, tool: str, argument: str) -> list[Action]:
         """Sums and differences of like quantities seen (same predicate), and years since (clock).
@@ -396,5 +375,5 @@ class CandidateGenerator:
     @staticmethod
     def _fixed_actions(name: str, rules: tuple[tuple[str, FixedCall], ...]) -> tuple[Action, ...]:
         """One call per allowed tool with a :class:`FixedCall` rule ("{name}": the question's name)."""
-        return tuple(_noted(Action.call(tool, **{k: t.format(name=name) for k, t in rule.arguments}), rule.note)
+        return tuple(noted(Action.call(tool, **{k: t.format(name=name) for k, t in rule.arguments}), rule.note)
                      for tool, rule in rules)

@@ -1,0 +1,145 @@
+"""Candidate lists found again by history (searchgym.candidate_history) equal lists built afresh:
+for the records the env played, for records that differ from them in one thing a list depends
+on (so a key that forgot it would hand back the other record's list), and for extra candidates
+that differ only in provenance."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+import searchgym.candidate_history as candidate_history
+from searchgym.action_types import Action
+from searchgym.baselines.team_random import TeamRandom
+from searchgym.candidates import CandidateGenerator, Observed, Round
+from searchgym.envs.search import SearchEnv
+from searchgym.envs.session import candidate_text
+from searchgym.envs.team import TeamSearchEnv
+
+
+def copy_of(observed: Observed, change=None) -> Observed:
+    """The record with no memo; ``change(i, round)`` may return a changed round."""
+    rounds = []
+    for i, r in enumerate(observed.rounds):
+        fresh = Round(r.action, r.result, r.fact_ids, r.names, r.calculator_value, r.clock_year)
+        rounds.append(change(i, fresh) if change else fresh)
+    return Observed(observed.question_names, rounds)
+
+
+def described(actions) -> list[str]:
+    return [a.describe() for a in actions]
+
+
+def variants(observed: Observed) -> list[Observed]:
+    """Records one thing away from ``observed``: each field a list depends on, changed."""
+    last = len(observed.rounds) - 1
+    if last < 0:
+        return [Observed(observed.question_names[::-1] or ("Nobody",), [])]
+    return [
+        copy_of(observed, lambda i, r: replace(r, clock_year=None if r.clock_year else 2011)),
+        copy_of(observed, lambda i, r: replace(r, names=r.names[1:] or ("Vexa Corp",)) if i == last else r),
+        copy_of(observed, lambda i, r: replace(r, fact_ids=r.fact_ids[:-1]) if i == last else r),
+        copy_of(observed, lambda i, r: replace(r, calculator_value="7") if i == last else r),
+        copy_of(observed, lambda i, r: replace(r, action=Action.call("knowledge_base", entity="x")) if i == last else r),
+        Observed(observed.question_names[1:] + ("Vexa Corp",), copy_of(observed).rounds),
+    ]
+
+
+@pytest.mark.parametrize("make", [
+    lambda: SearchEnv(action_mode="candidates", world_size="small"),
+    lambda: TeamSearchEnv(roles="generalists", team_size=2, max_rounds=8, action_mode="candidates", world_size="small"),
+])
+def test_lists_found_again_equal_fresh_ones_also_one_change_away(make):
+    env = make()
+    team = TeamRandom(seed=3)
+    generator = env.generator
+    compared, differing = 0, 0
+    for episode in range(8):
+        env.reset(seed=episode % 4)  # each seed twice: the second time every history recurs
+        sessions = [env.session] if isinstance(env, SearchEnv) else None
+        done = False
+        while not done:
+            for session in sessions or list(env.sessions.values()):
+                extra = env.post_candidates(next(a for a, s in env.sessions.items() if s is session)) \
+                    if sessions is None else []
+                shared = generator.generate(session.observed, session.allowed, session.can_answer, extra)
+                fresh = CandidateGenerator(env.world, env.config.max_candidates).generate(
+                    copy_of(session.observed), session.allowed, session.can_answer, extra)
+                assert described(shared) == described(fresh)
+                for other in variants(session.observed):
+                    alone = CandidateGenerator(env.world, env.config.max_candidates).generate(
+                        copy_of(other), session.allowed, session.can_answer, extra)
+                    assert described(generator.generate(other, session.allowed, session.can_answer, extra)) \
+                        == described(alone)
+                    differing += described(alone) != described(fresh)
+                    compared += 1
+            if sessions:
+                _, _, terminated, truncated, info = env.step(int(team.rng.choice(len(env.session.candidates))))
+                done = terminated or truncated
+            else:
+                env.step(team.choose_actions(env))
+                done = not env.agents
+    assert compared > 150 and differing > compared // 3  # the variants would expose a key that forgot a field
+
+
+def test_a_list_keeps_the_provenance_of_its_extra_candidates():
+    env = TeamSearchEnv(roles="generalists", team_size=2, action_mode="candidates", world_size="small")
+    env.reset(seed=0)
+    session = env.sessions["generalist_0"]
+    first = Action.post("Vexa Corp makes Zorbs.", "share a line of your web_search result")
+    second = first.with_provenance("share a line of your knowledge_base result")
+    for extra in ([first], [second], [first]):
+        listed = env.generator.generate(session.observed, session.allowed, session.can_answer, extra)
+        assert listed[0].describe() == extra[0].describe()
+
+
+def test_a_history_memo_follows_a_record_cut_replaced_or_of_another_question():
+    env = TeamSearchEnv(roles="generalists", team_size=2, action_mode="candidates", world_size="small")
+    team = TeamRandom(seed=5)
+    env.reset(seed=3)
+    for _ in range(4):
+        if env.agents:
+            env.step(team.choose_actions(env))
+    session = env.sessions["generalist_0"]
+    fresh = CandidateGenerator(env.world, env.config.max_candidates)
+    last = len(session.observed.rounds) - 1
+    cut = copy_of(session.observed)
+    cut.rounds = cut.rounds[:-1]
+    replaced = copy_of(session.observed, lambda i, r: replace(r, names=r.names[1:] or ("Vexa Corp",)) if i == last else r)
+    asked = Observed(("Vexa Corp",), list(session.observed.rounds))  # the same rounds, another question
+    for other in (cut, replaced, asked):
+        env.generator.generate(session.observed, session.allowed)  # the memo now holds this record's list
+        other.derived = session.observed.derived  # another record with that memo: detected, rebuilt
+        assert described(env.generator.generate(other, session.allowed)) == \
+            described(fresh.generate(copy_of(other), session.allowed))
+        session.observed.derived = {}
+
+
+def test_the_trie_starts_over_past_its_limit_and_lists_stay_the_same(monkeypatch):
+    monkeypatch.setattr(candidate_history, "HISTORY_LIMIT", 5)
+    env = SearchEnv(action_mode="candidates", world_size="small")
+    tries, seen = set(), 0
+    for seed in range(6):
+        obs, info = env.reset(seed=seed)
+        done = False
+        while not done:
+            tries.add(id(env.generator._histories))
+            assert env.generator._histories.nodes <= 5 + 1 + len(env.session.observed.rounds)
+            fresh = CandidateGenerator(env.world, env.config.max_candidates).generate(
+                copy_of(env.session.observed), env.session.allowed)
+            assert described(sorted(env.session.candidates, key=fresh.index)) == described(fresh)
+            obs, _, terminated, truncated, info = env.step(0)
+            done, seen = terminated or truncated, seen + 1
+    assert len(tries) > 1 and seen > 10
+
+
+def test_candidate_texts_come_from_the_ranked_list_or_from_candidates_set_by_hand():
+    env = SearchEnv(action_mode="candidates", world_size="small")
+    obs, _ = env.reset(seed=2)
+    session = env.session
+    limit = session.config.max_candidate_chars
+    assert list(obs["candidates"][:len(session.candidates)]) == [candidate_text(a, limit) for a in session.candidates]
+    session.candidates = [Action.answer("Mara Quell", "set by hand")]
+    shown = session.candidate_observation()["candidates"]
+    assert shown[0] == candidate_text(session.candidates[0], limit) and set(shown[1:]) == {""}
