@@ -20,14 +20,20 @@ from searchgym.action_types import Action
 #: actions and their texts: ~20k nodes are a few tens of MB).
 HISTORY_LIMIT = 20_000
 
+#: A node is one plain dict (few objects for the garbage collector to walk): a child under a
+#: round's key ``(content, clock year)``, a list under ``(allowed tools, can_answer, extra)``.
+HistoryNode = dict
+
 
 class RankedCandidates:
-    """One ranked list (never mutated: callers copy it) and its candidates' texts per cut."""
+    """One ranked list (never mutated: callers copy it), the provenances of the extra candidates
+    it was built with, and its candidates' texts per cut."""
 
-    __slots__ = ("actions", "_texts")
+    __slots__ = ("_texts", "actions", "provenances")
 
-    def __init__(self, actions: Sequence[Action]) -> None:
+    def __init__(self, actions: Sequence[Action], provenances: tuple[str, ...]) -> None:
         self.actions: tuple[Action, ...] = tuple(actions)
+        self.provenances = provenances
         self._texts: tuple[int, tuple[str, ...]] | None = None
 
     def texts(self, max_chars: int, text_of) -> tuple[str, ...]:
@@ -37,27 +43,18 @@ class RankedCandidates:
         return self._texts[1]
 
 
-class HistoryNode:
-    """What an agent has seen so far (the path from the root); its lists by (tools, can_answer, extra)."""
-
-    __slots__ = ("children", "lists")
-
-    def __init__(self) -> None:
-        self.children: dict[tuple, HistoryNode] = {}
-        self.lists: dict[tuple, tuple[tuple[str, ...], RankedCandidates]] = {}
-
-
 class HistoryTrie:
-    """The root of a generator's histories, and how many nodes hang from it."""
+    """The root of a generator's histories (children keyed by the question's names), and how
+    many nodes hang from it."""
 
     def __init__(self) -> None:
-        self.root = HistoryNode()
+        self.root: HistoryNode = {}
         self.nodes = 0
 
     def child(self, node: HistoryNode, key: tuple) -> HistoryNode:
-        found = node.children.get(key)
+        found = node.get(key)
         if found is None:
-            found = node.children[key] = HistoryNode()
+            found = node[key] = {}
             self.nodes += 1
         return found
 
@@ -73,5 +70,5 @@ def extra_key(extra: Sequence[Action]) -> tuple[tuple[Action, ...], tuple[str, .
 
 
 def find_list(node: HistoryNode, key: tuple, provenances: tuple[str, ...]) -> RankedCandidates | None:
-    found = node.lists.get(key)
-    return found[1] if found is not None and found[0] == provenances else None
+    found = node.get(key)
+    return found if found is not None and found.provenances == provenances else None

@@ -121,8 +121,7 @@ class CandidateGenerator:
         key = (allowed, can_answer, actions)
         found = find_list(node, key, provenances)
         if found is None:
-            found = RankedCandidates(self._build(observed, allowed, can_answer, actions))
-            node.lists[key] = (provenances, found)
+            found = node[key] = RankedCandidates(self._build(observed, allowed, can_answer, actions), provenances)
         return found
 
     def _history(self, observed: Observed) -> HistoryNode:
