@@ -7,7 +7,14 @@ from __future__ import annotations
 
 from searchgym.action_types import Action
 from searchgym.candidate_rounds import Round
-from searchgym.tools.tool_registry import TOOL_REGISTRY, CalculateFigures, FixedCall, LookupNames, derived, tool_specs
+from searchgym.tools.tool_registry import (
+    TOOL_REGISTRY,
+    CalculateFigures,
+    FixedCall,
+    LookupNames,
+    derived,
+    tool_specs,
+)
 from searchgym.world.corpus import format_value
 from searchgym.world.model import Fact
 from searchgym.world.world import World

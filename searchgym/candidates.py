@@ -14,10 +14,6 @@ from dataclasses import dataclass, field
 from itertools import chain, islice
 
 from searchgym.action_types import Action
-from searchgym.candidate_history import HistoryNode, HistoryTrie, RankedCandidates, extra_key, find_list
-from searchgym.candidate_rounds import MAX_NAMES_PER_ROUND, OlderRounds, Round, add_members
-from searchgym.tools.base import ToolResult
-from searchgym.tools.clock import CLOCK_EVIDENCE_ID
 from searchgym.candidate_actions import (
     calculation_argument,
     calculator_call,
@@ -28,6 +24,10 @@ from searchgym.candidate_actions import (
     tool_of,
     tool_rules,
 )
+from searchgym.candidate_history import HistoryNode, HistoryTrie, RankedCandidates, extra_key, find_list
+from searchgym.candidate_rounds import MAX_NAMES_PER_ROUND, OlderRounds, Round, add_members
+from searchgym.tools.base import ToolResult
+from searchgym.tools.clock import CLOCK_EVIDENCE_ID
 from searchgym.tools.tool_registry import FixedCall, special_evidence
 from searchgym.world.model import Fact
 from searchgym.world.world import World
@@ -143,7 +143,7 @@ class CandidateGenerator:
         latest = rounds[-1:]
         question = set(observed.question_names)
         older = self._older(observed)
-        older_answers = self.list_answers(older.groups) + older.answers if can_answer else []
+        older_answers = self._list_answers(older.groups) + older.answers if can_answer else []
         about_question = [a for a in older_answers if a.provenance.partition(" | ")[0] in question]
         lookups, calculators, _ = tool_rules(allowed)
         memo = observed.derived
@@ -275,9 +275,9 @@ class CandidateGenerator:
             answers, members = self._round_answers(rnd)
             actions.extend(answers)
             add_members(groups, members)
-        return self.list_answers(groups) + actions
+        return self._list_answers(groups) + actions
 
-    def list_answers(self, groups: dict[tuple[str, str], list[str]]) -> list[Action]:
+    def _list_answers(self, groups: dict[tuple[str, str], list[str]]) -> list[Action]:
         """One answer listing every subject of a (predicate, value) seen with two or more."""
         return [self._memoised(("list", predicate, obj, *subjects), list_answer, predicate, obj, tuple(subjects))
                 for (predicate, obj), subjects in groups.items() if len(subjects) >= 2]

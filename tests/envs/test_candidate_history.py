@@ -8,10 +8,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-
-import searchgym.candidate_history as candidate_history
-from searchgym.action_types import Action
 from searchgym.baselines.team_random import TeamRandom
+
+from searchgym import candidate_history
+from searchgym.action_types import Action
 from searchgym.candidates import CandidateGenerator, Observed, Round
 from searchgym.envs.search import SearchEnv
 from searchgym.envs.session import candidate_text
@@ -75,7 +75,7 @@ def test_lists_found_again_equal_fresh_ones_also_one_change_away(make):
                     differing += described(alone) != described(fresh)
                     compared += 1
             if sessions:
-                _, _, terminated, truncated, info = env.step(int(team.rng.choice(len(env.session.candidates))))
+                _, _, terminated, truncated, _ = env.step(int(team.rng.choice(len(env.session.candidates))))
                 done = terminated or truncated
             else:
                 env.step(team.choose_actions(env))
@@ -121,7 +121,7 @@ def test_the_trie_starts_over_past_its_limit_and_lists_stay_the_same(monkeypatch
     env = SearchEnv(action_mode="candidates", world_size="small")
     tries, seen = set(), 0
     for seed in range(6):
-        obs, info = env.reset(seed=seed)
+        env.reset(seed=seed)
         done = False
         while not done:
             tries.add(id(env.generator._histories))
@@ -129,7 +129,7 @@ def test_the_trie_starts_over_past_its_limit_and_lists_stay_the_same(monkeypatch
             fresh = CandidateGenerator(env.world, env.config.max_candidates).generate(
                 copy_of(env.session.observed), env.session.allowed)
             assert described(sorted(env.session.candidates, key=fresh.index)) == described(fresh)
-            obs, _, terminated, truncated, info = env.step(0)
+            _, _, terminated, truncated, _ = env.step(0)
             done, seen = terminated or truncated, seen + 1
     assert len(tries) > 1 and seen > 10
 
