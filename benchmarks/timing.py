@@ -8,7 +8,8 @@ also swings within a run, so rows made by ``three_states`` are divided by CartPo
 just before and just after each of them (their mean), not by one yardstick at the start.
 
 Cold, warm and new seeds: a row is *cold* when every cache an env step can hit (search results,
-mention look-ups, the judge's reading of texts, the candidate generator's memos) is emptied before
+mention look-ups, the judge's reading of texts, the candidate generator's memos and lists, the team
+envs' post memos; the last two are shared by every env of a world) is emptied before
 it; *warm* replays the very same episodes right after, so every cache holds what they need (the
 best case); *new seeds* plays the same tasks again with seeds not played before, which is what a
 trainer sees: its tasks recur, its episodes do not.
@@ -87,23 +88,24 @@ def cartpole(steps: int = 20_000) -> Timing:
 def clear_caches(tools) -> None:
     """Empty every cache an env step can hit (see the module docstring)."""
     from searchgym import candidates, judge
-    from searchgym.envs import blackboard
+    from searchgym.envs import blackboard, team_posts
 
     search = tools.get("web_search") if hasattr(tools, "get") else None
     if search is not None and hasattr(search, "cache_clear"):
         search.cache_clear()
     # Looked up by name: an older checkout (see source_tree.py) may lack some of these caches.
+    # Generators and team post memos are shared by a world's envs: cleared here, not by a new env.
     for module, name in ((candidates, "clear_memos"), (judge, "read_text"), (blackboard, "padded"),
-                         (blackboard, "_numbers")):
+                         (blackboard, "_numbers"), (team_posts, "clear_post_memos")):
         cache = getattr(module, name, None)
-        clear = getattr(cache, "cache_clear", cache if name == "clear_memos" else None)
+        clear = getattr(cache, "cache_clear", cache if name.startswith("clear_") else None)
         if clear is not None:
             clear()
 
 
 def cold_and_warm(tools, run: Callable[[], int]) -> tuple[Timing, Timing]:
-    """(cold, warm): ``run`` after emptying the caches, then the same ``run`` again (build the env
-    just before: its candidate generator's memos start empty too)."""
+    """(cold, warm): ``run`` after emptying the caches (the shared generator's too), then the same
+    ``run`` again."""
     clear_caches(tools)
     return timed(run), timed(run)
 

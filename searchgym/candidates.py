@@ -57,8 +57,28 @@ def names_in(world: World, text: str) -> tuple[str, ...]:
 
 
 def clear_memos() -> None:
-    """Forget the memoised mention look-ups (for benchmarks that time cold caches)."""
+    """Forget the memoised mention look-ups and every shared generator's memos (for benchmarks
+    that time cold caches; envs keep their generator, now empty)."""
     _MENTIONS.clear()
+    for generator in _SHARED_GENERATORS.values():
+        generator.clear()
+
+
+#: (world, max_candidates) -> the generator every env of that world shares (at most 16 worlds).
+_SHARED_GENERATORS: dict[tuple[World, int], CandidateGenerator] = {}
+
+
+def shared_generator(world: World, max_candidates: int) -> CandidateGenerator:
+    """One generator per world and list length for every env of the process. Why: its memos
+    (actions, candidate lists by history) depend only on the world, and a trainer runs dozens
+    of envs on one world, each of which would otherwise fill a memo of its own from cold."""
+    key = (world, max_candidates)
+    found = _SHARED_GENERATORS.get(key)
+    if found is None:
+        if len(_SHARED_GENERATORS) >= 16:
+            del _SHARED_GENERATORS[next(iter(_SHARED_GENERATORS))]
+        found = _SHARED_GENERATORS[key] = CandidateGenerator(world, max_candidates)
+    return found
 
 
 @dataclass
@@ -95,6 +115,11 @@ class CandidateGenerator:
         self.world = world
         self.max_candidates = max_candidates
         self._memo: dict[tuple, object] = {}
+        self._histories = HistoryTrie()
+
+    def clear(self) -> None:
+        """Forget every memo (the lists found again by history too)."""
+        self._memo.clear()
         self._histories = HistoryTrie()
 
     def _memoised(self, key: tuple, build: Callable, *args: object):

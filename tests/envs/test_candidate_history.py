@@ -143,3 +143,46 @@ def test_candidate_texts_come_from_the_ranked_list_or_from_candidates_set_by_han
     session.candidates = [Action.answer("Mara Quell", "set by hand")]
     shown = session.candidate_observation()["candidates"]
     assert shown[0] == candidate_text(session.candidates[0], limit) and set(shown[1:]) == {""}
+
+
+def test_envs_of_one_world_share_a_generator_and_post_memos_that_clear_memos_empties():
+    from searchgym.candidates import clear_memos
+    from searchgym.envs.team_posts import clear_post_memos
+
+    single = SearchEnv(action_mode="candidates", world_size="small")
+    team = TeamSearchEnv(roles="roles", action_mode="candidates", world_size="small")
+    other = SearchEnv(action_mode="candidates", world_size="small", max_candidates=12)
+    assert single.generator is team.generator and other.generator is not single.generator
+    assert team._lines_memo is TeamSearchEnv(roles="generalists", action_mode="candidates", world_size="small")._lines_memo
+    team.reset(seed=0)
+    team.step(TeamRandom(seed=0).choose_actions(team))
+    assert team.generator._memo and team.generator._histories.nodes and team._lines_memo
+    clear_memos()
+    clear_post_memos()
+    assert not team.generator._memo and not team.generator._histories.nodes and not team._lines_memo
+
+
+def test_two_team_envs_stepped_in_turn_on_a_shared_generator_play_as_each_alone():
+    def make():
+        return TeamSearchEnv(roles="generalists", team_size=2, max_rounds=8, action_mode="candidates",
+                             world_size="small")
+
+    def trajectories(envs, seeds):
+        teams = [TeamRandom(seed=s) for s in seeds]
+        seen = [[] for _ in envs]
+        for env, seed in zip(envs, seeds):
+            observations, _ = env.reset(seed=seed)
+        while any(env.agents for env in envs):
+            for i, (env, team) in enumerate(zip(envs, teams)):
+                if env.agents:
+                    observations, rewards, *_ = env.step(team.choose_actions(env))
+                    seen[i].append(([o["candidates"] for o in observations.values()], rewards))
+        return seen
+
+    from searchgym.candidates import clear_memos
+
+    clear_memos()
+    alone = [trajectories([make()], [seed])[0] for seed in (4, 9)]
+    clear_memos()
+    together = trajectories([make(), make()], [4, 9])
+    assert together == alone and sum(map(len, alone)) > 6
