@@ -57,8 +57,7 @@ def names_in(world: World, text: str) -> tuple[str, ...]:
 
 
 def clear_memos() -> None:
-    """Forget the memoised mention look-ups and every shared generator's memos (for benchmarks
-    that time cold caches; envs keep their generator, now empty)."""
+    """Forget mention look-ups and the shared generators' memos (benchmarks timing cold caches)."""
     _MENTIONS.clear()
     for generator in _SHARED_GENERATORS.values():
         generator.clear()
@@ -69,9 +68,8 @@ _SHARED_GENERATORS: dict[tuple[World, int], CandidateGenerator] = {}
 
 
 def shared_generator(world: World, max_candidates: int) -> CandidateGenerator:
-    """One generator per world and list length for every env of the process. Why: its memos
-    (actions, candidate lists by history) depend only on the world, and a trainer runs dozens
-    of envs on one world, each of which would otherwise fill a memo of its own from cold."""
+    """One generator per world and list length for every env of the process. Why: its memos depend
+    only on the world, and a trainer runs dozens of envs on one world, each cold on a memo of its own."""
     key = (world, max_candidates)
     found = _SHARED_GENERATORS.get(key)
     if found is None:
@@ -104,12 +102,11 @@ class Observed:
 
 
 class CandidateGenerator:
-    """Builds the ranked candidate list for one agent; shared by every session of an env.
+    """Builds the ranked candidate list for one agent; shared by every env of a world.
 
     Why it memoises: a round's answers, names and numbers are derived once (kept on the
-    ``Round``), and the actions built from names, facts and calculations are kept per generator,
-    so a step only re-merges the tiers. The output is the same as building everything afresh.
-    """
+    ``Round``), the actions built from names, facts and calculations are kept per generator, and
+    whole lists per history (see ``ranked``). The output is the same as building everything afresh."""
 
     def __init__(self, world: World, max_candidates: int = 48) -> None:
         self.world = world
@@ -117,8 +114,7 @@ class CandidateGenerator:
         self._memo: dict[tuple, object] = {}
         self._histories = HistoryTrie()
 
-    def clear(self) -> None:
-        """Forget every memo (the lists found again by history too)."""
+    def clear(self) -> None:  # every memo, the lists by history too
         self._memo.clear()
         self._histories = HistoryTrie()
 
@@ -140,9 +136,7 @@ class CandidateGenerator:
                extra: Sequence[Action] = ()) -> RankedCandidates:
         """``generate``'s list, shared and not to be changed: built once per history of what was
         seen (see :mod:`searchgym.candidate_history`), found again when a history recurs."""
-        allowed = frozenset(allowed_tools)
-        node = self._history(observed)
-        actions, provenances = extra_key(extra)
+        allowed, node, (actions, provenances) = frozenset(allowed_tools), self._history(observed), extra_key(extra)
         key = (allowed, can_answer, actions)
         found = find_list(node, key, provenances)
         if found is None:
@@ -162,14 +156,14 @@ class CandidateGenerator:
         observed.derived["history"] = (len(rounds), rounds[-1] if rounds else None, question, node, trie)
         return node
 
-    def _build(self, observed: Observed, allowed: frozenset[str], can_answer: bool,
-               extra: Sequence[Action]) -> list[Action]:
-        rounds = observed.rounds
-        latest = rounds[-1:]
+    def _build(self, observed: Observed, allowed: frozenset[str], can_answer: bool, extra: Sequence[Action]) -> list:
+        latest = observed.rounds[-1:]
         question = set(observed.question_names)
         older = self._older(observed)
-        older_answers = self._list_answers(older.groups) + older.answers if can_answer else []
-        about_question = [a for a in older_answers if a.provenance.partition(" | ")[0] in question]
+        listed = self._list_answers(older.groups) if can_answer else []
+        older_answers = listed + older.answers if can_answer else []
+        about_question = [a for a in listed if a.provenance.partition(" | ")[0] in question] + older.about \
+            if can_answer else []
         lookups, calculators, _ = tool_rules(allowed)
         memo = observed.derived
         if memo.get("question", (None,))[0] != (lookups, observed.question_names):
@@ -314,8 +308,10 @@ class CandidateGenerator:
         rounds = observed.rounds
         older = observed.derived.get("older")
         count = max(len(rounds) - 1, 0)
-        if older is None or older.count > count or (older.count and rounds[older.count - 1] is not older.last):
-            older = OlderRounds()
+        question = frozenset(observed.question_names)  # older.about depends on it
+        if older is None or older.count > count or (older.count and rounds[older.count - 1] is not older.last) \
+                or older.question != question:
+            older = OlderRounds(question=question)
         for rnd in rounds[older.count:count]:
             older = older.prepend(rnd, self._round_answers(rnd), self._round_roles(rnd))
         observed.derived["older"] = older

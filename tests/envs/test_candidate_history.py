@@ -186,3 +186,30 @@ def test_two_team_envs_stepped_in_turn_on_a_shared_generator_play_as_each_alone(
     clear_memos()
     together = trajectories([make(), make()], [4, 9])
     assert together == alone and sum(map(len, alone)) > 6
+
+
+def test_answers_about_the_question_from_older_rounds_rank_as_built_afresh():
+    """Answers whose subject the question names come early even from rounds long past (kept on
+    the record's older rounds), and a record of another question is not given them."""
+    env = SearchEnv(action_mode="candidates", world_size="small")
+    env.reset(seed=0)
+    session = env.session
+    fact = next(f for f in env.world.facts.values() if f.object_id is not None)
+    subject = env.world.entities[fact.subject_id].display_name
+    other = env.world.entities[fact.object_id].display_name
+    calls = [Action.call("knowledge_base", entity=subject), Action.call("web_search", query=other),
+             Action.call("knowledge_base", entity=other), Action.call("current_time")]
+    for asked in ((subject,), (other,), (subject, other)):
+        observed, fresh = Observed(asked), CandidateGenerator(env.world, env.config.max_candidates)
+        for action in calls:
+            result, _ = session.execute(action)
+            observed.record(env.world, action, result)
+            shared = env.generator.generate(observed, session.allowed)
+            assert described(shared) == described(fresh.generate(copy_of(observed), session.allowed))
+        about = [a for a in shared[:12] if a.kind == "answer" and a.provenance.startswith(f"{asked[0]} |")]
+        assert about, asked  # answers about the question from three rounds back are near the top
+        renamed = Observed(asked[::-1] if len(asked) > 1 else (other if asked == (subject,) else subject,),
+                           observed.rounds)
+        renamed.derived = observed.derived
+        assert described(env.generator.generate(renamed, session.allowed)) == \
+            described(fresh.generate(copy_of(renamed), session.allowed))
