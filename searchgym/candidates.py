@@ -113,6 +113,7 @@ class CandidateGenerator:
         self.max_candidates = max_candidates
         self._memo: dict[tuple, object] = {}
         self._histories = HistoryTrie()
+        self._allowed: dict[tuple[str, ...], frozenset[str]] = {}
 
     def clear(self) -> None:  # every memo, the lists by history too
         self._memo.clear()
@@ -134,9 +135,11 @@ class CandidateGenerator:
 
     def ranked(self, observed: Observed, allowed_tools: Sequence[str], can_answer: bool = True,
                extra: Sequence[Action] = ()) -> RankedCandidates:
-        """``generate``'s list, shared and not to be changed: built once per history of what was
-        seen (see :mod:`searchgym.candidate_history`), found again when a history recurs."""
-        allowed, node, (actions, provenances) = frozenset(allowed_tools), self._history(observed), extra_key(extra)
+        """``generate``'s list, shared, never to be changed: built once per history (candidate_history)."""
+        allowed = self._allowed.get(allowed_tools) if isinstance(allowed_tools, tuple) else None
+        if allowed is None:  # one frozenset per tool set, held by every stored list's key
+            allowed = self._allowed.setdefault(tuple(allowed_tools), frozenset(allowed_tools))
+        node, (actions, provenances) = self._history(observed), extra_key(extra)
         key = (allowed, can_answer, actions)
         found = find_list(node, key, provenances)
         if found is None:
@@ -302,9 +305,8 @@ class CandidateGenerator:
                 for (predicate, obj), subjects in groups.items() if len(subjects) >= 2]
 
     def _older(self, observed: Observed) -> OlderRounds:
-        """What the rounds before the latest give, newest first, kept on the record: a step adds
-        the rounds that became older in front of the last step's (the same result as reading
-        every older round again, see ``OlderRounds.prepend``)."""
+        """What the rounds before the latest give, newest first, kept on the record and extended by
+        the rounds that became older (the same as reading them all again: ``OlderRounds.prepend``)."""
         rounds = observed.rounds
         older = observed.derived.get("older")
         count = max(len(rounds) - 1, 0)

@@ -92,6 +92,9 @@ def test_a_list_keeps_the_provenance_of_its_extra_candidates():
     for extra in ([first], [second], [first]):
         listed = env.generator.generate(session.observed, session.allowed, session.can_answer, extra)
         assert listed[0].describe() == extra[0].describe()
+    as_list = env.generator.generate(session.observed, list(session.allowed), session.can_answer, [second])
+    assert described(as_list) == described(env.generator.generate(session.observed, session.allowed,
+                                                                  session.can_answer, [second]))
 
 
 def test_a_history_memo_follows_a_record_cut_replaced_or_of_another_question():
