@@ -3,6 +3,8 @@
 Fast and dependency-free, for CPU tests and small runs. The hash is zlib.crc32 (stable across
 processes and machines), never Python's salted `hash()`, so a checkpoint means the same thing
 everywhere. Token ids are cached per text: in RL the same observations and candidates recur.
+A new text is hashed line by line (:class:`LineHasher`): a transcript is mostly lines seen in
+earlier observations, so only its new lines and the bigrams across line breaks cost a hash.
 """
 
 from __future__ import annotations
@@ -50,6 +52,51 @@ def hashed_ngrams(text: str, n_buckets: int, drop_names: bool = False) -> list[i
     return [zlib.crc32(g.encode("utf-8")) % n_buckets for g in grams]
 
 
+class LineHasher:
+    """``hashed_ngrams(text, n_buckets, drop_names)``, the same ids in the same order, from
+    memoised lines: no word or name spans a line break (``\\w``, ``[A-Z][\\w-]*`` and the
+    lower-casing stop at ``\\n``), so a text's words are its lines' words in order; its
+    unigrams are its lines' unigrams, and its bigrams its lines' bigrams with one bigram joining
+    each line that has words to the previous such line."""
+
+    def __init__(self, n_buckets: int, drop_names: bool, cache_size: int = 200_000) -> None:
+        self.n_buckets, self.drop_names = n_buckets, drop_names
+        self._lines = BoundedCache(cache_size)  # line -> (unigram ids, bigram ids, first word, last word)
+        self._joins = BoundedCache(cache_size)  # (last word, first word) -> the joining bigram's id
+
+    def _line(self, line: str) -> tuple[tuple[int, ...], tuple[int, ...], str, str] | tuple[()]:
+        words_ = generic_words(line) if self.drop_names else words(line)
+        if not words_:
+            return ()
+        n = self.n_buckets
+        unigrams = tuple(zlib.crc32(f"u:{w}".encode()) % n for w in words_)
+        bigrams = tuple(zlib.crc32(f"b:{a} {b}".encode()) % n for a, b in pairwise(words_))
+        return unigrams, bigrams, words_[0], words_[-1]
+
+    def ids(self, text: str) -> list[int]:
+        unigrams: list[int] = []
+        bigrams: list[int] = []
+        last = None
+        lines, joins = self._lines, self._joins
+        for line in text.split("\n"):
+            found = lines.get(line)
+            if found is None:
+                found = self._line(line)
+                lines.put(line, found)
+            if not found:
+                continue
+            if last is not None:
+                join = joins.get((last, found[2]))
+                if join is None:
+                    join = zlib.crc32(f"b:{last} {found[2]}".encode()) % self.n_buckets
+                    joins.put((last, found[2]), join)
+                bigrams.append(join)
+            unigrams.extend(found[0])
+            bigrams.extend(found[1])
+            last = found[3]
+        return unigrams + bigrams
+
+
 class HashEncoder(TextEncoder):
     """EmbeddingBag(mean) over hashed unigrams + bigrams; an empty text embeds to zeros.
 
@@ -74,12 +121,13 @@ class HashEncoder(TextEncoder):
         self.drop_names = drop_names
         self.bag = nn.EmbeddingBag(n_buckets, dim, mode="mean")
         self._ids = BoundedCache(cache_size)
+        self._hasher = LineHasher(n_buckets, drop_names, cache_size)
         self.to(device)
 
     def token_ids(self, text: str) -> list[int]:
         ids = self._ids.get(text)
         if ids is None:
-            ids = hashed_ngrams(text, self.n_buckets, self.drop_names)
+            ids = self._hasher.ids(text)
             self._ids.put(text, ids)
         return ids
 

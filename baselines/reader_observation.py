@@ -86,6 +86,14 @@ def operands(expression: str) -> tuple:
 
 
 def parse_candidate(index: int, line: str) -> Candidate | None:
+    parsed = _parse_candidate_line(line)
+    return None if parsed is None else Candidate(index, *parsed)
+
+
+@lru_cache(maxsize=1 << 16)
+def _parse_candidate_line(line: str) -> tuple[str, tuple[tuple[str, str], ...], str] | None:
+    """(kind, args, provenance) of a candidate line, memoised: the same candidates are listed
+    step after step (a line whose argument is not JSON raises, as before, and is not kept)."""
     action, _, provenance = line.partition(_ARROW)
     match = _CALL.match(action.strip())
     if match is None:
@@ -93,15 +101,17 @@ def parse_candidate(index: int, line: str) -> Candidate | None:
     name, body = match["name"], match["body"]
     if name in ("answer", "post"):
         try:
-            return Candidate(index, name, (("text", str(json.loads(body))),), provenance)
+            return name, (("text", str(json.loads(body))),), provenance
         except json.JSONDecodeError:
             return None
     args = tuple((k, str(json.loads(v))) for k, v in _ARGUMENT.findall(body))
-    return Candidate(index, name, args, provenance)
+    return name, args, provenance
 
 
+@lru_cache(maxsize=1 << 16)
 def plain_name(name: str) -> str:
-    """"Mara Quell (film director)" -> "Mara Quell" (the name a question uses)."""
+    """"Mara Quell (film director)" -> "Mara Quell" (the name a question uses); memoised, as
+    every fact read adds its subject under both names."""
     return re.sub(r" \([^()]*\)$", "", name.strip())
 
 

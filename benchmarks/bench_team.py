@@ -2,7 +2,8 @@
 
 Run: ``.venv/bin/python benchmarks/bench_team.py`` (the main suite's world, candidate mode,
 random agents; a few minutes). Rows: the suite's own env (``--suite``, default quick-v2: two
-generalists, 8 rounds), a team of 3 generalists, the 3 roles, and a group of K=4, each playing
+generalists, 8 rounds), the same env's episodes spread over ``--envs`` copies (64, as a trainer
+runs them), a team of 3 generalists, the 3 roles, and a group of K=4, each playing
 recurring train tasks three ways (see timing.py): cold (every cache emptied, a new env), warm
 (the same episodes again: the best case) and new seeds (the same tasks, seeds not played before:
 what training sees). Each row prints CPU time (``time.process_time``) beside wall time and the
@@ -13,7 +14,7 @@ CPU time per step on the same episodes and state, so it shows what the blackboar
 round cost per agent. Time spent choosing actions (random agents reading the mask) is included;
 env construction is not.
 
-    python benchmarks/bench_team.py [--suite ID] [--episodes N] [--mode text] [--tree OTHER_CHECKOUT]
+    python benchmarks/bench_team.py [--suite ID] [--episodes N] [--envs N] [--mode text] [--tree OTHER_CHECKOUT]
 """
 
 from __future__ import annotations
@@ -39,12 +40,17 @@ def _single_runner(env, episodes):
 
 
 def _parallel_runner(env, episodes, counts: dict):
-    """Plays the episodes; returns rounds, and appends the agent-steps to ``counts["runs"]``."""
+    """Plays the episodes (the k-th on ``env[k % len(env)]`` when given a list of envs, as a
+    trainer spreads episodes over its envs); returns rounds, and appends the agent-steps to
+    ``counts["runs"]``."""
     from searchgym.baselines.team_random import TeamRandom
+
+    envs = env if isinstance(env, list) else [env]
 
     def run() -> int:
         team, rounds, agent_steps = TeamRandom(seed=0), 0, 0
-        for task_id, seed in episodes:
+        for k, (task_id, seed) in enumerate(episodes):
+            env = envs[k % len(envs)]
             env.reset(seed=seed, options={"task_id": task_id})
             while env.agents:
                 agent_steps += len(env.agents)
@@ -61,6 +67,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--suite", default="quick-v2", help="suite whose env and world are measured (default quick-v2)")
     parser.add_argument("--episodes", type=int, default=200, help="episodes per row (default 200)")
     parser.add_argument("--mode", default="candidates", choices=["candidates", "text"])
+    parser.add_argument("--envs", type=int, default=64, help="envs the 'in turn' row spreads episodes over (default 64, "
+                        "as a trainer's)")
     parser.add_argument("--tree", default=None, help="measure another checkout of searchgym (see source_tree.py)")
     args = parser.parse_args(argv)
     if args.tree:
@@ -93,6 +101,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     suite_env = lambda: getattr(make_env(suite, "train", action_mode=args.mode), "unwrapped", None) \
         or make_env(suite, "train", action_mode=args.mode)  # noqa: E731
     makers = [(f"{suite.id}: {suite.env_id.split('-Candidates')[0]}", suite_env, SUITE_GOAL),
+              (f"{suite.id}: {args.envs} envs in turn", lambda: [suite_env() for _ in range(args.envs)], None),
               ("TeamSearchEnv generalists (3)", lambda: TeamSearchEnv(roles="generalists", team_size=3, **common),
                GENERALISTS_GOAL),
               ("TeamSearchEnv roles (3)", lambda: TeamSearchEnv(roles="roles", **common), None),
@@ -100,7 +109,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     for label, make, goal in makers:
         env = make()
         counts: dict = {}
-        rows = three_states(env.tools, lambda eps, env=env, counts=counts: _parallel_runner(env, eps, counts), episodes)
+        tools = env[0].tools if isinstance(env, list) else env.tools
+        rows = three_states(tools, lambda eps, env=env, counts=counts: _parallel_runner(env, eps, counts), episodes)
         for (state, timing), agent_steps in zip(rows.items(), counts["runs"], strict=True):
             per_agent = Timing(agent_steps, timing.cpu_s, timing.wall_s)
             print(ratio_line(f"{label} ({state})", timing, yardstick, "round",

@@ -5,10 +5,12 @@ Why CartPole: these machines are shared and noisy, so absolute rates swing betwe
 Gymnasium CartPole step timed in the same process moves with the machine, and a ratio to it is
 what the goals are written in ("a candidate step costs at most 15 CartPole steps"). The load
 also swings within a run, so rows made by ``three_states`` are divided by CartPole steps timed
-just before and just after each of them (their mean), not by one yardstick at the start.
+just before and just after each of them (their mean), not by one yardstick at the start. Each row
+starts after a full garbage collection, so none pays for an earlier row's garbage.
 
 Cold, warm and new seeds: a row is *cold* when every cache an env step can hit (search results,
-mention look-ups, the judge's reading of texts, the candidate generator's memos) is emptied before
+mention look-ups, the judge's reading of texts, the candidate generator's memos and lists, the team
+envs' post memos; the last two are shared by every env of a world) is emptied before
 it; *warm* replays the very same episodes right after, so every cache holds what they need (the
 best case); *new seeds* plays the same tasks again with seeds not played before, which is what a
 trainer sees: its tasks recur, its episodes do not.
@@ -16,6 +18,7 @@ trainer sees: its tasks recur, its episodes do not.
 
 from __future__ import annotations
 
+import gc
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -58,7 +61,10 @@ def timed(run: Callable[[], int]) -> Timing:
 
 
 def beside_cartpole(run: Callable[[], int], steps: int = 5000) -> Timing:
-    """``timed(run)`` with CartPole steps timed just before and after it (see the docstring)."""
+    """``timed(run)`` with CartPole steps timed just before and after it (see the docstring),
+    after a full garbage collection: a collection owed by an earlier row's allocations would
+    otherwise land in whichever row happens to cross the threshold (tens of us per step)."""
+    gc.collect()
     before = cartpole(steps)
     timing = timed(run)
     after = cartpole(steps)
@@ -87,23 +93,24 @@ def cartpole(steps: int = 20_000) -> Timing:
 def clear_caches(tools) -> None:
     """Empty every cache an env step can hit (see the module docstring)."""
     from searchgym import candidates, judge
-    from searchgym.envs import blackboard
+    from searchgym.envs import blackboard, team_posts
 
     search = tools.get("web_search") if hasattr(tools, "get") else None
     if search is not None and hasattr(search, "cache_clear"):
         search.cache_clear()
     # Looked up by name: an older checkout (see source_tree.py) may lack some of these caches.
+    # Generators and team post memos are shared by a world's envs: cleared here, not by a new env.
     for module, name in ((candidates, "clear_memos"), (judge, "read_text"), (blackboard, "padded"),
-                         (blackboard, "_numbers")):
+                         (blackboard, "_numbers"), (team_posts, "clear_post_memos")):
         cache = getattr(module, name, None)
-        clear = getattr(cache, "cache_clear", cache if name == "clear_memos" else None)
+        clear = getattr(cache, "cache_clear", cache if name.startswith("clear_") else None)
         if clear is not None:
             clear()
 
 
 def cold_and_warm(tools, run: Callable[[], int]) -> tuple[Timing, Timing]:
-    """(cold, warm): ``run`` after emptying the caches, then the same ``run`` again (build the env
-    just before: its candidate generator's memos start empty too)."""
+    """(cold, warm): ``run`` after emptying the caches (the shared generator's too), then the same
+    ``run`` again."""
     clear_caches(tools)
     return timed(run), timed(run)
 

@@ -39,7 +39,8 @@ def add_members(groups: dict[tuple[str, str], list[str]], members) -> None:
 class OlderRounds:
     """What the rounds before the latest give candidates, newest round first: their answers, the
     (predicate, value) -> subjects groups of list answers, the names (at most
-    ``MAX_NAMES_PER_ROUND`` a round) and the relation that pointed at each name."""
+    ``MAX_NAMES_PER_ROUND`` a round), the relation that pointed at each name, and the answers
+    whose subject (the provenance's first part) is one of the ``question``'s names."""
 
     count: int = 0
     last: Round | None = None  # the newest of these rounds (to tell that the record is still the same)
@@ -47,6 +48,8 @@ class OlderRounds:
     groups: dict = field(default_factory=dict)
     names: list = field(default_factory=list)
     roles: dict = field(default_factory=dict)
+    question: frozenset = frozenset()
+    about: list = field(default_factory=list)
 
     def prepend(self, rnd: Round, round_answers: tuple[list, list], round_roles: list) -> OlderRounds:
         """These rounds with ``rnd`` (one round newer than all of them) in front; as reading every
@@ -64,4 +67,5 @@ class OlderRounds:
             roles.setdefault(value, role)
         for value, role in self.roles.items():
             roles.setdefault(value, role)
-        return OlderRounds(self.count + 1, rnd, actions + self.answers, groups, names, roles)
+        about = [a for a in actions if a.provenance.partition(" | ")[0] in self.question] + self.about
+        return OlderRounds(self.count + 1, rnd, actions + self.answers, groups, names, roles, self.question, about)

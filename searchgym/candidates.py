@@ -14,19 +14,21 @@ from dataclasses import dataclass, field
 from itertools import chain, islice
 
 from searchgym.action_types import Action
+from searchgym.candidate_actions import (
+    calculation_argument,
+    calculator_call,
+    fact_provenance,
+    fact_value,
+    list_answer,
+    noted,
+    tool_of,
+    tool_rules,
+)
+from searchgym.candidate_history import HistoryNode, HistoryTrie, RankedCandidates, extra_key, find_list
 from searchgym.candidate_rounds import MAX_NAMES_PER_ROUND, OlderRounds, Round, add_members
 from searchgym.tools.base import ToolResult
 from searchgym.tools.clock import CLOCK_EVIDENCE_ID
-from searchgym.tools.tool_registry import (
-    TOOL_REGISTRY,
-    CalculateFigures,
-    FixedCall,
-    LookupNames,
-    derived,
-    special_evidence,
-    tool_specs,
-)
-from searchgym.world.corpus import format_value
+from searchgym.tools.tool_registry import FixedCall, special_evidence
 from searchgym.world.model import Fact
 from searchgym.world.world import World
 
@@ -55,8 +57,26 @@ def names_in(world: World, text: str) -> tuple[str, ...]:
 
 
 def clear_memos() -> None:
-    """Forget the memoised mention look-ups (for benchmarks that time cold caches)."""
+    """Forget mention look-ups and the shared generators' memos (benchmarks timing cold caches)."""
     _MENTIONS.clear()
+    for generator in _SHARED_GENERATORS.values():
+        generator.clear()
+
+
+#: (world, max_candidates) -> the generator every env of that world shares (at most 16 worlds).
+_SHARED_GENERATORS: dict[tuple[World, int], CandidateGenerator] = {}
+
+
+def shared_generator(world: World, max_candidates: int) -> CandidateGenerator:
+    """One generator per world and list length for every env of the process. Why: its memos depend
+    only on the world, and a trainer runs dozens of envs on one world, each cold on a memo of its own."""
+    key = (world, max_candidates)
+    found = _SHARED_GENERATORS.get(key)
+    if found is None:
+        if len(_SHARED_GENERATORS) >= 16:
+            del _SHARED_GENERATORS[next(iter(_SHARED_GENERATORS))]
+        found = _SHARED_GENERATORS[key] = CandidateGenerator(world, max_candidates)
+    return found
 
 
 @dataclass
@@ -81,68 +101,23 @@ class Observed:
         return rnd
 
 
-def calculation_argument(tool: str | None) -> str | None:
-    """The argument that carries the calculation, for a tool whose candidate rule calculates."""
-    rule = TOOL_REGISTRY.get(tool).candidates if tool in TOOL_REGISTRY else None
-    return rule.argument if isinstance(rule, CalculateFigures) else None
-
-
-def tool_rules(allowed: frozenset[str]) -> tuple[tuple, tuple, tuple]:
-    """The candidate rules of the allowed tools, from their registrations: look-ups of a name
-    ((tool, argument) by rank), calculations ((tool, argument)) and fixed calls ((tool, rule))."""
-    def build() -> tuple[tuple, tuple, tuple]:
-        specs = [s for s in tool_specs() if s.name in allowed]
-        lookups = sorted((s for s in specs if isinstance(s.candidates, LookupNames)), key=lambda s: s.candidates.rank)
-        return (tuple((s.name, s.candidates.argument) for s in lookups),
-                tuple((s.name, s.candidates.argument) for s in specs if isinstance(s.candidates, CalculateFigures)),
-                tuple((s.name, s.candidates) for s in specs if isinstance(s.candidates, FixedCall)))
-    return derived(("candidate rules", allowed), build)
-
-
-def _fact_value(fact: Fact) -> str:
-    return fact.value if isinstance(fact.value, str) else format_value(fact.value, is_year=True)
-
-
-def _provenance(world: World, fact: Fact, tool: str) -> str:
-    """Subject, predicate (and "in 2019" for an outdated figure), what kind of thing the value is
-    (a person, a city, ..., a number), the sentence that states it on a page (for search
-    results), and the tool that found it."""
-    subject = world.entities[fact.subject_id].display_name
-    dated = f" in {fact.as_of}" if not fact.current else ""
-    kind = world.entities[fact.object_id].type if fact.object_id is not None else "number"
-    sentence = world.sentence_of_fact.get(fact.id) if tool == "web_search" else None
-    said = f' | "{sentence}"' if sentence else ""
-    return f"{subject} | {fact.predicate.replace('_', ' ')}{dated} | a {kind}{said} | via {tool}"
-
-
-def _noted(action: Action, provenance: str) -> Action:
-    return action.with_provenance(provenance)
-
-
-def _list_answer(predicate: str, obj: str, subjects: tuple[str, ...]) -> Action:
-    return Action.answer("; ".join(subjects), f"every {predicate.replace('_', ' ')} {obj} seen ({len(subjects)})")
-
-
-def _calculator_call(tool: str, argument: str, expression: str, note: str) -> Action:
-    return _noted(Action.call(tool, **{argument: expression}), note)
-
-
-def _tool_of(rnd: Round) -> str:
-    return rnd.action.tool if rnd.action and rnd.action.tool else "unknown"
-
-
 class CandidateGenerator:
-    """Builds the ranked candidate list for one agent; shared by every session of an env.
+    """Builds the ranked candidate list for one agent; shared by every env of a world.
 
     Why it memoises: a round's answers, names and numbers are derived once (kept on the
-    ``Round``), and the actions built from names, facts and calculations are kept per generator,
-    so a step only re-merges the tiers. The output is the same as building everything afresh.
-    """
+    ``Round``), the actions built from names, facts and calculations are kept per generator, and
+    whole lists per history (see ``ranked``). The output is the same as building everything afresh."""
 
     def __init__(self, world: World, max_candidates: int = 48) -> None:
         self.world = world
         self.max_candidates = max_candidates
         self._memo: dict[tuple, object] = {}
+        self._histories = HistoryTrie()
+        self._allowed: dict[tuple[str, ...], frozenset[str]] = {}
+
+    def clear(self) -> None:  # every memo, the lists by history too
+        self._memo.clear()
+        self._histories = HistoryTrie()
 
     def _memoised(self, key: tuple, build: Callable, *args: object):
         """``build(*args)``, once per ``key``."""
@@ -153,25 +128,50 @@ class CandidateGenerator:
             found = self._memo[key] = build(*args)
         return found
 
-    def generate(
-        self,
-        observed: Observed,
-        allowed_tools: Sequence[str],
-        can_answer: bool = True,
-        extra: Sequence[Action] = (),
-    ) -> list[Action]:
+    def generate(self, observed: Observed, allowed_tools: Sequence[str], can_answer: bool = True,
+                 extra: Sequence[Action] = ()) -> list[Action]:
         """Ranked, de-duplicated candidates (at most ``max_candidates``; the env shuffles them)."""
-        allowed = frozenset(allowed_tools)
-        rounds = observed.rounds
-        latest = rounds[-1:]
+        return list(self.ranked(observed, allowed_tools, can_answer, extra).actions)
+
+    def ranked(self, observed: Observed, allowed_tools: Sequence[str], can_answer: bool = True,
+               extra: Sequence[Action] = ()) -> RankedCandidates:
+        """``generate``'s list, shared, never to be changed: built once per history (candidate_history)."""
+        allowed = self._allowed.get(allowed_tools) if isinstance(allowed_tools, tuple) else None
+        if allowed is None:  # one frozenset per tool set, held by every stored list's key
+            allowed = self._allowed.setdefault(tuple(allowed_tools), frozenset(allowed_tools))
+        node, (actions, provenances) = self._history(observed), extra_key(extra)
+        key = (allowed, can_answer, actions)
+        found = find_list(node, key, provenances)
+        if found is None:
+            found = node[key] = RankedCandidates(self._build(observed, allowed, can_answer, actions), provenances)
+        return found
+
+    def _history(self, observed: Observed) -> HistoryNode:
+        """The trie node of ``observed``'s history, kept on the record and extended by new rounds."""
+        if self._histories.full:
+            self._histories = HistoryTrie()
+        trie, rounds, question = self._histories, observed.rounds, observed.question_names
+        seen, last, asked, node, owner = observed.derived.get("history", (0, None, None, None, None))
+        if owner is not trie or asked != question or seen > len(rounds) or (seen and rounds[seen - 1] is not last):
+            seen, node = 0, trie.child(trie.root, question)
+        for rnd in rounds[seen:]:
+            node = trie.child(node, (self._derived(rnd)["content"], rnd.clock_year))
+        observed.derived["history"] = (len(rounds), rounds[-1] if rounds else None, question, node, trie)
+        return node
+
+    def _build(self, observed: Observed, allowed: frozenset[str], can_answer: bool, extra: Sequence[Action]) -> list:
+        latest = observed.rounds[-1:]
         question = set(observed.question_names)
         older = self._older(observed)
-        older_answers = self._list_answers(older.groups) + older.answers if can_answer else []
-        about_question = [a for a in older_answers if a.provenance.partition(" | ")[0] in question]
+        listed = self._list_answers(older.groups) if can_answer else []
+        older_answers = listed + older.answers if can_answer else []
+        about_question = [a for a in listed if a.provenance.partition(" | ")[0] in question] + older.about \
+            if can_answer else []
         lookups, calculators, _ = tool_rules(allowed)
         memo = observed.derived
-        if memo.get("question", (None,))[0] != lookups:
-            memo["question"] = (lookups, self._name_actions(observed.question_names, allowed, "question"))
+        if memo.get("question", (None,))[0] != (lookups, observed.question_names):
+            memo["question"] = ((lookups, observed.question_names),
+                                self._name_actions(observed.question_names, allowed, "question"))
         ranked = chain(  # the first tiers: cheap, and always listed
             extra,
             memo["question"][1],
@@ -201,7 +201,7 @@ class CandidateGenerator:
         if "content" not in derived:
             expression = rnd.action.args.get(calculation_argument(rnd.action.tool) or "") \
                 if rnd.calculator_value is not None and rnd.action else None
-            content = (_tool_of(rnd), rnd.fact_ids, rnd.names, rnd.calculator_value, expression)
+            content = (tool_of(rnd), rnd.fact_ids, rnd.names, rnd.calculator_value, expression)
             derived = self._memoised(("round", content), dict, (("content", content),))
             rnd.derived = derived
         return derived
@@ -247,7 +247,7 @@ class CandidateGenerator:
     @staticmethod
     def _lookups(name: str, note: str, lookups: tuple[tuple[str, str], ...]) -> tuple[Action, ...]:
         """One look-up of ``name`` per allowed tool with a :class:`LookupNames` rule, by rank."""
-        return tuple(_noted(Action.call(tool, **{argument: name}), note) for tool, argument in lookups)
+        return tuple(noted(Action.call(tool, **{argument: name}), note) for tool, argument in lookups)
 
     def _name_roles(self, rounds: Sequence[Round]) -> dict[str, str]:
         """name -> "subject | predicate" of the (most recent) seen fact whose value is that name."""
@@ -275,7 +275,7 @@ class CandidateGenerator:
         derived = self._derived(rnd)
         found = derived.get("answers")
         if found is None:
-            tool = _tool_of(rnd)
+            tool = tool_of(rnd)
             actions: list[Action] = []
             members: list[tuple[tuple[str, str], str]] = []
             if rnd.calculator_value is not None:
@@ -301,25 +301,26 @@ class CandidateGenerator:
 
     def _list_answers(self, groups: dict[tuple[str, str], list[str]]) -> list[Action]:
         """One answer listing every subject of a (predicate, value) seen with two or more."""
-        return [self._memoised(("list", predicate, obj, *subjects), _list_answer, predicate, obj, tuple(subjects))
+        return [self._memoised(("list", predicate, obj, *subjects), list_answer, predicate, obj, tuple(subjects))
                 for (predicate, obj), subjects in groups.items() if len(subjects) >= 2]
 
     def _older(self, observed: Observed) -> OlderRounds:
-        """What the rounds before the latest give, newest first, kept on the record: a step adds
-        the rounds that became older in front of the last step's (the same result as reading
-        every older round again, see ``OlderRounds.prepend``)."""
+        """What the rounds before the latest give, newest first, kept on the record and extended by
+        the rounds that became older (the same as reading them all again: ``OlderRounds.prepend``)."""
         rounds = observed.rounds
         older = observed.derived.get("older")
         count = max(len(rounds) - 1, 0)
-        if older is None or older.count > count or (older.count and rounds[older.count - 1] is not older.last):
-            older = OlderRounds()
+        question = frozenset(observed.question_names)  # older.about depends on it
+        if older is None or older.count > count or (older.count and rounds[older.count - 1] is not older.last) \
+                or older.question != question:
+            older = OlderRounds(question=question)
         for rnd in rounds[older.count:count]:
             older = older.prepend(rnd, self._round_answers(rnd), self._round_roles(rnd))
         observed.derived["older"] = older
         return older
 
     def _fact_answer(self, fact: Fact, tool: str) -> Action:
-        return Action.answer(_fact_value(fact), _provenance(self.world, fact, tool))
+        return Action.answer(fact_value(fact), fact_provenance(self.world, fact, tool))
 
     def _round_numbers(self, rnd: Round) -> list[Fact]:
         derived = self._derived(rnd)
@@ -331,7 +332,7 @@ class CandidateGenerator:
 
     def _calculation(self, tool: str, argument: str, expression: str, note: str) -> Action:
         return self._memoised(("calc", tool, argument, expression, note),
-                              _calculator_call, tool, argument, expression, note)
+                              calculator_call, tool, argument, expression, note)
 
     def _calculations(self, observed: Observed, tool: str, argument: str) -> list[Action]:
         """Sums and differences of like quantities seen (same predicate), and years since (clock).
@@ -396,5 +397,5 @@ class CandidateGenerator:
     @staticmethod
     def _fixed_actions(name: str, rules: tuple[tuple[str, FixedCall], ...]) -> tuple[Action, ...]:
         """One call per allowed tool with a :class:`FixedCall` rule ("{name}": the question's name)."""
-        return tuple(_noted(Action.call(tool, **{k: t.format(name=name) for k, t in rule.arguments}), rule.note)
+        return tuple(noted(Action.call(tool, **{k: t.format(name=name) for k, t in rule.arguments}), rule.note)
                      for tool, rule in rules)

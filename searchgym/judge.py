@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from searchgym.action_types import Action
+from searchgym.numbers import written_numbers
 from searchgym.scoring import find_numbers, normalize_answer, split_list
 from searchgym.tools.tool_registry import TOOL_REGISTRY, tool_spec
 from searchgym.world.model import Task
@@ -78,7 +79,13 @@ def read_text(text: str) -> ReadText:
 
 
 def _numbers_in(text: str) -> set[float]:
-    return {abs(x) for x in find_numbers(text, scaled=True)} | {abs(x) for x in find_numbers(text, scaled=False)}
+    """Every number of ``text`` with and without its scale word (``find_numbers`` scaled and
+    not), read in one pass."""
+    found: set[float] = set()
+    for literal, scaled, _ in written_numbers(text):
+        found.add(abs(scaled))
+        found.add(abs(literal))
+    return found
 
 
 def _near(x: float, observed: set[float], rel: float, absolute: float) -> bool:

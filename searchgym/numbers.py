@@ -68,6 +68,12 @@ def _written_numbers(s: str) -> Iterator[tuple[float, float, bool]]:
         yield literal, scaled, has_word
 
 
+def written_numbers(s: str) -> Iterator[tuple[float, float, bool]]:
+    """(literal value, scaled value, has a scale word) for every number in ``s``: both readings of
+    :func:`find_numbers` (``scaled=False`` and ``True``) in one pass over the text."""
+    return _written_numbers(s)
+
+
 def _exact_values(s: str | float | int | None) -> tuple[Fraction, Fraction, bool] | None:
     """(literal, scaled, has a scale word) of the first number in ``s``, as exact rationals;
     None when there is none or its digits are too long to convert (no value is guessed)."""

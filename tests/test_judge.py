@@ -166,3 +166,15 @@ def test_post_notes_are_grounded_by_shared_words():
 def test_contribution_is_u_times_v(new_gold, consistent, c):
     ids = ("f1",) if new_gold else ()
     assert RoundSignals(ids, new_gold, consistent, "x").contribution == c
+
+
+def test_a_texts_numbers_read_in_one_pass_are_both_readings_of_find_numbers():
+    from searchgym.judge import _numbers_in
+    from searchgym.scoring import find_numbers
+
+    texts = ["revenue 3.4 million, 12%, -7 and 2e5", "45k or 1.2bn; 1,200 people in 1962", "none here", "\u22123 m",
+             "$-1,234.5 thousand and .5", "A320 x9 7.0e400 12 mn"]
+    for text in texts:
+        expected = {abs(x) for x in find_numbers(text)} | {abs(x) for x in find_numbers(text, scaled=False)}
+        assert _numbers_in(text) == expected, text
+    assert _numbers_in(texts[0]) >= {3.4, 3_400_000.0, 12.0, 7.0, 200_000.0}

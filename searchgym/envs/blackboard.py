@@ -145,9 +145,11 @@ class NoteReader:
             parsed = find_numbers(rnd.calculator_value)
             calculated = abs(parsed[0]) if parsed else None
         year = float(self.world.now.year)
+        # a line's numbers are read only when a number could be carried (most rounds state names)
+        counted = clock or calculated is not None or any(not isinstance(f[3], str) for f in facts)
         read = []
         for line in lines:
-            haystack, numbers = padded(line), _numbers(line)
+            haystack, numbers = padded(line), (_numbers(line) if counted else ())
             stated = tuple(fid for fid, name, display, value in facts
                            if (name in haystack or display in haystack)
                            and (value in haystack if isinstance(value, str) else _close(value, numbers)))

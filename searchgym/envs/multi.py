@@ -18,7 +18,7 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import ParallelEnv
 
-from searchgym.candidates import CandidateGenerator
+from searchgym.candidates import shared_generator
 from searchgym.envs.config import CONFIG_KWARGS, EnvConfig
 from searchgym.envs.observation_data import ObservationLog
 from searchgym.envs.replay import EpisodeRecord, load_env
@@ -52,7 +52,7 @@ class MultiSearchEnv(ParallelEnv):
         self.record: EpisodeRecord | None = None
         setup = env_setup(env_config)
         self.config, self.world, self.tools, self.tasks = setup.config, setup.world, setup.tools, setup.tasks
-        self.generator = CandidateGenerator(self.world, self.config.max_candidates)
+        self.generator = shared_generator(self.world, self.config.max_candidates)  # shared by the world's envs
         self.render_mode = env_config.render_mode
         self.possible_agents = list(agent_names)
         self.agents: list[str] = []

@@ -9,7 +9,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from searchgym.candidates import CandidateGenerator
+from searchgym.candidates import shared_generator
 from searchgym.envs.config import CONFIG_KWARGS, EnvConfig, RenderModes, resolve_config
 from searchgym.envs.info import ZEROED_RESET, episode_info
 from searchgym.envs.observation_data import ObservationLog
@@ -122,7 +122,7 @@ class SearchEnv(gym.Env):
         self.session: SearchSession | None = None
         self.log: ObservationLog | None = None
         self.record: EpisodeRecord | None = None  # what pickling replays (see envs.replay)
-        self.generator = CandidateGenerator(self.world, self.config.max_candidates)  # its memos outlive episodes
+        self.generator = shared_generator(self.world, self.config.max_candidates)  # shared by the world's envs
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         super().reset(seed=seed)

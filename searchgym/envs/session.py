@@ -21,6 +21,7 @@ from searchgym.actions import (
     parse_action,
     parse_tool_call,
 )
+from searchgym.candidate_history import RankedCandidates
 from searchgym.candidates import CandidateGenerator, Observed, names_in
 from searchgym.envs.spaces import is_clean, sanitize
 from searchgym.judge import ProcessJudge, RoundSignals
@@ -153,6 +154,9 @@ class SearchSession:
         self.gold_seen: list[str] = []
         self.signals: list[RoundSignals] = []
         self.candidates: list[Action] = []
+        # (the shuffled list, the ranked list it came from, the order): candidate texts come from
+        # the ranked list's, which are built once per list, not once per step
+        self._shuffled: tuple[list[Action], RankedCandidates, list[int]] | None = None
 
     # ---------------------------------------------------------------------- observations
     def prompt(self, team_actions: bool = False, chat: bool = False) -> str:
@@ -209,15 +213,22 @@ class SearchSession:
 
     def refresh_candidates(self, extra: Sequence[Action] = ()) -> list[Action]:
         """Regenerate and shuffle this step's candidates (by the session's generator)."""
-        ranked = self.generator.generate(self.observed, self.allowed, self.can_answer, extra)
-        order = self.rng.permutation(len(ranked))
-        self.candidates = [ranked[i] for i in order.tolist()]
+        ranked = self.generator.ranked(self.observed, self.allowed, self.can_answer, extra)
+        actions = ranked.actions
+        order = self.rng.permutation(len(actions)).tolist()
+        self.candidates = [actions[i] for i in order]
+        self._shuffled = (self.candidates, ranked, order)
         return self.candidates
 
     def candidate_observation(self, extra_text: str = "") -> dict:
         n = self.config.max_candidates
         limit = self.config.max_candidate_chars
-        texts = [candidate_text(a, limit) for a in self.candidates[:n]]
+        shuffled = self._shuffled
+        if shuffled is not None and shuffled[0] is self.candidates and len(shuffled[2]) == len(self.candidates) <= n:
+            ranked_texts = shuffled[1].texts(limit, candidate_text)
+            texts = [ranked_texts[i] for i in shuffled[2]]
+        else:  # candidates set by hand: read them one by one
+            texts = [candidate_text(a, limit) for a in self.candidates[:n]]
         mask = np.zeros(n, dtype=np.int8)
         mask[: len(texts)] = 1
         return {"text": self.transcript_text(extra_text), "candidates": tuple(texts + [""] * (n - len(texts))),

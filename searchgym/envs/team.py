@@ -36,7 +36,7 @@ from searchgym.envs.multi import AGENT_FIELDS, MultiSearchEnv
 from searchgym.envs.roles import Role, resolve_roles
 from searchgym.envs.session import SearchSession, StepOutcome, score_info
 from searchgym.envs.spaces import sanitize
-from searchgym.envs.team_posts import TeamPosts
+from searchgym.envs.team_posts import TeamPosts, shared_post_memos
 from searchgym.judge import read_text
 from searchgym.tools.base import ToolResult
 from searchgym.tools.toolkit import TOOL_NAMES
@@ -173,9 +173,9 @@ class TeamSearchEnv(TeamPosts, MultiSearchEnv):
         self._line_cache: dict[str, tuple[Round, list]] = {}
         self._options_cache: dict[str, tuple] = {}  # agent -> (round, board, notes, post options)
         self._question_words: frozenset[str] = frozenset()
-        # Memos that outlive episodes: the same results, lines and notes recur (bounded, see reset).
-        self._lines_memo: dict[tuple, list] = {}
-        self._post_memo: dict[tuple[str, str], Action] = {}
+        # Memos that outlive episodes, shared by the world's team envs: the same results, lines and
+        # notes recur (bounded, see reset).
+        self._lines_memo, self._post_memo = shared_post_memos(self.world)
         self._reading: dict[int, tuple[Note, Round]] = {}
         self._headers = {name: self._header(role) for name, role in self.roles.items()}
 

@@ -13,6 +13,28 @@ from searchgym.candidates import Round
 from searchgym.envs.blackboard import MAX_POST_CANDIDATES, NoteEvidence, padded, result_lines
 from searchgym.judge import content_tokens
 
+#: world -> (lines memo, post memo) shared by every team env of that world (at most 16 worlds).
+_SHARED_MEMOS: dict[object, tuple[dict, dict]] = {}
+
+
+def shared_post_memos(world: object) -> tuple[dict, dict]:
+    """The memos of result lines and post actions for ``world``'s team envs. Why shared: what a
+    line carries depends only on the world, the task and the round (the key says which), and a
+    trainer runs dozens of team envs on one world."""
+    found = _SHARED_MEMOS.get(world)
+    if found is None:
+        if len(_SHARED_MEMOS) >= 16:
+            del _SHARED_MEMOS[next(iter(_SHARED_MEMOS))]
+        found = _SHARED_MEMOS[world] = ({}, {})
+    return found
+
+
+def clear_post_memos() -> None:
+    """Empty every shared post memo (for benchmarks that time cold caches)."""
+    for lines, posts in _SHARED_MEMOS.values():
+        lines.clear()
+        posts.clear()
+
 
 class TeamPosts:
     """Post candidates: lines of an agent's latest tool result that carry evidence the board lacks."""

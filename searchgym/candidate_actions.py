@@ -1,0 +1,70 @@
+"""How candidate actions are worded and which tool rules make them: a fact's answer with its
+provenance, a list answer, a calculator call, and the allowed tools' candidate rules (from their
+registrations). Pure functions of their arguments, so :mod:`searchgym.candidates` memoises them.
+"""
+
+from __future__ import annotations
+
+from searchgym.action_types import Action
+from searchgym.candidate_rounds import Round
+from searchgym.tools.tool_registry import (
+    TOOL_REGISTRY,
+    CalculateFigures,
+    FixedCall,
+    LookupNames,
+    derived,
+    tool_specs,
+)
+from searchgym.world.corpus import format_value
+from searchgym.world.model import Fact
+from searchgym.world.world import World
+
+
+def calculation_argument(tool: str | None) -> str | None:
+    """The argument that carries the calculation, for a tool whose candidate rule calculates."""
+    rule = TOOL_REGISTRY.get(tool).candidates if tool in TOOL_REGISTRY else None
+    return rule.argument if isinstance(rule, CalculateFigures) else None
+
+
+def tool_rules(allowed: frozenset[str]) -> tuple[tuple, tuple, tuple]:
+    """The candidate rules of the allowed tools, from their registrations: look-ups of a name
+    ((tool, argument) by rank), calculations ((tool, argument)) and fixed calls ((tool, rule))."""
+    def build() -> tuple[tuple, tuple, tuple]:
+        specs = [s for s in tool_specs() if s.name in allowed]
+        lookups = sorted((s for s in specs if isinstance(s.candidates, LookupNames)), key=lambda s: s.candidates.rank)
+        return (tuple((s.name, s.candidates.argument) for s in lookups),
+                tuple((s.name, s.candidates.argument) for s in specs if isinstance(s.candidates, CalculateFigures)),
+                tuple((s.name, s.candidates) for s in specs if isinstance(s.candidates, FixedCall)))
+    return derived(("candidate rules", allowed), build)
+
+
+def fact_value(fact: Fact) -> str:
+    return fact.value if isinstance(fact.value, str) else format_value(fact.value, is_year=True)
+
+
+def fact_provenance(world: World, fact: Fact, tool: str) -> str:
+    """Subject, predicate (and "in 2019" for an outdated figure), what kind of thing the value is
+    (a person, a city, ..., a number), the sentence that states it on a page (for search
+    results), and the tool that found it."""
+    subject = world.entities[fact.subject_id].display_name
+    dated = f" in {fact.as_of}" if not fact.current else ""
+    kind = world.entities[fact.object_id].type if fact.object_id is not None else "number"
+    sentence = world.sentence_of_fact.get(fact.id) if tool == "web_search" else None
+    said = f' | "{sentence}"' if sentence else ""
+    return f"{subject} | {fact.predicate.replace('_', ' ')}{dated} | a {kind}{said} | via {tool}"
+
+
+def noted(action: Action, provenance: str) -> Action:
+    return action.with_provenance(provenance)
+
+
+def list_answer(predicate: str, obj: str, subjects: tuple[str, ...]) -> Action:
+    return Action.answer("; ".join(subjects), f"every {predicate.replace('_', ' ')} {obj} seen ({len(subjects)})")
+
+
+def calculator_call(tool: str, argument: str, expression: str, note: str) -> Action:
+    return noted(Action.call(tool, **{argument: expression}), note)
+
+
+def tool_of(rnd: Round) -> str:
+    return rnd.action.tool if rnd.action and rnd.action.tool else "unknown"

@@ -1,0 +1,74 @@
+"""Candidate lists memoised per observed history: a trie whose nodes are what an agent has seen,
+round by round, so a list built once is found again at the cost of a dict look-up.
+
+Why: a candidate list depends only on the question's names and on what each round showed (the
+tool, its facts, names, calculator value and expression, and the clock year), never on which
+episode or seed showed it. Trainers replay the same tasks, and every episode of a task starts
+from the same history, so ~40% of the lists an agent needs with new seeds (all of them when an
+episode is replayed) were already built. A node keys its lists by what else the list depends on:
+the allowed tools, whether the agent may answer, and the extra candidates (a team's posts and
+``wait``, compared with their provenance, which Action equality ignores).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from searchgym.action_types import Action
+
+#: Nodes a trie holds before it starts over (each keeps a list of at most ``max_candidates``
+#: actions and their texts: ~20k nodes are a few tens of MB).
+HISTORY_LIMIT = 20_000
+
+#: A node is one plain dict (few objects for the garbage collector to walk): a child under a
+#: round's key ``(content, clock year)``, a list under ``(allowed tools, can_answer, extra)``.
+HistoryNode = dict
+
+
+class RankedCandidates:
+    """One ranked list (never mutated: callers copy it), the provenances of the extra candidates
+    it was built with, and its candidates' texts per cut."""
+
+    __slots__ = ("_texts", "actions", "provenances")
+
+    def __init__(self, actions: Sequence[Action], provenances: tuple[str, ...]) -> None:
+        self.actions: tuple[Action, ...] = tuple(actions)
+        self.provenances = provenances
+        self._texts: tuple[int, tuple[str, ...]] | None = None
+
+    def texts(self, max_chars: int, text_of) -> tuple[str, ...]:
+        """``text_of(action, max_chars)`` for every action, computed once per cut."""
+        if self._texts is None or self._texts[0] != max_chars:
+            self._texts = (max_chars, tuple(text_of(a, max_chars) for a in self.actions))
+        return self._texts[1]
+
+
+class HistoryTrie:
+    """The root of a generator's histories (children keyed by the question's names), and how
+    many nodes hang from it."""
+
+    def __init__(self) -> None:
+        self.root: HistoryNode = {}
+        self.nodes = 0
+
+    def child(self, node: HistoryNode, key: tuple) -> HistoryNode:
+        found = node.get(key)
+        if found is None:
+            found = node[key] = {}
+            self.nodes += 1
+        return found
+
+    @property
+    def full(self) -> bool:
+        return self.nodes > HISTORY_LIMIT
+
+
+def extra_key(extra: Sequence[Action]) -> tuple[tuple[Action, ...], tuple[str, ...]]:
+    """(the extra actions, their provenances): equal keys give equal lists."""
+    actions = tuple(extra)
+    return actions, tuple(a.provenance for a in actions)
+
+
+def find_list(node: HistoryNode, key: tuple, provenances: tuple[str, ...]) -> RankedCandidates | None:
+    found = node.get(key)
+    return found if found is not None and found.provenances == provenances else None
