@@ -52,7 +52,7 @@ from .llm_losses import (
 )
 from .llm_policy import GENERATION_BACKENDS, LLMPolicy, SamplingConfig, enable_checkpointing, load_model, vllm_available
 from .llm_rollout import LLMEpisode, RolloutConfig, collect_llm_parallel, collect_llm_single
-from .trainer_base import TrainerBase
+from .trainer_base import TrainerBase, TrainState
 
 TEAM_MODES = ("shared", "separate")
 
@@ -126,11 +126,8 @@ class LLMTrainConfig:
 
 
 @dataclass
-class LLMTrainState:
-    iteration: int = 0
-    env_steps: int = 0
+class LLMTrainState(TrainState):
     generated_tokens: int = 0
-    wall_seconds: float = 0.0
 
 
 class LLMTrainer(TrainerBase):

@@ -43,7 +43,7 @@ from .reference import ReferencePolicy, evaluate_with_kl
 from .policy_actor import DECODINGS, DEV_DECODING_SEED
 from .sft_base import load_base_into
 from .rollout import RolloutStats, collect_parallel, collect_vector, evaluate_single
-from .trainer_base import METRICS, TrainerBase
+from .trainer_base import METRICS, TrainerBase, TrainState
 from .update_batch import UpdateBatch
 
 #: Step-0 dev scores by (env, dev tasks, initial weights); see ``Trainer._start_point``.
@@ -98,8 +98,7 @@ class TrainConfig:
                              "must fit a value head or a critic)")
         if self.minibatch_size is not None and self.minibatch_size < 1:
             raise ValueError(f"minibatch_size must be >= 1 steps, or None for the whole batch; got {self.minibatch_size}")
-        if self.rl_tasks is not None and (isinstance(self.rl_tasks, bool) or not isinstance(self.rl_tasks, int)
-                                          or self.rl_tasks < 1):
+        if self.rl_tasks is not None and (type(self.rl_tasks) is not int or self.rl_tasks < 1):  # bool too
             raise ValueError(f"rl_tasks must be an integer >= 1 (or None: every train task); got {self.rl_tasks!r}")
         if self.init not in INITS:
             raise ValueError(f"unknown init {self.init!r}; accepted: {', '.join(INITS)}")
@@ -113,13 +112,6 @@ class TrainConfig:
         if self.group_by != "auto" and env_spec(self.env_id).kind != "parallel":
             raise ValueError(f"group_by={self.group_by!r} groups the agents of a team; {self.env_id} has one agent "
                              "(use group_by='auto')")
-
-
-@dataclass
-class TrainState:
-    iteration: int = 0
-    env_steps: int = 0
-    wall_seconds: float = 0.0
 
 
 class Trainer(TrainerBase):

@@ -6,7 +6,7 @@ logged before the checkpoint is written, so a kill between the two redoes the it
 row, and a kill after the checkpoint loses nothing; a resumed run has exactly the rows of an
 uninterrupted one.
 
-A subclass sets ``config`` (with ``budget``), ``state`` (with ``iteration`` and ``env_steps``)
+A subclass sets ``config`` (with ``budget``), ``state`` (a :class:`TrainState`)
 and ``device``, calls :meth:`init_output` first and :meth:`resume` last in ``__init__``, and
 writes ``state_dict`` / ``load_state_dict`` (its checkpoint), ``log_start_point`` (the curve's
 step-0 row) and ``train_iteration`` (one iteration, ending in ``finish_iteration``).
@@ -18,6 +18,7 @@ import contextlib
 import gc
 import io
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -62,11 +63,20 @@ def _mismatch(exc: BaseException) -> str:
     return f"does not fit this run ({text[:300]})"
 
 
+@dataclass
+class TrainState:
+    """How far a run has got: what the budget loop, the checkpoint and the metrics rows read."""
+
+    iteration: int = 0
+    env_steps: int = 0
+    wall_seconds: float = 0.0
+
+
 class TrainerBase:
     """Logging, checkpoints, resume and the budget loop of a trainer (see the module docstring)."""
 
     config: Any
-    state: Any
+    state: TrainState
     device: torch.device
     #: the progress bar's label
     progress_label: str = "train"

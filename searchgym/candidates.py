@@ -40,8 +40,7 @@ MAX_CALCULATIONS = 8
 #: by names and ids, and memos keyed by whole result texts (a few KB each).
 MEMO_LIMIT = 50_000
 TEXT_MEMO_LIMIT = 8192
-
-
+#: world -> text -> the names it mentions (``names_in``)
 _MENTIONS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 

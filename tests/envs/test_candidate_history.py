@@ -12,19 +12,11 @@ from searchgym.baselines.team_random import TeamRandom
 
 from searchgym import candidate_history
 from searchgym.action_types import Action
-from searchgym.candidates import CandidateGenerator, Observed, Round
+from searchgym.candidates import CandidateGenerator, Observed
 from searchgym.envs.search import SearchEnv
 from searchgym.envs.session import candidate_text
 from searchgym.envs.team import TeamSearchEnv
-
-
-def copy_of(observed: Observed, change=None) -> Observed:
-    """The record with no memo; ``change(i, round)`` may return a changed round."""
-    rounds = []
-    for i, r in enumerate(observed.rounds):
-        fresh = Round(r.action, r.result, r.fact_ids, r.names, r.calculator_value, r.clock_year)
-        rounds.append(change(i, fresh) if change else fresh)
-    return Observed(observed.question_names, rounds)
+from envs_helpers import memo_free_copy, team_four_rounds_in
 
 
 def described(actions) -> list[str]:
@@ -37,12 +29,12 @@ def variants(observed: Observed) -> list[Observed]:
     if last < 0:
         return [Observed(observed.question_names[::-1] or ("Nobody",), [])]
     return [
-        copy_of(observed, lambda i, r: replace(r, clock_year=None if r.clock_year else 2011)),
-        copy_of(observed, lambda i, r: replace(r, names=r.names[1:] or ("Vexa Corp",)) if i == last else r),
-        copy_of(observed, lambda i, r: replace(r, fact_ids=r.fact_ids[:-1]) if i == last else r),
-        copy_of(observed, lambda i, r: replace(r, calculator_value="7") if i == last else r),
-        copy_of(observed, lambda i, r: replace(r, action=Action.call("knowledge_base", entity="x")) if i == last else r),
-        Observed(observed.question_names[1:] + ("Vexa Corp",), copy_of(observed).rounds),
+        memo_free_copy(observed, lambda i, r: replace(r, clock_year=None if r.clock_year else 2011)),
+        memo_free_copy(observed, lambda i, r: replace(r, names=r.names[1:] or ("Vexa Corp",)) if i == last else r),
+        memo_free_copy(observed, lambda i, r: replace(r, fact_ids=r.fact_ids[:-1]) if i == last else r),
+        memo_free_copy(observed, lambda i, r: replace(r, calculator_value="7") if i == last else r),
+        memo_free_copy(observed, lambda i, r: replace(r, action=Action.call("knowledge_base", entity="x")) if i == last else r),
+        Observed(observed.question_names[1:] + ("Vexa Corp",), memo_free_copy(observed).rounds),
     ]
 
 
@@ -65,11 +57,11 @@ def test_lists_found_again_equal_fresh_ones_also_one_change_away(make):
                     if sessions is None else []
                 shared = generator.generate(session.observed, session.allowed, session.can_answer, extra)
                 fresh = CandidateGenerator(env.world, env.config.max_candidates).generate(
-                    copy_of(session.observed), session.allowed, session.can_answer, extra)
+                    memo_free_copy(session.observed), session.allowed, session.can_answer, extra)
                 assert described(shared) == described(fresh)
                 for other in variants(session.observed):
                     alone = CandidateGenerator(env.world, env.config.max_candidates).generate(
-                        copy_of(other), session.allowed, session.can_answer, extra)
+                        memo_free_copy(other), session.allowed, session.can_answer, extra)
                     assert described(generator.generate(other, session.allowed, session.can_answer, extra)) \
                         == described(alone)
                     differing += described(alone) != described(fresh)
@@ -98,24 +90,19 @@ def test_a_list_keeps_the_provenance_of_its_extra_candidates():
 
 
 def test_a_history_memo_follows_a_record_cut_replaced_or_of_another_question():
-    env = TeamSearchEnv(roles="generalists", team_size=2, action_mode="candidates", world_size="small")
-    team = TeamRandom(seed=5)
-    env.reset(seed=3)
-    for _ in range(4):
-        if env.agents:
-            env.step(team.choose_actions(env))
+    env = team_four_rounds_in()
     session = env.sessions["generalist_0"]
     fresh = CandidateGenerator(env.world, env.config.max_candidates)
     last = len(session.observed.rounds) - 1
-    cut = copy_of(session.observed)
+    cut = memo_free_copy(session.observed)
     cut.rounds = cut.rounds[:-1]
-    replaced = copy_of(session.observed, lambda i, r: replace(r, names=r.names[1:] or ("Vexa Corp",)) if i == last else r)
+    replaced = memo_free_copy(session.observed, lambda i, r: replace(r, names=r.names[1:] or ("Vexa Corp",)) if i == last else r)
     asked = Observed(("Vexa Corp",), list(session.observed.rounds))  # the same rounds, another question
     for other in (cut, replaced, asked):
         env.generator.generate(session.observed, session.allowed)  # the memo now holds this record's list
         other.derived = session.observed.derived  # another record with that memo: detected, rebuilt
         assert described(env.generator.generate(other, session.allowed)) == \
-            described(fresh.generate(copy_of(other), session.allowed))
+            described(fresh.generate(memo_free_copy(other), session.allowed))
         session.observed.derived = {}
 
 
@@ -130,7 +117,7 @@ def test_the_trie_starts_over_past_its_limit_and_lists_stay_the_same(monkeypatch
             tries.add(id(env.generator._histories))
             assert env.generator._histories.nodes <= 5 + 1 + len(env.session.observed.rounds)
             fresh = CandidateGenerator(env.world, env.config.max_candidates).generate(
-                copy_of(env.session.observed), env.session.allowed)
+                memo_free_copy(env.session.observed), env.session.allowed)
             assert described(sorted(env.session.candidates, key=fresh.index)) == described(fresh)
             _, _, terminated, truncated, _ = env.step(0)
             done, seen = terminated or truncated, seen + 1
@@ -208,11 +195,11 @@ def test_answers_about_the_question_from_older_rounds_rank_as_built_afresh():
             result, _ = session.execute(action)
             observed.record(env.world, action, result)
             shared = env.generator.generate(observed, session.allowed)
-            assert described(shared) == described(fresh.generate(copy_of(observed), session.allowed))
+            assert described(shared) == described(fresh.generate(memo_free_copy(observed), session.allowed))
         about = [a for a in shared[:12] if a.kind == "answer" and a.provenance.startswith(f"{asked[0]} |")]
         assert about, asked  # answers about the question from three rounds back are near the top
         renamed = Observed(asked[::-1] if len(asked) > 1 else (other if asked == (subject,) else subject,),
                            observed.rounds)
         renamed.derived = observed.derived
         assert described(env.generator.generate(renamed, session.allowed)) == \
-            described(fresh.generate(copy_of(renamed), session.allowed))
+            described(fresh.generate(memo_free_copy(renamed), session.allowed))

@@ -11,19 +11,14 @@ import pytest
 
 from searchgym.action_types import Action
 from searchgym.baselines.team_random import TeamRandom
-from searchgym.candidates import CandidateGenerator, Observed, Round, names_in
+from searchgym.candidates import CandidateGenerator, names_in
 from searchgym.envs.group import GroupSearchEnv
 from searchgym.envs.session import _scored, candidate_text
 from searchgym.envs.spaces import sanitize
 from searchgym.envs.team import TeamSearchEnv
 from searchgym.judge import ProcessJudge, content_tokens, read_text
 from searchgym.scoring import find_numbers, score_answer
-
-
-def fresh_copy(observed: Observed) -> Observed:
-    """The same record with no memo anywhere (new Round objects, empty ``derived``)."""
-    rounds = [Round(r.action, r.result, r.fact_ids, r.names, r.calculator_value, r.clock_year) for r in observed.rounds]
-    return Observed(observed.question_names, rounds)
+from envs_helpers import memo_free_copy, team_four_rounds_in
 
 
 @pytest.mark.parametrize("make", [lambda: TeamSearchEnv(roles="roles", action_mode="candidates", world_size="small"),
@@ -42,7 +37,7 @@ def test_memoised_candidates_equal_fresh_ones_at_every_step(make):
                 extra = env.post_candidates(agent) if isinstance(env, TeamSearchEnv) else []
                 memoised = env.generator.generate(session.observed, session.allowed, session.can_answer, extra)
                 fresh = CandidateGenerator(env.world, env.config.max_candidates).generate(
-                    fresh_copy(session.observed), session.allowed, session.can_answer, extra)
+                    memo_free_copy(session.observed), session.allowed, session.can_answer, extra)
                 assert [a.describe() for a in memoised] == [a.describe() for a in fresh]
                 checked += 1
             env.step(team.choose_actions(env))
@@ -169,18 +164,13 @@ def test_post_options_kept_between_steps_equal_freshly_ranked_ones():
 
 
 def test_older_rounds_rebuilt_when_the_record_is_not_the_one_they_were_built_from():
-    env = TeamSearchEnv(roles="generalists", team_size=2, action_mode="candidates", world_size="small")
-    team = TeamRandom(seed=5)
-    env.reset(seed=3)
-    for _ in range(4):
-        if env.agents:
-            env.step(team.choose_actions(env))
+    env = team_four_rounds_in()
     session = env.sessions["generalist_0"]
     env.generator.generate(session.observed, session.allowed, session.can_answer)
-    other = fresh_copy(session.observed)
+    other = memo_free_copy(session.observed)
     other.derived = session.observed.derived  # the memo of another record: detected, rebuilt
     other.rounds = other.rounds[:-1]
     shared = env.generator.generate(other, session.allowed, session.can_answer)
     alone = CandidateGenerator(env.world, env.config.max_candidates).generate(
-        fresh_copy(other), session.allowed, session.can_answer)
+        memo_free_copy(other), session.allowed, session.can_answer)
     assert [a.describe() for a in shared] == [a.describe() for a in alone]
