@@ -26,6 +26,7 @@ from searchgym.candidate_actions import (
 )
 from searchgym.candidate_history import HistoryNode, HistoryTrie, RankedCandidates, extra_key, find_list
 from searchgym.candidate_rounds import MAX_NAMES_PER_ROUND, OlderRounds, Round, add_members
+from searchgym.per_world import PerWorld
 from searchgym.tools.base import ToolResult
 from searchgym.tools.clock import CLOCK_EVIDENCE_ID
 from searchgym.tools.tool_registry import FixedCall, special_evidence
@@ -62,20 +63,14 @@ def clear_memos() -> None:
         generator.clear()
 
 
-#: (world, max_candidates) -> the generator every env of that world shares (at most 16 worlds).
-_SHARED_GENERATORS: dict[tuple[World, int], CandidateGenerator] = {}
+#: (world, max_candidates) -> the generator every env of that world shares (searchgym.per_world).
+_SHARED_GENERATORS: PerWorld[CandidateGenerator] = PerWorld(lambda key: CandidateGenerator(*key))
 
 
 def shared_generator(world: World, max_candidates: int) -> CandidateGenerator:
     """One generator per world and list length for every env of the process. Why: its memos depend
     only on the world, and a trainer runs dozens of envs on one world, each cold on a memo of its own."""
-    key = (world, max_candidates)
-    found = _SHARED_GENERATORS.get(key)
-    if found is None:
-        if len(_SHARED_GENERATORS) >= 16:
-            del _SHARED_GENERATORS[next(iter(_SHARED_GENERATORS))]
-        found = _SHARED_GENERATORS[key] = CandidateGenerator(world, max_candidates)
-    return found
+    return _SHARED_GENERATORS.get((world, max_candidates))
 
 
 @dataclass

@@ -12,21 +12,17 @@ from searchgym.action_types import Action
 from searchgym.candidates import Round
 from searchgym.envs.blackboard import MAX_POST_CANDIDATES, NoteEvidence, padded, result_lines
 from searchgym.judge import content_tokens
+from searchgym.per_world import PerWorld
 
-#: world -> (lines memo, post memo) shared by every team env of that world (at most 16 worlds).
-_SHARED_MEMOS: dict[object, tuple[dict, dict]] = {}
+#: world -> (lines memo, post memo) shared by every team env of that world (searchgym.per_world).
+_SHARED_MEMOS: PerWorld[tuple[dict, dict]] = PerWorld(lambda world: ({}, {}))
 
 
 def shared_post_memos(world: object) -> tuple[dict, dict]:
     """The memos of result lines and post actions for ``world``'s team envs. Why shared: what a
     line carries depends only on the world, the task and the round (the key says which), and a
     trainer runs dozens of team envs on one world."""
-    found = _SHARED_MEMOS.get(world)
-    if found is None:
-        if len(_SHARED_MEMOS) >= 16:
-            del _SHARED_MEMOS[next(iter(_SHARED_MEMOS))]
-        found = _SHARED_MEMOS[world] = ({}, {})
-    return found
+    return _SHARED_MEMOS.get(world)
 
 
 def clear_post_memos() -> None:
