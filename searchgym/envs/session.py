@@ -144,6 +144,7 @@ class SearchSession:
         self.observed = Observed(names_in(world, task.question))
         self.transcript: list[tuple[str, str]] = []  # (action line, result text)
         self._block_memo: list[tuple[str, bool]] = []  # transcript_text's blocks, built once per round
+        self._head: tuple[str | None, str, bool] = (None, "", True)  # transcript_text's (extra, head, clean)
         self.steps = 0
         self.tool_calls = 0
         self.invalid_actions = 0
@@ -181,13 +182,15 @@ class SearchSession:
 
     def transcript_text(self, extra: str = "") -> str:
         """Question, header and the most recent rounds that fit in ``max_obs_chars``."""
-        head = f"{self.header}\n" if self.header else ""
-        head += f"Question: {self.task.question}\n"
-        if extra:
-            head += extra.rstrip() + "\n"
+        if self._head[0] != extra:  # the same every step but for a team's blackboard text
+            head = f"{self.header}\n" if self.header else ""
+            head += f"Question: {self.task.question}\n"
+            if extra:
+                head += extra.rstrip() + "\n"
+            self._head = (extra, head, is_clean(head))
+        _, head, clean = self._head
         budget = self.config.max_obs_chars - len(head)
         parts: list[str] = []
-        clean = is_clean(head)
         blocks = self._blocks()
         for i in range(len(blocks) - 1, -1, -1):
             block, block_clean = blocks[i]
