@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from itertools import pairwise
+from itertools import chain, pairwise
 
 import numpy as np
 
@@ -99,33 +99,39 @@ class LexicalOverlap:
         return found
 
     def _compute(self, context: tuple, candidates: Sequence[str]) -> np.ndarray:
-        """``_features`` of every candidate; padding "" and a candidate that comes back within the
-        observation are worked out once."""
+        """``_features`` of every candidate (the same loop, inlined: it runs for every candidate
+        of every observation a policy reads); padding "" and a candidate that comes back within
+        the observation are worked out once."""
+        question, t_uni, text = context
+        q_text, pairs = question[0], self._pairs
         seen: dict[str, list[float]] = {}
         rows = []
         for candidate in candidates:
             row = seen.get(candidate)
             if row is None:
-                row = seen[candidate] = self._features(context, candidate)
+                pair = pairs.get((q_text, candidate), _MISSING)
+                if pair is _MISSING:
+                    pair = self._question_features(question, candidate)
+                    pairs.put((q_text, candidate), pair)
+                if pair is None:
+                    row = [0.0] * self.n_features
+                else:
+                    c_uni, f0, f1, f2, f4, f5, f7, f8, f9, taken_inside, taken_at_end = pair
+                    taken = taken_inside in text or text.endswith(taken_at_end)
+                    row = [f0, f1, f2, len(c_uni & t_uni) / len(c_uni), f4, f5, float(taken), f7, f8, f9]
+                seen[candidate] = row
             rows.append(row)
-        return np.array(rows, dtype=np.float64).reshape(len(candidates), self.n_features)
+        count = len(candidates) * self.n_features
+        return np.fromiter(chain.from_iterable(rows), np.float64, count).reshape(len(candidates), self.n_features)
 
     def _features(self, context: tuple, candidate: str) -> list[float]:
-        question, t_uni, text = context
-        pair = self._pairs.get((question[0], candidate), _MISSING)
-        if pair is _MISSING:
-            pair = self._question_features(question, candidate)
-            self._pairs.put((question[0], candidate), pair)
-        if pair is None:
-            return [0.0] * self.n_features
-        c_uni, f0, f1, f2, f4, f5, f7, f8, f9 = pair
-        return [f0, f1, f2, len(c_uni & t_uni) / len(c_uni), f4, f5, float(self.already_taken(text, candidate)),
-                f7, f8, f9]
+        return self._compute(context, (candidate,))[0].tolist()
 
     def _question_features(self, question: tuple, candidate: str) -> tuple | None:
-        """(the candidate's unigrams, then its features that depend on the question alone): the
-        same candidates come back step after step and in every episode of a task, so they are
-        computed once per (question, candidate); None for "" (all features 0)."""
+        """(the candidate's unigrams, then its features that depend on the question alone, then
+        the two strings ``already_taken`` looks for): the same candidates come back step after
+        step and in every episode of a task, so they are computed once per (question, candidate);
+        None for "" (all features 0)."""
         c_uni, c_bi = self.grams(candidate)
         if not c_uni:
             return None
@@ -133,15 +139,17 @@ class LexicalOverlap:
         shared = len(c_uni & q_uni)
         c_stems = self.stems(candidate)
         common = len(q_stems & c_stems)
+        action = candidate.split("  <- ", 1)[0]
         return (c_uni,
                 shared / len(c_uni),
                 len(c_bi & q_bi) / len(c_bi) if c_bi else 0.0,
-                float(np.log1p(shared)),
+                _log1p(shared),
                 common / len(q_stems) if q_stems else 0.0,
                 common / len(c_stems) if c_stems else 0.0,
                 _first_position(order, c_stems),
                 _share_named(self._names(candidate), q_uni),
-                float(_named_in(self._subject(candidate), question_lower)))
+                float(_named_in(self._subject(candidate), question_lower)),
+                f": {action}\n", f": {action}")
 
     def _stem_order(self, question: str) -> list[str]:
         """The question's generic word stems in order (what ``first_position`` walks)."""
@@ -198,6 +206,14 @@ class LexicalOverlap:
             found = frozenset(w[:5] for w in generic_words(text) if w not in STOP_STEMS and w != "<num>")
             self._grams.put(key, found)
         return found
+
+
+#: ``float(np.log1p(k))`` for the small counts of shared words (the same numbers, looked up)
+_LOG1P = tuple(float(np.log1p(k)) for k in range(256))
+
+
+def _log1p(count: int) -> float:
+    return _LOG1P[count] if count < len(_LOG1P) else float(np.log1p(count))
 
 
 def _first_position(order: Sequence[str], candidate_stems: frozenset[str]) -> float:
