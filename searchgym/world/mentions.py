@@ -40,16 +40,20 @@ class MentionFinder:
             entries.sort(key=lambda entry: -len(entry[0]))  # longest match first
 
     def find(self, text: str) -> list[tuple[str, tuple[str, ...]]]:
-        """(surface, entity ids) for each name in ``text``, in order of first appearance, deduplicated."""
+        """(surface, entity ids) for each name in ``text``, in order of first appearance, deduplicated.
+
+        The scan goes left to right, and a match moves it past the name; only tokens that begin
+        some name are visited (most tokens begin none)."""
         toks = tokens(text)
+        by_first = self._by_first
         found: dict[str, tuple[str, ...]] = {}
-        i = 0
-        while i < len(toks):
-            step = 1
-            for key, surface in self._by_first.get(toks[i], ()):
+        after = 0  # the first token not inside a name matched so far
+        for i in [i for i, tok in enumerate(toks) if tok in by_first]:
+            if i < after:
+                continue
+            for key, surface in by_first[toks[i]]:
                 if tuple(toks[i : i + len(key)]) == key:
                     found.setdefault(surface, tuple(self._ids[key]))
-                    step = len(key)
+                    after = i + len(key)
                     break
-            i += step
         return list(found.items())
