@@ -118,6 +118,15 @@ def candidate_text(action: Action, max_chars: int) -> str:
     return memo[1]
 
 
+def rendered(action: Action) -> str:
+    """``action.render()``, memoised on the action like ``candidate_text`` (a transcript line is
+    the rendering of a candidate object that is listed and taken again and again)."""
+    line = action.__dict__.get("_rendered")
+    if line is None:
+        line = action.__dict__["_rendered"] = action.render()
+    return line
+
+
 class SearchSession:
     """The state of one agent on one task; see the module docstring."""
 
@@ -303,7 +312,7 @@ class SearchSession:
             terminated = True
         truncated = not terminated and self.steps >= self.config.max_steps
         reward = compose_reward(score, invalid, format_error, self.config.reward, unanswered=truncated)
-        line = action.render() if action is not None else "(unparseable action)"
+        line = rendered(action) if action is not None else "(unparseable action)"
         self.transcript.append((line, result.text))
         self.done = terminated or truncated
         text = result.text
