@@ -16,6 +16,7 @@ from itertools import islice
 from searchgym.action_types import Action
 from searchgym.candidate_actions import (
     calculation_argument,
+    calculation_wording,
     calculator_call,
     fact_provenance,
     fact_value,
@@ -160,11 +161,8 @@ class CandidateGenerator:
 
     def _build(self, observed: Observed, allowed: frozenset[str], can_answer: bool, extra: Sequence[Action]) -> list:
         """The tiers in rank order, each action's first occurrence kept, cut at ``max_candidates``.
-
-        Why the tiers are dicts: merging a dict into a dict reuses the hashes it stores, so a list
-        built for a new history costs no ``Action.__hash__`` call for the tiers kept in memos
-        (the question's look-ups, the latest round's answers and names, calculations, fixed
-        calls, the older rounds' answers); later tiers are built only while the list is not full."""
+        Memoised tiers are dicts (a merge reuses their stored hashes: no ``Action.__hash__``);
+        later tiers are built only while the list is not full."""
         latest = observed.rounds[-1:]
         lookups, calculators, _ = tool_rules(allowed)
         older = self._older(observed)
@@ -377,8 +375,7 @@ class CandidateGenerator:
             values = by_quantity.setdefault(fact.predicate, [])
             if len(values) < MAX_NUMBERS_PER_QUANTITY and all(fact.value != v for _, v in values):
                 values.append((rank, fact.value))
-        # (rank, expression, note) in the order the calls are listed before the stable sort by
-        # rank; only the first MAX_CALCULATIONS after it are worded and built
+        # (rank, spec) in listing order; after the stable sort by rank only the first few are worded
         scored: list[tuple[int, tuple]] = []
         for predicate, values in by_quantity.items():
             what = predicate.replace("_", " ")
@@ -392,7 +389,7 @@ class CandidateGenerator:
                     scored.append((rank, ("sum", a, b, what)))
                     scored.append((rank, ("difference", a, b, what)))
         kept = sorted(scored, key=lambda pair: pair[0])[:MAX_CALCULATIONS]
-        return dict.fromkeys(self._calculation(tool, argument, *_worded(spec)) for _, spec in kept)
+        return dict.fromkeys(self._calculation(tool, argument, *calculation_wording(spec)) for _, spec in kept)
 
     def _fixed(self, observed: Observed, allowed: frozenset[str]) -> dict[Action, None]:
         name = observed.question_names[0] if observed.question_names else "the question"
@@ -405,13 +402,3 @@ class CandidateGenerator:
         return tuple(noted(Action.call(tool, **{k: t.format(name=name) for k, t in rule.arguments}), rule.note)
                      for tool, rule in rules)
 
-
-def _worded(spec: tuple) -> tuple[str, str]:
-    """(expression, note) of a calculation: ("year", clock, v, what), ("sum", a, b, what) or
-    ("difference", a, b, what)."""
-    kind, a, b, what = spec
-    if kind == "year":
-        return f"{a} - {b}", f"current year minus {what}"
-    if kind == "sum":
-        return f"{a} + {b}", f"sum of {what}"
-    return f"{max(a, b)} - {min(a, b)}", f"difference of {what}"
