@@ -1,6 +1,7 @@
-"""MentionFinder.find visits only the tokens that begin a name; it finds what the token-by-token
-scan it replaced found (kept below), in the same order, on a world's pages and on token soups
-made of overlapping names, prefixes of names and names split across lines."""
+"""MentionFinder.find reads a text's tokens line by line from a memo and visits only the tokens
+that begin a name; it finds what the token-by-token scan it replaced found (kept below), in the
+same order, on a world's pages and on token soups made of overlapping names, prefixes of names
+and names split across lines."""
 
 from __future__ import annotations
 
@@ -43,7 +44,7 @@ def test_find_equals_the_scan_before_on_pages_and_token_soups():
     overlapping = MentionFinder([("Vexa", "e1"), ("Vexa Corp", "e2"), ("Corp Mara", "e3"), ("Mara", "e4"),
                                  ("Mara Quell", "e5"), ("vexa", "e6")])
     soup = ["Vexa Corp Mara Quell", "Vexa Vexa Corp", "Corp Mara Quell Vexa", "vexa corp mara", "Mara Vexa\nCorp"]
-    for text in texts:
+    for text in texts + texts[::-1]:  # the second pass reads every line from the finder's memo
         assert finder.find(text) == find_before(finder, text), text
     for text in soup + [" ".join(rng.choice(["Vexa", "Corp", "Mara", "Quell", "x"], size=9)) for _ in range(300)]:
         assert overlapping.find(text) == find_before(overlapping, text), text
