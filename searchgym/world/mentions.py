@@ -13,8 +13,8 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 _TOKEN = re.compile(r"[a-z0-9]+")
-#: Lines a finder keeps the tokens of before it starts over (bounds memory on large worlds).
-LINE_MEMO_LIMIT = 100_000
+#: Lines a finder keeps the tokens of before it starts over (bounds memory: ~1 KB a line, see docs/SCALE.md).
+LINE_MEMO_LIMIT = 20_000
 
 
 def tokens(text: str) -> list[str]:
