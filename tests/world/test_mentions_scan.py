@@ -48,3 +48,14 @@ def test_find_equals_the_scan_before_on_pages_and_token_soups():
         assert finder.find(text) == find_before(finder, text), text
     for text in soup + [" ".join(rng.choice(["Vexa", "Corp", "Mara", "Quell", "x"], size=9)) for _ in range(300)]:
         assert overlapping.find(text) == find_before(overlapping, text), text
+
+
+def test_the_line_memo_starts_over_past_its_limit_and_finds_the_same(monkeypatch):
+    from searchgym.world import mentions
+
+    monkeypatch.setattr(mentions, "LINE_MEMO_LIMIT", 3)
+    finder = MentionFinder([("Vexa Corp", "e1"), ("Mara Quell", "e2")])
+    texts = [f"line {k}\nVexa\nCorp and Mara Quell {k}" for k in range(20)]
+    for text in texts + texts:
+        assert finder.find(text) == find_before(finder, text) == [("Vexa Corp", ("e1",)), ("Mara Quell", ("e2",))]
+        assert len(finder._lines) <= 3 + 3  # cleared once past the limit, then at most one text's lines added
