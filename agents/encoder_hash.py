@@ -66,16 +66,29 @@ class LineHasher:
     def __init__(self, n_buckets: int, drop_names: bool, cache_size: int = 200_000) -> None:
         self.n_buckets, self.drop_names = n_buckets, drop_names
         self._lines = BoundedCache(cache_size)  # line -> (unigram ids, bigram ids, first word, last word)
-        self._joins = BoundedCache(cache_size)  # (last word, first word) -> the joining bigram's id
+        self._joins = BoundedCache(cache_size)  # (word, next word) -> the bigram's id (in a line or joining two)
+        self._words = BoundedCache(cache_size)  # word -> its unigram's id
 
     def _line(self, line: str) -> tuple[tuple[int, ...], tuple[int, ...], str, str] | tuple[()]:
         words_ = generic_words(line) if self.drop_names else words(line)
         if not words_:
             return ()
-        n = self.n_buckets
-        unigrams = tuple(zlib.crc32(f"u:{w}".encode()) % n for w in words_)
-        bigrams = tuple(zlib.crc32(f"b:{a} {b}".encode()) % n for a, b in pairwise(words_))
-        return unigrams, bigrams, words_[0], words_[-1]
+        n, known, joins = self.n_buckets, self._words, self._joins
+        unigrams = []  # a new line is mostly words (and word pairs) seen on other lines: hashed once each
+        for w in words_:
+            found = known.get(w)
+            if found is None:
+                found = zlib.crc32(f"u:{w}".encode()) % n
+                known.put(w, found)
+            unigrams.append(found)
+        bigrams = []
+        for pair in pairwise(words_):
+            found = joins.get(pair)
+            if found is None:
+                found = zlib.crc32(f"b:{pair[0]} {pair[1]}".encode()) % n
+                joins.put(pair, found)
+            bigrams.append(found)
+        return tuple(unigrams), tuple(bigrams), words_[0], words_[-1]
 
     def ids(self, text: str) -> list[int]:
         unigrams: list[int] = []

@@ -63,6 +63,8 @@ class LexicalOverlap:
         self._contexts = BoundedCache(observation_cache_size)
         # (question, candidate) -> the features that do not depend on the rest of the text
         self._pairs = BoundedCache(cache_size)
+        self._line_words = BoundedCache(cache_size)  # a line of an observation -> its unigrams
+        self._candidates = BoundedCache(cache_size)  # a candidate -> what its features read of it
 
     def grams(self, text: str) -> tuple[frozenset[str], frozenset[str]]:
         found = self._grams.get(text)
@@ -80,11 +82,23 @@ class LexicalOverlap:
         if found is None:
             question = question_of(text)
             q_uni, q_bi = self.grams(question)
-            # the text's unigrams only (its bigrams are never read), and not kept: every step's text is new
             found = ((question, q_uni, q_bi, self.stems(question), self._stem_order(question), question.lower()),
-                     frozenset(words(text)), text)
+                     self._text_words(text), text)
             self._contexts.put(text, found)
         return found
+
+    def _text_words(self, text: str) -> frozenset[str]:
+        """``frozenset(words(text))`` from memoised lines: no word spans a line break and the
+        lower-casing stops at one (as in ``encoder_hash.LineHasher``), and a transcript is mostly
+        lines of earlier observations."""
+        lines, parts = self._line_words, []
+        for line in text.split("\n"):
+            found = lines.get(line)
+            if found is None:
+                found = frozenset(words(line))
+                lines.put(line, found)
+            parts.append(found)
+        return frozenset().union(*parts)
 
     def features(self, text: str, candidate: str) -> list[float]:
         return self._features(self._context(text), candidate)
@@ -132,14 +146,12 @@ class LexicalOverlap:
         the two strings ``already_taken`` looks for): the same candidates come back step after
         step and in every episode of a task, so they are computed once per (question, candidate);
         None for "" (all features 0)."""
-        c_uni, c_bi = self.grams(candidate)
+        c_uni, c_bi, c_stems, names, subject, taken = self._candidate(candidate)
         if not c_uni:
             return None
         _, q_uni, q_bi, q_stems, order, question_lower = question
         shared = len(c_uni & q_uni)
-        c_stems = self.stems(candidate)
         common = len(q_stems & c_stems)
-        action = candidate.split("  <- ", 1)[0]
         return (c_uni,
                 shared / len(c_uni),
                 len(c_bi & q_bi) / len(c_bi) if c_bi else 0.0,
@@ -147,9 +159,24 @@ class LexicalOverlap:
                 common / len(q_stems) if q_stems else 0.0,
                 common / len(c_stems) if c_stems else 0.0,
                 _first_position(order, c_stems),
-                _share_named(self._names(candidate), q_uni),
-                float(_named_in(self._subject(candidate), question_lower)),
-                f": {action}\n", f": {action}")
+                _share_named(names, q_uni),
+                float(_named_in(subject, question_lower)),
+                *taken)
+
+    def _candidate(self, candidate: str) -> tuple:
+        """What a candidate's features read of it, whatever the question (one memo look-up): its
+        unigrams, bigrams, stems, name words, answer subject, and the strings ``already_taken``
+        looks for."""
+        found = self._candidates.get(candidate)
+        if found is None:
+            w = words(candidate)
+            action = candidate.split("  <- ", 1)[0]
+            found = (frozenset(w), frozenset(pairwise(w)),
+                     frozenset(s[:5] for s in generic_words(candidate) if s not in STOP_STEMS and s != "<num>"),
+                     [n.lower() for n in NAME_WORD.findall(candidate) if n.lower() not in STOP_STEMS],
+                     _answer_subject(candidate).lower(), (f": {action}\n", f": {action}"))
+            self._candidates.put(candidate, found)
+        return found
 
     def _stem_order(self, question: str) -> list[str]:
         """The question's generic word stems in order (what ``first_position`` walks)."""
