@@ -31,6 +31,11 @@ NAME_TOKEN = re.compile(r"\b[A-Z][\w-]*")
 KEPT_CAPITALISED = frozenset(
     "who what which when where why how in the a an is was did does do of and or by".split()
 )
+#: ``NAME_TOKEN`` unless the whole token, lower-cased, is a kept word: those words are ASCII
+#: letters, and no other character lower-cases to an ASCII letter they hold (the Kelvin sign
+#: gives "k"), so an ASCII case-insensitive match says the same; no callback per token
+NAME_TOKEN_DROPPED = re.compile(
+    r"\b(?=[A-Z])(?!(?ai:" + "|".join(sorted(KEPT_CAPITALISED, key=len, reverse=True)) + r")(?![\w-]))[A-Z][\w-]*")
 
 
 def generic_words(text: str) -> list[str]:
@@ -41,8 +46,7 @@ def generic_words(text: str) -> list[str]:
     split's entities instead of learning how questions map to relations. The exact overlap of
     names between question and candidate still reaches the policy through LexicalOverlap.
     """
-    stripped = NAME_TOKEN.sub(lambda m: m.group(0) if m.group(0).lower() in KEPT_CAPITALISED else " ", text)
-    return ["<num>" if w.isdigit() else w for w in words(stripped)]
+    return ["<num>" if w.isdigit() else w for w in words(NAME_TOKEN_DROPPED.sub(" ", text))]
 
 
 def hashed_ngrams(text: str, n_buckets: int, drop_names: bool = False) -> list[int]:
@@ -62,16 +66,29 @@ class LineHasher:
     def __init__(self, n_buckets: int, drop_names: bool, cache_size: int = 200_000) -> None:
         self.n_buckets, self.drop_names = n_buckets, drop_names
         self._lines = BoundedCache(cache_size)  # line -> (unigram ids, bigram ids, first word, last word)
-        self._joins = BoundedCache(cache_size)  # (last word, first word) -> the joining bigram's id
+        self._joins = BoundedCache(cache_size)  # (word, next word) -> the bigram's id (in a line or joining two)
+        self._words = BoundedCache(cache_size)  # word -> its unigram's id
 
     def _line(self, line: str) -> tuple[tuple[int, ...], tuple[int, ...], str, str] | tuple[()]:
         words_ = generic_words(line) if self.drop_names else words(line)
         if not words_:
             return ()
-        n = self.n_buckets
-        unigrams = tuple(zlib.crc32(f"u:{w}".encode()) % n for w in words_)
-        bigrams = tuple(zlib.crc32(f"b:{a} {b}".encode()) % n for a, b in pairwise(words_))
-        return unigrams, bigrams, words_[0], words_[-1]
+        n, known, joins = self.n_buckets, self._words, self._joins
+        unigrams = []  # a new line is mostly words (and word pairs) seen on other lines: hashed once each
+        for w in words_:
+            found = known.get(w)
+            if found is None:
+                found = zlib.crc32(f"u:{w}".encode()) % n
+                known.put(w, found)
+            unigrams.append(found)
+        bigrams = []
+        for pair in pairwise(words_):
+            found = joins.get(pair)
+            if found is None:
+                found = zlib.crc32(f"b:{pair[0]} {pair[1]}".encode()) % n
+                joins.put(pair, found)
+            bigrams.append(found)
+        return tuple(unigrams), tuple(bigrams), words_[0], words_[-1]
 
     def ids(self, text: str) -> list[int]:
         unigrams: list[int] = []

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from itertools import pairwise
+from itertools import chain, pairwise
 
 import numpy as np
 
@@ -63,6 +63,8 @@ class LexicalOverlap:
         self._contexts = BoundedCache(observation_cache_size)
         # (question, candidate) -> the features that do not depend on the rest of the text
         self._pairs = BoundedCache(cache_size)
+        self._line_words = BoundedCache(cache_size)  # a line of an observation -> its unigrams
+        self._candidates = BoundedCache(cache_size)  # a candidate -> what its features read of it
 
     def grams(self, text: str) -> tuple[frozenset[str], frozenset[str]]:
         found = self._grams.get(text)
@@ -80,11 +82,23 @@ class LexicalOverlap:
         if found is None:
             question = question_of(text)
             q_uni, q_bi = self.grams(question)
-            # the text's unigrams only (its bigrams are never read), and not kept: every step's text is new
             found = ((question, q_uni, q_bi, self.stems(question), self._stem_order(question), question.lower()),
-                     frozenset(words(text)), text)
+                     self._text_words(text), text)
             self._contexts.put(text, found)
         return found
+
+    def _text_words(self, text: str) -> frozenset[str]:
+        """``frozenset(words(text))`` from memoised lines: no word spans a line break and the
+        lower-casing stops at one (as in ``encoder_hash.LineHasher``), and a transcript is mostly
+        lines of earlier observations."""
+        lines, parts = self._line_words, []
+        for line in text.split("\n"):
+            found = lines.get(line)
+            if found is None:
+                found = frozenset(words(line))
+                lines.put(line, found)
+            parts.append(found)
+        return frozenset().union(*parts)
 
     def features(self, text: str, candidate: str) -> list[float]:
         return self._features(self._context(text), candidate)
@@ -99,49 +113,70 @@ class LexicalOverlap:
         return found
 
     def _compute(self, context: tuple, candidates: Sequence[str]) -> np.ndarray:
-        """``_features`` of every candidate; padding "" and a candidate that comes back within the
-        observation are worked out once."""
+        """``_features`` of every candidate (the same loop, inlined: it runs for every candidate
+        of every observation a policy reads); padding "" and a candidate that comes back within
+        the observation are worked out once."""
+        question, t_uni, text = context
+        q_text, pairs = question[0], self._pairs
         seen: dict[str, list[float]] = {}
         rows = []
         for candidate in candidates:
             row = seen.get(candidate)
             if row is None:
-                row = seen[candidate] = self._features(context, candidate)
+                pair = pairs.get((q_text, candidate), _MISSING)
+                if pair is _MISSING:
+                    pair = self._question_features(question, candidate)
+                    pairs.put((q_text, candidate), pair)
+                if pair is None:
+                    row = [0.0] * self.n_features
+                else:
+                    c_uni, f0, f1, f2, f4, f5, f7, f8, f9, taken_inside, taken_at_end = pair
+                    taken = taken_inside in text or text.endswith(taken_at_end)
+                    row = [f0, f1, f2, len(c_uni & t_uni) / len(c_uni), f4, f5, float(taken), f7, f8, f9]
+                seen[candidate] = row
             rows.append(row)
-        return np.array(rows, dtype=np.float64).reshape(len(candidates), self.n_features)
+        count = len(candidates) * self.n_features
+        return np.fromiter(chain.from_iterable(rows), np.float64, count).reshape(len(candidates), self.n_features)
 
     def _features(self, context: tuple, candidate: str) -> list[float]:
-        question, t_uni, text = context
-        pair = self._pairs.get((question[0], candidate), _MISSING)
-        if pair is _MISSING:
-            pair = self._question_features(question, candidate)
-            self._pairs.put((question[0], candidate), pair)
-        if pair is None:
-            return [0.0] * self.n_features
-        c_uni, f0, f1, f2, f4, f5, f7, f8, f9 = pair
-        return [f0, f1, f2, len(c_uni & t_uni) / len(c_uni), f4, f5, float(self.already_taken(text, candidate)),
-                f7, f8, f9]
+        return self._compute(context, (candidate,))[0].tolist()
 
     def _question_features(self, question: tuple, candidate: str) -> tuple | None:
-        """(the candidate's unigrams, then its features that depend on the question alone): the
-        same candidates come back step after step and in every episode of a task, so they are
-        computed once per (question, candidate); None for "" (all features 0)."""
-        c_uni, c_bi = self.grams(candidate)
+        """(the candidate's unigrams, then its features that depend on the question alone, then
+        the two strings ``already_taken`` looks for): the same candidates come back step after
+        step and in every episode of a task, so they are computed once per (question, candidate);
+        None for "" (all features 0)."""
+        c_uni, c_bi, c_stems, names, subject, taken = self._candidate(candidate)
         if not c_uni:
             return None
         _, q_uni, q_bi, q_stems, order, question_lower = question
         shared = len(c_uni & q_uni)
-        c_stems = self.stems(candidate)
         common = len(q_stems & c_stems)
         return (c_uni,
                 shared / len(c_uni),
                 len(c_bi & q_bi) / len(c_bi) if c_bi else 0.0,
-                float(np.log1p(shared)),
+                _log1p(shared),
                 common / len(q_stems) if q_stems else 0.0,
                 common / len(c_stems) if c_stems else 0.0,
                 _first_position(order, c_stems),
-                _share_named(self._names(candidate), q_uni),
-                float(_named_in(self._subject(candidate), question_lower)))
+                _share_named(names, q_uni),
+                float(_named_in(subject, question_lower)),
+                *taken)
+
+    def _candidate(self, candidate: str) -> tuple:
+        """What a candidate's features read of it, whatever the question (one memo look-up): its
+        unigrams, bigrams, stems, name words, answer subject, and the strings ``already_taken``
+        looks for."""
+        found = self._candidates.get(candidate)
+        if found is None:
+            w = words(candidate)
+            action = candidate.split("  <- ", 1)[0]
+            found = (frozenset(w), frozenset(pairwise(w)),
+                     frozenset(s[:5] for s in generic_words(candidate) if s not in STOP_STEMS and s != "<num>"),
+                     [n.lower() for n in NAME_WORD.findall(candidate) if n.lower() not in STOP_STEMS],
+                     _answer_subject(candidate).lower(), (f": {action}\n", f": {action}"))
+            self._candidates.put(candidate, found)
+        return found
 
     def _stem_order(self, question: str) -> list[str]:
         """The question's generic word stems in order (what ``first_position`` walks)."""
@@ -198,6 +233,14 @@ class LexicalOverlap:
             found = frozenset(w[:5] for w in generic_words(text) if w not in STOP_STEMS and w != "<num>")
             self._grams.put(key, found)
         return found
+
+
+#: ``float(np.log1p(k))`` for the small counts of shared words (the same numbers, looked up)
+_LOG1P = tuple(float(np.log1p(k)) for k in range(256))
+
+
+def _log1p(count: int) -> float:
+    return _LOG1P[count] if count < len(_LOG1P) else float(np.log1p(count))
 
 
 def _first_position(order: Sequence[str], candidate_stems: frozenset[str]) -> float:

@@ -15,6 +15,10 @@ round cost per agent. Time spent choosing actions (random agents reading the mas
 env construction is not.
 
     python benchmarks/bench_team.py [--suite ID] [--episodes N] [--envs N] [--mode text] [--tree OTHER_CHECKOUT]
+
+``--memory N`` times nothing: it plays N episodes of the suite's env with new seeds (200 tasks
+in turn) and prints the memory that searchgym's modules hold afterwards (``tracemalloc``, by
+source file: the per-world memos of candidates, posts, mentions and the judge's readings).
 """
 
 from __future__ import annotations
@@ -62,6 +66,31 @@ def _parallel_runner(env, episodes, counts: dict):
     return run
 
 
+def memo_memory(suite_id: str, episodes: int) -> None:
+    """Play ``episodes`` new-seed episodes of the suite env; print what searchgym's files hold."""
+    import gc
+    import tracemalloc
+
+    tracemalloc.start()
+    from searchgym.baselines.team_random import TeamRandom
+    from searchgym.suites import get_suite, make_env
+
+    env = make_env(get_suite(suite_id), "train", action_mode="candidates")
+    env = getattr(env, "unwrapped", env)
+    tasks = [t.id for t in env.tasks.tasks("train")][:200]
+    before, team = tracemalloc.take_snapshot(), TeamRandom(seed=0)
+    for e in range(episodes):
+        env.reset(seed=10_000 + e, options={"task_id": tasks[e % len(tasks)]})
+        while env.agents:
+            env.step(team.choose_actions(env))
+    gc.collect()
+    grown = tracemalloc.take_snapshot().compare_to(before, "filename")
+    print(f"memory held after {episodes} new-seed episodes of {suite_id} (tracemalloc, MiB by file):")
+    for stat in [s for s in grown if "searchgym" in s.traceback[0].filename][:10]:
+        name = stat.traceback[0].filename
+        print(f"{stat.size_diff / 2**20:8.1f} MiB  {name[name.rfind('searchgym'):]}")
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--suite", default="quick-v2", help="suite whose env and world are measured (default quick-v2)")
@@ -70,11 +99,16 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--envs", type=int, default=64, help="envs the 'in turn' row spreads episodes over (default 64, "
                         "as a trainer's)")
     parser.add_argument("--tree", default=None, help="measure another checkout of searchgym (see source_tree.py)")
+    parser.add_argument("--memory", type=int, default=0, metavar="N",
+                        help="instead of timing: the memory searchgym holds after N new-seed episodes")
     args = parser.parse_args(argv)
     if args.tree:
         from source_tree import use_tree
 
         use_tree(args.tree)
+    if args.memory:
+        memo_memory(args.suite, args.memory)
+        return
     from timing import Timing, cartpole, ratio_line, recurring_episodes, three_states, yardstick_line
 
     from searchgym.envs.group import GroupSearchEnv

@@ -66,5 +66,16 @@ def calculator_call(tool: str, argument: str, expression: str, note: str) -> Act
     return noted(Action.call(tool, **{argument: expression}), note)
 
 
+def calculation_wording(spec: tuple) -> tuple[str, str]:
+    """(expression, note) of a calculation: ("year", clock, v, what), ("sum", a, b, what) or
+    ("difference", a, b, what)."""
+    kind, a, b, what = spec
+    if kind == "year":
+        return f"{a} - {b}", f"current year minus {what}"
+    if kind == "sum":
+        return f"{a} + {b}", f"sum of {what}"
+    return f"{max(a, b)} - {min(a, b)}", f"difference of {what}"
+
+
 def tool_of(rnd: Round) -> str:
     return rnd.action.tool if rnd.action and rnd.action.tool else "unknown"

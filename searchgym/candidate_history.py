@@ -27,20 +27,23 @@ HistoryNode = dict
 
 class RankedCandidates:
     """One ranked list (never mutated: callers copy it), the provenances of the extra candidates
-    it was built with, and its candidates' texts per cut."""
+    it was built with, and its candidates' texts for one cut (a plain tuple: few objects for the
+    garbage collector per stored list)."""
 
-    __slots__ = ("_texts", "actions", "provenances")
+    __slots__ = ("_text_chars", "_texts", "actions", "provenances")
 
     def __init__(self, actions: Sequence[Action], provenances: tuple[str, ...]) -> None:
         self.actions: tuple[Action, ...] = tuple(actions)
         self.provenances = provenances
-        self._texts: tuple[int, tuple[str, ...]] | None = None
+        self._text_chars = 0
+        self._texts: tuple[str, ...] = ()
 
     def texts(self, max_chars: int, text_of) -> tuple[str, ...]:
         """``text_of(action, max_chars)`` for every action, computed once per cut."""
-        if self._texts is None or self._texts[0] != max_chars:
-            self._texts = (max_chars, tuple(text_of(a, max_chars) for a in self.actions))
-        return self._texts[1]
+        if self._text_chars != max_chars or len(self._texts) != len(self.actions):
+            self._texts = tuple([text_of(a, max_chars) for a in self.actions])
+            self._text_chars = max_chars
+        return self._texts
 
 
 class HistoryTrie:

@@ -35,37 +35,56 @@ def add_members(groups: dict[tuple[str, str], list[str]], members) -> None:
             subjects.append(subject)
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class OlderRounds:
     """What the rounds before the latest give candidates, newest round first: their answers, the
     (predicate, value) -> subjects groups of list answers, the names (at most
     ``MAX_NAMES_PER_ROUND`` a round), the relation that pointed at each name, and the answers
-    whose subject (the provenance's first part) is one of the ``question``'s names."""
+    whose subject (the provenance's first part) is one of the ``question``'s names.
+
+    Never mutated once built (``prepend`` makes a new one); not a frozen dataclass because one is
+    built every step and a frozen one's ``__init__`` costs a ``object.__setattr__`` per field."""
 
     count: int = 0
     last: Round | None = None  # the newest of these rounds (to tell that the record is still the same)
-    answers: list = field(default_factory=list)
+    #: their answers, each once, newest round first: a dict, merged into a list without hashing again
+    answers: dict = field(default_factory=dict)
     groups: dict = field(default_factory=dict)
-    names: list = field(default_factory=list)
+    names: dict = field(default_factory=dict)  # each name once (as keys), newest round first
     roles: dict = field(default_factory=dict)
     question: frozenset = frozenset()
     about: list = field(default_factory=list)
 
     def prepend(self, rnd: Round, round_answers: tuple[list, list], round_roles: list) -> OlderRounds:
         """These rounds with ``rnd`` (one round newer than all of them) in front; as reading every
-        round again newest first would: ``rnd``'s items first, then the others not yet present."""
+        round again newest first would: ``rnd``'s items first, then the others not yet present.
+
+        Built from this value's own dicts, which are never mutated once built: what ``rnd`` adds
+        nothing to is shared (a whole dict, or a group's list), and the rest is merged by dict
+        copies that reuse the stored hashes."""
         actions, members = round_answers
-        groups: dict[tuple[str, str], list[str]] = {}
-        add_members(groups, members)
-        add_members(groups, ((key, s) for key, subjects in self.groups.items() for s in subjects))
-        names: list[str] = []
-        names.extend(n for n in rnd.names[:MAX_NAMES_PER_ROUND] if n not in names)
-        fresh = set(names)
-        names.extend(n for n in self.names if n not in fresh)
-        roles: dict[str, str] = {}
-        for value, role in round_roles:
-            roles.setdefault(value, role)
-        for value, role in self.roles.items():
-            roles.setdefault(value, role)
-        about = [a for a in actions if a.provenance.partition(" | ")[0] in self.question] + self.about
-        return OlderRounds(self.count + 1, rnd, actions + self.answers, groups, names, roles, self.question, about)
+        groups = self.groups
+        if members:
+            fresh: dict[tuple[str, str], list[str]] = {}
+            add_members(fresh, members)
+            groups = dict(fresh)
+            groups.update(self.groups)  # the round's keys keep their place (first), the older follow
+            for key, subjects in fresh.items():
+                known = self.groups.get(key)
+                if known is not None:
+                    subjects.extend(s for s in known if s not in subjects)
+                    groups[key] = subjects
+        names = self.names
+        if rnd.names:
+            names = dict.fromkeys(rnd.names[:MAX_NAMES_PER_ROUND])
+            names.update(self.names)
+        roles = self.roles
+        if round_roles:
+            roles = dict(self.roles)
+            roles.update(reversed(round_roles))  # the round's first role of a value wins, over older ones
+        about, answers = self.about, self.answers
+        if actions:
+            about = [a for a in actions if a.provenance.partition(" | ")[0] in self.question] + self.about
+            answers = dict.fromkeys(actions)
+            answers.update(self.answers)
+        return OlderRounds(self.count + 1, rnd, answers, groups, names, roles, self.question, about)

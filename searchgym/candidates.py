@@ -11,11 +11,12 @@ from __future__ import annotations
 import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from itertools import chain, islice
+from itertools import islice
 
 from searchgym.action_types import Action
 from searchgym.candidate_actions import (
     calculation_argument,
+    calculation_wording,
     calculator_call,
     fact_provenance,
     fact_value,
@@ -108,9 +109,11 @@ class CandidateGenerator:
         self._memo: dict[tuple, object] = {}
         self._histories = HistoryTrie()
         self._allowed: dict[tuple[str, ...], frozenset[str]] = {}
+        self._keys: dict[tuple, tuple] = {}
 
     def clear(self) -> None:  # every memo, the lists by history too
         self._memo.clear()
+        self._keys.clear()
         self._histories = HistoryTrie()
 
     def _memoised(self, key: tuple, build: Callable, *args: object):
@@ -137,6 +140,9 @@ class CandidateGenerator:
         key = (allowed, can_answer, actions)
         found = find_list(node, key, provenances)
         if found is None:
+            if len(self._keys) > MEMO_LIMIT:
+                self._keys.clear()
+            key = self._keys.setdefault(key, key)  # one key object for every node that stores it
             found = node[key] = RankedCandidates(self._build(observed, allowed, can_answer, actions), provenances)
         return found
 
@@ -154,38 +160,37 @@ class CandidateGenerator:
         return node
 
     def _build(self, observed: Observed, allowed: frozenset[str], can_answer: bool, extra: Sequence[Action]) -> list:
+        """The tiers in rank order, each action's first occurrence kept, cut at ``max_candidates``.
+        Memoised tiers are dicts (a merge reuses their stored hashes: no ``Action.__hash__``);
+        later tiers are built only while the list is not full."""
         latest = observed.rounds[-1:]
-        question = set(observed.question_names)
-        older = self._older(observed)
-        listed = self._list_answers(older.groups) if can_answer else []
-        older_answers = listed + older.answers if can_answer else []
-        about_question = [a for a in listed if a.provenance.partition(" | ")[0] in question] + older.about \
-            if can_answer else []
         lookups, calculators, _ = tool_rules(allowed)
+        older = self._older(observed)
         memo = observed.derived
         if memo.get("question", (None,))[0] != (lookups, observed.question_names):
             memo["question"] = ((lookups, observed.question_names),
-                                self._name_actions(observed.question_names, allowed, "question"))
-        ranked = chain(  # the first tiers: cheap, and always listed
-            extra,
-            memo["question"][1],
-            (self._latest_answers(latest) if can_answer else []),
-            about_question[:MAX_QUESTION_ANSWERS],
-            self._latest_names(latest, allowed, lookups),
-        )
-        later: list[Callable[[], Sequence[Action]]] = [  # built only while the list is not full
-            lambda: [a for tool, argument in calculators
-                     for a in self._calculations(observed, tool, argument)[:MAX_CALCULATIONS]],
-            lambda: self._fixed(observed, allowed),
-            lambda: older_answers,
-            lambda: self._name_actions(older.names, allowed, "earlier result", older.roles),
-        ]
-        unique = dict.fromkeys(ranked)  # keeps each action's first occurrence, in order
-        for tier in later:
-            if len(unique) >= self.max_candidates:
-                break
-            unique.update(dict.fromkeys(tier()))
-        return list(islice(unique, self.max_candidates))
+                                dict.fromkeys(self._name_actions(observed.question_names, allowed, "question")))
+        unique = dict.fromkeys(extra)
+        unique.update(memo["question"][1])
+        listed = self._list_answers(older.groups) if can_answer else []
+        if can_answer:
+            unique.update(self._latest_answers(latest))
+            question = set(observed.question_names)
+            about = [a for a in listed if a.provenance.partition(" | ")[0] in question]
+            unique.update(dict.fromkeys((about + older.about)[:MAX_QUESTION_ANSWERS]))
+        unique.update(self._latest_names(latest, allowed, lookups))
+        full = self.max_candidates
+        if len(unique) < full:
+            for tool, argument in calculators:
+                unique.update(self._calculations(observed, tool, argument))
+        if len(unique) < full:
+            unique.update(self._fixed(observed, allowed))
+        if len(unique) < full and can_answer:
+            unique.update(dict.fromkeys(listed))
+            unique.update(older.answers)
+        if len(unique) < full:
+            unique.update(dict.fromkeys(self._name_actions(older.names, allowed, "earlier result", older.roles)))
+        return list(islice(unique, full))
 
     # ------------------------------------------------------------------------------ tiers
     def _derived(self, rnd: Round) -> dict:
@@ -200,22 +205,22 @@ class CandidateGenerator:
             rnd.derived = derived
         return derived
 
-    def _latest_answers(self, latest: Sequence[Round]) -> list[Action]:
+    def _latest_answers(self, latest: Sequence[Round]) -> dict[Action, None]:
         if not latest:
-            return []
+            return {}
         derived = self._derived(latest[0])
         if "latest_answers" not in derived:
-            derived["latest_answers"] = self._answers(latest)[:MAX_LATEST_ANSWERS]
+            derived["latest_answers"] = dict.fromkeys(self._answers(latest)[:MAX_LATEST_ANSWERS])
         return derived["latest_answers"]
 
-    def _latest_names(self, latest: Sequence[Round], allowed: frozenset[str], lookups: tuple) -> list[Action]:
+    def _latest_names(self, latest: Sequence[Round], allowed: frozenset[str], lookups: tuple) -> dict[Action, None]:
         if not latest:
-            return []
+            return {}
         derived = self._derived(latest[0])
         found = derived.get("latest_names")
         if found is None or found[0] != lookups:
             actions = self._name_actions(self._names(latest), allowed, "latest result", self._name_roles(latest))
-            found = derived["latest_names"] = (lookups, actions)
+            found = derived["latest_names"] = (lookups, dict.fromkeys(actions))
         return found[1]
 
     @staticmethod
@@ -231,11 +236,13 @@ class CandidateGenerator:
         was the value of a fact, which relation pointed at it ("Vexa Corp | made by")."""
         lookups = tool_rules(allowed)[0]
         actions: list[Action] = []
+        plain, memo = f"name from the {where}", self._memo
         for name in names:
-            note = f"name from the {where}"
-            if roles and name in roles:
-                note += f" | {roles[name]}"
-            actions.extend(self._memoised(("name", name, note, lookups), self._lookups, name, note, lookups))
+            note = f"{plain} | {roles[name]}" if roles and name in roles else plain
+            found = memo.get(("name", name, note, lookups))
+            if found is None:
+                found = self._memoised(("name", name, note, lookups), self._lookups, name, note, lookups)
+            actions.extend(found)
         return actions
 
     @staticmethod
@@ -304,10 +311,9 @@ class CandidateGenerator:
         rounds = observed.rounds
         older = observed.derived.get("older")
         count = max(len(rounds) - 1, 0)
-        question = frozenset(observed.question_names)  # older.about depends on it
         if older is None or older.count > count or (older.count and rounds[older.count - 1] is not older.last) \
-                or older.question != question:
-            older = OlderRounds(question=question)
+                or older.question != frozenset(observed.question_names):  # older.about depends on it
+            older = OlderRounds(question=frozenset(observed.question_names))
         for rnd in rounds[older.count:count]:
             older = older.prepend(rnd, self._round_answers(rnd), self._round_roles(rnd))
         observed.derived["older"] = older
@@ -328,8 +334,9 @@ class CandidateGenerator:
         return self._memoised(("calc", tool, argument, expression, note),
                               calculator_call, tool, argument, expression, note)
 
-    def _calculations(self, observed: Observed, tool: str, argument: str) -> list[Action]:
-        """Sums and differences of like quantities seen (same predicate), and years since (clock).
+    def _calculations(self, observed: Observed, tool: str, argument: str) -> dict[Action, None]:
+        """The first ``MAX_CALCULATIONS`` sums and differences of like quantities seen (same
+        predicate), and years since (clock), as a tier (a dict, in rank order).
 
         Figures of the entities the question names come first, then the most recent ones, and
         current figures before outdated ones.
@@ -354,7 +361,8 @@ class CandidateGenerator:
             observed.derived["figures"] = (len(rounds), rounds[-1], clock, figures)
         return clock, figures
 
-    def _rank_calculations(self, observed: Observed, clock: int | None, tool: str, argument: str) -> list[Action]:
+    def _rank_calculations(self, observed: Observed, clock: int | None, tool: str,
+                           argument: str) -> dict[Action, None]:
         rounds = observed.rounds
         question = set(observed.question_names)
         ranked: list[tuple[bool, int, bool, Fact]] = []
@@ -367,29 +375,30 @@ class CandidateGenerator:
             values = by_quantity.setdefault(fact.predicate, [])
             if len(values) < MAX_NUMBERS_PER_QUANTITY and all(fact.value != v for _, v in values):
                 values.append((rank, fact.value))
-        scored: list[tuple[int, Action]] = []
+        # (rank, spec) in listing order; after the stable sort by rank only the first few are worded
+        scored: list[tuple[int, tuple]] = []
         for predicate, values in by_quantity.items():
             what = predicate.replace("_", " ")
             if predicate.endswith("year"):  # years pair with the clock; their sums answer nothing
                 if clock is not None:
-                    scored += [(rank, self._calculation(tool, argument, f"{clock} - {v}", f"current year minus {what}"))
-                               for rank, v in values]
+                    scored += [(rank, ("year", clock, v, what)) for rank, v in values]
                 continue
             for i, (rank_a, a) in enumerate(values):
                 for rank_b, b in values[i + 1:]:
-                    hi, lo = max(a, b), min(a, b)
                     rank = max(rank_a, rank_b)
-                    scored.append((rank, self._calculation(tool, argument, f"{a} + {b}", f"sum of {what}")))
-                    scored.append((rank, self._calculation(tool, argument, f"{hi} - {lo}", f"difference of {what}")))
-        return [action for _, action in sorted(scored, key=lambda pair: pair[0])]
+                    scored.append((rank, ("sum", a, b, what)))
+                    scored.append((rank, ("difference", a, b, what)))
+        kept = sorted(scored, key=lambda pair: pair[0])[:MAX_CALCULATIONS]
+        return dict.fromkeys(self._calculation(tool, argument, *calculation_wording(spec)) for _, spec in kept)
 
-    def _fixed(self, observed: Observed, allowed: frozenset[str]) -> tuple[Action, ...]:
+    def _fixed(self, observed: Observed, allowed: frozenset[str]) -> dict[Action, None]:
         name = observed.question_names[0] if observed.question_names else "the question"
         rules = tool_rules(allowed)[2]
-        return self._memoised(("fixed", name, rules), self._fixed_actions, name, rules)
+        return self._memoised(("fixed", name, rules), lambda: dict.fromkeys(self._fixed_actions(name, rules)))
 
     @staticmethod
     def _fixed_actions(name: str, rules: tuple[tuple[str, FixedCall], ...]) -> tuple[Action, ...]:
         """One call per allowed tool with a :class:`FixedCall` rule ("{name}": the question's name)."""
         return tuple(noted(Action.call(tool, **{k: t.format(name=name) for k, t in rule.arguments}), rule.note)
                      for tool, rule in rules)
+

@@ -129,7 +129,7 @@ class ProcessJudge:
         self.task = task
         self._gold = task.gold_fact_ids
         self._seen_gold: set[str] = set()
-        self._previous: list[Action] = []
+        self._previous: set[Action] = set()  # a repeat is an equal action: Action hashes what it compares
         question = read_text(task.question)
         # What was seen, one reading per observation (judging a round adds one, nothing is merged).
         self._readings: list[ReadText] = [question]
@@ -149,7 +149,7 @@ class ProcessJudge:
         failure = self._failed_check(action, ok)
         self._seen_gold.update(new_ids)
         if action is not None:
-            self._previous.append(action)
+            self._previous.add(action)
         read = read_text(str(observation_text))  # memoised: a text seen before is not read again
         self._readings.append(read)
         return RoundSignals(

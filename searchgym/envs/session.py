@@ -118,6 +118,15 @@ def candidate_text(action: Action, max_chars: int) -> str:
     return memo[1]
 
 
+def rendered(action: Action) -> str:
+    """``action.render()``, memoised on the action like ``candidate_text`` (a transcript line is
+    the rendering of a candidate object that is listed and taken again and again)."""
+    line = action.__dict__.get("_rendered")
+    if line is None:
+        line = action.__dict__["_rendered"] = action.render()
+    return line
+
+
 class SearchSession:
     """The state of one agent on one task; see the module docstring."""
 
@@ -144,6 +153,7 @@ class SearchSession:
         self.observed = Observed(names_in(world, task.question))
         self.transcript: list[tuple[str, str]] = []  # (action line, result text)
         self._block_memo: list[tuple[str, bool]] = []  # transcript_text's blocks, built once per round
+        self._head: tuple[str | None, str, bool] = (None, "", True)  # transcript_text's (extra, head, clean)
         self.steps = 0
         self.tool_calls = 0
         self.invalid_actions = 0
@@ -181,13 +191,15 @@ class SearchSession:
 
     def transcript_text(self, extra: str = "") -> str:
         """Question, header and the most recent rounds that fit in ``max_obs_chars``."""
-        head = f"{self.header}\n" if self.header else ""
-        head += f"Question: {self.task.question}\n"
-        if extra:
-            head += extra.rstrip() + "\n"
+        if self._head[0] != extra:  # the same every step but for a team's blackboard text
+            head = f"{self.header}\n" if self.header else ""
+            head += f"Question: {self.task.question}\n"
+            if extra:
+                head += extra.rstrip() + "\n"
+            self._head = (extra, head, is_clean(head))
+        _, head, clean = self._head
         budget = self.config.max_obs_chars - len(head)
         parts: list[str] = []
-        clean = is_clean(head)
         blocks = self._blocks()
         for i in range(len(blocks) - 1, -1, -1):
             block, block_clean = blocks[i]
@@ -300,7 +312,7 @@ class SearchSession:
             terminated = True
         truncated = not terminated and self.steps >= self.config.max_steps
         reward = compose_reward(score, invalid, format_error, self.config.reward, unanswered=truncated)
-        line = action.render() if action is not None else "(unparseable action)"
+        line = rendered(action) if action is not None else "(unparseable action)"
         self.transcript.append((line, result.text))
         self.done = terminated or truncated
         text = result.text

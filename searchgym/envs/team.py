@@ -170,7 +170,7 @@ class TeamSearchEnv(TeamPosts, MultiSearchEnv):
         self.team_score = None
         self.first_found: dict[str, tuple[int, tuple[str, ...]]] = {}
         self._latest_tool_round: dict[str, Round] = {}
-        self._line_cache: dict[str, tuple[Round, list]] = {}
+        self._line_cache: dict[str, tuple[Round, list, tuple]] = {}  # agent -> (round, lines, their memo key)
         self._options_cache: dict[str, tuple] = {}  # agent -> (round, board, notes, post options)
         self._question_words: frozenset[str] = frozenset()
         # Memos that outlive episodes, shared by the world's team envs: the same results, lines and

@@ -19,9 +19,9 @@ _SHARED_MEMOS: PerWorld[tuple[dict, dict]] = PerWorld(lambda world: ({}, {}))
 
 
 def shared_post_memos(world: object) -> tuple[dict, dict]:
-    """The memos of result lines and post actions for ``world``'s team envs. Why shared: what a
-    line carries depends only on the world, the task and the round (the key says which), and a
-    trainer runs dozens of team envs on one world."""
+    """The memos of result lines, and of post actions and their rankings, for ``world``'s team
+    envs. Why shared: what a line carries depends only on the world, the task and the round (the
+    key says which), and a trainer runs dozens of team envs on one world."""
     return _SHARED_MEMOS.get(world)
 
 
@@ -53,7 +53,7 @@ class TeamPosts:
         lines = self._lines_memo.get(key)
         if lines is None:
             lines = self._lines_memo[key] = self._read_lines(rnd)
-        self._line_cache[agent] = (rnd, lines)
+        self._line_cache[agent] = (rnd, lines, key)
         return lines
 
     def _read_lines(self, rnd: Round) -> list[tuple[str, NoteEvidence, frozenset, str, frozenset[str]]]:
@@ -86,9 +86,19 @@ class TeamPosts:
         return list(options)
 
     def _rank_post_lines(self, agent: str, rnd: Round, lines: list) -> list[tuple[Action, NoteEvidence]]:
+        """The ranking ``post_options`` describes, memoised (shared by the world's team envs) by
+        what it reads: the lines (their memo key says the task and the round), what the board
+        holds and the names the team talks about; episodes that replay a round meet it again."""
         on_board = self.blackboard.evidence_ids | self.blackboard.calculator_values
         known = {*self.sessions[agent].observed.question_names, *(n for note in self.blackboard.notes for n in note.names),
                  *(str(v) for v in rnd.action.args.values())}
+        key = ("ranked", self._line_cache[agent][2], frozenset(on_board), frozenset(known))
+        found = self._post_memo.get(key)
+        if found is None:
+            found = self._post_memo[key] = self._ranked_post_lines(rnd, lines, on_board, known)
+        return found
+
+    def _ranked_post_lines(self, rnd: Round, lines: list, on_board: set, known: set) -> list[tuple[Action, NoteEvidence]]:
         known_padded = [p for p in map(padded, known) if p.strip()]
         question = self._question_words
         scored, offered = [], set()

@@ -13,6 +13,8 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 _TOKEN = re.compile(r"[a-z0-9]+")
+#: Lines a finder keeps the tokens of before it starts over (bounds memory: ~1 KB a line, see docs/SCALE.md).
+LINE_MEMO_LIMIT = 20_000
 
 
 def tokens(text: str) -> list[str]:
@@ -27,6 +29,7 @@ class MentionFinder:
         self._by_first: dict[str, list[tuple[tuple[str, ...], str]]] = defaultdict(list)
         surfaces: dict[tuple[str, ...], str] = {}
         self._ids: dict[tuple[str, ...], list[str]] = defaultdict(list)
+        self._lines: dict[str, tuple[list[str], list[int]]] = {}  # line -> (its tokens, where names may begin)
         for surface, eid in names:
             key = tuple(tokens(surface))
             if not key:
@@ -40,16 +43,41 @@ class MentionFinder:
             entries.sort(key=lambda entry: -len(entry[0]))  # longest match first
 
     def find(self, text: str) -> list[tuple[str, tuple[str, ...]]]:
-        """(surface, entity ids) for each name in ``text``, in order of first appearance, deduplicated."""
-        toks = tokens(text)
+        """(surface, entity ids) for each name in ``text``, in order of first appearance, deduplicated.
+
+        The scan goes left to right, and a match moves it past the name; only tokens that begin
+        some name are visited (most tokens begin none)."""
+        toks, starts = self._tokens(text)
+        by_first = self._by_first
         found: dict[str, tuple[str, ...]] = {}
-        i = 0
-        while i < len(toks):
-            step = 1
-            for key, surface in self._by_first.get(toks[i], ()):
+        after = 0  # the first token not inside a name matched so far
+        for i in starts:
+            if i < after:
+                continue
+            for key, surface in by_first[toks[i]]:
                 if tuple(toks[i : i + len(key)]) == key:
                     found.setdefault(surface, tuple(self._ids[key]))
-                    step = len(key)
+                    after = i + len(key)
                     break
-            i += step
         return list(found.items())
+
+    def _tokens(self, text: str) -> tuple[list[str], list[int]]:
+        """(``tokens(text)``, the positions of the tokens that begin a name), read line by line
+        from a memo: no token spans a line break, so a text's tokens are its lines' in order, and
+        new texts (search results, notes) are mostly lines seen before. A name may still span
+        lines: the scan runs over the whole text's tokens."""
+        lines = self._lines
+        if len(lines) > LINE_MEMO_LIMIT:
+            lines.clear()
+        toks: list[str] = []
+        starts: list[int] = []
+        for line in text.split("\n"):
+            read = lines.get(line)
+            if read is None:
+                line_tokens = tokens(line)
+                read = lines[line] = (line_tokens, [i for i, tok in enumerate(line_tokens) if tok in self._by_first])
+            if read[1]:
+                offset = len(toks)
+                starts.extend([offset + i for i in read[1]])
+            toks.extend(read[0])
+        return toks, starts
