@@ -8,10 +8,11 @@ BIN := $(VENV)/bin
 OUT ?= runs/quick
 # The main comparison: the supervised base (sft: the hash policy imitating the reader), then every
 # outcome- and MARL method started from that base (init=sft: one base per seed, shared by its runs),
-# beside the reader, random and the privileged oracle, on three seeds. ippo, mt_ppo, gigpo and
+# beside the base scored by its argmax (sft_greedy: what sharpening alone gives), the reader, random
+# and the privileged oracle, on three seeds. ippo, mt_ppo, gigpo and
 # info_gain are one --methods away; they do not fit the 15-minute budget on 2 cores, nor does the
 # attn policy (benchmarks/bench_policy.py measures its cost per agent-step against hash's).
-MAIN_METHODS ?= sft,cw_grpo,grpo,dr_grpo,mappo,coma,reader,random,oracle
+MAIN_METHODS ?= sft,sft_greedy=sft[decoding=greedy],cw_grpo,grpo,dr_grpo,mappo,coma,reader,random,oracle
 MAIN_POLICY ?= hash
 MAIN_BUDGET ?= 10000
 MAIN_OPTIONS ?= --option init=sft --option lr=0.001 --option update_epochs=4 --option loss.entropy_coef=0
@@ -33,7 +34,7 @@ $(VENV)/.installed: $(VENV)/.installed-main
 	touch $@
 
 main: $(VENV)/.installed-main
-	$(BIN)/searchgym compare --suite quick-v2 --methods $(MAIN_METHODS) --seeds 3 --budget $(MAIN_BUDGET) --workers 2 --device auto --policy $(MAIN_POLICY) $(MAIN_OPTIONS) --out $(OUT)
+	$(BIN)/searchgym compare --suite quick-v2 --methods '$(MAIN_METHODS)' --seeds 3 --budget $(MAIN_BUDGET) --workers 2 --device auto --policy $(MAIN_POLICY) $(MAIN_OPTIONS) --out $(OUT)
 
 # Headless Chromium for the leaderboard page test (Debian's package; needs root and apt).
 browser:
