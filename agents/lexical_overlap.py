@@ -69,8 +69,7 @@ class LexicalOverlap:
     def grams(self, text: str) -> tuple[frozenset[str], frozenset[str]]:
         found = self._grams.get(text)
         if found is None:
-            w = words(text)
-            found = (frozenset(w), frozenset(pairwise(w)))
+            found = _grams_of(text)
             self._grams.put(text, found)
         return found
 
@@ -169,12 +168,8 @@ class LexicalOverlap:
         looks for."""
         found = self._candidates.get(candidate)
         if found is None:
-            w = words(candidate)
-            action = candidate.split("  <- ", 1)[0]
-            found = (frozenset(w), frozenset(pairwise(w)),
-                     frozenset(s[:5] for s in generic_words(candidate) if s not in STOP_STEMS and s != "<num>"),
-                     [n.lower() for n in NAME_WORD.findall(candidate) if n.lower() not in STOP_STEMS],
-                     _answer_subject(candidate).lower(), (f": {action}\n", f": {action}"))
+            found = (*_grams_of(candidate), _stems_of(candidate), _names_of(candidate),
+                     _answer_subject(candidate).lower(), _taken_needles(candidate))
             self._candidates.put(candidate, found)
         return found
 
@@ -183,7 +178,7 @@ class LexicalOverlap:
         key = ("order", question)
         order = self._grams.get(key)
         if order is None:
-            order = [w[:5] for w in generic_words(question) if w not in STOP_STEMS and w != "<num>"]
+            order = _stem_list(question)
             self._grams.put(key, order)
         return order
 
@@ -192,7 +187,7 @@ class LexicalOverlap:
         key = ("names", candidate)
         found = self._grams.get(key)
         if found is None:
-            found = [w.lower() for w in NAME_WORD.findall(candidate) if w.lower() not in STOP_STEMS]
+            found = _names_of(candidate)
             self._grams.put(key, found)
         return found
 
@@ -221,8 +216,8 @@ class LexicalOverlap:
     @staticmethod
     def already_taken(text: str, candidate: str) -> bool:
         """Was this exact action taken before? (its rendering appears on a ``Step k:`` line)."""
-        action = candidate.split("  <- ", 1)[0]
-        return f": {action}\n" in text or text.endswith(f": {action}")
+        inside, at_end = _taken_needles(candidate)
+        return inside in text or text.endswith(at_end)
 
     def stems(self, text: str) -> frozenset[str]:
         """5-letter prefixes of the text's generic words (no names, no numbers): "founded" and
@@ -230,9 +225,33 @@ class LexicalOverlap:
         key = ("stems", text)
         found = self._grams.get(key)
         if found is None:
-            found = frozenset(w[:5] for w in generic_words(text) if w not in STOP_STEMS and w != "<num>")
+            found = _stems_of(text)
             self._grams.put(key, found)
         return found
+
+
+def _grams_of(text: str) -> tuple[frozenset[str], frozenset[tuple[str, str]]]:
+    w = words(text)
+    return frozenset(w), frozenset(pairwise(w))
+
+
+def _stem_list(text: str) -> list[str]:
+    """5-letter prefixes of the text's generic words, in order (no names, numbers or stop stems)."""
+    return [w[:5] for w in generic_words(text) if w not in STOP_STEMS and w != "<num>"]
+
+
+def _stems_of(text: str) -> frozenset[str]:
+    return frozenset(_stem_list(text))
+
+
+def _names_of(candidate: str) -> list[str]:
+    return [w.lower() for w in NAME_WORD.findall(candidate) if w.lower() not in STOP_STEMS]
+
+
+def _taken_needles(candidate: str) -> tuple[str, str]:
+    """What a ``Step k:`` line that took this action shows: ": action" and a line break, or the text's end."""
+    action = candidate.split("  <- ", 1)[0]
+    return f": {action}\n", f": {action}"
 
 
 #: ``float(np.log1p(k))`` for the small counts of shared words (the same numbers, looked up)

@@ -97,11 +97,9 @@ class Observed:
 
 
 class CandidateGenerator:
-    """Builds the ranked candidate list for one agent; shared by every env of a world.
-
-    Why it memoises: a round's answers, names and numbers are derived once (kept on the
-    ``Round``), the actions built from names, facts and calculations are kept per generator, and
-    whole lists per history (see ``ranked``). The output is the same as building everything afresh."""
+    """Builds the ranked candidate list for one agent; shared by every env of a world. It memoises a
+    round's answers, names and numbers (kept on the ``Round``), the actions built from names, facts
+    and calculations, and whole lists per history (``ranked``): the output equals building afresh."""
 
     def __init__(self, world: World, max_candidates: int = 48) -> None:
         self.world = world
@@ -236,13 +234,10 @@ class CandidateGenerator:
         was the value of a fact, which relation pointed at it ("Vexa Corp | made by")."""
         lookups = tool_rules(allowed)[0]
         actions: list[Action] = []
-        plain, memo = f"name from the {where}", self._memo
+        plain = f"name from the {where}"
         for name in names:
             note = f"{plain} | {roles[name]}" if roles and name in roles else plain
-            found = memo.get(("name", name, note, lookups))
-            if found is None:
-                found = self._memoised(("name", name, note, lookups), self._lookups, name, note, lookups)
-            actions.extend(found)
+            actions.extend(self._memoised(("name", name, note, lookups), self._lookups, name, note, lookups))
         return actions
 
     @staticmethod
@@ -311,9 +306,10 @@ class CandidateGenerator:
         rounds = observed.rounds
         older = observed.derived.get("older")
         count = max(len(rounds) - 1, 0)
+        question = frozenset(observed.question_names)  # older.about depends on it
         if older is None or older.count > count or (older.count and rounds[older.count - 1] is not older.last) \
-                or older.question != frozenset(observed.question_names):  # older.about depends on it
-            older = OlderRounds(question=frozenset(observed.question_names))
+                or older.question != question:
+            older = OlderRounds(question=question)
         for rnd in rounds[older.count:count]:
             older = older.prepend(rnd, self._round_answers(rnd), self._round_roles(rnd))
         observed.derived["older"] = older
@@ -401,4 +397,3 @@ class CandidateGenerator:
         """One call per allowed tool with a :class:`FixedCall` rule ("{name}": the question's name)."""
         return tuple(noted(Action.call(tool, **{k: t.format(name=name) for k, t in rule.arguments}), rule.note)
                      for tool, rule in rules)
-
