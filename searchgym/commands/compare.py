@@ -14,6 +14,7 @@ from searchgym.extras import require_installed
 from searchgym.harness.compare import Comparison, run_comparison
 from searchgym.harness.loggers import LOGGERS
 from searchgym.harness.methods import METHODS, MethodRef, load_method, parse_methods, parse_option_value, trains
+from searchgym.harness.preflight import check_comparison
 from searchgym.suites import get_suite
 
 #: Policy backbone -> the optional module it loads besides torch.
@@ -29,8 +30,11 @@ def parse_seeds(text: str) -> list[int]:
             seeds = list(range(int(text)))
     except ValueError:
         raise ValueError(f"--seeds takes a count (3) or a comma list of seeds (0,5,7), got {text!r}") from None
-    if not seeds or any(s < 0 for s in seeds):
-        raise ValueError(f"--seeds needs at least one non-negative seed, got {text!r}")
+    if not seeds:
+        raise ValueError(f"--seeds {text!r} runs no seed; give a count of at least 1 (3 -> 0,1,2) or a comma "
+                         "list (5, runs seed 5 alone)")
+    if any(s < 0 for s in seeds):
+        raise ValueError(f"--seeds takes non-negative seeds, got {text!r}")
     return seeds
 
 
@@ -90,6 +94,7 @@ def run(args: argparse.Namespace) -> int:
                             logger=args.logger)
     # Ray runs train on the cluster's nodes, which may hold torch where this process has none.
     require_extras("searchgym compare", comparison.methods if args.executor == "local" else [], args.policy)
+    check_comparison(comparison)
     result = run_comparison(comparison)
     done = sum(o.status == "done" for o in result.outcomes)
     skipped = sum(o.status == "skipped" for o in result.outcomes)

@@ -25,6 +25,27 @@ def test_compare_reports_bad_input_as_a_usage_error(tmp_path, capsys):
     assert "unknown suite 'nope-v0'; known suites: quick-v2" in capsys.readouterr().err
     assert main(["compare", "--suite", TINY_QA.id, "--seeds", "x", "--out", str(tmp_path)]) == 2
     assert "--seeds takes a count (3) or a comma list" in capsys.readouterr().err
+    assert main(["compare", "--suite", TINY_QA.id, "--seeds", "0", "--out", str(tmp_path)]) == 2
+    assert "--seeds '0' runs no seed; give a count of at least 1" in capsys.readouterr().err
+
+
+def test_compare_refuses_settings_no_run_would_accept_before_any_run_starts(tmp_path, capsys):
+    """A typo in an option, the policy or a decoding is one usage error, not a failed run per seed."""
+    cases = [
+        (["--methods", "grpo,random", "--option", "lr_rate=0.1"], "method 'grpo': unknown option 'lr_rate' for grpo"),
+        (["--methods", "cw_grpo", "--policy", "bert"], "unknown --policy 'bert'; accepted: attn, hash, hf, minilm"),
+        (["--methods", "base=sft[decoding=argmax]"], "method 'base': unknown decoding 'argmax'; accepted: sample, greedy"),
+        (["--methods", "sft", "--option", "sft_epoch=3"], "method 'sft': unknown option 'sft_epoch'; the supervised base"),
+    ]
+    for k, (extra, message) in enumerate(cases):
+        out = tmp_path / f"run{k}"
+        args = ["compare", "--suite", TINY_QA.id, "--budget", "8", "--device", "cpu", "--out", str(out), *extra]
+        assert main(args) == 2
+        assert message in capsys.readouterr().err
+        assert not out.exists()  # refused before a run folder was written
+    # the same settings spelt right run (random ignores the options of learning methods)
+    assert main(["compare", "--suite", TINY_QA.id, "--methods", "random", "--option", "lr=0.1", "--budget", "0",
+                 "--out", str(tmp_path / "ok"), "--no-progress"]) == 0
 
 
 def test_evaluate_an_agent_factory(tmp_path, capsys):

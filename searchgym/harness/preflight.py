@@ -1,0 +1,67 @@
+"""A comparison's settings checked before any run starts.
+
+Why: an unknown ``--option``, ``--policy`` or ``decoding`` is otherwise found by each run on its
+own, so a typo becomes one failed run per (method, seed), with run folders and an invitation to
+resume. Here it is one error line that names what was wrong and what is accepted. The checks
+call the very functions the runs call (``build_config``, ``sft_config``), so their verdicts agree.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from types import SimpleNamespace
+from typing import Any
+
+from searchgym.harness.methods import BASELINE_METHODS, SPEC_METHOD_PREFIX, load_callable, load_method, trains
+
+
+def check_comparison(comparison: Any) -> None:
+    """Raise ``ValueError`` naming the first method whose settings no run of it would accept.
+
+    Skipped where torch is missing (a Ray cluster's nodes may hold it; the runs check there)."""
+    if importlib.util.find_spec("torch") is None:
+        return
+    learners = [m for m in comparison.methods if m.path.startswith("searchgym.") and trains(load_method(m))]
+    if learners:
+        _check_policy(comparison.policy)
+    for method in comparison.methods:
+        options = {**comparison.options, **dict(method.options)}
+        try:
+            if method.path.startswith(SPEC_METHOD_PREFIX):
+                _check_spec(method.path.removeprefix(SPEC_METHOD_PREFIX), options, comparison)
+            elif method.path == BASELINE_METHODS["sft"]:
+                _check_sft(options)
+        except ValueError as exc:
+            raise ValueError(f"method {method.label!r}: {exc}") from None
+
+
+def _check_policy(policy: str) -> None:
+    from searchgym.agents.policy import ENCODERS, OWN_ARCHITECTURES
+
+    accepted = sorted([*ENCODERS, *OWN_ARCHITECTURES])
+    if policy not in accepted:
+        raise ValueError(f"unknown --policy {policy!r}; accepted: {', '.join(accepted)}")
+
+
+def _check_sft(options: dict[str, Any]) -> None:
+    from searchgym.agents.policy_actor import DECODINGS
+    from searchgym.harness.sft import sft_config
+
+    sft_config(options)
+    decoding = options.get("decoding", "sample")
+    if decoding not in DECODINGS:
+        raise ValueError(f"unknown decoding {decoding!r}; accepted: {', '.join(DECODINGS)}")
+
+
+def _check_spec(name: str, options: dict[str, Any], comparison: Any) -> None:
+    from searchgym.harness.method_specs import build_config
+    from searchgym.method_table import METHOD_SPECS
+    from searchgym.suites import make_env
+
+    spec = METHOD_SPECS[name]
+    trainer_cls = load_callable(spec.trainer, f"trainer of {spec.name}")
+    probe = SimpleNamespace(suite=comparison.suite, options=options, policy=comparison.policy,
+                            budget=comparison.budget, seed=comparison.seeds[0], device="cpu",
+                            make_env=lambda split="train": make_env(comparison.suite, split))
+    build_config(spec, probe, trainer_cls)
+    _check_sft(options)
