@@ -30,6 +30,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .encoders import BoundedCache
+from .feature_rows import feature_array, real_count
 
 ARGUMENT = re.compile(r'^(\w+)\((?:\w+=)?"(.*)"\)$')
 STEP = re.compile(r"^Step \d+: (.*)$")
@@ -150,7 +151,7 @@ class HopFeatures:
         rank = float(seen.rank)
         padding = [0.0] * self.n_features
         rows = []
-        for candidate, (kind, arg, provenance) in zip(candidates, parts):
+        for candidate, (kind, arg, provenance) in zip(candidates[:real_count(candidates)], parts):
             if not candidate:
                 rows.append(padding)
                 continue
@@ -175,7 +176,7 @@ class HopFeatures:
                 if numbers:
                     row[12] = sum(n in looked_values for n in numbers) / len(numbers)
             rows.append(row)
-        return np.array(rows, dtype=np.float64).reshape(len(candidates), self.n_features)
+        return feature_array(rows, len(candidates), self.n_features)
 
 
 @functools.lru_cache(maxsize=65_536)
