@@ -171,8 +171,9 @@ class TrainerBase:
         return self.state
 
 
-#: Allocations between collections of the youngest generation while training (Python's default: 700).
-YOUNG_COLLECTION_EVERY = 10_000
+#: Net allocations of tracked objects between collections of the youngest generation while training
+#: (Python's default: 700).
+YOUNG_COLLECTION_EVERY = 50_000
 
 
 @contextlib.contextmanager
