@@ -22,7 +22,8 @@ def test_feature_array_equals_the_padded_conversion():
 
 
 def test_padding_rows_are_zero_and_real_rows_do_not_depend_on_padding():
-    text = "Question: Who founded Vexa Corp?\nStep 1: web_search(query=\"Vexa Corp\")\nVexa Corp was founded by Mara."
+    text = ("Question: Who founded Vexa Corp?\nStep 1: web_search(query=\"Vexa Corp\")\n"
+            "Vexa Corp was founded by Mara.")
     candidates = ['knowledge_base(entity="Mara")  <- name from the latest result', "",
                   'answer("Mara")  <- Vexa Corp | founded by | via web_search']
     for features in (HopFeatures(), LexicalOverlap()):

@@ -35,4 +35,5 @@ def test_memoised_answer_readings_equal_the_plain_helpers():
         for is_list in (False, True):
             parts, needles = _phrases(text, is_list)
             assert list(parts) == (split_list(text) if is_list else [text])
-            assert needles == tuple(f" {normalize_answer(p)} " if normalize_answer(p) else None for p in parts)
+            expected = (f" {normalize_answer(p)} " if normalize_answer(p) else None for p in parts)
+            assert needles == tuple(expected)
