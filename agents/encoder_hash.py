@@ -9,6 +9,7 @@ earlier observations, so only its new lines and the bigrams across line breaks c
 
 from __future__ import annotations
 
+import functools
 import re
 import zlib
 from collections.abc import Sequence
@@ -49,6 +50,13 @@ def generic_words(text: str) -> list[str]:
     return ["<num>" if w.isdigit() else w for w in words(NAME_TOKEN_DROPPED.sub(" ", text))]
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def generic_word_tuple(text: str) -> tuple[str, ...]:
+    """``generic_words(text)`` as a tuple, memoised: the encoder hashes each candidate line and
+    LexicalOverlap then reads the same line's stems, so the second reading is a look-up."""
+    return tuple(generic_words(text))
+
+
 def hashed_ngrams(text: str, n_buckets: int, drop_names: bool = False) -> list[int]:
     """Bucket ids of the text's lower-cased word unigrams and adjacent-word bigrams."""
     words_ = generic_words(text) if drop_names else words(text)
@@ -70,7 +78,7 @@ class LineHasher:
         self._words = BoundedCache(cache_size)  # word -> its unigram's id
 
     def _line(self, line: str) -> tuple[tuple[int, ...], tuple[int, ...], str, str] | tuple[()]:
-        words_ = generic_words(line) if self.drop_names else words(line)
+        words_ = generic_word_tuple(line) if self.drop_names else words(line)
         if not words_:
             return ()
         n, known, joins = self.n_buckets, self._words, self._joins

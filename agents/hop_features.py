@@ -30,6 +30,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .encoders import BoundedCache
+from .feature_rows import feature_array, real_count
 
 ARGUMENT = re.compile(r'^(\w+)\((?:\w+=)?"(.*)"\)$')
 STEP = re.compile(r"^Step \d+: (.*)$")
@@ -143,18 +144,18 @@ class HopFeatures:
                 lookups[arg] = lookups.get(arg, 0) + 1
         looked_values = set()  # figures stated by listed facts about names looked up so far
         for kind, arg, provenance in parts:
-            if kind == "answer" and provenance.split(" | ", 1)[0].strip() in looked:
+            if kind == "answer" and _head(provenance) in looked:
                 looked_values.update(_operands(arg))
         named: dict[str, tuple[float, float, float, float]] = {}  # arg -> (its look-ups, in results, latest, notes)
         progress = min(1.0, len(seen.steps) / 8)
         rank = float(seen.rank)
         padding = [0.0] * self.n_features
         rows = []
-        for candidate, (kind, arg, provenance) in zip(candidates, parts):
+        for candidate, (kind, arg, provenance) in zip(candidates[:real_count(candidates)], parts):
             if not candidate:
                 rows.append(padding)
                 continue
-            row = [0.0, 0.0, rank] + [0.0] * 7 + [progress, 0.0, 0.0]
+            row = [0.0, 0.0, rank, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, progress, 0.0, 0.0]
             if arg:
                 if found_at[arg] >= 0:
                     first = found_at[arg] == first_at
@@ -167,7 +168,7 @@ class HopFeatures:
                 row[3], row[5], row[6], row[7] = named[arg]
                 row[8] = float(subjects.get(arg, 0) > (1 if arg in own_subjects[provenance] else 0))
             if kind == "answer":
-                subject = provenance.split(" | ", 1)[0].strip()
+                subject = _head(provenance)
                 row[9] = float(bool(subject) and subject in looked)
             elif kind == "calculator":
                 numbers = _operands(arg)
@@ -175,7 +176,7 @@ class HopFeatures:
                 if numbers:
                     row[12] = sum(n in looked_values for n in numbers) / len(numbers)
             rows.append(row)
-        return np.array(rows, dtype=np.float64).reshape(len(candidates), self.n_features)
+        return feature_array(rows, len(candidates), self.n_features)
 
 
 @functools.lru_cache(maxsize=65_536)
@@ -193,6 +194,14 @@ def _subjects(provenance: str) -> frozenset[str]:
     return frozenset(found)
 
 
-def _operands(text: str) -> list[float]:
-    """The figures in a text ("18,300 - 5470" -> [18300.0, 5470.0])."""
-    return [float(n.replace(",", "")) for n in re.findall(r"\d[\d,]*(?:\.\d+)?", text)]
+@functools.lru_cache(maxsize=65_536)
+def _operands(text: str) -> tuple[float, ...]:
+    """The figures in a text ("18,300 - 5470" -> (18300.0, 5470.0)). Memoised, like the other
+    per-candidate readings: answers and calculations come back list after list."""
+    return tuple(float(n.replace(",", "")) for n in re.findall(r"\d[\d,]*(?:\.\d+)?", text))
+
+
+@functools.lru_cache(maxsize=65_536)
+def _head(provenance: str) -> str:
+    """A provenance's first field, stripped: an answer's subject ("X | relation | ..." -> "X")."""
+    return provenance.split(" | ", 1)[0].strip()

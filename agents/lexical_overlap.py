@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from itertools import chain, pairwise
+from itertools import pairwise
 
 import numpy as np
 
-from .encoder_hash import generic_words, words
+from .encoder_hash import generic_word_tuple, words
 from .encoders import BoundedCache
+from .feature_rows import feature_array, real_count
 
 QUESTION_PREFIX = "Question:"
 
@@ -119,7 +120,7 @@ class LexicalOverlap:
         q_text, pairs = question[0], self._pairs
         seen: dict[str, list[float]] = {}
         rows = []
-        for candidate in candidates:
+        for candidate in candidates[:real_count(candidates)]:
             row = seen.get(candidate)
             if row is None:
                 pair = pairs.get((q_text, candidate), _MISSING)
@@ -134,8 +135,7 @@ class LexicalOverlap:
                     row = [f0, f1, f2, len(c_uni & t_uni) / len(c_uni), f4, f5, float(taken), f7, f8, f9]
                 seen[candidate] = row
             rows.append(row)
-        count = len(candidates) * self.n_features
-        return np.fromiter(chain.from_iterable(rows), np.float64, count).reshape(len(candidates), self.n_features)
+        return feature_array(rows, len(candidates), self.n_features)
 
     def _features(self, context: tuple, candidate: str) -> list[float]:
         return self._compute(context, (candidate,))[0].tolist()
@@ -237,7 +237,7 @@ def _grams_of(text: str) -> tuple[frozenset[str], frozenset[tuple[str, str]]]:
 
 def _stem_list(text: str) -> list[str]:
     """5-letter prefixes of the text's generic words, in order (no names, numbers or stop stems)."""
-    return [w[:5] for w in generic_words(text) if w not in STOP_STEMS and w != "<num>"]
+    return [w[:5] for w in generic_word_tuple(text) if w not in STOP_STEMS and w != "<num>"]
 
 
 def _stems_of(text: str) -> frozenset[str]:

@@ -100,7 +100,8 @@ def clear_caches(tools) -> None:
         search.cache_clear()
     # Looked up by name: an older checkout (see source_tree.py) may lack some of these caches.
     # Generators and team post memos are shared by a world's envs: cleared here, not by a new env.
-    for module, name in ((candidates, "clear_memos"), (judge, "read_text"), (blackboard, "padded"),
+    for module, name in ((candidates, "clear_memos"), (judge, "read_text"), (judge, "_numbers_of"),
+                         (judge, "_phrases"), (blackboard, "padded"),
                          (blackboard, "_numbers"), (team_posts, "clear_post_memos")):
         cache = getattr(module, name, None)
         clear = getattr(cache, "cache_clear", cache if name.startswith("clear_") else None)

@@ -5,6 +5,8 @@ registrations). Pure functions of their arguments, so :mod:`searchgym.candidates
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from searchgym.action_types import Action
 from searchgym.candidate_rounds import Round
 from searchgym.tools.tool_registry import (
@@ -54,8 +56,21 @@ def fact_provenance(world: World, fact: Fact, tool: str) -> str:
     return f"{subject} | {fact.predicate.replace('_', ' ')}{dated} | a {kind}{said} | via {tool}"
 
 
+@lru_cache(maxsize=1 << 16, typed=True)
+def call_of(tool: str, argument: str, value: str) -> Action:
+    """``Action.call(tool, **{argument: value})``, validated once: the same look-up or calculation
+    is listed under many provenances (a name from the latest result, then an earlier one; a role
+    per fact), and ``noted`` copies it for each without validating again."""
+    return Action.call(tool, **{argument: value})
+
+
 def noted(action: Action, provenance: str) -> Action:
     return action.with_provenance(provenance)
+
+
+def name_lookups(name: str, note: str, lookups: tuple[tuple[str, str], ...]) -> tuple[Action, ...]:
+    """One look-up of ``name`` per allowed tool with a :class:`LookupNames` rule, by rank."""
+    return tuple(noted(call_of(tool, argument, name), note) for tool, argument in lookups)
 
 
 def list_answer(predicate: str, obj: str, subjects: tuple[str, ...]) -> Action:
@@ -63,7 +78,7 @@ def list_answer(predicate: str, obj: str, subjects: tuple[str, ...]) -> Action:
 
 
 def calculator_call(tool: str, argument: str, expression: str, note: str) -> Action:
-    return noted(Action.call(tool, **{argument: expression}), note)
+    return noted(call_of(tool, argument, expression), note)
 
 
 def calculation_wording(spec: tuple) -> tuple[str, str]:

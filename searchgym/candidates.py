@@ -18,9 +18,11 @@ from searchgym.candidate_actions import (
     calculation_argument,
     calculation_wording,
     calculator_call,
+    call_of,
     fact_provenance,
     fact_value,
     list_answer,
+    name_lookups,
     noted,
     tool_of,
     tool_rules,
@@ -60,6 +62,7 @@ def names_in(world: World, text: str) -> tuple[str, ...]:
 def clear_memos() -> None:
     """Forget mention look-ups and the shared generators' memos (benchmarks timing cold caches)."""
     _MENTIONS.clear()
+    call_of.cache_clear()
     for generator in _SHARED_GENERATORS.values():
         generator.clear()
 
@@ -237,13 +240,8 @@ class CandidateGenerator:
         plain = f"name from the {where}"
         for name in names:
             note = f"{plain} | {roles[name]}" if roles and name in roles else plain
-            actions.extend(self._memoised(("name", name, note, lookups), self._lookups, name, note, lookups))
+            actions.extend(self._memoised(("name", name, note, lookups), name_lookups, name, note, lookups))
         return actions
-
-    @staticmethod
-    def _lookups(name: str, note: str, lookups: tuple[tuple[str, str], ...]) -> tuple[Action, ...]:
-        """One look-up of ``name`` per allowed tool with a :class:`LookupNames` rule, by rank."""
-        return tuple(noted(Action.call(tool, **{argument: name}), note) for tool, argument in lookups)
 
     def _name_roles(self, rounds: Sequence[Round]) -> dict[str, str]:
         """name -> "subject | predicate" of the (most recent) seen fact whose value is that name."""

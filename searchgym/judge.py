@@ -62,11 +62,8 @@ class ReadText:
     normalized: str
     tokens: frozenset[str]
     numbers: frozenset[float]
-
-    @property
-    def padded(self) -> str:
-        """`` normalised text ``: a whole-word ``in`` test."""
-        return f" {self.normalized} "
+    #: `` normalised text ``: a whole-word ``in`` test (built once: every answer check reads it)
+    padded: str = ""
 
 
 @lru_cache(maxsize=1 << 13)
@@ -75,7 +72,21 @@ def read_text(text: str) -> ReadText:
     readers and episodes, so each distinct text is normalised and scanned for numbers once)."""
     normalized = normalize_answer(text)
     tokens = frozenset(t for t in normalized.split() if t not in STOPWORDS)
-    return ReadText(normalized, tokens, frozenset(_numbers_in(text)))
+    return ReadText(normalized, tokens, frozenset(_numbers_in(text)), f" {normalized} ")
+
+
+@lru_cache(maxsize=1 << 13)
+def _numbers_of(text: str, scaled: bool) -> tuple[float, ...]:
+    """``find_numbers(text, scaled)`` memoised (expressions and answers recur across episodes)."""
+    return tuple(find_numbers(text, scaled=scaled))
+
+
+@lru_cache(maxsize=1 << 13)
+def _phrases(text: str, is_list: bool) -> tuple[tuple[str, ...], tuple[str | None, ...]]:
+    """(the answer's elements, `` needle `` of each, None for one that normalises to nothing),
+    memoised: agents give the same answers again."""
+    parts = tuple(split_list(text)) if is_list else (text,)
+    return parts, tuple(f" {n} " if (n := normalize_answer(p)) else None for p in parts)
 
 
 def _numbers_in(text: str) -> set[float]:
@@ -89,6 +100,8 @@ def _numbers_in(text: str) -> set[float]:
 
 
 def _near(x: float, observed: set[float], rel: float, absolute: float) -> bool:
+    if x in observed:  # the common case, without a loop: |x - x| is within any tolerance
+        return True
     return any(abs(x - o) <= max(absolute, rel * abs(o)) for o in observed)
 
 
@@ -186,7 +199,7 @@ class ProcessJudge:
             return None
         if grounding == "numbers":
             expression = str(action.args.get(spec.grounding_argument, ""))
-            numbers = [abs(x) for x in find_numbers(expression, scaled=False)]
+            numbers = [abs(x) for x in _numbers_of(expression, False)]
             if not numbers:
                 return f"not grounded: the {action.tool} expression uses no number"
             observed = [_near(x, self._numbers, 1e-6, 1e-9) for x in numbers]
@@ -205,22 +218,19 @@ class ProcessJudge:
 
     def _answer_failure(self, text: str) -> str | None:
         if self.task.answer_type == "number":
-            readings = find_numbers(text)[:1] + find_numbers(text, scaled=False)[:1]
+            readings = _numbers_of(text, True)[:1] + _numbers_of(text, False)[:1]
             if any(_near(abs(x), self._numbers, 0.01, 0.5) for x in readings):
                 return None
             return f"not grounded: the answer's number in {text!r} was never observed"
-        parts = split_list(text) if self.task.answer_type == "list" else [text]
-        unseen = [p for p in parts if not self._observed_phrase(p)]
+        parts, needles = _phrases(text, self.task.answer_type == "list")
+        unseen = [p for p, needle in zip(parts, needles, strict=True) if not self._observed_phrase(needle)]
         if unseen or not parts:
             return f"not grounded: {unseen or [text]} never appeared in the question or observations"
         return None
 
-    def _observed_phrase(self, phrase: str) -> bool:
-        needle = normalize_answer(phrase)
-        if not needle:
-            return False
-        padded = f" {needle} "
-        return any(padded in r.padded for r in self._readings)
+    def _observed_phrase(self, padded: str | None) -> bool:
+        """Whether `` needle `` (None: an empty one) occurs in a reading, as whole words."""
+        return padded is not None and any(padded in r.padded for r in self._readings)
 
     def _shares_word(self, text: str) -> bool:
         tokens = read_text(text).tokens

@@ -81,7 +81,12 @@ def _numbers(text: str) -> tuple[float, ...]:
 
 
 def _close(value: float, numbers: Sequence[float]) -> bool:
-    return any(abs(value - x) <= max(1e-9, 1e-6 * abs(value)) for x in numbers)
+    """``value`` is within 1e-6 (relative; 1e-9 absolute) of one of ``numbers`` (finite): an equal
+    one is found by ``in`` without a loop, and the tolerance depends on ``value`` alone."""
+    if value in numbers:
+        return True
+    tolerance = max(1e-9, 1e-6 * abs(value))
+    return any(abs(value - x) <= tolerance for x in numbers)
 
 
 class NoteReader:

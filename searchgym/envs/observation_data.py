@@ -52,26 +52,38 @@ class StepRecord:
 
 
 class ObservationLog:
-    """The steps one session has taken, recorded by its env right after each step."""
+    """The steps one session has taken, recorded by its env right after each step.
+
+    A step is kept as the few references a record is made of, and the records are built when
+    read: every env step records, but few runs ever read the data."""
 
     def __init__(self, session: SearchSession) -> None:
         self.session = session
-        self.steps: list[StepRecord] = []
+        self._raw: list[tuple] = []
+        self._records: list[StepRecord] = []
 
     def record(self, outcome: StepOutcome) -> None:
         """Call right after the session's step (its latest round is this step's)."""
-        session, action = self.session, outcome.action
+        session = self.session
         rnd = session.observed.rounds[-1] if session.observed.rounds else None
-        result = rnd.result if rnd is not None and rnd.result is not None else None
-        self.steps.append(StepRecord(
-            step=session.steps,
-            action=session.transcript[-1][0],
-            kind=action.kind if action is not None else None,
-            tool=action.tool if action is not None else None,
-            args=action.arguments if action is not None else (),
-            result_ids=tuple(result.evidence_ids) if result is not None else (),
-            names=tuple(rnd.names) if result is not None else (),
-            invalid=bool(outcome.invalid), format_error=bool(outcome.format_error)))
+        self._raw.append((session.steps, session.transcript[-1][0], outcome.action, rnd, outcome.invalid,
+                          outcome.format_error))
+
+    @property
+    def steps(self) -> list[StepRecord]:
+        """A StepRecord per step so far, in order."""
+        for step, line, action, rnd, invalid, format_error in self._raw[len(self._records):]:
+            result = rnd.result if rnd is not None and rnd.result is not None else None
+            self._records.append(StepRecord(
+                step=step,
+                action=line,
+                kind=action.kind if action is not None else None,
+                tool=action.tool if action is not None else None,
+                args=action.arguments if action is not None else (),
+                result_ids=tuple(result.evidence_ids) if result is not None else (),
+                names=tuple(rnd.names) if result is not None else (),
+                invalid=bool(invalid), format_error=bool(format_error)))
+        return self._records
 
     def data(self, notes: Sequence[Any] = ()) -> dict[str, Any]:
         """The documented dict (see the module docstring); ``notes`` are blackboard Notes."""

@@ -127,6 +127,20 @@ def rendered(action: Action) -> str:
     return line
 
 
+_MASKS: dict[tuple[int, int], np.ndarray] = {}
+
+
+def prefix_mask(size: int, ones: int) -> np.ndarray:
+    """A fresh int8 array of ``size`` whose first ``ones`` entries are 1: a copy of a stored one
+    (a copy costs a fifth of building it; every caller gets its own array to change)."""
+    template = _MASKS.get((size, ones))
+    if template is None:
+        template = np.zeros(size, dtype=np.int8)
+        template[:ones] = 1
+        _MASKS[(size, ones)] = template
+    return template.copy()
+
+
 class SearchSession:
     """The state of one agent on one task; see the module docstring."""
 
@@ -227,7 +241,9 @@ class SearchSession:
         """Regenerate and shuffle this step's candidates (by the session's generator)."""
         ranked = self.generator.ranked(self.observed, self.allowed, self.can_answer, extra)
         actions = ranked.actions
-        order = self.rng.permutation(len(actions)).tolist()
+        # the draws and order of ``rng.permutation(len(actions))``, without building an array
+        order = list(range(len(actions)))
+        self.rng.shuffle(order)
         self.candidates = [actions[i] for i in order]
         self._shuffled = (self.candidates, ranked, order)
         return self.candidates
@@ -241,16 +257,12 @@ class SearchSession:
             texts = [ranked_texts[i] for i in shuffled[2]]
         else:  # candidates set by hand: read them one by one
             texts = [candidate_text(a, limit) for a in self.candidates[:n]]
-        mask = np.zeros(n, dtype=np.int8)
-        mask[: len(texts)] = 1
         return {"text": self.transcript_text(extra_text), "candidates": tuple(texts + [""] * (n - len(texts))),
-                "action_mask": mask}
+                "action_mask": prefix_mask(n, len(texts))}
 
     @property
     def action_mask(self) -> np.ndarray:
-        mask = np.zeros(self.config.max_candidates, dtype=np.int8)
-        mask[: len(self.candidates)] = 1
-        return mask
+        return prefix_mask(self.config.max_candidates, len(self.candidates))
 
     # --------------------------------------------------------------------------- acting
     def decode(self, action: object, team_actions: bool = False) -> Action | ParseError:

@@ -8,7 +8,7 @@ import gc
 import pytest
 
 from searchgym.agents.train import TrainConfig, Trainer
-from searchgym.agents.trainer_base import frozen_heap
+from searchgym.agents.trainer_base import YOUNG_COLLECTION_EVERY, frozen_heap
 
 
 def tiny_trainer() -> Trainer:
@@ -61,3 +61,11 @@ def test_someone_elses_freeze_is_left_as_it_is():
         freeze_survivors()
         assert gc.get_freeze_count() == theirs
     assert gc.get_freeze_count() == theirs and kept
+
+
+def test_young_collections_are_rarer_while_training_and_restored_after():
+    before = gc.get_threshold()
+    with frozen_heap():
+        assert gc.get_threshold()[0] >= YOUNG_COLLECTION_EVERY
+        assert gc.get_threshold()[1:] == before[1:]
+    assert gc.get_threshold() == before
