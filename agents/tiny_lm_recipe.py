@@ -9,7 +9,9 @@ is done (delete a stage's folder to redo it):
    the shipped one);
 2. SFT (``sft/``): the text reader's transcripts on train tasks (:mod:`searchgym.agents.lm_sft`),
    a from-scratch Qwen2-shaped model (:mod:`searchgym.agents.tiny_lm`), saved as a model folder;
-3. the SFT model's greedy test success and the share of its replies that parse (``sft/eval.json``);
+3. the SFT model's greedy test success and the share of its replies that parse (``sft/eval.json``),
+   and its accuracy on each kind of choice of the reader's episodes on dev tasks
+   (``sft/choices.json``, :mod:`searchgym.agents.lm_choices`);
 4. RL (``rl/<method>-s<seed>/``): the LLM trainer (:class:`~searchgym.agents.llm_train.LLMTrainer`)
    from the SFT folder, every method on the same seeds, the ``"kv"`` generation backend, then the
    same test evaluation. :meth:`Recipe.run` returns every stage's figures; the command
@@ -66,6 +68,7 @@ class RecipeConfig:
     temperature: float = 1.0
     max_new_tokens: int = 64
     test_tasks: int | None = 100  # None: the whole test split
+    choice_tasks: int = 100  # dev tasks whose reader episodes score the SFT model per kind of choice (0: none)
     eval_batch: int = 50
     threads: int = 1
     rollout: dict[str, Any] = field(default_factory=dict)  # extra RolloutConfig fields
@@ -85,6 +88,8 @@ class RecipeConfig:
                      "max_new_tokens", "eval_batch", "threads"):
             if int(getattr(self, name)) < 1:
                 raise ValueError(f"RecipeConfig.{name} must be >= 1, got {getattr(self, name)!r}")
+        if int(self.choice_tasks) < 0:
+            raise ValueError(f"RecipeConfig.choice_tasks must be >= 0, got {self.choice_tasks!r}")
 
     def rollout_config(self, guided: bool | None = None) -> RolloutConfig:
         guided = self.guided if guided is None else guided
@@ -160,6 +165,24 @@ class Recipe:
         atomic_write_json(path, result)
         return result
 
+    def choices(self, model: Any, tokenizer: Any, path: Path) -> dict[str, Any]:
+        """The SFT model's teacher-forced accuracy per kind of choice on the reader's solved episodes of
+        the first ``choice_tasks`` dev tasks (dev, never test: the test split stays unseen)."""
+        from searchgym.suites import make_env
+
+        from .lm_choices import choice_accuracy
+        from .lm_sft import reader_transcripts
+
+        if path.is_file():
+            return json.loads(path.read_text())
+        cfg = self.config
+        env = make_env(self.suite, "dev").unwrapped
+        dev = [t.id for t in env.tasks.tasks("dev")][: cfg.choice_tasks]
+        transcripts = reader_transcripts(env, dev, tokenizer, cfg.rollout_config(), seed=cfg.model_seed, guided=True)
+        result = {**choice_accuracy(model, [t for t in transcripts if t.success], tokenizer), "tasks": len(dev)}
+        atomic_write_json(path, result)
+        return result
+
     def rl(self, base: Path, method: str, seed: int) -> dict[str, Any]:
         from .llm_train import LLMTrainConfig, LLMTrainer
 
@@ -211,6 +234,9 @@ class Recipe:
         model, tokenizer = load_model(str(base), "cpu", "float32")
         sft_eval = self._timed("sft_eval", lambda: self.evaluate(model, tokenizer, base / "eval.json"))
         self.log(f"sft: test success {sft_eval['success']:.3f}, replies parsed {sft_eval['parse_rate']:.3f}")
+        choices = None
+        if self.config.choice_tasks:
+            choices = self._timed("sft_choices", lambda: self.choices(model, tokenizer, base / "choices.json"))
         free_eval = None
         if self.config.eval_unguided and self.config.guided:
             free_eval = self._timed("sft_eval_free", lambda: self.evaluate(model, tokenizer, base / "eval_free.json",
@@ -219,7 +245,8 @@ class Recipe:
                      f"replies parsed {free_eval['parse_rate']:.3f}")
         runs = {m: [self._timed(f"rl_{m}_s{s}", lambda m=m, s=s: self.rl(base, m, s)) for s in self.config.seeds]
                 for m in self.config.methods}
-        return {"sft_info": sft_info, "sft_eval": sft_eval, "sft_eval_free": free_eval, "runs": runs,
+        return {"sft_info": sft_info, "sft_eval": sft_eval, "sft_eval_free": free_eval, "sft_choices": choices,
+                "runs": runs,
                 "stage_seconds": self.times, "wall_seconds": time.perf_counter() - total,
                 "cpu_seconds": time.process_time() - cpu}
 

@@ -20,7 +20,7 @@ from searchgym.fileio import atomic_write_json, atomic_write_text
 
 RECIPES = ("tiny-lm",)
 #: a run of minutes: every stage, on a handful of tasks
-SMOKE = {"sft_tasks": 16, "sft_epochs": 1.0, "rl_iterations": 1, "group_size": 2, "tasks_per_iteration": 2,
+SMOKE = {"sft_tasks": 16, "sft_epochs": 1.0, "choice_tasks": 6, "rl_iterations": 1, "group_size": 2, "tasks_per_iteration": 2,
          "test_tasks": 8, "eval_batch": 8, "max_new_tokens": 48, "seeds": (0, 1), "rollout": {"max_turns": 3}}
 
 
@@ -47,7 +47,8 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"unknown recipe option(s) {unknown}; accepted: {', '.join(sorted(known))}")
     config = RecipeConfig(**{**(SMOKE if args.smoke else {}), **options})
     raw = Recipe(config, args.out).run()
-    results = summarise(config, raw["sft_info"], raw["sft_eval"], raw["runs"], raw.get("sft_eval_free"))
+    results = summarise(config, raw["sft_info"], raw["sft_eval"], raw["runs"], raw.get("sft_eval_free"),
+                        raw.get("sft_choices"))
     results["stage_seconds"], results["wall_seconds"] = raw["stage_seconds"], raw["wall_seconds"]
     results["cpu_seconds"] = raw.get("cpu_seconds")
     atomic_write_json(Path(args.out) / "results.json", results)
@@ -60,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def summarise(config: Any, sft_info: dict, sft_eval: dict, runs: dict[str, list[dict]],
-              sft_eval_free: dict | None = None) -> dict[str, Any]:
+              sft_eval_free: dict | None = None, sft_choices: dict | None = None) -> dict[str, Any]:
     """SFT success, each method's per-seed success and its gain over SFT with a 95% interval."""
     from searchgym.harness.stats import bootstrap_ci
 
@@ -88,7 +89,7 @@ def summarise(config: Any, sft_info: dict, sft_eval: dict, runs: dict[str, list[
             "sft": {"success": sft_eval["success"], "parse_rate": sft_eval["parse_rate"],
                     "tasks": sft_eval["tasks"], "train_tokens_per_s": sft_info["sft_tokens_per_s"],
                     "generate_tokens_per_s": sft_eval["generate_tokens_per_s"], "steps": sft_info["sft_steps"],
-                    "loss": sft_info["sft_loss"]},
+                    "loss": sft_info["sft_loss"], "choices": sft_choices},
             "methods": methods, "cw_grpo_minus_grpo": paired}
 
 
@@ -100,6 +101,14 @@ def results_markdown(results: dict[str, Any]) -> str:
              f"SFT only, {decoding}: test success {sft['success']:.3f} on {sft['tasks']} tasks; replies that parse "
              f"{sft['parse_rate']:.3f}; SFT training {sft['train_tokens_per_s']:.0f} tokens/s; greedy generation "
              f"{sft['generate_tokens_per_s']:.0f} tokens/s.", ""]
+    choices = sft.get("choices")
+    if choices and choices.get("transcripts"):
+        kinds = {"act": "call or answer", "tool": "which tool", "arg": "a call's argument", "answer": "the answer"}
+        shown = "; ".join(f"{label} {choices[k]:.3f} ({choices['counts'][k]})" for k, label in kinds.items()
+                          if choices.get(k) is not None)
+        lines += [f"The SFT model's choices, teacher-forced on the reader's solved episodes of {choices['tasks']} dev "
+                  f"tasks (accuracy, number of choices): {shown}; every choice of an episode right: "
+                  f"{choices['episodes']:.3f}.", ""]
     if free:
         lines += [f"The same SFT model with free generation: test success {free['success']:.3f}; replies that parse "
                   f"{free['parse_rate']:.3f}; {free['generate_tokens_per_s']:.0f} tokens/s.", ""]

@@ -27,6 +27,10 @@ def test_smoke_recipe_runs_every_stage_and_resumes(tmp_path: Path, capsys) -> No
     assert results["sft_free"]["tasks"] == 4 and 0 <= results["sft_free"]["parse_rate"] <= 1
     assert results["cw_grpo_minus_grpo"]["gain_low"] <= results["cw_grpo_minus_grpo"]["gain_high"]
     assert results["cpu_seconds"] > 0
+    choices = results["sft"]["choices"]  # teacher-forced, on the reader's dev episodes
+    assert choices["tasks"] == 6 and choices["transcripts"] >= 1 and choices["counts"]["act"] >= 1
+    assert all(0 <= choices[k] <= 1 for k in ("act", "tool", "arg", "answer") if choices["counts"][k])
+    assert "teacher-forced on the reader's solved episodes of 6 dev tasks" in (out / "RESULTS.md").read_text()
     assert set(results["methods"]) == {"grpo", "cw_grpo"}
     for method in results["methods"].values():
         assert method["seeds"] == [0, 1] and len(method["success"]) == 2 and method["parse_rate"] == [1.0, 1.0]
