@@ -28,6 +28,7 @@ from searchgym.named_registry import NamedRegistry
 
 from .encoders import ENCODERS, BoundedCache, TextEncoder, make_encoder, resolve_device
 from .hop_features import HopFeatures
+from .operand_features import OperandSources
 from .lexical_overlap import QUESTION_PREFIX, LexicalOverlap, question_of
 
 __all__ = [
@@ -117,7 +118,7 @@ class CandidatePolicy(nn.Module):
     """
 
     def __init__(self, encoder: TextEncoder, hidden: int = 128, overlap_features: bool = True,
-                 fact_context: bool = True) -> None:
+                 fact_context: bool = True, operand_sources: bool = False) -> None:
         super().__init__()
         self.encoder = encoder
         d = encoder.dim
@@ -126,6 +127,8 @@ class CandidatePolicy(nn.Module):
         self.fact_context = fact_context
         #: features per candidate beside the embeddings (LexicalOverlap then HopFeatures), as embed gives them
         self.n_overlap = LexicalOverlap.n_features + HopFeatures.n_features if overlap_features else 0
+        self.operands = OperandSources() if operand_sources and overlap_features else None
+        self.n_overlap += OperandSources.n_features if self.operands is not None else 0
         self.score_head = _mlp((5 if fact_context else 3) * d + self.n_overlap, hidden, 1, out_std=0.01)
         # which facts about a name matter depends on the question: the observation weighs them
         self.fact_query = nn.Linear(d, d, bias=False) if fact_context else None
@@ -164,7 +167,9 @@ class CandidatePolicy(nn.Module):
         overlap = None
         if self.overlap is not None:
             feats = np.concatenate([np.concatenate([self.overlap.observation_features(t, row),
-                                                    self.hops.observation_features(t, row)], axis=1)
+                                                    self.hops.observation_features(t, row)]
+                                                   + ([self.operands.observation_features(t, row)]
+                                                      if self.operands is not None else []), axis=1)
                                     for t, row in zip(texts, cands)])
             overlap = torch.from_numpy(feats).to(dtype=gathered.dtype, device=self.device).view(b, n, -1)
         about = None
@@ -237,7 +242,7 @@ class CandidatePolicy(nn.Module):
         return log_probs.gather(-1, actions.view(-1, 1)).squeeze(-1), entropy, values
 
 
-POLICY_KWARGS = ("hidden", "overlap_features", "fact_context")
+POLICY_KWARGS = ("hidden", "overlap_features", "fact_context", "operand_sources")
 #: The learned-attention policy (agents/attention_policy.py), beside the encoder-backed ones.
 ATTN = "attn"
 #: Policies with an architecture of their own (no separate text encoder): name -> builder
@@ -255,9 +260,11 @@ def make_policy(
     **kwargs: Any,
 ) -> CandidatePolicy:
     """Build a CandidatePolicy with encoder `name` ("hash", "minilm", "hf") on `device`, or the
-    AttentionPolicy for `name="attn"` (its kwargs: dim, heads, hidden, n_buckets).
+    AttentionPolicy for `name="attn"` (its kwargs: dim, heads, hidden, n_buckets, hop_features).
 
-    `hidden=` and `overlap_features=` go to the policy, other kwargs to the encoder (e.g. dim=,
+    `hidden=`, `overlap_features=`, `fact_context=` and `operand_sources=` (the `OperandSources`
+    features of calculations, off by default so that `make main`'s base keeps its layout) go to
+    the policy, other kwargs to the encoder (e.g. dim=,
     config=). `seed` makes the initial weights reproducible without touching torch's global RNG
     state. Pass `encoder=` to reuse an existing encoder (shared trunk); `name` must still be valid.
     """

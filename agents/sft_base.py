@@ -15,17 +15,14 @@ from typing import Any
 import torch
 
 from searchgym.fileio import atomic_torch_save
-from searchgym.policy_format import POLICY_FORMAT
+from searchgym.policy_format import policy_format
 
 from .population import Population
-
-BASE_FORMAT = POLICY_FORMAT  # a base file holds one policy layout's parameters
-
 
 def save_base(path: str | Path, key: str, policy: str, state_dict: dict[str, torch.Tensor],
               settings: dict[str, Any]) -> str:
     """Write the base atomically; its sha256."""
-    blob = {"format": BASE_FORMAT, "key": key, "policy": policy, "settings": dict(settings),
+    blob = {"format": policy_format(policy), "key": key, "policy": policy, "settings": dict(settings),
             "state_dict": {k: v.detach().cpu().clone() for k, v in state_dict.items()}}
     atomic_torch_save(path, blob)
     return file_sha256(path)
@@ -40,9 +37,13 @@ def read_base(path: str | Path) -> dict[str, Any]:
         blob = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as exc:  # noqa: BLE001 - any unreadable file gets the same message
         raise ValueError(f"{path} is not a readable supervised base ({type(exc).__name__}: {exc})") from None
-    if not isinstance(blob, dict) or blob.get("format") != BASE_FORMAT or not isinstance(blob.get("state_dict"), dict):
-        raise ValueError(f"{path} is not a supervised base of format {BASE_FORMAT} (keys format, key, policy, "
-                         "settings, state_dict)")
+    policy = blob.get("policy") if isinstance(blob, dict) else None
+    if (not isinstance(policy, str) or blob.get("format") != policy_format(policy)
+            or not isinstance(blob.get("state_dict"), dict)):
+        named = f" {policy}" if isinstance(policy, str) else ""
+        raise ValueError(f"{path} is not a supervised base of this version's{named} layout (format "
+                         f"{policy_format(policy) if isinstance(policy, str) else 'per policy'}; keys format, key, "
+                         "policy, settings, state_dict)")
     return blob
 
 

@@ -29,8 +29,8 @@ def check_comparison(comparison: Any) -> None:
         try:
             if method.path.startswith(SPEC_METHOD_PREFIX):
                 _check_spec(method.path.removeprefix(SPEC_METHOD_PREFIX), options, comparison)
-            elif method.path == BASELINE_METHODS["sft"]:
-                _check_sft(options)
+            if method.path.startswith(SPEC_METHOD_PREFIX) or method.path == BASELINE_METHODS["sft"]:
+                _check_sft(options)  # a learner reads the base's settings (init=sft) and decodes as sft does
         except ValueError as exc:
             raise ValueError(f"method {method.label!r}: {exc}") from None
 
@@ -64,4 +64,3 @@ def _check_spec(name: str, options: dict[str, Any], comparison: Any) -> None:
                             budget=comparison.budget, seed=comparison.seeds[0], device="cpu",
                             make_env=lambda split="train": make_env(comparison.suite, split))
     build_config(spec, probe, trainer_cls)
-    _check_sft(options)

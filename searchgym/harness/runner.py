@@ -42,7 +42,7 @@ from searchgym.fileio import (
 from searchgym.harness.loggers import make_logger
 from searchgym.harness.methods import MethodRef, RunContext, load_method, privileged, trains
 from searchgym.harness.provenance import provenance, resolve_device
-from searchgym.policy_format import POLICY_FORMAT
+from searchgym.policy_format import policy_format
 from searchgym.suites import Suite
 
 DONE = "DONE"
@@ -78,7 +78,7 @@ class RunSpec:
         return {"suite_id": self.suite.id, "suite_hash": self.suite.content_hash, "method": self.method.label,
                 "method_path": self.method.path, "seed": self.seed, "budget": self.budget, "policy": self.policy,
                 # a run made by policies of another layout is not this run (its results and checkpoints differ)
-                "policy_format": POLICY_FORMAT, "options": dict(self.options)} | ({"limit": self.limit} if self.limit is not None else {})
+                "policy_format": policy_format(self.policy), "options": dict(self.options)} | ({"limit": self.limit} if self.limit is not None else {})
 
 
 @dataclass(frozen=True)

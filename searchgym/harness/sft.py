@@ -35,10 +35,11 @@ from filelock import FileLock
 from searchgym.agents.imitation import SFTConfig, Examples, agreement, confidence, demonstrations, fit_epoch
 from searchgym.agents.policy_actor import PolicyActor
 from searchgym.agents.population import Population
-from searchgym.agents.sft_base import BASE_FORMAT, file_sha256, load_base_into, save_base
+from searchgym.agents.sft_base import file_sha256, load_base_into, save_base
 from searchgym.fileio import atomic_torch_save, atomic_write_json, read_json
 from searchgym.baselines.harness_actors import baseline_actor
 from searchgym.harness.methods import RunContext
+from searchgym.policy_format import policy_format
 from searchgym.suites import Suite, env_kind, make_env, tasks
 
 BASE, META, PARTIAL = "base.pt", "base.json", "partial.pt"
@@ -62,7 +63,7 @@ def sft_config(options: Mapping[str, Any]) -> SFTConfig:
 
 def base_key(suite: Suite, seed: int, policy: str, config: SFTConfig) -> str:
     """16 hex digits naming the base of (suite, seed, policy, settings)."""
-    ident = {"format": BASE_FORMAT, "suite": suite.id, "suite_hash": suite.content_hash, "seed": int(seed),
+    ident = {"format": policy_format(policy), "suite": suite.id, "suite_hash": suite.content_hash, "seed": int(seed),
              "policy": policy, "sft": asdict(config)}
     return hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()[:16]
 
@@ -154,7 +155,7 @@ def build_base(ctx: RunContext, config: SFTConfig, key: str, folder: Path) -> No
     sha = save_base(folder / BASE, key, ctx.policy, policy.state_dict(), asdict(config))
     steps = len(examples)
     atomic_write_json(folder / META, {
-        "key": key, "format": BASE_FORMAT, "suite": suite.id, "suite_hash": suite.content_hash, "seed": seed,
+        "key": key, "format": policy_format(ctx.policy), "suite": suite.id, "suite_hash": suite.content_hash, "seed": seed,
         "policy": ctx.policy, "settings": asdict(config), "sha256": sha, "examples": steps,
         "demonstrated_tasks": min(config.sft_tasks, len(train)),
         "demonstrator_train_success": progress["demo_success"], "dagger_success": progress["dagger_success"],

@@ -18,13 +18,14 @@ class Predicts(torch.nn.Module):
     """A stand-in LM whose logits at position j put all weight on ids[j + shift] (shift 1: the next
     token, always right; shift 0: the current one, the off-by-one a wrong alignment would give)."""
 
-    def __init__(self, shift: int) -> None:
+    def __init__(self, shift: int, vocab_size: int) -> None:
         super().__init__()
-        self.shift, self.anchor = shift, torch.nn.Parameter(torch.zeros(1))
+        self.shift, self.vocab_size = shift, vocab_size
+        self.anchor = torch.nn.Parameter(torch.zeros(1))
 
     def forward(self, input_ids, attention_mask=None):
         n, width = input_ids.shape
-        logits = torch.zeros((n, width, 8192))
+        logits = torch.zeros((n, width, self.vocab_size))
         target = torch.roll(input_ids, -self.shift, dims=1) if self.shift else input_ids
         logits.scatter_(2, target.unsqueeze(-1), 1.0)
         return SimpleNamespace(logits=logits)
@@ -42,12 +43,12 @@ def transcripts_and_tokenizer():
 
 def test_a_model_that_predicts_the_next_token_gets_every_choice_right(transcripts_and_tokenizer):
     transcripts, tokenizer = transcripts_and_tokenizer
-    result = choice_accuracy(Predicts(shift=1), transcripts, tokenizer, batch_size=4)
+    result = choice_accuracy(Predicts(shift=1, vocab_size=len(tokenizer)), transcripts, tokenizer, batch_size=4)
     assert result["transcripts"] == len(transcripts) > 0
     assert result["episodes"] == 1.0
     assert all(result[k] == 1.0 for k in KINDS if result["counts"][k])
     assert result["counts"]["act"] >= len(transcripts) and result["counts"]["answer"] >= 1
-    wrong = choice_accuracy(Predicts(shift=0), transcripts, tokenizer, batch_size=3)
+    wrong = choice_accuracy(Predicts(shift=0, vocab_size=len(tokenizer)), transcripts, tokenizer, batch_size=3)
     assert wrong["counts"] == result["counts"]  # the same choices, whatever the batch
     assert wrong["episodes"] < 1.0 and wrong["act"] < 1.0
 
