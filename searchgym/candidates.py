@@ -190,7 +190,7 @@ class CandidateGenerator:
             unique.update(dict.fromkeys(listed))
             unique.update(older.answers)
         if len(unique) < full:
-            unique.update(dict.fromkeys(self._name_actions(older.names, allowed, "earlier result", older.roles)))
+            unique.update(self._older_names(observed, older, allowed, lookups))
         return list(islice(unique, full))
 
     # ------------------------------------------------------------------------------ tiers
@@ -298,6 +298,39 @@ class CandidateGenerator:
         return [self._memoised(("list", predicate, obj, *subjects), list_answer, predicate, obj, tuple(subjects))
                 for (predicate, obj), subjects in groups.items() if len(subjects) >= 2]
 
+    def _older_names(self, observed: Observed, older: OlderRounds, allowed: frozenset[str],
+                     lookups: tuple) -> dict[Action, None]:
+        """The look-ups of the older rounds' names as a tier, kept on the record: when ``older`` is
+        the last step's with one round prepended and that round changes no older name's relation,
+        the round's look-ups go first and the last step's tier follows (a dict merge that keeps
+        each action's first occurrence: what building it afresh gives)."""
+        memo = observed.derived
+        kept = memo.get("older_names")
+        if kept is not None and kept[1] == lookups:
+            if kept[0] is older:
+                return kept[2]
+            parent = memo.get("older_parent", (None, None))
+            if parent[0] is older and parent[1] is kept[0] and older.last is not None:
+                tier = self._prepended_names(older, kept[0], kept[2], allowed)
+                if tier is not None:
+                    memo["older_names"] = (older, lookups, tier)
+                    return tier
+        tier = dict.fromkeys(self._name_actions(older.names, allowed, "earlier result", older.roles))
+        memo["older_names"] = (older, lookups, tier)
+        return tier
+
+    def _prepended_names(self, older: OlderRounds, previous: OlderRounds, previous_tier: dict,
+                         allowed: frozenset[str]) -> dict[Action, None] | None:
+        """``older``'s name tier from ``previous``'s (``older`` is ``previous`` with ``older.last``
+        prepended), or None when the new round changed the relation noted on an older name."""
+        fresh = list(dict.fromkeys(older.last.names[:MAX_NAMES_PER_ROUND]))
+        for value, _ in self._round_roles(older.last):
+            if value in previous.names and value not in fresh and older.roles.get(value) != previous.roles.get(value):
+                return None
+        tier = dict.fromkeys(self._name_actions(fresh, allowed, "earlier result", older.roles))
+        tier.update(previous_tier)
+        return tier
+
     def _older(self, observed: Observed) -> OlderRounds:
         """What the rounds before the latest give, newest first, kept on the record and extended by
         the rounds that became older (the same as reading them all again: ``OlderRounds.prepend``)."""
@@ -309,7 +342,8 @@ class CandidateGenerator:
                 or older.question != question:
             older = OlderRounds(question=question)
         for rnd in rounds[older.count:count]:
-            older = older.prepend(rnd, self._round_answers(rnd), self._round_roles(rnd))
+            parent, older = older, older.prepend(rnd, self._round_answers(rnd), self._round_roles(rnd))
+            observed.derived["older_parent"] = (older, parent)  # for the name tier (``_older_names``)
         observed.derived["older"] = older
         return older
 
