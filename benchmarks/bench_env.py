@@ -56,8 +56,8 @@ def env_rows(episodes: int, suite_id: str = "quick-v2", modes: tuple[str, ...] =
         for agent in ("random", "oracle"):
             env = suite_env(suite_id, mode)
             played = recurring_episodes([t.id for t in env.tasks.tasks("train")], episodes)
-            rows = three_states(env.tools, lambda eps, env=env, agent=agent: episodes_runner(env, agent, eps), played,
-                                frozen_heap)
+            play = lambda eps, env=env, agent=agent: episodes_runner(env, agent, eps)  # noqa: E731
+            rows = three_states(env.tools, play, played, frozen_heap)
             for state, timing in rows.items():
                 goal = GOALS.get(state) if (mode, agent) == ("candidates", "random") else None
                 print(ratio_line(f"{mode} {agent} ({state})", timing, yardstick, "step", goal))
@@ -71,7 +71,8 @@ def main() -> None:
     parser.add_argument("--env-only", action="store_true", help="only the SearchEnv rows")
     parser.add_argument("--tree", default=None, help="measure another checkout of searchgym (see source_tree.py)")
     parser.add_argument("--frozen-heap", action="store_true",
-                        help="time the env rows under the trainer's garbage-collector settings (timing.under_trainer_gc)")
+                        help="time the env rows under the trainer's garbage-collector settings "
+                        "(timing.under_trainer_gc)")
     args = parser.parse_args()
     if args.tree:
         from source_tree import use_tree

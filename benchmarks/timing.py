@@ -148,7 +148,8 @@ def three_states(tools, make_run: Callable[[list], Callable[[], int]], episodes:
     cold = beside_cartpole(run, frozen_heap=frozen_heap)
     warm = beside_cartpole(run, frozen_heap=frozen_heap)
     fresh = [(task, seed + NEW_SEED_OFFSET) for task, seed in episodes]
-    return {"cold": cold, "warm": warm, "new seeds": beside_cartpole(make_run(fresh), frozen_heap=frozen_heap)}
+    fresh_row = beside_cartpole(make_run(fresh), frozen_heap=frozen_heap)
+    return {"cold": cold, "warm": warm, "new seeds": fresh_row}
 
 
 def yardstick_line(yardstick: Timing) -> str:

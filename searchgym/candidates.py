@@ -325,7 +325,8 @@ class CandidateGenerator:
         prepended), or None when the new round changed the relation noted on an older name."""
         fresh = list(dict.fromkeys(older.last.names[:MAX_NAMES_PER_ROUND]))
         for value, _ in self._round_roles(older.last):
-            if value in previous.names and value not in fresh and older.roles.get(value) != previous.roles.get(value):
+            changed = older.roles.get(value) != previous.roles.get(value)
+            if changed and value in previous.names and value not in fresh:
                 return None
         tier = dict.fromkeys(self._name_actions(fresh, allowed, "earlier result", older.roles))
         tier.update(previous_tier)
