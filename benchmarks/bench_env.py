@@ -56,7 +56,7 @@ def env_rows(episodes: int, suite_id: str = "quick-v2", modes: tuple[str, ...] =
         for agent in ("random", "oracle"):
             env = suite_env(suite_id, mode)
             played = recurring_episodes([t.id for t in env.tasks.tasks("train")], episodes)
-            play = lambda eps, env=env, agent=agent: episodes_runner(env, agent, eps)  # noqa: E731
+            play = lambda eps, env=env, agent=agent: episodes_runner(env, agent, eps)
             rows = three_states(env.tools, play, played, frozen_heap)
             for state, timing in rows.items():
                 goal = GOALS.get(state) if (mode, agent) == ("candidates", "random") else None

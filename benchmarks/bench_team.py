@@ -153,7 +153,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         env = make()
         counts: dict = {}
         tools = env[0].tools if isinstance(env, list) else env.tools
-        play = lambda eps, env=env, counts=counts: _parallel_runner(env, eps, counts)  # noqa: E731
+        play = lambda eps, env=env, counts=counts: _parallel_runner(env, eps, counts)
         rows = three_states(tools, play, episodes, args.frozen_heap)
         for (state, timing), agent_steps in zip(rows.items(), counts["runs"], strict=True):
             per_agent = Timing(agent_steps, timing.cpu_s, timing.wall_s)
