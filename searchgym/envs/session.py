@@ -139,12 +139,15 @@ def _text_memo(max_chars: int) -> _TextMemo:
 
 def candidate_texts(actions: Sequence[Action], max_chars: int) -> tuple[str, ...]:
     """``candidate_text`` of every action. Why: a list met for the first time is mostly actions
-    listed before, whose memos one C-level pass reads; a single new action sends the whole list
-    through ``candidate_text``."""
+    listed before, whose memos one C-level pass reads; the actions without one get it first."""
+    memo = _text_memo(max_chars)
     try:
-        return tuple(map(_text_memo(max_chars).get, actions))
+        return tuple(map(memo.get, actions))
     except AttributeError:
-        return tuple([candidate_text(a, max_chars) for a in actions])
+        for action in actions:
+            if memo.name not in action.__dict__:
+                candidate_text(action, max_chars)
+        return tuple(map(memo.get, actions))
 
 
 def rendered(action: Action) -> str:
