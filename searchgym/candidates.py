@@ -174,12 +174,10 @@ class CandidateGenerator(CalculationTier):
                                 dict.fromkeys(self._name_actions(observed.question_names, allowed, "question")))
         unique = dict.fromkeys(extra)
         unique.update(memo["question"][1])
-        listed = self._list_answers(older.groups) if can_answer else []
+        listed, about = self._older_answers(observed, older) if can_answer else ({}, {})
         if can_answer:
             unique.update(self._latest_answers(latest))
-            question = set(observed.question_names)
-            about = [a for a in listed if a.provenance.partition(" | ")[0] in question]
-            unique.update(dict.fromkeys((about + older.about)[:MAX_QUESTION_ANSWERS]))
+            unique.update(about)
         unique.update(self._latest_names(latest, allowed, lookups))
         full = self.max_candidates
         if len(unique) < full:
@@ -188,7 +186,7 @@ class CandidateGenerator(CalculationTier):
         if len(unique) < full:
             unique.update(self._fixed(observed, allowed))
         if len(unique) < full and can_answer:
-            unique.update(dict.fromkeys(listed))
+            unique.update(listed)
             unique.update(older.answers)
         if len(unique) < full:
             unique.update(self._older_names(observed, older, allowed, lookups))
@@ -298,6 +296,20 @@ class CandidateGenerator(CalculationTier):
         """One answer listing every subject of a (predicate, value) seen with two or more."""
         return [self._memoised(("list", predicate, obj, *subjects), list_answer, predicate, obj, tuple(subjects))
                 for (predicate, obj), subjects in groups.items() if len(subjects) >= 2]
+
+    def _older_answers(self, observed: Observed, older: OlderRounds) -> tuple[dict, dict]:
+        """(the older rounds' list answers, the tier of answers about the question's names) as
+        dicts, kept on the record while the older rounds' groups and answers about the question are
+        the same objects (``OlderRounds.prepend`` shares them when a round adds none)."""
+        kept = observed.derived.get("older_answers")
+        if kept is not None and kept[0] is older.groups and kept[1] is older.about and kept[2] == older.question:
+            return kept[3], kept[4]
+        listed = self._list_answers(older.groups)
+        question = set(observed.question_names)
+        about = [a for a in listed if a.provenance.partition(" | ")[0] in question]
+        tiers = dict.fromkeys(listed), dict.fromkeys((about + older.about)[:MAX_QUESTION_ANSWERS])
+        observed.derived["older_answers"] = (older.groups, older.about, older.question, *tiers)
+        return tiers
 
     def _older_names(self, observed: Observed, older: OlderRounds, allowed: frozenset[str],
                      lookups: tuple) -> dict[Action, None]:
