@@ -9,6 +9,7 @@ case) and new seeds (the same tasks, seeds not played before: what training sees
 candidate step costs at most 10 CartPole steps warm and 15 with new seeds. Resets count.
 
     python benchmarks/bench_env.py [--suite ID] [--episodes N] [--env-only] [--quick] [--tree OTHER_CHECKOUT]
+                                   [--frozen-heap]
 """
 
 from __future__ import annotations
@@ -43,18 +44,20 @@ def suite_env(suite_id: str, mode: str):
                      families=list(families) if families is not None else None, difficulty=suite.difficulty)
 
 
-def env_rows(episodes: int, suite_id: str = "quick-v2", modes: tuple[str, ...] = ("candidates", "text")) -> None:
+def env_rows(episodes: int, suite_id: str = "quick-v2", modes: tuple[str, ...] = ("candidates", "text"),
+             frozen_heap: bool = False) -> None:
     from timing import cartpole, ratio_line, recurring_episodes, three_states, yardstick_line
 
     yardstick = cartpole()
     print(f"== SearchEnv steps (the {suite_id} world, {episodes} episodes on 40 recurring train tasks per row; "
-          "resets included) ==")
+          f"resets included{'; heap frozen as the trainer runs' if frozen_heap else ''}) ==")
     print(yardstick_line(yardstick))
     for mode in modes:
         for agent in ("random", "oracle"):
             env = suite_env(suite_id, mode)
             played = recurring_episodes([t.id for t in env.tasks.tasks("train")], episodes)
-            rows = three_states(env.tools, lambda eps, env=env, agent=agent: episodes_runner(env, agent, eps), played)
+            play = lambda eps, env=env, agent=agent: episodes_runner(env, agent, eps)
+            rows = three_states(env.tools, play, played, frozen_heap)
             for state, timing in rows.items():
                 goal = GOALS.get(state) if (mode, agent) == ("candidates", "random") else None
                 print(ratio_line(f"{mode} {agent} ({state})", timing, yardstick, "step", goal))
@@ -67,12 +70,15 @@ def main() -> None:
     parser.add_argument("--suite", default="quick-v2", help="the suite whose world the env rows use (default quick-v2)")
     parser.add_argument("--env-only", action="store_true", help="only the SearchEnv rows")
     parser.add_argument("--tree", default=None, help="measure another checkout of searchgym (see source_tree.py)")
+    parser.add_argument("--frozen-heap", action="store_true",
+                        help="time the env rows under the trainer's garbage-collector settings "
+                        "(timing.under_trainer_gc)")
     args = parser.parse_args()
     if args.tree:
         from source_tree import use_tree
 
         use_tree(args.tree)
-    env_rows(args.episodes, args.suite)
+    env_rows(args.episodes, args.suite, frozen_heap=args.frozen_heap)
     if args.env_only:
         return
 

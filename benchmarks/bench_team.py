@@ -15,6 +15,10 @@ round cost per agent. Time spent choosing actions (random agents reading the mas
 env construction is not.
 
     python benchmarks/bench_team.py [--suite ID] [--episodes N] [--envs N] [--mode text] [--tree OTHER_CHECKOUT]
+                                    [--frozen-heap]
+
+``--frozen-heap`` times every row under the trainer's garbage-collector settings (see
+``timing.under_trainer_gc``): the cost as training sees it.
 
 ``--memory N`` times nothing: it plays N episodes of the suite's env with new seeds (200 tasks
 in turn) and prints the memory that searchgym's modules hold afterwards (``tracemalloc``, by
@@ -33,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 SUITE_GOAL = ("new seeds", 40.0)
 GENERALISTS_GOAL = ("warm", 50.0)
+FROZEN_NOTE = "; heap frozen as the trainer runs"
 
 
 def _single_runner(env, episodes):
@@ -99,6 +104,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--envs", type=int, default=64, help="envs the 'in turn' row spreads episodes over (default 64, "
                         "as a trainer's)")
     parser.add_argument("--tree", default=None, help="measure another checkout of searchgym (see source_tree.py)")
+    parser.add_argument("--frozen-heap", action="store_true",
+                        help="time every row under the trainer's garbage-collector settings "
+                        "(timing.under_trainer_gc)")
     parser.add_argument("--memory", type=int, default=0, metavar="N",
                         help="instead of timing: the memory searchgym holds after N new-seed episodes")
     args = parser.parse_args(argv)
@@ -126,10 +134,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     yardstick = cartpole()
     print(f"the {suite.id} world ({suite.world_size}), {args.mode} mode, random agents, {args.episodes} episodes on "
           f"40 recurring train tasks per row; {platform.processor() or platform.machine()}, "
-          f"python {platform.python_version()}")
+          f"python {platform.python_version()}{FROZEN_NOTE if args.frozen_heap else ''}")
     print(yardstick_line(yardstick))
     single_env = SearchEnv(**common)
-    single = three_states(single_env.tools, lambda eps: _single_runner(single_env, eps), episodes)
+    single = three_states(single_env.tools, lambda eps: _single_runner(single_env, eps), episodes,
+                          args.frozen_heap)
     for state, timing in single.items():
         print(ratio_line(f"SearchEnv, 1 agent ({state})", timing, yardstick, "step"))
     suite_env = lambda: getattr(make_env(suite, "train", action_mode=args.mode), "unwrapped", None) \
@@ -144,7 +153,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         env = make()
         counts: dict = {}
         tools = env[0].tools if isinstance(env, list) else env.tools
-        rows = three_states(tools, lambda eps, env=env, counts=counts: _parallel_runner(env, eps, counts), episodes)
+        play = lambda eps, env=env, counts=counts: _parallel_runner(env, eps, counts)
+        rows = three_states(tools, play, episodes, args.frozen_heap)
         for (state, timing), agent_steps in zip(rows.items(), counts["runs"], strict=True):
             per_agent = Timing(agent_steps, timing.cpu_s, timing.wall_s)
             print(ratio_line(f"{label} ({state})", timing, yardstick, "round",

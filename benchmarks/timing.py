@@ -60,16 +60,29 @@ def timed(run: Callable[[], int]) -> Timing:
     return Timing(units, time.process_time() - cpu, time.perf_counter() - wall)
 
 
-def beside_cartpole(run: Callable[[], int], steps: int = 5000) -> Timing:
+def beside_cartpole(run: Callable[[], int], steps: int = 5000, frozen_heap: bool = False) -> Timing:
     """``timed(run)`` with CartPole steps timed just before and after it (see the docstring),
     after a full garbage collection: a collection owed by an earlier row's allocations would
-    otherwise land in whichever row happens to cross the threshold (tens of us per step)."""
+    otherwise land in whichever row happens to cross the threshold (tens of us per step).
+    ``frozen_heap``: ``run`` goes under the trainer's garbage-collector settings (see
+    ``under_trainer_gc``)."""
     gc.collect()
     before = cartpole(steps)
-    timing = timed(run)
+    timing = under_trainer_gc(lambda: timed(run)) if frozen_heap else timed(run)
     after = cartpole(steps)
     timing.beside_us = (before.cpu_us + after.cpu_us) / 2
     return timing
+
+
+def under_trainer_gc(run: Callable[[], Timing]) -> Timing:
+    """``run()`` with the heap frozen and young collections spaced out as the trainer runs its env
+    steps (``trainer_base.frozen_heap``). Why: rows are a fraction of a CPU-second, and by default
+    about one full collection (tens of ms, a walk over the whole world) lands in each, which a
+    training run does not pay; this shows the env's cost as training sees it, beside the default."""
+    from searchgym.agents.trainer_base import frozen_heap
+
+    with frozen_heap():
+        return run()
 
 
 def cartpole(steps: int = 20_000) -> Timing:
@@ -125,15 +138,18 @@ def recurring_episodes(task_ids: list[str], episodes: int, tasks: int = 40, seed
 NEW_SEED_OFFSET = 1_000_003
 
 
-def three_states(tools, make_run: Callable[[list], Callable[[], int]], episodes: list) -> dict[str, Timing]:
+def three_states(tools, make_run: Callable[[list], Callable[[], int]], episodes: list,
+                 frozen_heap: bool = False) -> dict[str, Timing]:
     """{"cold", "warm", "new seeds"}: ``episodes`` with every cache emptied, the same again, then
-    the same tasks with fresh seeds (``make_run(episodes)`` builds the function that plays them)."""
+    the same tasks with fresh seeds (``make_run(episodes)`` builds the function that plays them);
+    ``frozen_heap``: every row under the trainer's garbage-collector settings."""
     run = make_run(episodes)
     clear_caches(tools)
-    cold = beside_cartpole(run)
-    warm = beside_cartpole(run)
+    cold = beside_cartpole(run, frozen_heap=frozen_heap)
+    warm = beside_cartpole(run, frozen_heap=frozen_heap)
     fresh = [(task, seed + NEW_SEED_OFFSET) for task, seed in episodes]
-    return {"cold": cold, "warm": warm, "new seeds": beside_cartpole(make_run(fresh))}
+    fresh_row = beside_cartpole(make_run(fresh), frozen_heap=frozen_heap)
+    return {"cold": cold, "warm": warm, "new seeds": fresh_row}
 
 
 def yardstick_line(yardstick: Timing) -> str:

@@ -38,10 +38,14 @@ class RankedCandidates:
         self._text_chars = 0
         self._texts: tuple[str, ...] = ()
 
-    def texts(self, max_chars: int, text_of) -> tuple[str, ...]:
-        """``text_of(action, max_chars)`` for every action, computed once per cut."""
+    def texts(self, max_chars: int, text_of, texts_of=None) -> tuple[str, ...]:
+        """``text_of(action, max_chars)`` for every action, computed once per cut (by
+        ``texts_of(actions, max_chars)`` in one call when given)."""
         if self._text_chars != max_chars or len(self._texts) != len(self.actions):
-            self._texts = tuple([text_of(a, max_chars) for a in self.actions])
+            if texts_of is not None:
+                self._texts = texts_of(self.actions, max_chars)
+            else:
+                self._texts = tuple([text_of(a, max_chars) for a in self.actions])
             self._text_chars = max_chars
         return self._texts
 

@@ -16,8 +16,6 @@ from itertools import islice
 from searchgym.action_types import Action
 from searchgym.candidate_actions import (
     calculation_argument,
-    calculation_wording,
-    calculator_call,
     call_of,
     fact_provenance,
     fact_value,
@@ -26,6 +24,11 @@ from searchgym.candidate_actions import (
     noted,
     tool_of,
     tool_rules,
+)
+from searchgym.candidate_calculations import (  # noqa: F401 (the limits are re-exported)
+    MAX_CALCULATIONS,
+    MAX_NUMBERS_PER_QUANTITY,
+    CalculationTier,
 )
 from searchgym.candidate_history import HistoryNode, HistoryTrie, RankedCandidates, extra_key, find_list
 from searchgym.candidate_rounds import MAX_NAMES_PER_ROUND, OlderRounds, Round, add_members
@@ -36,10 +39,8 @@ from searchgym.tools.tool_registry import FixedCall, special_evidence
 from searchgym.world.model import Fact
 from searchgym.world.world import World
 
-MAX_NUMBERS_PER_QUANTITY = 4
 MAX_LATEST_ANSWERS = 10
 MAX_QUESTION_ANSWERS = 6
-MAX_CALCULATIONS = 8
 #: Entries a memo keeps before it starts over (bounds memory on very large worlds): memos keyed
 #: by names and ids, and memos keyed by whole result texts (a few KB each).
 MEMO_LIMIT = 50_000
@@ -99,7 +100,7 @@ class Observed:
         return rnd
 
 
-class CandidateGenerator:
+class CandidateGenerator(CalculationTier):
     """Builds the ranked candidate list for one agent; shared by every env of a world. It memoises a
     round's answers, names and numbers (kept on the ``Round``), the actions built from names, facts
     and calculations, and whole lists per history (``ranked``): the output equals building afresh."""
@@ -173,12 +174,10 @@ class CandidateGenerator:
                                 dict.fromkeys(self._name_actions(observed.question_names, allowed, "question")))
         unique = dict.fromkeys(extra)
         unique.update(memo["question"][1])
-        listed = self._list_answers(older.groups) if can_answer else []
+        listed, about = self._older_answers(observed, older) if can_answer else ({}, {})
         if can_answer:
             unique.update(self._latest_answers(latest))
-            question = set(observed.question_names)
-            about = [a for a in listed if a.provenance.partition(" | ")[0] in question]
-            unique.update(dict.fromkeys((about + older.about)[:MAX_QUESTION_ANSWERS]))
+            unique.update(about)
         unique.update(self._latest_names(latest, allowed, lookups))
         full = self.max_candidates
         if len(unique) < full:
@@ -187,10 +186,10 @@ class CandidateGenerator:
         if len(unique) < full:
             unique.update(self._fixed(observed, allowed))
         if len(unique) < full and can_answer:
-            unique.update(dict.fromkeys(listed))
+            unique.update(listed)
             unique.update(older.answers)
         if len(unique) < full:
-            unique.update(dict.fromkeys(self._name_actions(older.names, allowed, "earlier result", older.roles)))
+            unique.update(self._older_names(observed, older, allowed, lookups))
         return list(islice(unique, full))
 
     # ------------------------------------------------------------------------------ tiers
@@ -298,6 +297,54 @@ class CandidateGenerator:
         return [self._memoised(("list", predicate, obj, *subjects), list_answer, predicate, obj, tuple(subjects))
                 for (predicate, obj), subjects in groups.items() if len(subjects) >= 2]
 
+    def _older_answers(self, observed: Observed, older: OlderRounds) -> tuple[dict, dict]:
+        """(the older rounds' list answers, the tier of answers about the question's names) as
+        dicts, kept on the record while the older rounds' groups and answers about the question are
+        the same objects (``OlderRounds.prepend`` shares them when a round adds none)."""
+        kept = observed.derived.get("older_answers")
+        if kept is not None and kept[0] is older.groups and kept[1] is older.about and kept[2] == older.question:
+            return kept[3], kept[4]
+        listed = self._list_answers(older.groups)
+        question = set(observed.question_names)
+        about = [a for a in listed if a.provenance.partition(" | ")[0] in question]
+        tiers = dict.fromkeys(listed), dict.fromkeys((about + older.about)[:MAX_QUESTION_ANSWERS])
+        observed.derived["older_answers"] = (older.groups, older.about, older.question, *tiers)
+        return tiers
+
+    def _older_names(self, observed: Observed, older: OlderRounds, allowed: frozenset[str],
+                     lookups: tuple) -> dict[Action, None]:
+        """The look-ups of the older rounds' names as a tier, kept on the record: when ``older`` is
+        the last step's with one round prepended and that round changes no older name's relation,
+        the round's look-ups go first and the last step's tier follows (a dict merge that keeps
+        each action's first occurrence: what building it afresh gives)."""
+        memo = observed.derived
+        kept = memo.get("older_names")
+        if kept is not None and kept[1] == lookups:
+            if kept[0] is older:
+                return kept[2]
+            parent = memo.get("older_parent", (None, None))
+            if parent[0] is older and parent[1] is kept[0] and older.last is not None:
+                tier = self._prepended_names(older, kept[0], kept[2], allowed)
+                if tier is not None:
+                    memo["older_names"] = (older, lookups, tier)
+                    return tier
+        tier = dict.fromkeys(self._name_actions(older.names, allowed, "earlier result", older.roles))
+        memo["older_names"] = (older, lookups, tier)
+        return tier
+
+    def _prepended_names(self, older: OlderRounds, previous: OlderRounds, previous_tier: dict,
+                         allowed: frozenset[str]) -> dict[Action, None] | None:
+        """``older``'s name tier from ``previous``'s (``older`` is ``previous`` with ``older.last``
+        prepended), or None when the new round changed the relation noted on an older name."""
+        fresh = list(dict.fromkeys(older.last.names[:MAX_NAMES_PER_ROUND]))
+        for value, _ in self._round_roles(older.last):
+            changed = older.roles.get(value) != previous.roles.get(value)
+            if changed and value in previous.names and value not in fresh:
+                return None
+        tier = dict.fromkeys(self._name_actions(fresh, allowed, "earlier result", older.roles))
+        tier.update(previous_tier)
+        return tier
+
     def _older(self, observed: Observed) -> OlderRounds:
         """What the rounds before the latest give, newest first, kept on the record and extended by
         the rounds that became older (the same as reading them all again: ``OlderRounds.prepend``)."""
@@ -309,81 +356,13 @@ class CandidateGenerator:
                 or older.question != question:
             older = OlderRounds(question=question)
         for rnd in rounds[older.count:count]:
-            older = older.prepend(rnd, self._round_answers(rnd), self._round_roles(rnd))
+            parent, older = older, older.prepend(rnd, self._round_answers(rnd), self._round_roles(rnd))
+            observed.derived["older_parent"] = (older, parent)  # for the name tier (``_older_names``)
         observed.derived["older"] = older
         return older
 
     def _fact_answer(self, fact: Fact, tool: str) -> Action:
         return Action.answer(fact_value(fact), fact_provenance(self.world, fact, tool))
-
-    def _round_numbers(self, rnd: Round) -> list[Fact]:
-        derived = self._derived(rnd)
-        found = derived.get("numbers")
-        if found is None:
-            facts = (self.world.facts[fid] for fid in rnd.fact_ids)
-            found = derived["numbers"] = [f for f in facts if f.object_id is None and isinstance(f.value, (int, float))]
-        return found
-
-    def _calculation(self, tool: str, argument: str, expression: str, note: str) -> Action:
-        return self._memoised(("calc", tool, argument, expression, note),
-                              calculator_call, tool, argument, expression, note)
-
-    def _calculations(self, observed: Observed, tool: str, argument: str) -> dict[Action, None]:
-        """The first ``MAX_CALCULATIONS`` sums and differences of like quantities seen (same
-        predicate), and years since (clock), as a tier (a dict, in rank order).
-
-        Figures of the entities the question names come first, then the most recent ones, and
-        current figures before outdated ones.
-        """
-        clock, figures = self._figures(observed)
-        # Ages only order the figures, so the list depends on the sequence of rounds with figures
-        # (their facts), the clock and the question's names: memoised across steps and episodes.
-        key = ("calculations", tool, argument, clock, observed.question_names, figures)
-        return self._memoised(key, self._rank_calculations, observed, clock, tool, argument)
-
-    def _figures(self, observed: Observed) -> tuple[int | None, tuple]:
-        """(the latest clock year seen, the fact ids of every round with figures, in order), kept
-        on the record and extended by the rounds added since the last step."""
-        rounds = observed.rounds
-        seen, last, clock, figures = observed.derived.get("figures", (0, None, None, ()))
-        if seen > len(rounds) or (seen and rounds[seen - 1] is not last):  # not the record it was built from
-            seen, clock, figures = 0, None, ()
-        if seen < len(rounds):
-            added = rounds[seen:]
-            clock = next((r.clock_year for r in reversed(added) if r.clock_year), clock)
-            figures += tuple(r.fact_ids for r in added if self._round_numbers(r))
-            observed.derived["figures"] = (len(rounds), rounds[-1], clock, figures)
-        return clock, figures
-
-    def _rank_calculations(self, observed: Observed, clock: int | None, tool: str,
-                           argument: str) -> dict[Action, None]:
-        rounds = observed.rounds
-        question = set(observed.question_names)
-        ranked: list[tuple[bool, int, bool, Fact]] = []
-        for age, rnd in enumerate(reversed(rounds)):
-            for fact in self._round_numbers(rnd):
-                named = self.world.entities[fact.subject_id].display_name in question
-                ranked.append((not named, age, not fact.current, fact))
-        by_quantity: dict[str, list[tuple[int, int | float]]] = {}
-        for rank, (*_, fact) in enumerate(sorted(ranked, key=lambda r: r[:3])):
-            values = by_quantity.setdefault(fact.predicate, [])
-            if len(values) < MAX_NUMBERS_PER_QUANTITY and all(fact.value != v for _, v in values):
-                values.append((rank, fact.value))
-        # (rank, spec) in listing order; after the stable sort by rank only the first few are worded
-        scored: list[tuple[int, tuple]] = []
-        for predicate, values in by_quantity.items():
-            what = predicate.replace("_", " ")
-            if predicate.endswith("year"):  # years pair with the clock; their sums answer nothing
-                if clock is not None:
-                    scored += [(rank, ("year", clock, v, what)) for rank, v in values]
-                continue
-            for i, (rank_a, a) in enumerate(values):
-                for rank_b, b in values[i + 1:]:
-                    rank = max(rank_a, rank_b)
-                    scored.append((rank, ("sum", a, b, what)))
-                    scored.append((rank, ("difference", a, b, what)))
-        kept = sorted(scored, key=lambda pair: pair[0])[:MAX_CALCULATIONS]
-        return dict.fromkeys(self._calculation(tool, argument, *calculation_wording(spec)) for _, spec in kept)
 
     def _fixed(self, observed: Observed, allowed: frozenset[str]) -> dict[Action, None]:
         name = observed.question_names[0] if observed.question_names else "the question"

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
+from operator import attrgetter
 
 import numpy as np
 
@@ -109,13 +110,44 @@ def signals_info(signals: RoundSignals) -> dict:
 def candidate_text(action: Action, max_chars: int) -> str:
     """What a policy reads for a candidate: ``describe()`` sanitised and cut to ``max_chars``.
 
-    Memoised on the action itself (an immutable value; ``with_provenance`` copies drop the memo):
-    the same candidate objects are listed step after step."""
-    memo = action.__dict__.get("_candidate_text")
-    if memo is None or memo[0] != max_chars:
-        memo = (max_chars, sanitize(action.describe(), max_chars))
-        action.__dict__["_candidate_text"] = memo
-    return memo[1]
+    Memoised on the action itself, one attribute per cut (an immutable value; ``with_provenance``
+    copies drop the memo): the same candidate objects are listed step after step."""
+    getter = _text_memo(max_chars)
+    text = action.__dict__.get(getter.name)
+    if text is None:
+        text = action.__dict__[getter.name] = sanitize(action.describe(), max_chars)
+    return text
+
+
+class _TextMemo:
+    """The attribute that holds an action's candidate text for one cut, and a getter for it."""
+
+    def __init__(self, max_chars: int) -> None:
+        self.name = f"_candidate_text_{max_chars}"
+        self.get = attrgetter(self.name)
+
+
+_TEXT_MEMOS: dict[int, _TextMemo] = {}
+
+
+def _text_memo(max_chars: int) -> _TextMemo:
+    memo = _TEXT_MEMOS.get(max_chars)
+    if memo is None:
+        memo = _TEXT_MEMOS[max_chars] = _TextMemo(max_chars)
+    return memo
+
+
+def candidate_texts(actions: Sequence[Action], max_chars: int) -> tuple[str, ...]:
+    """``candidate_text`` of every action. Why: a list met for the first time is mostly actions
+    listed before, whose memos one C-level pass reads; the actions without one get it first."""
+    memo = _text_memo(max_chars)
+    try:
+        return tuple(map(memo.get, actions))
+    except AttributeError:
+        for action in actions:
+            if memo.name not in action.__dict__:
+                candidate_text(action, max_chars)
+        return tuple(map(memo.get, actions))
 
 
 def rendered(action: Action) -> str:
@@ -253,7 +285,7 @@ class SearchSession:
         limit = self.config.max_candidate_chars
         shuffled = self._shuffled
         if shuffled is not None and shuffled[0] is self.candidates and len(shuffled[2]) == len(self.candidates) <= n:
-            ranked_texts = shuffled[1].texts(limit, candidate_text)
+            ranked_texts = shuffled[1].texts(limit, candidate_text, candidate_texts)
             texts = [ranked_texts[i] for i in shuffled[2]]
         else:  # candidates set by hand: read them one by one
             texts = [candidate_text(a, limit) for a in self.candidates[:n]]

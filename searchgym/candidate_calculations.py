@@ -1,0 +1,95 @@
+"""The calculation tier of the candidate list: sums and differences of like quantities an agent
+has seen, and years since (with the clock), worded as calls of a calculating tool.
+
+Why a file of its own: it is the one tier ranked by the figures of every round seen (not only the
+latest), with a memo of its own; :class:`searchgym.candidates.CandidateGenerator` mixes it in.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from searchgym.action_types import Action
+from searchgym.candidate_actions import calculation_wording, calculator_call
+from searchgym.candidate_rounds import Round
+from searchgym.world.model import Fact
+
+if TYPE_CHECKING:
+    from searchgym.candidates import Observed
+
+MAX_NUMBERS_PER_QUANTITY = 4
+MAX_CALCULATIONS = 8
+
+
+class CalculationTier:
+    """Calculation candidates; a mixin of the candidate generator, which provides ``world``,
+    ``_memoised(key, build, *args)`` and ``_derived(round)``."""
+
+    def _round_numbers(self, rnd: Round) -> list[Fact]:
+        derived = self._derived(rnd)
+        found = derived.get("numbers")
+        if found is None:
+            facts = (self.world.facts[fid] for fid in rnd.fact_ids)
+            found = derived["numbers"] = [f for f in facts if f.object_id is None and isinstance(f.value, (int, float))]
+        return found
+
+    def _calculation(self, tool: str, argument: str, expression: str, note: str) -> Action:
+        return self._memoised(("calc", tool, argument, expression, note),
+                              calculator_call, tool, argument, expression, note)
+
+    def _calculations(self, observed: Observed, tool: str, argument: str) -> dict[Action, None]:
+        """The first ``MAX_CALCULATIONS`` sums and differences of like quantities seen (same
+        predicate), and years since (clock), as a tier (a dict, in rank order).
+
+        Figures of the entities the question names come first, then the most recent ones, and
+        current figures before outdated ones.
+        """
+        clock, figures = self._figures(observed)
+        # Ages only order the figures, so the list depends on the sequence of rounds with figures
+        # (their facts), the clock and the question's names: memoised across steps and episodes.
+        key = ("calculations", tool, argument, clock, observed.question_names, figures)
+        return self._memoised(key, self._rank_calculations, observed, clock, tool, argument)
+
+    def _figures(self, observed: Observed) -> tuple[int | None, tuple]:
+        """(the latest clock year seen, the fact ids of every round with figures, in order), kept
+        on the record and extended by the rounds added since the last step."""
+        rounds = observed.rounds
+        seen, last, clock, figures = observed.derived.get("figures", (0, None, None, ()))
+        if seen > len(rounds) or (seen and rounds[seen - 1] is not last):  # not the record it was built from
+            seen, clock, figures = 0, None, ()
+        if seen < len(rounds):
+            added = rounds[seen:]
+            clock = next((r.clock_year for r in reversed(added) if r.clock_year), clock)
+            figures += tuple(r.fact_ids for r in added if self._round_numbers(r))
+            observed.derived["figures"] = (len(rounds), rounds[-1], clock, figures)
+        return clock, figures
+
+    def _rank_calculations(self, observed: Observed, clock: int | None, tool: str,
+                           argument: str) -> dict[Action, None]:
+        rounds = observed.rounds
+        question = set(observed.question_names)
+        ranked: list[tuple[bool, int, bool, Fact]] = []
+        for age, rnd in enumerate(reversed(rounds)):
+            for fact in self._round_numbers(rnd):
+                named = self.world.entities[fact.subject_id].display_name in question
+                ranked.append((not named, age, not fact.current, fact))
+        by_quantity: dict[str, list[tuple[int, int | float]]] = {}
+        for rank, (*_, fact) in enumerate(sorted(ranked, key=lambda r: r[:3])):
+            values = by_quantity.setdefault(fact.predicate, [])
+            if len(values) < MAX_NUMBERS_PER_QUANTITY and all(fact.value != v for _, v in values):
+                values.append((rank, fact.value))
+        # (rank, spec) in listing order; after the stable sort by rank only the first few are worded
+        scored: list[tuple[int, tuple]] = []
+        for predicate, values in by_quantity.items():
+            what = predicate.replace("_", " ")
+            if predicate.endswith("year"):  # years pair with the clock; their sums answer nothing
+                if clock is not None:
+                    scored += [(rank, ("year", clock, v, what)) for rank, v in values]
+                continue
+            for i, (rank_a, a) in enumerate(values):
+                for rank_b, b in values[i + 1:]:
+                    rank = max(rank_a, rank_b)
+                    scored.append((rank, ("sum", a, b, what)))
+                    scored.append((rank, ("difference", a, b, what)))
+        kept = sorted(scored, key=lambda pair: pair[0])[:MAX_CALCULATIONS]
+        return dict.fromkeys(self._calculation(tool, argument, *calculation_wording(spec)) for _, spec in kept)
