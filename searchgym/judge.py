@@ -10,7 +10,7 @@ free, with no judge model.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from searchgym.action_types import Action
@@ -63,7 +63,10 @@ class ReadText:
     tokens: frozenset[str]
     numbers: frozenset[float]
     #: `` normalised text ``: a whole-word ``in`` test (built once: every answer check reads it)
-    padded: str = ""
+    padded: str = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "padded", f" {self.normalized} ")
 
 
 @lru_cache(maxsize=1 << 13)
@@ -72,7 +75,7 @@ def read_text(text: str) -> ReadText:
     readers and episodes, so each distinct text is normalised and scanned for numbers once)."""
     normalized = normalize_answer(text)
     tokens = frozenset(t for t in normalized.split() if t not in STOPWORDS)
-    return ReadText(normalized, tokens, frozenset(_numbers_in(text)), f" {normalized} ")
+    return ReadText(normalized, tokens, frozenset(_numbers_in(text)))
 
 
 @lru_cache(maxsize=1 << 13)

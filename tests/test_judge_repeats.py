@@ -6,7 +6,7 @@ from __future__ import annotations
 from test_judge import make_task
 
 from searchgym.action_types import Action
-from searchgym.judge import ProcessJudge
+from searchgym.judge import ProcessJudge, ReadText, read_text
 
 
 def test_a_repeat_is_an_equal_action_whatever_object_or_provenance():
@@ -23,3 +23,10 @@ def test_a_repeat_is_an_equal_action_whatever_object_or_provenance():
     answer = Action.answer("Vexa Corp")
     assert judge.judge(answer, (), True, "Answer submitted").consistent
     assert judge.judge(Action.answer("Vexa Corp", provenance="another"), (), True, "x").reason.startswith("repeats")
+
+
+def test_a_reading_pads_its_own_text_for_whole_word_tests():
+    reading = read_text("Zorblat is made by  Vexa Corp.")
+    assert reading.padded == f" {reading.normalized} " and " vexa corp " in reading.padded
+    built = ReadText("vexa corp", frozenset({"vexa", "corp"}), frozenset())
+    assert built.padded == " vexa corp " and built == ReadText("vexa corp", frozenset({"vexa", "corp"}), frozenset())
