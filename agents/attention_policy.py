@@ -104,7 +104,8 @@ class AttentionPolicy(CandidatePolicy):
         self.hops = HopFeatures()
         self.fact_query = nn.Linear(dim, dim, bias=False)
         self._tokens = BoundedCache(8192)
-        self.critic_overlap = LexicalOverlap()  # for COMA's critic only (embed); the scores never read it
+        # COMA's critic reads word overlap (embed): the scores' own reader when they use one (one memo)
+        self.critic_overlap = self.overlap if self.overlap is not None else LexicalOverlap()
         self.n_overlap = LexicalOverlap.n_features
 
     @property

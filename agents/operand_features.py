@@ -23,7 +23,8 @@ import numpy as np
 
 from .encoders import BoundedCache
 from .feature_rows import feature_array, real_count
-from .hop_features import Transcript, _operands, split_candidate
+from .hop_features import _operands, split_candidate
+from .lexical_overlap import question_of
 
 DATED = re.compile(r"\bin \d{4}$")
 
@@ -49,7 +50,8 @@ class OperandSources:
         key = (text, tuple(candidates))
         found = self._cache.get(key)
         if found is None:
-            found = self._compute(Transcript(text).question, candidates)
+            question = question_of(text)  # the "Question:" line alone, not a parse of the transcript
+            found = self._compute("" if question is text else question, candidates)
             self._cache.put(key, found)
         return found
 
