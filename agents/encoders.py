@@ -12,6 +12,8 @@ The minilm / hf modules import sentence-transformers / transformers, so they loa
 
 from __future__ import annotations
 
+import inspect
+
 from collections.abc import Sequence
 from typing import Any
 
@@ -79,5 +81,7 @@ def make_encoder(name: str, device: str | torch.device = "cpu", **kwargs: Any) -
     try:
         encoder = build(device=dev, **kwargs)
     except TypeError as err:
-        raise TypeError(f"bad arguments for encoder {name!r}: {err}") from err
+        accepted = [n for n in inspect.signature(build).parameters if n not in ("self", "device")]
+        raise TypeError(f"bad arguments for encoder {name!r}: {err}; it accepts {', '.join(accepted) or 'none'}, "
+                        "and a candidate policy also hidden, overlap_features, fact_context, operand_sources") from err
     return encoder.to(dev)

@@ -93,6 +93,20 @@ class Examples:
                 "family": self.family}
 
 
+def demonstration_order(n_train: int, seed: int) -> np.ndarray:
+    """The order in which a seed's base demonstrates the train tasks (indices into the split): its
+    first ``sft_tasks`` are shown, the DAgger rounds take the next ones. One function, so that RL
+    can leave out exactly what the base was shown (``TrainConfig.rl_fresh_tasks``)."""
+    return np.random.default_rng([seed, 7]).permutation(n_train)
+
+
+def shown_to_base(n_train: int, seed: int, config: SFTConfig) -> set[int]:
+    """Indices of the train tasks a base built with ``config`` for ``seed`` saw: demonstrated, or
+    played in a DAgger round."""
+    seen = config.sft_tasks + config.sft_dagger_rounds * config.sft_dagger_tasks
+    return {int(i) for i in demonstration_order(n_train, seed)[:seen]}
+
+
 def _reset(actor: Any, seed: int) -> None:
     reset = getattr(actor, "reset", None)
     if callable(reset):

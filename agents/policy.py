@@ -127,7 +127,10 @@ class CandidatePolicy(nn.Module):
         self.fact_context = fact_context
         #: features per candidate beside the embeddings (LexicalOverlap then HopFeatures), as embed gives them
         self.n_overlap = LexicalOverlap.n_features + HopFeatures.n_features if overlap_features else 0
-        self.operands = OperandSources() if operand_sources and overlap_features else None
+        if operand_sources and not overlap_features:
+            raise ValueError("operand_sources=True is read beside the word-overlap features: it needs "
+                             "overlap_features=True")
+        self.operands = OperandSources() if operand_sources else None
         self.n_overlap += OperandSources.n_features if self.operands is not None else 0
         self.score_head = _mlp((5 if fact_context else 3) * d + self.n_overlap, hidden, 1, out_std=0.01)
         # which facts about a name matter depends on the question: the observation weighs them

@@ -24,6 +24,11 @@ def check_comparison(comparison: Any) -> None:
     learners = [m for m in comparison.methods if m.path.startswith("searchgym.") and trains(load_method(m))]
     if learners:
         _check_policy(comparison.policy)
+        for method in comparison.methods:
+            try:
+                _check_policy_kwargs(comparison.policy, {**comparison.options, **dict(method.options)})
+            except ValueError as exc:
+                raise ValueError(f"method {method.label!r}: {exc}") from None
     for method in comparison.methods:
         options = {**comparison.options, **dict(method.options)}
         try:
@@ -41,6 +46,21 @@ def _check_policy(policy: str) -> None:
     accepted = sorted([*ENCODERS, *OWN_ARCHITECTURES])
     if policy not in accepted:
         raise ValueError(f"unknown --policy {policy!r}; accepted: {', '.join(accepted)}")
+
+
+def _check_policy_kwargs(policy: str, options: dict[str, Any]) -> None:
+    """Build the policy once with the run's ``policy_kwargs``, as every run and its base will."""
+    kwargs = options.get("policy_kwargs")
+    if not kwargs:
+        return
+    from searchgym.agents.policy import make_policy
+
+    if not isinstance(kwargs, dict):
+        raise ValueError(f"policy_kwargs must be a mapping of the policy's keyword arguments; got {kwargs!r}")
+    try:
+        make_policy(policy, device="cpu", seed=0, **kwargs)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"policy_kwargs {kwargs!r} do not fit --policy {policy}: {exc}") from None
 
 
 def _check_sft(options: dict[str, Any]) -> None:

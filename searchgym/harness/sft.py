@@ -32,7 +32,8 @@ import numpy as np
 import torch
 from filelock import FileLock
 
-from searchgym.agents.imitation import SFTConfig, Examples, agreement, confidence, demonstrations, fit_epoch
+from searchgym.agents.imitation import (SFTConfig, Examples, agreement, confidence, demonstration_order, demonstrations,
+                                        fit_epoch, shown_to_base)
 from searchgym.agents.policy_actor import PolicyActor
 from searchgym.agents.population import Population
 from searchgym.agents.sft_base import file_sha256, load_base_into, save_base
@@ -61,11 +62,25 @@ def sft_config(options: Mapping[str, Any]) -> SFTConfig:
     return SFTConfig(**chosen)
 
 
-def base_key(suite: Suite, seed: int, policy: str, config: SFTConfig) -> str:
-    """16 hex digits naming the base of (suite, seed, policy, settings)."""
+def base_key(suite: Suite, seed: int, policy: str, config: SFTConfig,
+             policy_kwargs: Mapping[str, Any] | None = None) -> str:
+    """16 hex digits naming the base of (suite, seed, policy and its kwargs, settings). A policy
+    without kwargs keeps the key it had before they were part of it."""
     ident = {"format": policy_format(policy), "suite": suite.id, "suite_hash": suite.content_hash, "seed": int(seed),
              "policy": policy, "sft": asdict(config)}
-    return hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()[:16]
+    if policy_kwargs:
+        ident["policy_kwargs"] = dict(policy_kwargs)
+    return hashlib.sha256(json.dumps(ident, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def policy_kwargs(ctx: RunContext) -> dict[str, Any]:
+    """The run's ``policy_kwargs`` option (``--option 'policy_kwargs={"operand_sources": true}'``):
+    the base is built with them, so that the RL runs that start from it have its layout."""
+    kwargs = ctx.options.get("policy_kwargs") or {}
+    if not isinstance(kwargs, Mapping):
+        raise ValueError(f"policy_kwargs must be a mapping of the policy's keyword arguments, e.g. "
+                         f"'policy_kwargs={{\"operand_sources\": true}}'; got {kwargs!r}")
+    return dict(kwargs)
 
 
 def demonstrator(kind: str, suite: Suite, seed: int) -> Any:
@@ -83,7 +98,7 @@ def bases_dir(ctx: RunContext) -> Path:
 
 def ensure_base(ctx: RunContext, config: SFTConfig) -> dict[str, Any]:
     """The base's record (``base.json`` plus ``path``), built first if no run has built it yet."""
-    key = base_key(ctx.suite, ctx.seed, ctx.policy, config)
+    key = base_key(ctx.suite, ctx.seed, ctx.policy, config, policy_kwargs(ctx))
     folder = bases_dir(ctx) / key
     folder.mkdir(parents=True, exist_ok=True)
     with FileLock(str(folder / ".lock")):
@@ -98,7 +113,8 @@ def ensure_base(ctx: RunContext, config: SFTConfig) -> dict[str, Any]:
 
 
 def _population(ctx: RunContext, n_agents: int) -> Population:
-    return Population.build("shared", n_agents, encoder=ctx.policy, device=ctx.device, seed=ctx.seed)
+    return Population.build("shared", n_agents, encoder=ctx.policy, device=ctx.device, seed=ctx.seed,
+                            **policy_kwargs(ctx))
 
 
 def build_base(ctx: RunContext, config: SFTConfig, key: str, folder: Path) -> None:
@@ -113,7 +129,7 @@ def build_base(ctx: RunContext, config: SFTConfig, key: str, folder: Path) -> No
     generator = torch.Generator().manual_seed(seed)
     teacher = demonstrator(config.sft_demonstrator, suite, seed)
     train = tasks(suite, "train")
-    order = np.random.default_rng([seed, 7]).permutation(len(train))
+    order = demonstration_order(len(train), seed)
     progress = _read_partial(folder / PARTIAL)
     if progress is None:
         examples, demo_success = demonstrations(env, teacher, [train[i] for i in order[:config.sft_tasks]],
@@ -156,8 +172,9 @@ def build_base(ctx: RunContext, config: SFTConfig, key: str, folder: Path) -> No
     steps = len(examples)
     atomic_write_json(folder / META, {
         "key": key, "format": policy_format(ctx.policy), "suite": suite.id, "suite_hash": suite.content_hash, "seed": seed,
-        "policy": ctx.policy, "settings": asdict(config), "sha256": sha, "examples": steps,
+        "policy": ctx.policy, "policy_kwargs": policy_kwargs(ctx), "settings": asdict(config), "sha256": sha, "examples": steps,
         "demonstrated_tasks": min(config.sft_tasks, len(train)),
+        "shown_tasks": sorted(train[i].id for i in shown_to_base(len(train), seed, config)),
         "demonstrator_train_success": progress["demo_success"], "dagger_success": progress["dagger_success"],
         "losses": progress["losses"], "dev_agreement": agree, "dev_confidence": confidence(policy, held_out),
         "dev_success": dev["success"],

@@ -183,3 +183,44 @@ def test_sft_scores_sampled_by_default_and_greedy_on_request(tmp_path):
     assert sft_method(_ctx(tmp_path, {**SFT, "decoding": "greedy"})).decoding == "greedy"
     with pytest.raises(ValueError, match="unknown decoding 'best'; accepted: sample, greedy"):
         sft_method(_ctx(tmp_path, {**SFT, "decoding": "best"}))
+
+
+def test_rl_fresh_tasks_trains_only_on_train_tasks_the_base_was_not_shown(tmp_path, monkeypatch):
+    from searchgym.agents.train import Trainer
+    from searchgym.suites import tasks
+
+    played, collect = [], Trainer.collect
+    monkeypatch.setattr(Trainer, "collect", lambda self, task_ids, seed: (played.extend(task_ids),
+                                                                          collect(self, task_ids, seed))[1])
+    every = {t.id for t in tasks(TEAM, "train")}
+    options = {**SFT, "sft_tasks": len(every) - 3, "init": "sft", "rl_fresh_tasks": True, "group_size": 2,
+               "tasks_per_iteration": 3, "update_epochs": 1, "eval_every": 100, "eval_tasks": 1}
+    execute_run(_spec(tmp_path, "grpo", options, budget=60))
+    meta = read_json(next((tmp_path / "bases").iterdir()) / "base.json")
+    shown = set(meta["shown_tasks"])
+    assert len(shown) == len(every) - 3 and shown < every
+    assert played and set(played) == every - shown  # RL saw the three tasks the base was not shown, and only those
+    with pytest.raises(ValueError, match="rl_fresh_tasks=true leaves out the tasks the supervised base was shown: "
+                                         "it needs init=sft"):
+        execute_run(_spec(tmp_path / "scratch", "grpo", {"rl_fresh_tasks": True}, budget=8))
+
+
+def test_the_base_is_built_with_the_runs_policy_kwargs(tmp_path):
+    """A run with policy_kwargs starts from a base of the same layout; a base without them keeps its key."""
+    spec = RunSpec(TEAM, parse_methods("grpo")[0], 0, 8, tmp_path, "cpu", "hash",
+                   options={**SFT, "init": "sft", "policy_kwargs": {"operand_sources": True}, "group_size": 2,
+                            "tasks_per_iteration": 1, "update_epochs": 1, "eval_every": 100, "eval_tasks": 1})
+    execute_run(spec)
+    assert (tmp_path / "runs" / "grpo" / "seed0" / "DONE").exists()
+    (folder,) = list((tmp_path / "bases").iterdir())
+    assert read_json(folder / "base.json")["policy_kwargs"] == {"operand_sources": True}
+    from searchgym.agents.policy import make_policy
+
+    state = read_base(folder / "base.pt")["state_dict"]
+    make_policy("hash", seed=0, operand_sources=True).load_state_dict(state)  # the layout the RL run needs
+    with pytest.raises(RuntimeError, match="size mismatch"):
+        make_policy("hash", seed=0).load_state_dict(state)
+    config = sft_config(SFT)
+    assert folder.name == base_key(TEAM, 0, "hash", config, {"operand_sources": True})
+    assert base_key(TEAM, 0, "hash", config, {}) == base_key(TEAM, 0, "hash", config)
+    assert len({base_key(TEAM, 0, "hash", config), folder.name}) == 2
