@@ -157,7 +157,9 @@ def build_base(ctx: RunContext, config: SFTConfig, key: str, folder: Path) -> No
             break
         learner = PolicyActor(population, agents, decoding="sample", seed=seed)
         first = config.sft_tasks + progress["round"] * config.sft_dagger_tasks
-        picked = [train[i % len(train)] for i in order[first:first + config.sft_dagger_tasks]]
+        # the next tasks of the order, wrapping round: with every train task demonstrated (sft_tasks >= the
+        # split), DAgger replays them, now reaching the states the learner's own choices lead to
+        picked = [train[order[(first + j) % len(train)]] for j in range(config.sft_dagger_tasks)]
         found, success = demonstrations(env, teacher, picked, seed * 100_003 + first, learner=learner)
         examples.extend(found)
         progress["dagger_success"].append(success)

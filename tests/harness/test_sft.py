@@ -224,3 +224,16 @@ def test_the_base_is_built_with_the_runs_policy_kwargs(tmp_path):
     assert folder.name == base_key(TEAM, 0, "hash", config, {"operand_sources": True})
     assert base_key(TEAM, 0, "hash", config, {}) == base_key(TEAM, 0, "hash", config)
     assert len({base_key(TEAM, 0, "hash", config), folder.name}) == 2
+
+
+def test_dagger_rounds_play_tasks_when_every_train_task_was_demonstrated(tmp_path):
+    """The DAgger tasks follow the demonstration order and wrap round it: with sft_tasks past the split's
+    size they used to be an empty slice, so the rounds labelled nothing and only refitted."""
+    from searchgym.suites import tasks
+
+    every = len(tasks(TEAM, "train"))
+    plain = ensure_base(_ctx(tmp_path / "a"), sft_config({**SFT, "sft_tasks": every + 5}))
+    dagger = ensure_base(_ctx(tmp_path / "b"), sft_config({**SFT, "sft_tasks": every + 5, "sft_dagger_rounds": 1,
+                                                            "sft_dagger_tasks": 2}))
+    assert len(dagger["dagger_success"]) == 1
+    assert dagger["examples"] > plain["examples"]  # the learner's states, labelled by the demonstrator
