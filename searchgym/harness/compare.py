@@ -78,11 +78,16 @@ class Comparison:
     def plan(self) -> list[RunSpec]:
         threads = 1  # one torch thread per run: faster under load, and bit-identical reruns (see provenance)
         inline = self.workers == 1
-        return [RunSpec(self.suite, method, seed, self.budget, self.out, self.device, self.policy,
+        # Each seed's first run leads, then the rest seed by seed: the first method (make main's sft)
+        # builds the seed's supervised base, so the workers build different seeds' bases side by
+        # side instead of one waiting on the other's lock for the same base.
+        order = [(seed, 0) for seed in self.seeds] + [(seed, k) for seed in self.seeds
+                                                       for k in range(1, len(self.methods))]
+        return [RunSpec(self.suite, self.methods[k], seed, self.budget, self.out, self.device, self.policy,
                         progress=self.progress and inline, threads=threads,
-                        options={**self.options, **dict(method.options)},
+                        options={**self.options, **dict(self.methods[k].options)},
                         logger=self.logger)
-                for seed in self.seeds for method in self.methods]
+                for seed, k in order]
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,14 @@ def test_a_comparison_gives_each_entry_its_options_over_the_shared_ones(tmp_path
     assert plan[1].identity()["options"]["group_by"] == "team"  # recorded in config.json, checked on resume
 
 
+def test_each_seeds_first_run_leads_the_plan_so_bases_are_built_side_by_side(tmp_path):
+    methods = parse_methods("sft,grpo,random")
+    plan = Comparison(suite=TINY_TEAM, methods=methods, seeds=[0, 1, 2], budget=10, out=tmp_path).plan()
+    assert [(s.method.label, s.seed) for s in plan] == [
+        ("sft", 0), ("sft", 1), ("sft", 2),
+        ("grpo", 0), ("random", 0), ("grpo", 1), ("random", 1), ("grpo", 2), ("random", 2)]
+
+
 def test_grouping_is_an_option_whose_default_leaves_grpo_unchanged(tmp_path):
     assert spec_config("grpo", make_ctx(TINY_TEAM, tmp_path)).group_by == "auto"
     assert spec_config("grpo_role", make_ctx(TINY_TEAM, tmp_path)).group_by == "role"
