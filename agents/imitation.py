@@ -107,6 +107,17 @@ def shown_to_base(n_train: int, seed: int, config: SFTConfig) -> set[int]:
     return {int(i) for i in demonstration_order(n_train, seed)[:seen]}
 
 
+def not_shown_to_base(task_ids: Sequence[str], seed: int, config: SFTConfig) -> list[str]:
+    """The train tasks (the split, in order) that the base of ``seed`` was not shown: where RL
+    trains with ``rl_fresh_tasks``."""
+    shown = shown_to_base(len(task_ids), seed, config)
+    fresh = [task for i, task in enumerate(task_ids) if i not in shown]
+    if not fresh:
+        raise ValueError(f"rl_fresh_tasks=true: the base was shown every train task (sft_tasks={config.sft_tasks}, "
+                         f"{len(task_ids)} in the split); lower sft_tasks to leave some for RL")
+    return fresh
+
+
 def _reset(actor: Any, seed: int) -> None:
     reset = getattr(actor, "reset", None)
     if callable(reset):

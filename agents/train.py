@@ -36,7 +36,7 @@ from searchgym.registry import spec as env_spec
 from .advantages import AdvantageConfig, AdvantageResult, compute_advantages
 from .calibration import CalibrationConfig, Calibrator
 from .encoders import resolve_device
-from .imitation import SFTConfig, shown_to_base
+from .imitation import SFTConfig, not_shown_to_base
 from .losses import LossConfig, fit_value, policy_loss
 from .population import Population
 from .reference import ReferencePolicy, evaluate_with_kl
@@ -103,10 +103,9 @@ class TrainConfig:
             raise ValueError(f"rl_tasks must be an integer >= 1 (or None: every train task); got {self.rl_tasks!r}")
         if self.init not in INITS:
             raise ValueError(f"unknown init {self.init!r}; accepted: {', '.join(INITS)}")
-        if type(self.rl_fresh_tasks) is not bool:
-            raise ValueError(f"rl_fresh_tasks must be true or false; got {self.rl_fresh_tasks!r}")
-        if self.rl_fresh_tasks and self.init != "sft":
-            raise ValueError("rl_fresh_tasks=true leaves out the tasks the supervised base was shown: it needs init=sft")
+        if type(self.rl_fresh_tasks) is not bool or (self.rl_fresh_tasks and self.init != "sft"):
+            raise ValueError(f"rl_fresh_tasks (true or false; got {self.rl_fresh_tasks!r}) leaves out the tasks "
+                             "the supervised base was shown: true needs init=sft")
         for section, kind in (("advantage", AdvantageConfig), ("loss", LossConfig), ("calibration", CalibrationConfig),
                               ("sft", SFTConfig)):
             value = getattr(self, section)
@@ -156,12 +155,8 @@ class Trainer(TrainerBase):
         self.state = TrainState()
         self.reference: ReferencePolicy | None = None  # pi_ref of the KL term (kl_coef > 0), set at the first update
         self.train_tasks = [t.id for t in self._task_picker().tasks("train")]
-        if config.rl_fresh_tasks:  # the same draw as the base's (imitation.demonstration_order)
-            shown = shown_to_base(len(self.train_tasks), config.seed, config.sft)
-            self.train_tasks = [task for i, task in enumerate(self.train_tasks) if i not in shown]
-            if not self.train_tasks:
-                raise ValueError(f"rl_fresh_tasks=true: the base was shown every train task (sft_tasks="
-                                 f"{config.sft.sft_tasks}); lower sft_tasks to leave some for RL")
+        if config.rl_fresh_tasks:
+            self.train_tasks = not_shown_to_base(self.train_tasks, config.seed, config.sft)
         if config.rl_tasks is not None:  # drawn apart from self.rng, so that a run without it is unchanged
             keep = np.random.default_rng([config.seed, 17]).permutation(len(self.train_tasks))[: config.rl_tasks]
             self.train_tasks = [self.train_tasks[i] for i in sorted(keep)]

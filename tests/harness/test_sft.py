@@ -200,9 +200,10 @@ def test_rl_fresh_tasks_trains_only_on_train_tasks_the_base_was_not_shown(tmp_pa
     shown = set(meta["shown_tasks"])
     assert len(shown) == len(every) - 3 and shown < every
     assert played and set(played) == every - shown  # RL saw the three tasks the base was not shown, and only those
-    with pytest.raises(ValueError, match="rl_fresh_tasks=true leaves out the tasks the supervised base was shown: "
-                                         "it needs init=sft"):
+    with pytest.raises(ValueError, match="leaves out the tasks the supervised base was shown: true needs init=sft"):
         execute_run(_spec(tmp_path / "scratch", "grpo", {"rl_fresh_tasks": True}, budget=8))
+    with pytest.raises(ValueError, match="the base was shown every train task"):
+        execute_run(_spec(tmp_path / "every", "grpo", {**options, "sft_tasks": len(every)}, budget=8))
 
 
 def test_the_base_is_built_with_the_runs_policy_kwargs(tmp_path):
