@@ -121,3 +121,26 @@ def test_every_env_reports_the_same_info_keys_and_the_single_agent_zeros_at_rese
     for step_info in (info, group_infos["agent_0"], team_infos["lead"]):
         assert set(step_info["reward_components"]) == set(NO_REWARD)
         assert set(step_info["signals"]) == set(NO_SIGNALS)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_records_built_late_equal_those_read_at_each_step(seed):
+    """The log keeps references and builds records when read: what a step says must not depend on
+    when it is read, though the session goes on (rounds, transcript, candidate memos) after it."""
+    def play(read_every_step: bool) -> tuple[list, list]:
+        env = SearchEnv(config=CANDIDATES)
+        env.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        snapshots, done = [], False
+        while not done:
+            _, _, terminated, truncated, _ = env.step(int(rng.integers(len(env.session.candidates))))
+            done = terminated or truncated
+            if read_every_step:
+                snapshots.append(json.loads(json.dumps(env.observation_data()["steps"])))
+        return snapshots, env.observation_data()["steps"]
+
+    snapshots, final = play(read_every_step=True)
+    _, read_once = play(read_every_step=False)
+    assert final == read_once  # reading along the way changes nothing
+    for k, snapshot in enumerate(snapshots):
+        assert snapshot == final[:k + 1]  # a step's record is the same when read at once or at the end
