@@ -82,6 +82,5 @@ def make_encoder(name: str, device: str | torch.device = "cpu", **kwargs: Any) -
         encoder = build(device=dev, **kwargs)
     except TypeError as err:
         accepted = [n for n in inspect.signature(build).parameters if n not in ("self", "device")]
-        raise TypeError(f"bad arguments for encoder {name!r}: {err}; it accepts {', '.join(accepted) or 'none'}, "
-                        "and a candidate policy also hidden, overlap_features, fact_context, operand_sources") from err
+        raise TypeError(f"bad arguments for encoder {name!r}: {err}; it accepts {', '.join(accepted) or 'none'}") from err
     return encoder.to(dev)

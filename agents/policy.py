@@ -284,6 +284,9 @@ def make_policy(
     with rng_scope:
         if seed is not None:
             torch.manual_seed(seed)
-        enc = encoder if encoder is not None else make_encoder(name, device=dev, **kwargs)
+        try:
+            enc = encoder if encoder is not None else make_encoder(name, device=dev, **kwargs)
+        except TypeError as err:  # the encoder names its own arguments; the policy's are these
+            raise TypeError(f"{err}; and the candidate policy: {', '.join(POLICY_KWARGS)}") from err
         policy = CandidatePolicy(enc, **policy_kwargs)
     return policy.to(dev)

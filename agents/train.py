@@ -36,10 +36,11 @@ from searchgym.registry import spec as env_spec
 from .advantages import AdvantageConfig, AdvantageResult, compute_advantages
 from .calibration import CalibrationConfig, Calibrator
 from .encoders import resolve_device
-from .imitation import SFTConfig, not_shown_to_base
+from .imitation import SFTConfig
 from .losses import LossConfig, fit_value, policy_loss
 from .population import Population
 from .reference import ReferencePolicy, evaluate_with_kl
+from .rl_tasks import check_rl_task_options, rl_train_tasks
 from .policy_actor import DECODINGS, DEV_DECODING_SEED
 from .sft_base import load_base_into
 from .rollout import RolloutStats, collect_parallel, collect_vector, evaluate_single
@@ -99,13 +100,9 @@ class TrainConfig:
                              "must fit a value head or a critic)")
         if self.minibatch_size is not None and self.minibatch_size < 1:
             raise ValueError(f"minibatch_size must be >= 1 steps, or None for the whole batch; got {self.minibatch_size}")
-        if self.rl_tasks is not None and (type(self.rl_tasks) is not int or self.rl_tasks < 1):  # bool too
-            raise ValueError(f"rl_tasks must be an integer >= 1 (or None: every train task); got {self.rl_tasks!r}")
         if self.init not in INITS:
             raise ValueError(f"unknown init {self.init!r}; accepted: {', '.join(INITS)}")
-        if type(self.rl_fresh_tasks) is not bool or (self.rl_fresh_tasks and self.init != "sft"):
-            raise ValueError(f"rl_fresh_tasks (true or false; got {self.rl_fresh_tasks!r}) leaves out the tasks "
-                             "the supervised base was shown: true needs init=sft")
+        check_rl_task_options(self)
         for section, kind in (("advantage", AdvantageConfig), ("loss", LossConfig), ("calibration", CalibrationConfig),
                               ("sft", SFTConfig)):
             value = getattr(self, section)
@@ -154,12 +151,7 @@ class Trainer(TrainerBase):
         self.generator = torch.Generator().manual_seed(config.seed)
         self.state = TrainState()
         self.reference: ReferencePolicy | None = None  # pi_ref of the KL term (kl_coef > 0), set at the first update
-        self.train_tasks = [t.id for t in self._task_picker().tasks("train")]
-        if config.rl_fresh_tasks:
-            self.train_tasks = not_shown_to_base(self.train_tasks, config.seed, config.sft)
-        if config.rl_tasks is not None:  # drawn apart from self.rng, so that a run without it is unchanged
-            keep = np.random.default_rng([config.seed, 17]).permutation(len(self.train_tasks))[: config.rl_tasks]
-            self.train_tasks = [self.train_tasks[i] for i in sorted(keep)]
+        self.train_tasks = rl_train_tasks([t.id for t in self._task_picker().tasks("train")], config)
         dev = [t.id for t in self._task_picker().tasks("dev")]
         self.dev_tasks = (list(dev_tasks) if dev_tasks else dev)[: config.eval_tasks]
         self.resume()

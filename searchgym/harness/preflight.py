@@ -50,13 +50,12 @@ def _check_policy(policy: str) -> None:
 
 def _check_policy_kwargs(policy: str, options: dict[str, Any]) -> None:
     """Build the policy once with the run's ``policy_kwargs``, as every run and its base will."""
-    kwargs = options.get("policy_kwargs")
+    from searchgym.agents.policy import make_policy
+    from searchgym.harness.sft import policy_kwargs_of
+
+    kwargs = policy_kwargs_of(options)  # the check the base's build makes
     if not kwargs:
         return
-    from searchgym.agents.policy import make_policy
-
-    if not isinstance(kwargs, dict):
-        raise ValueError(f"policy_kwargs must be a mapping of the policy's keyword arguments; got {kwargs!r}")
     try:
         make_policy(policy, device="cpu", seed=0, **kwargs)
     except (TypeError, ValueError) as exc:

@@ -76,7 +76,12 @@ def base_key(suite: Suite, seed: int, policy: str, config: SFTConfig,
 def policy_kwargs(ctx: RunContext) -> dict[str, Any]:
     """The run's ``policy_kwargs`` option (``--option 'policy_kwargs={"operand_sources": true}'``):
     the base is built with them, so that the RL runs that start from it have its layout."""
-    kwargs = ctx.options.get("policy_kwargs") or {}
+    return policy_kwargs_of(ctx.options)
+
+
+def policy_kwargs_of(options: Mapping[str, Any]) -> dict[str, Any]:
+    """``policy_kwargs`` among a run's options, checked to be a mapping ({} when absent)."""
+    kwargs = options.get("policy_kwargs") or {}
     if not isinstance(kwargs, Mapping):
         raise ValueError(f"policy_kwargs must be a mapping of the policy's keyword arguments, e.g. "
                          f"'policy_kwargs={{\"operand_sources\": true}}'; got {kwargs!r}")

@@ -39,14 +39,14 @@ def test_compare_refuses_settings_no_run_would_accept_before_any_run_starts(tmp_
         (["--methods", "grpo", "--option", 'policy_kwargs={"operand_source": true}'],
          "method 'grpo': policy_kwargs {'operand_source': True} do not fit --policy hash: bad arguments for encoder "
          "'hash': HashEncoder.__init__() got an unexpected keyword argument 'operand_source'; it accepts dim, "
-         "n_buckets, cache_size, drop_names, and a candidate policy also hidden, overlap_features"),
+         "n_buckets, cache_size, drop_names; and the candidate policy: hidden, overlap_features"),
         (["--methods", "sft", "--option", 'policy_kwargs={"operand_sources": true, "overlap_features": false}'],
          "method 'sft': policy_kwargs {'operand_sources': True, 'overlap_features': False} do not fit --policy hash: "
          "operand_sources=True is read beside the word-overlap features: it needs overlap_features=True"),
         (["--methods", "grpo", "--policy", "attn", "--option", 'policy_kwargs={"dims": 3}'],
          "unknown option(s) for the attn policy: dims; accepted: dim, heads, hidden, n_buckets, hop_features"),
         (["--methods", "grpo", "--option", "policy_kwargs=[1]"],
-         "method 'grpo': policy_kwargs must be a mapping of the policy's keyword arguments; got [1]"),
+         "method 'grpo': policy_kwargs must be a mapping of the policy's keyword arguments, e.g. "),
     ]
     for k, (extra, message) in enumerate(cases):
         out = tmp_path / f"run{k}"
