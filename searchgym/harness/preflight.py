@@ -24,9 +24,15 @@ def check_comparison(comparison: Any) -> None:
     learners = [m for m in comparison.methods if m.path.startswith("searchgym.") and trains(load_method(m))]
     if learners:
         _check_policy(comparison.policy)
+        checked: set[str] = set()  # a policy is built once per distinct policy_kwargs, not once per method
         for method in comparison.methods:
+            options = {**comparison.options, **dict(method.options)}
+            seen = repr(options.get("policy_kwargs"))
+            if seen in checked:
+                continue
+            checked.add(seen)
             try:
-                _check_policy_kwargs(comparison.policy, {**comparison.options, **dict(method.options)})
+                _check_policy_kwargs(comparison.policy, options)
             except ValueError as exc:
                 raise ValueError(f"method {method.label!r}: {exc}") from None
     for method in comparison.methods:
