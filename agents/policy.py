@@ -115,7 +115,13 @@ class CandidatePolicy(nn.Module):
 
     With `overlap_features=True` (default) the score MLP also sees `LexicalOverlap` features:
     MLP([e_obs, e_j, e_obs * e_j, overlap_j]); False gives exactly MLP([e_obs, e_j, e_obs * e_j]).
+
+    `temperature` divides the logits of `distribution` (so of `act` and `evaluate`): 1 but while a
+    trainer explores (`TrainConfig.rollout_temperature`, set through `Population.sampling_temperature`).
+    It is not a weight: a saved policy acts at 1.
     """
+
+    temperature: float = 1.0
 
     def __init__(self, encoder: TextEncoder, hidden: int = 128, overlap_features: bool = True,
                  fact_context: bool = True, operand_sources: bool = False) -> None:
@@ -205,9 +211,11 @@ class CandidatePolicy(nn.Module):
         e_obs, e_cand, mask, overlap, about = self._embed(obs_batch)
         return self.score(e_obs, e_cand, mask, overlap, about), self.value_head(e_obs).squeeze(-1)
 
-    @staticmethod
-    def distribution(logits: Tensor) -> tuple[Tensor, Tensor]:
-        """(log_probs [B, N], entropy [B]) of masked logits; masked entries add exactly 0 entropy."""
+    def distribution(self, logits: Tensor) -> tuple[Tensor, Tensor]:
+        """(log_probs [B, N], entropy [B]) of masked logits at the policy's temperature; masked
+        entries add exactly 0 entropy."""
+        if self.temperature != 1.0:
+            logits = logits / self.temperature
         log_probs = torch.log_softmax(logits, dim=-1)
         probs = log_probs.exp()
         entropy = -torch.where(probs > 0, probs * log_probs, torch.zeros_like(probs)).sum(-1)

@@ -11,7 +11,8 @@ members), `distill` (train one student on the members' averaged action distribut
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import contextlib
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -84,6 +85,20 @@ class Population(nn.Module):
 
     def unique_members(self) -> list[CandidatePolicy]:
         return list(self.members)
+
+    @contextlib.contextmanager
+    def sampling_temperature(self, temperature: float) -> Iterator[None]:
+        """Every member samples and scores its actions at ``temperature`` inside the block (a
+        trainer's rollouts and update with ``rollout_temperature``), at its own before and after."""
+        members = self.unique_members()
+        before = [member.temperature for member in members]
+        for member in members:
+            member.temperature = float(temperature)
+        try:
+            yield
+        finally:
+            for member, old in zip(members, before):
+                member.temperature = old
 
 
 def _members(source: Population | Sequence[CandidatePolicy]) -> list[CandidatePolicy]:

@@ -55,20 +55,22 @@ class RolloutPlan:
     episodes: int = 1  # parallel envs: episodes per task
     record_state: bool = False
     group_by: str = "auto"  # parallel envs: collect_parallel's grouping (TrainConfig.group_by)
+    temperature: float = 1.0  # the policy samples at this temperature (TrainConfig.rollout_temperature)
 
 
 def collect_task(env: Any, population: Any, plan: RolloutPlan, task_index: int,
                  task_id: str) -> tuple[list[list[Trajectory]], RolloutStats]:
     """Task ``task_index``'s groups with its own generator and the env seeds the local path gives it."""
     generator = task_generator(plan.seed, task_index)
-    if plan.kind == "single":
-        groups, stats = collect_vector(env, population, [task_id], generator, plan.seed + task_index * env.num_envs)
-        label: int | str = task_index
-    else:
-        groups, stats = collect_parallel(env, population, [task_id], plan.episodes, generator,
-                                         plan.seed + task_index * plan.episodes, group_by=plan.group_by,
-                                         record_state=plan.record_state)
-        label = f"{task_index}"
+    with population.sampling_temperature(plan.temperature):
+        if plan.kind == "single":
+            groups, stats = collect_vector(env, population, [task_id], generator, plan.seed + task_index * env.num_envs)
+            label: int | str = task_index
+        else:
+            groups, stats = collect_parallel(env, population, [task_id], plan.episodes, generator,
+                                             plan.seed + task_index * plan.episodes, group_by=plan.group_by,
+                                             record_state=plan.record_state)
+            label = f"{task_index}"
     for group in groups:
         for trajectory in group:
             trajectory.group_id = label
@@ -182,10 +184,11 @@ class RolloutWorkerPool:
 
 
 def _plan(trainer: Any, seed: int) -> RolloutPlan:
+    temperature = trainer.config.rollout_temperature
     if trainer.kind == "single":
-        return RolloutPlan("single", seed)
+        return RolloutPlan("single", seed, temperature=temperature)
     episodes = 1 if trainer.env.metadata.get("group_by") == "episode" else trainer.config.group_size
-    return RolloutPlan("parallel", seed, episodes, trainer.record_state, trainer.config.group_by)
+    return RolloutPlan("parallel", seed, episodes, trainer.record_state, trainer.config.group_by, temperature)
 
 
 def collect_with_workers(trainer: Any, task_ids: Sequence[str], seed: int) -> tuple[list, RolloutStats]:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import time
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -83,6 +84,7 @@ class TrainConfig:
     device: str = "auto"
     rollout_workers: int = 0  # >= 1: rollouts on that many Ray actors (rollout_workers.py); 0: in process
     decoding: str = "sample"  # how the dev curve and the deployed policy act: see DECODINGS
+    rollout_temperature: float = 1.0  # rollouts sample, and updates score, softmax(logits / T); dev and test at 1
     group_by: str = "auto"  # team envs: "role" (each agent across a task's G episodes) or "team" (all pooled)
     init: str = "scratch"  # "sft": the policy starts from the supervised base (see searchgym.harness.sft)
     init_checkpoint: str | None = None  # the base's file, set by the harness when init="sft"
@@ -93,6 +95,9 @@ class TrainConfig:
 
         if self.decoding not in DECODINGS:
             raise ValueError(f"unknown decoding {self.decoding!r}; accepted: {', '.join(DECODINGS)}")
+        if type(self.rollout_temperature) not in (int, float) or not 0 < self.rollout_temperature < math.inf:
+            raise ValueError(f"rollout_temperature must be a number > 0 (1: sample from the policy itself); "
+                             f"got {self.rollout_temperature!r}")
         if self.estimator not in ADVANTAGE_ESTIMATORS:
             raise ValueError(f"unknown estimator {self.estimator!r}; accepted: {sorted(ADVANTAGE_ESTIMATORS)}")
         if ADVANTAGE_ESTIMATORS[self.estimator].needs_values and not self.value_head:
@@ -281,15 +286,9 @@ class Trainer(TrainerBase):
     def _denormalised(self, groups: list) -> list:
         """The groups with each step's stored value mapped back to return scale: with return
         normalisation the value head predicts normalised returns, and GAE needs real ones."""
-        out = []
-        for group in groups:
-            new_group = []
-            for traj in group:
-                values = self.calibrator.denormalize_values(traj.values)
-                steps = [replace(s, value=float(v)) for s, v in zip(traj.steps, values)]
-                new_group.append(replace(traj, steps=steps))
-            out.append(new_group)
-        return out
+        return [[replace(traj, steps=[replace(step, value=float(value)) for step, value in
+                                      zip(traj.steps, self.calibrator.denormalize_values(traj.values))])
+                 for traj in group] for group in groups]
 
     def _evaluate(self, obs, actions, agent_of):
         """log-probs, entropies and values of ``actions``, each row through its agent's policy."""
@@ -357,8 +356,9 @@ class Trainer(TrainerBase):
         start = time.perf_counter()
         task_ids = [self.train_tasks[i] for i in self.rng.integers(len(self.train_tasks), size=cfg.tasks_per_iteration)]
         seed = cfg.seed * 1_000_003 + self.state.iteration * 10_007
-        groups, rollout = self.collect(task_ids, seed)
-        stats = self.update(groups)
+        with self.population.sampling_temperature(cfg.rollout_temperature):  # the dev curve below acts at 1
+            groups, rollout = self.collect(task_ids, seed)
+            stats = self.update(groups)
         self.state.iteration += 1
         self.state.env_steps += rollout.env_steps
         elapsed = time.perf_counter() - start

@@ -88,4 +88,9 @@ def _check_spec(name: str, options: dict[str, Any], comparison: Any) -> None:
     probe = SimpleNamespace(suite=comparison.suite, options=options, policy=comparison.policy,
                             budget=comparison.budget, seed=comparison.seeds[0], device="cpu",
                             make_env=lambda split="train": make_env(comparison.suite, split))
-    build_config(spec, probe, trainer_cls)
+    config = build_config(spec, probe, trainer_cls)
+    if config.rl_fresh_tasks:  # else a base is built for minutes before the run finds no task left for RL
+        from searchgym.agents.rl_tasks import rl_train_tasks
+        from searchgym.suites import tasks
+
+        rl_train_tasks([task.id for task in tasks(comparison.suite, "train")], config)

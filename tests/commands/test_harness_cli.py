@@ -45,6 +45,8 @@ def test_compare_refuses_settings_no_run_would_accept_before_any_run_starts(tmp_
          "operand_sources=True is read beside the word-overlap features: it needs overlap_features=True"),
         (["--methods", "grpo", "--policy", "attn", "--option", 'policy_kwargs={"dims": 3}'],
          "unknown option(s) for the attn policy: dims; accepted: dim, heads, hidden, n_buckets, hop_features"),
+        (["--methods", "grpo", "--option", "init=sft", "--option", "rl_fresh_tasks=true"],
+         "method 'grpo': rl_fresh_tasks=true: the base was shown every train task (sft_tasks=1000, "),
         (["--methods", "grpo", "--option", "policy_kwargs=[1]"],
          "method 'grpo': policy_kwargs must be a mapping of the policy's keyword arguments, e.g. "),
     ]
