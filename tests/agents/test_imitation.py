@@ -10,6 +10,7 @@ from searchgym.agents import make_policy
 from searchgym.agents.imitation import Examples, SFTConfig, agreement, confidence, demonstrations, imitate
 from searchgym.agents.policy import CandidatePolicy
 from searchgym.baselines import OracleAgent
+from searchgym.baselines.reader import ReaderActor, ReaderPolicy
 
 
 class SessionOracle:
@@ -66,14 +67,18 @@ def test_a_choice_that_is_not_admissible_is_refused():
 
 @pytest.mark.parametrize("policy", ["hash", "attn"])
 def test_agreement_rises_with_imitation(policy):
+    """The reader's decisions (the base's default demonstrator) are read from the observation, so
+    a policy can fit them. The oracle's are not: its first look-up's tool is where the fact is
+    stored, and matching it means memorising question texts, which one float summation order
+    reached and another did not (attn: 1.0 on two threads, 0.79 on one)."""
     env = _env()
     tasks_ = env.unwrapped.tasks.tasks("train")[:12]
-    examples, _ = demonstrations(env, SessionOracle(), tasks_, seed=0)
+    examples, success = demonstrations(env, ReaderActor(ReaderPolicy()), tasks_, seed=0)
+    assert success == 1.0
     kwargs = {"dim": 32, "heads": 2, "hidden": 32} if policy == "attn" else {"dim": 32, "hidden": 32}
     learner = make_policy(policy, seed=0, **kwargs)
     before = agreement(learner, examples)["all"]
-    epochs = 40 if policy == "attn" else 20  # attn's wider score input (format 3) fits 24 decisions more slowly
-    losses = imitate(learner, examples, SFTConfig(sft_epochs=epochs, sft_lr=1e-2, sft_batch_size=16),
+    losses = imitate(learner, examples, SFTConfig(sft_epochs=20, sft_lr=1e-2, sft_batch_size=16),
                      torch.Generator().manual_seed(0))
     after = agreement(learner, examples)
     assert losses[-1] < 0.5 * losses[0]
@@ -134,7 +139,8 @@ class _FixedLogits(torch.nn.Module):
     def forward(self, obs_batch):
         return self.row.expand(len(obs_batch), -1), torch.zeros(len(obs_batch))
 
-    distribution = staticmethod(CandidatePolicy.distribution)
+    temperature = 1.0
+    distribution = CandidatePolicy.distribution
 
 
 def _two_choice_examples(demonstrated: list[int]) -> Examples:
