@@ -90,7 +90,11 @@ def _check_spec(name: str, options: dict[str, Any], comparison: Any) -> None:
                             make_env=lambda split="train": make_env(comparison.suite, split))
     config = build_config(spec, probe, trainer_cls)
     if config.rl_fresh_tasks:  # else a base is built for minutes before the run finds no task left for RL
+        import searchgym
         from searchgym.agents.rl_tasks import rl_train_tasks
-        from searchgym.suites import tasks
 
-        rl_train_tasks([task.id for task in tasks(comparison.suite, "train")], config)
+        env = searchgym.make(config.env_id, **config.env_kwargs)  # the trainer's env, so its train tasks
+        try:
+            rl_train_tasks([task.id for task in getattr(env, "unwrapped", env).tasks.tasks("train")], config)
+        finally:
+            env.close()

@@ -73,14 +73,10 @@ def base_key(suite: Suite, seed: int, policy: str, config: SFTConfig,
     return hashlib.sha256(json.dumps(ident, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
-def policy_kwargs(ctx: RunContext) -> dict[str, Any]:
-    """The run's ``policy_kwargs`` option (``--option 'policy_kwargs={"operand_sources": true}'``):
-    the base is built with them, so that the RL runs that start from it have its layout."""
-    return policy_kwargs_of(ctx.options)
-
-
 def policy_kwargs_of(options: Mapping[str, Any]) -> dict[str, Any]:
-    """``policy_kwargs`` among a run's options, checked to be a mapping ({} when absent)."""
+    """The run's ``policy_kwargs`` option (``--option 'policy_kwargs={"operand_sources": true}'``),
+    checked to be a mapping ({} when absent): the base is built with them, so that the RL runs that
+    start from it have its layout."""
     kwargs = options.get("policy_kwargs") or {}
     if not isinstance(kwargs, Mapping):
         raise ValueError(f"policy_kwargs must be a mapping of the policy's keyword arguments, e.g. "
@@ -103,7 +99,7 @@ def bases_dir(ctx: RunContext) -> Path:
 
 def ensure_base(ctx: RunContext, config: SFTConfig) -> dict[str, Any]:
     """The base's record (``base.json`` plus ``path``), built first if no run has built it yet."""
-    key = base_key(ctx.suite, ctx.seed, ctx.policy, config, policy_kwargs(ctx))
+    key = base_key(ctx.suite, ctx.seed, ctx.policy, config, policy_kwargs_of(ctx.options))
     folder = bases_dir(ctx) / key
     folder.mkdir(parents=True, exist_ok=True)
     with FileLock(str(folder / ".lock")):
@@ -119,7 +115,7 @@ def ensure_base(ctx: RunContext, config: SFTConfig) -> dict[str, Any]:
 
 def _population(ctx: RunContext, n_agents: int) -> Population:
     return Population.build("shared", n_agents, encoder=ctx.policy, device=ctx.device, seed=ctx.seed,
-                            **policy_kwargs(ctx))
+                            **policy_kwargs_of(ctx.options))
 
 
 def build_base(ctx: RunContext, config: SFTConfig, key: str, folder: Path) -> None:
@@ -179,7 +175,7 @@ def build_base(ctx: RunContext, config: SFTConfig, key: str, folder: Path) -> No
     steps = len(examples)
     atomic_write_json(folder / META, {
         "key": key, "format": policy_format(ctx.policy), "suite": suite.id, "suite_hash": suite.content_hash, "seed": seed,
-        "policy": ctx.policy, "policy_kwargs": policy_kwargs(ctx), "settings": asdict(config), "sha256": sha, "examples": steps,
+        "policy": ctx.policy, "policy_kwargs": policy_kwargs_of(ctx.options), "settings": asdict(config), "sha256": sha, "examples": steps,
         "demonstrated_tasks": min(config.sft_tasks, len(train)),
         "shown_tasks": sorted(train[i].id for i in shown_to_base(len(train), seed, config)),
         "demonstrator_train_success": progress["demo_success"], "dagger_success": progress["dagger_success"],

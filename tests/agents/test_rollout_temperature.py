@@ -11,13 +11,11 @@ import torch
 from searchgym.agents.population import Population
 from searchgym.agents.train import TrainConfig, Trainer
 
+from agents_helpers import tiny_train_config
+
 
 def config(**overrides) -> TrainConfig:
-    base = dict(env_id="SearchQA-Candidates-Easy-v0", env_kwargs={"world_size": "tiny", "max_steps": 4},
-                estimator="grpo", group_size=3, tasks_per_iteration=2, budget=10_000, eval_every=1,
-                eval_tasks=3, device="cpu", seed=3)
-    base.update(overrides)
-    return TrainConfig(**base)
+    return tiny_train_config(**{"estimator": "grpo", "eval_every": 1, "eval_tasks": 3, **overrides})
 
 
 def test_sampling_temperature_divides_the_logits_inside_the_block_only():
@@ -61,11 +59,33 @@ def test_rollouts_and_updates_use_the_temperature_and_the_dev_curve_does_not(mon
     assert seen["dev_temperature"] == 1.0 and trainer.population.policy_for(0).temperature == 1.0
 
 
-def test_temperature_one_trains_exactly_as_before(tmp_path):
-    plain, explicit = Trainer(config(), log=lambda row: None), Trainer(config(rollout_temperature=1), log=lambda row: None)
-    plain.iterate(), explicit.iterate()
-    for (name, a), (_, b) in zip(plain.population.state_dict().items(), explicit.population.state_dict().items()):
-        assert torch.equal(a, b), name
+def test_the_temperature_is_restored_when_the_block_raises():
+    population = Population.build("shared", 1, seed=0)
+    with pytest.raises(RuntimeError, match="rollout failed"):
+        with population.sampling_temperature(3.0):
+            raise RuntimeError("rollout failed")
+    assert population.policy_for(0).temperature == 1.0
+
+
+def test_at_temperature_one_rollouts_store_the_policys_own_log_probs(monkeypatch):
+    """The default leaves the distribution as it was: the stored log-prob of each action is the
+    untempered log-softmax of the policy's logits."""
+    trainer = Trainer(config(eval_every=100), log=lambda row: None)
+    seen = {}
+    update = Trainer.update
+
+    def spy_update(self, groups):
+        steps = [step for group in groups for traj in group for step in traj.steps]
+        with torch.no_grad():
+            logits, _ = self.population.policy_for(0)([step.obs for step in steps])
+        plain = torch.log_softmax(logits, dim=-1)[torch.arange(len(steps)), [step.action for step in steps]]
+        seen["pairs"] = (torch.tensor([step.log_prob for step in steps]), plain)
+        return update(self, groups)
+
+    monkeypatch.setattr(Trainer, "update", spy_update)
+    trainer.iterate()
+    stored, plain = seen["pairs"]
+    assert torch.allclose(stored, plain.to(stored.dtype), atol=1e-5)
 
 
 @pytest.mark.parametrize("bad", [0, -1.0, math.inf, "2", True])

@@ -20,6 +20,7 @@ from searchgym.agents.rollout_workers import (  # noqa: E402
 )
 from searchgym.agents.train import TrainConfig, Trainer  # noqa: E402
 
+from agents_helpers import tiny_train_config  # noqa: E402
 from harness_helpers import start_local_ray  # noqa: E402 (after the importorskip)
 
 
@@ -31,10 +32,7 @@ def cluster():
 
 
 def config(**overrides) -> TrainConfig:
-    base = dict(env_id="SearchQA-Candidates-Easy-v0", env_kwargs={"world_size": "tiny", "max_steps": 4},
-                estimator="cw_round", group_size=3, tasks_per_iteration=5, budget=10_000, eval_every=100,
-                eval_tasks=2, device="cpu", seed=3)
-    return TrainConfig(**{**base, **overrides})
+    return tiny_train_config(**{"tasks_per_iteration": 5, "eval_tasks": 2, **overrides})
 
 
 def fingerprint(groups) -> list:

@@ -10,17 +10,10 @@ import pytest
 import torch
 
 from searchgym.agents.policy_actor import PolicyActor
-from searchgym.agents.train import TrainConfig, Trainer
+from searchgym.agents.train import Trainer
 from searchgym.envs.search import SearchEnv
 
-
-def small_config(**overrides) -> TrainConfig:
-    base = dict(env_id="SearchQA-Candidates-Easy-v0", env_kwargs={"world_size": "tiny", "max_steps": 4},
-                estimator="cw_round", group_size=3, tasks_per_iteration=2, budget=10_000, eval_every=100,
-                eval_tasks=4, device="cpu", seed=3)
-    base.update(overrides)
-    base.setdefault("value_head", base["estimator"] in ("gae", "cw_value"))
-    return TrainConfig(**base)
+from agents_helpers import tiny_train_config as small_config
 
 
 @pytest.mark.parametrize("estimator", ["cw_round", "cw_value"])

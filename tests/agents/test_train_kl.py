@@ -12,13 +12,11 @@ from searchgym.agents.train import TrainConfig, Trainer
 from searchgym.agents.update_batch import UpdateBatch
 from searchgym.baselines.mappo import MAPPOTrainer
 
+from agents_helpers import tiny_train_config
+
 
 def config(**overrides) -> TrainConfig:
-    base = dict(env_id="SearchQA-Candidates-Easy-v0", env_kwargs={"world_size": "tiny", "max_steps": 4},
-                estimator="grpo", group_size=3, tasks_per_iteration=2, budget=10_000, eval_every=100,
-                eval_tasks=4, device="cpu", seed=3)
-    base.update(overrides)
-    return TrainConfig(**base)
+    return tiny_train_config(**{"estimator": "grpo", **overrides})
 
 
 def weights(module) -> dict[str, torch.Tensor]:
