@@ -8,7 +8,13 @@ import torch
 from searchgym.agents import AdvantageConfig, Step, Trajectory
 from searchgym.baselines.critics import StateCritic, ValueNorm
 from baselines_helpers import TINY_TEAM, make_ctx, spec_config
-from searchgym.baselines.mappo import MAPPOTrainer, gae_with_values
+from searchgym.baselines.mappo import (
+    DEFAULT_CRITIC_WARMUP,
+    MAPPOConfig,
+    MAPPOTrainer,
+    critic_warmup_iterations,
+    gae_with_values,
+)
 
 
 def _traj(rewards: list[float], stored_value: float = 7.0) -> Trajectory:
@@ -61,3 +67,41 @@ def test_mappo_keeps_the_papers_clip(tmp_path):
     assert (loss.eps_low, loss.eps_high, loss.dual_clip, loss.value_clip) == (0.2, 0.2, None, 0.2)
     with pytest.raises(ValueError, match=r"PPO clip must be in \(0, 0.2\]"):
         MAPPOTrainer(spec_config("mappo", make_ctx(TINY_TEAM, tmp_path, eps_high=0.3)))
+
+
+@pytest.mark.parametrize("bad", [-1, True, "3", 1.5])
+def test_critic_warmup_refuses_what_is_not_a_count(bad):
+    with pytest.raises(ValueError, match="critic_warmup must be an int >= 0"):
+        MAPPOConfig(critic_warmup=bad)
+
+
+def test_critic_warmup_needs_the_centralised_critic():
+    with pytest.raises(ValueError, match="IPPO's critic is the policy's value head"):
+        MAPPOConfig(centralised=False, critic_warmup=2)
+    assert critic_warmup_iterations(MAPPOConfig(centralised=False), "sft") == 0
+
+
+def test_critic_warmup_defaults_to_a_few_iterations_from_a_base_only():
+    assert critic_warmup_iterations(MAPPOConfig(), "sft") == DEFAULT_CRITIC_WARMUP > 0
+    assert critic_warmup_iterations(MAPPOConfig(), "scratch") == 0
+    assert critic_warmup_iterations(MAPPOConfig(critic_warmup=0), "sft") == 0
+    assert critic_warmup_iterations(MAPPOConfig(critic_warmup=5), "scratch") == 5
+
+
+def _weights(module: torch.nn.Module) -> dict[str, torch.Tensor]:
+    return {k: v.detach().clone() for k, v in module.state_dict().items()}
+
+
+def _changed(before: dict[str, torch.Tensor], module: torch.nn.Module) -> bool:
+    return any(not torch.equal(before[k], v) for k, v in module.state_dict().items())
+
+
+def test_warmup_iterations_fit_the_critic_and_leave_the_policy(tmp_path):
+    ctx = make_ctx(TINY_TEAM, tmp_path, budget=100, critic_warmup=1, **{"loss.entropy_coef": 0.5})
+    trainer = MAPPOTrainer(spec_config("mappo", ctx), log=lambda row: None)
+    policy, critic = _weights(trainer.population), _weights(trainer.critic)
+    warm = trainer.iterate()
+    assert warm["mappo/critic_warmup"] == 1.0 and "loss/policy" not in warm
+    assert not _changed(policy, trainer.population) and _changed(critic, trainer.critic)
+    after = trainer.iterate()  # past the warm-up: the policy moves (the entropy bonus alone moves it)
+    assert "mappo/critic_warmup" not in after and _changed(policy, trainer.population)
