@@ -30,6 +30,7 @@ BOUNDS: dict[str, tuple[int, int]] = {
     "max_steps": (1, 1000),
     "max_candidates": (2, 1024),
     "max_obs_chars": (1, 1_000_000),
+    "max_candidate_chars": (1, 100_000),
 }
 WORLD_SCALE_BOUNDS = (4, max(SIZES.values()))
 #: More task-family names than any world registers.
@@ -78,6 +79,7 @@ class EnvConfig:
     max_steps: int = 12
     max_candidates: int = 48
     max_obs_chars: int = 6000
+    max_candidate_chars: int = 300  # each candidate's text (candidate mode) is cut to this many characters
     backend: str = "bm25s"
     reward: RewardConfig | Mapping[str, Any] | None = None
     world: World | None = field(default=None, repr=False)

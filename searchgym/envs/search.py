@@ -50,7 +50,8 @@ class SearchEnv(gym.Env):
 
     - text mode: ``Text(max_obs_chars)``: the prompt after ``reset`` (question, tool schemas,
       accepted forms), then each step's result.
-    - candidate mode: ``Dict(text=Text(max_obs_chars), candidates=Tuple(max_candidates x Text(300)),
+    - candidate mode: ``Dict(text=Text(max_obs_chars),
+      candidates=Tuple(max_candidates x Text(max_candidate_chars)),
       action_mask=Box(0, 1, (max_candidates,), int8))``; the text is the transcript.
 
     The exact lines (``Question:``, ``Step k:``, the ``  <- `` provenance of a candidate) are in
@@ -86,8 +87,8 @@ class SearchEnv(gym.Env):
     ``SearchEnv(config=EnvConfig(...), **kwargs)``; the keywords are the fields of
     :class:`searchgym.envs.config.EnvConfig` (``action_mode``, ``tool_format``, ``world_seed``,
     ``world_size``, ``split``, ``families``, ``difficulty``, ``max_steps``, ``max_candidates``,
-    ``max_obs_chars``, ``backend``, ``reward``, ``world``, ``render_mode``, ``observation_data``)
-    and override the config's.
+    ``max_obs_chars``, ``max_candidate_chars`` (300), ``backend``, ``reward``, ``world``, ``render_mode``,
+    ``observation_data``) and override the config's.
 
     **Version History**
 

@@ -26,6 +26,7 @@ def env_setup(env_config: EnvConfig) -> EnvSetup:
     """Validate the episode settings and fetch the shared world and tools (built once per process)."""
     c = env_config
     config = EpisodeConfig(action_mode=c.action_mode, tool_format=c.tool_format, max_steps=c.max_steps,
-                           max_candidates=c.max_candidates, max_obs_chars=c.max_obs_chars, reward=c.reward_config())
+                           max_candidates=c.max_candidates, max_obs_chars=c.max_obs_chars,
+                           max_candidate_chars=c.max_candidate_chars, reward=c.reward_config())
     world = c.world if c.world is not None else shared_world(c.world_seed, c.world_size)
     return EnvSetup(config, world, shared_tools(world, c.backend), TaskPicker(world, c.split, c.families, c.difficulty))

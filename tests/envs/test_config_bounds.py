@@ -141,3 +141,18 @@ def test_largest_team_and_rounds_are_accepted():
                          max_rounds=BOUNDS["max_steps"][1])
     observations, _ = env.reset(seed=0)
     assert len(observations) == MAX_TEAM_SIZE and env.max_rounds == 1000
+
+
+@pytest.mark.parametrize("env_id", ["SearchQA-Candidates-v0", "TeamSearch-Generalists-Candidates-v0"])
+def test_max_candidate_chars_cuts_every_candidate_and_sizes_the_space(env_id):
+    env = searchgym.make(env_id, world_size="tiny", max_candidate_chars=24)
+    observations, _ = env.reset(seed=0)
+    observation = observations[env.agents[0]] if hasattr(env, "possible_agents") else observations
+    space = env.observation_space(env.agents[0]) if hasattr(env, "possible_agents") else env.observation_space
+    assert all(s.max_length == 24 for s in space["candidates"].spaces)
+    assert max(map(len, observation["candidates"])) == 24  # the tiny world's answers carry longer provenance
+    assert space.contains(observation)
+    default = searchgym.make(env_id, world_size="tiny")
+    default_space = default.observation_space(default.possible_agents[0]) if hasattr(default, "possible_agents") \
+        else default.observation_space
+    assert default_space["candidates"].spaces[0].max_length == 300
