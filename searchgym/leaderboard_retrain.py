@@ -11,7 +11,8 @@ Only searchgym's own methods (``harness.methods.METHODS``) are re-run: a submitt
 is never imported. Nor is any size run that the board does not show or that exceeds a stated
 limit: the run block's budget, seed and policy must be the ones the board shows
 (``training_budget``, ``method.seed``, ``method.policy``; a method that does not train shows a
-budget of 0 whatever its run recorded), the budget at most
+budget of 0 whatever its run recorded, and the supervised base the agent-steps of its
+demonstrations, which its run's budget does not set), the budget at most
 :data:`MAX_RETRAIN_BUDGET` env steps, each size-like option (``group_size``,
 ``tasks_per_iteration``, ``hidden``, ... at any depth) within :data:`OPTION_LIMITS` and every
 other number in the options within :data:`MAX_OPTION_NUMBER`. A submission asking for 10^17 env
@@ -30,7 +31,7 @@ from typing import Any
 from searchgym.fileio import atomic_write_json, read_jsonl
 from searchgym.harness.method_specs import HARNESS_FIELDS
 from searchgym.method_table import METHOD_SPECS
-from searchgym.harness.methods import METHODS, SPEC_METHOD_PREFIX, MethodRef, load_callable, trains
+from searchgym.harness.methods import METHODS, SPEC_METHOD_PREFIX, MethodRef, load_callable, spends_budget
 from searchgym.harness.runner import RunSpec, execute_run_safely
 from searchgym.leaderboard import DEFAULT_DIR, RETRAINED_FILE, read_retrained
 from searchgym.leaderboard_checks import SubmissionRejected, rescore, verify_file
@@ -138,8 +139,10 @@ def check_run_bounds(submission: dict[str, Any]) -> None:
     run, method = submission["run"], submission.get("method") or {}
     shown = {"budget": ("training_budget", submission.get("training_budget")),
              "seed": ("method.seed", method.get("seed")), "policy": ("method.policy", method.get("policy"))}
-    if run.get("method_path") in METHODS.values() and not trains(load_callable(run["method_path"])):
-        del shown["budget"]  # the board shows 0 env steps for a method that does not train; its budget is unused
+    if run.get("method_path") in METHODS.values() and not spends_budget(load_callable(run["method_path"])):
+        # the board shows 0 env steps for a method that does not train, and the supervised base shows
+        # what its demonstrations took: neither spends the run's budget
+        del shown["budget"]
     for field, (board_field, board_value) in shown.items():
         if field in run and board_value is not None and run[field] != board_value:
             raise SubmissionRejected(f"run.{field} ({run[field]!r}) differs from {board_field} ({board_value!r}), "

@@ -13,7 +13,7 @@ import pytest
 
 from searchgym.cli import main
 from searchgym.harness.method_specs import HARNESS_FIELDS
-from searchgym.harness.methods import METHODS, load_callable, trains
+from searchgym.harness.methods import METHODS, load_callable, spends_budget, trains
 from searchgym.leaderboard_checks import SubmissionRejected
 from searchgym.leaderboard_retrain import (
     MAX_EVAL_EPISODES,
@@ -53,8 +53,12 @@ def test_the_committed_submissions_are_all_within_bounds(tmp_path):
         check_run_bounds(submission)
         if submission["run"]["method_path"] in METHODS.values():
             spec = run_spec(submission, tmp_path / path.stem)
-            shown = submission["training_budget"] if trains(load_callable(spec.method.path)) else 0
-            assert submission["training_budget"] == shown and spec.budget <= MAX_RETRAIN_BUDGET, path.name
+            method = load_callable(spec.method.path)
+            if spends_budget(method):  # the board shows the env steps its retrain would spend
+                assert submission["training_budget"] == spec.budget, path.name
+            elif not trains(method):
+                assert submission["training_budget"] == 0, path.name
+            assert spec.budget <= MAX_RETRAIN_BUDGET, path.name
             assert spec.seed == submission["method"]["seed"], path.name
             runnable += 1
     assert runnable >= 3  # quick-v2's oracle and random, and the trained run
@@ -194,3 +198,13 @@ def test_retrain_refuses_a_huge_verified_submission_before_making_a_folder(tmp_p
     assert capsys.readouterr().out == (f"CANNOT RETRAIN {path}: run.options.group_size (1000000) is outside the "
                                        "retrain limit for group_size: an int in 1..64\n")
     assert not (tmp_path / "out2").exists()
+
+
+def test_the_supervised_base_shows_its_demonstrations_and_its_run_budget_is_not_compared():
+    sft = json.loads((BOARD / "quick-v2__sft__seed0.json").read_text())
+    check_run_bounds(sft)
+    sft["training_budget"] = 6906  # the agent-steps of its demonstrations, whatever run.budget says
+    check_run_bounds(sft)
+    sft["run"]["budget"] = MAX_RETRAIN_BUDGET + 1  # still bounded
+    _refused(sft, f"run.budget ({MAX_RETRAIN_BUDGET + 1}) is outside the retrain limit: an int in "
+                  f"0..{MAX_RETRAIN_BUDGET} env steps")

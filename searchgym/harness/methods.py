@@ -250,6 +250,13 @@ def trains(method: Callable[..., Any]) -> bool:
     return bool(getattr(method, "trains", True))
 
 
+def spends_budget(method: Callable[..., Any]) -> bool:
+    """Whether the method trains on the run's env-step budget (``spends_budget = False`` on the callable
+    says it does not: the supervised base fits demonstrations and records what they took as its
+    ``training_budget``). Every method that trains does, unless it says otherwise."""
+    return bool(getattr(method, "spends_budget", trains(method)))
+
+
 #: What a privileged method reads that no agent sees; tables, plots and the leaderboard mark it.
 PRIVILEGED_NOTE = "reads the task's gold evidence chain: an upper bound, not an agent"
 #: Method names marked privileged where only a name is known (leaderboard submissions).

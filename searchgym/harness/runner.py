@@ -40,7 +40,7 @@ from searchgym.fileio import (
     read_json,
 )
 from searchgym.harness.loggers import make_logger
-from searchgym.harness.methods import MethodRef, RunContext, load_method, privileged, trains
+from searchgym.harness.methods import MethodRef, RunContext, load_method, privileged, spends_budget, trains
 from searchgym.harness.provenance import provenance, resolve_device
 from searchgym.policy_format import policy_format
 from searchgym.suites import Suite
@@ -178,7 +178,7 @@ def _execute_locked(spec: RunSpec) -> RunOutcome:
     device = resolve_device(spec.device)
     _limit_threads(spec.threads)
     config = {**spec.identity(), "harness_version": HARNESS_VERSION, "suite": spec.suite.definition(),
-              "trains": trains(method), "privileged": privileged(method), "training_budget": spec.budget if trains(method) else 0,
+              "trains": trains(method), "privileged": privileged(method), "training_budget": spec.budget if spends_budget(method) else 0,
               "attempt": attempt, "started": _now(), "threads": spec.threads, **provenance(device)}
     atomic_write_json(folder / "config.json", config)
     label = f"{spec.method.label}/seed{spec.seed}"

@@ -219,7 +219,13 @@ def sft_method(ctx: RunContext) -> PolicyActor:
     Options: the ``sft_*`` settings."""
     meta = ensure_base(ctx, sft_config(ctx.options))
     ctx.records["base"] = base_record(meta)
+    if "examples" in meta:  # what it trained on: the agent-steps of its demonstrations (and DAgger plays)
+        ctx.records["training_budget"] = int(meta["examples"])
     for row in meta["curve"]:
         ctx.log(dict(row))
     population, agents = base_population(ctx, meta)
     return PolicyActor(population, agents, decoding=str(ctx.options.get("decoding", "sample")), seed=ctx.seed)
+
+
+#: It fits demonstrations, not the run's env-step budget: its runs record what those took as ``training_budget``.
+sft_method.spends_budget = False  # type: ignore[attr-defined]

@@ -31,7 +31,7 @@ def _ctx(tmp_path, options=None) -> RunContext:
 
 
 def test_sft_and_rl_runs_share_one_base_recorded_in_config(tmp_path):
-    execute_run(_spec(tmp_path, "sft", SFT))
+    execute_run(_spec(tmp_path, "sft", SFT, budget=500))  # a budget the base does not spend
     execute_run(_spec(tmp_path, "grpo", {**SFT, "init": "sft", "group_size": 2, "tasks_per_iteration": 1,
                                          "eval_every": 1, "eval_tasks": 1}, budget=8))
     bases = list((tmp_path / "bases").iterdir())
@@ -46,6 +46,9 @@ def test_sft_and_rl_runs_share_one_base_recorded_in_config(tmp_path):
     meta = read_json(bases[0] / "base.json")
     assert meta["examples"] == rows[0]["step"] and set(meta["dev_agreement"]) >= {"all"}
     assert not (bases[0] / PARTIAL).exists()
+    # the board's training budget: the base's demonstrated agent-steps; an RL run's env-step budget
+    budgets = {m: read_json(tmp_path / "runs" / m / "seed0" / "config.json")["training_budget"] for m in ("sft", "grpo")}
+    assert budgets == {"sft": meta["examples"], "grpo": 8}
 
 
 def test_key_depends_on_seed_policy_and_settings():
