@@ -18,11 +18,12 @@ episodes, the same data every method gets):
    entropy bonus 0.01, and the PPO2 clipped value loss (clip 0.2 in normalised units) for
    the critic (own Adam optimiser for MAPPO; summed into the actor's loss with weight
    ``value_coef`` for IPPO, whose critic is the actor's value head);
-5. critic warm-up (verl's ``critic_warmup``): the first ``critic_warmup`` iterations fit the critic
-   only. From a supervised base (``init="sft"``, default 3 iterations) the policy is competent and
-   the critic knows nothing; without it MAPPO's first update moved the policy by an approximate KL
-   of 0.137 on quick-v2 (seed 0), against 0.017-0.070 with it (seeds 0-2). It does not make the
-   critic good: its explained variance is still -0.1 to 0.3 after six such iterations (README).
+5. optional critic warm-up (verl's ``critic_warmup``, 0 by default): the first ``critic_warmup``
+   iterations fit the critic only. From a supervised base the policy is competent and the critic
+   knows nothing: MAPPO's first update moved the policy by an approximate KL of 0.137 on quick-v2
+   (seed 0), and 0.017-0.070 after 3 warm-up iterations (seeds 0-2). It does not make the critic
+   good (explained variance still -0.1 to 0.3 after 6 such iterations) and it does not lift MAPPO's
+   test success beyond the noise (README), so it stays off: each warm-up iteration is one fewer update.
 
 Defaults (the method spec ``mappo`` / ``ippo`` in :mod:`searchgym.harness.method_specs`), with
 why: 5 PPO epochs (the paper: 15 on easy MPE, 5 on hard maps, 10 as a general rule; 5 because
@@ -56,14 +57,11 @@ class MAPPOConfig:
     critic_hidden: int = 64
     value_norm: bool = True
     standardize_advantages: bool = True
-    #: Iterations whose update fits the critic only (verl's ``critic_warmup``): a policy started from a
-    #: base meets a critic that knows nothing, whose GAE advantages are noise at full size. None: 3
-    #: when the policy starts from the supervised base (``init="sft"``), 0 from scratch.
-    critic_warmup: int | None = None
+    critic_warmup: int = 0  # iterations whose update fits the critic only (see the module docstring)
 
     def __post_init__(self) -> None:
-        if self.critic_warmup is not None and (type(self.critic_warmup) is not int or self.critic_warmup < 0):
-            raise ValueError(f"critic_warmup must be an int >= 0 (iterations that fit the critic only) or None; "
+        if type(self.critic_warmup) is not int or self.critic_warmup < 0:
+            raise ValueError(f"critic_warmup must be an int >= 0 (iterations that fit the critic only); "
                              f"got {self.critic_warmup!r}")
         if self.critic_warmup and not self.centralised:
             raise ValueError("critic_warmup needs MAPPO's centralised critic: IPPO's critic is the policy's value "
@@ -88,17 +86,6 @@ def gae_with_values(groups: list[list[Trajectory]], values: list[np.ndarray],
     return compute_advantages("gae", regrouped, config)
 
 
-#: MAPPO's critic warm-up from a supervised base, in iterations: measured on quick-v2 (README).
-DEFAULT_CRITIC_WARMUP = 3
-
-
-def critic_warmup_iterations(config: MAPPOConfig, init: str) -> int:
-    """``config.critic_warmup``, or its default for a run that starts from ``init``."""
-    if config.critic_warmup is not None:
-        return config.critic_warmup
-    return DEFAULT_CRITIC_WARMUP if init == "sft" and config.centralised else 0
-
-
 class MAPPOTrainer(CentralisedTrainer):
     """MAPPO (``centralised=True``) or IPPO on the shared Trainer; see the module docstring."""
 
@@ -111,7 +98,6 @@ class MAPPOTrainer(CentralisedTrainer):
             raise ValueError(f"MAPPO's PPO clip must be in (0, 0.2] (the paper's recommendation); got eps_low="
                              f"{config.loss.eps_low}, eps_high={config.loss.eps_high}")
         self.value_norm = ValueNorm(self.mappo.value_norm)
-        self.critic_warmup = critic_warmup_iterations(self.mappo, config.init)
         super().__init__(config, out_dir=out_dir, log=log, dev_tasks=dev_tasks)
 
     def build_critic(self) -> None:
@@ -152,7 +138,7 @@ class MAPPOTrainer(CentralisedTrainer):
             stats.update(s)
         adv_t = torch.tensor(adv, device=self.device).float()
         agent_of = batch["agents"].tolist()
-        if self.state.iteration < self.critic_warmup:  # the critic only: the policy keeps its base's weights
+        if self.state.iteration < self.mappo.critic_warmup:  # the critic only: the policy keeps its base's weights
             stats["mappo/critic_warmup"] = 1.0
             for _ in range(self.config.update_epochs):
                 v_loss, v_stats = value_loss(self.critic(batch["states"], batch["agents"]), old_v, targets,

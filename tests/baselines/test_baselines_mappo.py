@@ -8,13 +8,7 @@ import torch
 from searchgym.agents import AdvantageConfig, Step, Trajectory
 from searchgym.baselines.critics import StateCritic, ValueNorm
 from baselines_helpers import TINY_TEAM, make_ctx, spec_config
-from searchgym.baselines.mappo import (
-    DEFAULT_CRITIC_WARMUP,
-    MAPPOConfig,
-    MAPPOTrainer,
-    critic_warmup_iterations,
-    gae_with_values,
-)
+from searchgym.baselines.mappo import MAPPOConfig, MAPPOTrainer, gae_with_values
 
 
 def _traj(rewards: list[float], stored_value: float = 7.0) -> Trajectory:
@@ -69,7 +63,7 @@ def test_mappo_keeps_the_papers_clip(tmp_path):
         MAPPOTrainer(spec_config("mappo", make_ctx(TINY_TEAM, tmp_path, eps_high=0.3)))
 
 
-@pytest.mark.parametrize("bad", [-1, True, "3", 1.5])
+@pytest.mark.parametrize("bad", [-1, True, "3", 1.5, None])
 def test_critic_warmup_refuses_what_is_not_a_count(bad):
     with pytest.raises(ValueError, match="critic_warmup must be an int >= 0"):
         MAPPOConfig(critic_warmup=bad)
@@ -78,14 +72,7 @@ def test_critic_warmup_refuses_what_is_not_a_count(bad):
 def test_critic_warmup_needs_the_centralised_critic():
     with pytest.raises(ValueError, match="IPPO's critic is the policy's value head"):
         MAPPOConfig(centralised=False, critic_warmup=2)
-    assert critic_warmup_iterations(MAPPOConfig(centralised=False), "sft") == 0
-
-
-def test_critic_warmup_defaults_to_a_few_iterations_from_a_base_only():
-    assert critic_warmup_iterations(MAPPOConfig(), "sft") == DEFAULT_CRITIC_WARMUP > 0
-    assert critic_warmup_iterations(MAPPOConfig(), "scratch") == 0
-    assert critic_warmup_iterations(MAPPOConfig(critic_warmup=0), "sft") == 0
-    assert critic_warmup_iterations(MAPPOConfig(critic_warmup=5), "scratch") == 5
+    assert MAPPOConfig(centralised=False).critic_warmup == 0
 
 
 def _weights(module: torch.nn.Module) -> dict[str, torch.Tensor]:
