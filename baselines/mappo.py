@@ -22,7 +22,7 @@ episodes, the same data every method gets):
    iterations fit the critic only. From a supervised base the policy is competent and the critic
    knows nothing: MAPPO's first update moved the policy by an approximate KL of 0.137 on quick-v2
    (seed 0), and 0.017-0.070 after 3 warm-up iterations (seeds 0-2). It does not make the critic
-   good (explained variance still -0.1 to 0.3 after 6 such iterations) and it does not lift MAPPO's
+   good (explained variance -0.13 to 0.34 after 6 such iterations) and it does not lift MAPPO's
    test success beyond the noise (README), so it stays off: each warm-up iteration is one fewer update.
 
 Defaults (the method spec ``mappo`` / ``ippo`` in :mod:`searchgym.harness.method_specs`), with
