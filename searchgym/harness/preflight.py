@@ -89,6 +89,9 @@ def _check_spec(name: str, options: dict[str, Any], comparison: Any) -> None:
                             budget=comparison.budget, seed=comparison.seeds[0], device="cpu",
                             make_env=lambda split="train": make_env(comparison.suite, split))
     config = build_config(spec, probe, trainer_cls)
+    method_options = getattr(trainer_cls, "method_config_type", None)
+    if method_options is not None:  # the method's own options (MAPPO's, COMA's), checked as its trainer checks them
+        method_options(**config.method)
     if config.rl_fresh_tasks:  # else a base is built for minutes before the run finds no task left for RL
         import searchgym
         from searchgym.agents.rl_tasks import rl_train_tasks

@@ -47,6 +47,9 @@ def test_compare_refuses_settings_no_run_would_accept_before_any_run_starts(tmp_
          "unknown option(s) for the attn policy: dims; accepted: dim, heads, hidden, n_buckets, hop_features"),
         (["--methods", "grpo", "--option", "init=sft", "--option", "rl_fresh_tasks=true"],
          "method 'grpo': rl_fresh_tasks=true: the base was shown every train task (sft_tasks=1000, "),
+        (["--methods", "mw=mappo[critic_warmup=-1]"],
+         "method 'mw': critic_warmup must be an int >= 0 (iterations that fit the critic only); got -1"),
+        (["--methods", "c=coma[td_lambda=2]"], "method 'c': td_lambda must be in [0, 1]; got 2"),
         (["--methods", "grpo", "--option", "policy_kwargs=[1]"],
          "method 'grpo': policy_kwargs must be a mapping of the policy's keyword arguments, e.g. "),
     ]
