@@ -161,6 +161,8 @@ class CentralisedTrainer(Trainer):
     """
 
     record_state = True
+    #: a critic on ``env.state()`` needs a group or team env; ``harness.preflight`` checks it before a comparison
+    needs_multi_agent = True
 
     method = "centralised"
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from harness_helpers import TINY_QA
 
+from searchgym.suites import Suite, register_suite
+
 from searchgym.cli import main
 from searchgym.fileio import read_json, read_jsonl
 
@@ -47,9 +49,8 @@ def test_compare_refuses_settings_no_run_would_accept_before_any_run_starts(tmp_
          "unknown option(s) for the attn policy: dims; accepted: dim, heads, hidden, n_buckets, hop_features"),
         (["--methods", "grpo", "--option", "init=sft", "--option", "rl_fresh_tasks=true"],
          "method 'grpo': rl_fresh_tasks=true: the base was shown every train task (sft_tasks=1000, "),
-        (["--methods", "mw=mappo[critic_warmup=-1]"],
-         "method 'mw': critic_warmup must be an int >= 0 (iterations that fit the critic only); got -1"),
-        (["--methods", "c=coma[td_lambda=2]"], "method 'c': td_lambda must be in [0, 1]; got 2"),
+        (["--methods", "grpo,mappo"], f"method 'mappo': mappo needs a multi-agent suite (a group or team env, with a "
+                                      f"global state()); suite '{TINY_QA.id}' plays the single-agent"),
         (["--methods", "grpo", "--option", "policy_kwargs=[1]"],
          "method 'grpo': policy_kwargs must be a mapping of the policy's keyword arguments, e.g. "),
     ]
@@ -105,3 +106,21 @@ def test_evaluate_limit_scores_the_first_tasks_only(tmp_path, capsys):
                  str(tmp_path / "zero"), "--limit", "0"]) == 2
     assert "--limit must be a positive number of tasks, got 0" in capsys.readouterr().err
     assert not (tmp_path / "zero").exists()
+
+
+TINY_TEAM = register_suite(Suite("test-cli-team-v0", 0, "TeamSearch-Generalists-Candidates-v0",
+                                 {"team_size": 2, "max_rounds": 4}, world_size="tiny", dev_size=2, test_size=2,
+                                 description="tests: a tiny generalist team for the CLI's checks"))
+
+
+def test_compare_checks_a_methods_own_options_before_any_run_starts(tmp_path, capsys):
+    cases = [(["--methods", "mw=mappo[critic_warmup=-1]"],
+              "method 'mw': critic_warmup must be an int >= 0 (iterations that fit the critic only); got -1"),
+             (["--methods", "c=coma[td_lambda=2]"], "method 'c': td_lambda must be in [0, 1]; got 2"),
+             (["--methods", "i=ippo[critic_warmup=1]"], "method 'i': critic_warmup needs MAPPO's centralised critic")]
+    for k, (extra, message) in enumerate(cases):
+        out = tmp_path / f"run{k}"
+        assert main(["compare", "--suite", TINY_TEAM.id, "--budget", "8", "--device", "cpu", "--out", str(out),
+                     *extra]) == 2
+        assert message in capsys.readouterr().err
+        assert not out.exists()
