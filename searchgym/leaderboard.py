@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import json
 import os
 import warnings
 from collections.abc import Mapping
