@@ -50,10 +50,11 @@ def die_once_learner(ctx):
         step = min(ctx.budget, step + ctx.budget // 2)
         ctx.log({"step": step, "dev_success": 0.5, "pid": os.getpid()})
         atomic_write_json(state, {"step": step})
-        marker = Path(ctx.options["marker"])
-        if not marker.exists():
-            marker.write_text("killed once\n")
-            os.kill(os.getpid(), signal.SIGKILL)
+        try:  # O_EXCL: of two runs that reach this at once, exactly one creates the marker and is killed
+            os.close(os.open(ctx.options["marker"], os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        except FileExistsError:
+            continue
+        os.kill(os.getpid(), signal.SIGKILL)
     return SessionActor(OracleAgent())
 
 
