@@ -161,18 +161,23 @@ class CentralisedTrainer(Trainer):
     """
 
     record_state = True
-    #: a critic on ``env.state()`` needs a group or team env; ``harness.preflight`` checks it before a comparison
-    needs_multi_agent = True
 
     method = "centralised"
 
+    @staticmethod
+    def check_env_id(env_id: str, method: str) -> None:
+        """ValueError unless ``env_id`` is a multi-agent env: a critic on ``env.state()`` needs a group or
+        team env. The trainer calls it, and ``harness.preflight`` before a comparison starts."""
+        from searchgym.registry import spec as env_spec
+
+        if env_spec(env_id).kind != "parallel":
+            raise ValueError(f"{method} needs a multi-agent suite with a global state() (GroupSearchEnv or "
+                             f"TeamSearchEnv); {env_id!r} is a single-agent env. Use grpo, dr_grpo or cw_grpo there.")
+
     def __init__(self, config: TrainConfig, out_dir: str | Path | None = None,
                  log: Callable[[dict], None] | None = None, dev_tasks: list[str] | None = None) -> None:
+        self.check_env_id(config.env_id, self.method)
         super().__init__(config, out_dir=None, log=log, dev_tasks=dev_tasks)  # checkpoint: once the critic exists
-        if self.kind != "parallel" or not hasattr(self.env, "state"):
-            raise ValueError(f"{self.method} needs a multi-agent suite with a global state() (GroupSearchEnv or "
-                             f"TeamSearchEnv); {config.env_id!r} is a single-agent env. Use grpo, dr_grpo or "
-                             "cw_grpo there.")
         self.agents = list(self.env.possible_agents)
         self.state_dim = int(self.env.state_space.shape[0])
         self.critic: nn.Module | None = None

@@ -138,27 +138,25 @@ class MAPPOTrainer(CentralisedTrainer):
             stats.update(s)
         adv_t = torch.tensor(adv, device=self.device).float()
         agent_of = batch["agents"].tolist()
-        if self.state.iteration < self.mappo.critic_warmup:  # the critic only: the policy keeps its base's weights
-            stats["mappo/critic_warmup"] = 1.0
-            for _ in range(self.config.update_epochs):
-                v_loss, v_stats = value_loss(self.critic(batch["states"], batch["agents"]), old_v, targets,
-                                             batch["seq"], loss_cfg)
-                self.critic_step(v_loss)
-                stats.update(v_stats)
-            return stats
+        warm = self.state.iteration < cfg.critic_warmup  # the critic only (MAPPOConfig refuses it for IPPO)
         for _ in range(self.config.update_epochs):
-            new_logp, entropy, head_values, kl = self._evaluate_kl(batch["obs"], batch["actions"], agent_of)
-            loss, loss_stats = policy_loss(new_logp, batch["old_logp"], adv_t, entropy, batch["seq"], loss_cfg, kl=kl)
+            if not warm:
+                new_logp, entropy, head_values, kl = self._evaluate_kl(batch["obs"], batch["actions"], agent_of)
+                loss, loss_stats = policy_loss(new_logp, batch["old_logp"], adv_t, entropy, batch["seq"], loss_cfg,
+                                               kl=kl)
+                stats.update(loss_stats)
             if cfg.centralised:
-                self.actor_step(loss)
+                if not warm:
+                    self.actor_step(loss)
                 v_loss, v_stats = value_loss(self.critic(batch["states"], batch["agents"]), old_v, targets,
                                              batch["seq"], loss_cfg)
                 self.critic_step(v_loss)
             else:
                 v_loss, v_stats = value_loss(head_values, old_v, targets, batch["seq"], loss_cfg)
                 self.actor_step(loss + loss_cfg.value_coef * v_loss)
-            stats.update(loss_stats)
             stats.update(v_stats)
+        if warm:
+            stats["mappo/critic_warmup"] = 1.0
         return stats
 
     def extra_state(self) -> dict[str, Any]:

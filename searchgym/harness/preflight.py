@@ -89,13 +89,9 @@ def _check_spec(name: str, options: dict[str, Any], comparison: Any) -> None:
                             budget=comparison.budget, seed=comparison.seeds[0], device="cpu",
                             make_env=lambda split="train": make_env(comparison.suite, split))
     config = build_config(spec, probe, trainer_cls)
-    if getattr(trainer_cls, "needs_multi_agent", False):
-        from searchgym.registry import spec as env_spec
-
-        if env_spec(config.env_id).kind != "parallel":
-            raise ValueError(f"{spec.name} needs a multi-agent suite (a group or team env, with a global state()); "
-                             f"suite {comparison.suite.id!r} plays the single-agent {config.env_id!r}. Use grpo, "
-                             "dr_grpo or cw_grpo there")
+    check_env_id = getattr(trainer_cls, "check_env_id", None)
+    if check_env_id is not None:  # what env the trainer needs (a critic on state(): a multi-agent one)
+        check_env_id(config.env_id, spec.name)
     method_options = getattr(trainer_cls, "method_config_type", None)
     if method_options is not None:  # the method's own options (MAPPO's, COMA's), checked as its trainer checks them
         method_options(**config.method)

@@ -218,8 +218,7 @@ def sft_method(ctx: RunContext) -> PolicyActor:
     Options: the ``sft_*`` settings."""
     meta = ensure_base(ctx, sft_config(ctx.options))
     ctx.records["base"] = base_record(meta)
-    if "examples" in meta:  # what it trained on: the agent-steps of its demonstrations (and DAgger plays)
-        ctx.records["training_budget"] = int(meta["examples"])
+    ctx.records["training_budget"] = int(meta["examples"])  # what it trained on: its demonstrations' agent-steps
     for row in meta["curve"]:
         ctx.log(dict(row))
     population, agents = base_population(ctx, meta)

@@ -49,8 +49,8 @@ def test_compare_refuses_settings_no_run_would_accept_before_any_run_starts(tmp_
          "unknown option(s) for the attn policy: dims; accepted: dim, heads, hidden, n_buckets, hop_features"),
         (["--methods", "grpo", "--option", "init=sft", "--option", "rl_fresh_tasks=true"],
          "method 'grpo': rl_fresh_tasks=true: the base was shown every train task (sft_tasks=1000, "),
-        (["--methods", "grpo,mappo"], f"method 'mappo': mappo needs a multi-agent suite (a group or team env, with a "
-                                      f"global state()); suite '{TINY_QA.id}' plays the single-agent"),
+        (["--methods", "grpo,mappo"], "method 'mappo': mappo needs a multi-agent suite with a global state() "
+                                      "(GroupSearchEnv or TeamSearchEnv); 'SearchQA-Candidates-v0' is a single-agent env"),
         (["--methods", "grpo", "--option", "policy_kwargs=[1]"],
          "method 'grpo': policy_kwargs must be a mapping of the policy's keyword arguments, e.g. "),
     ]
