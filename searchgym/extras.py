@@ -30,6 +30,9 @@ OPTIONAL_MODULES: dict[str, tuple[str, str]] = {
     "vllm": ("vllm", "vllm"),
     "faiss": ("faiss-cpu", "ann"),
     "tantivy": ("tantivy", "bench"),
+    "gem": ("gem-llm", "gem"),
+    "openenv": ("openenv-core", "openenv"),
+    "verifiers": ("verifiers", "verifiers"),
 }
 
 

@@ -22,14 +22,11 @@ from typing import Any
 
 import numpy as np
 
-try:
-    from gem.core import Env as GemEnv
-    from gem.envs.registration import ENV_REGISTRY, register
-except ModuleNotFoundError as exc:  # the framework itself missing, not a failure inside it
-    if (exc.name or "").split(".")[0] != "gem":
-        raise
-    raise ImportError("searchgym.integrations.gem needs GEM: pip install 'searchgym[gem]' "
-                      "(or: pip install gem-llm)") from exc
+from searchgym.extras import require
+
+require("gem", "searchgym.integrations.gem")  # the one-line install hint, not a traceback, without GEM
+from gem.core import Env as GemEnv  # noqa: E402
+from gem.envs.registration import ENV_REGISTRY, register  # noqa: E402
 
 import searchgym
 from searchgym.integrations.text_tasks import text_task_records

@@ -23,19 +23,16 @@ from typing import Any
 
 import numpy as np
 
-try:
-    from openenv.core.client_types import StepResult
-    from openenv.core.env_client import EnvClient
-    from openenv.core.env_server.http_server import create_app
-    from openenv.core.env_server.interfaces import Environment
-    from openenv.core.env_server.types import Action, EnvironmentMetadata, Observation, State
-except ModuleNotFoundError as exc:  # the framework itself missing, not a failure inside it
-    if (exc.name or "").split(".")[0] != "openenv":
-        raise
-    raise ImportError("searchgym.integrations.openenv needs OpenEnv: pip install 'searchgym[openenv]' "
-                      "(or: pip install openenv-core)") from exc
-from fastapi import HTTPException
-from pydantic import Field
+from searchgym.extras import require
+
+require("openenv", "searchgym.integrations.openenv")  # the one-line install hint, not a traceback, without OpenEnv
+from openenv.core.client_types import StepResult  # noqa: E402
+from openenv.core.env_client import EnvClient  # noqa: E402
+from openenv.core.env_server.http_server import create_app  # noqa: E402
+from openenv.core.env_server.interfaces import Environment  # noqa: E402
+from openenv.core.env_server.types import Action, EnvironmentMetadata, Observation, State  # noqa: E402
+from fastapi import HTTPException  # noqa: E402
+from pydantic import Field  # noqa: E402
 
 import searchgym
 from searchgym.integrations.text_tasks import text_task_records

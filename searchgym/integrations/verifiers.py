@@ -23,16 +23,13 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
-try:
-    import verifiers.v1 as vf
-except ImportError as exc:  # pragma: no cover - exercised only without the extra
-    raise ImportError("searchgym.integrations.verifiers needs verifiers >= 0.4 (its verifiers.v1 stack): "
-                      "pip install 'searchgym[verifiers]'") from exc
-
+from searchgym.extras import require
 from searchgym.registry import spec
 from searchgym.suites import get_suite, make_env
 from searchgym.suites import tasks as suite_tasks
 from searchgym.task_api import SYSTEM_PROMPT, make_task_env
+
+vf = require("verifiers.v1", "searchgym.integrations.verifiers (verifiers >= 0.4, its v1 stack)")
 
 __all__ = ["TASKSET_ID", "SearchGymEnv", "SearchGymTaskset", "evaluate", "load_environment"]
 
