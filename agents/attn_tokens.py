@@ -25,12 +25,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from searchgym.observation_format import MEMBER_HEADER, NOTE_LINE, QUESTION_PREFIX, STEP_LINE
+
 from .encoder_hash import KEPT_CAPITALISED
 
 TOKEN = re.compile(r"[A-Za-z]\w*|\d+|\|")
-STEP_LINE = re.compile(r"^Step (\d+): (.*)$")
-ME = re.compile(r"^You are (\S+)")
-NOTE_LINE = re.compile(r"^\[round \d+\] ([^:]+): (.*)$")
 PROVENANCE = "  <- "
 
 SEGMENTS = ("pad", "question", "note", "action", "result", "cand_action", "cand_provenance", "header")
@@ -92,7 +91,7 @@ class Tokenizer:
         question, notes, steps, actions = parse_text(text)
         lim = self.limits
         slots: dict[tuple[int, str], int] = {}
-        me = ME.match(text)
+        me = MEMBER_HEADER.match(text)
         q_words = set(w.lower() for w in TOKEN.findall(question))
         fact_words = set(w.lower() for _, line, _ in steps + notes for w in TOKEN.findall(line))
         rows: list[tuple] = []
@@ -153,8 +152,8 @@ def parse_text(text: str) -> tuple[str, list[tuple], list[tuple], set[str]]:
     lines = text.splitlines()
     question, start = "", 0
     for i, line in enumerate(lines):
-        if line.startswith("Question:"):
-            question, start = line[len("Question:"):].strip(), i + 1
+        if line.startswith(QUESTION_PREFIX):
+            question, start = line[len(QUESTION_PREFIX):].strip(), i + 1
             break
     notes: list[tuple] = []
     blocks: list[list[tuple]] = []
@@ -170,7 +169,7 @@ def parse_text(text: str) -> tuple[str, list[tuple], list[tuple], set[str]]:
         else:
             note = NOTE_LINE.match(line)
             if note:
-                notes.append((SEG["note"], f"{note.group(1)} {note.group(2)}", MAX_RECENCY))
+                notes.append((SEG["note"], f"{note.group(2)} {note.group(3)}", MAX_RECENCY))
     steps = [(seg, line, min(len(blocks) - 1 - b, MAX_RECENCY - 1))
              for b, block in enumerate(blocks) for seg, line in block]
     return question, notes, steps, actions

@@ -29,11 +29,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from searchgym.observation_format import QUESTION_PREFIX, STEP_LINE
+
 from .encoders import BoundedCache
 from .feature_rows import feature_array, real_count
 
 ARGUMENT = re.compile(r'^(\w+)\((?:\w+=)?"(.*)"\)$')
-STEP = re.compile(r"^Step \d+: (.*)$")
 MEMBER = re.compile(r"^You are \S+?_(\d+)\b")
 LOOKUPS = ("knowledge_base", "web_search")
 PROVENANCE = "  <- "
@@ -64,12 +65,12 @@ class Transcript:
             member = MEMBER.match(line) if line.startswith("You are ") else None
             if member:
                 self.rank = int(member[1]) % 2
-            if line.startswith("Question:"):
-                self.question = line[len("Question:"):]
+            if line.startswith(QUESTION_PREFIX):
+                self.question = line[len(QUESTION_PREFIX):]
                 continue
-            step = STEP.match(line) if line.startswith("Step ") else None
+            step = STEP_LINE.match(line) if line.startswith("Step ") else None
             if step:
-                kind, arg, _ = split_candidate(step[1])
+                kind, arg, _ = split_candidate(step[2])
                 self.steps.append((kind, arg))
                 bodies.append([])
             elif line.startswith("[round "):

@@ -13,19 +13,17 @@ from itertools import pairwise
 
 import numpy as np
 
+from searchgym.observation_format import question_line
+
 from .encoder_hash import generic_word_tuple, words
 from .encoders import BoundedCache
 from .feature_rows import feature_array, real_count
 
-QUESTION_PREFIX = "Question:"
 
 
 def question_of(text: str) -> str:
     """The observation's "Question: ..." line (as the envs write it), else the whole text."""
-    for line in text.splitlines():
-        if line.startswith(QUESTION_PREFIX):
-            return line[len(QUESTION_PREFIX) :]
-    return text
+    return question_line(text, missing=text)
 
 
 _MISSING = object()

@@ -25,11 +25,12 @@ import torch
 from torch import Tensor, nn
 
 from searchgym.named_registry import NamedRegistry
+from searchgym.observation_format import QUESTION_PREFIX
 
 from .encoders import ENCODERS, BoundedCache, TextEncoder, make_encoder, resolve_device
 from .hop_features import HopFeatures
 from .operand_features import OperandSources
-from .lexical_overlap import QUESTION_PREFIX, LexicalOverlap, question_of
+from .lexical_overlap import LexicalOverlap, question_of
 
 __all__ = [
     "CandidatePolicy",

@@ -15,13 +15,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from searchgym.observation_format import NOTE_LINE, STEP_LINE
 from searchgym.world.schema import ATTRIBUTES, ENTITY_TYPES, RELATIONS
 
 _ARROW = "  <- "
 _CALL = re.compile(r"^(?P<name>\w+)\((?P<body>.*)\)$", re.DOTALL)
 _ARGUMENT = re.compile(r'(\w+)=("(?:[^"\\]|\\.)*")')
-_STEP = re.compile(r"^Step (\d+): (.*)$")
-_NOTE = re.compile(r"^\[round (\d+)\] (\w+): (.*)$")
 _HEADER = re.compile(r"^You are (\w+) in a team of \d+: (.*?)\. Only you see")
 _MEMBER = re.compile(r"(\w+) \(([^()]*)\)")
 _TYPES = "|".join(ENTITY_TYPES)
@@ -255,7 +254,7 @@ def read(observation: Mapping) -> Reading:
     in_board = False
     for line in lines:
         header = _HEADER.match(line)
-        step = _STEP.match(line)
+        step = STEP_LINE.match(line)
         if header:
             reading.me = header[1]
             members = dict(_MEMBER.findall(header[2]))
@@ -272,8 +271,8 @@ def read(observation: Mapping) -> Reading:
             if action is not None:
                 reading.steps.append((action, "\n".join(result_lines)))
             action, result_lines = step[2], []
-        elif in_board and _NOTE.match(line):
-            note = _NOTE.match(line)
+        elif in_board and NOTE_LINE.match(line):
+            note = NOTE_LINE.match(line)
             reading.notes.append((note[2], note[3]))
         elif action is not None:
             result_lines.append(line)

@@ -27,6 +27,7 @@ from functools import lru_cache
 
 from searchgym.action_types import Action
 from searchgym.candidates import Observed, Round
+from searchgym.observation_format import note_line
 from searchgym.scoring import find_numbers, normalize_answer
 from searchgym.tools.base import ToolResult
 from searchgym.world.model import Fact, Task
@@ -65,7 +66,7 @@ class Note:
     names: tuple[str, ...] = ()  # entity names the note mentions
 
     def line(self) -> str:
-        return f"[round {self.round}] {self.author}: {self.text}"
+        return note_line(self.round, self.author, self.text)
 
 
 @lru_cache(maxsize=1 << 16)

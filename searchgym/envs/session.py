@@ -26,6 +26,7 @@ from searchgym.candidate_history import RankedCandidates
 from searchgym.candidates import CandidateGenerator, Observed, names_in
 from searchgym.envs.spaces import is_clean, sanitize
 from searchgym.judge import ProcessJudge, RoundSignals
+from searchgym.observation_format import question_text, step_block
 from searchgym.scoring import AnswerScore, RewardConfig, compose_reward, score_answer
 from searchgym.tools.base import Tool, ToolResult
 from searchgym.tools.toolkit import TOOL_NAMES, task_tools
@@ -228,18 +229,18 @@ class SearchSession:
         if chat:
             team = " Team actions: <post>a note for your team</post> or <wait/>." if team_actions else ""
             text = (f"{head}Answer the question by calling the tools you are given, one call per turn. "
-                    f"{answer}{team}\nQuestion: {self.task.question}")
+                    f"{answer}{team}\n{question_text(self.task.question)}")
             return sanitize(text, self.config.max_obs_chars)
         schemas = json.dumps([self.tools[t].schema() for t in self.allowed])
         text = (f"{head}Answer the question by using the tools. {answer}\nTools: {schemas}\n"
-                f"{forms}\nQuestion: {self.task.question}")
+                f"{forms}\n{question_text(self.task.question)}")
         return sanitize(text, self.config.max_obs_chars)
 
     def transcript_text(self, extra: str = "") -> str:
         """Question, header and the most recent rounds that fit in ``max_obs_chars``."""
         if self._head[0] != extra:  # the same every step but for a team's blackboard text
             head = f"{self.header}\n" if self.header else ""
-            head += f"Question: {self.task.question}\n"
+            head += question_text(self.task.question) + "\n"
             if extra:
                 head += extra.rstrip() + "\n"
             self._head = (extra, head, is_clean(head))
@@ -265,7 +266,7 @@ class SearchSession:
         """("Step k: action\\nresult\\n", is it already in the charset) per round, built once."""
         for i in range(len(self._block_memo), len(self.transcript)):
             line, result = self.transcript[i]
-            block = f"Step {i + 1}: {line}\n{result}\n"
+            block = step_block(i + 1, line, result)
             self._block_memo.append((block, is_clean(block)))
         return self._block_memo
 

@@ -33,6 +33,8 @@ from functools import lru_cache
 import numpy as np
 
 from searchgym.envs.config import BOUNDS, check_int
+from searchgym.observation_format import QUESTION_PREFIX
+from searchgym.observation_format import question_line as read_question_line
 from searchgym.tools.tool_registry import TOOL_NAMES
 
 #: The most hashed buckets one block (question, transcript, one candidate) may have.
@@ -128,9 +130,9 @@ class FeatureLayout:
             raise ValueError(f"expected {self.max_candidates} candidates and a mask of that length, got "
                              f"{len(candidates)} and shape {mask.shape}")
         out = self.zeros()
-        question_line = _question_of(text)
+        question_line = read_question_line(text)
         question = words(question_line)
-        rounds = text.replace(f"Question:{question_line}", "", 1)
+        rounds = text.replace(f"{QUESTION_PREFIX}{question_line}", "", 1)
         _hashed(question, self.question_dim, out[: self.question_dim])
         t0 = self.question_dim
         _hashed(words(rounds), self.transcript_dim, out[t0: t0 + self.transcript_dim])
@@ -215,11 +217,3 @@ def slot_order(blocks: Mapping[int, np.ndarray], candidates: Sequence[str]) -> l
         return kind, -b[5 + n_kinds], -b[2 + n_kinds], -b[4 + n_kinds], candidates[i]
 
     return sorted(blocks, key=key)
-
-
-def _question_of(text: str) -> str:
-    """The question line of a transcript that starts with a header (team roles, blackboard)."""
-    for line in text.splitlines():
-        if line.startswith("Question:"):
-            return line.removeprefix("Question:")
-    return ""
