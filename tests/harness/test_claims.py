@@ -54,9 +54,12 @@ def test_smoke_mode_writes_the_tables_corrected_p_values_and_a_generated_reading
                    "- seeds: [0, 1]", "- start: every learning method from the supervised base `sft`",
                    "### Gain over the supervised base (sft), paired by seed and task", "| sft | 2 |", "- runs trained and scored at: `", "- report written at: `"):
         assert needle in text, needle
+    last_run = max(done.stat().st_mtime_ns for done in out.glob("*/runs/*/seed*/DONE"))
     for name in ("main_dev_success", "roles_dev_success", "ablation_dev_success", "ablation_entropy"):
         assert (out / "figures" / f"{name}.png").stat().st_size > 0
         assert f"](figures/{name}.png)" in text
+        # drawn after the last run finished: no part trains in a tree that an earlier part's figure changed
+        assert (out / "figures" / f"{name}.png").stat().st_mtime_ns >= last_run
     team = read_json(out / "roles" / "runs" / "grpo_team" / "seed1" / "config.json")
     assert team["options"]["group_by"] == "team" and team["options"]["group_size"] == SMALL_RUN["group_size"]
     main_table = text.split("## 1.")[1].split("Per family")[0]
