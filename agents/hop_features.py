@@ -29,13 +29,13 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from searchgym.observation_format import QUESTION_PREFIX, STEP_LINE
+from searchgym.observation_format import MEMBER_HEADER, MEMBER_PREFIX, QUESTION_PREFIX, STEP_LINE
 
 from .encoders import BoundedCache
 from .feature_rows import feature_array, real_count
 
 ARGUMENT = re.compile(r'^(\w+)\((?:\w+=)?"(.*)"\)$')
-MEMBER = re.compile(r"^You are \S+?_(\d+)\b")
+MEMBER_NUMBER = re.compile(r"_(\d+)$")  # generalist_1 -> 1
 LOOKUPS = ("knowledge_base", "web_search")
 PROVENANCE = "  <- "
 
@@ -62,9 +62,10 @@ class Transcript:
         bodies: list[list[str]] = []
         notes: list[str] = []
         for line in lines:
-            member = MEMBER.match(line) if line.startswith("You are ") else None
-            if member:
-                self.rank = int(member[1]) % 2
+            member = MEMBER_HEADER.match(line) if line.startswith(MEMBER_PREFIX) else None
+            number = MEMBER_NUMBER.search(member[1]) if member else None
+            if number:
+                self.rank = int(number[1]) % 2
             if line.startswith(QUESTION_PREFIX):
                 self.question = line[len(QUESTION_PREFIX):]
                 continue

@@ -20,7 +20,6 @@ from .encoders import BoundedCache
 from .feature_rows import feature_array, real_count
 
 
-
 def question_of(text: str) -> str:
     """The observation's "Question: ..." line (as the envs write it), else the whole text."""
     return question_line(text, missing=text)

@@ -36,6 +36,7 @@ from functools import lru_cache
 
 from searchgym.action_types import Action
 from searchgym.actions import format_action
+from searchgym.observation_format import question_text
 
 #: lower-case words that may sit inside a name ("University of Jeisydu", "Night over Stiozoqeim");
 #: a colon may too ("Baechaes: A Memoir")
@@ -53,7 +54,7 @@ CALCULATOR_OPERATORS = ("+", "-")
 MAX_FIGURES = 40  # the calculator's operands: the most recent distinct figures seen
 _WORD = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9'\-]*[A-Za-z0-9])?|\([a-z][a-z ]*\)|[^\sA-Za-z0-9]")
 _FIGURE = re.compile(r"(?<![\w.,])\d{1,3}(?:,\d{3})+(?![\w,]*\w)|(?<![\w.,])\d+(?:\.\d+)?(?![\w.]*\w)")
-_QUESTION = re.compile(r"^Question: (.*)$", re.MULTILINE)
+_QUESTION = re.compile(rf"^{re.escape(question_text(''))}(.*)$", re.MULTILINE)
 _PAGE_URL = re.compile(r"\(https?://\S+\)")
 
 

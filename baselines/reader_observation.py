@@ -15,13 +15,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from searchgym.observation_format import NOTE_LINE, STEP_LINE
+from searchgym.observation_format import MEMBER_PREFIX, NOTE_LINE, STEP_LINE
 from searchgym.world.schema import ATTRIBUTES, ENTITY_TYPES, RELATIONS
 
 _ARROW = "  <- "
 _CALL = re.compile(r"^(?P<name>\w+)\((?P<body>.*)\)$", re.DOTALL)
 _ARGUMENT = re.compile(r'(\w+)=("(?:[^"\\]|\\.)*")')
-_HEADER = re.compile(r"^You are (\w+) in a team of \d+: (.*?)\. Only you see")
+_HEADER = re.compile(rf"^{MEMBER_PREFIX}(\w+) in a team of \d+: (.*?)\. Only you see")
 _MEMBER = re.compile(r"(\w+) \(([^()]*)\)")
 _TYPES = "|".join(ENTITY_TYPES)
 _KB_TITLE = re.compile(rf"^(?P<s>.+) \((?P<type>{_TYPES})\)$")

@@ -274,15 +274,15 @@ def main(argv: list[str] | None = None) -> int:
     # tree before the next part trains would mark that part's runs "with uncommitted changes".
     finished = {}
     for name in args.parts:
-        suite_id, entries, reference, _ = parts[name]
+        suite_id, entries, reference, section = parts[name]
         if args.start == "base" and BASE not in entries:
             entries = [BASE, *entries]
-        finished[name] = (entries, run_part(args, name, suite_id, entries, reference))
+        finished[name] = (entries, section, run_part(args, name, suite_id, entries, reference))
     git = git_revision()
     body, total_run_seconds, runs, revisions = [], 0.0, 0, set()
-    for name, (entries, records) in finished.items():
+    for entries, section, records in finished.values():
         labels = [m.label for m in parse_methods(entries)]
-        body += parts[name][3](args, records, labels)
+        body += section(args, records, labels)
         if args.start == "base":
             body += [f"#{line}" if line.startswith("## ") else line for line in gain_section(records, BASE)]
         total_run_seconds += sum(r.result.get("train_seconds", 0.0) + r.result.get("eval_seconds", 0.0) for r in records)

@@ -4,7 +4,8 @@ Why one module: the envs write a ``Question: ...`` line, a ``Step k: action`` li
 result, ``[round r] author: text`` blackboard notes and a team member's ``You are NAME in a team
 of N: ...`` header (docs/OBSERVATIONS.md). The features that read them back (lexical overlap,
 hop features, the attention policy's tokens, the hashed-feature wrapper, the reader) must agree
-with the writer, so writer and readers take the format from here. A policy that would rather not
+with the writer, so the envs write these lines with the functions here and the readers match
+them with the prefixes and patterns here. A policy that would rather not
 parse text has ``env.observation_data()``.
 """
 
@@ -17,8 +18,9 @@ QUESTION_PREFIX = "Question:"
 STEP_LINE = re.compile(r"^Step (\d+): (.*)$")
 #: ``[round r] author: text`` (groups: r, the author, the note's text); authors are role names.
 NOTE_LINE = re.compile(r"^\[round (\d+)\] ([^:]+): (.*)$")
-#: A team member's header (group: the member's name).
-MEMBER_HEADER = re.compile(r"^You are (\S+)")
+#: A team member's header, ``You are NAME in a team of N: ...`` (group: the member's name).
+MEMBER_PREFIX = "You are "
+MEMBER_HEADER = re.compile(rf"^{MEMBER_PREFIX}(\S+)")
 
 
 def question_line(text: str, missing: str = "") -> str:
@@ -32,6 +34,11 @@ def question_line(text: str, missing: str = "") -> str:
 def question_text(question: str) -> str:
     """The question's line as the envs write it."""
     return f"{QUESTION_PREFIX} {question}"
+
+
+def member_header(name: str, team_size: int, team: str) -> str:
+    """The start of a team member's header: who it is and who its teammates are."""
+    return f"{MEMBER_PREFIX}{name} in a team of {team_size}: {team}."
 
 
 def step_block(number: int, action_line: str, result: str) -> str:

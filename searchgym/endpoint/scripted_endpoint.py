@@ -32,6 +32,7 @@ from typing import Any, Self
 
 from searchgym.action_types import Action
 from searchgym.actions import parse_action
+from searchgym.observation_format import MEMBER_PREFIX, question_text
 from searchgym.envs.play_rules import play_rules
 from searchgym.endpoint import openai_replies
 from searchgym.harness.evaluate import answer_rule, episode_seed, play_parallel, play_single
@@ -42,7 +43,8 @@ BEHAVIOURS = ("oracle", "random", "reader", "prose", "hostile", "stall")
 #: behaviour -> the baseline whose recorded text actions it replays
 SCRIPTED = {"oracle": "oracle", "stall": "oracle", "random": "random"}
 DEFAULT_MODEL = "searchgym-scripted"
-_ROLE = re.compile(r"^You are (\S+) in a team", re.MULTILINE)
+_ROLE = re.compile(rf"^{MEMBER_PREFIX}(\S+) in a team", re.MULTILINE)
+_QUESTION_START = question_text("")
 HOSTILE_BODIES: tuple[bytes, ...] = (
     b"<html><body>502 Bad Gateway</body></html>",
     b'{"choices": []}',
@@ -193,8 +195,8 @@ class ScriptedEndpoint:
     # --------------------------------------------------------------------------- replies
     def next_action(self, messages: list[dict]) -> str:
         first = next((m.get("content") or "" for m in messages if m.get("role") == "user"), "")
-        at = first.rfind("Question: ")
-        question = first[at + len("Question: "):].split("\n", 1)[0].strip() if at >= 0 else ""
+        at = first.rfind(_QUESTION_START)
+        question = first[at + len(_QUESTION_START):].split("\n", 1)[0].strip() if at >= 0 else ""
         role = _ROLE.search(first)
         actions = self.script.get((question, role.group(1) if role else ""), [])
         turn = sum(m.get("role") == "assistant" for m in messages)

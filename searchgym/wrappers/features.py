@@ -33,14 +33,12 @@ from functools import lru_cache
 import numpy as np
 
 from searchgym.envs.config import BOUNDS, check_int
-from searchgym.observation_format import QUESTION_PREFIX
-from searchgym.observation_format import question_line as read_question_line
+from searchgym.observation_format import QUESTION_PREFIX, STEP_LINE, question_line
 from searchgym.tools.tool_registry import TOOL_NAMES
 
 #: The most hashed buckets one block (question, transcript, one candidate) may have.
 MAX_FEATURE_DIM = 4096
 _WORD = re.compile(r"[a-z0-9]+")
-_STEP = re.compile(r"^Step (\d+): ", re.MULTILINE)
 #: Tool (or answer) a candidate invokes, by the name its text starts with: the tools registered at
 #: import (a copy: the feature layout is fixed once a policy is trained on it).
 CANDIDATE_KINDS = ("answer", *TOOL_NAMES)
@@ -130,19 +128,19 @@ class FeatureLayout:
             raise ValueError(f"expected {self.max_candidates} candidates and a mask of that length, got "
                              f"{len(candidates)} and shape {mask.shape}")
         out = self.zeros()
-        question_line = read_question_line(text)
-        question = words(question_line)
-        rounds = text.replace(f"{QUESTION_PREFIX}{question_line}", "", 1)
+        asked = question_line(text)
+        question = words(asked)
+        rounds = text.replace(f"{QUESTION_PREFIX}{asked}", "", 1)
         _hashed(question, self.question_dim, out[: self.question_dim])
         t0 = self.question_dim
         _hashed(words(rounds), self.transcript_dim, out[t0: t0 + self.transcript_dim])
-        steps = [int(s) for s in _STEP.findall(text)]
+        steps = [int(step[1]) for line in text.splitlines() if (step := STEP_LINE.match(line))]
         p0 = t0 + self.transcript_dim
         out[p0] = min(max(steps, default=0) / self.max_steps, 1.0)
         out[p0 + 1] = float(mask.sum()) / self.max_candidates
         context = _Context(question, words(rounds[rounds.rfind("\nStep ") + 1:] if "\nStep " in rounds else rounds),
-                           {line.split(": ", 1)[1].strip() for line in rounds.splitlines() if _STEP.match(line)},
-                           expected_markers(question_line))
+                           {line.split(": ", 1)[1].strip() for line in rounds.splitlines() if STEP_LINE.match(line)},
+                           expected_markers(asked))
         admissible = [i for i in range(self.max_candidates) if mask[i] and candidates[i]]
         blocks = {i: self._candidate_block(candidates[i], context) for i in admissible}
         order = slot_order(blocks, candidates) if canonical else admissible

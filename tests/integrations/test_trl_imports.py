@@ -10,8 +10,6 @@ import pytest
 
 CHECK = """
 import sys
-
-import pytest
 import searchgym.integrations
 import searchgym.integrations.trl
 heavy = [m for m in ("trl", "verifiers", "accelerate", "datasets") if m in sys.modules]
@@ -27,8 +25,6 @@ def test_importing_the_integrations_imports_no_framework():
 
 MISSING = """
 import sys
-
-import pytest
 sys.modules[{framework!r}] = None  # as if it were not installed
 try:
     import searchgym.integrations.{module}
