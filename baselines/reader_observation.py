@@ -15,13 +15,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from searchgym.observation_format import MEMBER_PREFIX, NOTE_LINE, STEP_LINE
+from searchgym.observation_format import MEMBER_TEAM, NOTE_LINE, QUESTION_PREFIX, STEP_LINE
 from searchgym.world.schema import ATTRIBUTES, ENTITY_TYPES, RELATIONS
 
 _ARROW = "  <- "
 _CALL = re.compile(r"^(?P<name>\w+)\((?P<body>.*)\)$", re.DOTALL)
 _ARGUMENT = re.compile(r'(\w+)=("(?:[^"\\]|\\.)*")')
-_HEADER = re.compile(rf"^{MEMBER_PREFIX}(\w+) in a team of \d+: (.*?)\. Only you see")
 _MEMBER = re.compile(r"(\w+) \(([^()]*)\)")
 _TYPES = "|".join(ENTITY_TYPES)
 _KB_TITLE = re.compile(rf"^(?P<s>.+) \((?P<type>{_TYPES})\)$")
@@ -253,7 +252,7 @@ def read(observation: Mapping) -> Reading:
     lines = str(observation.get("text", "")).split("\n")
     in_board = False
     for line in lines:
-        header = _HEADER.match(line)
+        header = MEMBER_TEAM.match(line)
         step = STEP_LINE.match(line)
         if header:
             reading.me = header[1]
@@ -262,8 +261,8 @@ def read(observation: Mapping) -> Reading:
             if reading.me in members:
                 reading.tools = tuple(t.strip() for t in members[reading.me].split(";")[0].split(",") if t.strip())
             reading.teammates = tuple(m for m in members if m != reading.me)
-        elif line.startswith("Question: ") and not reading.question:
-            reading.question = line[len("Question: "):].strip()
+        elif line.startswith(QUESTION_PREFIX) and not reading.question:
+            reading.question = line[len(QUESTION_PREFIX):].strip()
         elif line.startswith("Blackboard"):
             in_board = True
         elif step:

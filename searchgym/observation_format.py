@@ -21,6 +21,11 @@ NOTE_LINE = re.compile(r"^\[round (\d+)\] ([^:]+): (.*)$")
 #: A team member's header, ``You are NAME in a team of N: ...`` (group: the member's name).
 MEMBER_PREFIX = "You are "
 MEMBER_HEADER = re.compile(rf"^{MEMBER_PREFIX}(\S+)")
+#: What follows the team's description in a member's header: how the team shares what it finds.
+TEAM_RULES = ("Only you see your tool results; share what teammates need with <post>a note</post> "
+              "(everyone reads the blackboard), or <wait/>.")
+#: The whole header (groups: the member's name, the team's description, ``NAME (tools; ...)`` per member).
+MEMBER_TEAM = re.compile(rf"^{MEMBER_PREFIX}(\w+) in a team of \d+: (.*?)\. {re.escape(TEAM_RULES.split(';')[0])}")
 
 
 def question_line(text: str, missing: str = "") -> str:
@@ -39,6 +44,11 @@ def question_text(question: str) -> str:
 def member_header(name: str, team_size: int, team: str) -> str:
     """The start of a team member's header: who it is and who its teammates are."""
     return f"{MEMBER_PREFIX}{name} in a team of {team_size}: {team}."
+
+
+def team_member_header(name: str, team_size: int, team: str) -> str:
+    """A team member's whole header: ``member_header`` and the team's rules (``TEAM_RULES``)."""
+    return f"{member_header(name, team_size, team)} {TEAM_RULES}"
 
 
 def step_block(number: int, action_line: str, result: str) -> str:

@@ -38,7 +38,7 @@ from searchgym.envs.session import SearchSession, StepOutcome, score_info
 from searchgym.envs.spaces import sanitize
 from searchgym.envs.team_posts import TeamPosts, shared_post_memos
 from searchgym.judge import read_text
-from searchgym.observation_format import member_header
+from searchgym.observation_format import team_member_header
 from searchgym.tools.base import ToolResult
 from searchgym.tools.toolkit import TOOL_NAMES
 from searchgym.world import FAMILIES
@@ -183,8 +183,7 @@ class TeamSearchEnv(TeamPosts, MultiSearchEnv):
     # ------------------------------------------------------------------------------ reset
     def _header(self, role: Role) -> str:
         team = "; ".join(r.describe() for r in self.roles.values())
-        return (f"{member_header(role.name, len(self.roles), team)} Only you see your tool results; "
-                "share what teammates need with <post>a note</post> (everyone reads the blackboard), or <wait/>.")
+        return team_member_header(role.name, len(self.roles), team)
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None):
         rngs = self._start(seed, options)

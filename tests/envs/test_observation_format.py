@@ -5,6 +5,7 @@ from __future__ import annotations
 import searchgym
 from searchgym.observation_format import (
     MEMBER_HEADER,
+    MEMBER_TEAM,
     NOTE_LINE,
     STEP_LINE,
     member_header,
@@ -12,6 +13,7 @@ from searchgym.observation_format import (
     question_line,
     question_text,
     step_block,
+    team_member_header,
 )
 
 
@@ -23,6 +25,8 @@ def test_each_writer_is_read_back_by_its_pattern():
     assert NOTE_LINE.match(note_line(2, "generalist_1", "Vexa Corp: founded 1990")).groups() == \
         ("2", "generalist_1", "Vexa Corp: founded 1990")
     assert MEMBER_HEADER.match(member_header("generalist_0", 2, "generalist_0 (all tools)"))[1] == "generalist_0"
+    whole = team_member_header("scout", 2, "scout (web_search); writer (calculator; submits the answer)")
+    assert MEMBER_TEAM.match(whole).groups() == ("scout", "scout (web_search); writer (calculator; submits the answer)")
 
 
 def test_a_team_observation_is_read_by_the_patterns():
@@ -32,5 +36,7 @@ def test_a_team_observation_is_read_by_the_patterns():
     observations, *_ = env.step({a: 0 for a in env.agents})
     lines = observations[agent]["text"].splitlines()
     assert MEMBER_HEADER.match(lines[0])[1] == agent
+    name, team = MEMBER_TEAM.match(lines[0]).groups()
+    assert name == agent and team == "; ".join(role.describe() for role in env.roles.values())
     assert question_line(observations[agent]["text"]).strip() == env.sessions[agent].task.question
     assert [STEP_LINE.match(line)[1] for line in lines if STEP_LINE.match(line)] == ["1"]
