@@ -129,16 +129,17 @@ class MAPPOTrainer(CentralisedTrainer):
         returns = result.flat_returns()
         self.value_norm.update(returns)
         targets = torch.tensor(self.value_norm.normalize(returns), device=self.device).float()
-        adv = result.flat_advantages()
         stats: dict[str, float] = {**result.stats, "value/target_mean": float(returns.mean()),
                                    "value/norm_mean": self.value_norm.stats.mean,
                                    "value/norm_std": float(np.sqrt(self.value_norm.stats.var))}
-        if cfg.standardize_advantages:
-            adv, s = standardize_advantages(adv)
-            stats.update(s)
-        adv_t = torch.tensor(adv, device=self.device).float()
         agent_of = batch["agents"].tolist()
         warm = self.state.iteration < cfg.critic_warmup  # the critic only (MAPPOConfig refuses it for IPPO)
+        if not warm:  # a warm-up iteration has no policy loss, so no advantages (nor their stats) to report
+            adv = result.flat_advantages()
+            if cfg.standardize_advantages:
+                adv, s = standardize_advantages(adv)
+                stats.update(s)
+            adv_t = torch.tensor(adv, device=self.device).float()
         for _ in range(self.config.update_epochs):
             if not warm:
                 new_logp, entropy, head_values, kl = self._evaluate_kl(batch["obs"], batch["actions"], agent_of)

@@ -89,6 +89,8 @@ def test_warmup_iterations_fit_the_critic_and_leave_the_policy(tmp_path):
     policy, critic = _weights(trainer.population), _weights(trainer.critic)
     warm = trainer.iterate()
     assert warm["mappo/critic_warmup"] == 1.0 and "loss/policy" not in warm
+    assert "calib/standardize_std" not in warm  # no policy loss, so no advantages are reported
     assert not _changed(policy, trainer.population) and _changed(critic, trainer.critic)
     after = trainer.iterate()  # past the warm-up: the policy moves (the entropy bonus alone moves it)
     assert "mappo/critic_warmup" not in after and _changed(policy, trainer.population)
+    assert "calib/standardize_std" in after
