@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -30,7 +31,15 @@ def _freeze(value: Any, depth: int = 0) -> Any:
     return tuple(sorted((_freeze(v, depth + 1) for v in value), key=repr))
 
 
+#: The characters ``json.dumps(..., ensure_ascii=False)`` escapes in a string.
+_JSON_ESCAPED = re.compile(r'[\x00-\x1f\\"]')
+
+
 def _literal(value: Any) -> str:
+    """``value`` as JSON (repr where JSON has no form); a string with nothing to escape is
+    quoted directly, as ``json.dumps`` would write it (candidate lists render thousands)."""
+    if type(value) is str and _JSON_ESCAPED.search(value) is None:
+        return f'"{value}"'
     try:
         return json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError):

@@ -7,6 +7,7 @@ latest), with a memo of its own; :class:`searchgym.candidates.CandidateGenerator
 
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import TYPE_CHECKING
 
 from searchgym.action_types import Action
@@ -31,6 +32,16 @@ class CalculationTier:
         if found is None:
             facts = (self.world.facts[fid] for fid in rnd.fact_ids)
             found = derived["numbers"] = [f for f in facts if f.object_id is None and isinstance(f.value, (int, float))]
+        return found
+
+    def _round_figures(self, rnd: Round) -> list[tuple[str, int, Fact]]:
+        """(subject's display name, 1 if outdated else 0, fact) of each of the round's figures."""
+        derived = self._derived(rnd)
+        found = derived.get("figure_rows")
+        if found is None:
+            entities = self.world.entities
+            found = derived["figure_rows"] = [(entities[f.subject_id].display_name, int(not f.current), f)
+                                              for f in self._round_numbers(rnd)]
         return found
 
     def _calculation(self, tool: str, argument: str, expression: str, note: str) -> Action:
@@ -68,13 +79,15 @@ class CalculationTier:
                            argument: str) -> dict[Action, None]:
         rounds = observed.rounds
         question = set(observed.question_names)
-        ranked: list[tuple[bool, int, bool, Fact]] = []
+        # ordered by (not named in the question, age, not current), as one int: a stable sort
+        # by it keeps each round's order of facts
+        ranked: list[tuple[int, Fact]] = []
         for age, rnd in enumerate(reversed(rounds)):
-            for fact in self._round_numbers(rnd):
-                named = self.world.entities[fact.subject_id].display_name in question
-                ranked.append((not named, age, not fact.current, fact))
+            for display, outdated, fact in self._round_figures(rnd):
+                ranked.append((((display not in question) << 30) | (age << 1) | outdated, fact))
+        ranked.sort(key=itemgetter(0))
         by_quantity: dict[str, list[tuple[int, int | float]]] = {}
-        for rank, (*_, fact) in enumerate(sorted(ranked, key=lambda r: r[:3])):
+        for rank, (_, fact) in enumerate(ranked):
             values = by_quantity.setdefault(fact.predicate, [])
             if len(values) < MAX_NUMBERS_PER_QUANTITY and all(fact.value != v for _, v in values):
                 values.append((rank, fact.value))

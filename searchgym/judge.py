@@ -149,7 +149,7 @@ class ProcessJudge:
         question = read_text(task.question)
         # What was seen, one reading per observation (judging a round adds one, nothing is merged).
         self._readings: list[ReadText] = [question]
-        self._number_union: tuple[int, frozenset[float]] = (1, question.numbers)
+        self._number_union: tuple[int, set[float]] = (1, set(question.numbers))
 
     @property
     def seen_gold_ids(self) -> frozenset[str]:
@@ -205,7 +205,8 @@ class ProcessJudge:
             numbers = [abs(x) for x in _numbers_of(expression, False)]
             if not numbers:
                 return f"not grounded: the {action.tool} expression uses no number"
-            observed = [_near(x, self._numbers, 1e-6, 1e-9) for x in numbers]
+            seen = self._numbers
+            observed = [_near(x, seen, 1e-6, 1e-9) for x in numbers]
             unseen = [
                 x for x, seen in zip(numbers, observed, strict=True) if not seen and x not in FREE_CONSTANTS
             ]
@@ -240,8 +241,11 @@ class ProcessJudge:
         return any(not tokens.isdisjoint(r.tokens) for r in self._readings)
 
     @property
-    def _numbers(self) -> frozenset[float]:
-        """Every number observed so far (merged when a check needs them)."""
-        if self._number_union[0] != len(self._readings):
-            self._number_union = (len(self._readings), frozenset().union(*(r.numbers for r in self._readings)))
-        return self._number_union[1]
+    def _numbers(self) -> set[float]:
+        """Every number observed so far: the union kept, extended by the readings added since a
+        check last needed it (not merged again from every reading). Never to be changed by a caller."""
+        merged, union = self._number_union
+        if merged != len(self._readings):
+            union.update(*(r.numbers for r in self._readings[merged:]))
+            self._number_union = (len(self._readings), union)
+        return union

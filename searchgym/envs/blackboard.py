@@ -27,6 +27,7 @@ from functools import lru_cache
 
 from searchgym.action_types import Action
 from searchgym.candidates import Observed, Round
+from searchgym.numbers import written_numbers
 from searchgym.observation_format import note_line
 from searchgym.scoring import find_numbers, normalize_answer
 from searchgym.tools.base import ToolResult
@@ -78,7 +79,9 @@ def padded(text: str) -> str:
 
 @lru_cache(maxsize=1 << 14)
 def _numbers(text: str) -> tuple[float, ...]:
-    return tuple(abs(x) for x in find_numbers(text)) + tuple(abs(x) for x in find_numbers(text, scaled=False))
+    """The text's numbers scaled, then as written (``find_numbers`` both ways), read in one pass."""
+    written = list(written_numbers(text))
+    return tuple(abs(scaled) for _, scaled, _ in written) + tuple(abs(literal) for literal, _, _ in written)
 
 
 def _close(value: float, numbers: Sequence[float]) -> bool:

@@ -4,6 +4,7 @@ computed ones, and the judge's reading of a text is the plain one."""
 
 from __future__ import annotations
 
+import json
 import pickle
 
 import numpy as np
@@ -174,3 +175,30 @@ def test_older_rounds_rebuilt_when_the_record_is_not_the_one_they_were_built_fro
     alone = CandidateGenerator(env.world, env.config.max_candidates).generate(
         memo_free_copy(other), session.allowed, session.can_answer)
     assert [a.describe() for a in shared] == [a.describe() for a in alone]
+
+
+def test_a_rendered_argument_is_quoted_as_json_writes_it():
+    for text in ("Vexa Corp", 'say "hi"', "back\\slash", "tab\there", "line\nbreak", "\x00\x1f", "é € \u2028 😀", ""):
+        rendered = Action.call("web_search", query=text).render()
+        assert rendered == f"web_search(query={json.dumps(text, ensure_ascii=False)})"
+
+
+def test_the_judges_observed_numbers_grow_with_each_reading():
+    env = TeamSearchEnv(roles="generalists", team_size=1, action_mode="candidates", world_size="tiny")
+    env.reset(seed=0)
+    judge = ProcessJudge(env.task)
+    texts = ["Revenue was 3.4 million in 2019.", "No figure here.", "It employs 1,200 people; 12% left."]
+    for k, text in enumerate(texts):
+        judge.judge(Action.call("web_search", query=f"query {k}"), (), True, text)
+        expected = set().union(*(read_text(t).numbers for t in [env.task.question, *texts[: k + 1]]))
+        assert judge._numbers == expected
+    assert judge.judge(Action.call("calculator", expression="1200 + 2019"), (), True, "3219").consistent
+    assert not judge.judge(Action.call("calculator", expression="777 + 2019"), (), True, "2796").consistent
+
+
+def test_a_lines_numbers_are_read_in_one_pass_as_find_numbers_reads_them():
+    from searchgym.envs.blackboard import _numbers
+
+    text = "Revenue: $3.4 million (2019), down 12% from 1,200k; -5 and 2e3."
+    assert _numbers(text) == tuple(abs(x) for x in find_numbers(text)) + tuple(
+        abs(x) for x in find_numbers(text, scaled=False))
