@@ -86,11 +86,17 @@ class CalculationTier:
             for display, outdated, fact in self._round_figures(rnd):
                 ranked.append((((display not in question) << 30) | (age << 1) | outdated, fact))
         ranked.sort(key=itemgetter(0))
+        # per quantity, its first distinct figures in that order (the world's figures are finite
+        # numbers, so ``in`` tests what ``!=`` against each would)
         by_quantity: dict[str, list[tuple[int, int | float]]] = {}
+        distinct: dict[str, list[int | float]] = {}
         for rank, (_, fact) in enumerate(ranked):
-            values = by_quantity.setdefault(fact.predicate, [])
-            if len(values) < MAX_NUMBERS_PER_QUANTITY and all(fact.value != v for _, v in values):
-                values.append((rank, fact.value))
+            value, values = fact.value, distinct.get(fact.predicate)
+            if values is None:
+                distinct[fact.predicate], by_quantity[fact.predicate] = [value], [(rank, value)]
+            elif len(values) < MAX_NUMBERS_PER_QUANTITY and value not in values:
+                values.append(value)
+                by_quantity[fact.predicate].append((rank, value))
         # (rank, spec) in listing order; after the stable sort by rank only the first few are worded
         scored: list[tuple[int, tuple]] = []
         for predicate, values in by_quantity.items():
@@ -104,5 +110,5 @@ class CalculationTier:
                     rank = max(rank_a, rank_b)
                     scored.append((rank, ("sum", a, b, what)))
                     scored.append((rank, ("difference", a, b, what)))
-        kept = sorted(scored, key=lambda pair: pair[0])[:MAX_CALCULATIONS]
+        kept = sorted(scored, key=itemgetter(0))[:MAX_CALCULATIONS]
         return dict.fromkeys(self._calculation(tool, argument, *calculation_wording(spec)) for _, spec in kept)

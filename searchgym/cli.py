@@ -109,6 +109,7 @@ _OS_REMEDIES = {
     errno.EROFS: "choose a writable --out",
     errno.EEXIST: "a file stands where a folder belongs: move it or choose another --out",
     errno.ENOTDIR: "a file stands where a folder belongs: move it or choose another --out",
+    errno.EISDIR: "a folder stands where a file belongs: move it or choose another path",
 }
 
 

@@ -52,7 +52,7 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
             os.unlink(tmp)
         except OSError:
             pass
-        if isinstance(exc, OSError) and exc.filename is None:  # a failed write names no file: name it
+        if isinstance(exc, OSError) and exc.filename in (None, tmp):  # name the target, not the temp file
             raise OSError(exc.errno, exc.strerror or str(exc), os.fspath(path)) from exc
         raise
     _fsync_dir(path.parent)

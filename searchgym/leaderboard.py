@@ -52,6 +52,10 @@ def build_submission(run: str | os.PathLike, name: str | None = None, descriptio
                      url: str | None = None) -> dict[str, Any]:
     """A submission from a finished run folder (``config.json`` + ``predictions.jsonl``)."""
     run = Path(run)
+    if not run.is_dir():  # else "no DONE marker; finish it" for a path that was mistyped
+        what = "a file, not a folder" if run.exists() else "no such folder"
+        raise ValueError(f"{run} is not a run folder ({what}); give the folder of a finished run, "
+                         "e.g. runs/mine/runs/<method>/seed0")
     if not is_done(run):
         raise ValueError(f"{run} is not a finished run folder (no DONE marker); finish it with the same command first")
     config_bytes, config = _run_config(run)

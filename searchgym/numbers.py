@@ -43,10 +43,15 @@ _NUMBER = re.compile(
     re.IGNORECASE,
 )
 
+_DIGIT = re.compile(r"\d")  # what ``_NUMBER``'s digits match (Unicode digits too)
+
 
 def _written_matches(s: str) -> Iterator[tuple[re.Match[str], float, float, bool]]:
     """(match, literal value, scaled value, has a scale word) for every number written in ``s``."""
-    text = str(s)[:_MAX_SCORED_CHARS].replace("\u2212", "-")
+    text = str(s)[:_MAX_SCORED_CHARS]
+    if _DIGIT.search(text) is None:  # every number has a digit; most lines have none
+        return
+    text = text.replace("\u2212", "-")
     for m in _NUMBER.finditer(text):
         try:
             literal = float(m.group("num").replace(",", ""))

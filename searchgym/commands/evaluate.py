@@ -17,6 +17,8 @@ Put an OpenAI-compatible model on the leaderboard with a text-mode suite::
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import inspect
 import os
 import sys
 from pathlib import Path
@@ -24,7 +26,7 @@ from pathlib import Path
 from searchgym.commands.compare import parse_options
 from searchgym.damaged import DamagedFile
 from searchgym.fileio import atomic_write_json, read_json, read_jsonl
-from searchgym.harness.methods import AGENT_PROVIDERS, MethodRef, check_label, resolve_agent
+from searchgym.harness.methods import AGENT_PROVIDERS, MethodRef, check_agent_options, check_label, resolve_agent
 from searchgym.harness.runner import RunSpec, execute_run
 from searchgym.suites import get_suite
 
@@ -59,13 +61,22 @@ def endpoint_options(args: argparse.Namespace) -> dict[str, object]:
             options[name] = getattr(args, name)
     if getattr(args, "api_key", None):
         os.environ["SEARCHGYM_OPENAI_API_KEY"] = args.api_key
+    if getattr(args, "concurrency", None) is not None and args.concurrency < 1:
+        raise ValueError(f"--concurrency must be >= 1 (tasks played at once), got {args.concurrency}")
     if args.agent == "openai":
         given = {**parse_options(args.agent_option), **options}
         if not {"model", "base_url"} <= set(given):
             raise ValueError("--agent openai needs --model NAME and --base-url URL (e.g. http://127.0.0.1:8000/v1)")
-        from searchgym.endpoint.openai_agent import EndpointConfig
+        from searchgym.endpoint.openai_agent import EndpointConfig, provider
 
-        EndpointConfig(str(given["model"]), str(given["base_url"]))  # a bad URL is an error before any folder
+        # a bad URL, or an option that neither the provider nor EndpointConfig takes, is an error before any folder
+        named = set(inspect.signature(provider).parameters) - {"ctx", "endpoint"}
+        fields = {f.name for f in dataclasses.fields(EndpointConfig)}
+        unknown = sorted(set(given) - named - fields)
+        if unknown:
+            raise ValueError(f"--agent openai does not take option(s) {unknown}; accepted: "
+                             f"{', '.join(sorted(named | fields))}")
+        EndpointConfig(str(given["model"]), str(given["base_url"]))
     return options
 
 
@@ -76,11 +87,11 @@ def run(args: argparse.Namespace) -> int:
     resolve_agent(args.agent)  # a typo is an error before any folder is made
     label = check_label(args.name or args.agent.replace(":", "."))
     folder = args.out or Path("runs") / "evaluate" / suite.id / label
+    agent_options = {**parse_options(args.agent_option), **endpoint_options(args)}
+    check_agent_options(args.agent, agent_options)  # likewise a misspelled option
     spec = RunSpec(suite, MethodRef(label, "searchgym.harness.methods:agent_method"), args.seed, 0, folder.parent,
                    args.device, progress=not args.no_progress, folder=folder,
-                   options={"agent": args.agent,
-                            "agent_options": {**parse_options(args.agent_option), **endpoint_options(args)}},
-                   limit=args.limit)
+                   options={"agent": args.agent, "agent_options": agent_options}, limit=args.limit)
     outcome = execute_run(spec)
     if outcome.status == "skipped":
         print(f"{folder} is already evaluated (DONE); showing it (delete it or use another --out to redo)")

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from searchgym.fileio import atomic_write_json, atomic_write_text
+from searchgym.option_types import check_options
 
 RECIPES = ("tiny-lm",)
 #: a run of minutes: every stage, on a handful of tasks
@@ -45,6 +46,7 @@ def run(args: argparse.Namespace) -> int:
     unknown = sorted(set(options) - known)
     if unknown:
         raise ValueError(f"unknown recipe option(s) {unknown}; accepted: {', '.join(sorted(known))}")
+    check_options(RecipeConfig, options, "the recipe")  # "seeds": "abc" is refused by name, not by int()
     config = RecipeConfig(**{**(SMOKE if args.smoke else {}), **options})
     raw = Recipe(config, args.out).run()
     results = summarise(config, raw["sft_info"], raw["sft_eval"], raw["runs"], raw.get("sft_eval_free"),

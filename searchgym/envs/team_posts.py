@@ -11,7 +11,7 @@ from __future__ import annotations
 from searchgym.action_types import Action
 from searchgym.candidates import Round
 from searchgym.envs.blackboard import MAX_POST_CANDIDATES, NoteEvidence, padded, result_lines
-from searchgym.judge import content_tokens
+from searchgym.judge import STOPWORDS
 from searchgym.per_world import PerWorld
 
 #: world -> (lines memo, post memo) shared by every team env of that world (searchgym.per_world).
@@ -62,7 +62,8 @@ class TeamPosts:
         for line, ev in zip(texts, self.reader.read_lines(texts, rnd)):
             carried = frozenset(ev.evidence_ids) | ({ev.calculator_value} if ev.calculator_value else frozenset())
             if carried:
-                lines.append((line, ev, carried, padded(line), frozenset(content_tokens(line))))
+                haystack = padded(line)  # content_tokens(line), from the normalised line read once
+                lines.append((line, ev, carried, haystack, frozenset(t for t in haystack.split() if t not in STOPWORDS)))
         return lines
 
     def post_options(self, agent: str) -> list[tuple[Action, NoteEvidence]]:

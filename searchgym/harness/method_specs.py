@@ -20,6 +20,7 @@ from typing import Any
 
 from searchgym.method_table import ENV_STEP_LIMIT, METHOD_SPECS, MethodSpec
 from searchgym.harness.methods import load_callable
+from searchgym.option_types import check_option_type
 
 #: TrainConfig fields that the harness sets from the suite and the command line, not options.
 HARNESS_FIELDS = ("env_id", "env_kwargs", "policy", "budget", "seed", "device", "estimator", "method",
@@ -49,9 +50,21 @@ def option_targets(trainer_cls: type) -> dict[str, list[str]]:
     return places
 
 
+def _annotations(trainer_cls: type) -> dict[str, dict[str, Any]]:
+    """place -> {field: declared type}, so that a value of the wrong type is refused by name."""
+    from searchgym.agents.train import TrainConfig
+
+    base = TrainConfig()
+    kinds = {"train": TrainConfig, "method": getattr(trainer_cls, "method_config_type", None),
+             **{s: type(getattr(base, s)) for s in SECTIONS}}
+    return {place: {name: f.type for name, f in _fields(kind).items()} for place, kind in kinds.items()}
+
+
 def resolve_options(spec: MethodSpec, options: Mapping[str, Any], trainer_cls: type) -> dict[str, dict[str, Any]]:
-    """``{place: {field: value}}`` from the spec's defaults overridden by ``options``, each name checked."""
+    """``{place: {field: value}}`` from the spec's defaults overridden by ``options``, each name
+    checked, and each value against its field's type."""
     places = option_targets(trainer_cls)
+    annotations = _annotations(trainer_cls)
     accepted = sorted(places) + sorted(f"{p}.{n}" for n, ps in places.items() for p in ps if p != "train")
     out: dict[str, dict[str, Any]] = {"train": {}, "method": {}, **{s: {} for s in SECTIONS}}
     for name, value in {**spec.defaults, **options}.items():
@@ -71,6 +84,8 @@ def resolve_options(spec: MethodSpec, options: Mapping[str, Any], trainer_cls: t
             raise ValueError(f"unknown option {name!r} for {spec.name}; accepted: {', '.join(accepted)}")
         else:
             place = found[0]
+        if not (short == "norm_length" and value == ENV_STEP_LIMIT):  # the spec's "the env's step limit"
+            check_option_type(name, value, annotations[place][short], spec.name)
         out[place][short] = value
     return out
 

@@ -321,6 +321,26 @@ def resolve_agent(agent: str) -> Callable[..., Any]:
     return load_callable(agent, "agent factory")
 
 
+def check_agent_options(agent: str, options: Mapping[str, Any]) -> None:
+    """Refuse options that the provider or factory of ``agent`` cannot take, before any run folder
+    is made: inside the run the error is "got an unexpected keyword argument", and the folder it
+    leaves holds a different run than the corrected command's."""
+    make = resolve_agent(agent)
+    try:
+        signature = inspect.signature(make)
+    except (TypeError, ValueError):  # a builtin or C callable: nothing to read
+        return
+    named = [p.name for p in signature.parameters.values()
+             if p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)]
+    provider = agent in AGENT_PROVIDERS
+    try:
+        signature.bind(None, **options) if provider else signature.bind(**options)
+    except TypeError as exc:
+        accepted = ", ".join(named[1:] if provider else named) or "no options"
+        raise ValueError(f"--agent {agent}: {exc} (from --agent-option or the endpoint flags); "
+                         f"it accepts: {accepted}") from None
+
+
 def agent_method(ctx: RunContext) -> Any:
     """A method that trains nothing and returns an agent made elsewhere (``searchgym evaluate``).
 

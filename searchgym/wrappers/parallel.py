@@ -81,6 +81,8 @@ class NumericParallel(ParallelEnv):
         return self._convert(obs, infos)
 
     def step(self, actions: Mapping[str, Any]):
+        if not isinstance(actions, Mapping):  # else a string's letters read as agent names
+            raise TypeError(f"step() takes a dict agent -> action, got {type(actions).__name__}")
         unknown = sorted(set(actions) - set(self.possible_agents))
         if unknown:
             raise KeyError(f"actions for unknown agents {unknown}; agents: {', '.join(self.possible_agents)}")

@@ -104,3 +104,11 @@ def test_rl_tasks_trains_on_one_seeded_subset_of_the_train_tasks_and_leaves_the_
     for bad in (0, -1, 2.5, True, "3"):
         with pytest.raises(ValueError, match="rl_tasks must be an integer >= 1"):
             small_config(rl_tasks=bad)
+
+
+@pytest.mark.parametrize("name", ["group_size", "tasks_per_iteration", "eval_every"])
+def test_loop_sizes_below_one_are_refused_by_name(name):
+    # group_size=0 was an IndexError in the vector env, eval_every=0 a ZeroDivisionError mid-run
+    for bad in (0, -2, True, "4"):
+        with pytest.raises(ValueError, match=f"{name} must be an integer >= 1; got"):
+            small_config(**{name: bad})

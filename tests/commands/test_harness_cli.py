@@ -53,6 +53,7 @@ def test_compare_refuses_settings_no_run_would_accept_before_any_run_starts(tmp_
                                       "(GroupSearchEnv or TeamSearchEnv); 'SearchQA-Candidates-v0' is a single-agent env"),
         (["--methods", "grpo", "--option", "policy_kwargs=[1]"],
          "method 'grpo': policy_kwargs must be a mapping of the policy's keyword arguments, e.g. "),
+        (["--methods", "grpo", "--option", "lr=abc"], "method 'grpo': option 'lr' of grpo takes a number, got \"abc\""),
     ]
     for k, (extra, message) in enumerate(cases):
         out = tmp_path / f"run{k}"
@@ -87,6 +88,27 @@ def test_evaluate_passes_agent_options_and_names_unknown_agents(tmp_path, capsys
     assert main(["evaluate", "--suite", TINY_QA.id, "--agent", "gpt", "--out", str(tmp_path / "g")]) == 2
     assert "unknown agent 'gpt'; named agents: random, reader, oracle" in capsys.readouterr().err
     assert not (tmp_path / "g").exists()
+
+
+def test_evaluate_refuses_options_the_agent_cannot_take_before_any_folder(tmp_path, capsys):
+    """Before: "random_method() got an unexpected keyword argument 'x'" from inside the run, and the
+    folder it left then blocked the corrected command ("holds a different run")."""
+    cases = [(["--agent", "random", "--agent-option", "x=1"],
+              "--agent random: got an unexpected keyword argument 'x' (from --agent-option or the endpoint flags); "
+              "it accepts: no options"),
+             (["--agent", "random", "--concurrency", "2"], "--agent random: got an unexpected keyword argument "
+                                                           "'concurrency'"),
+             (["--agent", "harness_helpers:first_candidate_factory", "--agent-option", "idx=1"],
+              "got an unexpected keyword argument 'idx' (from --agent-option or the endpoint flags); it accepts: index"),
+             (["--agent", "openai", "--model", "m", "--base-url", "http://127.0.0.1:9/v1", "--agent-option", "foo=1"],
+              "--agent openai does not take option(s) ['foo']; accepted: api_key, backoff, base_url, concurrency"),
+             (["--agent", "openai", "--model", "m", "--base-url", "http://127.0.0.1:9/v1", "--concurrency", "0"],
+              "--concurrency must be >= 1 (tasks played at once), got 0")]
+    for k, (extra, message) in enumerate(cases):
+        out = tmp_path / f"e{k}"
+        assert main(["evaluate", "--suite", TINY_QA.id, "--out", str(out), "--no-progress", *extra]) == 2
+        assert message in capsys.readouterr().err
+        assert not out.exists()
 
 
 def test_evaluate_limit_scores_the_first_tasks_only(tmp_path, capsys):

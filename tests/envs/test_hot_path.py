@@ -202,3 +202,9 @@ def test_a_lines_numbers_are_read_in_one_pass_as_find_numbers_reads_them():
     text = "Revenue: $3.4 million (2019), down 12% from 1,200k; -5 and 2e3."
     assert _numbers(text) == tuple(abs(x) for x in find_numbers(text)) + tuple(
         abs(x) for x in find_numbers(text, scaled=False))
+
+
+def test_a_text_without_a_digit_has_no_number_and_any_digit_is_still_read():
+    assert find_numbers("Vexa Corp was founded by Mara Quell") == []
+    assert find_numbers("\u0663 branches") == [3.0]  # a non-ASCII digit is a digit, as the number pattern reads it
+    assert find_numbers("\u22125 degrees, 1.2 billion") == [-5.0, 1.2e9]

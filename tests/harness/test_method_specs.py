@@ -54,6 +54,17 @@ def test_any_hyperparameter_is_set_by_name_and_unknown_names_are_errors(name, tm
         spec_config(name, make_ctx(TINY_TEAM, tmp_path, **{"loss.lr": 0.1}))
 
 
+@pytest.mark.parametrize("option, value, takes", [
+    ("lr", "abc", "a number"), ("lr", None, "a number"), ("group_size", "4", "an integer"),
+    ("group_size", 4.5, "an integer"), ("batch_standardize", 1, "true or false"),
+    ("policy_kwargs", 3, "a JSON object"), ("critic_lr", "x", "a number or null")])
+def test_an_option_of_the_wrong_type_is_refused_by_name(option, value, takes, tmp_path):
+    # before: "'<=' not supported between instances of 'float' and 'str'" from inside the run
+    with pytest.raises(ValueError, match=f"option '{option}' of mappo takes {takes}, got "):
+        spec_config("mappo", make_ctx(TINY_TEAM, tmp_path, **{option: value}))
+    assert spec_config("mappo", make_ctx(TINY_TEAM, tmp_path, lr=1, critic_lr=None)).lr == 1  # an int is a number
+
+
 def test_method_options_reach_the_trainer(tmp_path):
     assert spec_config("mappo", make_ctx(TINY_TEAM, tmp_path, value_norm=False)).method == {"value_norm": False}
     assert spec_config("ippo", make_ctx(TINY_TEAM, tmp_path)).method == {"centralised": False}
