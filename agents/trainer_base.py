@@ -63,6 +63,15 @@ def _mismatch(exc: BaseException) -> str:
     return f"does not fit this run ({text[:300]})"
 
 
+def check_loop_counts(config: Any) -> None:
+    """Refuse loop sizes below 1 (``group_size``, ``tasks_per_iteration``, ``eval_every``): 0 would
+    otherwise fail mid-run with an IndexError or a division by zero instead of naming the option."""
+    for name in ("group_size", "tasks_per_iteration", "eval_every"):
+        value = getattr(config, name)
+        if type(value) is not int or value < 1:  # bool too
+            raise ValueError(f"{name} must be an integer >= 1; got {value!r}")
+
+
 @dataclass
 class TrainState:
     """How far a run has got: what the budget loop, the checkpoint and the metrics rows read."""

@@ -200,6 +200,21 @@ def test_submit_command_writes_and_verifies(tmp_path, runs, capsys):
     assert Path(out).exists()
 
 
+def test_submit_command_says_what_is_wrong_with_its_paths_and_url(tmp_path, runs, capsys):
+    run = str(runs / "oracle" / "seed0")
+    assert main(["leaderboard", "submit", str(tmp_path / "typo")]) == 2  # before: "no DONE marker; finish it"
+    assert f"{tmp_path / 'typo'} is not a run folder (no such folder)" in capsys.readouterr().err
+    (tmp_path / "file").write_text("x")
+    assert main(["leaderboard", "submit", str(tmp_path / "file")]) == 2
+    assert "is not a run folder (a file, not a folder)" in capsys.readouterr().err
+    assert main(["leaderboard", "submit", run, "--url", "ftp://x", "--out", str(tmp_path / "u.json")]) == 2
+    assert "accepted form (an http:// or https:// link" in capsys.readouterr().err  # before: "(pattern)"
+    (tmp_path / "taken").mkdir()  # before: the error named the hidden temp file beside it
+    assert main(["leaderboard", "submit", run, "--out", str(tmp_path / "taken")]) == 1
+    err = capsys.readouterr().err
+    assert f"Is a directory ({tmp_path / 'taken'}); a folder stands where a file belongs" in err and ".tmp" not in err
+
+
 def test_the_committed_leaderboard_is_verified_and_up_to_date(tmp_path):
     """Every committed submission verifies against today's suites, and the committed pages are
     what ``build`` writes from them (after a world or suite change: re-run, re-submit, re-build)."""

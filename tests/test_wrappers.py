@@ -131,6 +131,8 @@ def test_parallel_wrapper_rejects_unknown_and_missing_agents() -> None:
         env.step({"agent_9": 0})
     with pytest.raises(KeyError, match="no action for live agent"):
         env.step({"agent_0": 0})
+    with pytest.raises(TypeError, match="step\\(\\) takes a dict agent -> action, got str"):
+        env.step("agent_0")  # before: KeyError "unknown agents ['0', '_', 'a', ...]", the string's letters
 
 
 @pytest.mark.slow

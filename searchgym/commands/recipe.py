@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from searchgym.fileio import atomic_write_json, atomic_write_text
-from searchgym.option_types import check_options
+from searchgym.harness.option_types import check_options
 
 RECIPES = ("tiny-lm",)
 #: a run of minutes: every stage, on a handful of tasks

@@ -14,13 +14,15 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from types import SimpleNamespace
 
 from searchgym.commands.compare import require_extras
 from searchgym.damaged import DamagedFile
 from searchgym.extras import require_installed
 from searchgym.fileio import read_json
 from searchgym.harness.loggers import LOGGERS
-from searchgym.harness.methods import METHODS, resolve_method
+from searchgym.harness.methods import METHODS, load_method, resolve_method, trains
+from searchgym.harness.preflight import check_comparison
 from searchgym.harness.runner import RunSpec, execute_run
 from searchgym.method_table import llm_spec
 from searchgym.suites import Suite
@@ -97,7 +99,13 @@ def run(args: argparse.Namespace) -> int:
     suite = Suite(id=f"train-{args.env}", version=0, env_id=args.env, world_seed=args.world_seed,
                   world_size=size, families=families, difficulty=args.difficulty, test_size=args.test_size,
                   description="ad-hoc suite of `searchgym train`")
-    spec = RunSpec(suite=suite, method=resolve_method(args.method), seed=args.seed, budget=args.budget,
+    method = resolve_method(args.method)
+    # as `compare` does: a bad option or policy is one error before the run folder is made (a folder
+    # made first would hold "a different run" from the corrected command's, and refuse it)
+    if trains(load_method(method)):  # a baseline trains nothing: no settings to check (and no torch needed)
+        check_comparison(SimpleNamespace(suite=suite, methods=[method], seeds=[args.seed], budget=args.budget,
+                                         policy=args.policy, options=options))
+    spec = RunSpec(suite=suite, method=method, seed=args.seed, budget=args.budget,
                    out=Path(args.out), device=args.device, policy=args.policy, progress=True, options=options,
                    folder=Path(args.out), logger=args.logger)
     outcome = execute_run(spec)

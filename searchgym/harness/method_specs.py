@@ -20,7 +20,7 @@ from typing import Any
 
 from searchgym.method_table import ENV_STEP_LIMIT, METHOD_SPECS, MethodSpec
 from searchgym.harness.methods import load_callable
-from searchgym.option_types import check_option_type
+from searchgym.harness.option_types import check_option_type
 
 #: TrainConfig fields that the harness sets from the suite and the command line, not options.
 HARNESS_FIELDS = ("env_id", "env_kwargs", "policy", "budget", "seed", "device", "estimator", "method",

@@ -50,6 +50,23 @@ def test_train_rejects_a_bad_difficulty_with_the_choices(capsys) -> None:
     assert "invalid choice: 'None' (choose from easy, hard)" in err
 
 
+@pytest.mark.parametrize("extra, message", [
+    (["--options", '{"lr": "abc"}'], "method 'cw_grpo': option 'lr' of cw_grpo takes a number, got \"abc\""),
+    (["--options", '{"group_size": 0}'], "method 'cw_grpo': group_size must be an integer >= 1; got 0"),
+    (["--options", '{"lr_rate": 0.1}'], "method 'cw_grpo': unknown option 'lr_rate' for cw_grpo; accepted: "),
+    (["--policy", "bert"], "unknown --policy 'bert'; accepted: attn, hash, hf, minilm"),
+])
+def test_train_refuses_bad_settings_before_the_run_folder_is_made(tmp_path, capsys, extra, message) -> None:
+    """Before: the folder was made, the run failed inside ("'<=' not supported between instances of
+    'float' and 'str'"; group_size=0 an IndexError traceback), and the corrected command was then
+    refused because the folder "holds a different run"."""
+    out = tmp_path / "t"
+    assert main(["train", "--env", "SearchQA-Candidates-v0", "--world-size", "tiny", "--budget", "0",
+                 "--test-size", "2", "--out", str(out), *extra]) == 2
+    assert message in capsys.readouterr().err
+    assert not out.exists()
+
+
 def test_demo_accepts_no_progress(capsys) -> None:
     assert main(["demo", "--no-progress", "--world-size", "tiny", "--split", "dev"]) == 0
     out = capsys.readouterr().out
