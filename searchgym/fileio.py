@@ -36,13 +36,41 @@ def _fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
+def _umask() -> int:
+    """The process umask, read without changing it where Linux shows it (``os.umask`` sets it,
+    for every thread, in the moment between its two calls)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _new_file_mode(path: Path) -> int:
+    """The permissions ``open(path, "w")`` would leave: an existing file's own, else 0o666 less the
+    umask. Why: ``mkstemp`` makes 0o600 files, and ``os.replace`` kept that, so run folders, exports
+    and the leaderboard's pages were readable by their owner only, whatever the umask."""
+    try:
+        return path.stat().st_mode & 0o777
+    except OSError:
+        return 0o666 & ~_umask()
+
+
 def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
-    """Write ``data`` to ``path`` through a temp file and ``os.replace`` (same folder)."""
+    """Write ``data`` to ``path`` through a temp file and ``os.replace`` (same folder), with the
+    permissions a plain write would give (:func:`_new_file_mode`)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    mode = _new_file_mode(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as f:
+            os.fchmod(f.fileno(), mode)
             f.write(data)
             f.flush()
             os.fsync(f.fileno())

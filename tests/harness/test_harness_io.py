@@ -46,3 +46,25 @@ def test_atomic_jsonl_and_unserialisable_values(tmp_path):
     assert path.read_text() == '{"a": 1}\n{"a": null}\n'
     with pytest.raises(TypeError, match="object is not JSON serialisable"):
         io.append_jsonl(tmp_path / "x.jsonl", {"a": object()})
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o077, 0o002])
+def test_an_atomic_write_has_the_permissions_of_a_plain_write(tmp_path, umask):
+    # Before: every atomically written file (config.json, predictions, exports, the leaderboard's
+    # index.html) was 0o600, mkstemp's mode, whatever the umask: unreadable to a group or a web server.
+    old = os.umask(umask)
+    try:
+        plain = tmp_path / "plain.txt"
+        plain.write_text("x")
+        written = io.atomic_write_text(tmp_path / "atomic.txt", "x")
+    finally:
+        os.umask(old)
+    assert oct(written.stat().st_mode & 0o777) == oct(plain.stat().st_mode & 0o777) == oct(0o666 & ~umask)
+
+
+def test_an_atomic_rewrite_keeps_the_file_s_own_permissions(tmp_path):
+    target = tmp_path / "summary.csv"
+    io.atomic_write_text(target, "old")
+    target.chmod(0o640)
+    io.atomic_write_text(target, "new")
+    assert target.read_text() == "new" and target.stat().st_mode & 0o777 == 0o640
