@@ -59,6 +59,10 @@ def build_submission(run: str | os.PathLike, name: str | None = None, descriptio
     if not is_done(run):
         raise ValueError(f"{run} is not a finished run folder (no DONE marker); finish it with the same command first")
     config_bytes, config = _run_config(run)
+    if config.get("limit") is not None:  # else "damaged ... re-run the same command", which limits it again
+        raise ValueError(f"{run} was scored on the first {config['limit']!r:.40} tasks only (--limit), a quick check, "
+                         f"not a result on {config['suite_id']}: the leaderboard takes a run over the whole test "
+                         "split; re-run it without --limit (into another --out folder) and submit that")
     predictions = _run_predictions(run, config["suite_id"])
     label = name or config["method"]
     method: dict[str, Any] = {

@@ -215,6 +215,19 @@ def test_submit_command_says_what_is_wrong_with_its_paths_and_url(tmp_path, runs
     assert f"Is a directory ({tmp_path / 'taken'}); a folder stands where a file belongs" in err and ".tmp" not in err
 
 
+
+def test_submit_refuses_a_limited_evaluation_by_name(tmp_path, capsys):
+    # Before: "damaged file: .../predictions.jsonl: does not hold one prediction per test task ...;
+    # delete DONE and re-run the same command", and the same command limits the run again.
+    run = tmp_path / "quick"
+    assert main(["evaluate", "--suite", SUITE.id, "--agent", "oracle", "--limit", "3", "--no-progress",
+                 "--out", str(run)]) == 0
+    capsys.readouterr()
+    assert main(["leaderboard", "submit", str(run), "--out", str(tmp_path / "s.json")]) == 2
+    err = capsys.readouterr().err
+    assert f"{run} was scored on the first 3 tasks only (--limit)" in err and "re-run it without --limit" in err
+    assert "damaged" not in err and not (tmp_path / "s.json").exists()
+
 def test_the_committed_leaderboard_is_verified_and_up_to_date(tmp_path):
     """Every committed submission verifies against today's suites, and the committed pages are
     what ``build`` writes from them (after a world or suite change: re-run, re-submit, re-build)."""
