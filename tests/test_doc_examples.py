@@ -37,3 +37,20 @@ def test_the_docs_hold_tested_examples() -> None:
 def test_a_marked_example_runs_as_written(name: str, code: str, tmp_path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
     exec(compile(code, name, "exec"), {"__name__": "__doc_example__"})
+
+
+_ENV_ID = re.compile(r"(?<![\w/-])((?:SearchQA|GroupSearch|TeamSearch)(?:-[A-Za-z]+)*-v\d+)")
+#: Ids the docs show as new ones to register (docs/ARCHITECTURE.md, "An env id"), not as registered ones.
+EXAMPLE_IDS = {"SearchQA-Lookup-v0"}
+
+
+def test_the_readme_names_every_env_id_and_the_docs_only_registered_ones() -> None:
+    # Before: the README promised "-Numeric variants" of TeamSearch-Generalists-v0, which is not
+    # registered, and named six registered ids only as "their -Candidates / -Numeric variants".
+    import searchgym
+
+    registered = {s.id for s in searchgym.registered()}
+    assert registered - set(_ENV_ID.findall((ROOT / "README.md").read_text(encoding="utf-8"))) == set()
+    for path in DOCS:
+        named = set(_ENV_ID.findall(path.read_text(encoding="utf-8"))) - EXAMPLE_IDS
+        assert named <= registered, f"{path.name} names unregistered env ids {sorted(named - registered)}"
