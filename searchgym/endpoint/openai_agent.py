@@ -256,13 +256,18 @@ def flush_open(open_episode: dict[str, Any], transcripts: list, model: str) -> N
 
 
 def reply_report(transcripts: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """How many of the model's replies the env could read as actions, with a warning when most
-    could not (a text model on a candidate suite, a wrong tool format, a broken server)."""
+    """How many of the model's replies the env could read as actions, with a warning when most could
+    not (a text model on a candidate suite, a wrong tool format) or got none (a wrong URL, a server down)."""
     turns = [t for row in transcripts for t in row.get("turns", ()) if "parsed" in t and not t.get("queued")]
     bad = sum(not t["parsed"] for t in turns)
     share = bad / len(turns) if turns else 0.0
+    failed = [str(t["error"]) for t in turns if not t["parsed"] and t.get("error")]
     warning = None
-    if turns and share > UNPARSEABLE_WARNING_SHARE:
+    if turns and len(failed) / len(turns) > UNPARSEABLE_WARNING_SHARE:  # no reply at all: not a parsing problem
+        warning = (f"{bad} of {len(turns)} model replies ({share:.0%}) were not a readable action: {len(failed)} "
+                   f"requests got no usable reply (e.g. {failed[0]:.200}); check --base-url, that the server is "
+                   "running and the transcripts")
+    elif turns and share > UNPARSEABLE_WARNING_SHARE:
         warning = (f"{bad} of {len(turns)} model replies ({share:.0%}) were not a readable action; check that the "
                    "suite's mode fits the model (text suites: searchgym suites lists *-text-v2) and the transcripts")
     return {"replies": len(turns), "unparseable": bad, "unparseable_share": round(share, 4), "warning": warning}

@@ -196,6 +196,18 @@ def test_reply_report_counts_turns_and_warns_only_when_most_are_unreadable():
     assert reply_report([])["replies"] == 0
 
 
+
+def test_reply_report_names_the_request_error_when_most_requests_got_no_reply():
+    # Before: a server that was down read as "24 of 24 model replies (100%) were not a readable
+    # action; check that the suite's mode fits the model", never naming the connection error.
+    refused = "gave up after 4 attempts (ConnectionRefusedError: [Errno 111] Connection refused)"
+    report = reply_report([{"turns": [{"parsed": False, "error": refused, "reply": None}] * 3 + [{"parsed": True}]}])
+    assert report["unparseable"] == 3 and report["warning"] == (
+        f"3 of 4 model replies (75%) were not a readable action: 3 requests got no usable reply (e.g. {refused}); "
+        "check --base-url, that the server is running and the transcripts")
+    unreadable = reply_report([{"turns": [{"parsed": False, "error": None, "reply": "hi"}] * 3}])
+    assert unreadable["warning"].startswith("3 of 3 model replies (100%) were not a readable action")
+
 def test_calls_left_when_the_episode_ends_are_in_the_transcript(tmp_path):
     suite = register_suite(Suite("test-llm-short-v0", 0, "SearchQA-v0", {"max_steps": 2}, world_size="tiny",
                                  dev_size=1, test_size=1))
