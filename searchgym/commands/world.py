@@ -31,4 +31,6 @@ def run(args: argparse.Namespace) -> int:
     total = stats["gold_facts_corpus_only"] + stats["gold_facts_kb_only"] + stats["gold_facts_both"]
     print(f"gold facts used by tasks: {total} (corpus only {stats['gold_facts_corpus_only']}, "
           f"KB only {stats['gold_facts_kb_only']}, both {stats['gold_facts_both']})")
+    rates = ", ".join(f"{family} {rate:.3f}" for family, rate in stats["shortcut_rate_by_family"].items())
+    print(f"shortcut rate by family (tasks one page answers): {rates}")
     return 0
