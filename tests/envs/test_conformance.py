@@ -133,3 +133,15 @@ def test_a_pickled_env_before_reset_is_a_fresh_env_with_the_same_config():
     twin = pickle.loads(pickle.dumps(env))
     assert twin.max_rounds == 5 and twin.reward_mode == "shared+individual" and twin.sessions == {}
     assert _same(twin.reset(seed=3), env.reset(seed=3))
+
+
+@pytest.mark.parametrize("make", [searchgym.make, lambda id, **kw: __import__("gymnasium").make(f"searchgym/{id}", **kw)])
+def test_a_reset_refused_first_leaves_the_env_usable(make):
+    """Before: under Gymnasium's passive checker the first step after a first reset that raised (a
+    misspelled option) failed with "cannot unpack non-iterable NoneType object"."""
+    env = make("SearchQA-v0", **TINY)
+    with pytest.raises(ValueError, match="accepted: task_id"):
+        env.reset(options={"tsk": 1})
+    env.reset(seed=0)
+    obs, reward, terminated, truncated, info = env.step('<answer>nobody</answer>')
+    assert terminated and isinstance(obs, str)
