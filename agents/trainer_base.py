@@ -65,11 +65,16 @@ def _mismatch(exc: BaseException) -> str:
 
 def check_loop_counts(config: Any) -> None:
     """Refuse loop sizes below 1 (``group_size``, ``tasks_per_iteration``, ``eval_every``): 0 would
-    otherwise fail mid-run with an IndexError or a division by zero instead of naming the option."""
+    otherwise fail mid-run with an IndexError or a division by zero instead of naming the option.
+    ``eval_tasks`` (None: every dev task) too: 0 gave a NaN dev score, -1 dropped the last task."""
     for name in ("group_size", "tasks_per_iteration", "eval_every"):
         value = getattr(config, name)
         if type(value) is not int or value < 1:  # bool too
             raise ValueError(f"{name} must be an integer >= 1; got {value!r}")
+    eval_tasks = getattr(config, "eval_tasks", None)
+    if eval_tasks is not None and (type(eval_tasks) is not int or eval_tasks < 1):
+        raise ValueError(f"eval_tasks must be an integer >= 1 (dev tasks of the curve) or null for every dev "
+                         f"task; got {eval_tasks!r}")
 
 
 @dataclass

@@ -87,11 +87,15 @@ class ReaderPolicy:
     not repeat each other.
     """
 
-    def __init__(self, lookup_order: Sequence[str] = LOOKUP_TOOLS, rotate_in_team: bool = True) -> None:
-        unknown = [t for t in lookup_order if t not in LOOKUP_TOOLS]
-        if unknown or not lookup_order:
-            raise ValueError(f"lookup_order {tuple(lookup_order)!r} is not accepted: give one or more of "
+    def __init__(self, lookup_order: Sequence[str] | str = LOOKUP_TOOLS, rotate_in_team: bool = True) -> None:
+        if isinstance(lookup_order, str):  # "web_search,knowledge_base", as an option is typed
+            lookup_order = tuple(t.strip() for t in lookup_order.split(","))
+        if not isinstance(lookup_order, Sequence) or not lookup_order or \
+                any(t not in LOOKUP_TOOLS for t in lookup_order):
+            raise ValueError(f"lookup_order {lookup_order!r} is not accepted: give one or more of "
                              f"{', '.join(LOOKUP_TOOLS)}")
+        if not isinstance(rotate_in_team, bool):  # "no" would otherwise read as true
+            raise ValueError(f"rotate_in_team takes true or false, got {rotate_in_team!r}")
         self.lookup_order = tuple(lookup_order)
         self.rotate_in_team = rotate_in_team
 

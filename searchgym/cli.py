@@ -58,10 +58,22 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
         return f"{text} (default: %(default)s)"
 
 
+class CommandParser(argparse.ArgumentParser):
+    """A command's parser: an argument it does not know is its own error, under its own usage. Why:
+    argparse hands a sub-command's unknown arguments up to the top parser, whose usage is
+    ``searchgym [-h] COMMAND ...`` (it says nothing of the command's options)."""
+
+    def parse_known_args(self, args=None, namespace=None):
+        namespace, extras = super().parse_known_args(args, namespace)
+        if extras:
+            self.error(f"unrecognized arguments: {' '.join(extras)}")
+        return namespace, extras
+
+
 def build_parser(load: str | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="searchgym", description=DESCRIPTION, epilog=EPILOG,
                                      formatter_class=HelpFormatter)
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=CommandParser)
     for name, (module, help_text) in COMMANDS.items():
         command = sub.add_parser(name, help=help_text, description=help_text, formatter_class=HelpFormatter)
         if name == load:

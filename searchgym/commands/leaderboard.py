@@ -30,11 +30,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     submit.add_argument("--dir", type=Path, default=DEFAULT_DIR,
                         help="leaderboard folder for the default file name (default: ./leaderboard)")
     verify = sub.add_parser("verify", help="re-score submissions and accept or reject each")
-    verify.add_argument("files", nargs="+", type=Path)
+    verify.add_argument("files", nargs="+", type=Path, metavar="FILE",
+                        help="submission files (JSON, as `submit` writes them)")
     board = sub.add_parser("build", help="write README.md and index.html from the verified submissions")
     board.add_argument("--dir", type=Path, default=DEFAULT_DIR, help="leaderboard folder holding submissions/ (default: ./leaderboard)")
     again = sub.add_parser("retrain", help="re-run a submission's recorded config and compare (maintainers)")
-    again.add_argument("file", type=Path)
+    again.add_argument("file", type=Path, metavar="FILE",
+                       help="a submission file (JSON) whose recorded run config is re-run")
     again.add_argument("--out", type=Path, help="folder for the re-run (default: a new temporary folder)")
     again.add_argument("--device", default="cpu", help="device for the re-run (default cpu)")
     again.add_argument("--record", action="store_true", help="write the outcome to DIR/retrained.json")

@@ -21,7 +21,7 @@ from searchgym.damaged import DamagedFile
 from searchgym.extras import require_installed
 from searchgym.fileio import read_json
 from searchgym.harness.loggers import LOGGERS
-from searchgym.harness.methods import METHODS, load_method, resolve_method, trains
+from searchgym.harness.methods import METHODS, resolve_method
 from searchgym.harness.preflight import check_comparison
 from searchgym.harness.runner import RunSpec, execute_run
 from searchgym.method_table import llm_spec
@@ -101,10 +101,10 @@ def run(args: argparse.Namespace) -> int:
                   description="ad-hoc suite of `searchgym train`")
     method = resolve_method(args.method)
     # as `compare` does: a bad option or policy is one error before the run folder is made (a folder
-    # made first would hold "a different run" from the corrected command's, and refuse it)
-    if trains(load_method(method)):  # a baseline trains nothing: no settings to check (and no torch needed)
-        check_comparison(SimpleNamespace(suite=suite, methods=[method], seeds=[args.seed], budget=args.budget,
-                                         policy=args.policy, options=options))
+    # made first would hold "a different run" from the corrected command's, and refuse it); a baseline's
+    # options are checked too (it needs no torch for that)
+    check_comparison(SimpleNamespace(suite=suite, methods=[method], seeds=[args.seed], budget=args.budget,
+                                     policy=args.policy, options=options))
     spec = RunSpec(suite=suite, method=method, seed=args.seed, budget=args.budget,
                    out=Path(args.out), device=args.device, policy=args.policy, progress=True, options=options,
                    folder=Path(args.out), logger=args.logger)

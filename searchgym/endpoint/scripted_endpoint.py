@@ -23,6 +23,7 @@ here reaches past the loopback interface.
 from __future__ import annotations
 
 import json
+import math
 import re
 import threading
 import time
@@ -183,6 +184,8 @@ class ScriptedEndpoint:
             raise ValueError(f"port must be an int in 0..65535 (0: any free port), got {port!r}")
         if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
             raise ValueError(f"limit must be None or a positive int (tasks per split), got {limit!r}")
+        if isinstance(stall, bool) or not isinstance(stall, (int, float)) or not 0 <= stall < math.inf:  # -1: sleep fails
+            raise ValueError(f"stall must be a number of seconds >= 0 (how long each reply waits), got {stall!r}")
         self.suite, self.behaviour, self.native, self.stall = get_suite(suite), behaviour, native, float(stall)
         self.port = port
         kind = SCRIPTED.get(behaviour)

@@ -25,9 +25,9 @@ from searchgym.envs.replay import EpisodeRecord, load_env
 from searchgym.envs.session import SearchSession, StepOutcome
 from searchgym.envs.setup import env_setup
 from searchgym.envs.spaces import episode_spaces
+from searchgym.envs.tasks import RESET_OPTIONS, reset_options
 from searchgym.world import FAMILIES
 
-RESET_OPTIONS = ("task_id", "split")
 MAX_GOLD = 8
 LAST_KINDS = ("none", "tool", "answer", "post", "wait")
 #: Per-agent entries of ``state()``; counts are divided by the step limit, evidence by the gold size.
@@ -94,10 +94,11 @@ class MultiSearchEnv(ParallelEnv):
 
     def _start(self, seed: int | None, options: Mapping[str, Any] | None) -> list[np.random.Generator]:
         """Seed, pick the task, and give each agent its own generator derived from the env's."""
+        options = reset_options(options)
         if seed is not None:
             self._np_random, _ = seeding.np_random(seed)
         self.record = EpisodeRecord.start(self.np_random, options)
-        options = dict(options or {})
+        options = options or {}
         ignored = sorted(set(options) - set(RESET_OPTIONS))
         if ignored:  # PettingZoo's api_test passes {"options": 1}; say so rather than fail
             warnings.warn(f"reset options {ignored} are ignored; accepted: {', '.join(RESET_OPTIONS)}",

@@ -17,6 +17,7 @@ from searchgym.envs.replay import EpisodeRecord, load_env
 from searchgym.envs.session import SearchSession
 from searchgym.envs.setup import env_setup
 from searchgym.envs.spaces import episode_spaces
+from searchgym.envs.tasks import reset_options
 
 
 class SearchEnv(gym.Env):
@@ -126,6 +127,7 @@ class SearchEnv(gym.Env):
         self.generator = shared_generator(self.world, self.config.max_candidates)  # shared by the world's envs
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        options = reset_options(options)
         super().reset(seed=seed)
         self.record = EpisodeRecord.start(self.np_random, options, self._np_random_seed)
         task = self.tasks.pick(self.np_random, options)

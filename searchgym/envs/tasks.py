@@ -12,6 +12,20 @@ from searchgym.world.tasks import FAMILIES
 from searchgym.world.world import SPLITS, World
 
 DIFFICULTIES = ("easy", "hard")
+#: The keys of ``reset(options=...)`` (every env picks its task through :meth:`TaskPicker.pick`).
+RESET_OPTIONS = ("task_id", "split")
+
+
+def reset_options(options: Any) -> dict[str, Any] | None:
+    """``reset(options=...)`` checked before the env changes: None or a dict with string keys. Why:
+    a list or a string otherwise fails deep inside ("cannot convert dictionary update sequence")."""
+    if options is None:
+        return None
+    if not isinstance(options, Mapping) or not all(isinstance(key, str) for key in options):
+        raise TypeError(f"reset options must be a dict with string keys (or None); accepted keys: "
+                        f"{', '.join(RESET_OPTIONS)}, e.g. {{'split': 'test'}}; got {type(options).__name__} "
+                        f"{options!r:.80}")
+    return dict(options)
 
 
 class TaskPicker:
@@ -41,9 +55,9 @@ class TaskPicker:
     def pick(self, rng: np.random.Generator, options: Mapping[str, Any] | None = None) -> Task:
         """``options={"task_id": id}`` picks that task; ``{"split": s}`` draws from split ``s``."""
         options = dict(options or {})
-        unknown = sorted(set(options) - {"task_id", "split"})
+        unknown = sorted(set(options) - set(RESET_OPTIONS))
         if unknown:
-            raise ValueError(f"unknown reset option(s) {unknown}; accepted: task_id, split")
+            raise ValueError(f"unknown reset option(s) {unknown}; accepted: {', '.join(RESET_OPTIONS)}")
         if "task_id" in options:
             task = self.world.task_by_id.get(str(options["task_id"]))
             if task is None:

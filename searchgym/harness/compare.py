@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from searchgym.harness.methods import MethodRef, load_method
+from searchgym.harness.methods import BASELINE_METHODS, MethodRef, load_method
 from searchgym.harness.progress import StepProgress
 from searchgym.harness.provenance import resolve_device
 from searchgym.harness.report import ReportPaths, write_report
@@ -142,6 +142,7 @@ def run_comparison(comparison: Comparison, on_outcome: Callable[[RunOutcome], No
     if comparison.executor == "local":  # a Ray driver may have no GPU where its workers do
         resolve_device(comparison.device)
     specs = comparison.plan()
+    check_folders(comparison.out, specs)
     outcomes: list[RunOutcome] = []
     todo = []
     for spec in specs:
@@ -192,6 +193,21 @@ def run_comparison(comparison: Comparison, on_outcome: Callable[[RunOutcome], No
     report = write_report(comparison.out, comparison.suite, labels, comparison.seeds, comparison.reference,
                           comparison.budget)
     return ComparisonResult(outcomes, report)
+
+
+def check_folders(out: Path, specs: Sequence[RunSpec]) -> None:
+    """Refuse a file standing where a folder of the comparison belongs (``out/runs``, a method's or a
+    run's folder, ``out/bases`` where a base is built): else every run fails on it, and the report says
+    to re-run, which cannot help."""
+    folders: set[Path] = set()
+    for spec in specs:
+        folders |= {spec.run_dir, *(p for p in spec.run_dir.parents if Path(out) in p.parents)}
+        if spec.method.path == BASELINE_METHODS["sft"] or spec.options.get("init") == "sft":
+            folders.add(Path(out) / "bases")
+    for folder in sorted(folders, key=lambda p: len(p.parts)):
+        if folder.exists() and not folder.is_dir():
+            raise ValueError(f"{folder} is a file where a folder of the comparison belongs; move it, or choose "
+                             f"another --out")
 
 
 def _run_on_ray(comparison: Comparison, todo: Sequence[RunSpec], record: Callable[[RunOutcome], None],

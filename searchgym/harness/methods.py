@@ -284,31 +284,39 @@ def oracle_method(ctx: RunContext) -> Any:
     return baseline_actor("oracle", ctx.suite, ctx.seed)
 
 
-def reader_method(ctx: RunContext, **options: Any) -> Any:
+def reader_method(ctx: RunContext, lookup_order: Any = None, rotate_in_team: Any = None) -> Any:
     """Reads the question, the transcript and the candidates (not the task); trains nothing. In a
     text-mode suite it writes the same plan as tool calls (:mod:`searchgym.baselines.reader_text`).
 
-    Options (``--option`` or ``--agent-option``): ``lookup_order`` (tools tried for a missing
-    fact, comma-separated; default ``knowledge_base,web_search``), ``rotate_in_team`` (bool).
+    Options (``--option`` or ``--agent-option``; its keyword parameters are the options it takes):
+    ``lookup_order`` (tools tried for a missing fact, comma-separated; default
+    ``knowledge_base,web_search``), ``rotate_in_team`` (true or false; default true).
     """
-    from searchgym.baselines.reader import ReaderActor, ReaderPolicy
+    from searchgym.baselines.reader import ReaderActor
     from searchgym.baselines.reader_text import ReaderTextActor
     from searchgym.registry import spec
 
-    merged = {**ctx.options, **options}
-    order = merged.get("lookup_order", "knowledge_base,web_search")
-    order = tuple(t.strip() for t in order.split(",")) if isinstance(order, str) else tuple(order)
-    policy = ReaderPolicy(lookup_order=order, rotate_in_team=bool(merged.get("rotate_in_team", True)))
+    given = {"lookup_order": lookup_order, "rotate_in_team": rotate_in_team}
+    policy = reader_policy({**ctx.options, **{k: v for k, v in given.items() if v is not None}})
     settings = {**spec(ctx.suite.env_id).kwargs, **ctx.suite.kwargs}
     if settings.get("action_mode", "text") == "text":
         return ReaderTextActor(settings.get("tool_format", "hermes"), policy)
     return ReaderActor(policy)
 
 
+def reader_policy(options: Mapping[str, Any]) -> Any:
+    """The reader's policy from the reader's options among ``options`` (a comparison's may hold a
+    learner's too); a bad value is an error naming the option."""
+    from searchgym.baselines.reader import ReaderPolicy
+
+    return ReaderPolicy(**{k: options[k] for k in ("lookup_order", "rotate_in_team") if options.get(k) is not None})
+
+
 random_method.trains = False  # type: ignore[attr-defined]
 oracle_method.trains = False  # type: ignore[attr-defined]
 oracle_method.privileged = True  # type: ignore[attr-defined]
 reader_method.trains = False  # type: ignore[attr-defined]
+reader_method.check_options = reader_policy  # type: ignore[attr-defined]  # preflight checks values with it
 
 
 def resolve_agent(agent: str) -> Callable[..., Any]:
@@ -335,10 +343,14 @@ def check_agent_options(agent: str, options: Mapping[str, Any]) -> None:
     provider = agent in AGENT_PROVIDERS
     try:
         signature.bind(None, **options) if provider else signature.bind(**options)
+        if provider and hasattr(make, "check_options"):  # the values too (the reader's lookup_order ...)
+            make.check_options(options)
     except TypeError as exc:
         accepted = ", ".join(named[1:] if provider else named) or "no options"
         raise ValueError(f"--agent {agent}: {exc} (from --agent-option or the endpoint flags); "
                          f"it accepts: {accepted}") from None
+    except ValueError as exc:
+        raise ValueError(f"--agent {agent}: {exc}") from None
 
 
 def agent_method(ctx: RunContext) -> Any:

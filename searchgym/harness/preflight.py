@@ -9,17 +9,30 @@ call the very functions the runs call (``build_config``, ``sft_config``), so the
 from __future__ import annotations
 
 import importlib.util
+import inspect
 from types import SimpleNamespace
 from typing import Any
 
-from searchgym.harness.methods import BASELINE_METHODS, SPEC_METHOD_PREFIX, load_callable, load_method, trains
+from searchgym.harness.methods import (
+    BASELINE_METHODS,
+    SPEC_METHOD_PREFIX,
+    MethodRef,
+    load_callable,
+    load_method,
+    trains,
+)
+
+#: The baselines whose options are their keyword parameters after the RunContext (sft checks its own).
+OPTION_CHECKED_BASELINES = ("random", "reader", "oracle")
 
 
 def check_comparison(comparison: Any) -> None:
     """Raise ``ValueError`` naming the first method whose settings no run of it would accept.
 
-    Skipped where torch is missing (a Ray cluster's nodes may hold it; the runs check there)."""
-    if importlib.util.find_spec("torch") is None:
+    The learners' checks are skipped where torch is missing (a Ray cluster's nodes may hold it; the
+    runs check there); the baselines' need none, nor torch."""
+    check_baselines(comparison)
+    if all(baseline_options(m) is not None for m in comparison.methods) or importlib.util.find_spec("torch") is None:
         return
     learners = [m for m in comparison.methods if m.path.startswith("searchgym.") and trains(load_method(m))]
     if learners:
@@ -104,3 +117,50 @@ def _check_spec(name: str, options: dict[str, Any], comparison: Any) -> None:
             rl_train_tasks([task.id for task in getattr(env, "unwrapped", env).tasks.tasks("train")], config)
         finally:
             env.close()
+
+
+def baseline_options(ref: MethodRef) -> tuple[str, tuple[str, ...]] | None:
+    """(name, the options it takes) of a baseline in :data:`OPTION_CHECKED_BASELINES`; None for any other."""
+    name = next((n for n in OPTION_CHECKED_BASELINES if BASELINE_METHODS[n] == ref.path), None)
+    if name is None:
+        return None
+    parameters = list(inspect.signature(load_callable(ref.path)).parameters.values())[1:]
+    return name, tuple(p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
+
+
+def _unknown(option: str, name: str, accepted: tuple[str, ...]) -> str:
+    takes = f"accepted: {', '.join(accepted)}" if accepted else f"{name} takes no options"
+    return f"unknown option {option!r} for {name}; {takes}"
+
+
+def check_baselines(comparison: Any) -> None:
+    """A baseline refuses its own options (``r=reader[...]``) that it does not take, and checks the values of
+    those it takes. A comparison-wide ``--option`` it does not take is another method's (every learner
+    refuses what it does not take), unless every method is such a baseline: then it is refused too.
+    Why: the baselines read their options from the run's, so a misspelt one was silently unused."""
+    checked = {}
+    for method in comparison.methods:
+        entry = baseline_options(method)
+        if entry is None:
+            continue
+        checked[method.label] = entry
+        name, accepted = entry
+        own = dict(method.options)
+        unknown = [option for option in own if option not in accepted]
+        try:
+            if unknown:
+                raise ValueError(_unknown(unknown[0], name, accepted))
+            check = getattr(load_callable(method.path), "check_options", None)
+            if check is not None:
+                check({**comparison.options, **own})
+        except ValueError as exc:
+            raise ValueError(f"method {method.label!r}: {exc}") from None
+    if len(checked) < len(comparison.methods):
+        return
+    unknown = sorted(set(comparison.options) - {option for _, accepted in checked.values() for option in accepted})
+    if unknown and len(checked) == 1:
+        label, (name, accepted) = next(iter(checked.items()))
+        raise ValueError(f"method {label!r}: {_unknown(unknown[0], name, accepted)}")
+    if unknown:
+        each = "; ".join(f"{label} takes {', '.join(accepted) or 'none'}" for label, (_, accepted) in checked.items())
+        raise ValueError(f"unknown option {unknown[0]!r}: no method of this comparison takes it ({each})")

@@ -53,6 +53,10 @@ def test_train_rejects_a_bad_difficulty_with_the_choices(capsys) -> None:
 @pytest.mark.parametrize("extra, message", [
     (["--options", '{"lr": "abc"}'], "method 'cw_grpo': option 'lr' of cw_grpo takes a number, got \"abc\""),
     (["--options", '{"group_size": 0}'], "method 'cw_grpo': group_size must be an integer >= 1; got 0"),
+    # before: eval_tasks 0 ran, and every dev score of the curve was NaN (-1 silently dropped the last dev task)
+    (["--options", '{"eval_tasks": 0}'], "method 'cw_grpo': eval_tasks must be an integer >= 1 (dev tasks of the "
+                                         "curve) or null for every dev task; got 0"),
+    (["--options", '{"eval_tasks": -1}'], "method 'cw_grpo': eval_tasks must be an integer >= 1"),
     (["--options", '{"lr_rate": 0.1}'], "method 'cw_grpo': unknown option 'lr_rate' for cw_grpo; accepted: "),
     (["--policy", "bert"], "unknown --policy 'bert'; accepted: attn, hash, hf, minilm"),
 ])
@@ -71,3 +75,27 @@ def test_demo_accepts_no_progress(capsys) -> None:
     assert main(["demo", "--no-progress", "--world-size", "tiny", "--split", "dev"]) == 0
     out = capsys.readouterr().out
     assert "oracle" in out and "random" in out and "\r" not in out
+
+
+@pytest.mark.parametrize(("action", "text"), [("verify", "submission files (JSON, as `submit` writes them)"),
+                                              ("retrain", "a submission file (JSON) whose recorded run config")])
+def test_leaderboard_file_arguments_have_help(capsys, action, text) -> None:
+    """Before: ``files`` and ``file`` were listed under "positional arguments" with no text."""
+    with pytest.raises(SystemExit):
+        main(["leaderboard", action, "--help"])
+    positional = capsys.readouterr().out.split("positional arguments:")[1].split("options:")[0]
+    assert " ".join(positional.split()).startswith(f"FILE {text}")
+
+
+@pytest.mark.parametrize(("argv", "prog", "unknown"), [
+    (["compare", "--suite", "s", "--out", "o", "--nosuch", "1"], "searchgym compare", "--nosuch 1"),
+    (["leaderboard", "verify", "a.json", "--nosuch"], "searchgym leaderboard verify", "--nosuch"),
+    (["list", "--x"], "searchgym list", "--x"),
+])
+def test_an_unknown_flag_is_the_commands_error_under_its_usage(capsys, argv, prog, unknown) -> None:
+    """Before: "usage: searchgym [-h] COMMAND ..." then "searchgym: error: unrecognized arguments"."""
+    with pytest.raises(SystemExit) as stopped:
+        main(argv)
+    err = capsys.readouterr().err
+    assert stopped.value.code == 2 and err.startswith(f"usage: {prog} [-h]")
+    assert err.strip().splitlines()[-1] == f"{prog}: error: unrecognized arguments: {unknown}"

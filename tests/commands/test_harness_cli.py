@@ -61,9 +61,54 @@ def test_compare_refuses_settings_no_run_would_accept_before_any_run_starts(tmp_
         assert main(args) == 2
         assert message in capsys.readouterr().err
         assert not out.exists()  # refused before a run folder was written
-    # the same settings spelt right run (random ignores the options of learning methods)
-    assert main(["compare", "--suite", TINY_QA.id, "--methods", "random", "--option", "lr=0.1", "--budget", "0",
-                 "--out", str(tmp_path / "ok"), "--no-progress"]) == 0
+    # the same settings spelt right run (random ignores the options of the comparison's other methods)
+    assert main(["compare", "--suite", TINY_QA.id, "--methods", "random,fast=harness_helpers:fast_learner",
+                 "--option", "lr=0.1", "--budget", "0", "--out", str(tmp_path / "ok"), "--no-progress"]) == 0
+
+
+def test_baselines_refuse_options_they_do_not_take_before_any_folder(tmp_path, capsys):
+    """Before: random, oracle and the reader ran with any option (``lookup_ordr=...``, ``nosuch=1``),
+    silently unused, and the reader read ``rotate_in_team=no`` as true."""
+    train = ["train", "--env", "SearchQA-Candidates-v0", "--world-size", "tiny", "--test-size", "2", "--budget", "0"]
+    compare = ["compare", "--suite", TINY_QA.id, "--budget", "0", "--no-progress"]
+    evaluate = ["evaluate", "--suite", TINY_QA.id, "--no-progress"]
+    reader_takes = "accepted: lookup_order, rotate_in_team"
+    cases = [
+        ([*train, "--method", "random", "--options", '{"nosuch": 1}'],
+         "method 'random': unknown option 'nosuch' for random; random takes no options"),
+        ([*train, "--method", "reader", "--options", '{"lookup_ordr": "web_search"}'],
+         f"method 'reader': unknown option 'lookup_ordr' for reader; {reader_takes}"),
+        ([*train, "--method", "reader", "--options", '{"rotate_in_team": "no"}'],
+         "method 'reader': rotate_in_team takes true or false, got 'no'"),
+        ([*compare, "--methods", "r=reader[lookup_ordr=web_search]"],
+         f"method 'r': unknown option 'lookup_ordr' for reader; {reader_takes}"),
+        ([*compare, "--methods", "o=oracle[x=1]"],
+         "method 'o': unknown option 'x' for oracle; oracle takes no options"),
+        ([*compare, "--methods", "r=reader[lookup_order=google]"],
+         "method 'r': lookup_order ('google',) is not accepted: give one or more of knowledge_base, web_search"),
+        ([*compare, "--methods", "random,reader", "--option", "lookup_ordr=web_search"],
+         "unknown option 'lookup_ordr': no method of this comparison takes it (random takes none; reader takes "
+         "lookup_order, rotate_in_team)"),
+        ([*evaluate, "--agent", "reader", "--agent-option", "lookup_ordr=web_search"],
+         "--agent reader: got an unexpected keyword argument 'lookup_ordr' (from --agent-option or the endpoint "
+         "flags); it accepts: lookup_order, rotate_in_team"),
+        ([*evaluate, "--agent", "reader", "--agent-option", "rotate_in_team=maybe"],
+         "--agent reader: rotate_in_team takes true or false, got 'maybe'"),
+    ]
+    for k, (args, message) in enumerate(cases):
+        out = tmp_path / f"b{k}"
+        assert main([*args, "--out", str(out)]) == 2, args
+        assert message in capsys.readouterr().err
+        assert not out.exists()
+    # spelt right, they run; beside a learner, a baseline leaves the learner's options to it
+    assert main([*compare, "--methods", "r=reader[lookup_order=web_search;rotate_in_team=false],random", "--option",
+                 "lookup_order=knowledge_base", "--out", str(tmp_path / "ok")]) == 0
+    from searchgym.harness.compare import Comparison
+    from searchgym.harness.methods import parse_methods
+    from searchgym.harness.preflight import check_comparison
+
+    check_comparison(Comparison(TINY_QA, parse_methods("grpo,reader,random,oracle"), [0], 8, tmp_path / "c",
+                                options={"lr": 0.001, "update_epochs": 4}))
 
 
 def test_evaluate_an_agent_factory(tmp_path, capsys):

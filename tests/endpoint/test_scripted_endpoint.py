@@ -120,6 +120,9 @@ def test_bad_requests_models_and_settings():
         ScriptedEndpoint(TINY, "prose", port=70000)
     with pytest.raises(ValueError, match=r"unknown behaviour 'sage'; accepted: oracle, random, reader, prose, hostile, stall"):
         ScriptedEndpoint(TINY, "sage")
+    for stall in (-1, float("nan"), "2"):  # before: -1 was taken, and then every reply failed in time.sleep
+        with pytest.raises(ValueError, match=r"stall must be a number of seconds >= 0 \(how long each reply waits\)"):
+            ScriptedEndpoint(TINY, "stall", stall=stall, limit=1)
 
 
 def test_searchgym_serve_starts_an_endpoint_and_stops_on_sigterm():

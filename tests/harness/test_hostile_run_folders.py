@@ -159,6 +159,21 @@ def test_out_pointing_at_a_file_is_one_line(tmp_path, capsys):
     assert target.read_text() == "mine"
 
 
+@pytest.mark.parametrize(("inside", "method"), [("runs", "random"), ("runs/random", "random"),
+                                               ("runs/random/seed0", "random"), ("bases", "sft")])
+def test_a_file_where_a_folder_of_the_comparison_belongs_is_named(tmp_path, capsys, inside, method):
+    """Before (``runs`` a file): every run failed with NotADirectoryError, a report was written
+    over the folder, and the command said "re-run the same command to resume" (exit 1)."""
+    out = tmp_path / "c1"
+    (out / inside).parent.mkdir(parents=True, exist_ok=True)
+    (out / inside).write_text("mine")
+    assert main(["compare", "--suite", TINY_QA.id, "--methods", method, "--out", str(out), "--no-progress"]) == 2
+    assert _last_line(capsys.readouterr().err) == (
+        f"searchgym compare: error: {out / inside} is a file where a folder of the comparison belongs; move it, "
+        "or choose another --out")
+    assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()) == [inside]  # nothing written
+
+
 class _FailingFile:
     """A file whose writes fail like a full (or read-only, or refused) disk."""
 
