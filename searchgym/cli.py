@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import errno
 import importlib
+import os
 import sys
 
 from searchgym.damaged import DamagedFile
@@ -91,7 +92,12 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 0
     try:
-        return int(importlib.import_module(COMMANDS[args.command][0]).run(args) or 0)
+        code = int(importlib.import_module(COMMANDS[args.command][0]).run(args) or 0)
+        sys.stdout.flush()  # here, so that a reader that stopped early is met below, not at exit
+        return code
+    except BrokenPipeError:  # `searchgym suites --json | head -1`: the reader has what it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the exit flush goes nowhere
+        return 1
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

@@ -22,3 +22,22 @@ def test_a_family_the_split_lacks_is_not_listed():
                    families=("bridge", "comparison", "lookup"))
     assert families_in(capped, capped.tasks("dev")) == ["bridge"]  # one task: one family
     assert families_in(capped, capped.tasks("test")) == ["bridge", "comparison"]
+
+
+def test_a_reader_that_stops_early_gets_no_error_line() -> None:
+    """`searchgym suites --json | head -1`. Before: "error: Broken pipe; fix that and re-run the
+    same command" on stderr. The pipe's read end is closed before the command writes, so every
+    write meets a broken pipe."""
+    import os
+    import subprocess
+    import sys
+
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        result = subprocess.run([sys.executable, "-c", "import sys; from searchgym.cli import main; "
+                                 "sys.exit(main(['suites', '--json']))"],
+                                stdout=write_end, stderr=subprocess.PIPE, text=True, timeout=120, check=False)
+    finally:
+        os.close(write_end)
+    assert result.stderr == "" and result.returncode == 1
