@@ -39,7 +39,7 @@ AGENT_FIELDS = ("done", "answered", "success", "score", "gold_found", "steps", "
 class MultiSearchEnv(ParallelEnv):
     """What the group and the team share: config, world, tools, tasks, sessions, spaces, seeding."""
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "name": "searchgym_multi",
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 4, "name": "searchgym_multi",
                                           "is_parallelizable": True}
 
     #: Keywords taken through ``**kwargs`` by the group and team envs (the registry lists them).

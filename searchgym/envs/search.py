@@ -111,7 +111,8 @@ class SearchEnv(gym.Env):
     (False, ['answer', 'format_cost', 'invalid_cost', 'step_cost', 'total'])
     """
 
-    metadata = {"render_modes": RenderModes(["ansi"]), "answer_rule": "single"}  # how it plays: envs.play_rules
+    # render_fps: the pace of a text replay (Gymnasium's checker and recorders ask every env with render modes)
+    metadata = {"render_modes": RenderModes(["ansi"]), "render_fps": 4, "answer_rule": "single"}  # how it plays: envs.play_rules
     #: Keywords taken through ``**kwargs`` (the registry lists them in its errors).
     config_kwargs = CONFIG_KWARGS
 

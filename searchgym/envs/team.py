@@ -144,7 +144,7 @@ class TeamSearchEnv(TeamPosts, MultiSearchEnv):
 
     # How it plays (searchgym.envs.play_rules): one answer for the team; a shared reward, so trainers
     # compare each role with itself across G episodes; members post to the blackboard and wait.
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "name": "searchgym_team_v0",
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 4, "name": "searchgym_team_v0",
                                           "is_parallelizable": True, "answer_rule": "team",
                                           "group_by": "agent", "team_actions": True}
 
