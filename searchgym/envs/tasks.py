@@ -47,7 +47,8 @@ class TaskPicker:
         self.world, self.split, self.families, self.difficulty = world, split, families, difficulty
         self._by_split = {s: world.tasks_in(s, families, difficulty) for s in SPLITS}
         if not self._by_split[split]:
-            raise ValueError(f"no tasks in split {split!r} for families={families} difficulty={difficulty}")
+            raise ValueError(f"no tasks in split {split!r} for families={families} difficulty={difficulty}; "
+                             f"{self._where_tasks_are()}")
 
     def tasks(self, split: str | None = None) -> list[Task]:
         return self._by_split[split or self.split]
@@ -68,5 +69,15 @@ class TaskPicker:
             raise ValueError(f"split must be one of {SPLITS}, got {split!r}")
         pool = self._by_split[split]
         if not pool:
-            raise ValueError(f"no tasks in split {split!r} for this env's families and difficulty")
+            raise ValueError(f"no tasks in split {split!r} for this env's families and difficulty; "
+                             f"{self._where_tasks_are()}")
         return pool[int(rng.integers(len(pool)))]
+
+    def _where_tasks_are(self) -> str:
+        """Which splits do hold tasks for this filter (a world of your own files puts every task in
+        ``test`` unless its lines say otherwise, so ``split="train"`` finds none)."""
+        held = {s: len(tasks) for s, tasks in self._by_split.items() if tasks}
+        if not held:
+            return "no split has any: check families and difficulty"
+        counts = ", ".join(f"{s} {n}" for s, n in held.items())
+        return f"tasks by split: {counts}; choose one with split=..."

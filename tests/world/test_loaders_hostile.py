@@ -195,3 +195,15 @@ def test_a_bad_default_split_and_a_missing_file_are_clear(tmp_path):
         load_tasks(_write(tmp_path, TASK), default_split="val")
     with pytest.raises(FileNotFoundError, match="no such JSONL file"):
         load_corpus(tmp_path / "missing.jsonl")
+
+
+def test_an_env_on_your_own_files_says_which_split_holds_the_tasks(tmp_path):
+    """Before: "no tasks in split 'train' for families=None difficulty=None", with no word that the
+    loaded tasks went to ``test`` (the default split of lines that name none)."""
+    import searchgym
+
+    world = world_from_files(_write(tmp_path, PAGE, name="corpus.jsonl"), _write(tmp_path, TASK, name="tasks.jsonl"))
+    with pytest.raises(ValueError, match=r"no tasks in split 'train' .*; tasks by split: test 1; choose one with split="):
+        searchgym.make("SearchQA-v0", world=world)
+    obs, _ = searchgym.make("SearchQA-v0", world=world, split="test").reset(seed=0)
+    assert "What colour is Alpha?" in obs
