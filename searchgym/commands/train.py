@@ -6,7 +6,8 @@ success during training, a resumable checkpoint, ``predictions.jsonl`` on the te
 trains a causal LM that writes its own tool calls (``--model PATH_OR_ID``, text-mode env).
 
 A bare ``searchgym train`` (no options) trains nothing: it prints what it would do and the
-defaults, and how to start (``--start`` runs with every default).
+defaults, and how to start (``--start`` runs with every default). Any other command checks its
+settings first and prints the plan only for settings that can run (a bad one is one error line).
 """
 
 from __future__ import annotations
@@ -23,9 +24,13 @@ from searchgym.fileio import read_json
 from searchgym.harness.loggers import LOGGERS
 from searchgym.harness.methods import METHODS, resolve_method
 from searchgym.harness.preflight import check_comparison
+from searchgym.harness.provenance import resolve_device
 from searchgym.harness.runner import RunSpec, execute_run
 from searchgym.method_table import llm_spec
+from searchgym.registry import spec as env_spec
 from searchgym.suites import Suite
+from searchgym.world import FAMILIES
+from searchgym.world.generate import resolve_size
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -48,6 +53,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--options", default="{}", help="JSON object of method options (e.g. '{\"lr\": 0.001}')")
     parser.add_argument("--logger", choices=LOGGERS, default="none",
                         help="also send metrics.jsonl rows to TensorBoard (<out>/tensorboard) or W&B")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bars")
 
 
 def describe_plan(args: argparse.Namespace) -> str:
@@ -71,42 +77,74 @@ def _print_defaults() -> None:
           "`searchgym train --budget 5000 --out runs/train5k`.")
 
 
-def run(args: argparse.Namespace) -> int:
-    if not args.start and getattr(args, "command_line", None) == ["train"]:
-        _print_defaults()
-        return 0
-    if args.policy == "llm":
-        llm_spec(args.method or "cw_grpo")  # a method the LLM trainer cannot train: an error naming why
-        require_installed("torch", "searchgym train")
-        require_installed("transformers", "searchgym train --policy llm")
-    else:
-        require_extras("searchgym train", [resolve_method(args.method)], args.policy, plots=False)
-    print(describe_plan(args), flush=True)
-    if args.policy == "llm":
-        from searchgym.commands.train_llm import train_from_args
+def check_settings(args: argparse.Namespace) -> None:
+    """The settings that need no world, no training and no folder, checked before the plan is printed.
+    Why: the plan came first, then the error; an unknown env id or a negative --seed also left a run
+    folder behind, which then refused the corrected command ("holds a different run")."""
+    env_spec(args.env)  # an unknown id: one error listing the registered ids
+    for flag, value, least, what in (("--budget", args.budget, 0, "training env steps"),
+                                     ("--seed", args.seed, 0, "the run's seed"),
+                                     ("--world-seed", args.world_seed, 0, "which fictional world"),
+                                     ("--test-size", args.test_size, 1, "test tasks")):
+        if value < least:
+            raise ValueError(f"{flag} must be an int >= {least} ({what}), got {value}")
+    resolve_size(world_size(args))  # "unknown world size 'huge'; accepted: tiny, small, ..."
+    unknown = [f for f in families_of(args) or () if f not in FAMILIES]
+    if unknown:
+        raise ValueError(f"--families: unknown task family {', '.join(map(repr, unknown))}; accepted: "
+                         f"{', '.join(FAMILIES)} (comma-separated)")
+    resolve_device(args.device)  # "unknown device 'gpu'; accepted: auto, cpu, cuda or cuda:N"
 
-        return int(train_from_args(args) or 0)
+
+def world_size(args: argparse.Namespace) -> str | int:
+    return int(args.world_size) if str(args.world_size).isdigit() else args.world_size
+
+
+def families_of(args: argparse.Namespace) -> tuple[str, ...] | None:
+    return tuple(f.strip() for f in args.families.split(",")) if args.families else None
+
+
+def parse_options(text: str) -> dict:
     try:
-        options = json.loads(args.options)
+        options = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ValueError(f"--options must be a JSON object: {exc.msg}") from None
     if not isinstance(options, dict):
         raise ValueError("--options must be a JSON object, e.g. '{\"lr\": 0.001}'")
+    return options
+
+
+def run(args: argparse.Namespace) -> int:
+    if not args.start and getattr(args, "command_line", None) == ["train"]:
+        _print_defaults()
+        return 0
+    check_settings(args)
+    if args.policy == "llm":
+        llm_spec(args.method or "cw_grpo")  # a method the LLM trainer cannot train: an error naming why
+        require_installed("torch", "searchgym train")
+        require_installed("transformers", "searchgym train --policy llm")
+        from searchgym.commands.train_llm import train_from_args
+        from searchgym.harness.llm_method import config_from_args
+
+        config_from_args(args)  # its own checks (a budget of at least 1 step, the options)
+        print(describe_plan(args), flush=True)
+        return int(train_from_args(args) or 0)
+    require_extras("searchgym train", [resolve_method(args.method)], args.policy, plots=False)
+    options = parse_options(args.options)
     if args.model:
         options.setdefault("policy_kwargs", {})["model_name_or_path"] = args.model
-    families = tuple(f.strip() for f in args.families.split(",")) if args.families else None
-    size = int(args.world_size) if str(args.world_size).isdigit() else args.world_size
     suite = Suite(id=f"train-{args.env}", version=0, env_id=args.env, world_seed=args.world_seed,
-                  world_size=size, families=families, difficulty=args.difficulty, test_size=args.test_size,
-                  description="ad-hoc suite of `searchgym train`")
+                  world_size=world_size(args), families=families_of(args), difficulty=args.difficulty,
+                  test_size=args.test_size, description="ad-hoc suite of `searchgym train`")
     method = resolve_method(args.method)
     # as `compare` does: a bad option or policy is one error before the run folder is made (a folder
     # made first would hold "a different run" from the corrected command's, and refuse it); a baseline's
     # options are checked too (it needs no torch for that)
     check_comparison(SimpleNamespace(suite=suite, methods=[method], seeds=[args.seed], budget=args.budget,
                                      policy=args.policy, options=options))
-    spec = RunSpec(suite=suite, method=method, seed=args.seed, budget=args.budget,
-                   out=Path(args.out), device=args.device, policy=args.policy, progress=True, options=options,
+    print(describe_plan(args), flush=True)
+    spec = RunSpec(suite=suite, method=method, seed=args.seed, budget=args.budget, out=Path(args.out),
+                   device=args.device, policy=args.policy, progress=not args.no_progress, options=options,
                    folder=Path(args.out), logger=args.logger)
     outcome = execute_run(spec)
     path = Path(outcome.run_dir) / "result.json"

@@ -1,4 +1,4 @@
-"""The command line as a new user meets it: help with defaults, a bare `train`, `demo --no-progress`."""
+"""The command line as a new user meets it: help with defaults, a bare `train`, `--no-progress`."""
 
 from __future__ import annotations
 
@@ -69,6 +69,47 @@ def test_train_refuses_bad_settings_before_the_run_folder_is_made(tmp_path, caps
                  "--test-size", "2", "--out", str(out), *extra]) == 2
     assert message in capsys.readouterr().err
     assert not out.exists()
+
+
+QUICK_TRAIN = ["--env", "SearchQA-Candidates-v0", "--world-size", "tiny", "--budget", "0", "--test-size", "2",
+               "--method", "random"]
+UNKNOWN_ENV = "unknown env id 'Nope-v0'; accepted: GroupSearch-Candidates-v0, GroupSearch-Numeric-v0, "
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--env", "Nope-v0", "--start"], UNKNOWN_ENV),
+    (["--env", "Nope-v0"], UNKNOWN_ENV),
+    ([*QUICK_TRAIN, "--seed", "-2"], "--seed must be an int >= 0 (the run's seed), got -2"),
+    ([*QUICK_TRAIN, "--world-seed", "-1"], "--world-seed must be an int >= 0 (which fictional world), got -1"),
+    ([*QUICK_TRAIN, "--budget", "-5"], "--budget must be an int >= 0 (training env steps), got -5"),
+    ([*QUICK_TRAIN, "--test-size", "0"], "--test-size must be an int >= 1 (test tasks), got 0"),
+    ([*QUICK_TRAIN, "--world-size", "huge"], "unknown world size 'huge'; accepted: tiny, small, medium, large, xl "
+                                             "or an int >= 4"),
+    ([*QUICK_TRAIN, "--families", "lookup,nosuch"], "--families: unknown task family 'nosuch'; accepted: lookup, "),
+    ([*QUICK_TRAIN, "--device", "gpu"], "unknown device 'gpu'; accepted: auto, cpu, cuda or cuda:N"),
+    ([*QUICK_TRAIN, "--options", "[1]"], "--options must be a JSON object"),
+])
+def test_train_checks_its_settings_before_printing_the_plan(tmp_path, monkeypatch, capsys, argv, message) -> None:
+    """Before: the plan ("searchgym train: cw_grpo on Nope-v0 ...") was printed, then the error; an unknown
+    env id or --seed -2 also left runs/train/config.json, which refused the corrected command ("holds a
+    different run"); --budget -5 trained and wrote DONE; --families nosuch said "has no train tasks"."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["train", *argv]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1
+    assert captured.err.startswith("searchgym train: error: ") and message in captured.err
+    assert list(tmp_path.iterdir()) == []  # no run folder
+
+
+def test_train_accepts_no_progress(tmp_path, capsys) -> None:
+    """Before: "searchgym train: error: unrecognized arguments: --no-progress" (demo, compare and evaluate
+    take it), and train always drew its progress bars."""
+    assert main(["train", *QUICK_TRAIN, "--out", str(tmp_path / "bars")]) == 0
+    assert "random/seed0 test" in capsys.readouterr().err  # the bars the flag turns off
+    assert main(["train", *QUICK_TRAIN, "--out", str(tmp_path / "quiet"), "--no-progress"]) == 0
+    captured = capsys.readouterr()
+    assert "random on SearchQA-Candidates-v0: test success" in captured.out
+    assert "\r" not in captured.out + captured.err and "it/s" not in captured.err and "seed0 test" not in captured.err
 
 
 def test_demo_accepts_no_progress(capsys) -> None:
