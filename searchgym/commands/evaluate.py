@@ -7,7 +7,9 @@ multi-agent suite). ``--agent NAME`` uses a named provider
 ``config.json``, ``predictions.jsonl``, ``result.json``, ``DONE``, ready for
 ``searchgym leaderboard submit``. An endpoint run (``--agent openai``) also keeps
 ``transcripts.jsonl``; ``result.json["endpoint"]`` says how many replies were readable actions,
-and a warning is printed and recorded there when most were not.
+and a warning is printed and recorded there when most were not. When most requests got no reply
+at all (the server down, a wrong ``--base-url``), the run writes no scores and no ``DONE``, the
+command ends in one error line (exit 1), and running it again evaluates again.
 
 Put an OpenAI-compatible model on the leaderboard with a text-mode suite::
 
@@ -27,7 +29,7 @@ from searchgym.commands.compare import parse_options
 from searchgym.damaged import DamagedFile
 from searchgym.fileio import atomic_write_json, read_json, read_jsonl
 from searchgym.harness.methods import AGENT_PROVIDERS, MethodRef, check_agent_options, check_label, resolve_agent
-from searchgym.harness.runner import RunSpec, execute_run
+from searchgym.harness.runner import RunNotFinished, RunSpec, execute_run
 from searchgym.suites import get_suite
 
 
@@ -92,7 +94,12 @@ def run(args: argparse.Namespace) -> int:
     spec = RunSpec(suite, MethodRef(label, "searchgym.harness.methods:agent_method"), args.seed, 0, folder.parent,
                    args.device, progress=not args.no_progress, folder=folder,
                    options={"agent": args.agent, "agent_options": agent_options}, limit=args.limit)
-    outcome = execute_run(spec)
+    try:
+        outcome = execute_run(spec)
+    except RunNotFinished as exc:  # an endpoint that gave no replies: no scores, no DONE; a re-run redoes it
+        print(f"searchgym evaluate: error: {exc}; not marked DONE: re-run the same command to evaluate again "
+              f"(transcripts: {folder / 'transcripts.jsonl'})", file=sys.stderr)
+        return 1
     if outcome.status == "skipped":
         print(f"{folder} is already evaluated (DONE); showing it (delete it or use another --out to redo)")
     report = record_reply_report(folder)

@@ -13,7 +13,9 @@ of the prompt (``SearchSession.prompt(chat=True)``: no tool list) and tool resul
 (``unwrap_tool_result``). Candidate-mode suites list the admissible actions, numbered, and the
 reply is matched to one (by the action it writes, or by its number). Every turn records
 whether the env could read it (``parsed``); :func:`reply_report` sums that up and warns when
-most replies were unreadable (``searchgym evaluate`` puts it in ``result.json["endpoint"]``).
+most replies were unreadable (``searchgym evaluate`` puts it in ``result.json["endpoint"]``). When
+most requests got no reply at all, :meth:`OpenAIActor.unfinished_reason` says so and the harness
+run ends without scores or DONE (see :mod:`searchgym.endpoint.reply_checks`).
 
 Robustness: the client retries what may pass (see chat_client); a
 reply that is not a chat completion (invalid JSON, HTML, no choices, odd types, a hostile tool
@@ -59,6 +61,7 @@ from searchgym.harness.evaluate import (
 from searchgym.fileio import atomic_write_json, atomic_write_jsonl
 from searchgym.endpoint.chat_client import ChatClient, EndpointConfig, Reply
 from searchgym.endpoint.chat_replies import ChatReply, QueuedCall, reply_from_body
+from searchgym.endpoint.reply_checks import UNPARSEABLE_WARNING_SHARE, reply_report, unanswered
 from searchgym.suites import Suite, env_kind, get_suite, make_env, tasks
 from searchgym.tools import chat_tools
 from searchgym.tools.toolkit import TOOL_NAMES
@@ -67,8 +70,6 @@ SYSTEM_PROMPT = ("You are a search agent answering a question with tools. Each r
                  "written in the format the user message shows; finish with <answer>...</answer>.")
 API_KEY_ENV = ("SEARCHGYM_OPENAI_API_KEY", "OPENAI_API_KEY")
 _TOOLS_LINE = re.compile(r"^Tools: \[.*$\n?", re.MULTILINE)
-#: A warning goes to the results when more than this share of a run's replies are unparseable.
-UNPARSEABLE_WARNING_SHARE = 0.5
 
 
 # --------------------------------------------------------------------------------- episodes
@@ -178,6 +179,14 @@ class OpenAIActor:
         """Move the open episode's live conversations into the transcripts."""
         flush_open(self.open, self.transcripts, self.config.model)
 
+    def unfinished_reason(self) -> str | None:
+        """Asked by the harness before it writes scores and DONE: why this run measured the server
+        rather than the model (most requests got no reply), or None. The transcripts are written first."""
+        self.flush()
+        if self.prefetch is not None:
+            write_transcripts(self.prefetch.path, self.transcripts)
+        return unanswered(self.transcripts, self.config.url)
+
     def recording(self) -> dict[tuple[str, str], list]:
         """{(task_id, agent): [(observation fingerprint, action), ...]} of the current task."""
         return {(self.task_id, agent): list(record) for agent, record in self.records.items()}
@@ -253,24 +262,6 @@ def flush_open(open_episode: dict[str, Any], transcripts: list, model: str) -> N
             transcripts.append({"task_id": open_episode["task_id"], "split": open_episode["split"], "agent": agent,
                                 "model": model, "source": "live", "turns": episode.turns})
     open_episode["episodes"].clear()
-
-
-def reply_report(transcripts: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """How many of the model's replies the env could read as actions, with a warning when most could
-    not (a text model on a candidate suite, a wrong tool format) or got none (a wrong URL, a server down)."""
-    turns = [t for row in transcripts for t in row.get("turns", ()) if "parsed" in t and not t.get("queued")]
-    bad = sum(not t["parsed"] for t in turns)
-    share = bad / len(turns) if turns else 0.0
-    failed = [str(t["error"]) for t in turns if not t["parsed"] and t.get("error")]
-    warning = None
-    if turns and len(failed) / len(turns) > UNPARSEABLE_WARNING_SHARE:  # no reply at all: not a parsing problem
-        warning = (f"{bad} of {len(turns)} model replies ({share:.0%}) were not a readable action: {len(failed)} "
-                   f"requests got no usable reply (e.g. {failed[0]:.200}); check --base-url, that the server is "
-                   "running and the transcripts")
-    elif turns and share > UNPARSEABLE_WARNING_SHARE:
-        warning = (f"{bad} of {len(turns)} model replies ({share:.0%}) were not a readable action; check that the "
-                   "suite's mode fits the model (text suites: searchgym suites lists *-text-v2) and the transcripts")
-    return {"replies": len(turns), "unparseable": bad, "unparseable_share": round(share, 4), "warning": warning}
 
 
 def _fingerprint(observation: Any) -> str:
@@ -399,5 +390,5 @@ def _final_write(open_episode: dict, transcripts: list, path: Path, model: str) 
     write_transcripts(path, transcripts)
 
 
-__all__ = ["ChatClient", "EndpointConfig", "OpenAIActor", "Reply", "choose_candidate", "env_kind",
-           "evaluate_openai", "provider", "reply_from_body", "reply_report", "run_pool"]
+__all__ = ["ChatClient", "EndpointConfig", "OpenAIActor", "Reply", "UNPARSEABLE_WARNING_SHARE", "choose_candidate",
+           "env_kind", "evaluate_openai", "provider", "reply_from_body", "reply_report", "run_pool", "unanswered"]

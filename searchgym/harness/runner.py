@@ -12,7 +12,10 @@ A run owns ``<out>/runs/<method>/seed<k>/``:
 - ``predictions.jsonl``: one :class:`~searchgym.harness.evaluate.Prediction` per test task;
 - ``result.json``: test and dev summaries and timings;
 - ``DONE``: written last. A run with ``DONE`` is never redone; a run without it is resumed
-  (the method finds its checkpoint under ``run_dir/checkpoint``);
+  (the method finds its checkpoint under ``run_dir/checkpoint``). An actor with an
+  ``unfinished_reason()`` that returns a reason (an endpoint agent whose requests mostly got no
+  reply) ends the run in :class:`RunNotFinished` before ``predictions.jsonl``, ``result.json`` and
+  ``DONE`` are written: such scores measure the server, and a re-run evaluates again;
 - ``.lock``: one writer per run folder (:class:`searchgym.fileio.FolderLock`, an ``flock`` that
   dies with its holder): a run another live process is writing comes back "busy", untouched.
 
@@ -50,6 +53,10 @@ HARNESS_VERSION = 1
 #: config.json fields that must be equal for a run directory to be resumed or reused.
 IDENTITY_KEYS = ("suite_id", "suite_hash", "method", "method_path", "seed", "budget", "policy", "policy_format",
                  "options")
+
+
+class RunNotFinished(RuntimeError):
+    """The actor played every task but says its play measured nothing (see ``unfinished_reason``)."""
 
 
 @dataclass(frozen=True)
@@ -213,6 +220,10 @@ def _execute_locked(spec: RunSpec) -> RunOutcome:
     trained = time.monotonic()
     test = evaluate_suite(spec.suite, actor, "test", spec.seed, spec.limit, progress=spec.progress, desc=f"{label} test")
     dev = evaluate_suite(spec.suite, actor, "dev", spec.seed, spec.limit, progress=spec.progress, desc=f"{label} dev")
+    unfinished = getattr(actor, "unfinished_reason", None)
+    reason = unfinished() if callable(unfinished) else None
+    if reason:  # no scores, no DONE: the run stays unfinished and a re-run plays every task again
+        raise RunNotFinished(str(reason))
     atomic_write_jsonl(folder / "predictions.jsonl", as_rows(test))
     seconds = time.monotonic() - start
     atomic_write_json(folder / "result.json", {

@@ -5,6 +5,7 @@ readable-reply warning. Every server is on 127.0.0.1."""
 from __future__ import annotations
 
 import json
+import socket
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -30,7 +31,7 @@ def _evaluate(tmp_path: Path, suite: str, endpoint: ScriptedEndpoint, *extra: st
     out = tmp_path / suite
     code = main(["evaluate", "--suite", suite, "--agent", "openai", "--model", "m", "--base-url", endpoint.base_url,
                  "--out", str(out), "--no-progress", "--concurrency", "4", *extra])
-    assert code == 0
+    assert code == 0 and (out / "DONE").is_file()
     return read_json(out / "result.json")
 
 
@@ -46,15 +47,50 @@ def test_the_oracle_replayed_through_the_endpoint_scores_one_on_every_text_suite
 
 
 @pytest.mark.parametrize(("behaviour", "suite"), [("prose", TINY_TEXT.id), ("hostile", TINY_TEXT.id),
-                                                 ("hostile", TINY_TEAM.id), ("stall", TINY_TEXT.id)])
-def test_malformed_hostile_and_stalling_servers_score_zero_and_warn(behaviour, suite, tmp_path, capsys):
-    with ScriptedEndpoint(suite, behaviour, stall=2.0) as endpoint:
+                                                 ("hostile", TINY_TEAM.id)])
+def test_malformed_and_hostile_replies_score_zero_and_warn(behaviour, suite, tmp_path, capsys):
+    """Replies that arrive but are no readable action are the model's: a finished evaluation (DONE)."""
+    with ScriptedEndpoint(suite, behaviour) as endpoint:
         result = _evaluate(tmp_path, suite, endpoint, "--agent-option", "timeout=0.5", "--agent-option", "retries=0")
     assert result["test"]["all"]["success"] == 0.0
     report = result["endpoint"]
-    if behaviour != "stall":  # a stalled request has no reply to read, but is still counted
-        assert report["unparseable_share"] > 0.5 and "not a readable action" in report["warning"]
-        assert "WARNING" in capsys.readouterr().err
+    assert report["unparseable_share"] > 0.5 and "not a readable action" in report["warning"]
+    assert "WARNING" in capsys.readouterr().err
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:  # bound, never listening: a connection to it is refused once it is closed
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.mark.parametrize("server", ["down", "stall"])
+def test_a_run_whose_requests_got_no_reply_is_not_done_and_a_rerun_evaluates_again(server, tmp_path, capsys):
+    # Before: with nothing listening (or a server stalling past the per-task timeout) every task scored 0,
+    # evaluate exited 0 and wrote DONE; run again once the server was up, it printed "already evaluated
+    # (DONE); showing it" with those zeros.
+    port, out = _free_port(), tmp_path / "ev"
+    url = f"http://127.0.0.1:{port}/v1"
+    args = ["evaluate", "--suite", TINY_TEXT.id, "--agent", "openai", "--model", "m", "--base-url", url, "--out",
+            str(out), "--no-progress", "--agent-option", "retries=0", "--agent-option", "timeout=0.5"]
+    if server == "down":
+        assert main(args) == 1
+    else:
+        with ScriptedEndpoint(TINY_TEXT, "stall", stall=2.0, port=port):
+            assert main(args) == 1
+    [line] = capsys.readouterr().err.splitlines()
+    error = "ConnectionRefusedError" if server == "down" else "TimeoutError"
+    assert line.startswith(f"searchgym evaluate: error: 36 of 36 requests to {url}/chat/completions got no reply "
+                           f"(e.g. gave up after 1 attempts ({error}")
+    assert "check --base-url and that the server is running" in line and "not marked DONE" in line
+    assert not any((out / name).exists() for name in ("DONE", "result.json", "predictions.jsonl"))
+    rows = read_jsonl(out / "transcripts.jsonl")  # kept: they show what the requests came to
+    assert rows and all(turn["error"] for row in rows for turn in row["turns"])
+    with ScriptedEndpoint(TINY_TEXT, "oracle", port=port):
+        assert main(args) == 0
+    printed = capsys.readouterr().out
+    assert "already evaluated" not in printed and "| all | 4 | 1.000 | 1.000 |" in printed
+    assert (out / "DONE").is_file() and read_json(out / "result.json")["endpoint"]["unparseable"] == 0
 
 
 def test_text_actions_on_a_candidate_suite_are_flagged(tmp_path):
