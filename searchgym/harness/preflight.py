@@ -51,12 +51,45 @@ def check_comparison(comparison: Any) -> None:
     for method in comparison.methods:
         options = {**comparison.options, **dict(method.options)}
         try:
+            if method.path.startswith(SPEC_METHOD_PREFIX) or method.path == BASELINE_METHODS["sft"]:
+                check_candidate_env(comparison.suite, comparison.policy)
             if method.path.startswith(SPEC_METHOD_PREFIX):
                 _check_spec(method.path.removeprefix(SPEC_METHOD_PREFIX), options, comparison)
             if method.path.startswith(SPEC_METHOD_PREFIX) or method.path == BASELINE_METHODS["sft"]:
                 _check_sft(options)  # a learner reads the base's settings (init=sft) and decodes as sft does
         except ValueError as exc:
             raise ValueError(f"method {method.label!r}: {exc}") from None
+
+
+#: Registered entry points whose observations are a numeric ``Box``, not candidate dicts.
+NUMERIC_ENTRY_POINTS = ("searchgym.wrappers.numeric:make_numeric", "searchgym.wrappers.parallel:make_numeric_parallel")
+
+
+def check_candidate_env(suite: Any, policy: str) -> None:
+    """The candidate policies and the supervised base read ``{"text", "candidates", "action_mask"}``.
+
+    Why: on a text or numeric env the base's build ended in a traceback (``'str' object has no
+    attribute 'get'``) and a learner failed at its first batch, each leaving a run folder that then
+    refused the corrected command. Decided from the registry and the suite's kwargs, with no world built."""
+    from searchgym.registry import spec
+
+    entry = spec(suite.env_id)
+    mode = {**entry.kwargs, **suite.kwargs}.get("action_mode")
+    what = ("numeric (a Box of hashed features)" if entry.entry_point in NUMERIC_ENTRY_POINTS
+            else "text mode (the agent writes tool calls)" if mode == "text" else None)
+    if what is None:
+        return
+    candidate_ids = [s.id for s in registered_candidate_envs()]
+    raise ValueError(f"--policy {policy} chooses among candidates, and {suite.env_id} is {what}; use a candidate "
+                     f"env ({', '.join(candidate_ids)}) or a candidate suite (searchgym suites), or "
+                     "`searchgym train --policy llm` for a model that writes its own tool calls")
+
+
+def registered_candidate_envs() -> list[Any]:
+    """The registered ids in candidate mode (what :func:`check_candidate_env` suggests)."""
+    from searchgym.registry import registered
+
+    return [s for s in registered() if s.kwargs.get("action_mode") == "candidates"]
 
 
 def _check_policy(policy: str) -> None:
