@@ -31,6 +31,7 @@ def check_comparison(comparison: Any) -> None:
 
     The learners' checks are skipped where torch is missing (a Ray cluster's nodes may hold it; the
     runs check there); the baselines' need none, nor torch."""
+    check_numeric_env(comparison)
     check_baselines(comparison)
     if all(baseline_options(m) is not None for m in comparison.methods) or importlib.util.find_spec("torch") is None:
         return
@@ -63,33 +64,54 @@ def check_comparison(comparison: Any) -> None:
 
 #: Registered entry points whose observations are a numeric ``Box``, not candidate dicts.
 NUMERIC_ENTRY_POINTS = ("searchgym.wrappers.numeric:make_numeric", "searchgym.wrappers.parallel:make_numeric_parallel")
+CANDIDATE_HINT = "use a candidate env ({}) or a candidate suite (searchgym suites)"
+
+
+def observation_kind(suite: Any) -> str | None:
+    """"numeric", "text" or "candidates": what the suite's env observes, from the registry and the
+    suite's kwargs (no world is built); None for an env that does not say."""
+    from searchgym.registry import spec
+
+    entry = spec(suite.env_id)
+    if entry.entry_point in NUMERIC_ENTRY_POINTS:
+        return "numeric"
+    return {**entry.kwargs, **suite.kwargs}.get("action_mode")
+
+
+def check_numeric_env(comparison: Any) -> None:
+    """No built-in method plays the numeric ids (a ``Box`` for Stable-Baselines3 and CleanRL).
+
+    Why: their slots are not the env's candidate indices, so the reader (which wrote text tool calls
+    there) scored 0.000 and the oracle 0.200 on SearchQA-Numeric-Easy-v0, as if those were results."""
+    if observation_kind(comparison.suite) != "numeric":
+        return
+    from searchgym.registry import spec
+
+    builtin = set(BASELINE_METHODS.values())
+    method = next((m for m in comparison.methods if m.path in builtin or m.path.startswith(SPEC_METHOD_PREFIX)), None)
+    if method is not None:
+        base = spec(comparison.suite.env_id).kwargs.get("base_id", "its candidate id")
+        raise ValueError(f"method {method.label!r}: {comparison.suite.env_id} is numeric (a Box for Stable-Baselines3 "
+                         f"and CleanRL, docs/ECOSYSTEM.md), which no built-in method plays; use {base}, the same "
+                         "env with candidate observations")
 
 
 def check_candidate_env(suite: Any, policy: str) -> None:
     """The candidate policies and the supervised base read ``{"text", "candidates", "action_mask"}``.
 
-    Why: on a text or numeric env the base's build ended in a traceback (``'str' object has no
-    attribute 'get'``) and a learner failed at its first batch, each leaving a run folder that then
-    refused the corrected command. Decided from the registry and the suite's kwargs, with no world built."""
-    from searchgym.registry import spec
-
-    entry = spec(suite.env_id)
-    mode = {**entry.kwargs, **suite.kwargs}.get("action_mode")
-    what = ("numeric (a Box of hashed features)" if entry.entry_point in NUMERIC_ENTRY_POINTS
-            else "text mode (the agent writes tool calls)" if mode == "text" else None)
-    if what is None:
-        return
-    candidate_ids = [s.id for s in registered_candidate_envs()]
-    raise ValueError(f"--policy {policy} chooses among candidates, and {suite.env_id} is {what}; use a candidate "
-                     f"env ({', '.join(candidate_ids)}) or a candidate suite (searchgym suites), or "
-                     "`searchgym train --policy llm` for a model that writes its own tool calls")
-
-
-def registered_candidate_envs() -> list[Any]:
-    """The registered ids in candidate mode (what :func:`check_candidate_env` suggests)."""
+    Why: on a text env the base's build ended in a traceback (``'str' object has no attribute
+    'get'``) and a learner failed at its first batch, each leaving a run folder that then refused
+    the corrected command."""
     from searchgym.registry import registered
 
-    return [s for s in registered() if s.kwargs.get("action_mode") == "candidates"]
+    kind = observation_kind(suite)
+    what = {"numeric": "numeric (a Box of hashed features)", "text": "text mode (the agent writes tool calls)"}.get(kind)
+    if what is None:
+        return
+    candidate_ids = [s.id for s in registered() if s.kwargs.get("action_mode") == "candidates"]
+    raise ValueError(f"--policy {policy} chooses among candidates, and {suite.env_id} is {what}; "
+                     f"{CANDIDATE_HINT.format(', '.join(candidate_ids))}, or `searchgym train --policy llm` for a "
+                     "model that writes its own tool calls")
 
 
 def _check_policy(policy: str) -> None:

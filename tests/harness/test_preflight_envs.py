@@ -18,7 +18,6 @@ from searchgym.suites import Suite, get_suite
 
 @pytest.mark.parametrize(("method", "env", "what"), [
     ("sft", "SearchQA-v0", "text mode"),
-    ("sft", "SearchQA-Numeric-Easy-v0", "numeric"),
     ("cw_grpo", "TeamSearch-v0", "text mode"),
     ("grpo", "SearchQA-Tags-v0", "text mode"),
 ])
@@ -32,6 +31,20 @@ def test_train_refuses_a_candidate_policy_on_an_env_it_cannot_read(tmp_path, cap
     assert "SearchQA-Candidates-v0" in err and "--policy llm" in err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1
     assert not out.exists()  # the corrected command is not refused as "a different run"
+
+
+@pytest.mark.parametrize("method", ["reader", "oracle", "random", "sft", "cw_grpo"])
+def test_no_built_in_method_plays_a_numeric_env(tmp_path, capsys, method):
+    """Before: the reader scored 0.000 and the oracle 0.200 on SearchQA-Numeric-Easy-v0 (its slots are not
+    the env's candidate indices), written as results; sft ended in a traceback."""
+    out = tmp_path / "run"
+    code = main(["train", "--method", method, "--env", "SearchQA-Numeric-Easy-v0", "--budget", "20",
+                 "--world-size", "tiny", "--test-size", "2", "--no-progress", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2 and not out.exists()
+    assert f"method '{method}': SearchQA-Numeric-Easy-v0 is numeric (a Box for Stable-Baselines3" in err
+    assert "use SearchQA-Candidates-Easy-v0, the same env with candidate observations" in err
+    assert len(err.strip().splitlines()) == 1
 
 
 def test_compare_refuses_sft_and_learners_on_a_text_suite_before_any_run(tmp_path):
