@@ -12,8 +12,10 @@ from typing import Any
 
 from searchgym.agents.advantages import AdvantageConfig
 from searchgym.agents.llm_losses import LLMLossConfig
+from searchgym.agents.llm_policy import PRESETS
 from searchgym.agents.llm_rollout import LLMActor, RolloutConfig
 from searchgym.agents.llm_train import LLMTrainConfig, LLMTrainer
+from searchgym.agents.model_source import check_model_source
 from searchgym.method_table import llm_spec
 from searchgym.registry import spec as env_spec
 
@@ -65,7 +67,9 @@ def config_from_args(args: Any) -> LLMTrainConfig:
     loss = LLMLossConfig(eps_low=get("eps_low"), eps_high=get("eps_high"), dual_clip=get("dual_clip"),
                          aggregation=get("aggregation") or spec.aggregation, kl_coef=get("kl_coef"),
                          entropy_coef=get("entropy_coef"), norm_length=rollout.max_episode_tokens)
-    return LLMTrainConfig(model=getattr(args, "model", None) or "random:tiny", env_id=getattr(args, "env", None)
+    model = getattr(args, "model", None) or "random:tiny"
+    check_model_source(model, presets=tuple(PRESETS))  # before any run folder: not on disk is one line, not a stale folder
+    return LLMTrainConfig(model=model, env_id=getattr(args, "env", None)
                           or "SearchQA-v0", env_kwargs=env_kwargs, method=method, group_by=get("group_by"),
                           team_mode=get("team_mode"),
                           group_size=get("group_size"), tasks_per_iteration=get("tasks_per_iteration"),

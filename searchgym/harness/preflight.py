@@ -128,6 +128,14 @@ def _check_policy_kwargs(policy: str, options: dict[str, Any]) -> None:
     from searchgym.harness.sft import policy_kwargs_of
 
     kwargs = policy_kwargs_of(options)  # the check the base's build makes
+    if policy == "hf" and kwargs.get("config") is None:  # before: HFEncoder's own words, or HF's on a bad id
+        from searchgym.agents.model_source import check_model_source
+
+        model = kwargs.get("model_name_or_path")
+        if not model:
+            raise ValueError("--policy hf encodes with a Hugging Face model: give it with --model PATH_OR_CACHED_ID "
+                             "(train) or --option 'policy_kwargs={\"model_name_or_path\": \"PATH\"}' (compare)")
+        check_model_source(str(model), "--policy hf's model")
     if not kwargs:
         return
     try:
