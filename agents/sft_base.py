@@ -14,6 +14,7 @@ from typing import Any
 
 import torch
 
+from searchgym.damaged import DamagedFile
 from searchgym.fileio import atomic_torch_save
 from searchgym.policy_format import policy_format
 
@@ -33,17 +34,19 @@ def read_base(path: str | Path) -> dict[str, Any]:
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"no supervised base at {path}; build it with the sft method or --option init=sft")
+    rebuild = f"delete {path.parent} and re-run the same command to build the base again"
     try:
         blob = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as exc:  # noqa: BLE001 - any unreadable file gets the same message
-        raise ValueError(f"{path} is not a readable supervised base ({type(exc).__name__}: {exc})") from None
+        # why DamagedFile: one line that says what to do (before: torch's words only, with no remedy)
+        raise DamagedFile(path, f"is not a readable supervised base ({type(exc).__name__}: {exc})", rebuild) from None
     policy = blob.get("policy") if isinstance(blob, dict) else None
     if (not isinstance(policy, str) or blob.get("format") != policy_format(policy)
             or not isinstance(blob.get("state_dict"), dict)):
         named = f" {policy}" if isinstance(policy, str) else ""
-        raise ValueError(f"{path} is not a supervised base of this version's{named} layout (format "
-                         f"{policy_format(policy) if isinstance(policy, str) else 'per policy'}; keys format, key, "
-                         "policy, settings, state_dict)")
+        raise DamagedFile(path, f"is not a supervised base of this version's{named} layout (format "
+                          f"{policy_format(policy) if isinstance(policy, str) else 'per policy'}; keys format, key, "
+                          "policy, settings, state_dict)", rebuild)
     return blob
 
 

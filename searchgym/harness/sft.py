@@ -36,6 +36,7 @@ from searchgym.agents.imitation import (SFTConfig, Examples, agreement, confiden
 from searchgym.agents.policy_actor import PolicyActor
 from searchgym.agents.population import Population
 from searchgym.agents.sft_base import file_sha256, load_base_into, save_base
+from searchgym.damaged import DamagedFile, warn_damaged
 from searchgym.fileio import atomic_torch_save, atomic_write_json, read_json
 from searchgym.baselines.harness_actors import baseline_actor
 from searchgym.harness.methods import RunContext
@@ -131,11 +132,16 @@ def build_base(ctx: RunContext, config: SFTConfig, key: str, folder: Path) -> No
     train = tasks(suite, "train")
     order = demonstration_order(len(train), seed)
     progress = _read_partial(folder / PARTIAL)
+    before = (0.0, 0.0) if progress is None else tuple(progress.get("build_seconds", (0.0, 0.0)))
+
+    def spent() -> list[float]:  # the build's seconds over every process that worked on it (wall, CPU)
+        return [before[0] + time.perf_counter() - start_wall, before[1] + time.process_time() - start_cpu]
+
     if progress is None:
         examples, demo_success = demonstrations(env, teacher, [train[i] for i in order[:config.sft_tasks]],
                                                 seed * 100_003)
         progress = {"examples": examples.as_dict(), "demo_success": demo_success, "round": 0, "epoch": 0,
-                    "losses": [], "dagger_success": []}
+                    "losses": [], "dagger_success": [], "build_seconds": spent()}
         atomic_torch_save(folder / PARTIAL, progress)
     elif "weights" in progress:  # killed after an epoch: go on from it (before one: the demonstrations are kept)
         policy.load_state_dict(progress["weights"])
@@ -145,7 +151,7 @@ def build_base(ctx: RunContext, config: SFTConfig, key: str, folder: Path) -> No
 
     def checkpoint() -> None:
         progress.update(examples=examples.as_dict(), weights=policy.state_dict(), optimizer=optimizer.state_dict(),
-                        generator=generator.get_state())
+                        generator=generator.get_state(), build_seconds=spent())
         atomic_torch_save(folder / PARTIAL, progress)
 
     while True:
@@ -165,7 +171,7 @@ def build_base(ctx: RunContext, config: SFTConfig, key: str, folder: Path) -> No
         progress["dagger_success"].append(success)
         progress.update(round=progress["round"] + 1, epoch=0)
         checkpoint()
-    build_seconds = (time.perf_counter() - start_wall, time.process_time() - start_cpu)
+    build_seconds = spent()
     held_out, _ = demonstrations(make_env(suite, "dev"), teacher, tasks(suite, "dev"), DEV_SEED)
     agree = agreement(policy, held_out)
     actor = PolicyActor(population, agents, decoding="sample", seed=seed)
@@ -188,13 +194,32 @@ def build_base(ctx: RunContext, config: SFTConfig, key: str, folder: Path) -> No
     (folder / PARTIAL).unlink(missing_ok=True)
 
 
+#: What ``partial.pt`` holds (and, once an epoch is fitted, ``weights``, ``optimizer``, ``generator``).
+PARTIAL_KEYS = {"examples": dict, "demo_success": float, "round": int, "epoch": int, "losses": list,
+                "dagger_success": list}
+
+
 def _read_partial(path: Path) -> dict[str, Any] | None:
+    """A killed build's progress; None (with a warning naming the file) when it is damaged or foreign.
+    Why the warning and the key check: a torn file restarted the build silently, and a file of
+    another layout ended in a KeyError traceback."""
     if not path.is_file():
         return None
     try:
-        return torch.load(path, map_location="cpu", weights_only=True)
-    except Exception:  # noqa: BLE001 - a torn or foreign file: start the build again
-        return None
+        progress = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as exc:  # noqa: BLE001 - a torn or foreign file: start the build again
+        what = f"is not a base build's progress ({type(exc).__name__}: {exc})"
+    else:
+        wrong = ["a dict"] if not isinstance(progress, dict) else [
+            key for key, kind in PARTIAL_KEYS.items() if not isinstance(progress.get(key), (kind, int) if kind is float
+                                                                          else kind)]
+        if not wrong and "weights" in progress and not {"optimizer", "generator"} <= set(progress):
+            wrong = ["optimizer", "generator"]
+        if not wrong:
+            return progress
+        what = f"is not a base build's progress (lacks {', '.join(wrong)})"
+    warn_damaged(DamagedFile(path, what), "building the base again from its beginning")
+    return None
 
 
 def base_record(meta: Mapping[str, Any]) -> dict[str, Any]:

@@ -127,7 +127,7 @@ def test_base_file_is_read_weights_only_and_checked(tmp_path):
     assert blob["policy"] == "attn" and blob["key"] == meta["key"]
     hostile = tmp_path / "hostile.pt"
     torch.save({"format": 1, "state_dict": {}, "payload": object()}, hostile)  # needs pickle to load
-    with pytest.raises(ValueError, match="hostile.pt is not a readable supervised base"):
+    with pytest.raises(ValueError, match=r"hostile.pt: is not a readable supervised base .*; delete .* and re-run the same command to build"):
         read_base(hostile)
     with pytest.raises(ValueError, match="no supervised base at"):
         read_base(tmp_path / "missing.pt")
