@@ -36,6 +36,9 @@ import torch
 
 from searchgym.fileio import atomic_write_json
 
+#: Each stage's (wall, CPU) seconds when it ran, kept across re-runs that skip it.
+STAGE_SECONDS = "stage_seconds.json"
+
 from .llm_rollout import RolloutConfig
 
 METHODS = ("grpo", "cw_grpo", "dr_grpo")
@@ -107,6 +110,7 @@ class Recipe:
         if env_kind(self.suite) != "single":
             raise ValueError(f"the recipe trains on a single-agent text suite; {config.suite!r} is not one")
         self.times: dict[str, float] = {}
+        self.skipped = [0.0, 0.0]  # (wall, CPU) seconds that earlier runs spent on the stages this run skips
 
     # ------------------------------------------------------------------------------ stages
     def tokenizer(self) -> Any:
@@ -230,28 +234,49 @@ class Recipe:
         atomic_write_json(self.out / "config.json", asdict(self.config))
         total, cpu = time.perf_counter(), time.process_time()
         tokenizer = self._timed("tokenizer", self.tokenizer)
-        base, sft_info = self._timed("sft", lambda: self.sft(tokenizer))
+        base = self.out / "sft"
+        base, sft_info = self._timed("sft", lambda: self.sft(tokenizer), base / "sft.json")
         model, tokenizer = load_model(str(base), "cpu", "float32")
-        sft_eval = self._timed("sft_eval", lambda: self.evaluate(model, tokenizer, base / "eval.json"))
+        sft_eval = self._timed("sft_eval", lambda: self.evaluate(model, tokenizer, base / "eval.json"), base / "eval.json")
         self.log(f"sft: test success {sft_eval['success']:.3f}, replies parsed {sft_eval['parse_rate']:.3f}")
         choices = None
         if self.config.choice_tasks:
-            choices = self._timed("sft_choices", lambda: self.choices(model, tokenizer, base / "choices.json"))
+            choices = self._timed("sft_choices", lambda: self.choices(model, tokenizer, base / "choices.json"),
+                                  base / "choices.json")
         free_eval = None
         if self.config.eval_unguided and self.config.guided:
             free_eval = self._timed("sft_eval_free", lambda: self.evaluate(model, tokenizer, base / "eval_free.json",
-                                                                           guided=False))
+                                                                           guided=False), base / "eval_free.json")
             self.log(f"sft, free generation: test success {free_eval['success']:.3f}, "
                      f"replies parsed {free_eval['parse_rate']:.3f}")
-        runs = {m: [self._timed(f"rl_{m}_s{s}", lambda m=m, s=s: self.rl(base, m, s)) for s in self.config.seeds]
+        runs = {m: [self._timed(f"rl_{m}_s{s}", lambda m=m, s=s: self.rl(base, m, s),
+                                self.out / "rl" / f"{m}-s{s}" / "eval.json") for s in self.config.seeds]
                 for m in self.config.methods}
         return {"sft_info": sft_info, "sft_eval": sft_eval, "sft_eval_free": free_eval, "sft_choices": choices,
                 "runs": runs,
-                "stage_seconds": self.times, "wall_seconds": time.perf_counter() - total,
-                "cpu_seconds": time.process_time() - cpu}
+                "stage_seconds": self.times, "wall_seconds": time.perf_counter() - total + self.skipped[0],
+                "cpu_seconds": time.process_time() - cpu + self.skipped[1]}
 
-    def _timed(self, name: str, stage: Callable[[], Any]) -> Any:
-        start = time.perf_counter()
+    def _timed(self, name: str, stage: Callable[[], Any], done: Path | None = None) -> Any:
+        """Run a stage and record its (wall, CPU) seconds in ``stage_seconds.json``; a stage skipped
+        because ``done`` exists keeps the seconds recorded when it ran. Why: a re-run (or a resumed
+        run) reported its own seconds, e.g. "Wall time 3 s (sft 0 s, ...)" for a 12 s recipe."""
+        record = self.out / STAGE_SECONDS
+        try:  # seconds are a report, not a result: a damaged record is started again
+            recorded = json.loads(record.read_text()) if record.is_file() else {}
+        except (OSError, ValueError):
+            recorded = {}
+        recorded = recorded if isinstance(recorded, dict) else {}
+        seconds = recorded.get(name)
+        finished = done is not None and done.is_file() and isinstance(seconds, list) and len(seconds) == 2 \
+            and all(isinstance(x, (int, float)) for x in seconds)
+        start, cpu = time.perf_counter(), time.process_time()
         value = stage()
-        self.times[name] = time.perf_counter() - start
+        spent = [time.perf_counter() - start, time.process_time() - cpu]
+        if finished:
+            self.skipped = [self.skipped[i] + recorded[name][i] - spent[i] for i in (0, 1)]
+            spent = recorded[name]
+        else:
+            atomic_write_json(record, {**recorded, name: spent})
+        self.times[name] = spent[0]
         return value
