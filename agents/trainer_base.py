@@ -15,6 +15,7 @@ step-0 row) and ``train_iteration`` (one iteration, ending in ``finish_iteration
 from __future__ import annotations
 
 import contextlib
+import math
 import gc
 import io
 from collections.abc import Callable, Iterator
@@ -71,6 +72,13 @@ def check_loop_counts(config: Any) -> None:
         value = getattr(config, name)
         if type(value) is not int or value < 1:  # bool too
             raise ValueError(f"{name} must be an integer >= 1; got {value!r}")
+    for name, least in (("budget", 0), ("seed", 0)):  # before: budget=-1 trained nothing and reported a result,
+        value = getattr(config, name)  # "abc" a TypeError, seed=-1 numpy's "expected non-negative integer"
+        if type(value) is not int or value < least:
+            raise ValueError(f"{name} must be an integer >= {least}; got {value!r}")
+    lr = getattr(config, "lr")
+    if type(lr) not in (int, float) or not 0 < lr < math.inf:  # before: torch's "Invalid learning rate: -1.0"
+        raise ValueError(f"lr must be a number > 0 (the optimiser's learning rate); got {lr!r}")
     eval_tasks = getattr(config, "eval_tasks", None)
     if eval_tasks is not None and (type(eval_tasks) is not int or eval_tasks < 1):
         raise ValueError(f"eval_tasks must be an integer >= 1 (dev tasks of the curve) or null for every dev "
