@@ -30,6 +30,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "recipe": ("searchgym.commands.recipe", "run a whole recipe: `searchgym recipe tiny-lm` (from-scratch LM, SFT, RL)"),
 }
 
+#: Commands whose output folder a re-run of the same command resumes.
+RESUMABLE = ("train", "compare", "recipe")
 
 DESCRIPTION = """\
 searchgym: seeded, fictional search worlds for training and comparing search agents with RL.
@@ -98,8 +100,9 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # `searchgym suites --json | head -1`: the reader has what it wanted
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the exit flush goes nowhere
         return 1
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
+    except KeyboardInterrupt:  # the resumable commands say how to go on (before: only "interrupted")
+        resume = "; re-run the same command to resume (finished work is kept)" if args.command in RESUMABLE else ""
+        print(f"interrupted{resume}", file=sys.stderr)
         return 130
     except ImportError as exc:  # an optional dependency (an extra) that is not installed
         message = missing_extra_message(f"searchgym {args.command}", exc)
