@@ -64,10 +64,24 @@ def load_runs(out: Path | str, labels: Sequence[str], seeds: Sequence[int]) -> l
             folder = run_dir(out, label, seed)
             if not is_done(folder):
                 continue
-            records.append(RunRecord(label, seed, read_json(folder / "config.json", expect=dict),
-                                     read_json(folder / "result.json", expect=dict),
+            records.append(RunRecord(label, seed, finished_json(folder, "config.json"),
+                                     finished_json(folder, "result.json"),
                                      finished_predictions(folder), read_jsonl(folder / "metrics.jsonl")))
     return records
+
+
+def finished_json(folder: Path, name: str) -> dict[str, Any]:
+    """A finished run's JSON file; damaged or missing, a :class:`DamagedFile` whose remedy redoes the run's
+    end. Why: a damaged result.json said "delete it and re-run", and the re-run then stopped at
+    "[Errno 2] No such file or directory" (the run's DONE still said it was finished)."""
+    path = folder / name
+    redo = f"delete {folder / 'DONE'} and re-run the same command to evaluate the run again"
+    try:
+        return read_json(path, expect=dict)
+    except FileNotFoundError:
+        raise DamagedFile(path, "is missing from a finished run", redo) from None
+    except DamagedFile as exc:
+        raise DamagedFile(path, exc.what, redo) from None
 
 
 def finished_predictions(folder: Path) -> list[dict[str, Any]]:
