@@ -19,6 +19,8 @@ from searchgym.suites import get_suite
 
 #: Policy backbone -> the optional module it loads besides torch.
 POLICY_MODULES = {"minilm": "sentence_transformers", "hf": "transformers", "llm": "transformers"}
+#: The default --reference; when it is not among --methods the report takes the first learning method.
+REFERENCE = "cw_grpo"
 
 
 def parse_seeds(text: str) -> list[int]:
@@ -71,7 +73,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workers", type=int, default=1, help="parallel worker processes (1 runs inline)")
     parser.add_argument("--out", required=True, type=Path, help="output folder (re-use it to resume)")
     parser.add_argument("--policy", default="hash", help="policy backbone for learning methods: hash, attn, minilm, hf")
-    parser.add_argument("--reference", default="cw_grpo", help="method tested against every other")
+    parser.add_argument("--reference", default=REFERENCE, help="method tested against every other")
     parser.add_argument("--option", action="append", metavar="KEY=VALUE", help="method option (repeatable)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
     parser.add_argument("--executor", choices=("local", "ray"), default="local",
@@ -92,6 +94,10 @@ def run(args: argparse.Namespace) -> int:
                             reference=args.reference, options=parse_options(args.option),
                             executor=args.executor, ray_address=args.ray_address, retries=args.retries,
                             logger=args.logger)
+    labels = [m.label for m in comparison.methods]
+    if args.reference != REFERENCE and args.reference not in labels:  # before: silently another reference
+        raise ValueError(f"--reference {args.reference!r} is not one of --methods ({', '.join(labels)}); the default, "
+                         f"{REFERENCE}, gives way to the first learning method when it is not among them")
     # Ray runs train on the cluster's nodes, which may hold torch where this process has none.
     require_extras("searchgym compare", comparison.methods if args.executor == "local" else [], args.policy)
     check_comparison(comparison)

@@ -62,6 +62,9 @@ class Comparison:
             raise ValueError(f"workers must be a positive int, got {self.workers!r}")
         if not self.seeds or any(isinstance(s, bool) or not isinstance(s, int) or s < 0 for s in self.seeds):
             raise ValueError(f"seeds must be non-negative ints, got {self.seeds!r}")
+        repeated = sorted({s for s in self.seeds if list(self.seeds).count(s) > 1})
+        if repeated:  # before: --seeds 0,0 ran seed 0 once and counted it twice in every interval
+            raise ValueError(f"seeds must be distinct; repeated: {', '.join(map(str, repeated))}")
         if self.executor not in EXECUTORS:
             raise ValueError(f"unknown executor {self.executor!r}; accepted: {', '.join(EXECUTORS)}")
         if self.executor == "local" and (self.ray_address is not None or self.retries is not None):
