@@ -20,11 +20,11 @@ from types import SimpleNamespace
 from searchgym.commands.compare import require_extras
 from searchgym.damaged import DamagedFile
 from searchgym.extras import require_installed
-from searchgym.fileio import read_json
 from searchgym.harness.loggers import LOGGERS
 from searchgym.harness.methods import METHODS, resolve_method
 from searchgym.harness.preflight import check_comparison
 from searchgym.harness.provenance import resolve_device
+from searchgym.harness.report import finished_json
 from searchgym.harness.runner import RunSpec, execute_run
 from searchgym.method_table import llm_spec
 from searchgym.registry import spec as env_spec
@@ -148,7 +148,7 @@ def run(args: argparse.Namespace) -> int:
                    folder=Path(args.out), logger=args.logger)
     outcome = execute_run(spec)
     path = Path(outcome.run_dir) / "result.json"
-    result = read_json(path, expect=dict)
+    result = finished_json(Path(outcome.run_dir), "result.json")  # damaged or missing: delete DONE, re-run
     try:
         test = {key: float(result["test"]["all"][key]) for key in ("success", "f1")}
     except (KeyError, TypeError, ValueError):
