@@ -15,9 +15,9 @@ step-0 row) and ``train_iteration`` (one iteration, ending in ``finish_iteration
 from __future__ import annotations
 
 import contextlib
-import math
 import gc
 import io
+import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -76,7 +76,7 @@ def check_loop_counts(config: Any) -> None:
         value = getattr(config, name)  # "abc" a TypeError, seed=-1 numpy's "expected non-negative integer"
         if type(value) is not int or value < least:
             raise ValueError(f"{name} must be an integer >= {least}; got {value!r}")
-    lr = getattr(config, "lr")
+    lr = config.lr
     if type(lr) not in (int, float) or not 0 < lr < math.inf:  # before: torch's "Invalid learning rate: -1.0"
         raise ValueError(f"lr must be a number > 0 (the optimiser's learning rate); got {lr!r}")
     eval_tasks = getattr(config, "eval_tasks", None)

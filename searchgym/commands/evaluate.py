@@ -28,7 +28,13 @@ from pathlib import Path
 from searchgym.commands.compare import parse_options
 from searchgym.damaged import DamagedFile
 from searchgym.fileio import atomic_write_json, read_json, read_jsonl
-from searchgym.harness.methods import AGENT_PROVIDERS, MethodRef, check_agent_options, check_label, resolve_agent
+from searchgym.harness.methods import (
+    AGENT_PROVIDERS,
+    MethodRef,
+    check_agent_options,
+    check_label,
+    resolve_agent,
+)
 from searchgym.harness.runner import RunNotFinished, RunSpec, execute_run
 from searchgym.suites import get_suite
 

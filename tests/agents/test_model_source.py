@@ -13,8 +13,9 @@ import pytest
 pytest.importorskip("transformers")
 huggingface_hub = pytest.importorskip("huggingface_hub")
 
-from searchgym.agents.model_source import check_model_source  # noqa: E402
-from searchgym.cli import main  # noqa: E402
+from searchgym.agents.model_source import check_model_source
+
+from searchgym.cli import main
 
 PRESETS = ("tiny", "qwen2-0.5b")
 

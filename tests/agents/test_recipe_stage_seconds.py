@@ -13,7 +13,7 @@ import pytest
 
 pytest.importorskip("torch")
 
-from searchgym.agents.tiny_lm_recipe import STAGE_SECONDS, Recipe, RecipeConfig  # noqa: E402
+from searchgym.agents.tiny_lm_recipe import STAGE_SECONDS, Recipe, RecipeConfig
 
 
 def _stage(done, seconds: float):

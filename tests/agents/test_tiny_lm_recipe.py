@@ -43,7 +43,9 @@ def test_smoke_recipe_runs_every_stage_and_resumes(tmp_path: Path, capsys) -> No
     assert main(args) == 0  # every stage is on disk: the re-run reads it back
     again = json.loads((out / "results.json").read_text())
     assert again["methods"] == results["methods"] and again["sft"] == results["sft"]
-    assert again["wall_seconds"] < results["wall_seconds"]
+    # the skipped stages report the seconds they took when they ran (the tokenizer is rebuilt, not skipped)
+    kept = {name: seconds for name, seconds in results["stage_seconds"].items() if name != "tokenizer"}
+    assert kept and {name: again["stage_seconds"][name] for name in kept} == kept
 
 
 def test_bad_options_are_refused_in_one_line(tmp_path: Path, capsys) -> None:

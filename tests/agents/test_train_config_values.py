@@ -11,7 +11,7 @@ import pytest
 
 pytest.importorskip("torch")
 
-from searchgym.agents.train import TrainConfig  # noqa: E402
+from searchgym.agents.train import TrainConfig
 
 
 @pytest.mark.parametrize(("field", "value", "said"), [

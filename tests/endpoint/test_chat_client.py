@@ -18,7 +18,6 @@ from pathlib import Path
 import pytest
 
 from searchgym.cli import main
-from searchgym.fileio import read_json
 from searchgym.endpoint.chat_client import ChatClient, EndpointConfig
 from searchgym.endpoint.openai_agent import evaluate_openai, reply_from_body
 from searchgym.endpoint.raw_server import RawServer, drip
@@ -139,5 +138,6 @@ def test_the_evaluate_command_against_a_server_that_never_answers_ends(raw_serve
                  "--agent-option", f"timeout={TIMEOUT}", "--agent-option", "retries=2", "--concurrency", "3",
                  "--out", str(out), "--no-progress"])
     elapsed = time.monotonic() - start
-    assert code == 0 and read_json(out / "result.json")["test"]["all"]["success"] == 0.0
+    # no reply at all is no measurement: not DONE, no scores, exit 1 (a re-run evaluates again)
+    assert code == 1 and not (out / "DONE").exists() and not (out / "result.json").exists()
     assert elapsed < 2 * TIMEOUT + SLACK + 5.0, elapsed  # two splits (test, dev), each one wave of the pool

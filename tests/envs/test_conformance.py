@@ -145,5 +145,5 @@ def test_a_reset_refused_first_leaves_the_env_usable(make):
     with pytest.raises(ValueError, match="accepted: task_id"):
         env.reset(options={"tsk": 1})
     env.reset(seed=0)
-    obs, reward, terminated, truncated, info = env.step('<answer>nobody</answer>')
+    obs, _, terminated, _, _ = env.step("<answer>nobody</answer>")
     assert terminated and isinstance(obs, str)

@@ -6,6 +6,7 @@ import re
 
 import pytest
 import torch
+
 from searchgym.damaged import DamagedFileWarning
 from searchgym.fileio import read_json
 from searchgym.harness.methods import RunContext
