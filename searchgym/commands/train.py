@@ -21,7 +21,7 @@ from searchgym.commands.compare import require_extras
 from searchgym.damaged import DamagedFile
 from searchgym.extras import require_installed
 from searchgym.harness.loggers import LOGGERS
-from searchgym.harness.methods import METHODS, resolve_method
+from searchgym.harness.methods import BASELINE_METHODS, METHODS, resolve_method
 from searchgym.harness.preflight import check_comparison
 from searchgym.harness.provenance import resolve_device
 from searchgym.harness.report import finished_json
@@ -56,12 +56,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
 
 
+#: Methods that train nothing (``sft`` fits a base instead: its own line in the plan).
+NO_TRAINING = tuple(name for name in BASELINE_METHODS if name != "sft")
+
+
 def describe_plan(args: argparse.Namespace) -> str:
     """What ``train`` with these arguments does, in words."""
     return (f"searchgym train: {args.method} on {args.env} (world seed {args.world_seed}, size {args.world_size}, "
             f"families {args.families or 'as the env sets them'}, difficulty {args.difficulty or 'as the env sets it'}), "
-            f"{args.budget} training env steps, seed {args.seed}, policy {args.policy}, device {args.device}; "
+            f"{_training(args)}, seed {args.seed}, policy {args.policy}, device {args.device}; "
             f"then the test split ({args.test_size} tasks). Files (resumable) in {args.out}/.")
+
+
+def _training(args: argparse.Namespace) -> str:
+    """What the run trains. Why: the plan said "20000 training env steps" for sft and the baselines,
+    which spend no env-step budget."""
+    if args.method == "sft":
+        return "a supervised base fitted to demonstrations (the reader's by default; --budget is not spent)"
+    if args.method in NO_TRAINING:
+        return "no training (a baseline)"
+    return f"{args.budget} training env steps"
 
 
 def _print_defaults() -> None:

@@ -1,0 +1,27 @@
+"""The plan `searchgym train` prints says what the method trains."""
+
+from __future__ import annotations
+
+import pytest
+
+from searchgym.cli import main
+
+BASE = ["train", "--env", "SearchQA-Candidates-v0", "--world-size", "tiny", "--budget", "700", "--test-size", "2",
+        "--no-progress"]
+
+
+@pytest.mark.parametrize("method, said", [
+    ("cw_grpo", "700 training env steps"),
+    ("sft", "a supervised base fitted to demonstrations (the reader's by default; --budget is not spent)"),
+    ("random", "no training (a baseline)"),
+    ("reader", "no training (a baseline)"),
+])
+def test_the_plan_says_what_each_method_trains(tmp_path, capsys, monkeypatch, method, said) -> None:
+    """Before: "700 training env steps" for sft and the baselines too, which spend no env-step budget."""
+    import searchgym.commands.train as train
+
+    monkeypatch.setattr(train, "execute_run", lambda spec: (_ for _ in ()).throw(KeyboardInterrupt))
+    main([*BASE, "--method", method, "--out", str(tmp_path / method)])  # stops after the plan
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.startswith(f"searchgym train: {method} on SearchQA-Candidates-v0") and said in first
+    assert ("training env steps" in first) == (method == "cw_grpo")
