@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from .config_checks import check_counts, check_rate
 from .policy import CandidatePolicy
 
 DEMONSTRATORS = ("reader", "oracle")
@@ -43,13 +44,9 @@ class SFTConfig:
     def __post_init__(self) -> None:
         if self.sft_demonstrator not in DEMONSTRATORS:
             raise ValueError(f"unknown sft_demonstrator {self.sft_demonstrator!r}; accepted: {', '.join(DEMONSTRATORS)}")
-        for name, least in (("sft_tasks", 1), ("sft_epochs", 1), ("sft_batch_size", 1), ("sft_dagger_rounds", 0),
-                            ("sft_dagger_tasks", 0)):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < least:
-                raise ValueError(f"{name} must be an integer >= {least}; got {value!r}")
-        if isinstance(self.sft_lr, bool) or not isinstance(self.sft_lr, (int, float)) or not self.sft_lr > 0:
-            raise ValueError(f"sft_lr must be a number > 0; got {self.sft_lr!r}")
+        check_counts(self, (("sft_tasks", 1), ("sft_epochs", 1), ("sft_batch_size", 1), ("sft_dagger_rounds", 0),
+                            ("sft_dagger_tasks", 0)))
+        check_rate("sft_lr", self.sft_lr)
 
 
 @dataclass

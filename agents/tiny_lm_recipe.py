@@ -36,11 +36,10 @@ import torch
 
 from searchgym.fileio import atomic_write_json
 
-#: Each stage's (wall, CPU) seconds when it ran, kept across re-runs that skip it.
-STAGE_SECONDS = "stage_seconds.json"
-
 from .llm_rollout import RolloutConfig
 
+#: Each stage's (wall, CPU) seconds when it ran, kept across re-runs that skip it.
+STAGE_SECONDS = "stage_seconds.json"
 METHODS = ("grpo", "cw_grpo", "dr_grpo")
 TOKENIZERS = ("trailing-space", "shipped")
 
@@ -111,6 +110,7 @@ class Recipe:
             raise ValueError(f"the recipe trains on a single-agent text suite; {config.suite!r} is not one")
         self.times: dict[str, float] = {}
         self.skipped = [0.0, 0.0]  # (wall, CPU) seconds that earlier runs spent on the stages this run skips
+        self.recorded = _read_seconds(self.out / STAGE_SECONDS)  # stage -> [wall, CPU] when it ran
 
     # ------------------------------------------------------------------------------ stages
     def tokenizer(self) -> Any:
@@ -261,22 +261,27 @@ class Recipe:
         """Run a stage and record its (wall, CPU) seconds in ``stage_seconds.json``; a stage skipped
         because ``done`` exists keeps the seconds recorded when it ran. Why: a re-run (or a resumed
         run) reported its own seconds, e.g. "Wall time 3 s (sft 0 s, ...)" for a 12 s recipe."""
-        record = self.out / STAGE_SECONDS
-        try:  # seconds are a report, not a result: a damaged record is started again
-            recorded = json.loads(record.read_text()) if record.is_file() else {}
-        except (OSError, ValueError):
-            recorded = {}
-        recorded = recorded if isinstance(recorded, dict) else {}
-        seconds = recorded.get(name)
+        seconds = self.recorded.get(name)
         finished = done is not None and done.is_file() and isinstance(seconds, list) and len(seconds) == 2 \
             and all(isinstance(x, (int, float)) for x in seconds)
         start, cpu = time.perf_counter(), time.process_time()
         value = stage()
         spent = [time.perf_counter() - start, time.process_time() - cpu]
         if finished:
-            self.skipped = [self.skipped[i] + recorded[name][i] - spent[i] for i in (0, 1)]
-            spent = recorded[name]
+            self.skipped = [self.skipped[i] + seconds[i] - spent[i] for i in (0, 1)]
+            spent = seconds
         else:
-            atomic_write_json(record, {**recorded, name: spent})
+            self.recorded[name] = spent
+            atomic_write_json(self.out / STAGE_SECONDS, self.recorded)
         self.times[name] = spent[0]
         return value
+
+
+def _read_seconds(path: Path) -> dict[str, Any]:
+    """The stages' recorded seconds; a missing or damaged record is an empty one (seconds are a
+    report, not a result: the stages it names are timed again)."""
+    try:
+        recorded = json.loads(path.read_text()) if path.is_file() else {}
+    except (OSError, ValueError):
+        return {}
+    return recorded if isinstance(recorded, dict) else {}

@@ -45,7 +45,8 @@ from .rl_tasks import check_rl_task_options, rl_train_tasks
 from .policy_actor import DECODINGS, DEV_DECODING_SEED
 from .sft_base import load_base_into
 from .rollout import RolloutStats, collect_parallel, collect_vector, evaluate_single
-from .trainer_base import METRICS, TrainerBase, TrainState, check_loop_counts
+from .config_checks import check_run_numbers
+from .trainer_base import METRICS, TrainerBase, TrainState
 from .update_batch import UpdateBatch
 
 #: Step-0 dev scores by (env, dev tasks, initial weights); see ``Trainer._start_point``.
@@ -108,7 +109,7 @@ class TrainConfig:
         if self.init not in INITS:
             raise ValueError(f"unknown init {self.init!r}; accepted: {', '.join(INITS)}")
         check_rl_task_options(self)
-        check_loop_counts(self)
+        check_run_numbers(self)
         for section, kind in (("advantage", AdvantageConfig), ("loss", LossConfig), ("calibration", CalibrationConfig),
                               ("sft", SFTConfig)):
             value = getattr(self, section)

@@ -17,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import gc
 import io
-import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -62,27 +61,6 @@ def _mismatch(exc: BaseException) -> str:
     if isinstance(exc, KeyError):
         return f"does not fit this run (no {text!r} in it)"
     return f"does not fit this run ({text[:300]})"
-
-
-def check_loop_counts(config: Any) -> None:
-    """Refuse loop sizes below 1 (``group_size``, ``tasks_per_iteration``, ``eval_every``): 0 would
-    otherwise fail mid-run with an IndexError or a division by zero instead of naming the option.
-    ``eval_tasks`` (None: every dev task) too: 0 gave a NaN dev score, -1 dropped the last task."""
-    for name in ("group_size", "tasks_per_iteration", "eval_every"):
-        value = getattr(config, name)
-        if type(value) is not int or value < 1:  # bool too
-            raise ValueError(f"{name} must be an integer >= 1; got {value!r}")
-    for name, least in (("budget", 0), ("seed", 0)):  # before: budget=-1 trained nothing and reported a result,
-        value = getattr(config, name)  # "abc" a TypeError, seed=-1 numpy's "expected non-negative integer"
-        if type(value) is not int or value < least:
-            raise ValueError(f"{name} must be an integer >= {least}; got {value!r}")
-    lr = config.lr
-    if type(lr) not in (int, float) or not 0 < lr < math.inf:  # before: torch's "Invalid learning rate: -1.0"
-        raise ValueError(f"lr must be a number > 0 (the optimiser's learning rate); got {lr!r}")
-    eval_tasks = getattr(config, "eval_tasks", None)
-    if eval_tasks is not None and (type(eval_tasks) is not int or eval_tasks < 1):
-        raise ValueError(f"eval_tasks must be an integer >= 1 (dev tasks of the curve) or null for every dev "
-                         f"task; got {eval_tasks!r}")
 
 
 @dataclass

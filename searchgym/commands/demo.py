@@ -13,6 +13,7 @@ from tqdm import tqdm
 from searchgym.baselines import OracleAgent, RandomAgent
 from searchgym.envs.search import SearchEnv
 from searchgym.harness.evaluate import play_session_agent, summarise_predictions
+from searchgym.world.generate import size_from_text
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -35,8 +36,8 @@ def format_table(rows: dict[str, dict[str, dict[str, float]]]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    size = int(args.world_size) if str(args.world_size).isdigit() else args.world_size
-    env = SearchEnv(action_mode=args.mode, world_seed=args.world_seed, world_size=size, split=args.split)
+    env = SearchEnv(action_mode=args.mode, world_seed=args.world_seed, world_size=size_from_text(args.world_size),
+                    split=args.split)
     tasks = env.tasks.tasks(args.split)
     rows = {}
     for agent in (RandomAgent(seed=args.seed), OracleAgent()):

@@ -25,6 +25,7 @@ import searchgym
 from searchgym.action_types import Action, ParseError
 from searchgym.actions import TOOL_FORMATS, accepted_forms, format_action, parse_action
 from searchgym.tools.toolkit import TOOL_NAMES
+from searchgym.world.generate import size_from_text
 
 HELP = ("Type an action and press Enter (text mode), or a candidate's number (candidate mode). "
         ":q quits, :help shows this again.")
@@ -131,8 +132,7 @@ class _Console:
 
 
 def _env_kwargs(world_size: str, world_seed: int, split: str | None) -> dict[str, Any]:
-    size: str | int = int(world_size) if str(world_size).isdigit() else world_size
-    kwargs: dict[str, Any] = {"world_size": size, "world_seed": world_seed}
+    kwargs: dict[str, Any] = {"world_size": size_from_text(world_size), "world_seed": world_seed}
     if split is not None:
         kwargs["split"] = split
     return kwargs

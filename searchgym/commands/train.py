@@ -30,7 +30,7 @@ from searchgym.method_table import llm_spec
 from searchgym.registry import spec as env_spec
 from searchgym.suites import Suite
 from searchgym.world import FAMILIES
-from searchgym.world.generate import resolve_size
+from searchgym.world.generate import resolve_size, size_from_text
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -102,7 +102,7 @@ def check_settings(args: argparse.Namespace) -> None:
                                      ("--test-size", args.test_size, 1, "test tasks")):
         if value < least:
             raise ValueError(f"{flag} must be an int >= {least} ({what}), got {value}")
-    resolve_size(world_size(args))  # "unknown world size 'huge'; accepted: tiny, small, ..."
+    resolve_size(size_from_text(args.world_size))  # "unknown world size 'huge'; accepted: tiny, small, ..."
     unknown = [f for f in families_of(args) or () if f not in FAMILIES]
     if unknown:
         raise ValueError(f"--families: unknown task family {', '.join(map(repr, unknown))}; accepted: "
@@ -110,15 +110,12 @@ def check_settings(args: argparse.Namespace) -> None:
     resolve_device(args.device)  # "unknown device 'gpu'; accepted: auto, cpu, cuda or cuda:N"
 
 
-def world_size(args: argparse.Namespace) -> str | int:
-    return int(args.world_size) if str(args.world_size).isdigit() else args.world_size
-
-
 def families_of(args: argparse.Namespace) -> tuple[str, ...] | None:
     return tuple(f.strip() for f in args.families.split(",")) if args.families else None
 
 
-def parse_options(text: str) -> dict:
+def json_options(text: str) -> dict:
+    """``--options`` as a dict (``compare``'s ``parse_options`` reads repeated KEY=VALUE instead)."""
     try:
         options = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -144,11 +141,11 @@ def run(args: argparse.Namespace) -> int:
         print(describe_plan(args), flush=True)
         return int(train_from_args(args) or 0)
     require_extras("searchgym train", [resolve_method(args.method)], args.policy, plots=False)
-    options = parse_options(args.options)
+    options = json_options(args.options)
     if args.model:
         options.setdefault("policy_kwargs", {})["model_name_or_path"] = args.model
     suite = Suite(id=f"train-{args.env}", version=0, env_id=args.env, world_seed=args.world_seed,
-                  world_size=world_size(args), families=families_of(args), difficulty=args.difficulty,
+                  world_size=size_from_text(args.world_size), families=families_of(args), difficulty=args.difficulty,
                   test_size=args.test_size, description="ad-hoc suite of `searchgym train`")
     method = resolve_method(args.method)
     # as `compare` does: a bad option or policy is one error before the run folder is made (a folder

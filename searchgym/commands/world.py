@@ -7,6 +7,7 @@ import json
 from dataclasses import asdict
 
 from searchgym.world import shared_world
+from searchgym.world.generate import size_from_text
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -17,8 +18,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    size = int(args.size) if str(args.size).isdigit() else args.size
-    world = shared_world(args.seed, size)
+    world = shared_world(args.seed, size_from_text(args.size))
     stats = asdict(world.stats())
     if args.json:
         print(json.dumps({"seed": args.seed, "size": world.size, "fingerprint": world.fingerprint, **stats}, indent=2))

@@ -16,16 +16,17 @@ DIFFICULTIES = ("easy", "hard")
 RESET_OPTIONS = ("task_id", "split")
 
 
-def reset_options(options: Any) -> dict[str, Any] | None:
-    """``reset(options=...)`` checked before the env changes: None or a dict with string keys. Why:
-    a list or a string otherwise fails deep inside ("cannot convert dictionary update sequence")."""
+def reset_options(options: Any) -> Mapping[str, Any] | None:
+    """``reset(options=...)`` checked before the env changes: None or a dict with string keys, returned
+    as given (the episode record and :meth:`TaskPicker.pick` copy it). Why: a list or a string
+    otherwise fails deep inside ("cannot convert dictionary update sequence")."""
     if options is None:
         return None
     if not isinstance(options, Mapping) or not all(isinstance(key, str) for key in options):
         raise TypeError(f"reset options must be a dict with string keys (or None); accepted keys: "
                         f"{', '.join(RESET_OPTIONS)}, e.g. {{'split': 'test'}}; got {type(options).__name__} "
                         f"{options!r:.80}")
-    return dict(options)
+    return options
 
 
 class TaskPicker:

@@ -18,6 +18,7 @@ from searchgym.agents.llm_train import LLMTrainConfig, LLMTrainer
 from searchgym.agents.model_source import check_model_source
 from searchgym.method_table import llm_spec
 from searchgym.registry import spec as env_spec
+from searchgym.world.generate import size_from_text
 
 #: attributes of ``args`` (or keys of its ``options`` JSON) that train_from_args reads, with defaults
 OPTIONAL_ARGS: dict[str, Any] = {
@@ -57,8 +58,8 @@ def config_from_args(args: Any) -> LLMTrainConfig:
         if value is not None:
             if key == "families" and isinstance(value, str):
                 value = [f.strip() for f in value.split(",") if f.strip()]
-            if key == "world_size" and str(value).isdigit():
-                value = int(value)
+            if key == "world_size":
+                value = size_from_text(value)
             env_kwargs[key] = value
     rollout = RolloutConfig(max_turns=get("max_turns"), max_new_tokens=get("max_new_tokens"),
                             max_episode_tokens=get("max_episode_tokens"))

@@ -51,13 +51,14 @@ def check_comparison(comparison: Any) -> None:
                 raise ValueError(f"method {method.label!r}: {exc}") from None
     for method in comparison.methods:
         options = {**comparison.options, **dict(method.options)}
+        learner = method.path.startswith(SPEC_METHOD_PREFIX)
+        if not learner and method.path != BASELINE_METHODS["sft"]:
+            continue
         try:
-            if method.path.startswith(SPEC_METHOD_PREFIX) or method.path == BASELINE_METHODS["sft"]:
-                check_candidate_env(comparison.suite, comparison.policy)
-            if method.path.startswith(SPEC_METHOD_PREFIX):
+            check_candidate_env(comparison.suite, comparison.policy)  # a candidate policy plays either
+            if learner:
                 _check_spec(method.path.removeprefix(SPEC_METHOD_PREFIX), options, comparison)
-            if method.path.startswith(SPEC_METHOD_PREFIX) or method.path == BASELINE_METHODS["sft"]:
-                _check_sft(options)  # a learner reads the base's settings (init=sft) and decodes as sft does
+            _check_sft(options)  # a learner reads the base's settings (init=sft) and decodes as sft does
         except ValueError as exc:
             raise ValueError(f"method {method.label!r}: {exc}") from None
 

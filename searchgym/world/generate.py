@@ -51,6 +51,12 @@ def resolve_size(size: str | int) -> tuple[str, int]:
     return size, SIZES[size]
 
 
+def size_from_text(size: str | int) -> str | int:
+    """A world size as typed on a command line or in JSON options: digits are an int scale ("24"),
+    anything else a preset name (checked by :func:`resolve_size`)."""
+    return int(size) if str(size).isdigit() else size
+
+
 def check_seed(seed: object) -> int:
     """Seeds are non-negative ints (numpy ints accepted); anything else is a clear error."""
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):

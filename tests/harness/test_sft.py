@@ -114,11 +114,16 @@ def test_an_interrupted_build_resumes_to_the_same_base(tmp_path, monkeypatch):
         build_base(_ctx(tmp_path / "b"), config, key, folder)
     partial = torch.load(folder / PARTIAL, weights_only=True)
     assert partial["epoch"] == 1 and not (folder / "base.pt").exists()
+    first_wall, first_cpu = partial["build_seconds"]  # what the killed process spent
+    assert first_wall > 0 and first_cpu > 0
     calls["n"] = 10  # counts the epochs the resumed build fits: only the second one is left
     resumed = ensure_base(_ctx(tmp_path / "b"), config)
     assert calls["n"] == 11
     assert resumed["sha256"] == uninterrupted["sha256"]  # the same weights as without the kill
     assert not (folder / PARTIAL).exists()
+    # the build's time is every process's (before: only the one that finished it, so a resumed base looked cheaper)
+    meta = read_json(folder / "base.json")
+    assert meta["build_wall_seconds"] >= round(first_wall, 2) and meta["build_cpu_seconds"] >= round(first_cpu, 2)
 
 
 def test_base_file_is_read_weights_only_and_checked(tmp_path):

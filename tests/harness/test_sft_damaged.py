@@ -1,4 +1,4 @@
-"""The supervised base's files when someone damaged them: partial.pt, base.pt; and a resumed build's time."""
+"""The supervised base's files when someone damaged them: partial.pt, base.pt."""
 
 from __future__ import annotations
 
@@ -48,32 +48,6 @@ def test_a_damaged_partial_build_is_named_and_built_again(tmp_path, content, sai
     assert (meta["examples"], meta["shown_tasks"], len(meta["losses"])) == \
         (clean["examples"], clean["shown_tasks"], clean["settings"]["sft_epochs"])
     assert not (folder / PARTIAL).exists()
-
-
-def test_a_resumed_build_reports_the_time_of_every_process_that_built_it(tmp_path, monkeypatch):
-    """Before: base.json's build_wall_seconds and build_cpu_seconds counted only the process that
-    finished the build, so an interrupted base looked cheaper than it was."""
-    from searchgym.harness import sft as sft_module
-
-    folder = _folder(tmp_path)
-    real_fit = sft_module.fit_epoch
-    calls = {"n": 0}
-
-    def dies_in_second_epoch(*args, **kwargs):
-        calls["n"] += 1
-        if calls["n"] == 2:
-            raise KeyboardInterrupt("killed")
-        return real_fit(*args, **kwargs)
-
-    monkeypatch.setattr(sft_module, "fit_epoch", dies_in_second_epoch)
-    with pytest.raises(KeyboardInterrupt):
-        build_base(_ctx(tmp_path), sft_config(SFT), folder.name, folder)
-    first_wall, first_cpu = torch.load(folder / PARTIAL, weights_only=True)["build_seconds"]
-    assert first_wall > 0 and first_cpu > 0
-    monkeypatch.setattr(sft_module, "fit_epoch", real_fit)
-    build_base(_ctx(tmp_path), sft_config(SFT), folder.name, folder)
-    meta = read_json(folder / "base.json")
-    assert meta["build_wall_seconds"] >= round(first_wall, 2) and meta["build_cpu_seconds"] >= round(first_cpu, 2)
 
 
 def test_a_damaged_base_file_says_which_folder_to_delete(tmp_path):
