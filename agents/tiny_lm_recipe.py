@@ -19,7 +19,8 @@ is done (delete a stage's folder to redo it):
    writes ``results.json`` and ``RESULTS.md``.
 
 There is no next-token pretraining stage: on two CPU cores its time is better spent on SFT (see
-docs/llm.md). Threads: ``torch.set_num_threads(threads)`` (1 by default).
+docs/llm.md). Threads: ``torch.set_num_threads(threads)`` (1 by default). ``device="cuda"`` runs
+every stage on a GPU, still in float32 (the sizes are tiny; the documented figures are CPU).
 """
 
 from __future__ import annotations
@@ -73,10 +74,15 @@ class RecipeConfig:
     choice_tasks: int = 100  # dev tasks whose reader episodes score the SFT model per kind of choice (0: none)
     eval_batch: int = 50
     threads: int = 1
+    device: str = "cpu"  # "cuda" runs every stage on a GPU in float32 (the documented figures are CPU)
     rollout: dict[str, Any] = field(default_factory=dict)  # extra RolloutConfig fields
 
     def __post_init__(self) -> None:
+        from searchgym.harness.provenance import resolve_device
+
         from .tiny_lm import TINY_SHAPES
+
+        self.device = resolve_device(str(self.device))
 
         self.methods, self.seeds = tuple(self.methods), tuple(int(s) for s in self.seeds)
         bad = [m for m in self.methods if m not in METHODS]
@@ -141,7 +147,7 @@ class Recipe:
                                          seed=cfg.model_seed, guided=cfg.sft_guided)
         kept = [t for t in transcripts if t.success]  # the reader's solved episodes
         data_seconds = time.perf_counter() - start
-        model = new_tiny_model(cfg.shape, tokenizer, seed=cfg.model_seed)
+        model = new_tiny_model(cfg.shape, tokenizer, seed=cfg.model_seed).to(cfg.device)
         stats = train_sft(model, kept, tokenizer.pad_token_id,
                           SFTConfig(epochs=cfg.sft_epochs, batch_size=cfg.sft_batch_size, lr=cfg.sft_lr,
                                     seed=cfg.model_seed, max_seconds=cfg.sft_max_seconds,
@@ -202,7 +208,7 @@ class Recipe:
             model=str(base), env_id=suite.env_id, env_kwargs=env_kwargs, method=method, group_size=cfg.group_size,
             tasks_per_iteration=cfg.tasks_per_iteration, budget=cfg.rl_iterations * steps_per_iteration, lr=cfg.rl_lr,
             micro_batch_size=8, temperature=cfg.temperature, rollout=cfg.rollout_config(), eval_tasks=0, seed=seed,
-            device="cpu", dtype="float32", log_entropy=False, generation_backend="kv", shared_prefix=True)
+            device=cfg.device, dtype="float32", log_entropy=False, generation_backend="kv", shared_prefix=True)
         rows: list[dict] = []
         trainer = LLMTrainer(train_config, out_dir=folder, log=rows.append)
         start = time.perf_counter()
@@ -236,7 +242,7 @@ class Recipe:
         tokenizer = self._timed("tokenizer", self.tokenizer)
         base = self.out / "sft"
         base, sft_info = self._timed("sft", lambda: self.sft(tokenizer), base / "sft.json")
-        model, tokenizer = load_model(str(base), "cpu", "float32")
+        model, tokenizer = load_model(str(base), self.config.device, "float32")
         sft_eval = self._timed("sft_eval", lambda: self.evaluate(model, tokenizer, base / "eval.json"), base / "eval.json")
         self.log(f"sft: test success {sft_eval['success']:.3f}, replies parsed {sft_eval['parse_rate']:.3f}")
         choices = None
