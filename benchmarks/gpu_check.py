@@ -11,7 +11,7 @@ a. the ``hf`` candidate policy (``make_policy("hf", config=Qwen2Config(0.5B shap
    env steps/s (rollout + update) and peak GPU memory; once with the backbone frozen (the
    encoder's default: heads train), once with the whole backbone trained (gradient checkpointing);
 b. the text-generating LLM policy (``random:qwen2-0.5b``: Qwen2-0.5B shape, random weights, the
-   offline MiniLM tokenizer, bf16): a group of G multi-turn rollouts on SearchQA-v0 and one
+   shipped byte-level BPE chat tokenizer, bf16): a group of G multi-turn rollouts on SearchQA-v0 and one
    token-level CW-GRPO update: generated tokens/s, update seconds, peak GPU memory. A random
    model never writes a valid action, so every return is equal; a tiny per-episode bonus is added
    so that the update has non-zero advantages (timing only).
@@ -30,7 +30,8 @@ d. the recipe path on a real model: ``--model PATH`` (a local Hugging Face folde
    seconds, peak GPU memory. ``--cpu-smoke`` runs it with a tiny from-scratch model.
 
 The last line is ``GPU_CHECK_JSON {...}`` with every figure (also written to ``--json PATH``).
-Wall time on one modern GPU is a few minutes (the parts are guarded by ``--max-seconds``).
+Wall time on one NVIDIA H200 was about 6 minutes (parts a to c 128 s, part d 208 s; docs/llm.md,
+section 4); ``--max-seconds`` keeps new parts from starting late.
 """
 
 from __future__ import annotations
