@@ -62,7 +62,8 @@ NO_TRAINING = tuple(name for name in BASELINE_METHODS if name != "sft")
 
 def describe_plan(args: argparse.Namespace) -> str:
     """What ``train`` with these arguments does, in words."""
-    return (f"searchgym train: {args.method} on {args.env} (world seed {args.world_seed}, size {args.world_size}, "
+    env = f"{args.env} in text mode (the model writes its tool calls)" if args.policy == "llm" else args.env
+    return (f"searchgym train: {args.method or 'cw_grpo'} on {env} (world seed {args.world_seed}, size {args.world_size}, "
             f"families {args.families or 'as the env sets them'}, difficulty {args.difficulty or 'as the env sets it'}), "
             f"{_training(args)}, seed {args.seed}, policy {args.policy}, device {args.device}; "
             f"then the test split ({args.test_size} tasks). Files (resumable) in {args.out}/.")

@@ -25,3 +25,15 @@ def test_the_plan_says_what_each_method_trains(tmp_path, capsys, monkeypatch, me
     first = capsys.readouterr().out.splitlines()[0]
     assert first.startswith(f"searchgym train: {method} on SearchQA-Candidates-v0") and said in first
     assert ("training env steps" in first) == (method == "cw_grpo")
+
+
+def test_the_llm_plan_says_the_env_is_played_in_text_mode(tmp_path, capsys, monkeypatch) -> None:
+    """Before: 'cw_grpo on SearchQA-Candidates-v0', the candidate env's name, though the LLM writes its calls."""
+    pytest.importorskip("transformers")
+    import searchgym.commands.train_llm as train_llm
+
+    monkeypatch.setattr(train_llm, "train_from_args", lambda args: (_ for _ in ()).throw(KeyboardInterrupt))
+    main([*BASE, "--policy", "llm", "--out", str(tmp_path / "llm")])  # stops after the plan
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.startswith("searchgym train: cw_grpo on SearchQA-Candidates-v0 in text mode (the model writes its "
+                            "tool calls)") and "policy llm" in first
