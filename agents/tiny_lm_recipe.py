@@ -7,8 +7,10 @@ is done (delete a stage's folder to redo it):
    :mod:`searchgym.agents.llm_tokenizer` (every tool call round-trips), by default with the space
    after each word so that a name copied into a call keeps its tokens (``tokenizer="shipped"``:
    the shipped one);
-2. SFT (``sft/``): the text reader's transcripts on train tasks (:mod:`searchgym.agents.lm_sft`),
-   a from-scratch Qwen2-shaped model (:mod:`searchgym.agents.tiny_lm`), saved as a model folder;
+2. SFT (``sft/``): the text reader's transcripts on train tasks (:mod:`searchgym.agents.lm_sft`)
+   of the suite's world and of ``sft_worlds - 1`` worlds of the next seeds (more distinct
+   episodes: on 597 of one world the model memorises them; docs/llm.md), a from-scratch
+   Qwen2-shaped model (:mod:`searchgym.agents.tiny_lm`), saved as a model folder;
 3. the SFT model's greedy test success and the share of its replies that parse (``sft/eval.json``),
    and its accuracy on each kind of choice of the reader's episodes on dev tasks
    (``sft/choices.json``, :mod:`searchgym.agents.lm_choices`);
@@ -53,7 +55,8 @@ class RecipeConfig:
     tokenizer: str = "trailing-space"  # or "shipped" (llm_tokenizer: the space before a word, GPT-2's split)
     shape: str = "l2-w128"
     model_seed: int = 0
-    sft_tasks: int = 600  # train tasks the reader plays for SFT data
+    sft_tasks: int = 600  # train tasks the reader plays for SFT data (per world)
+    sft_worlds: int = 4  # worlds the reader plays them on: the suite's, then worlds of seeds +1, +2, ...
     sft_epochs: float = 20.0  # an upper bound: sft_max_seconds ends it first on two cores
     sft_batch_size: int = 8
     sft_lr: float = 3e-3
@@ -92,7 +95,7 @@ class RecipeConfig:
             raise ValueError(f"unknown tokenizer {self.tokenizer!r}; accepted: {', '.join(TOKENIZERS)}")
         if self.shape not in TINY_SHAPES:
             raise ValueError(f"unknown tiny LM shape {self.shape!r}; accepted: {', '.join(TINY_SHAPES)}")
-        for name in ("sft_tasks", "sft_batch_size", "rl_iterations", "group_size", "tasks_per_iteration",
+        for name in ("sft_tasks", "sft_worlds", "sft_batch_size", "rl_iterations", "group_size", "tasks_per_iteration",
                      "max_new_tokens", "eval_batch", "threads"):
             if int(getattr(self, name)) < 1:
                 raise ValueError(f"RecipeConfig.{name} must be >= 1, got {getattr(self, name)!r}")
@@ -139,12 +142,17 @@ class Recipe:
         cfg, folder = self.config, self.out / "sft"
         if (folder / "sft.json").is_file():
             return folder, json.loads((folder / "sft.json").read_text())
-        env = make_env(self.suite, "train").unwrapped  # train tasks only: no dev/test question is seen
-        train = [t.id for t in env.tasks.tasks("train")]
-        picks = np.random.default_rng(cfg.model_seed).permutation(len(train))[: cfg.sft_tasks]
         start = time.perf_counter()
-        transcripts = reader_transcripts(env, [train[int(i)] for i in picks], tokenizer, cfg.rollout_config(),
-                                         seed=cfg.model_seed, guided=cfg.sft_guided)
+        transcripts = []
+        for world in range(cfg.sft_worlds):
+            # Train tasks only, of the suite's world and of other seeded worlds: no dev or test
+            # question is seen, and another world's facts are not the test world's.
+            seed = self.suite.world_seed + world
+            env = make_env(self.suite, "train", world_seed=seed).unwrapped
+            train = [t.id for t in env.tasks.tasks("train")]
+            picks = np.random.default_rng(cfg.model_seed + world).permutation(len(train))[: cfg.sft_tasks]
+            transcripts += reader_transcripts(env, [train[int(i)] for i in picks], tokenizer, cfg.rollout_config(),
+                                              seed=cfg.model_seed, guided=cfg.sft_guided)
         kept = [t for t in transcripts if t.success]  # the reader's solved episodes
         data_seconds = time.perf_counter() - start
         model = new_tiny_model(cfg.shape, tokenizer, seed=cfg.model_seed).to(cfg.device)
@@ -154,7 +162,8 @@ class Recipe:
                                     per_turn=cfg.sft_per_turn, guided=cfg.sft_guided),
                           log=lambda row: self.log(f"sft {json.dumps(row)}"))
         save_model_folder(model, tokenizer, folder)
-        info = {"shape": cfg.shape, "parameters": parameter_count(model), "transcripts": len(transcripts),
+        info = {"shape": cfg.shape, "parameters": parameter_count(model), "worlds": cfg.sft_worlds,
+                "transcripts": len(transcripts),
                 "kept": len(kept), "data_seconds": data_seconds, **stats}
         atomic_write_json(folder / "sft.json", info)
         return folder, info

@@ -159,14 +159,15 @@ def content_hash(suite: Suite) -> str:
 
 
 def make_env(suite: Suite, split: str = "train", **overrides: Any):
-    """The suite's env on ``split`` (a Gymnasium env or a PettingZoo ParallelEnv)."""
+    """The suite's env on ``split`` (a Gymnasium env or a PettingZoo ParallelEnv); ``overrides`` replace
+    any of its settings (``world_seed=...``: the same tasks' kinds on another world)."""
     from searchgym.registry import make
 
     suite.split_size(split)  # validates the split name
-    kwargs = {**suite.kwargs, **overrides}
-    return make(suite.env_id, world_seed=suite.world_seed, world_size=suite.world_size, split=split,
-                families=list(suite.families_for(split)) if suite.families_for(split) is not None else None,
-                difficulty=suite.difficulty, **kwargs)
+    families = suite.families_for(split)
+    kwargs = {"world_seed": suite.world_seed, "world_size": suite.world_size, "difficulty": suite.difficulty,
+              "families": list(families) if families is not None else None, **suite.kwargs, **overrides}
+    return make(suite.env_id, split=split, **kwargs)
 
 
 def env_kind(suite: Suite) -> str:

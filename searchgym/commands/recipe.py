@@ -91,7 +91,8 @@ def summarise(config: Any, sft_info: dict, sft_eval: dict, runs: dict[str, list[
             "sft": {"success": sft_eval["success"], "parse_rate": sft_eval["parse_rate"],
                     "tasks": sft_eval["tasks"], "train_tokens_per_s": sft_info["sft_tokens_per_s"],
                     "generate_tokens_per_s": sft_eval["generate_tokens_per_s"], "steps": sft_info["sft_steps"],
-                    "loss": sft_info["sft_loss"], "choices": sft_choices},
+                    "loss": sft_info["sft_loss"], "choices": sft_choices, "episodes": sft_info.get("kept"),
+                    "played": sft_info.get("transcripts"), "worlds": sft_info.get("worlds", 1)},
             "methods": methods, "cw_grpo_minus_grpo": paired}
 
 
@@ -103,6 +104,10 @@ def results_markdown(results: dict[str, Any]) -> str:
              f"SFT only, {decoding}: test success {sft['success']:.3f} on {sft['tasks']} tasks; replies that parse "
              f"{sft['parse_rate']:.3f}; SFT training {sft['train_tokens_per_s']:.0f} tokens/s; greedy generation "
              f"{sft['generate_tokens_per_s']:.0f} tokens/s.", ""]
+    if sft.get("episodes") is not None:
+        lines += [f"SFT data: the reader solved {sft['episodes']:,} of {sft['played']:,} train tasks on "
+                  f"{sft['worlds']} world(s) (the suite's and the next seeds'); {sft['steps']:,} steps, last loss "
+                  f"{sft['loss']:.2f}.", ""]
     choices = sft.get("choices")
     if choices and choices.get("transcripts"):
         kinds = {"act": "call or answer", "tool": "which tool", "arg": "a call's argument", "answer": "the answer"}
