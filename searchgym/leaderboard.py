@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from searchgym.damaged import DamagedFile
+from searchgym.damaged import DamagedFile, read_json_checked
 from searchgym.fileio import atomic_write_json, read_json, read_jsonl
 from searchgym.harness.runner import is_done
 from searchgym.leaderboard_checks import (
@@ -177,10 +177,30 @@ def submission_filename(submission: Mapping[str, Any]) -> str:
     return f"{submission['suite']['id']}__{name}__seed{submission['method'].get('seed', 0)}.json"
 
 
+def submission_path(submission: Mapping[str, Any], out: str | os.PathLike | None = None,
+                    folder: str | os.PathLike = DEFAULT_DIR / "submissions") -> Path:
+    return Path(out) if out else Path(folder) / submission_filename(submission)
+
+
 def write_submission(submission: Mapping[str, Any], out: str | os.PathLike | None = None,
                      folder: str | os.PathLike = DEFAULT_DIR / "submissions") -> Path:
-    path = Path(out) if out else Path(folder) / submission_filename(submission)
-    return atomic_write_json(path, submission)
+    return atomic_write_json(submission_path(submission, out, folder), submission)
+
+
+def check_replaces_only_itself(path: Path, submission: Mapping[str, Any]) -> None:
+    """A file at ``path`` is replaced only by a submission of the same run (its ``config.json``
+    SHA-256), e.g. with a new description. Why: ``submit`` wrote over any file of that name, so a
+    second run submitted under a name already on the board replaced the first run's file unsaid."""
+    if not path.is_file():
+        return
+    try:
+        there = read_json_checked(path, expect=dict)
+    except (DamagedFile, OSError):
+        there = {}
+    run = there.get("run")
+    if not (isinstance(run, dict) and run.get("config_sha256") == submission["run"]["config_sha256"]):
+        raise ValueError(f"{path} already exists and is not this run's submission; choose another --name or "
+                         "--out, or delete that file first (it is kept)")
 
 
 # -------------------------------------------------------------------------------- build

@@ -15,7 +15,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from searchgym.leaderboard import DEFAULT_DIR, build, build_submission, write_submission
+from searchgym.leaderboard import (
+    DEFAULT_DIR,
+    build,
+    build_submission,
+    check_replaces_only_itself,
+    submission_path,
+    write_submission,
+)
 from searchgym.leaderboard_checks import verify_file
 
 
@@ -46,7 +53,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.action == "submit":
         submission = build_submission(args.run_dir, args.name, args.description, args.url)
-        path = write_submission(submission, args.out, folder=Path(args.dir) / "submissions")
+        path = submission_path(submission, args.out, folder=Path(args.dir) / "submissions")
+        check_replaces_only_itself(path, submission)
+        write_submission(submission, path)
         verdict = verify_file(path)
         state = "verified" if verdict.ok else f"REJECTED: {verdict.reason}"
         print(f"wrote {path} ({submission['suite']['id']}, {submission['method']['name']}, "
