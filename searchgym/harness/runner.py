@@ -130,9 +130,10 @@ def check_identity(spec: RunSpec) -> int:
         warn_damaged(exc, "writing it again and resuming the run")
         return attempts_logged(folder / "metrics.jsonl")
     mine = spec.identity()
-    differ = [k for k in IDENTITY_KEYS if config.get(k) != mine[k]]
+    # the limit too: a folder finished with `evaluate --limit 3` was shown as the full run's result
+    differ = [k for k in (*IDENTITY_KEYS, "limit") if config.get(k) != mine.get(k)]
     if differ:
-        shown = ", ".join(f"{k}: {config.get(k)!r} there, {mine[k]!r} now" for k in differ)
+        shown = ", ".join(f"{k}: {config.get(k)!r} there, {mine.get(k)!r} now" for k in differ)
         raise ValueError(f"{spec.run_dir} holds a different run ({shown}); use another --out or delete it")
     attempt = config.get("attempt", 1)
     if isinstance(attempt, bool) or not isinstance(attempt, int) or attempt < 0:

@@ -1,0 +1,25 @@
+"""`searchgym evaluate` run again into a folder it already wrote, with other settings, and with seeds
+no episode can be reset with."""
+
+from __future__ import annotations
+
+from harness_helpers import TINY_QA
+
+from searchgym.cli import main
+
+
+def test_a_limited_run_is_not_shown_as_the_full_one(tmp_path, capsys):
+    """Before: a folder finished with ``--limit 3``, evaluated again without ``--limit``, printed
+    "(test split, 3 tasks)" as the suite result (and ``--limit 2`` printed its 3 tasks): the limit
+    was not part of the run's identity. Now either is "holds a different run", exit 2."""
+    out = tmp_path / "lim"
+    base = ["evaluate", "--suite", TINY_QA.id, "--agent", "oracle", "--out", str(out), "--no-progress"]
+    assert main([*base, "--limit", "3"]) == 0
+    capsys.readouterr()
+    for extra, there_now in (([], "limit: 3 there, None now"), (["--limit", "2"], "limit: 3 there, 2 now")):
+        assert main([*base, *extra]) == 2
+        captured = capsys.readouterr()
+        assert "tasks)" not in captured.out
+        assert f"holds a different run ({there_now}); use another --out or delete it" in captured.err
+    assert main([*base, "--limit", "3"]) == 0  # the same command shows the finished run
+    assert "(test split, the first 3 tasks)" in capsys.readouterr().out
