@@ -1,1 +1,15 @@
 """Sub-commands of the ``searchgym`` CLI, one module each (see ``searchgym.cli.COMMANDS``)."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def check_seed(args: argparse.Namespace, flag: str = "--seed") -> None:
+    """A negative seed is one error line naming the option, before any world, folder or file.
+    Why: Gymnasium and NumPy refuse one only at the first reset, so ``play`` and ``serve`` ended
+    in a traceback, ``evaluate`` and ``demo`` in "expected non-negative integer" (no option named),
+    and ``export`` wrote a dataset whose every rollout failed."""
+    value = getattr(args, flag.removeprefix("--").replace("-", "_"))
+    if value < 0:
+        raise ValueError(f"{flag} must be an int >= 0 (a seed), got {value}")

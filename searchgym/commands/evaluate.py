@@ -25,6 +25,7 @@ import os
 import sys
 from pathlib import Path
 
+from searchgym.commands import check_seed
 from searchgym.commands.compare import parse_options
 from searchgym.damaged import DamagedFile
 from searchgym.fileio import atomic_write_json, read_json, read_jsonl
@@ -89,6 +90,7 @@ def endpoint_options(args: argparse.Namespace) -> dict[str, object]:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_seed(args)
     suite = get_suite(args.suite)
     if args.limit is not None and args.limit < 1:
         raise ValueError(f"--limit must be a positive number of tasks, got {args.limit}")

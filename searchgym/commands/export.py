@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import argparse
 
+from searchgym.commands import check_seed
+
 FORMATS = ("verl",)
 
 
@@ -22,6 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_seed(args)
     from searchgym.integrations.verl_dataset import export_verl
 
     written = export_verl(args.suite, args.split, args.out, seed=args.seed)

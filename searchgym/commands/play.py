@@ -24,6 +24,7 @@ from typing import Any, TextIO
 import searchgym
 from searchgym.action_types import Action, ParseError
 from searchgym.actions import TOOL_FORMATS, accepted_forms, format_action, parse_action
+from searchgym.commands import check_seed
 from searchgym.tools.toolkit import TOOL_NAMES
 from searchgym.world.generate import size_from_text
 
@@ -83,6 +84,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
+    check_seed(args)
     return play(args.env_id, role=args.role, others=args.others, seed=args.seed, task_id=args.task_id,
                 split=args.split, world_size=args.world_size, world_seed=args.world_seed,
                 stdin=stdin or sys.stdin, stdout=stdout or sys.stdout)

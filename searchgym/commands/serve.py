@@ -13,6 +13,7 @@ import argparse
 import signal
 import threading
 
+from searchgym.commands import check_seed
 from searchgym.endpoint.scripted_endpoint import BEHAVIOURS, SCRIPTED, ScriptedEndpoint
 
 
@@ -30,6 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_seed(args)
     splits = tuple(s for s in args.splits.split(",") if s)
     unknown = [s for s in splits if s not in ("train", "dev", "test")]
     if unknown:

@@ -23,3 +23,21 @@ def test_a_limited_run_is_not_shown_as_the_full_one(tmp_path, capsys):
         assert f"holds a different run ({there_now}); use another --out or delete it" in captured.err
     assert main([*base, "--limit", "3"]) == 0  # the same command shows the finished run
     assert "(test split, the first 3 tasks)" in capsys.readouterr().out
+
+
+def test_a_negative_seed_is_one_error_line_before_any_file(tmp_path, capsys):
+    """Before: ``play --seed -1`` and ``serve --seed -1`` ended in Gymnasium's traceback; ``evaluate``
+    and ``demo`` printed "expected non-negative integer" (no option named), evaluate after writing
+    its folder; ``export --seed -1`` wrote a dataset whose every rollout failed at reset."""
+    commands = {
+        "evaluate": ["evaluate", "--suite", TINY_QA.id, "--agent", "random", "--out", str(tmp_path / "ev")],
+        "play": ["play", "SearchQA-v0", "--world-size", "tiny"],
+        "demo": ["demo", "--world-size", "tiny", "--no-progress"],
+        "export": ["export", "--format", "verl", "--suite", "searchqa-text-v2", "--out", str(tmp_path / "ex")],
+        "serve": ["serve", "--suite", "searchqa-text-v2", "--port", "0", "--limit", "1"],
+    }
+    for name, args in commands.items():
+        assert main([*args, "--seed", "-1"]) == 2, name
+        err = capsys.readouterr().err.strip().splitlines()
+        assert err == [f"searchgym {name}: error: --seed must be an int >= 0 (a seed), got -1"], (name, err)
+    assert not (tmp_path / "ev").exists() and not (tmp_path / "ex").exists()
