@@ -36,6 +36,7 @@ from searchgym.harness.methods import (
     check_label,
     resolve_agent,
 )
+from searchgym.harness.provenance import resolve_device
 from searchgym.harness.runner import RunNotFinished, RunSpec, execute_run
 from searchgym.suites import get_suite
 
@@ -95,6 +96,7 @@ def run(args: argparse.Namespace) -> int:
     if args.limit is not None and args.limit < 1:
         raise ValueError(f"--limit must be a positive number of tasks, got {args.limit}")
     resolve_agent(args.agent)  # a typo is an error before any folder is made
+    resolve_device(args.device)  # likewise a device (before: refused in the run, after its folder was made)
     label = check_label(args.name or args.agent.replace(":", "."))
     folder = args.out or Path("runs") / "evaluate" / suite.id / label
     agent_options = {**parse_options(args.agent_option), **endpoint_options(args)}

@@ -41,3 +41,12 @@ def test_a_negative_seed_is_one_error_line_before_any_file(tmp_path, capsys):
         err = capsys.readouterr().err.strip().splitlines()
         assert err == [f"searchgym {name}: error: --seed must be an int >= 0 (a seed), got -1"], (name, err)
     assert not (tmp_path / "ev").exists() and not (tmp_path / "ex").exists()
+
+
+def test_an_unknown_device_leaves_no_folder(tmp_path, capsys):
+    """Before: ``--device tpu`` was refused only once the run had made its folder (an empty one with
+    a lock file was left); now it is refused before, as an unknown agent or option is."""
+    out = tmp_path / "dev"
+    assert main(["evaluate", "--suite", TINY_QA.id, "--agent", "random", "--device", "tpu", "--out", str(out)]) == 2
+    assert "unknown device 'tpu'; accepted: auto, cpu, cuda or cuda:N" in capsys.readouterr().err
+    assert not out.exists()
