@@ -82,6 +82,11 @@ def _finish_text(arguments: Any) -> str:
     return str(arguments)
 
 
+def _field(call: Any, key: str) -> Any:
+    """``key`` of a tool call (or its ``function``) given as a dict or as an OpenAI object."""
+    return call.get(key) if isinstance(call, dict) else getattr(call, key, None)
+
+
 class SearchgymRllmEnv(_Base):
     """One task of a single-agent searchgym text suite as an rLLM env."""
 
@@ -120,18 +125,19 @@ class SearchgymRllmEnv(_Base):
         if isinstance(action, str) or (isinstance(action, dict) and "function" not in action):
             text, reward, info = self._step_one(action)
             return text, reward, self.done, info
-        calls = [action] if isinstance(action, dict) else list(action or [])
+        # a list of calls; else one call (a dict or an OpenAI object) or anything else, which the env
+        # answers with its format error (before: ``list(action)`` raised on 5 and iterated an object)
+        calls = list(action) if isinstance(action, (list, tuple)) else [] if action is None else [action]
         if not calls:
             text, reward, info = self._step_one("")  # no call at all: the env's format error
             return text, reward, self.done, info
         outputs: dict[str, str] = {}
         total, info = 0.0, {}
         for index, call in enumerate(calls):
-            function = call.get("function", {}) if isinstance(call, dict) else {}
-            name = function.get("name") if isinstance(function, dict) else None
-            move = _finish_text(function.get("arguments")) if name == "finish" else call
+            function = _field(call, "function")
+            move = _finish_text(_field(function, "arguments")) if _field(function, "name") == "finish" else call
             text, reward, info = self._step_one(move)
-            call_id = call.get("id") if isinstance(call, dict) else None
+            call_id = _field(call, "id")
             outputs[str(call_id or f"call_{index}")] = text
             total += reward
             if self.done:

@@ -102,3 +102,25 @@ def test_envs_stepped_on_threads_see_what_they_see_alone() -> None:
     with ThreadPoolExecutor(max_workers=6) as pool:
         together = list(pool.map(play, rows))
     assert together == alone
+
+
+def test_any_action_is_a_step_and_tool_call_objects_are_read_like_dicts() -> None:
+    """Before: ``step(5)`` raised "'int' object is not iterable", and one OpenAI tool-call object (not
+    a dict, not in a list) raised or was iterated field by field; in a list, its id and a ``finish``
+    call's response were not read. Now a bad action is the env's format error (a step, no raise)
+    and a tool-call object is read as its dict form is."""
+    from types import SimpleNamespace
+
+    def call(call_id: str, name: str, **arguments) -> SimpleNamespace:
+        return SimpleNamespace(id=call_id, type="function",
+                               function=SimpleNamespace(name=name, arguments=json.dumps(arguments)))
+
+    row = rllm_rows(SUITE, SPLIT)[0]
+    env = SearchgymRllmEnv.from_dict(row)
+    env.reset()
+    _, reward, done, info = env.step(5)
+    assert info["format_error"] and not done and reward < 0
+    observation, _, done, _ = env.step(call("x", "web_search", query="anything"))
+    assert list(observation["tool_outputs"]) == ["x"] and not done
+    observation, _, done, info = env.step([call("y", "finish", response="<answer>unknown</answer>")])
+    assert list(observation["tool_outputs"]) == ["y"] and done and info["answer"] == "unknown"
