@@ -156,6 +156,11 @@ def _validator_class() -> Any:
     return jsonschema.validators.extend(base, {"pattern": pattern})
 
 
+#: Size keywords of the schema -> what they count.
+_SIZE_UNITS = {"maxLength": "characters", "minLength": "characters", "maxItems": "items", "minItems": "items",
+               "maxProperties": "properties", "minProperties": "properties"}
+
+
 def check_schema(submission: Any, schema: Mapping[str, Any] | None = None) -> None:
     """Valid against ``schema`` (default: the one that ships in the package), or a rejection naming where."""
     import jsonschema
@@ -167,6 +172,10 @@ def check_schema(submission: Any, schema: Mapping[str, Any] | None = None) -> No
         message = error.message if len(error.message) <= 300 else error.message[:300] + "..."
         if error.validator == "pattern" or error.validator == "not":
             message = f"value does not match the accepted form ({error.schema.get('description') or error.validator})"
+        elif error.validator in _SIZE_UNITS:  # else the value's repr, cut before "is too long" and the limit
+            most = "at most" if error.validator.startswith("max") else "at least"
+            message = (f"{len(error.instance)} {_SIZE_UNITS[error.validator]}, where {most} {error.validator_value} "
+                       "are accepted")
         raise SubmissionRejected(f"schema violation at {where}: {message}")
 
 

@@ -30,3 +30,23 @@ def test_the_checks_live_in_one_module() -> None:
     source = Path(leaderboard.__file__).read_text()
     for check in ("def verify_file", "def check_content", "def rescore", "def read_limited", "def check_schema"):
         assert check in Path(checks.__file__).read_text() and check not in source
+
+
+def test_a_value_too_long_says_its_length_and_the_limit() -> None:
+    """Before: "schema violation at method/description: 'xxxx...", 300 characters of the value, cut
+    before jsonschema's "is too long", so the line said neither what was wrong nor the limit."""
+    import json
+
+    import pytest
+
+    submission = json.loads((ROOT / "leaderboard" / "submissions" / "group-text-v2__oracle__seed0.json").read_text())
+    submission["method"]["description"] = "x" * 5000
+    with pytest.raises(checks.SubmissionRejected) as caught:
+        checks.check_schema(submission)
+    assert str(caught.value) == ("schema violation at method/description: 5000 characters, where at most 2000 "
+                                 "are accepted")
+    submission["method"]["description"] = "fine"
+    submission["predictions"][0]["answer"] = "word " * 2400
+    with pytest.raises(checks.SubmissionRejected, match="predictions/0/answer: 12000 characters, where at most "
+                                                        "10000 are accepted$"):
+        checks.check_schema(submission)
