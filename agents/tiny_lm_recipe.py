@@ -81,11 +81,10 @@ class RecipeConfig:
     rollout: dict[str, Any] = field(default_factory=dict)  # extra RolloutConfig fields
 
     def __post_init__(self) -> None:
-        from searchgym.harness.provenance import resolve_device
-
+        from .encoders import resolve_device
         from .tiny_lm import TINY_SHAPES
 
-        self.device = resolve_device(str(self.device))
+        self.device = str(resolve_device(str(self.device)))
 
         self.methods, self.seeds = tuple(self.methods), tuple(int(s) for s in self.seeds)
         bad = [m for m in self.methods if m not in METHODS]
