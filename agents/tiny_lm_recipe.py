@@ -8,8 +8,8 @@ is done (delete a stage's folder to redo it):
    after each word so that a name copied into a call keeps its tokens (``tokenizer="shipped"``:
    the shipped one);
 2. SFT (``sft/``): the text reader's transcripts on train tasks (:mod:`searchgym.agents.lm_sft`)
-   of the suite's world and of ``sft_worlds - 1`` worlds of the next seeds (more distinct
-   episodes: on 597 of one world the model memorises them; docs/llm.md), a from-scratch
+   of the suite's world and of ``sft_worlds - 1`` worlds of the next seeds (1 by default: more
+   distinct episodes showed no reliable gain in the time SFT has; docs/llm.md), a from-scratch
    Qwen2-shaped model (:mod:`searchgym.agents.tiny_lm`), saved as a model folder;
 3. the SFT model's greedy test success and the share of its replies that parse (``sft/eval.json``),
    and its accuracy on each kind of choice of the reader's episodes on dev tasks
@@ -56,7 +56,7 @@ class RecipeConfig:
     shape: str = "l2-w128"
     model_seed: int = 0
     sft_tasks: int = 600  # train tasks the reader plays for SFT data (per world)
-    sft_worlds: int = 4  # worlds the reader plays them on: the suite's, then worlds of seeds +1, +2, ...
+    sft_worlds: int = 1  # worlds the reader plays them on: the suite's, then worlds of seeds +1, +2, ...
     sft_epochs: float = 20.0  # an upper bound: sft_max_seconds ends it first on two cores
     sft_batch_size: int = 8
     sft_lr: float = 3e-3

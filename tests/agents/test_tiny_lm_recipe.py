@@ -13,7 +13,7 @@ from searchgym.cli import main
 
 pytestmark = pytest.mark.slow
 
-SMALL = {"sft_tasks": 6, "test_tasks": 4, "eval_batch": 4, "seeds": [0, 1], "max_new_tokens": 48}
+SMALL = {"sft_tasks": 6, "sft_worlds": 2, "test_tasks": 4, "eval_batch": 4, "seeds": [0, 1], "max_new_tokens": 48}
 
 
 def test_smoke_recipe_runs_every_stage_and_resumes(tmp_path: Path, capsys) -> None:
@@ -25,8 +25,8 @@ def test_smoke_recipe_runs_every_stage_and_resumes(tmp_path: Path, capsys) -> No
     results = json.loads((out / "results.json").read_text())
     assert results["sft"]["tasks"] == 4 and results["guided"]
     assert results["sft"]["parse_rate"] == 1.0  # guided decoding: every reply parses
-    assert results["sft"]["worlds"] == 4 and results["sft"]["played"] == 4 * 6  # SMALL: 6 train tasks per world
-    assert "train tasks on 4 world(s)" in (out / "RESULTS.md").read_text()
+    assert results["sft"]["worlds"] == 2 and results["sft"]["played"] == 2 * 6  # SMALL: 6 train tasks per world
+    assert "train tasks on 2 world(s)" in (out / "RESULTS.md").read_text()
     assert results["sft_free"]["tasks"] == 4 and 0 <= results["sft_free"]["parse_rate"] <= 1
     assert results["cw_grpo_minus_grpo"]["gain_low"] <= results["cw_grpo_minus_grpo"]["gain_high"]
     assert results["cpu_seconds"] > 0
