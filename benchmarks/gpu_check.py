@@ -225,12 +225,13 @@ def recipe_part(device: torch.device, smoke: bool, model_spec: str | None) -> di
     """Part d: SFT on reader transcripts, then RL steps from the saved SFT folder."""
     import tempfile
 
-    import searchgym
-    from searchgym.agents.lm_sft import SFTConfig, reader_transcripts, train_sft
     from searchgym.agents.llm_policy import load_model, offline_tokenizer, vllm_available
     from searchgym.agents.llm_rollout import RolloutConfig
     from searchgym.agents.llm_train import LLMTrainConfig, LLMTrainer
+    from searchgym.agents.lm_sft import SFTConfig, reader_transcripts, train_sft
     from searchgym.agents.tiny_lm import new_tiny_model, save_model_folder
+
+    import searchgym
 
     dtype = "float32" if smoke else "bfloat16"
     env_kwargs = {"world_size": "tiny" if smoke else "small", "action_mode": "text", "tool_format": "hermes"}

@@ -12,6 +12,7 @@ pytest.importorskip("torch")
 
 from searchgym.agents import lm_sft
 from searchgym.agents.tiny_lm_recipe import Recipe, RecipeConfig
+
 from searchgym.suites import get_suite, make_env
 
 

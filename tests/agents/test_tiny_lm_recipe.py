@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 import torch
+
 from searchgym.cli import main
 
 pytestmark = pytest.mark.slow

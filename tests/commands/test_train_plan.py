@@ -18,7 +18,7 @@ BASE = ["train", "--env", "SearchQA-Candidates-v0", "--world-size", "tiny", "--b
 ])
 def test_the_plan_says_what_each_method_trains(tmp_path, capsys, monkeypatch, method, said) -> None:
     """Before: "700 training env steps" for sft and the baselines too, which spend no env-step budget."""
-    import searchgym.commands.train as train
+    from searchgym.commands import train
 
     monkeypatch.setattr(train, "execute_run", lambda spec: (_ for _ in ()).throw(KeyboardInterrupt))
     main([*BASE, "--method", method, "--out", str(tmp_path / method)])  # stops after the plan
@@ -30,7 +30,7 @@ def test_the_plan_says_what_each_method_trains(tmp_path, capsys, monkeypatch, me
 def test_the_llm_plan_says_the_env_is_played_in_text_mode(tmp_path, capsys, monkeypatch) -> None:
     """Before: 'cw_grpo on SearchQA-Candidates-v0', the candidate env's name, though the LLM writes its calls."""
     pytest.importorskip("transformers")
-    import searchgym.commands.train_llm as train_llm
+    from searchgym.commands import train_llm
 
     monkeypatch.setattr(train_llm, "train_from_args", lambda args: (_ for _ in ()).throw(KeyboardInterrupt))
     main([*BASE, "--policy", "llm", "--out", str(tmp_path / "llm")])  # stops after the plan
