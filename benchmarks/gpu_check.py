@@ -2,6 +2,7 @@
 
     python benchmarks/gpu_check.py               # on a CUDA machine (exits 0 with a note without one)
     python benchmarks/gpu_check.py --cpu-smoke   # every step tiny on CPU (tests the script itself)
+    python benchmarks/gpu_check.py --parts d     # one part again (the letters below), alone
 
 Parts (run b, then a; each timed separately; a failing part is reported and the others still run;
 no part starts after --max-seconds):
@@ -299,7 +300,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="part d's model: a local Hugging Face folder (default random:qwen2-0.5b)")
     parser.add_argument("--max-seconds", type=float, default=420.0,
                         help="start no new part after this many seconds (default 420)")
+    parser.add_argument("--parts", default="abcd",
+                        help="which parts to run, e.g. 'd' to run part d again alone (default abcd)")
     args = parser.parse_args(argv)
+    parts = set(args.parts)
+    if not parts or not parts <= set("abcd"):
+        parser.error(f"--parts takes letters among a, b, c and d, e.g. 'bd'; got {args.parts!r}")
     if not args.cpu_smoke and not torch.cuda.is_available():
         print("gpu_check: CUDA is not available on this machine, so nothing is measured "
               "(run with --cpu-smoke to exercise the script on CPU with tiny models).")
@@ -317,15 +323,19 @@ def main(argv: list[str] | None = None) -> int:
         results["vllm"] = False
     start = time.perf_counter()
     deadline = start + args.max_seconds
-    run_part("b_llm_rollouts_and_update", lambda: llm_part(device, args.cpu_smoke), results, deadline)
-    run_part("a_hf_candidate_frozen_backbone", lambda: candidate_policy_part(device, args.cpu_smoke, False), results,
-             deadline)
-    if not args.skip_backbone:
+    if "b" in parts:
+        run_part("b_llm_rollouts_and_update", lambda: llm_part(device, args.cpu_smoke), results, deadline)
+    if "a" in parts:
+        run_part("a_hf_candidate_frozen_backbone", lambda: candidate_policy_part(device, args.cpu_smoke, False),
+                 results, deadline)
+    if "a" in parts and not args.skip_backbone:
         run_part("a_hf_candidate_trained_backbone", lambda: candidate_policy_part(device, args.cpu_smoke, True),
                  results, deadline)
-    run_part("c_generation_transformers_vs_vllm", lambda: generation_part(device, args.cpu_smoke, args.gen_tokens),
-             results, deadline)
-    run_part("d_recipe_sft_then_rl", lambda: recipe_part(device, args.cpu_smoke, args.model), results, deadline)
+    if "c" in parts:
+        run_part("c_generation_transformers_vs_vllm",
+                 lambda: generation_part(device, args.cpu_smoke, args.gen_tokens), results, deadline)
+    if "d" in parts:
+        run_part("d_recipe_sft_then_rl", lambda: recipe_part(device, args.cpu_smoke, args.model), results, deadline)
     results["total_s"] = round(time.perf_counter() - start, 2)
     failed = [k for k, v in results.items() if isinstance(v, dict) and "error" in v]
     line = json.dumps(results, default=str)

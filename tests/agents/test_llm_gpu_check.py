@@ -62,3 +62,17 @@ def test_recipe_part_takes_a_local_model_folder(tmp_path: Path) -> None:
     finally:
         torch.set_num_threads(threads)
     assert figures["model"] == str(folder) and figures["sft_steps"] >= 1 and figures["rl_backend"] == "kv"
+
+
+def test_parts_runs_only_the_parts_named(tmp_path: Path, capsys) -> None:
+    threads = torch.get_num_threads()
+    try:
+        code = load_script().main(["--cpu-smoke", "--parts", "c", "--json", str(tmp_path / "figures.json")])
+    finally:
+        torch.set_num_threads(threads)
+    assert code == 0
+    figures = json.loads((tmp_path / "figures.json").read_text())
+    assert [k for k, v in figures.items() if isinstance(v, dict)] == ["c_generation_transformers_vs_vllm"]
+    with pytest.raises(SystemExit):
+        load_script().main(["--cpu-smoke", "--parts", "e"])
+    assert "--parts takes letters among a, b, c and d" in capsys.readouterr().err
