@@ -3,7 +3,9 @@
 ``--agent module:factory`` imports ``factory`` and calls ``factory(**options)``; it returns an
 Actor (``act(env, observation, info)``, or ``act(env, observations, infos) -> dict`` on a
 multi-agent suite). ``--agent NAME`` uses a named provider
-(:data:`searchgym.harness.methods.AGENT_PROVIDERS`). The output folder is a run folder:
+(:data:`searchgym.harness.methods.AGENT_PROVIDERS`); ``--agent run --agent-option path=RUN_FOLDER``
+plays the policy a ``searchgym train`` or ``compare`` run trained (``--suite`` left out: the run's
+own suite; :mod:`searchgym.harness.run_agent`). The output folder is a run folder:
 ``config.json``, ``predictions.jsonl``, ``result.json``, ``DONE``, ready for
 ``searchgym leaderboard submit``. An endpoint run (``--agent openai``) also keeps
 ``transcripts.jsonl``; ``result.json["endpoint"]`` says how many replies were readable actions,
@@ -38,13 +40,17 @@ from searchgym.harness.methods import (
 )
 from searchgym.harness.provenance import resolve_device
 from searchgym.harness.runner import RunNotFinished, RunSpec, execute_run
-from searchgym.suites import get_suite
+from searchgym.suites import Suite, get_suite
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--suite", required=True, help="suite id (see `searchgym suites`)")
+    parser.add_argument("--suite", help="suite id (see `searchgym suites`); with --agent run it may be left out: "
+                        "the run's own suite")
     parser.add_argument("--agent", required=True,
-                        help=f"module:factory, or a named agent ({', '.join(AGENT_PROVIDERS)})")
+                        help=f"module:factory, or a named agent ({', '.join(AGENT_PROVIDERS)}); 'run' plays the policy "
+                             "trained in a run folder (of `searchgym train --out` or compare's "
+                             "<out>/runs/<method>/seed<N>), given as --agent-option path=RUN_FOLDER, with the "
+                             "decoding that run used")
     parser.add_argument("--agent-option", action="append", metavar="KEY=VALUE",
                         help="keyword argument for the factory or provider (repeatable; JSON values parsed)")
     parser.add_argument("--name", help="label for the results (default: derived from --agent)")
@@ -92,7 +98,7 @@ def endpoint_options(args: argparse.Namespace) -> dict[str, object]:
 
 def run(args: argparse.Namespace) -> int:
     check_seed(args)
-    suite = get_suite(args.suite)
+    suite = evaluation_suite(args)
     if args.limit is not None and args.limit < 1:
         raise ValueError(f"--limit must be a positive number of tasks, got {args.limit}")
     resolve_agent(args.agent)  # a typo is an error before any folder is made
@@ -135,6 +141,22 @@ def run(args: argparse.Namespace) -> int:
         if report["warning"]:
             print(f"WARNING: {report['warning']}", file=sys.stderr)
     return 0
+
+
+def evaluation_suite(args: argparse.Namespace) -> Suite:
+    """``--suite``; with ``--agent run`` and no ``--suite``, the run's own suite (its config.json's
+    definition), and either way one the run's policy can act in."""
+    if args.agent != "run":
+        if args.suite is None:
+            raise ValueError("--suite is required (a suite id: see `searchgym suites`)")
+        return get_suite(args.suite)
+    from searchgym.harness.run_agent import check_options, check_suite, run_suite
+
+    options = parse_options(args.agent_option)
+    check_options(options)  # a folder that holds no playable run is refused before the suite is read
+    suite = get_suite(args.suite) if args.suite is not None else run_suite(options["path"])
+    check_suite(options["path"], suite)
+    return suite
 
 
 def record_reply_report(folder: Path) -> dict | None:

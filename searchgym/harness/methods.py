@@ -96,11 +96,13 @@ METHODS = MethodPaths()
 #: Named agent providers for ``searchgym evaluate --agent NAME``: name -> "module:callable",
 #: called as ``provider(ctx: RunContext, **options) -> Actor``. (An ``--agent module:factory``
 #: is called as ``factory(**options)``.) The OpenAI-compatible endpoint agent is ``"openai"``
-#: (``searchgym.endpoint.openai_agent:provider``).
+#: (``searchgym.endpoint.openai_agent:provider``); ``"run"`` plays the policy trained in a run folder
+#: (``searchgym.harness.run_agent:provider``, ``--agent-option path=RUN_FOLDER``).
 AGENT_PROVIDERS: NamedRegistry[str] = NamedRegistry("agent provider")
 for _name in ("random", "reader", "oracle"):  # the baseline methods are providers as they are
     AGENT_PROVIDERS.add(_name, BASELINE_METHODS[_name])
 AGENT_PROVIDERS.add("openai", "searchgym.endpoint.openai_agent:provider")
+AGENT_PROVIDERS.add("run", "searchgym.harness.run_agent:provider")  # a trained run folder's policy (path=)
 
 #: A method label names a folder and a leaderboard row: no slashes, no "..", no spaces.
 LABEL_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$")

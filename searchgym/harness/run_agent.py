@@ -1,0 +1,208 @@
+"""``searchgym evaluate --agent run --agent-option path=RUN_FOLDER``: score a trained run's policy again.
+
+A run folder (``searchgym train --out X``, or ``<out>/runs/<method>/seed<N>`` of ``searchgym
+compare``) records how its policy was made (``config.json``) and its weights
+(``checkpoint/checkpoint.pt``). This provider rebuilds that policy and plays it, with the decoding
+the run used, on the evaluation's suite and seed (``--suite`` may be left out: the run's own suite).
+
+Why it rebuilds the trainer rather than reading weights alone: the recorded method's own config
+(:func:`searchgym.harness.method_specs.build_config`) and trainer class give the population the
+layout, options and decoding the run had, for every learning method alike. The trainer is built
+with no output folder (it writes nothing anywhere, so the run folder may be read-only) and is never
+trained: its checkpoint is loaded with ``weights_only=True`` (:meth:`TrainerBase.load`). A run that
+started from a supervised base (``init=sft``) does not need the base: its checkpoint holds every
+weight. The ``sft`` method's runs have no checkpoint; their base (``<out>/bases/<key>/base.pt``,
+checked against the sha256 in ``config.json``) is the policy.
+
+Refused, each in one line: a folder that is not a run folder, a method that trains nothing (evaluate
+it by name), an LLM-policy run, a method that is not built in, a run without a checkpoint.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+from searchgym.damaged import DamagedFile, read_json_checked
+from searchgym.harness.methods import SPEC_METHOD_PREFIX, RunContext, load_callable
+from searchgym.suites import Suite, env_kind
+
+CONFIG = "config.json"
+CHECKPOINT = Path("checkpoint") / "checkpoint.pt"
+SFT_PATH = "searchgym.harness.sft:sft_method"
+NOT_A_RUN = ("path= must name a run folder: the --out of `searchgym train`, or <out>/runs/<method>/seed<N> "
+             "of `searchgym compare`")
+UNPLAYABLE = "its policy cannot be played; point path= at an intact run folder"
+#: config.json fields the provider reads, with their types.
+FIELDS = {"method": str, "method_path": str, "seed": int, "budget": int, "policy": str, "options": dict,
+          "suite": dict}
+
+
+@dataclasses.dataclass(frozen=True)
+class TrainedRun:
+    """What a run folder says about its policy (read and checked by :func:`read_run`)."""
+
+    folder: Path
+    config: dict[str, Any]
+    suite: Suite
+
+    @property
+    def is_sft(self) -> bool:
+        return self.config["method_path"] == SFT_PATH
+
+    @property
+    def spec_name(self) -> str:
+        return self.config["method_path"][len(SPEC_METHOD_PREFIX):]
+
+    def context(self, device: str) -> RunContext:
+        """The run's own context (its suite, seed, budget, policy, options); its run_dir is never written."""
+        c = self.config
+        return RunContext(suite=self.suite, seed=c["seed"], budget=c["budget"], device=device, run_dir=self.folder,
+                          policy=c["policy"], log=lambda row: None, options=dict(c["options"]))
+
+
+def read_run(path: str | Path) -> TrainedRun:
+    """The run folder at ``path``, checked: one-line ValueError (DamagedFile for a damaged file) if it
+    holds no policy this provider can rebuild."""
+    folder = Path(str(path)).expanduser()
+    if not folder.is_dir():
+        raise ValueError(f"{folder} is not a folder; {NOT_A_RUN}")
+    config_path = folder / CONFIG
+    if not (config_path.exists() or config_path.is_symlink()):
+        raise ValueError(f"{folder} is not a run folder (no {CONFIG}); {NOT_A_RUN}")
+    remedy = "it cannot be read as a run's record; point path= at an intact run folder"
+    config = read_json_checked(config_path, expect=dict, remedy=remedy)
+    for name, kind in FIELDS.items():
+        value = config.get(name)
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            raise DamagedFile(config_path, f"has no {name} ({kind.__name__}) of a run", remedy)
+    if config["method_path"] == "searchgym.harness.methods:agent_method":
+        raise ValueError(f"{folder} is a `searchgym evaluate` folder, not a training run; give path= the run "
+                         "folder of the policy it scored")
+    if config.get("trains") is False:
+        raise ValueError(f"{folder} is a run of {config['method']!r}, which trains nothing: evaluate it by name "
+                         f"(--agent {config['method']})")
+    if config["policy"] == "llm":
+        raise ValueError(f"{folder} is an LLM-policy run (--policy llm): --agent run plays candidate policies; "
+                         "serve its model and use --agent openai")
+    name = config["method_path"][len(SPEC_METHOD_PREFIX):]
+    from searchgym.method_table import METHOD_SPECS
+
+    if config["method_path"] != SFT_PATH and not (config["method_path"].startswith(SPEC_METHOD_PREFIX)
+                                                   and name in METHOD_SPECS):
+        raise ValueError(f"{folder} is a run of {config['method_path']!r}, not a built-in learning method: "
+                         "rebuild its actor with --agent module:factory")
+    try:
+        suite = Suite(**config["suite"])
+    except (TypeError, ValueError) as exc:
+        raise DamagedFile(config_path, f"holds a suite definition searchgym cannot read ({exc})", remedy) from None
+    run = TrainedRun(folder, config, suite)
+    if not run.is_sft and not (folder / CHECKPOINT).exists():
+        raise ValueError(f"{folder} has no {CHECKPOINT} (the run saved no trained policy yet); finish it with the "
+                         "command that made it, then evaluate it")
+    return run
+
+
+def check_options(options: dict[str, Any]) -> None:
+    """Before any folder is made: ``path=`` names a run whose policy can be rebuilt (the checkpoint or
+    base is read too, so that a damaged one is refused now, not inside the evaluation)."""
+    if "path" not in options:
+        raise ValueError("needs --agent-option path=RUN_FOLDER (a run folder of searchgym train or compare)")
+    run = read_run(options["path"])
+    if run.is_sft:
+        find_base(run)
+    else:
+        from searchgym.agents.trainer_base import read_checkpoint
+
+        path = run.folder / CHECKPOINT
+        try:
+            lacks = [k for k in ("population", "state") if k not in read_checkpoint(path)]  # weights_only=True
+        except DamagedFile as exc:  # its remedy ("delete it to start the run again") is not for a reader
+            raise DamagedFile(path, exc.what, UNPLAYABLE) from None
+        if lacks:
+            raise DamagedFile(path, f"is not a trainer's checkpoint (no {', '.join(lacks)})", UNPLAYABLE)
+
+
+def check_suite(path: str | Path, suite: Suite) -> None:
+    """Refuse an evaluation suite the run's policy cannot act in (another env kind or action mode)."""
+    from searchgym.registry import spec
+
+    run = read_run(path)
+
+    def mode(s: Suite) -> str:
+        return str({**spec(s.env_id).kwargs, **s.kwargs}.get("action_mode", "text"))
+
+    theirs, mine = (env_kind(run.suite), mode(run.suite)), (env_kind(suite), mode(suite))
+    if theirs != mine:
+        raise ValueError(f"{run.folder} trained on {run.suite.env_id} ({theirs[0]}-agent, {theirs[1]} actions); "
+                         f"suite {suite.id} is {suite.env_id} ({mine[0]}-agent, {mine[1]} actions): its policy "
+                         "cannot act there; choose a suite of the same kind")
+
+
+def find_base(run: TrainedRun) -> Path:
+    """The supervised base an ``sft`` run scored: where config.json says, else under the run's or its
+    comparison's ``bases`` folder; its sha256 must be the recorded one."""
+    from searchgym.agents.sft_base import file_sha256
+
+    record = run.config.get("base")
+    if not isinstance(record, dict) or not isinstance(record.get("key"), str) or not isinstance(
+            record.get("sha256"), str):
+        raise DamagedFile(run.folder / CONFIG, "records no supervised base (base: key, sha256) for its sft run",
+                          "point path= at an intact run folder")
+    places = [Path(str(record.get("path", ""))), run.folder / "bases" / record["key"] / "base.pt"]
+    if run.folder.parent.parent.name == "runs":  # a comparison's run: <out>/runs/<method>/seed<N>
+        places.append(run.folder.parents[2] / "bases" / record["key"] / "base.pt")
+    for place in places:
+        if place.is_file() and file_sha256(place) == record["sha256"]:
+            return place
+    raise ValueError(f"{run.folder} is an sft run whose supervised base (key {record['key']}, sha256 "
+                     f"{record['sha256'][:12]}...) is in none of: {', '.join(str(p) for p in places[1:])}; "
+                     "copy the comparison's bases/ folder beside its runs/")
+
+
+def rebuild(run: TrainedRun, device: str) -> tuple[Any, list[str] | None, str]:
+    """(population, agent names or None, decoding) of the run's trained policy; nothing is trained."""
+    ctx = run.context(device)
+    if run.is_sft:
+        from searchgym.harness.sft import base_population
+
+        population, agents = base_population(ctx, {"path": str(find_base(run))})
+        return population, agents, str(ctx.options.get("decoding", "sample"))
+    from searchgym.harness.method_specs import build_config
+    from searchgym.method_table import METHOD_SPECS
+
+    spec = METHOD_SPECS[run.spec_name]
+    trainer_cls = load_callable(spec.trainer, f"trainer of {spec.name}")
+    config = build_config(spec, ctx, trainer_cls)
+    if config.init == "sft":  # the checkpoint holds every weight: the base is not needed to rebuild
+        config = dataclasses.replace(config, init="scratch", init_checkpoint=None, rl_fresh_tasks=False)
+    trainer = trainer_cls(config, out_dir=None, log=ctx.log)  # no folder: it writes nothing, resumes nothing
+    path = run.folder / CHECKPOINT
+    try:
+        trainer.load(path)  # read_checkpoint: weights_only=True
+    except DamagedFile as exc:
+        raise DamagedFile(path, exc.what, UNPLAYABLE) from None
+    agents = list(trainer.env.possible_agents) if trainer.kind == "parallel" else None
+    return trainer.population, agents, config.decoding
+
+
+def provider(ctx: RunContext, path: str) -> Any:
+    """The policy trained in the run folder ``path``, playing the evaluation's suite with its seed."""
+    from searchgym.agents.policy_actor import PolicyActor
+
+    run = read_run(path)
+    check_suite(path, ctx.suite)
+    population, agents, decoding = rebuild(run, ctx.device)
+    ctx.records["played_run"] = {"path": str(run.folder.resolve()), "method": run.config["method"],
+                                 "seed": run.config["seed"], "suite_id": run.suite.id,
+                                 "finished": (run.folder / "DONE").is_file()}  # else its last checkpoint
+    return PolicyActor(population, agents, decoding=decoding, seed=ctx.seed)
+
+
+provider.check_options = check_options  # type: ignore[attr-defined]
+
+
+def run_suite(path: str | Path) -> Suite:
+    """The suite a run trained and was scored on (``--suite`` left out with ``--agent run``)."""
+    return read_run(path).suite

@@ -1,0 +1,160 @@
+"""`searchgym evaluate --agent run --agent-option path=RUN_FOLDER`: a trained run's policy scored again.
+
+Before, a policy trained by `searchgym train` or `compare` could not be scored again (another
+suite, another seed): evaluate took only named baselines, the endpoint agent or module:factory."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+import torch
+from harness_helpers import TINY_QA
+
+from searchgym.cli import main
+from searchgym.harness.methods import resolve_method
+from searchgym.harness.runner import RunSpec, execute_run
+
+TRAIN = ["--env", "SearchQA-Candidates-v0", "--world-size", "tiny", "--budget", "200", "--test-size", "4",
+         "--no-progress"]
+SFT = {"sft_tasks": 10, "sft_epochs": 1, "sft_dagger_rounds": 0}
+
+
+def listing(folder):
+    """Every path under ``folder`` with its size and mtime (what "nothing written" compares)."""
+    return sorted((str(p.relative_to(folder)), p.stat().st_size, p.stat().st_mtime_ns) for p in folder.rglob("*"))
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    """A finished `searchgym train` run folder (about 5 s)."""
+    out = tmp_path_factory.mktemp("train") / "x"
+    assert main(["train", *TRAIN, "--out", str(out)]) == 0
+    return out
+
+
+@pytest.fixture(scope="module")
+def compared(tmp_path_factory):
+    """A comparison's folder: an sft run and an RL run started from its own base (init=sft, greedy)."""
+    out = tmp_path_factory.mktemp("compare")
+    execute_run(RunSpec(TINY_QA, resolve_method("sft"), 0, 0, out, options=SFT))
+    execute_run(RunSpec(TINY_QA, resolve_method("cw_grpo"), 1, 120, out,
+                        options={**SFT, "init": "sft", "decoding": "greedy"}))
+    return out
+
+
+def evaluate(path, out, *extra):
+    return main(["evaluate", "--agent", "run", "--agent-option", f"path={path}", "--out", str(out), "--no-progress",
+                 *extra])
+
+
+def test_a_train_run_is_replayed_exactly_without_training_or_writing(trained, tmp_path, monkeypatch, capsys):
+    """The run's own suite (no --suite) and seed give its own predictions, byte for byte, and its
+    dev scores; no trainer trains or saves, and the run folder is left as it was."""
+    from searchgym.agents.trainer_base import TrainerBase
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the run's policy was trained or saved again")
+
+    monkeypatch.setattr(TrainerBase, "train", refuse)
+    monkeypatch.setattr(TrainerBase, "save", refuse)
+    before = listing(trained)
+    out = tmp_path / "ev"
+    assert evaluate(trained, out) == 0
+    assert "run on train-SearchQA-Candidates-v0 (test split, 4 tasks)" in capsys.readouterr().out
+    assert (out / "predictions.jsonl").read_bytes() == (trained / "predictions.jsonl").read_bytes()
+    mine, theirs = (json.loads((f / "result.json").read_text()) for f in (out, trained))
+    assert mine["test"] == theirs["test"] and mine["dev"] == theirs["dev"]
+    assert json.loads((out / "config.json").read_text())["played_run"]["method"] == "cw_grpo"
+    assert listing(trained) == before
+
+
+def test_comparison_runs_replay_and_init_sft_needs_no_base(compared, tmp_path, capsys):
+    """An sft run plays its base (found in <out>/bases); an RL run that started from a base plays
+    its checkpoint with its greedy decoding even once the bases are gone."""
+    sft, rl = compared / "runs" / "sft" / "seed0", compared / "runs" / "cw_grpo" / "seed1"
+    assert evaluate(sft, tmp_path / "sft", "--suite", TINY_QA.id) == 0
+    assert (tmp_path / "sft" / "predictions.jsonl").read_bytes() == (sft / "predictions.jsonl").read_bytes()
+    moved = shutil.move(compared / "bases", tmp_path / "bases-away")
+    try:
+        before = listing(rl)
+        assert evaluate(rl, tmp_path / "rl", "--suite", TINY_QA.id, "--seed", "1") == 0
+        assert (tmp_path / "rl" / "predictions.jsonl").read_bytes() == (rl / "predictions.jsonl").read_bytes()
+        assert listing(rl) == before
+        # without its base the sft run is refused in one line that says where it looked
+        assert evaluate(sft, tmp_path / "sft2", "--suite", TINY_QA.id) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "supervised base" in err[0] and str(compared / "bases") in err[0], err
+        assert not (tmp_path / "sft2").exists()
+    finally:
+        shutil.move(moved, compared / "bases")
+
+
+def test_another_suite_and_seed(trained, tmp_path, capsys):
+    """The policy plays another suite of the same kind with another seed; a suite of another kind
+    (text actions, a team) is one error line before any folder."""
+    out = tmp_path / "other"
+    assert evaluate(trained, out, "--suite", TINY_QA.id, "--seed", "3", "--limit", "3") == 0
+    rows = [json.loads(line) for line in (out / "predictions.jsonl").read_text().splitlines()]
+    assert len(rows) == 3 and {r["task_id"] for r in rows} <= {t.id for t in TINY_QA.tasks("test")}
+    capsys.readouterr()
+    for suite in ("searchqa-text-v2", "team-v2"):
+        assert evaluate(trained, tmp_path / suite, "--suite", suite) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "its policy cannot act there" in err[0], err
+        assert not (tmp_path / suite).exists()
+    assert main(["evaluate", "--agent", "random", "--out", str(tmp_path / "r")]) == 2
+    assert "--suite is required" in capsys.readouterr().err
+
+
+def edited(trained, tmp_path, **changes):
+    """A copy of the trained run whose config.json has ``changes`` (None: the key removed)."""
+    folder = tmp_path / "copy"
+    shutil.copytree(trained, folder)
+    config = json.loads((folder / "config.json").read_text())
+    for key, value in changes.items():
+        config.pop(key) if value is None else config.__setitem__(key, value)
+    (folder / "config.json").write_text(json.dumps(config))
+    return folder
+
+
+REFUSALS = {
+    "not a folder": (lambda t, p: p / "nowhere", "is not a folder"),
+    "no config": (lambda t, p: p, "is not a run folder (no config.json)"),
+    "random": (lambda t, p: edited(t, p, method="random", trains=False),
+               "trains nothing: evaluate it by name (--agent random)"),
+    "an evaluation": (lambda t, p: edited(t, p, method_path="searchgym.harness.methods:agent_method", trains=False),
+                      "is a `searchgym evaluate` folder"),
+    "llm": (lambda t, p: edited(t, p, policy="llm"), "is an LLM-policy run"),
+    "a user's method": (lambda t, p: edited(t, p, method_path="mypkg.mod:factory"), "not a built-in learning method"),
+    "no checkpoint": (lambda t, p: (shutil.rmtree(edited(t, p) / "checkpoint"), p / "copy")[1],
+                      "has no checkpoint/checkpoint.pt"),
+}
+
+
+@pytest.mark.parametrize("case", REFUSALS)
+def test_refusals_are_one_line_before_any_folder(case, trained, tmp_path, capsys):
+    make, expected = REFUSALS[case]
+    path = make(trained, tmp_path)
+    assert evaluate(path, tmp_path / "ev") == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and expected in err[0] and "Traceback" not in err[0], err
+    assert not (tmp_path / "ev").exists()
+
+
+@pytest.mark.parametrize("damage", ["config cut", "config without suite", "checkpoint garbage",
+                                    "checkpoint of no trainer"])
+def test_a_damaged_file_is_one_line_naming_it(damage, trained, tmp_path, capsys):
+    folder = edited(trained, tmp_path, **({"suite": None} if damage == "config without suite" else {}))
+    name = "config.json" if damage.startswith("config") else "checkpoint/checkpoint.pt"
+    if damage == "config cut":
+        (folder / name).write_text('{"method": "cw_')
+    elif damage == "checkpoint garbage":
+        (folder / name).write_bytes(b"\x80\x02not a checkpoint")
+    elif damage == "checkpoint of no trainer":
+        torch.save({"weights": torch.zeros(2)}, folder / name)
+    assert evaluate(folder, tmp_path / "ev") == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"searchgym evaluate: damaged file: {folder / name}: "), err
+    assert not (tmp_path / "ev").exists()
