@@ -96,6 +96,16 @@ def endpoint_options(args: argparse.Namespace) -> dict[str, object]:
     return options
 
 
+def _default_name(agent: str, options: dict[str, object]) -> str:
+    """The results' label when --name is not given: the agent's name, or for ``--agent run`` the
+    played run's method and seed."""
+    if agent == "run":
+        from searchgym.harness.run_agent import run_label
+
+        return run_label(str(options["path"]))
+    return agent.replace(":", ".")
+
+
 def run(args: argparse.Namespace) -> int:
     check_seed(args)
     suite = evaluation_suite(args)
@@ -103,10 +113,10 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--limit must be a positive number of tasks, got {args.limit}")
     resolve_agent(args.agent)  # a typo is an error before any folder is made
     resolve_device(args.device)  # likewise a device (before: refused in the run, after its folder was made)
-    label = check_label(args.name or args.agent.replace(":", "."))
-    folder = args.out or Path("runs") / "evaluate" / suite.id / label
     agent_options = {**parse_options(args.agent_option), **endpoint_options(args)}
     check_agent_options(args.agent, agent_options)  # likewise a misspelled option
+    label = check_label(args.name or _default_name(args.agent, agent_options))
+    folder = args.out or Path("runs") / "evaluate" / suite.id / label
     spec = RunSpec(suite, MethodRef(label, "searchgym.harness.methods:agent_method"), args.seed, 0, folder.parent,
                    args.device, progress=not args.no_progress, folder=folder,
                    options={"agent": args.agent, "agent_options": agent_options}, limit=args.limit)

@@ -62,7 +62,7 @@ def test_a_train_run_is_replayed_exactly_without_training_or_writing(trained, tm
     before = listing(trained)
     out = tmp_path / "ev"
     assert evaluate(trained, out) == 0
-    assert "run on train-SearchQA-Candidates-v0 (test split, 4 tasks)" in capsys.readouterr().out
+    assert "run-cw_grpo-seed0 on train-SearchQA-Candidates-v0 (test split, 4 tasks)" in capsys.readouterr().out
     assert (out / "predictions.jsonl").read_bytes() == (trained / "predictions.jsonl").read_bytes()
     mine, theirs = (json.loads((f / "result.json").read_text()) for f in (out, trained))
     assert mine["test"] == theirs["test"] and mine["dev"] == theirs["dev"]
@@ -158,3 +158,16 @@ def test_a_damaged_file_is_one_line_naming_it(damage, trained, tmp_path, capsys)
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith(f"searchgym evaluate: damaged file: {folder / name}: "), err
     assert not (tmp_path / "ev").exists()
+
+
+def test_the_default_folder_is_named_after_the_played_run(trained, compared, tmp_path, monkeypatch):
+    """Before, every run evaluated without --name or --out went to .../run, so a second run there was
+    'holds a different run'; now each is run-<method>-seed<N>."""
+    monkeypatch.chdir(tmp_path)
+    sft = compared / "runs" / "sft" / "seed0"
+    for path in (trained, sft):
+        assert main(["evaluate", "--agent", "run", "--agent-option", f"path={path}", "--suite", TINY_QA.id,
+                     "--limit", "2", "--no-progress"]) == 0
+    made = sorted(p.name for p in (tmp_path / "runs" / "evaluate" / TINY_QA.id).iterdir())
+    assert made == ["run-cw_grpo-seed0", "run-sft-seed0"]
+
