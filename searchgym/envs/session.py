@@ -314,8 +314,15 @@ class SearchSession:
             return parse_tool_call(action, self.config.tool_format, self.allowed, allow_team_actions=team_actions)
         return parse_action(action, self.config.tool_format, self.allowed, allow_team_actions=team_actions)
 
+    def _check_open(self) -> None:
+        """Refuse a step of a finished episode before anything runs. Why: ``settle`` refused it only
+        after the tool had run and ``tool_calls`` had counted it."""
+        if self.done:
+            raise RuntimeError("this episode is over; call reset()")
+
     def execute(self, action: Action) -> tuple[ToolResult, bool]:
         """Run a tool action (or refuse it); returns (result, invalid)."""
+        self._check_open()
         if action.tool not in self.allowed:
             why = f"the tool {action.tool!r} is not available to you; your tools: {', '.join(self.allowed)}"
             return ToolResult.failure(why), True
@@ -325,6 +332,7 @@ class SearchSession:
 
     def apply(self, raw: object, team_actions: bool = False) -> StepOutcome:
         """Decode, execute and settle one step (posts and waits are handled by the team env)."""
+        self._check_open()
         action = self.decode(raw, team_actions)
         if isinstance(action, ParseError):
             return self.settle(None, ToolResult.failure(action.message), invalid=False, format_error=True)
@@ -340,8 +348,7 @@ class SearchSession:
     def settle(self, action: Action | None, result: ToolResult, invalid: bool = False,
                format_error: bool = False) -> StepOutcome:
         """Book-keeping shared by every kind of step: judge, reward, transcript, termination."""
-        if self.done:
-            raise RuntimeError("this episode is over; call reset()")
+        self._check_open()
         self.steps += 1
         self.invalid_actions += int(invalid)
         self.format_errors += int(format_error)
