@@ -95,6 +95,7 @@ class MultiSearchEnv(ParallelEnv):
     def _start(self, seed: int | None, options: Mapping[str, Any] | None) -> list[np.random.Generator]:
         """Seed, pick the task, and give each agent its own generator derived from the env's."""
         options = reset_options(options)
+        self.tasks.check({k: options[k] for k in RESET_OPTIONS if k in (options or {})})  # before anything changes
         if seed is not None:
             self._np_random, _ = seeding.np_random(seed)
         self.record = EpisodeRecord.start(self.np_random, options)

@@ -129,6 +129,7 @@ class SearchEnv(gym.Env):
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         options = reset_options(options)
+        self.tasks.check(options)  # a bad option is an error before the env changes
         super().reset(seed=seed)
         self.record = EpisodeRecord.start(self.np_random, options, self._np_random_seed)
         task = self.tasks.pick(self.np_random, options)

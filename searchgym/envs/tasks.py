@@ -56,23 +56,31 @@ class TaskPicker:
 
     def pick(self, rng: np.random.Generator, options: Mapping[str, Any] | None = None) -> Task:
         """``options={"task_id": id}`` picks that task; ``{"split": s}`` draws from split ``s``."""
+        options = self.check(options)
+        if "task_id" in options:
+            return self.world.task_by_id[str(options["task_id"])]
+        pool = self._by_split[options.get("split", self.split)]
+        return pool[int(rng.integers(len(pool)))]
+
+    def check(self, options: Mapping[str, Any] | None) -> dict[str, Any]:
+        """``options`` as a dict, or the error ``pick`` gives for them, drawing nothing. Why: an env
+        checks them before it changes anything (a reset that failed on a bad task id used to leave
+        the old episode playing under the new episode's record, which could not be unpickled)."""
         options = dict(options or {})
         unknown = sorted(set(options) - set(RESET_OPTIONS))
         if unknown:
             raise ValueError(f"unknown reset option(s) {unknown}; accepted: {', '.join(RESET_OPTIONS)}")
         if "task_id" in options:
-            task = self.world.task_by_id.get(str(options["task_id"]))
-            if task is None:
+            if str(options["task_id"]) not in self.world.task_by_id:
                 raise ValueError(f"no task with id {options['task_id']!r} in this world")
-            return task
+            return options
         split = options.get("split", self.split)
         if split not in SPLITS:
             raise ValueError(f"split must be one of {SPLITS}, got {split!r}")
-        pool = self._by_split[split]
-        if not pool:
+        if not self._by_split[split]:
             raise ValueError(f"no tasks in split {split!r} for this env's families and difficulty; "
                              f"{self._where_tasks_are()}")
-        return pool[int(rng.integers(len(pool)))]
+        return options
 
     def _where_tasks_are(self) -> str:
         """Which splits do hold tasks for this filter (a world of your own files puts every task in

@@ -3,6 +3,8 @@ action changed after it was sent, an index given as a 0-d array."""
 
 from __future__ import annotations
 
+import pickle
+
 import pytest
 
 import searchgym
@@ -21,3 +23,21 @@ def test_a_step_after_the_episode_ended_runs_no_tool():
     with pytest.raises(RuntimeError, match="episode is over; call reset"):
         env.step(TOOL_CALL)
     assert calls == [] and session.tool_calls == 0 and session.steps == 1
+
+
+@pytest.mark.parametrize("env_id", ["SearchQA-Candidates-v0", "GroupSearch-Candidates-v0"])
+def test_a_reset_that_fails_on_its_options_leaves_the_episode_as_it_was(env_id):
+    env = searchgym.make(env_id, world_size="tiny")
+    single = env_id.startswith("SearchQA")
+    env.reset(seed=0)
+    env.step(0) if single else env.step(dict.fromkeys(env.agents, 0))
+    state = env.unwrapped.np_random.bit_generator.state
+    for options in ({"task_id": "no-such-task"}, {"split": "nope"}):
+        with pytest.raises(ValueError):
+            env.reset(seed=99, options=options)
+    assert env.unwrapped.np_random.bit_generator.state == state  # not reseeded
+    env.step(1) if single else env.step(dict.fromkeys(env.agents, 1))
+    copy = pickle.loads(pickle.dumps(env))  # failed before: the record held the failed reset's options
+    sessions = [env.unwrapped.session] if single else list(env.unwrapped.sessions.values())
+    copied = [copy.unwrapped.session] if single else list(copy.unwrapped.sessions.values())
+    assert [s.transcript for s in copied] == [s.transcript for s in sessions]
