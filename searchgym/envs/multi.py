@@ -21,7 +21,7 @@ from pettingzoo import ParallelEnv
 from searchgym.candidates import shared_generator
 from searchgym.envs.config import CONFIG_KWARGS, EnvConfig
 from searchgym.envs.observation_data import ObservationLog
-from searchgym.envs.replay import EpisodeRecord, load_env
+from searchgym.envs.replay import EpisodeRecord, load_env, recorded
 from searchgym.envs.session import SearchSession, StepOutcome
 from searchgym.envs.setup import env_setup
 from searchgym.envs.spaces import episode_spaces
@@ -119,7 +119,7 @@ class MultiSearchEnv(ParallelEnv):
 
     def _recorded(self, actions: Mapping[str, Any]) -> None:
         """Remember a step's actions for pickling (after the step succeeded)."""
-        self.record.actions.append(dict(actions))
+        self.record.actions.append({agent: recorded(action) for agent, action in actions.items()})
 
     def _check_actions(self, actions: Mapping[str, Any]) -> None:
         if not self.sessions:

@@ -10,6 +10,7 @@ these, so the loaded env continues exactly as the original would.
 
 from __future__ import annotations
 
+import copy
 import warnings
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,6 +30,18 @@ class EpisodeRecord:
     @classmethod
     def start(cls, rng: np.random.Generator, options: dict[str, Any] | None, seed: int | None = None) -> EpisodeRecord:
         return cls(rng.bit_generator.state, dict(options) if options is not None else None, seed)
+
+
+def recorded(action: Any) -> Any:
+    """What the record keeps of an action: a copy unless it is immutable. Why: a structured call is
+    a dict the caller may change and send again (one template, a new query each step); keeping the
+    object made a pickled env replay the changed call, a different episode."""
+    if action is None or isinstance(action, str | int | float | np.generic):
+        return action
+    try:
+        return copy.deepcopy(action)
+    except Exception:  # noqa: BLE001 - an object that cannot be copied is kept as it is
+        return action
 
 
 def generator_from(state: dict[str, Any]) -> np.random.Generator:

@@ -13,7 +13,7 @@ from searchgym.candidates import shared_generator
 from searchgym.envs.config import CONFIG_KWARGS, EnvConfig, RenderModes, resolve_config
 from searchgym.envs.info import ZEROED_RESET, episode_info
 from searchgym.envs.observation_data import ObservationLog
-from searchgym.envs.replay import EpisodeRecord, load_env
+from searchgym.envs.replay import EpisodeRecord, load_env, recorded
 from searchgym.envs.session import SearchSession
 from searchgym.envs.setup import env_setup
 from searchgym.envs.spaces import episode_spaces
@@ -144,7 +144,7 @@ class SearchEnv(gym.Env):
             raise RuntimeError("call reset() before step()")
         outcome = self.session.apply(action)
         self.log.record(outcome)
-        self.record.actions.append(action)
+        self.record.actions.append(recorded(action))
         return (self._observation(outcome.text), float(outcome.reward["total"]), outcome.terminated,
                 outcome.truncated, self._info(outcome))
 

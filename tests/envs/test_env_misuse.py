@@ -41,3 +41,18 @@ def test_a_reset_that_fails_on_its_options_leaves_the_episode_as_it_was(env_id):
     sessions = [env.unwrapped.session] if single else list(env.unwrapped.sessions.values())
     copied = [copy.unwrapped.session] if single else list(copy.unwrapped.sessions.values())
     assert [s.transcript for s in copied] == [s.transcript for s in sessions]
+
+
+@pytest.mark.parametrize("env_id", ["SearchQA-v0", "TeamSearch-v0"])
+def test_a_pickled_env_replays_the_calls_as_they_were_sent_not_as_changed_since(env_id):
+    env = searchgym.make(env_id, world_size="tiny")
+    env.reset(seed=0)
+    call = {"name": "web_search", "arguments": {"query": "Tistel Group"}}
+    for query in ("Tistel Group", "Saenebeir"):  # one template, a new query each step
+        call["arguments"]["query"] = query
+        env.step(call) if env_id == "SearchQA-v0" else env.step(dict.fromkeys(env.agents, call))
+    sessions = [env.unwrapped.session] if env_id == "SearchQA-v0" else list(env.unwrapped.sessions.values())
+    copy = pickle.loads(pickle.dumps(env))
+    copied = [copy.unwrapped.session] if env_id == "SearchQA-v0" else list(copy.unwrapped.sessions.values())
+    assert [s.transcript for s in copied] == [s.transcript for s in sessions]
+    assert 'query="Tistel Group"' in sessions[0].transcript[0][0]
