@@ -24,7 +24,7 @@ from searchgym.actions import (
 )
 from searchgym.candidate_history import RankedCandidates
 from searchgym.candidates import CandidateGenerator, Observed, names_in
-from searchgym.envs.spaces import is_clean, sanitize
+from searchgym.envs.spaces import discrete_index, is_clean, sanitize
 from searchgym.judge import ProcessJudge, RoundSignals
 from searchgym.observation_format import question_text, step_block
 from searchgym.scoring import AnswerScore, RewardConfig, compose_reward, score_answer
@@ -302,14 +302,15 @@ class SearchSession:
         """Turn the env's raw action (an index; a string, or a structured tool call, in text mode)
         into an Action or a ParseError."""
         if self.config.action_mode == "candidates":
-            if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            index = discrete_index(action)
+            if index is None:
                 return ParseError(f"candidate mode takes an int index, got {type(action).__name__}")
-            if not 0 <= int(action) < self.config.max_candidates:
-                return ParseError(f"index {int(action)} is out of range: the action space is "
+            if not 0 <= index < self.config.max_candidates:
+                return ParseError(f"index {index} is out of range: the action space is "
                                   f"0..{self.config.max_candidates - 1}; admissible now: 0..{len(self.candidates) - 1}")
-            if int(action) >= len(self.candidates):
-                return ParseError(f"index {int(action)} is masked; admissible: 0..{len(self.candidates) - 1}")
-            return self.candidates[int(action)]
+            if index >= len(self.candidates):
+                return ParseError(f"index {index} is masked; admissible: 0..{len(self.candidates) - 1}")
+            return self.candidates[index]
         if not isinstance(action, str):  # a structured call: a dict or an OpenAI tool_call object
             return parse_tool_call(action, self.config.tool_format, self.allowed, allow_team_actions=team_actions)
         return parse_action(action, self.config.tool_format, self.allowed, allow_team_actions=team_actions)

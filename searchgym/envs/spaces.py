@@ -90,6 +90,19 @@ def text_action_space(max_action_chars: int) -> spaces.Text:
     return text_space(max_action_chars)
 
 
+def discrete_index(action: object) -> int | None:
+    """``action`` as an int where ``Discrete.contains`` takes it (a Python or NumPy int, or a 0-d
+    integer array, as ``tensor.numpy()`` gives), else None (bools too). Why: a 0-d array is in the
+    candidate action space, yet the envs refused it ("got ndarray")."""
+    if isinstance(action, bool | np.bool_):
+        return None
+    if isinstance(action, int | np.integer):
+        return int(action)
+    if isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer):
+        return int(action)
+    return None
+
+
 def candidate_action_space(max_candidates: int) -> spaces.Discrete:
     return spaces.Discrete(max_candidates)
 

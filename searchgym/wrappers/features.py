@@ -33,6 +33,7 @@ from functools import lru_cache
 import numpy as np
 
 from searchgym.envs.config import BOUNDS, check_int
+from searchgym.envs.spaces import discrete_index
 from searchgym.observation_format import QUESTION_PREFIX, STEP_LINE, question_line
 from searchgym.tools.tool_registry import TOOL_NAMES
 
@@ -192,11 +193,12 @@ class Encoded:
     def env_action(self, slot: object, env_mask: np.ndarray) -> object:
         """The env's index for a slot; a masked slot becomes a masked env index (the env then says
         so), and anything that is not an in-range int goes to the env unchanged (it says why)."""
-        if isinstance(slot, (bool, np.bool_)) or not isinstance(slot, (int, np.integer)):
+        index = discrete_index(slot)  # a 0-d integer array is a slot too, not an env index
+        if index is None:
             return slot
-        if 0 <= int(slot) < len(self.order):
-            return self.order[int(slot)]
-        if 0 <= int(slot) < len(env_mask):
+        if 0 <= index < len(self.order):
+            return self.order[index]
+        if 0 <= index < len(env_mask):
             masked = np.flatnonzero(np.asarray(env_mask) == 0)
             return int(masked[0]) if masked.size else int(slot)
         return slot

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pickle
 
+import numpy as np
 import pytest
 
 import searchgym
@@ -56,3 +57,30 @@ def test_a_pickled_env_replays_the_calls_as_they_were_sent_not_as_changed_since(
     copied = [copy.unwrapped.session] if env_id == "SearchQA-v0" else list(copy.unwrapped.sessions.values())
     assert [s.transcript for s in copied] == [s.transcript for s in sessions]
     assert 'query="Tistel Group"' in sessions[0].transcript[0][0]
+
+
+def test_a_0d_integer_array_is_an_index_as_the_action_space_says():
+    env = searchgym.make("SearchQA-Candidates-v0", world_size="tiny")
+    _, info = env.reset(seed=0)
+    index = np.array(int(np.flatnonzero(info["action_mask"])[0]))  # what tensor.numpy() gives
+    assert env.action_space.contains(index)
+    _, _, _, _, info = env.step(index)
+    assert not info["format_error"] and info["step"] == 1
+    _, _, _, _, info = env.step(np.array(True))  # a bool is no index, as before
+    assert info["format_error"]
+
+
+def test_the_numeric_wrappers_read_a_0d_array_as_a_slot():
+    plain, arrays = (searchgym.make("SearchQA-Numeric-v0", world_size="tiny") for _ in range(2))
+    plain.reset(seed=3)
+    arrays.reset(seed=3)
+    done = False
+    while not done:
+        slot = int(np.flatnonzero(plain.get_wrapper_attr("action_masks")())[-1])
+        a, b = plain.step(slot), arrays.step(np.array(slot, dtype=np.int32))
+        assert np.array_equal(a[0], b[0]) and a[1] == b[1] and not b[4]["format_error"]
+        done = a[2] or a[3]
+    group = searchgym.make("GroupSearch-Numeric-v0", world_size="tiny")
+    group.reset(seed=0)
+    infos = group.step({agent: np.array(0) for agent in group.agents})[4]
+    assert not any(info["format_error"] for info in infos.values())
