@@ -83,5 +83,14 @@ def validate_arguments(tool: str, schema: dict[str, Any], arguments: dict[str, A
         expected = props[key].get("type")
         types = _JSON_TYPES.get(expected or "", ())
         if types and (not isinstance(value, types) or (expected != "boolean" and isinstance(value, bool))):
-            return f"{tool} argument {key!r} must be a {expected}, got {type(value).__name__}"
+            return f"{tool} argument {key!r} must be a {expected}, got {_json_kind(value)}"
     return None
+
+
+def _json_kind(value: Any) -> str:
+    """What the agent sent, in JSON's words. Why: arguments arrive frozen (a JSON object or array
+    is a tuple by then), so "got tuple" named neither what was sent nor anything JSON has."""
+    if isinstance(value, tuple | list | dict):
+        return "a JSON object or array"
+    kinds = {bool: "a boolean", int: "an integer", float: "a number", str: "a string", type(None): "null"}
+    return next((kind for t, kind in kinds.items() if isinstance(value, t)), type(value).__name__)
