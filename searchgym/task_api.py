@@ -19,6 +19,7 @@ from typing import Any
 
 import gymnasium as gym
 
+from searchgym.envs.tasks import reset_options
 from searchgym.registry import make, registered
 from searchgym.suites import RETIRED_SUITES, SUITES, Suite, make_env
 from searchgym.suites import tasks as suite_tasks
@@ -129,7 +130,9 @@ class _FixedTask(gym.Wrapper):
 
 
 def _fixed_options(options: dict[str, Any] | None, task_id: str) -> dict[str, Any]:
-    options = dict(options or {})
+    """The options of a reset on ``task_id``. Why ``reset_options`` first: a list or a string gave
+    "cannot convert dictionary update sequence" instead of the env's error naming what is accepted."""
+    options = dict(reset_options(options) or {})
     if options.get("task_id", task_id) != task_id or "split" in options:
         raise ValueError(f"this env always plays task {task_id!r}; reset options may not choose another "
                          f"task or split (got {options})")

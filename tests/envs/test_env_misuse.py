@@ -84,3 +84,12 @@ def test_the_numeric_wrappers_read_a_0d_array_as_a_slot():
     group.reset(seed=0)
     infos = group.step({agent: np.array(0) for agent in group.agents})[4]
     assert not any(info["format_error"] for info in infos.values())
+
+
+@pytest.mark.parametrize("env_id", ["SearchQA-v0", "TeamSearch-v0"])
+@pytest.mark.parametrize("options", [[1], "task_id"])
+def test_a_task_env_refuses_options_that_are_no_dict_naming_what_is_accepted(env_id, options):
+    task_id = searchgym.tasks(env_id, "dev")[0].task_id
+    env = searchgym.make_task_env(env_id, "dev", task_id)
+    with pytest.raises(TypeError, match="reset options must be a dict with string keys.*accepted keys: task_id"):
+        env.reset(seed=0, options=options)
