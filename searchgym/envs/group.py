@@ -100,7 +100,7 @@ class GroupSearchEnv(MultiSearchEnv):
     - v0: the first version. Later without a new id (observations unchanged): ``config=EnvConfig``,
       ``observation_data(agent)``, spaces owned by each env, pickling by replay, the shared base
       :class:`~searchgym.envs.multi.MultiSearchEnv` in its own module.
-      At reset ``reward_components`` and ``signals`` are empty dicts (``SearchEnv`` gives zeros).
+      At reset ``reward_components`` and ``signals`` hold zeros, as ``SearchEnv``'s (at first they were empty dicts).
 
     **Example**
 

@@ -127,7 +127,7 @@ class TeamSearchEnv(TeamPosts, MultiSearchEnv):
 
     - v0: the first version. Later without a new id (observations unchanged): ``config=EnvConfig``,
       ``observation_data(agent)``, spaces owned by each env, pickling by replay. At reset
-      ``reward_components`` and ``signals`` are empty dicts (``SearchEnv`` gives zeros).
+      ``reward_components`` and ``signals`` hold zeros, as ``SearchEnv``'s (at first they were empty dicts).
 
     **Example**
 

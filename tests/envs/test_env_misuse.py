@@ -93,3 +93,13 @@ def test_a_task_env_refuses_options_that_are_no_dict_naming_what_is_accepted(env
     env = searchgym.make_task_env(env_id, "dev", task_id)
     with pytest.raises(TypeError, match="reset options must be a dict with string keys.*accepted keys: task_id"):
         env.reset(seed=0, options=options)
+
+
+@pytest.mark.parametrize("env_id", ["GroupSearch-v0", "TeamSearch-v0"])
+def test_the_env_page_says_what_reset_infos_hold(env_id):
+    env = searchgym.make(env_id, world_size="tiny")
+    _, infos = env.reset(seed=0)
+    info = infos[env.agents[0]]
+    assert set(info["reward_components"].values()) == {0.0} and info["signals"]["reason"] == "reset"
+    page = " ".join(type(env).__doc__.split())
+    assert "are empty dicts" not in page and "``signals`` hold zeros" in page
