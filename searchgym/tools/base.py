@@ -83,7 +83,8 @@ def validate_arguments(tool: str, schema: dict[str, Any], arguments: dict[str, A
         expected = props[key].get("type")
         types = _JSON_TYPES.get(expected or "", ())
         if types and (not isinstance(value, types) or (expected != "boolean" and isinstance(value, bool))):
-            return f"{tool} argument {key!r} must be a {expected}, got {_json_kind(value)}"
+            article = "an" if str(expected)[:1] in "aeiou" else "a"
+            return f"{tool} argument {key!r} must be {article} {expected}, got {_json_kind(value)}"
     return None
 
 
