@@ -64,9 +64,10 @@ def load_runs(out: Path | str, labels: Sequence[str], seeds: Sequence[int]) -> l
             folder = run_dir(out, label, seed)
             if not is_done(folder):
                 continue
-            records.append(RunRecord(label, seed, finished_json(folder, "config.json"),
-                                     finished_json(folder, "result.json"),
-                                     finished_predictions(folder), read_jsonl(folder / "metrics.jsonl")))
+            result = finished_json(folder, "result.json")
+            records.append(RunRecord(label, seed, finished_json(folder, "config.json"), result,
+                                     finished_predictions(folder, tested_count(result)),
+                                     read_jsonl(folder / "metrics.jsonl")))
     return records
 
 
@@ -84,17 +85,29 @@ def finished_json(folder: Path, name: str) -> dict[str, Any]:
         raise DamagedFile(path, exc.what, redo) from None
 
 
-def finished_predictions(folder: Path) -> list[dict[str, Any]]:
+def tested_count(result: dict[str, Any]) -> int | None:
+    """How many test tasks a finished run scored, as its ``result.json`` records (None if it does not)."""
+    test = result.get("test")
+    n = test.get("all", {}).get("n") if isinstance(test, dict) and isinstance(test.get("all"), dict) else None
+    return n if isinstance(n, int) and not isinstance(n, bool) else None
+
+
+def finished_predictions(folder: Path, expected: int | None = None) -> list[dict[str, Any]]:
     """A finished run's prediction rows, each with its text ``task_id`` and ``family``.
 
     A damaged file is :class:`DamagedFile` with the way to redo the run (its ``DONE`` deleted,
-    the same command evaluates it again from its checkpoint).
+    the same command evaluates it again from its checkpoint). ``expected`` is the number of rows
+    the run wrote (``result.json``): a file cut short (a partial copy or sync) was reported on the
+    rows it still held, e.g. 33 of 160 tasks, as if the run had been scored on those alone.
     """
     path = folder / "predictions.jsonl"
     redo = f"delete {folder / 'DONE'} and re-run the same command to evaluate the run again"
     rows = read_jsonl(path)
     if not rows:
         raise DamagedFile(path, "holds no predictions (missing, empty or every line damaged)", redo)
+    if expected is not None and len(rows) != expected:
+        raise DamagedFile(path, f"holds {len(rows)} readable predictions where result.json counts {expected} "
+                          "(cut short or damaged)", redo)
     bad = next((i for i, r in enumerate(rows) if not all(isinstance(r.get(k), str) for k in ("task_id", "family"))),
                None)
     if bad is not None:

@@ -46,3 +46,26 @@ def test_the_remedy_of_a_damaged_finished_file_redoes_the_run(finished, tmp_path
     assert main([*ARGS, "--out", str(out)]) == 0
     assert "runs: 1 done now, 1 already finished, 0 failed" in capsys.readouterr().out
     assert (run / name).is_file()
+
+
+@pytest.mark.parametrize("cut", ["mid_line", "line_boundary"])
+def test_a_finished_run_whose_predictions_were_cut_short_is_one_line_not_a_smaller_score(finished, tmp_path, capsys,
+                                                                                          cut):
+    """Before: predictions.jsonl cut to its first lines (a partial copy) was reported on the tasks
+    it still held (e.g. 33 of 160), with no word of the cut; now one line names the file."""
+    out = tmp_path / "out"
+    shutil.copytree(finished, out)
+    run = out / "runs" / "random" / "seed0"
+    path = run / "predictions.jsonl"
+    lines = path.read_bytes().splitlines(keepends=True)
+    kept = b"".join(lines[:3]) + (lines[3][:20] if cut == "mid_line" else b"")
+    path.write_bytes(kept)
+    capsys.readouterr()
+    assert main([*ARGS, "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == (f"searchgym compare: damaged file: {path}: holds 3 readable predictions where result.json counts "
+                   f"{len(lines)} (cut short or damaged); delete {run / 'DONE'} and re-run the same command to "
+                   "evaluate the run again")
+    (run / "DONE").unlink()
+    assert main([*ARGS, "--out", str(out)]) == 0
+    assert path.read_bytes() == b"".join(lines)
