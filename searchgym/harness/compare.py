@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from searchgym.harness.methods import BASELINE_METHODS, MethodRef, load_method
+from searchgym.harness.methods import BASELINE_METHODS, MethodRef, load_method, trains
 from searchgym.harness.progress import StepProgress
 from searchgym.harness.provenance import resolve_device
 from searchgym.harness.report import ReportPaths, write_report
@@ -198,19 +198,35 @@ def run_comparison(comparison: Comparison, on_outcome: Callable[[RunOutcome], No
     return ComparisonResult(outcomes, report)
 
 
+#: The report's files under ``--out`` (and ``curves/<label>.png``): see :func:`write_report`.
+REPORT_FILES = ("summary.csv", "results.md", "learning_curves.png")
+
+
 def check_folders(out: Path, specs: Sequence[RunSpec]) -> None:
     """Refuse a file standing where a folder of the comparison belongs (``out/runs``, a method's or a
-    run's folder, ``out/bases`` where a base is built): else every run fails on it, and the report says
-    to re-run, which cannot help."""
-    folders: set[Path] = set()
+    run's folder, ``out/bases`` where a base is built, an unfinished learning run's ``checkpoint``,
+    ``out/curves``), and a folder where a report file belongs: else every run fails on it, and the
+    report says to re-run, which cannot help; or, for the report's paths, the error came only after
+    every run had trained."""
+    out = Path(out)
+    folders: set[Path] = {out / "curves"}
+    files: set[Path] = {out / name for name in REPORT_FILES}
     for spec in specs:
-        folders |= {spec.run_dir, *(p for p in spec.run_dir.parents if Path(out) in p.parents)}
+        folders |= {spec.run_dir, *(p for p in spec.run_dir.parents if out in p.parents)}
         if spec.method.path == BASELINE_METHODS["sft"] or spec.options.get("init") == "sft":
-            folders.add(Path(out) / "bases")
+            folders.add(out / "bases")
+        if trains(load_method(spec.method)):
+            files.add(out / "curves" / f"{spec.method.label}.png")
+            if not is_done(spec.run_dir):
+                folders.add(spec.run_dir / "checkpoint")
     for folder in sorted(folders, key=lambda p: len(p.parts)):
         if folder.exists() and not folder.is_dir():
             raise ValueError(f"{folder} is a file where a folder of the comparison belongs; move it, or choose "
                              f"another --out")
+    for path in sorted(files):
+        if path.is_dir():
+            raise ValueError(f"{path} is a folder where a file of the comparison's report belongs; move it, or "
+                             "choose another --out")
 
 
 def _run_on_ray(comparison: Comparison, todo: Sequence[RunSpec], record: Callable[[RunOutcome], None],

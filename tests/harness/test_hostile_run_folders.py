@@ -160,7 +160,9 @@ def test_out_pointing_at_a_file_is_one_line(tmp_path, capsys):
 
 
 @pytest.mark.parametrize(("inside", "method"), [("runs", "random"), ("runs/random", "random"),
-                                               ("runs/random/seed0", "random"), ("bases", "sft")])
+                                               ("runs/random/seed0", "random"), ("bases", "sft"),
+                                               ("curves", "random"),  # before: an error after every run
+                                               ("runs/fast/seed0/checkpoint", f"fast={FAST}")])
 def test_a_file_where_a_folder_of_the_comparison_belongs_is_named(tmp_path, capsys, inside, method):
     """Before (``runs`` a file): every run failed with NotADirectoryError, a report was written
     over the folder, and the command said "re-run the same command to resume" (exit 1)."""
@@ -173,6 +175,21 @@ def test_a_file_where_a_folder_of_the_comparison_belongs_is_named(tmp_path, caps
         "or choose another --out")
     assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()) == [inside]  # nothing written
 
+
+
+@pytest.mark.parametrize(("inside", "method"), [("summary.csv", "random"), ("results.md", "random"),
+                                               ("learning_curves.png", "random"), ("curves/fast.png", f"fast={FAST}")])
+def test_a_folder_where_a_report_file_belongs_is_named_before_any_run(tmp_path, capsys, inside, method):
+    """Before: every run trained, then the report stopped at "Is a directory" (the runs were kept,
+    but hours of a long comparison went by before the line)."""
+    out = tmp_path / "c1"
+    (out / inside).mkdir(parents=True)
+    assert main(["compare", "--suite", TINY_QA.id, "--methods", method, "--budget", "8", "--out", str(out),
+                 "--no-progress"]) == 2
+    assert _last_line(capsys.readouterr().err) == (
+        f"searchgym compare: error: {out / inside} is a folder where a file of the comparison's report belongs; "
+        "move it, or choose another --out")
+    assert not (out / "runs").exists()
 
 class _FailingFile:
     """A file whose writes fail like a full (or read-only, or refused) disk."""
