@@ -102,7 +102,10 @@ def finished_predictions(folder: Path, expected: int | None = None) -> list[dict
     """
     path = folder / "predictions.jsonl"
     redo = f"delete {folder / 'DONE'} and re-run the same command to evaluate the run again"
-    rows = read_jsonl(path)
+    try:
+        rows = read_jsonl(path)
+    except DamagedFile as exc:  # a folder or a FIFO in its place
+        raise DamagedFile(path, exc.what, redo) from None
     if not rows:
         raise DamagedFile(path, "holds no predictions (missing, empty or every line damaged)", redo)
     if expected is not None and len(rows) != expected:

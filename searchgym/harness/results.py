@@ -14,15 +14,20 @@ Unfinished runs are included (their metrics so far; predictions only exist once 
 
 from __future__ import annotations
 
+import csv
+import io
 import os
 from pathlib import Path
 
+from searchgym.damaged import DamagedFile, read_bounded
 from searchgym.extras import require
 from searchgym.fileio import iter_jsonl, read_json
 from searchgym.harness.runner import is_done
 
 pd = require("pandas", "searchgym.harness.load_results")  # the report extra
 
+#: A summary.csv has a few rows per method, family and seed; more than this is not one we wrote.
+MAX_SUMMARY_BYTES = 64 * 1024 * 1024
 RUN_COLUMNS = ("kind", "method", "seed", "suite_id", "run_dir", "done")
 
 
@@ -37,13 +42,31 @@ def run_folders(directory: str | os.PathLike) -> list[Path]:
 
 
 def _rows(folder: Path, kind: str, filename: str) -> list[dict]:
+    """A run's rows of one kind. A finished run's predictions are read as the report reads them:
+    before, a file cut short (or a folder in its place) gave fewer rows (or none) with no word."""
+    from searchgym.harness.report import (  # numpy: after pandas
+        finished_json,
+        finished_predictions,
+        tested_count,
+    )
+
     path = folder / filename
-    if not path.is_file():
+    done = is_done(folder)
+    if not (path.exists() or (done and kind == "prediction")):
         return []
-    config = read_json(folder / "config.json", expect=dict)
+    config = finished_json(folder, "config.json") if done else read_json(folder / "config.json", expect=dict)
+    seed = config.get("seed")
+    if isinstance(seed, bool) or not isinstance(seed, int):  # before: a ValueError from pandas' astype
+        raise DamagedFile(folder / "config.json", f"holds seed {seed!r}, not an integer",
+                          f"delete {folder / 'DONE'} and re-run the same command to evaluate the run again" if done
+                          else "delete it and re-run the same command")
     head = {"kind": kind, "method": config.get("method"), "seed": config.get("seed"),
-            "suite_id": config.get("suite_id"), "run_dir": str(folder), "done": is_done(folder)}
-    return [{**head, **{k: v for k, v in row.items() if k not in head}} for row in iter_jsonl(path)]
+            "suite_id": config.get("suite_id"), "run_dir": str(folder), "done": done}
+    if done and kind == "prediction":
+        rows = finished_predictions(folder, tested_count(finished_json(folder, "result.json")))
+    else:
+        rows = list(iter_jsonl(path))
+    return [{**head, **{k: v for k, v in row.items() if k not in head}} for row in rows]
 
 
 def load_results(directory: str | os.PathLike) -> pd.DataFrame:
@@ -65,9 +88,31 @@ def load_results(directory: str | os.PathLike) -> pd.DataFrame:
 
 
 def load_summary(directory: str | os.PathLike) -> pd.DataFrame:
-    """``summary.csv`` of a comparison with its column types (``seed`` is empty on aggregate rows)."""
+    """``summary.csv`` of a comparison with its column types (``seed`` is empty on aggregate rows).
+
+    A damaged file is :class:`DamagedFile` naming it. Why: a file cut short loaded as fewer rows
+    (none at all when cut inside the header) or with a last row of NaNs, and other damage ended
+    in a pandas or codec traceback; a folder in its place was "no summary.csv"."""
     path = Path(directory) / "summary.csv"
-    if not path.is_file():
+    if not (path.exists() or path.is_symlink()):
         raise FileNotFoundError(f"no summary.csv in {directory}; `searchgym compare` writes it")
-    return pd.read_csv(path, dtype={"method": str, "family": str, "aggregate": bool, "seed": "Int64",
-                                    "seeds": "Int64", "n": "Int64"})
+    rewrite = "re-run the same `searchgym compare` command to write it again (finished runs are kept)"
+    data = read_bounded(path, MAX_SUMMARY_BYTES, rewrite)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DamagedFile(path, f"is not UTF-8 text (at byte offset {exc.start})", rewrite) from None
+    if not text.endswith("\n"):
+        raise DamagedFile(path, "is cut short (empty, or its last line has no end)", rewrite)
+    rows = list(csv.reader(io.StringIO(text)))
+    if not {"method", "family", "aggregate"} <= set(rows[0]):
+        raise DamagedFile(path, "does not start with the header `searchgym compare` writes", rewrite)
+    bad = next((i for i, row in enumerate(rows) if len(row) != len(rows[0])), None)
+    if bad is not None:
+        raise DamagedFile(path, f"line {bad + 1} has {len(rows[bad])} fields where the header has {len(rows[0])}",
+                          rewrite)
+    try:
+        return pd.read_csv(io.StringIO(text), dtype={"method": str, "family": str, "aggregate": bool,
+                                                     "seed": "Int64", "seeds": "Int64", "n": "Int64"})
+    except (ValueError, TypeError) as exc:  # a value of the wrong type (pandas' parser errors are ValueErrors)
+        raise DamagedFile(path, f"holds a value of the wrong type ({str(exc).splitlines()[0]})", rewrite) from None

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import shutil
 
 import pandas as pd
 import pytest
 from harness_helpers import TINY_QA
 
+from searchgym.damaged import DamagedFile
 from searchgym.harness import load_results, load_summary
 from searchgym.harness.compare import Comparison, _run_in_pool, run_comparison
 from searchgym.harness.methods import parse_methods
@@ -89,3 +91,44 @@ def test_results_md_says_the_curves_are_dev_success(tmp_path) -> None:
     text = (tmp_path / "results.md").read_text()
     assert "Dev success during training (the tables above are test success)" in text
     assert "(random, reader, oracle) are flat lines at their dev success" in text
+
+
+@pytest.fixture(scope="module")
+def compared(tmp_path_factory):
+    out = tmp_path_factory.mktemp("compared") / "out"
+    _compare(out, seeds=(0,))
+    return out
+
+
+def _damage(path, how):
+    if how == "folder":
+        path.unlink()
+        path.mkdir()
+    else:
+        path.write_bytes(how(path.read_bytes()))
+
+
+@pytest.mark.parametrize(("name", "how", "what"), [
+    ("runs/random/seed0/predictions.jsonl", lambda b: b[:len(b) // 2], "holds 6 readable predictions where "),
+    ("runs/random/seed0/predictions.jsonl", "folder", "is a folder, not a regular file"),
+    ("runs/fast/seed0/config.json", lambda b: b.replace(b'"seed": 0', b'"seed": "x"'), "holds seed 'x', not"),
+    ("summary.csv", lambda b: b[:len(b) // 2], "is cut short"),
+    ("summary.csv", lambda b: b"", "is cut short"),
+    ("summary.csv", lambda b: b"\xff" + b, "is not UTF-8 text"),
+    ("summary.csv", lambda b: b.replace(b"\n", b",1\n", 2).replace(b",1\n", b"\n", 1),  # a field more on line 2
+     "line 2 has 16 fields where the header has 15"),
+    ("summary.csv", lambda b: b.replace(b"random,all,False,0", b"random,all,maybe,0"),
+     "holds a value of the wrong type"),
+    ("summary.csv", "folder", "is a folder, not a regular file"),
+])
+def test_a_damaged_file_is_one_error_naming_it(compared, tmp_path, name, how, what) -> None:
+    """Before: a finished run's predictions cut in half (or a folder in their place) loaded as 6 rows
+    (or none) with no word; a summary.csv cut short loaded as fewer rows, other damage was a pandas or
+    codec traceback, and a folder in its place was "no summary.csv"."""
+    out = tmp_path / "out"
+    shutil.copytree(compared, out)
+    _damage(out / name, how)
+    load = load_summary if name == "summary.csv" else load_results
+    with pytest.raises(DamagedFile) as caught:
+        load(out)
+    assert str(caught.value).startswith(f"{out / name}: {what}") and "\n" not in str(caught.value)
