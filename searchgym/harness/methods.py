@@ -107,6 +107,8 @@ AGENT_PROVIDERS.add("run", "searchgym.harness.run_agent:provider")  # a trained 
 #: A method label names a folder and a leaderboard row: no slashes, no "..", no spaces.
 LABEL_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$")
 _WITH_OPTIONS = re.compile(r"^(?P<head>[^\[\]]+)\[(?P<options>[^\[\]]+)\]$")
+#: In an option's value, a comma followed by another option's ``KEY=``: options separated by "," instead of ";".
+_COMMA_OPTION = re.compile(r",\s*[A-Za-z_][\w.]*\s*=")
 
 
 class Actor(Protocol):
@@ -189,6 +191,9 @@ def _split_options(entry: str) -> tuple[str, tuple[tuple[str, Any], ...]]:
         key, sep, value = item.strip().partition("=")
         if not sep or not key.strip():
             raise ValueError(f"method entry {entry!r}: an option looks like KEY=VALUE, got {item!r}")
+        if _COMMA_OPTION.search(value):
+            raise ValueError(f"method entry {entry!r}: separate the options in brackets with ';' (',' separates "
+                             f"methods), e.g. grpo_team=grpo[group_by=team;lr=0.001]")
         options.append((key.strip(), parse_option_value(value.strip())))
     return match["head"], tuple(options)
 
@@ -213,8 +218,21 @@ def resolve_method(entry: str) -> MethodRef:
     return MethodRef(check_label(label or path.replace(":", ".")), path, options)
 
 
+def split_entries(text: str) -> list[str]:
+    """``--methods`` cut at the commas between entries, not at those inside an entry's brackets. Why:
+    ``g=grpo[lr=0.01,group_size=4]`` was cut into ``g=grpo[lr=0.01`` and ``group_size=4]``, whose
+    error said options go in brackets (they did); a JSON value's commas were cut the same way."""
+    entries, depth, start = [], 0, 0
+    for i, char in enumerate(text):
+        depth += (char == "[") - (char == "]")
+        if char == "," and depth <= 0:
+            entries.append(text[start:i])
+            start = i + 1
+    return [*entries, text[start:]]
+
+
 def parse_methods(text: str | list[str]) -> list[MethodRef]:
-    entries = text.split(",") if isinstance(text, str) else list(text)
+    entries = split_entries(text) if isinstance(text, str) else list(text)
     refs = [resolve_method(e) for e in entries if e.strip()]
     if not refs:
         raise ValueError("no methods given; e.g. --methods random,oracle")

@@ -28,6 +28,16 @@ def test_bad_variants_are_refused_with_the_accepted_form(entry, message):
         resolve_method(entry)
 
 
+def test_commas_inside_brackets_do_not_cut_an_entry():
+    """Before: ``g=grpo[lr=0.01,group_size=4]`` was cut at its comma into two entries and refused with
+    "options go in brackets after a labelled method"; a JSON value with commas was cut the same way."""
+    with pytest.raises(ValueError, match=r"separate the options in brackets with ';' \(',' separates methods\)"):
+        parse_methods("g=grpo[lr=0.01,group_size=4],random")
+    refs = parse_methods('g=grpo[policy_kwargs={"dim": 8, "heads": 2};lr=0.01],random')
+    assert refs == [MethodRef("g", METHODS["grpo"], (("policy_kwargs", {"dim": 8, "heads": 2}), ("lr", 0.01))),
+                    MethodRef("random", METHODS["random"])]
+
+
 def test_a_comparison_gives_each_entry_its_options_over_the_shared_ones(tmp_path):
     methods = parse_methods("grpo,grpo_team=grpo[group_by=team;lr=0.001]")
     plan = Comparison(suite=TINY_TEAM, methods=methods, seeds=[0], budget=10, out=tmp_path,
