@@ -11,7 +11,7 @@ import importlib
 import os
 import sys
 
-from searchgym.damaged import DamagedFile
+from searchgym.damaged import DamagedFile, warnings_on_one_line
 from searchgym.extras import missing_extra_message
 
 #: command -> (module, one-line help)
@@ -90,6 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser(name if name in COMMANDS else None)
     args = parser.parse_args(argv)
     args.command_line = argv  # what was typed (a bare `searchgym train` only shows its plan)
+    warnings_on_one_line()
     if args.command is None:
         parser.print_help()
         return 0

@@ -41,6 +41,23 @@ def warn_damaged(error: DamagedFile, action: str, stacklevel: int = 2) -> None:
     warnings.warn(f"{error.path}: {error.what}; {action}", DamagedFileWarning, stacklevel=stacklevel + 1)
 
 
+def warnings_on_one_line() -> None:
+    """Show :class:`DamagedFileWarning` as ``warning: PATH: WHAT; ACTION`` (other warnings as before).
+    Why: the CLI printed it in Python's form, the code's file and line number and then a line of
+    source (``attempt = check_identity(spec) + 1``) under the one line that names the file."""
+    if getattr(warnings.formatwarning, "one_line", False):
+        return
+    plain = warnings.formatwarning
+
+    def formatwarning(message, category, filename, lineno, line=None):
+        if isinstance(category, type) and issubclass(category, DamagedFileWarning):
+            return f"warning: {message}\n"
+        return plain(message, category, filename, lineno, line)
+
+    formatwarning.one_line = True  # type: ignore[attr-defined]
+    warnings.formatwarning = formatwarning
+
+
 def _kind(mode: int) -> str:
     for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
                        (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),

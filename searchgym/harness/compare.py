@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from searchgym.damaged import warnings_on_one_line
 from searchgym.harness.methods import BASELINE_METHODS, MethodRef, load_method, trains
 from searchgym.harness.progress import StepProgress
 from searchgym.harness.provenance import resolve_device
@@ -111,6 +112,7 @@ def _init_worker(threads: int, parent_pid: int | None = None) -> None:
     torch = sys.modules.get("torch")
     if torch is not None:
         torch.set_num_threads(threads)
+    warnings_on_one_line()  # a damaged file a worker sets aside is one line, as in the parent
     if parent_pid is not None:
         threading.Thread(target=exit_when_orphaned, args=(parent_pid,), daemon=True, name="parent-watch").start()
 
