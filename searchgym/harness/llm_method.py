@@ -27,7 +27,8 @@ OPTIONAL_ARGS: dict[str, Any] = {
     "max_episode_tokens": 4096, "aggregation": None, "group_by": None, "eps_low": 0.2, "eps_high": 0.28, "dual_clip": None,
     "kl_coef": 0.0, "entropy_coef": 0.0, "round_gamma": 1.0, "eval_every": 5, "eval_tasks": 16,
     "save_every": 1, "team_mode": "shared", "dtype": "auto", "gradient_checkpointing": False,
-    "generation_backend": "transformers", "env_kwargs": None, "world_size": None, "world_seed": 0,
+    "generation_backend": "transformers", "shared_prefix": False, "vllm_gpu_memory": 0.35,
+    "env_kwargs": None, "world_size": None, "world_seed": 0,
     "families": None, "difficulty": None, "dev_size": 100, "test_size": 200, "no_progress": False,
 }
 WORLD_KEYS = ("world_seed", "world_size", "families", "difficulty")
@@ -81,7 +82,8 @@ def config_from_args(args: Any) -> LLMTrainConfig:
                           eval_tasks=get("eval_tasks"), save_every=get("save_every"),
                           seed=int(getattr(args, "seed", 0)), device=getattr(args, "device", "auto") or "auto",
                           dtype=get("dtype"), gradient_checkpointing=get("gradient_checkpointing"),
-                          generation_backend=get("generation_backend"))
+                          generation_backend=get("generation_backend"), shared_prefix=get("shared_prefix"),
+                          vllm_gpu_memory=get("vllm_gpu_memory"))
 
 
 def harness_method(ctx: Any) -> Any:

@@ -47,6 +47,16 @@ def test_train_from_args_is_a_resumable_harness_run(tmp_path: Path, capsys) -> N
 
 
 
+def test_every_trainer_setting_docs_llm_names_is_a_key_of_options() -> None:
+    # Before: docs/llm.md lists shared_prefix among the keys of --options, and section 3 the vLLM share
+    # vllm_gpu_memory, but --options '{"shared_prefix": true}' was "unknown option(s) ['shared_prefix']".
+    options = {"shared_prefix": True, "vllm_gpu_memory": 0.5}
+    config = config_from_args(argparse.Namespace(method="grpo", options=options))
+    assert (config.shared_prefix, config.vllm_gpu_memory) == (True, 0.5)
+    default = config_from_args(argparse.Namespace(method="grpo"))
+    assert (default.shared_prefix, default.vllm_gpu_memory) == (False, 0.35)
+
+
 def test_the_llm_trainer_takes_the_methods_of_the_one_table() -> None:
     assert LLM_METHODS == ["cw_grpo", "grpo", "dr_grpo", "grpo_role", "cw_grpo_role"]
     assert NOT_LLM == ["mappo", "ippo", "coma", "mt_ppo", "gigpo", "info_gain"]
