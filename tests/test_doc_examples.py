@@ -54,3 +54,41 @@ def test_the_readme_names_every_env_id_and_the_docs_only_registered_ones() -> No
     for path in DOCS:
         named = set(_ENV_ID.findall(path.read_text(encoding="utf-8"))) - EXAMPLE_IDS
         assert named <= registered, f"{path.name} names unregistered env ids {sorted(named - registered)}"
+
+
+_SHELL_BLOCK = re.compile(r"```bash\n(.*?)\n```", re.DOTALL)
+
+
+def shell_commands() -> list[tuple[str, str]]:
+    """Every `searchgym ...` command of a ```bash block, continuations joined, comments dropped;
+    those with placeholders (`...`, `$VAR`) left out."""
+    found = []
+    for path in DOCS:
+        for block in _SHELL_BLOCK.finditer(path.read_text(encoding="utf-8")):
+            for line in block.group(1).replace("\\\n", " ").splitlines():
+                for part in re.split(r";\s*|\bdo\b|\bdone\b", line.strip()):
+                    part = re.sub(r"\s+#.*$", "", part.strip())
+                    if part.startswith("searchgym ") and "..." not in part and "$" not in part:
+                        found.append((path.name, part))
+    return found
+
+
+def test_every_documented_command_parses() -> None:
+    # Before: docs/READER.md showed `searchgym compare --suite quick-v2 --methods reader --budget 0`,
+    # a usage error (--out is required).
+    import contextlib
+    import io
+    import shlex
+
+    from searchgym.cli import COMMANDS, build_parser
+
+    commands = shell_commands()
+    assert len(commands) >= 20
+    for name, command in commands:
+        tokens = shlex.split(command)[1:]
+        err = io.StringIO()
+        try:
+            with contextlib.redirect_stderr(err):
+                build_parser(tokens[0] if tokens[0] in COMMANDS else None).parse_args(tokens)
+        except SystemExit:
+            pytest.fail(f"{name}: `{command}` does not parse: {err.getvalue().strip().splitlines()[-1]}")
