@@ -32,6 +32,7 @@ import numpy as np
 
 from searchgym.named_registry import NamedRegistry
 
+from .config_checks import check_advantage_settings
 from .trajectory import Trajectory
 
 
@@ -59,6 +60,7 @@ class AdvantageConfig:
             raise ValueError(f"unknown cw_rounds {self.cw_rounds!r}; accepted: {', '.join(CW_ROUNDS)}")
         if self.cw_zero_sum not in CW_ZERO_SUM:
             raise ValueError(f"unknown cw_zero_sum {self.cw_zero_sum!r}; accepted: {', '.join(CW_ZERO_SUM)}")
+        check_advantage_settings(self)
 
 
 @dataclass

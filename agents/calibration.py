@@ -22,6 +22,7 @@ import torch
 from torch import nn
 
 from .advantages import AdvantageResult
+from .config_checks import check_calibration_settings
 
 
 @dataclass
@@ -35,6 +36,9 @@ class CalibrationConfig:
     batch_standardize: bool = False
     standardize_eps: float = 1e-8
     adv_clip: float | None = None  # c > 0 enables clip(A, -c, c)
+
+    def __post_init__(self) -> None:
+        check_calibration_settings(self)
 
 
 def count_zero_variance(stats: dict[str, float]) -> dict[str, float]:

@@ -36,3 +36,43 @@ def check_run_numbers(config: Any) -> None:
     if eval_tasks is not None and (type(eval_tasks) is not int or eval_tasks < 1):
         raise ValueError(f"eval_tasks must be an integer >= 1 (dev tasks of the curve) or null for every dev "
                          f"task; got {eval_tasks!r}")
+
+
+def check_in_range(name: str, value: Any, low: float, high: float = math.inf, what: str = "") -> None:
+    """A number (not a bool, not NaN) in [low, high] (``high`` may be inf: then inf is accepted too)."""
+    if type(value) not in (int, float) or not low <= value <= high:
+        bounds = f">= {low:g}" if high == math.inf else f"in [{low:g}, {high:g}]"
+        raise ValueError(f"{name} must be a number {bounds}{f' ({what})' if what else ''}; got {value!r}")
+
+
+def check_update_settings(config: Any, population_modes: Iterable[str]) -> None:
+    """TrainConfig's update and population settings, named before any run folder is made. Why:
+    update_epochs=0 (or -1) trained nothing and reported a result; max_grad_norm=-1 flipped every
+    gradient (clip_grad_norm_ scales by max_norm / norm), 0 zeroed them; an unknown population_mode
+    and rollout_workers=-1 failed only once the run folder was written."""
+    check_counts(config, (("update_epochs", 1), ("rollout_workers", 0)))
+    if type(config.max_grad_norm) not in (int, float) or not config.max_grad_norm > 0:  # inf: no clipping
+        raise ValueError(f"max_grad_norm must be a number > 0 (gradients are clipped to that norm; inf: no "
+                         f"clipping); got {config.max_grad_norm!r}")
+    modes = tuple(population_modes)
+    if config.population_mode not in modes:
+        raise ValueError(f"unknown population_mode {config.population_mode!r}; accepted: {', '.join(modes)}")
+
+
+def check_advantage_settings(config: Any) -> None:
+    """AdvantageConfig's numbers. Why: gamma=2 or gae_lambda=-3 ran (returns that grow with distance),
+    round_gamma=-1 gave the least-contributing rounds the most weight, silently."""
+    check_in_range("gamma", config.gamma, 0, 1, "the discount")
+    check_in_range("gae_lambda", config.gae_lambda, 0, 1, "GAE's lambda")
+    check_in_range("eps", config.eps, 0, what="added to the group std")
+    check_in_range("round_gamma", config.round_gamma, 0, what="cw_round's softmax temperature; inf: c_k / sum(c)")
+    check_in_range("cw_clip_lo", config.cw_clip_lo, 0, config.cw_clip_hi, "at most cw_clip_hi")
+
+
+def check_calibration_settings(config: Any) -> None:
+    """CalibrationConfig's numbers. Why: adv_clip <= 0 failed once the run folder was written, and
+    baseline_lr=-1 (a step away from the baseline's target) ran silently."""
+    check_rate("baseline_lr", config.baseline_lr, "the learnable baseline's step size")
+    check_in_range("standardize_eps", config.standardize_eps, 0, what="added to the batch std")
+    if config.adv_clip is not None:
+        check_rate("adv_clip", config.adv_clip, "clip(A, -c, c); null: off")

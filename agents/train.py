@@ -39,13 +39,13 @@ from .calibration import CalibrationConfig, Calibrator
 from .encoders import resolve_device
 from .imitation import SFTConfig
 from .losses import LossConfig, fit_value, policy_loss
-from .population import Population
+from .population import POPULATION_MODES, Population
 from .reference import ReferencePolicy, evaluate_with_kl
 from .rl_tasks import check_rl_task_options, rl_train_tasks
 from .policy_actor import DECODINGS, DEV_DECODING_SEED
 from .sft_base import load_base_into
 from .rollout import RolloutStats, collect_parallel, collect_vector, evaluate_single
-from .config_checks import check_run_numbers
+from .config_checks import check_run_numbers, check_update_settings
 from .trainer_base import METRICS, TrainerBase, TrainState
 from .update_batch import UpdateBatch
 
@@ -110,6 +110,7 @@ class TrainConfig:
             raise ValueError(f"unknown init {self.init!r}; accepted: {', '.join(INITS)}")
         check_rl_task_options(self)
         check_run_numbers(self)
+        check_update_settings(self, POPULATION_MODES)
         for section, kind in (("advantage", AdvantageConfig), ("loss", LossConfig), ("calibration", CalibrationConfig),
                               ("sft", SFTConfig)):
             value = getattr(self, section)

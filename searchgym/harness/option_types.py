@@ -17,7 +17,7 @@ from typing import Any
 #: annotation -> (test, what it takes); a bool is not accepted as a number (JSON true is no count).
 _PLAIN: dict[str, tuple[Any, str]] = {
     "int": (lambda v: type(v) is int, "an integer"),
-    "float": (lambda v: type(v) in (int, float), "a number"),
+    "float": (lambda v: type(v) in (int, float) and v == v, "a number"),  # NaN (JSON's NaN) is none: a NaN loss
     "bool": (lambda v: type(v) is bool, "true or false"),
     "str": (lambda v: type(v) is str, "a string"),
 }
