@@ -13,6 +13,8 @@ import inspect
 from types import SimpleNamespace
 from typing import Any
 
+from searchgym.registry import spec as env_spec
+
 from searchgym.harness.methods import (
     BASELINE_METHODS,
     SPEC_METHOD_PREFIX,
@@ -169,6 +171,7 @@ def _check_spec(name: str, options: dict[str, Any], comparison: Any) -> None:
     check_env_id = getattr(trainer_cls, "check_env_id", None)
     if check_env_id is not None:  # what env the trainer needs (a critic on state(): a multi-agent one)
         check_env_id(config.env_id, spec.name)
+    _check_grouping(spec, config)
     method_options = getattr(trainer_cls, "method_config_type", None)
     if method_options is not None:  # the method's own options (MAPPO's, COMA's), checked as its trainer checks them
         method_options(**config.method)
@@ -181,6 +184,25 @@ def _check_spec(name: str, options: dict[str, Any], comparison: Any) -> None:
             rl_train_tasks([task.id for task in getattr(env, "unwrapped", env).tasks.tasks("train")], config)
         finally:
             env.close()
+
+
+def _check_grouping(spec: Any, config: Any) -> None:
+    """``group_by`` role or team needs a team, not a group env's independent attempts. Why: grpo_role,
+    cw_grpo_role or ``group_by=team`` on GroupSearch-Candidates-v0 failed at the first batch, after
+    config.json, metrics.jsonl and checkpoint/ were written (that folder then held "a different run")."""
+    if config.group_by not in ("role", "team") or env_spec(config.env_id).kind != "parallel":
+        return  # a single-agent env is refused by TrainConfig itself
+    import searchgym
+    from searchgym.agents.grouping import resolve_grouping
+
+    env = searchgym.make(config.env_id, **config.env_kwargs)
+    try:
+        resolve_grouping(config.group_by, env.metadata.get("group_by", "agent"), episodes_per_task=2)
+    except ValueError as exc:
+        plain = {"grpo_role": "grpo", "cw_grpo_role": "cw_grpo"}.get(spec.name)
+        raise ValueError(f"{exc}{f' ({spec.name} sets group_by=role: use {plain})' if plain else ''}") from None
+    finally:
+        env.close()
 
 
 def baseline_options(ref: MethodRef) -> tuple[str, tuple[str, ...]] | None:
