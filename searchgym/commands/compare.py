@@ -40,14 +40,19 @@ def parse_seeds(text: str) -> list[int]:
     return seeds
 
 
-def parse_options(items: list[str] | None) -> dict[str, object]:
-    """KEY=VALUE pairs; values are parsed as JSON when they can be (3, 0.5, true), else kept as text."""
+def parse_options(items: list[str] | None, flag: str = "--option") -> dict[str, object]:
+    """KEY=VALUE pairs; values are parsed as JSON when they can be (3, 0.5, true), else kept as text.
+    A key given twice with two values is refused. Why: ``--option lr=0.1 --option lr=0.01`` ran with
+    the last one, silently, so a run could train with another value than the one the user read first."""
     options: dict[str, object] = {}
     for item in items or []:
         key, sep, value = item.partition("=")
         if not sep or not key:
             raise ValueError(f"an option looks like KEY=VALUE, got {item!r}")
-        options[key] = parse_option_value(value)
+        parsed = parse_option_value(value)
+        if key in options and options[key] != parsed:
+            raise ValueError(f"{flag} {key} is given twice ({key}={options[key]!r}, then {key}={parsed!r}); give it once")
+        options[key] = parsed
     return options
 
 

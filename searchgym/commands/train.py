@@ -17,7 +17,7 @@ import json
 from pathlib import Path
 from types import SimpleNamespace
 
-from searchgym.commands.compare import require_extras
+from searchgym.commands.compare import parse_options, require_extras
 from searchgym.damaged import DamagedFile
 from searchgym.extras import require_installed
 from searchgym.harness.loggers import LOGGERS
@@ -50,10 +50,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--difficulty", default=None, choices=["easy", "hard"],
                         help="only easy or hard tasks (default: both)")
     parser.add_argument("--test-size", type=int, default=200, help="test tasks of the ad-hoc suite")
-    parser.add_argument("--options", default="{}", help="JSON object of method options (e.g. '{\"lr\": 0.001}')")
+    parser.add_argument("--options", default="{}", action=_Once,
+                        help="JSON object of method options (e.g. '{\"lr\": 0.001}')")
+    parser.add_argument("--option", action="append", metavar="KEY=VALUE",
+                        help="method option, as compare takes it (repeatable; beside --options)")
     parser.add_argument("--logger", choices=LOGGERS, default="none",
                         help="also send metrics.jsonl rows to TensorBoard (<out>/tensorboard) or W&B")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
+
+
+class _Once(argparse.Action):
+    """``--options`` given twice is refused. Why: the second JSON object replaced the first whole, so
+    ``--options '{"lr": 0.1}' --options '{"group_size": 4}'`` trained with the default lr, silently."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        namespace.options_given = getattr(namespace, "options_given", 0) + 1  # train_options refuses 2
+        setattr(namespace, self.dest, values)
 
 
 #: Methods that train nothing (``sft`` fits a base instead: its own line in the plan).
@@ -118,12 +130,36 @@ def families_of(args: argparse.Namespace) -> tuple[str, ...] | None:
 def json_options(text: str) -> dict:
     """``--options`` as a dict (``compare``'s ``parse_options`` reads repeated KEY=VALUE instead)."""
     try:
-        options = json.loads(text)
+        options = json.loads(text, object_pairs_hook=_no_repeated_keys)
     except json.JSONDecodeError as exc:
-        raise ValueError(f"--options must be a JSON object: {exc.msg}") from None
+        raise ValueError(f"--options must be a JSON object: {exc.msg} (or give --option KEY=VALUE)") from None
     if not isinstance(options, dict):
         raise ValueError("--options must be a JSON object, e.g. '{\"lr\": 0.001}'")
     return options
+
+
+def _no_repeated_keys(pairs: list) -> dict:
+    """Why: JSON keeps the last of two equal keys, so '{"lr": 0.1, "lr": 0.01}' ran with 0.01 silently."""
+    keys = [key for key, _ in pairs]
+    repeated = sorted({key for key in keys if keys.count(key) > 1})
+    if repeated:
+        raise ValueError(f"--options names {', '.join(map(repr, repeated))} twice; give each option once")
+    return dict(pairs)
+
+
+def train_options(args: argparse.Namespace) -> dict:
+    """``--options`` (JSON) and ``--option KEY=VALUE`` (repeatable) as one dict; an option in both is
+    refused. Why: the docs set hyperparameters with ``--option NAME=VALUE`` for train as for compare,
+    and ``train --option lr=0.1`` was read as ``--options lr=0.1`` (an abbreviation), "not JSON"."""
+    if getattr(args, "options_given", 0) > 1:
+        raise ValueError("--options is given twice (the second replaced the first); give one JSON object, "
+                         "or repeat --option KEY=VALUE")
+    options = args.options if isinstance(args.options, dict) else json_options(args.options)
+    pairs = parse_options(getattr(args, "option", None))
+    both = sorted(set(options) & set(pairs))
+    if both:
+        raise ValueError(f"option {both[0]!r} is given by both --options and --option; give it once")
+    return {**options, **pairs}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -131,6 +167,7 @@ def run(args: argparse.Namespace) -> int:
         _print_defaults()
         return 0
     check_settings(args)
+    args.options = train_options(args)  # both paths read the merged dict
     if args.policy == "llm":
         llm_spec(args.method or "cw_grpo")  # a method the LLM trainer cannot train: an error naming why
         require_installed("torch", "searchgym train")
@@ -142,7 +179,7 @@ def run(args: argparse.Namespace) -> int:
         print(describe_plan(args), flush=True)
         return int(train_from_args(args) or 0)
     require_extras("searchgym train", [resolve_method(args.method)], args.policy, plots=False)
-    options = json_options(args.options)
+    options = dict(args.options)
     if args.model:
         options.setdefault("policy_kwargs", {})["model_name_or_path"] = args.model
     suite = Suite(id=f"train-{args.env}", version=0, env_id=args.env, world_seed=args.world_seed,
