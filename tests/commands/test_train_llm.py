@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from searchgym.cli import main
 from searchgym.commands.train_llm import train_from_args
 from searchgym.harness.llm_method import config_from_args

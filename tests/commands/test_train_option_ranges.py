@@ -7,9 +7,9 @@ failed only after config.json, metrics.jsonl and checkpoint/ were written."""
 from __future__ import annotations
 
 import pytest
-
 from searchgym.agents.advantages import AdvantageConfig
 from searchgym.agents.calibration import CalibrationConfig
+
 from searchgym.cli import main
 
 TRAIN = ["train", "--method", "grpo", "--env", "SearchQA-Candidates-Easy-v0", "--world-size", "tiny",

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import pytest
-
 from baselines_helpers import SMALL_RUN, TINY_QA, TINY_TEAM, make_ctx, spec_config
-
 from searchgym.agents.train import Trainer
+
 from searchgym.harness.compare import Comparison
 from searchgym.harness.methods import METHODS, MethodRef, parse_methods, resolve_method
 
