@@ -61,6 +61,15 @@ HOSTILE_BODIES: tuple[bytes, ...] = (
     json.dumps({"choices": [{"message": {"content": "A" * 50_000}}]}).encode(),
 )
 _BAD_REQUEST = b'{"error": {"message": "the body must be a chat request: a JSON object with a list of messages"}}'
+#: the largest request body read (bytes); a longer one gets 413 unread, so a client cannot make it hold more
+MAX_BODY = 64 << 20
+#: seconds a request's body may take to arrive: a client that sends half a request and waits gets 408,
+#: instead of holding its thread (and the socket) for ever
+READ_TIMEOUT = 30.0
+
+
+def _error(message: str) -> bytes:
+    return json.dumps({"error": {"message": message}}).encode()
 
 
 class _Recorder:
@@ -130,7 +139,9 @@ def _text(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "".join(p.get("text") or "" if isinstance(p, dict) else str(p) for p in content)
+        # a part whose text is not a string (a client's {"text": 5}) adds nothing: it was a TypeError, no reply
+        return "".join(p["text"] if isinstance(p, dict) and isinstance(p.get("text"), str)
+                       else p if isinstance(p, str) else "" for p in content)
     return ""
 
 
@@ -197,7 +208,8 @@ class ScriptedEndpoint:
 
     # --------------------------------------------------------------------------- replies
     def next_action(self, messages: list[dict]) -> str:
-        first = next((m.get("content") or "" for m in messages if m.get("role") == "user"), "")
+        # _text: OpenAI's list-of-parts content (or a number) was an AttributeError on .rfind, and no reply
+        first = next((_text(m.get("content")) for m in messages if m.get("role") == "user"), "")
         at = first.rfind(_QUESTION_START)
         question = first[at + len(_QUESTION_START):].split("\n", 1)[0].strip() if at >= 0 else ""
         role = _ROLE.search(first)
@@ -213,7 +225,7 @@ class ScriptedEndpoint:
             if self.kept is not None:
                 try:
                     self.kept.append(json.loads(body))
-                except ValueError:
+                except (ValueError, RecursionError):
                     self.kept.append({"unreadable": body[:200].decode("utf-8", "replace")})
         if self.behaviour == "hostile":
             return 200, HOSTILE_BODIES[n % len(HOSTILE_BODIES)], "application/json"
@@ -222,7 +234,7 @@ class ScriptedEndpoint:
             messages = request["messages"]
             if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
                 raise TypeError("messages")
-        except (ValueError, KeyError, TypeError):
+        except (ValueError, KeyError, TypeError, RecursionError):  # RecursionError: "[[[[..." nested deeper than json reads
             return 400, _BAD_REQUEST, "application/json"
         if self.behaviour == "prose":
             message: dict[str, Any] = {"role": "assistant", "content": f"I choose {n % 3}. Let me think about it."}
@@ -251,9 +263,36 @@ class ScriptedEndpoint:
         endpoint = self
 
         class Handler(BaseHTTPRequestHandler):
+            timeout = READ_TIMEOUT
+
             def do_POST(self) -> None:
-                length = min(int(self.headers.get("Content-Length", 0) or 0), 64 << 20)
-                self._send(*endpoint.respond(self.rfile.read(length)))
+                """A Content-Length that is no integer (was a ValueError and no reply), negative (was a read
+                to end of stream, unbounded) or over MAX_BODY gets a 4xx unread, and a body that stops
+                arriving 408 after READ_TIMEOUT; any other failure is a JSON 500, never a dropped connection."""
+                raw = (self.headers.get("Content-Length") or "0").strip()
+                if not (raw.isascii() and raw.isdigit()):  # "²" is a digit to str.isdigit, not to int
+                    self.close_connection = True
+                    self._send(400, _error(f"Content-Length must be a whole number of bytes, got {raw[:40]!r}"),
+                               "application/json")
+                    return
+                if int(raw) > MAX_BODY:
+                    self.close_connection = True
+                    self._send(413, _error(f"the body is {int(raw)} bytes; accepted: at most {MAX_BODY}"),
+                               "application/json")
+                    return
+                try:
+                    body = self.rfile.read(int(raw))
+                except TimeoutError:
+                    self.close_connection = True
+                    self._send(408, _error(f"the body did not arrive within {READ_TIMEOUT:g} seconds"),
+                               "application/json")
+                    return
+                try:
+                    reply = endpoint.respond(body)
+                except Exception as error:  # noqa: BLE001 - a reply, not a traceback and a dropped connection
+                    reply = 500, _error(f"the endpoint failed on this request ({type(error).__name__})"), \
+                        "application/json"
+                self._send(*reply)
 
             def do_GET(self) -> None:
                 if self.path.rstrip("/").endswith("/models"):
