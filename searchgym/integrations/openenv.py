@@ -102,6 +102,14 @@ class SearchgymEnvironment(Environment[SearchgymAction, SearchgymObservation, Se
         self._state = SearchgymState(suite=suite, split=split)
 
     def _pick(self, seed: int | None, task_id: str | None) -> str:
+        """Why the type checks: over the /ws session OpenEnv passes reset's data unvalidated, so a
+        seed of -1, "abc" or 1.5 failed in NumPy ("expected non-negative integer", no field named)
+        and a list task_id as "unhashable type: 'list'"; now each is a 422 naming the field."""
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+            raise EpisodeRequestError(422, f"seed must be an int >= 0 or null (a task in turn), got {seed!r}"[:300])
+        if task_id is not None and not isinstance(task_id, str):
+            raise EpisodeRequestError(422, f"task_id must be a string (a task id, searchgym.tasks) or null, "
+                                           f"got {type(task_id).__name__}")
         if task_id is not None:
             if task_id not in self.records:
                 raise EpisodeRequestError(422, f"task {task_id!r} is not in the {self.split} split of {self.suite!r}; "

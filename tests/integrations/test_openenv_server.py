@@ -121,6 +121,28 @@ def test_reset_plays_the_task_asked_for_and_refuses_an_unknown_one() -> None:
     env.close()
 
 
+@pytest.mark.parametrize("data, says", [({"seed": -1}, "seed must be an int >= 0 or null"),
+                                        ({"seed": "abc"}, "seed must be an int >= 0 or null"),
+                                        ({"seed": 1.5}, "seed must be an int >= 0 or null"),
+                                        ({"seed": [1]}, "seed must be an int >= 0 or null"),
+                                        ({"task_id": ["x"]}, "task_id must be a string"),
+                                        ({"task_id": {"a": 1}}, "task_id must be a string")])
+def test_a_bad_seed_or_task_id_over_the_websocket_names_the_field(data, says) -> None:
+    # before: OpenEnv passes /ws reset data unvalidated: NumPy's "expected non-negative integer" or
+    # "SeedSequence expects int ...", and "unhashable type: 'list'" for a list task_id
+    from fastapi.testclient import TestClient
+
+    from searchgym.integrations.openenv import create_searchgym_app
+
+    client = TestClient(create_searchgym_app(SUITE, SPLIT))
+    with client.websocket_connect("/ws") as ws:
+        ws.send_text(json.dumps({"type": "reset", "data": data}))
+        reply = json.loads(ws.receive_text())
+        assert reply["type"] == "error" and says in reply["data"]["message"], reply
+        ws.send_text(json.dumps({"type": "reset", "data": {}}))
+        assert json.loads(ws.receive_text())["type"] == "observation"  # the session still serves
+
+
 def test_step_before_reset_says_to_reset() -> None:
     env = SearchgymEnvironment(SUITE, SPLIT)
     with pytest.raises(ValueError, match="call reset first"):
