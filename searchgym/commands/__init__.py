@@ -5,11 +5,16 @@ from __future__ import annotations
 import argparse
 
 
+def check_at_least(rows: tuple[tuple[str, int, int, str], ...]) -> None:
+    """Each ``(flag, value, least, what)`` below its least is one error line naming the flag."""
+    for flag, value, least, what in rows:
+        if value < least:
+            raise ValueError(f"{flag} must be an int >= {least} ({what}), got {value}")
+
+
 def check_seed(args: argparse.Namespace, flag: str = "--seed") -> None:
     """A negative seed is one error line naming the option, before any world, folder or file.
     Why: Gymnasium and NumPy refuse one only at the first reset, so ``play`` and ``serve`` ended
     in a traceback, ``evaluate`` and ``demo`` in "expected non-negative integer" (no option named),
     and ``export`` wrote a dataset whose every rollout failed."""
-    value = getattr(args, flag.removeprefix("--").replace("-", "_"))
-    if value < 0:
-        raise ValueError(f"{flag} must be an int >= 0 (a seed), got {value}")
+    check_at_least(((flag, getattr(args, flag.removeprefix("--").replace("-", "_")), 0, "a seed"),))

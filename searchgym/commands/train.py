@@ -17,6 +17,7 @@ import json
 from pathlib import Path
 from types import SimpleNamespace
 
+from searchgym.commands import check_at_least
 from searchgym.commands.compare import parse_options, require_extras
 from searchgym.damaged import DamagedFile
 from searchgym.extras import require_installed
@@ -109,12 +110,9 @@ def check_settings(args: argparse.Namespace) -> None:
     Why: the plan came first, then the error; an unknown env id or a negative --seed also left a run
     folder behind, which then refused the corrected command ("holds a different run")."""
     env_spec(args.env)  # an unknown id: one error listing the registered ids
-    for flag, value, least, what in (("--budget", args.budget, 0, "training env steps"),
-                                     ("--seed", args.seed, 0, "the run's seed"),
-                                     ("--world-seed", args.world_seed, 0, "which fictional world"),
-                                     ("--test-size", args.test_size, 1, "test tasks")):
-        if value < least:
-            raise ValueError(f"{flag} must be an int >= {least} ({what}), got {value}")
+    check_at_least((("--budget", args.budget, 0, "training env steps"), ("--seed", args.seed, 0, "the run's seed"),
+                    ("--world-seed", args.world_seed, 0, "which fictional world"),
+                    ("--test-size", args.test_size, 1, "test tasks")))
     resolve_size(size_from_text(args.world_size))  # "unknown world size 'huge'; accepted: tiny, small, ..."
     unknown = [f for f in families_of(args) or () if f not in FAMILIES]
     if unknown:

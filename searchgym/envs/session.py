@@ -333,7 +333,6 @@ class SearchSession:
 
     def apply(self, raw: object, team_actions: bool = False) -> StepOutcome:
         """Decode, execute and settle one step (posts and waits are handled by the team env)."""
-        self._check_open()
         action = self.decode(raw, team_actions)
         if isinstance(action, ParseError):
             return self.settle(None, ToolResult.failure(action.message), invalid=False, format_error=True)
