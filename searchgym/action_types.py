@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -29,6 +30,13 @@ def _freeze(value: Any, depth: int = 0) -> Any:
     if isinstance(value, list | tuple):
         return tuple(_freeze(v, depth + 1) for v in value)
     return tuple(sorted((_freeze(v, depth + 1) for v in value), key=repr))
+
+
+def has_visible_text(text: str) -> bool:
+    """Whether ``text`` has a character that is neither whitespace nor a control or format
+    character (Unicode Cc/Cf): an answer of only ``\\x00\\x07`` or a zero-width space says nothing,
+    so the parsers refuse it like an empty one. Stops at the first visible character."""
+    return any(not ch.isspace() and unicodedata.category(ch) not in ("Cc", "Cf") for ch in text)
 
 
 #: The characters ``json.dumps(..., ensure_ascii=False)`` escapes in a string.

@@ -65,7 +65,7 @@ def _example_argument(name: str) -> str | None:
     return required[0] if required else None
 
 
-from searchgym.action_types import Action, ParseError, _literal  # noqa: E402
+from searchgym.action_types import Action, ParseError, _literal, has_visible_text  # noqa: E402
 from searchgym.lenient_json import load_object as _load_object  # noqa: E402
 from searchgym.tool_calls import _NAME_KEYS, resolve_tool as _resolve_tool  # noqa: E402
 from searchgym.tool_calls import action_from_call as _action_from_call  # noqa: E402
@@ -190,8 +190,9 @@ def _parse_text(text: str, tool_format: str, tool_names: Sequence[str], team: bo
         no_argument = tag in tags and tags[tag][1] is None  # <time> reads nothing after it
         content = "" if self_closing or no_argument else _tag_content(text, tag, m.end())
         if tag in ("answer", "post"):
-            if not content:
-                return f"the <{tag}> is empty"
+            if not has_visible_text(content):
+                return (f"the <{tag}> is empty (whitespace and control characters do not count); "
+                        f"write visible text, e.g. <{tag}>Mara Quell</{tag}>")
             return Action.answer(content) if tag == "answer" else Action.post(content)
         tool_name, arg = tags[tag]
         tool = _resolve_tool(tool_name, tool_names)

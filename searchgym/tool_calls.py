@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from searchgym.action_types import Action, _literal
+from searchgym.action_types import Action, _literal, has_visible_text
 from searchgym.lenient_json import load_object as _load_object
 
 __all__ = ["action_from_call", "call_as_dict", "resolve_tool"]
@@ -46,7 +46,8 @@ def call_as_dict(call: Any) -> dict | None:
 
 def _as_text(value: Any) -> str:
     """An answer or note given as JSON: strings stripped, lists flattened (iteratively, so any
-    nesting costs linear time), other values as JSON; the non-empty pieces joined by ", "."""
+    nesting costs linear time), other values as JSON; the pieces with visible text (not only
+    whitespace or control characters) joined by ", "."""
     pieces: list[str] = []
     pending = [value]
     while pending:
@@ -55,7 +56,7 @@ def _as_text(value: Any) -> str:
             pending.extend(reversed(item))
             continue
         text = item.strip() if isinstance(item, str) else "" if item is None else _literal(item)
-        if text:
+        if has_visible_text(text):
             pieces.append(text)
     return ", ".join(pieces)
 
@@ -103,10 +104,12 @@ def action_from_call(obj: Any, tool_names: Sequence[str], team: bool) -> Action 
         if value is None and len(args) == 1:
             value = next(iter(args.values()))
         text = _as_text(value)
-        return Action.answer(text) if text else 'the answer call is empty; write {"answer": "..."}'
+        return Action.answer(text) if text else ('the answer call is empty (whitespace and control characters '
+                                                 'do not count); write {"answer": "..."} with visible text')
     if team and lowered in ("post_note", "post"):
         note = _as_text(args.get("note", args.get("text")))
-        return Action.post(note) if note else 'post_note needs {"note": "..."}'
+        return Action.post(note) if note else ('post_note needs {"note": "..."} with visible text '
+                                               '(whitespace and control characters do not count)')
     if team and lowered == "wait":
         return Action.wait()
     tool = resolve_tool(name, tool_names)

@@ -107,3 +107,20 @@ def test_team_env_steps_structured_calls():
     _, _, _, _, infos = env.step(actions)
     assert all(infos[a]["format_errors"] == 0 for a in actions)
     assert infos["searcher"]["tool_calls"] == 1
+
+
+@pytest.mark.parametrize("action", [
+    "<answer>\x00</answer>",
+    "<answer> \x00\x07\u200b </answer>",
+    {"name": "answer", "arguments": {"answer": "\x00\x07"}},
+    {"name": "answer", "arguments": {"answer": ["\x00", " \x1f "]}},
+])
+def test_an_answer_of_only_control_characters_is_a_format_error_like_an_empty_one(action):
+    env = searchgym.make("SearchQA-v0", world_size="tiny", split="dev")
+    (_, (obs, _, terminated, _, format_errors, answer)) = _play(env, [action])
+    assert not terminated and format_errors == 1 and answer is None
+    assert "is empty (whitespace and control characters do not count)" in obs
+    assert "Accepted actions (hermes format)" in obs
+    empty = _play(env, ["<answer></answer>" if isinstance(action, str) else {"name": "answer", "arguments": {}}])
+    assert empty[1][0] == obs  # word for word the empty answer's error
+    assert parse_action("<answer>\x00Mara Quell</answer>", "hermes", TOOLS) == Action.answer("\x00Mara Quell")
