@@ -13,7 +13,9 @@ import copy
 from collections.abc import Sequence
 from typing import Any
 
-from searchgym.tools.toolkit import TOOL_NAMES, tool_schemas
+import numpy as np
+
+from searchgym.tools.toolkit import TOOL_NAMES, tool_names, tool_schemas
 
 TEAM_ACTION_SCHEMAS: tuple[dict[str, Any], ...] = (
     {"type": "function", "function": {
@@ -38,9 +40,11 @@ def chat_tools(names: Sequence[str] = TOOL_NAMES, team_actions: bool = False,
                answer: bool = False) -> list[dict[str, Any]]:
     """The function schemas a chat sends: the named tools, then ``answer`` (with ``answer=True``,
     or when ``names`` holds it), then ``post_note`` and ``wait`` for a team."""
-    if isinstance(names, str):
-        names = (names,)
-    answer = answer or "answer" in names
+    names = tool_names(names, "chat_tools", extra=("answer",))
+    for flag, value in (("team_actions", team_actions), ("answer", answer)):
+        if not isinstance(value, bool | np.bool_):  # "no" was truthy: the schemas were added
+            raise TypeError(f"chat_tools: {flag} must be True or False, got {type(value).__name__} {value!r:.40}")
+    answer = bool(answer) or "answer" in names
     out = tool_schemas([n for n in names if n != "answer"])
     out += [copy.deepcopy(ANSWER_SCHEMA)] if answer else []
     return out + ([copy.deepcopy(s) for s in TEAM_ACTION_SCHEMAS] if team_actions else [])

@@ -21,7 +21,7 @@ from searchgym.world.model import Task
 from searchgym.world.world import World
 
 __all__ = ["ENV_SNIPPET_CHARS", "ENV_SNIPPET_SENTENCES", "TOOL_NAMES", "build_tools", "clarifier", "shared_tools",
-           "task_tools", "tool_schemas"]
+           "task_tools", "tool_names", "tool_schemas"]
 
 
 def build_tools(world: World, backend: str = "bm25s", **search_kwargs: Any) -> dict[str, Tool]:
@@ -40,10 +40,26 @@ def clarifier(task: Task | None) -> AskForClarification:
     return AskForClarification(task)
 
 
+def tool_names(names: object, owner: str = "tool_schemas", extra: Sequence[str] = ()) -> tuple[str, ...]:
+    """``names`` (one tool name or a list of them) as a tuple of strings, or a TypeError naming what
+    is accepted. Why: ``tool_schemas(5)`` was "'int' object is not iterable" and ``[["web_search"]]``
+    "unhashable type: 'list'", from inside the check; ``None`` and bytes were no clearer."""
+    if isinstance(names, str):
+        return (names,)
+    accepted = ", ".join([*TOOL_NAMES, *extra])
+    if isinstance(names, Sequence | set | frozenset) and not isinstance(names, bytes | bytearray):
+        wrong = [n for n in names if not isinstance(n, str)]
+        if not wrong:
+            return tuple(names)
+        shown = f"a list holding {type(wrong[0]).__name__} {wrong[0]!r:.40}"
+    else:
+        shown = f"{type(names).__name__} {names!r:.40}"
+    raise TypeError(f"{owner}: names must be a tool name or a list of tool names ({accepted}), got {shown}")
+
+
 def tool_schemas(names: Sequence[str] = TOOL_NAMES) -> list[dict[str, Any]]:
     """OpenAI / Hermes function schemas of the named tools (default: all, canonical order)."""
-    if isinstance(names, str):
-        names = (names,)
+    names = tool_names(names)
     unknown = [n for n in names if n not in TOOL_REGISTRY]
     if unknown:
         raise ValueError(f"unknown tool name(s) {unknown}; accepted: {', '.join(TOOL_NAMES)}")

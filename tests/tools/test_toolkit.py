@@ -93,3 +93,27 @@ def test_shared_tools_builds_once_per_world_and_backend(world):
         assert first["web_search"].snippet_sentences == 12  # envs read whole entity pages
     finally:
         shared_tools.cache_clear()
+
+
+@pytest.mark.parametrize("names", [5, None, b"web_search", [["web_search"]], [{"a": 1}], ["web_search", 3]])
+def test_names_that_are_no_list_of_strings_are_a_clear_type_error(names):
+    """Before: "'int' object is not iterable", "unhashable type: 'list'", bytes read as ints."""
+    from searchgym.tools import chat_tools
+
+    with pytest.raises(TypeError, match=r"tool_schemas: names must be a tool name or a list of tool names "
+                                        r"\(web_search, .*ask_for_clarification\), got "):
+        tool_schemas(names)
+    with pytest.raises(TypeError, match=r"chat_tools: names must be .*ask_for_clarification, answer\), got "):
+        chat_tools(names)
+
+
+def test_chat_tools_flags_are_booleans():
+    """Before: answer="no" or team_actions="no" added the schemas (a truthy string)."""
+    from searchgym.tools import chat_tools
+
+    for flag in ("answer", "team_actions"):
+        with pytest.raises(TypeError, match=f"chat_tools: {flag} must be True or False, got str 'no'"):
+            chat_tools(**{flag: "no"})
+    names = [s["function"]["name"] for s in chat_tools(("calculator",), team_actions=True, answer=True)]
+    assert names == ["calculator", "answer", "post_note", "wait"]
+    assert [s["function"]["name"] for s in tool_schemas({"web_search"})] == ["web_search"]
