@@ -101,6 +101,9 @@ def tasks(suite_or_env_id: str | Suite, split: str = "train", system_prompt: str
     ``messages`` and ``tools`` are for the text-mode suites and envs; a candidate-mode env takes
     the index of a listed action instead (its records still give ids, questions and answers).
     """
+    if system_prompt is not None and not isinstance(system_prompt, str):  # was sent as the content: 5
+        raise TypeError(f"system_prompt must be a string ('' or None: no system message), "
+                        f"got {type(system_prompt).__name__} {system_prompt!r:.40}")
     env, chosen = _source(suite_or_env_id, split)
     records = []
     try:

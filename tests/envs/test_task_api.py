@@ -101,3 +101,13 @@ def test_hf_dataset_without_datasets_names_the_install(monkeypatch):
     with pytest.raises(ImportError) as caught:
         searchgym.to_hf_dataset(TINY, "dev")
     assert str(caught.value) == f"to_hf_dataset needs the Hugging Face `datasets` package: {HF_INSTALL}"
+
+
+@pytest.mark.parametrize("prompt", [5, ["be brief"], b"be brief", {"role": "system"}])
+def test_a_system_prompt_that_is_no_string_is_refused(prompt):
+    """Before: tasks(..., system_prompt=5) gave a system message whose content was the int 5."""
+    with pytest.raises(TypeError, match=r"system_prompt must be a string \('' or None: no system message\), got "):
+        searchgym.tasks(TINY, "dev", system_prompt=prompt)
+    with pytest.raises(TypeError, match="system_prompt must be a string"):
+        searchgym.to_hf_dataset(TINY, "dev", system_prompt=prompt)
+    assert searchgym.tasks(TINY, "dev", system_prompt=None)[0].messages[0]["role"] == "user"
