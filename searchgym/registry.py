@@ -58,7 +58,19 @@ def register(id: str, entry_point: str, kind: str = "single", description: str =
         # check_env on every id, and the passive one (Gymnasium 1.4) breaks the first step after a
         # first reset that raised (a misspelled option): "cannot unpack non-iterable NoneType".
         gymnasium.register(gym_id, entry_point=entry_point, kwargs=dict(kwargs), disable_env_checker=True)
+    else:  # a clear error, not Gymnasium's "doesn't exist in namespace searchgym. Did you mean: `SearchQA`?"
+        gymnasium.envs.registration.registry.pop(f"searchgym/{id}", None)
+        gymnasium.register(f"searchgym/{id}", entry_point="searchgym.registry:refuse_gymnasium_make",
+                           kwargs={"multi_agent_id": id}, disable_env_checker=True)
     return spec
+
+
+def refuse_gymnasium_make(multi_agent_id: str, **kwargs: Any) -> None:
+    """What ``gymnasium.make("searchgym/<multi-agent id>")`` (or ``make_vec``) runs: an error saying
+    the id is a PettingZoo env and how to make it."""
+    raise ValueError(f"{multi_agent_id} is a multi-agent PettingZoo env, not a Gymnasium env: make it with "
+                     f"searchgym.make({multi_agent_id!r}) (a ParallelEnv) or searchgym.make_aec({multi_agent_id!r}); "
+                     "gymnasium.make and make_vec take the single-agent ids (searchgym list)")
 
 
 def spec(id: str) -> EnvSpec:

@@ -35,3 +35,17 @@ def test_out_of_range_and_masked_indices_are_told_apart() -> None:
     for index in (48, -1):
         env.step(index)
         assert "out of range: the action space is 0..47" in env.session.transcript[-1][1]
+
+
+@pytest.mark.parametrize("env_id", [s.id for s in searchgym.registered() if s.kind == "parallel"])
+def test_gymnasium_make_of_a_multi_agent_id_says_how_to_make_it(env_id) -> None:
+    """Before: gymnasium.error.NameNotFound "Environment `GroupSearch` doesn't exist in namespace
+    searchgym. Did you mean: `SearchQA`?", for an id that `searchgym list` prints."""
+    import gymnasium
+
+    message = rf"{env_id} is a multi-agent PettingZoo env, not a Gymnasium env: make it with searchgym\.make\('{env_id}'\)"
+    with pytest.raises(ValueError, match=message):
+        gymnasium.make(f"searchgym/{env_id}", world_size="tiny")
+    with pytest.raises(ValueError, match=message):
+        gymnasium.make_vec(f"searchgym/{env_id}", num_envs=2, vectorization_mode="sync")
+    assert type(searchgym.make(f"searchgym/{env_id}", world_size="tiny")).__name__.endswith(("Env", "Parallel"))
