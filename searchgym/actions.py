@@ -43,7 +43,9 @@ __all__ = [
 ]
 
 TOOL_FORMATS = ("hermes", "tags")
-MAX_ACTION_CHARS = 20_000  # longer actions (after removing <think> blocks) are refused unread
+#: Longer actions (after removing <think> blocks) are refused unread; the text action space of
+#: every env is ``Text(MAX_ACTION_CHARS)``, so the space's ``contains`` says what ``step`` reads.
+MAX_ACTION_CHARS = 20_000
 
 #: tags format: tag -> (tool, its one argument), read from the tool registry on every use
 TAG_TOOLS: Mapping[str, tuple[str, str | None]] = TagView()

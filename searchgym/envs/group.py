@@ -9,7 +9,7 @@
 | Manual Control | ``searchgym play GroupSearch-v0`` (you play one agent) |
 | Agents | ``agents = ['agent_0', 'agent_1', 'agent_2', 'agent_3']`` (``group_size``, default 4) |
 | Agents | 4 |
-| Action Shape | text: ``Text(4000)``; candidates: ``Discrete(48)`` |
+| Action Shape | text: ``Text(20000)``; candidates: ``Discrete(48)`` |
 | Action Values | a string / ``0 ... max_candidates - 1`` (masked by ``action_mask``) |
 | Observation Shape | text: ``Dict(text)``; candidates: ``Dict(text, candidates, action_mask)`` |
 | Observation Values | text up to ``max_obs_chars``; ``action_mask`` in {0, 1} |
@@ -55,7 +55,7 @@ class GroupSearchEnv(MultiSearchEnv):
 
     **Action Space**
 
-    Per agent, as ``SearchEnv``'s: ``Text(4000)`` in text mode, ``Discrete(max_candidates)`` in
+    Per agent, as ``SearchEnv``'s: ``Text(20000)`` in text mode, ``Discrete(max_candidates)`` in
     candidate mode. Each agent has its own space object (seeded separately by PettingZoo).
 
     **Observation Space**

@@ -37,7 +37,9 @@ class SearchEnv(gym.Env):
 
     **Action Space**
 
-    - ``action_mode="text"``: ``Text(max_action_chars=4000)``, a tool call in ``tool_format="hermes"``
+    - ``action_mode="text"``: ``Text(20000)`` (``searchgym.actions.MAX_ACTION_CHARS``: longer text
+      outside ``<think>`` blocks is a format error; thinking is not counted, so an action with long
+      thinking is read though it is longer than the space), a tool call in ``tool_format="hermes"``
       (``<tool_call>{"name": "web_search", "arguments": {"query": "..."}}</tool_call>``) or
       ``"tags"`` (``<search>...</search>``), or ``<answer>...</answer>`` to finish.
       ``step`` also takes the tool call structured, as frameworks dispatch it: a dict

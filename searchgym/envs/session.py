@@ -17,6 +17,7 @@ import numpy as np
 
 from searchgym.action_types import Action, ParseError
 from searchgym.actions import (
+    MAX_ACTION_CHARS,
     accepted_forms,
     format_tool_result,
     parse_action,
@@ -51,7 +52,7 @@ class EpisodeConfig:
     max_candidates: int = 48
     max_obs_chars: int = 6000
     max_candidate_chars: int = 300
-    max_action_chars: int = 4000
+    max_action_chars: int = MAX_ACTION_CHARS  # the text action space's bound: what the parser reads
     reward: RewardConfig = field(default_factory=RewardConfig)
 
     def __post_init__(self) -> None:

@@ -10,7 +10,7 @@ docstring (``help(TeamSearchEnv)``). At a glance:
 | Manual Control | ``searchgym play TeamSearch-v0 --role searcher`` (you play one role) |
 | Agents | ``agents = ['lead', 'searcher', 'analyst']`` (``roles="generalists"``: ``generalist_0`` ...) |
 | Agents | 3 |
-| Action Shape | text: ``Text(4000)``; candidates: ``Discrete(48)`` |
+| Action Shape | text: ``Text(20000)``; candidates: ``Discrete(48)`` |
 | Action Values | a string / ``0 ... max_candidates - 1`` (masked by ``action_mask``) |
 | Observation Shape | text: ``Dict(text)``; candidates: ``Dict(text, candidates, action_mask)`` |
 | Observation Values | text up to ``max_obs_chars``; ``action_mask`` in {0, 1} |
@@ -69,7 +69,7 @@ class TeamSearchEnv(TeamPosts, MultiSearchEnv):
 
     **Action Space**
 
-    Per agent, as ``SearchEnv``'s (``Text(4000)`` or ``Discrete(max_candidates)``), plus the team
+    Per agent, as ``SearchEnv``'s (``Text(20000)`` or ``Discrete(max_candidates)``), plus the team
     actions ``<post>...</post>`` and ``<wait/>`` in text mode. In candidate mode the candidates are
     the single-agent ones for the role's tools (from what the agent saw, notes included), ``post``
     candidates (lines of its latest tool result that carry evidence the blackboard lacks, those

@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 
 import searchgym
+from searchgym.action_types import Action
+from searchgym.actions import MAX_ACTION_CHARS, parse_action
 
 TOOL_CALL = '<tool_call>{"name": "web_search", "arguments": {"query": "Tistel Group"}}</tool_call>'
 
@@ -103,3 +105,16 @@ def test_the_env_page_says_what_reset_infos_hold(env_id):
     assert set(info["reward_components"].values()) == {0.0} and info["signals"]["reason"] == "reset"
     page = " ".join(type(env).__doc__.split())
     assert "are empty dicts" not in page and "``signals`` hold zeros" in page
+
+
+@pytest.mark.parametrize("env_id", ["SearchQA-v0", "GroupSearch-v0", "TeamSearch-v0"])
+def test_the_text_action_space_holds_exactly_the_actions_the_parser_reads(env_id):
+    env = searchgym.make(env_id, world_size="tiny")
+    space = env.action_space if env_id == "SearchQA-v0" else env.action_space(env.possible_agents[0])
+    assert space.max_length == MAX_ACTION_CHARS
+    longest = "<answer>Mara Quell" + " " * (MAX_ACTION_CHARS - 27) + "</answer>"
+    assert len(longest) == MAX_ACTION_CHARS and space.contains(longest)
+    assert parse_action(longest, "hermes", ["web_search"]) == Action.answer("Mara Quell")
+    too_long = longest + " "
+    assert not space.contains(too_long)
+    assert f"at most {MAX_ACTION_CHARS} outside <think>" in parse_action(too_long, "hermes", ["web_search"]).message
