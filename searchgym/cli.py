@@ -23,6 +23,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "suites": ("searchgym.commands.suites", "list the versioned suites with their content hashes"),
     "train": ("searchgym.commands.train", "train one method on one env (bare `train` shows the plan)"),
     "compare": ("searchgym.commands.compare", "train and evaluate methods x seeds on a suite"),
+    "report": ("searchgym.commands.report", "write a comparison's results.md and summary.csv again from its run folders"),
     "evaluate": ("searchgym.commands.evaluate", "score any agent (module:factory or an OpenAI-compatible endpoint)"),
     "leaderboard": ("searchgym.commands.leaderboard", "submit, verify and build the leaderboard"),
     "serve": ("searchgym.commands.serve", "a scripted OpenAI-compatible endpoint (oracle replies) on 127.0.0.1"),

@@ -1,0 +1,110 @@
+"""``searchgym report``: write a comparison's report again from its finished runs alone.
+
+Example: ``searchgym report --out runs/quick``. Why: ``results.md`` and ``summary.csv`` were only
+written by ``compare`` itself, so rebuilding them (after copying run folders together, deleting a
+damaged report, or on a machine that only holds the runs) meant typing the whole ``compare``
+command again, with its methods, seeds and budget. Everything the report needs is in the run
+folders (``OUT/runs/<method>/seed<N>``): the suite and its hash, each run's budget and whether it
+trains. Nothing is trained or evaluated; unfinished runs (no ``DONE``) are left out and counted.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from searchgym.damaged import DamagedFile
+from searchgym.fileio import read_json
+from searchgym.harness.report import write_report
+from searchgym.harness.runner import is_done
+from searchgym.suites import get_suite
+
+#: The default --reference, as ``compare``'s (the first learning method stands in when it is absent).
+REFERENCE = "cw_grpo"
+#: Baselines that do not train, listed after the learners in this order (the order ``make main`` uses).
+ANCHORS = ("reader", "random", "oracle")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--out", required=True, type=Path, help="a comparison's output folder (compare's --out)")
+    parser.add_argument("--methods", default=None,
+                        help="comma list of method labels: which runs the report shows, in this order (default: "
+                             "every finished one, learners first, then reader, random, oracle)")
+    parser.add_argument("--reference", default=REFERENCE, help="method tested against every other")
+
+
+def finished_runs(out: Path) -> dict[str, dict[int, dict]]:
+    """label -> seed -> config.json of every finished run under ``out/runs``."""
+    runs = out / "runs"
+    if not runs.is_dir():
+        raise ValueError(f"{out} holds no runs folder; give the --out of a `searchgym compare` run")
+    found: dict[str, dict[int, dict]] = {}
+    for label_dir in sorted(p for p in runs.iterdir() if p.is_dir()):
+        for seed_dir in sorted(label_dir.iterdir()):
+            seed_text = seed_dir.name.removeprefix("seed")
+            if not (seed_dir.is_dir() and seed_dir.name.startswith("seed") and seed_text.isdigit()
+                    and is_done(seed_dir)):
+                continue
+            try:
+                config = read_json(seed_dir / "config.json", expect=dict)
+            except FileNotFoundError:
+                raise DamagedFile(seed_dir / "config.json", "is missing from a finished run",
+                                  f"delete {seed_dir / 'DONE'} and re-run the comparison") from None
+            found.setdefault(label_dir.name, {})[int(seed_text)] = config
+    return found
+
+
+def ordered_labels(found: dict[str, dict[int, dict]], methods: str | None) -> list[str]:
+    if methods is not None:
+        labels = [m.strip() for m in methods.split(",") if m.strip()]
+        missing = [m for m in labels if m not in found]
+        if not labels or missing:
+            named = ", ".join(missing) if missing else repr(methods)
+            raise ValueError(f"--methods names no finished run: {named}; finished runs: "
+                             f"{', '.join(sorted(found)) or 'none'}")
+        return labels
+    trains = {label: any(c.get("trains", True) for c in seeds.values()) for label, seeds in found.items()}
+    learners = sorted(label for label, t in trains.items() if t)
+    learners.sort(key=lambda label: not label.startswith("sft"))  # the base first, as make main lists it
+    others = sorted((label for label, t in trains.items() if not t),
+                    key=lambda label: (ANCHORS.index(label) if label in ANCHORS else -1, label))
+    return learners + others
+
+
+def _one(values: set, what: str, runs: str):
+    if len(values) != 1:
+        raise ValueError(f"the runs of {runs} disagree on {what} ({', '.join(sorted(map(str, values)))}); "
+                         "a report compares runs of one suite: give --methods to choose them")
+    return next(iter(values))
+
+
+def run(args: argparse.Namespace) -> int:
+    found = finished_runs(args.out)
+    if not found:
+        raise ValueError(f"{args.out / 'runs'} holds no finished run (a run folder with a DONE file); "
+                         "run `searchgym compare ... --out` first, or re-run it to finish its runs")
+    labels = ordered_labels(found, args.methods)
+    configs = [c for label in labels for c in found[label].values()]
+    where = str(args.out)
+    suite_id = _one({str(c.get("suite_id")) for c in configs}, "the suite", where)
+    recorded_hash = _one({str(c.get("suite_hash")) for c in configs}, "the suite's hash", where)
+    suite = get_suite(suite_id)
+    if suite.content_hash != recorded_hash:
+        raise ValueError(f"the runs in {where} were made on {suite_id} with hash {recorded_hash[:12]}, and this "
+                         f"searchgym's {suite_id} has hash {suite.content_hash[:12]}: their scores are not on this suite")
+    budgets = {c.get("budget") for c in configs if c.get("trains", True)} or {c.get("budget") for c in configs}
+    budget = next(iter(budgets)) if len(budgets) == 1 else None
+    seeds = sorted({seed for label in labels for seed in found[label]})
+    if args.reference != REFERENCE and args.reference not in labels:
+        raise ValueError(f"--reference {args.reference!r} has no finished run among {', '.join(labels)}")
+    report = write_report(args.out, suite, labels, seeds, reference=args.reference, budget=budget)
+    print(f"Success on {suite.id} (test split, mean [95% bootstrap interval]):\n")
+    print(report.table)
+    unfinished = len(labels) * len(seeds) - sum(len(found[label]) for label in labels)
+    if unfinished:
+        print(f"\n{unfinished} of {len(labels) * len(seeds)} (method, seed) runs have not finished; they are left out")
+    if budget is None:
+        print(f"\nthe learning runs' budgets differ ({', '.join(sorted(map(str, budgets)))}); results.md gives none")
+    print(f"results: {report.results_md}\nsummary: {report.summary_csv}")
+    print("learning curves: " + ", ".join(str(p) for p in report.curves))
+    return 0
