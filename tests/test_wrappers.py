@@ -87,6 +87,13 @@ def test_a_text_env_is_refused_with_what_is_accepted() -> None:
         NumericParallel(searchgym.make("GroupSearch-v0"))
 
 
+@pytest.mark.parametrize("base_id", ["GroupSearch-Candidates-v0", "TeamSearch-v0"])
+def test_a_single_agent_numeric_id_over_a_multi_agent_base_says_which_to_use(base_id) -> None:
+    """Before: Gymnasium's TypeError "Expected env to be a `gymnasium.Env` but got <class ...GroupSearchEnv>"."""
+    with pytest.raises(ValueError, match=rf"base_id '{base_id}' is a multi-agent env; .*GroupSearch-Numeric-v0"):
+        searchgym.make("SearchQA-Numeric-v0", base_id=base_id, world_size="tiny")
+
+
 # PettingZoo's api test resets with options={"options": 1}; the env warns that it ignores them.
 @pytest.mark.filterwarnings(r"ignore:reset options \['options'\] are ignored")
 @pytest.mark.parametrize("env_id", ["GroupSearch-Numeric-v0", "TeamSearch-Numeric-v0"])
