@@ -142,6 +142,19 @@ def test_parallel_wrapper_rejects_unknown_and_missing_agents() -> None:
         env.step("agent_0")  # before: KeyError "unknown agents ['0', '_', 'a', ...]", the string's letters
 
 
+@pytest.mark.parametrize("env_id", ["GroupSearch-Numeric-v0", "TeamSearch-Numeric-v0"])
+def test_parallel_wrapper_agent_errors_are_value_errors_as_unwrapped_and_name_mixed_keys(env_id) -> None:
+    """Before: {5: 0, "nobody": 0} was TypeError "'<' not supported between instances of 'str' and
+    'int'" (sorting the unknown names), and a missing agent a KeyError where the unwrapped env
+    (e.g. GroupSearch-Candidates-v0) raises ValueError for the same mistake."""
+    env = searchgym.make(env_id, world_size="tiny")
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match=r"actions for unknown agents \['nobody', 5\]"):
+        env.step({5: 0, "nobody": 0})
+    with pytest.raises(ValueError, match="no action for live agent"):
+        env.step({})
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(1800)  # ~40 s of CPU; a machine shared by many jobs can stretch the wall time
 def test_maskable_ppo_learns_clearly_above_random_on_the_easy_suite(tmp_path) -> None:

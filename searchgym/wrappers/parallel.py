@@ -25,6 +25,11 @@ from pettingzoo import ParallelEnv
 from searchgym.wrappers.features import Encoded, FeatureLayout
 
 
+class AgentActionError(KeyError, ValueError):
+    """Actions for unknown agents or none for a live one: a KeyError as before, and the ValueError
+    the unwrapped group and team envs raise for the same mistake."""
+
+
 class NumericParallel(ParallelEnv):
     """Fixed agents, Box observations and per-agent masks over a candidate-mode multi-agent env."""
 
@@ -83,13 +88,13 @@ class NumericParallel(ParallelEnv):
     def step(self, actions: Mapping[str, Any]):
         if not isinstance(actions, Mapping):  # else a string's letters read as agent names
             raise TypeError(f"step() takes a dict agent -> action, got {type(actions).__name__}")
-        unknown = sorted(set(actions) - set(self.possible_agents))
+        unknown = sorted(set(actions) - set(self.possible_agents), key=repr)  # was sorted(): 5 and "x" failed on '<'
         if unknown:
-            raise KeyError(f"actions for unknown agents {unknown}; agents: {', '.join(self.possible_agents)}")
+            raise AgentActionError(f"actions for unknown agents {unknown}; agents: {', '.join(self.possible_agents)}")
         live = [a for a in self.env.agents if not self._finished[a]]
         missing = [a for a in live if a not in actions]
         if missing:
-            raise KeyError(f"no action for live agent(s) {missing}; pass one action per agent in env.agents")
+            raise AgentActionError(f"no action for live agent(s) {missing}; pass one action per agent in env.agents")
         env_actions = {a: self._encoded[a].env_action(actions[a], self._env_masks[a]) for a in live}
         obs, rewards, terms, truncs, infos = self.env.step(env_actions)
         for agent in live:
