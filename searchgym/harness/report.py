@@ -19,11 +19,11 @@ from typing import Any
 
 import numpy as np
 
-from searchgym.damaged import DamagedFile
+from searchgym.damaged import DamagedFile, warn_damaged
 from searchgym.fileio import atomic_write_text, read_json, read_jsonl
 from searchgym.harness.methods import PRIVILEGED_NOTE, shown_label
-from searchgym.harness.report_gain import CHANCE, gain_section
 from searchgym.harness.plots import curve_from_rows, plot_learning_curves
+from searchgym.harness.report_gain import CHANCE, gain_section
 from searchgym.harness.runner import is_done, run_dir
 from searchgym.harness.stats import bootstrap_ci, paired_permutation_test
 from searchgym.suites import Suite
@@ -67,8 +67,21 @@ def load_runs(out: Path | str, labels: Sequence[str], seeds: Sequence[int]) -> l
             result = finished_json(folder, "result.json")
             records.append(RunRecord(label, seed, finished_json(folder, "config.json"), result,
                                      finished_predictions(folder, tested_count(result)),
-                                     read_jsonl(folder / "metrics.jsonl")))
+                                     finished_metrics(folder, result.get("metrics_rows"))))
     return records
+
+
+def finished_metrics(folder: Path, expected: object = None) -> list[dict[str, Any]]:
+    """A finished run's metrics rows; fewer readable rows than its ``result.json`` counts (a copy cut
+    at a line boundary, damaged lines) is a one-line warning. Why: the curves and diagnostics were
+    drawn from what was left, with no word of the loss. The scores come from predictions, so the
+    report is still written."""
+    rows = read_jsonl(folder / "metrics.jsonl")
+    if isinstance(expected, int) and not isinstance(expected, bool) and len(rows) < expected:
+        error = DamagedFile(folder / "metrics.jsonl", f"holds {len(rows)} readable rows where result.json counts "
+                            f"{expected} (cut short or damaged)")
+        warn_damaged(error, "the learning curves and training diagnostics use the rows left")
+    return rows
 
 
 def finished_json(folder: Path, name: str) -> dict[str, Any]:
@@ -295,12 +308,12 @@ def write_report(out: Path | str, suite: Suite, labels: Sequence[str], seeds: Se
                   "Paired sign-flip permutation test on per-task success (mean over seeds), two-sided.", "",
                   significance_table(records, ref), ""]
     parts += ["## Training diagnostics (mean over iterations and seeds)", "",
-              "Does contribution weighting change anything? The first column is the fraction of a batch's "
+              ("Does contribution weighting change anything? The first column is the fraction of a batch's "
               "trajectories whose CW-GRPO advantage differs from the GRPO advantage they would get (cw_grpo "
-              "only; '—' for other estimators).", "", diagnostics_table(records), ""]
+              "only; '—' for other estimators)."), "", diagnostics_table(records), ""]
     parts += ["## Learning curves", "",
-              "Dev success during training (the tables above are test success). Methods that do not train "
-              "(random, reader, oracle) are flat lines at their dev success.", ""] + [f"![{p.stem}]({p.relative_to(out).as_posix()})" for p in curves_paths]
+              ("Dev success during training (the tables above are test success). Methods that do not train "
+              "(random, reader, oracle) are flat lines at their dev success."), ""] + [f"![{p.stem}]({p.relative_to(out).as_posix()})" for p in curves_paths]
     parts += ["", "## Runs", "", "| method | seed | train s | eval s | attempts | device |", "|---|---|---|---|---|---|"]
     for r in records:
         parts.append(f"| {r.label} | {r.seed} | {r.result.get('train_seconds', 0):.1f} | "

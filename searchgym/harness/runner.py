@@ -32,7 +32,6 @@ from pathlib import Path
 from typing import Any
 
 from searchgym.damaged import DamagedFile, warn_damaged
-from searchgym.harness.evaluate import as_rows, evaluate_suite, summarise_predictions
 from searchgym.fileio import (
     FolderLock,
     append_jsonl,
@@ -42,6 +41,7 @@ from searchgym.fileio import (
     iter_jsonl,
     read_json,
 )
+from searchgym.harness.evaluate import as_rows, evaluate_suite, summarise_predictions
 from searchgym.harness.loggers import make_logger
 from searchgym.harness.methods import MethodRef, RunContext, load_method, privileged, spends_budget, trains
 from searchgym.harness.provenance import provenance, resolve_device
@@ -230,7 +230,7 @@ def _execute_locked(spec: RunSpec) -> RunOutcome:
     atomic_write_json(folder / "result.json", {
         "test": summarise_predictions(test), "dev": summarise_predictions(dev),
         "train_seconds": round(trained - start, 3), "eval_seconds": round(seconds - (trained - start), 3),
-        "attempt": attempt,
+        "attempt": attempt, "metrics_rows": sum(1 for _ in iter_jsonl(folder / "metrics.jsonl")),
     })
     atomic_write_text(folder / DONE, f"finished {_now()}\n")
     return RunOutcome(spec.method.label, spec.seed, str(folder), "done", seconds)

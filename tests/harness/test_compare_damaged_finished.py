@@ -5,12 +5,15 @@ marked the run finished)."""
 
 from __future__ import annotations
 
+import json
+import re
 import shutil
 
 import pytest
 from harness_helpers import TINY_QA
 
 from searchgym.cli import main
+from searchgym.damaged import DamagedFileWarning
 
 ARGS = ["compare", "--suite", TINY_QA.id, "--methods", "random,oracle", "--seeds", "1", "--budget", "0",
         "--device", "cpu", "--no-progress"]
@@ -69,3 +72,23 @@ def test_a_finished_run_whose_predictions_were_cut_short_is_one_line_not_a_small
     (run / "DONE").unlink()
     assert main([*ARGS, "--out", str(out)]) == 0
     assert path.read_bytes() == b"".join(lines)
+
+
+def test_a_finished_runs_metrics_cut_at_a_line_boundary_is_a_one_line_warning(tmp_path):
+    """Before: metrics.jsonl cut to its first rows (a partial copy) drew the curves and diagnostics from
+    what was left, with no word of the loss (nothing recorded how many rows to expect); now result.json
+    counts them and the report says the file holds fewer, in one line, and is still written."""
+    out = tmp_path / "out"
+    args = ["compare", "--suite", TINY_QA.id, "--methods", "fast=harness_helpers:fast_learner", "--seeds", "1",
+            "--budget", "40", "--device", "cpu", "--no-progress", "--out", str(out)]
+    assert main(args) == 0
+    run = out / "runs" / "fast" / "seed0"
+    path = run / "metrics.jsonl"
+    lines = path.read_bytes().splitlines(keepends=True)
+    assert len(lines) >= 2 and json.loads((run / "result.json").read_text())["metrics_rows"] == len(lines)
+    path.write_bytes(b"".join(lines[:1]))
+    said = (f"{path}: holds 1 readable rows where result.json counts {len(lines)} (cut short or damaged); "
+            "the learning curves and training diagnostics use the rows left")
+    with pytest.warns(DamagedFileWarning, match=re.escape(said)):
+        assert main(args) == 0
+    assert (out / "results.md").is_file()
