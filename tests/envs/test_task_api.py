@@ -111,3 +111,16 @@ def test_a_system_prompt_that_is_no_string_is_refused(prompt):
     with pytest.raises(TypeError, match="system_prompt must be a string"):
         searchgym.to_hf_dataset(TINY, "dev", system_prompt=prompt)
     assert searchgym.tasks(TINY, "dev", system_prompt=None)[0].messages[0]["role"] == "user"
+
+
+@pytest.mark.parametrize("env_id", ["GroupSearch-Numeric-v0", "TeamSearch-Numeric-v0"])
+def test_the_numeric_multi_agent_ids_give_records_and_one_task_envs(env_id):
+    """Before: AttributeError "'NumericParallel' object has no attribute 'tasks'" (the wrapper is its
+    own ``unwrapped``), for two of the ids that `searchgym list` prints."""
+    records = searchgym.tasks(env_id, "dev")
+    candidates = searchgym.tasks(env_id.replace("Numeric", "Candidates"), "dev")
+    assert [r.task_id for r in records] == [r.task_id for r in candidates] and records[0].agents
+    env = searchgym.make_task_env(env_id, "dev", records[1].task_id)
+    observations, infos = env.reset(seed=2)
+    assert {info["task_id"] for info in infos.values()} == {records[1].task_id}
+    assert all(observation.dtype.name == "float32" for observation in observations.values())
