@@ -216,3 +216,12 @@ def test_the_cleanrl_style_example_runs_on_the_wrapper(tmp_path) -> None:
                           timeout=300, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "dev success" in proc.stdout and "update 4/4" in proc.stdout
+
+
+@pytest.mark.parametrize("env_id", ["GroupSearch-Numeric-v0", "TeamSearch-Numeric-v0"])
+def test_parallel_wrapper_names_the_state_entries_as_the_wrapped_env(env_id) -> None:
+    """Before: AttributeError "'NumericParallel' object has no attribute 'state_fields'"."""
+    env = searchgym.make(env_id, world_size="tiny")
+    env.reset(seed=0)
+    base = searchgym.make(env_id.replace("Numeric", "Candidates"), world_size="tiny")
+    assert env.state_fields() == base.state_fields() and len(env.state_fields()) == env.state().shape[0]

@@ -140,6 +140,10 @@ class NumericParallel(ParallelEnv):
     def state(self) -> np.ndarray:
         return self.env.state()
 
+    def state_fields(self) -> list[str]:
+        """The name of each ``state()`` entry (the wrapped env's; before, only ``state()`` was passed on)."""
+        return self.env.state_fields()
+
     @property
     def state_space(self) -> spaces.Space:
         return self.env.state_space
