@@ -13,6 +13,7 @@ The process judge is :mod:`searchgym.judge` (it uses this module, not the other 
 from __future__ import annotations
 
 import math
+import numbers
 import re
 import string
 import unicodedata
@@ -281,12 +282,16 @@ class RewardConfig:
             raise ValueError(
                 f"unknown answer_metric {self.answer_metric!r}; accepted: {', '.join(ANSWER_METRICS)}"
             )
-        for name in ("step_cost", "invalid_cost", "format_cost"):
+        # A bool is no amount (True cost 1.0 silently); a string no_answer_score failed in math.isfinite
+        # ("must be real number, not str"); a numpy float32 was refused as "not a finite number".
+        for name in ("step_cost", "invalid_cost", "format_cost", "no_answer_score"):
             value = getattr(self, name)
-            if not (isinstance(value, int | float) and math.isfinite(value) and value >= 0):
-                raise ValueError(f"{name} must be a finite number >= 0 (it is subtracted), got {value!r}")
-        if not math.isfinite(self.no_answer_score):
-            raise ValueError(f"no_answer_score must be finite, got {self.no_answer_score!r}")
+            number = isinstance(value, numbers.Real) and not isinstance(value, bool)
+            if not (number and math.isfinite(value) and (value >= 0 or name == "no_answer_score")):
+                bound = "" if name == "no_answer_score" else " >= 0 (it is subtracted)"
+                raise ValueError(f"{name} must be a finite number{bound}, got {value!r:.40}")
+            if type(value) not in (int, float):  # a numpy scalar: a plain float, as rewards are
+                object.__setattr__(self, name, float(value))
 
 
 def compose_reward(

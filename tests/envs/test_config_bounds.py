@@ -129,6 +129,9 @@ def test_feature_dims_of_the_numeric_ids_are_bounded(env_id, name, value):
                                "invalid_cost, format_cost, no_answer_score"),
     ({"reward": {"step_cost": float("nan")}}, "step_cost must be a finite number >= 0"),
     ({"reward": {"step_cost": -1.0}}, "step_cost must be a finite number >= 0"),
+    # before: TypeError "must be real number, not str" from math.isfinite, and True a cost of 1.0
+    ({"reward": {"no_answer_score": "0"}}, "no_answer_score must be a finite number, got '0'"),
+    ({"reward": {"step_cost": True}}, "step_cost must be a finite number >= 0 (it is subtracted), got True"),
 ])
 def test_the_other_keywords_are_checked_in_envconfig_too(kwargs, message):
     for env_id in ALL_IDS:
@@ -156,3 +159,12 @@ def test_max_candidate_chars_cuts_every_candidate_and_sizes_the_space(env_id):
     default_space = default.observation_space(default.possible_agents[0]) if hasattr(default, "possible_agents") \
         else default.observation_space
     assert default_space["candidates"].spaces[0].max_length == 300
+
+
+def test_numpy_reward_amounts_are_plain_floats():
+    """Before: reward={"step_cost": np.float32(0.02)} was refused as "not a finite number"."""
+    env = searchgym.make("SearchQA-v0", world_size="tiny", reward={"step_cost": np.float32(0.02),
+                                                                   "no_answer_score": np.int64(-1)})
+    env.reset(seed=0)
+    _, reward, *_ = env.step("<search>x</search>")
+    assert type(reward) is float and reward == -float(np.float32(0.02)) - 0.05
