@@ -12,6 +12,11 @@ from typing import Any
 ACTION_KINDS = ("tool", "answer", "post", "wait")
 
 
+#: Characters an answer may have: the leaderboard's limit on a submitted answer (its schema's
+#: ``answer`` bound is this constant), so the parsers refuse a longer answer as a format error
+#: naming it rather than let ``evaluate`` record, and score, an answer ``submit`` would refuse.
+MAX_ANSWER_CHARS = 10_000
+
 #: Lists/objects an argument value may nest (JSON decoders accept ~1,000; a walk that deep would
 #: exhaust the stack). Checked on the way down, so a deeper value costs no more than its size.
 MAX_ARGUMENT_DEPTH = 32
@@ -37,6 +42,14 @@ def has_visible_text(text: str) -> bool:
     character (Unicode Cc/Cf): an answer of only ``\\x00\\x07`` or a zero-width space says nothing,
     so the parsers refuse it like an empty one. Stops at the first visible character."""
     return any(not ch.isspace() and unicodedata.category(ch) not in ("Cc", "Cf") for ch in text)
+
+
+def answer_length_problem(text: str) -> str | None:
+    """Why an answer is too long to record (it passes MAX_ANSWER_CHARS), or None."""
+    if len(text) <= MAX_ANSWER_CHARS:
+        return None
+    return (f"the answer is {len(text)} characters long; at most {MAX_ANSWER_CHARS} are accepted "
+            "(the leaderboard's limit on a submitted answer)")
 
 
 #: The characters ``json.dumps(..., ensure_ascii=False)`` escapes in a string.

@@ -67,7 +67,13 @@ def _example_argument(name: str) -> str | None:
     return required[0] if required else None
 
 
-from searchgym.action_types import Action, ParseError, _literal, has_visible_text  # noqa: E402
+from searchgym.action_types import (  # noqa: E402
+    Action,
+    ParseError,
+    _literal,
+    answer_length_problem,
+    has_visible_text,
+)
 from searchgym.lenient_json import load_object as _load_object  # noqa: E402
 from searchgym.tool_calls import _NAME_KEYS, resolve_tool as _resolve_tool  # noqa: E402
 from searchgym.tool_calls import action_from_call as _action_from_call  # noqa: E402
@@ -195,7 +201,9 @@ def _parse_text(text: str, tool_format: str, tool_names: Sequence[str], team: bo
             if not has_visible_text(content):
                 return (f"the <{tag}> is empty (whitespace and control characters do not count); "
                         f"write visible text, e.g. <{tag}>Mara Quell</{tag}>")
-            return Action.answer(content) if tag == "answer" else Action.post(content)
+            if tag == "post":
+                return Action.post(content)
+            return answer_length_problem(content) or Action.answer(content)
         tool_name, arg = tags[tag]
         tool = _resolve_tool(tool_name, tool_names)
         if tool is None:
@@ -223,7 +231,8 @@ def parse_action(
 
     ``<think>...</think>`` blocks and special tokens (``<|im_end|>``) are ignored; the first
     action in the text wins. Text longer than ``MAX_ACTION_CHARS`` (after removing think blocks)
-    is refused unread. An unknown ``tool_format`` is a configuration error (ValueError).
+    is refused unread; an answer longer than ``MAX_ANSWER_CHARS`` (the leaderboard's limit) is
+    refused too. An unknown ``tool_format`` is a configuration error (ValueError).
     """
     _check_format(tool_format)
     tool_names = [str(t) for t in tool_names]

@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from searchgym.action_types import Action, _literal, has_visible_text
+from searchgym.action_types import Action, _literal, answer_length_problem, has_visible_text
 from searchgym.lenient_json import load_object as _load_object
 
 __all__ = ["action_from_call", "call_as_dict", "resolve_tool"]
@@ -104,8 +104,10 @@ def action_from_call(obj: Any, tool_names: Sequence[str], team: bool) -> Action 
         if value is None and len(args) == 1:
             value = next(iter(args.values()))
         text = _as_text(value)
-        return Action.answer(text) if text else ('the answer call is empty (whitespace and control characters '
-                                                 'do not count); write {"answer": "..."} with visible text')
+        if text:
+            return answer_length_problem(text) or Action.answer(text)
+        return ('the answer call is empty (whitespace and control characters do not count); '
+                'write {"answer": "..."} with visible text')
     if team and lowered in ("post_note", "post"):
         note = _as_text(args.get("note", args.get("text")))
         return Action.post(note) if note else ('post_note needs {"note": "..."} with visible text '

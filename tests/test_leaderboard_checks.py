@@ -50,3 +50,29 @@ def test_a_value_too_long_says_its_length_and_the_limit() -> None:
     with pytest.raises(checks.SubmissionRejected, match="predictions/0/answer: 12000 characters, where at most "
                                                         "10000 are accepted$"):
         checks.check_schema(submission)
+
+
+def test_every_answer_an_env_records_is_one_submit_accepts() -> None:
+    """Before: a 10,001-character answer ended the episode and was scored, and evaluate wrote it to
+    predictions.jsonl, but the schema (answer maxLength 10000) refused it at submit."""
+    import json
+
+    import searchgym
+    from searchgym.action_types import MAX_ANSWER_CHARS
+
+    shipped = json.loads(checks.SCHEMA_PATH.read_text())
+    assert shipped["properties"]["predictions"]["items"]["properties"]["answer"]["maxLength"] == MAX_ANSWER_CHARS
+    submission = json.loads((ROOT / "leaderboard" / "submissions" / "group-text-v2__oracle__seed0.json").read_text())
+    env = searchgym.make("SearchQA-v0", world_size="tiny", split="dev")
+    env.reset(seed=0)
+    _, _, terminated, _, info = env.step("<answer>" + "x" * MAX_ANSWER_CHARS + "</answer>")
+    assert terminated and len(info["answer"]) == MAX_ANSWER_CHARS
+    submission["predictions"][0]["answer"] = info["answer"]
+    checks.check_schema(submission)
+    for too_long in ("<answer>" + "x" * (MAX_ANSWER_CHARS + 1) + "</answer>",
+                     {"name": "answer", "arguments": {"answer": "x" * (MAX_ANSWER_CHARS + 1)}}):
+        env.reset(seed=0)
+        obs, _, terminated, _, info = env.step(too_long)
+        assert not terminated and info["answer"] is None and info["format_errors"] == 1
+        assert obs.startswith(f"Error: Could not read your action: the answer is {MAX_ANSWER_CHARS + 1} characters "
+                              f"long; at most {MAX_ANSWER_CHARS} are accepted (the leaderboard's limit")
