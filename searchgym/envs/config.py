@@ -106,6 +106,7 @@ class EnvConfig:
             shown = f"{len(families)} entries" if isinstance(families, Sequence) else type(families).__name__
             raise ValueError(f"families must be None, a family name or a list of at most {MAX_FAMILIES} names, "
                              f"got {shown}")
+        self._check_backend()
         if self.world is not None and not isinstance(self.world, World):
             raise ValueError(f"world must be a searchgym World or None, got {type(self.world).__name__}")
         if not isinstance(self.observation_data, bool):
@@ -119,6 +120,15 @@ class EnvConfig:
             if unknown:
                 raise ValueError(f"reward has unknown field(s) {unknown[:10]}; accepted: {', '.join(accepted)}")
             self.reward_config()  # its values are checked by RewardConfig now, not at the first reset
+
+    def _check_backend(self) -> None:
+        """A name or a Retriever. Why here: ``backend=["bm25s"]`` failed as "unhashable type: 'list'" in
+        the shared-tools cache, and None or 5 named no backend."""
+        from searchgym.tools.retrievers import RETRIEVER_NAMES, Retriever
+
+        if not isinstance(self.backend, str | Retriever):
+            raise ValueError(f"backend must be a retriever name ({', '.join(RETRIEVER_NAMES)}) or a Retriever, "  # noqa: TRY004
+                             f"got {type(self.backend).__name__}")  # (ValueError: as every EnvConfig check)
 
     def reward_config(self) -> RewardConfig:
         """``reward`` as a RewardConfig (a dict is checked by RewardConfig itself)."""

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from searchgym.tools.base import Tool, ToolResult
-from searchgym.tools.retrievers import Retriever, make_retriever, page_document, tokenize
+from searchgym.tools.retrievers import RETRIEVER_NAMES, Retriever, make_retriever, page_document, tokenize
 from searchgym.tools.tool_registry import LookupNames, TagForm, ToolSpec, register_tool
 from searchgym.world.model import Page, Sentence
 
@@ -139,7 +139,8 @@ class WebSearch(Tool):
             self.retriever = backend
             self.backend = getattr(backend, "name", type(backend).__name__)
         else:
-            raise TypeError(f"backend must be a retriever name or a Retriever, got {type(backend).__name__}")
+            raise TypeError(f"backend must be a retriever name ({', '.join(RETRIEVER_NAMES)}) or a Retriever, "
+                            f"got {type(backend).__name__}")  # before: the names were not given
         self.default_k = default_k
         self.max_k = max_k
         self.cache_size = cache_size

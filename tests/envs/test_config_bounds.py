@@ -168,3 +168,13 @@ def test_numpy_reward_amounts_are_plain_floats():
     env.reset(seed=0)
     _, reward, *_ = env.step("<search>x</search>")
     assert type(reward) is float and reward == -float(np.float32(0.02)) - 0.05
+
+
+@pytest.mark.parametrize("backend", [None, 5, ["bm25s"], {"bm25s": 1}])
+@pytest.mark.parametrize("env_id", ALL_IDS)
+def test_a_backend_that_is_no_name_lists_the_names(env_id, backend):
+    """Before: ["bm25s"] was "unhashable type: 'list'" (the shared-tools cache) and None or 5
+    "backend must be a retriever name or a Retriever, got NoneType", naming no backend."""
+    with pytest.raises(ValueError, match=re.escape("backend must be a retriever name (bm25s, rank_bm25, dense, "
+                                                   f"hybrid) or a Retriever, got {type(backend).__name__}")):
+        _make(env_id, world_size="tiny", backend=backend)
