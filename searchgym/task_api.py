@@ -131,11 +131,14 @@ def tasks(suite_or_env_id: str | Suite, split: str = "train", system_prompt: str
     return records
 
 
-class _FixedTask(gym.Wrapper):
-    """A Gymnasium env whose every reset plays one task."""
+class _FixedTask(gym.Wrapper, gym.utils.RecordConstructorArgs):
+    """A Gymnasium env whose every reset plays one task. It records its ``task_id`` (as Gymnasium's
+    own wrappers do) so ``gymnasium.make(env.spec)`` remakes it; before, that and ``check_env(env)``
+    failed: "_FixedTask wrapper does not inherit from `gymnasium.utils.RecordConstructorArgs`"."""
 
     def __init__(self, env: gym.Env, task_id: str) -> None:
-        super().__init__(env)
+        gym.utils.RecordConstructorArgs.__init__(self, task_id=task_id)
+        gym.Wrapper.__init__(self, env)
         self.task_id = task_id
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):

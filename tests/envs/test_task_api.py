@@ -124,3 +124,18 @@ def test_the_numeric_multi_agent_ids_give_records_and_one_task_envs(env_id):
     observations, infos = env.reset(seed=2)
     assert {info["task_id"] for info in infos.values()} == {records[1].task_id}
     assert all(observation.dtype.name == "float32" for observation in observations.values())
+
+
+def test_a_one_task_env_is_remade_from_its_spec_and_passes_check_env():
+    """Before: gymnasium.make(env.spec) and check_env(env) (which remakes it to check rendering)
+    failed: "_FixedTask wrapper does not inherit from `gymnasium.utils.RecordConstructorArgs`"."""
+    import gymnasium
+    from gymnasium.utils.env_checker import check_env
+
+    task_id = TINY.tasks("dev")[1].id
+    env = searchgym.make_task_env(TINY, "dev", task_id)
+    twin = gymnasium.make(env.spec)
+    assert {twin.reset(seed=s)[1]["task_id"] for s in range(3)} == {task_id}
+    assert twin.unwrapped.config.max_steps == env.unwrapped.config.max_steps == 6
+    with pytest.warns(UserWarning, match="different from the unwrapped version"):
+        check_env(env)
