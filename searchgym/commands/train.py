@@ -23,7 +23,7 @@ from searchgym.damaged import DamagedFile
 from searchgym.extras import require_installed
 from searchgym.harness.loggers import LOGGERS
 from searchgym.harness.methods import BASELINE_METHODS, METHODS, resolve_method
-from searchgym.harness.preflight import check_comparison
+from searchgym.harness.preflight import check_comparison, check_policy
 from searchgym.harness.provenance import resolve_device
 from searchgym.harness.report import finished_json
 from searchgym.harness.runner import RunSpec, execute_run
@@ -166,6 +166,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     check_settings(args)
     args.options = train_options(args)  # both paths read the merged dict
+    check_policy(args.policy, also=("llm",))
     if args.policy == "llm":
         llm_spec(args.method or "cw_grpo")  # a method the LLM trainer cannot train: an error naming why
         require_installed("torch", "searchgym train")

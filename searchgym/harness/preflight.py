@@ -33,13 +33,13 @@ def check_comparison(comparison: Any) -> None:
 
     The learners' checks are skipped where torch is missing (a Ray cluster's nodes may hold it; the
     runs check there); the baselines' need none, nor torch."""
+    check_policy(comparison.policy)
     check_numeric_env(comparison)
     check_baselines(comparison)
     if all(baseline_options(m) is not None for m in comparison.methods) or importlib.util.find_spec("torch") is None:
         return
     learners = [m for m in comparison.methods if m.path.startswith("searchgym.") and trains(load_method(m))]
     if learners:
-        _check_policy(comparison.policy)
         checked: set[str] = set()  # a policy is built once per distinct policy_kwargs, not once per method
         for method in comparison.methods:
             options = {**comparison.options, **dict(method.options)}
@@ -117,10 +117,25 @@ def check_candidate_env(suite: Any, policy: str) -> None:
                      "model that writes its own tool calls")
 
 
-def _check_policy(policy: str) -> None:
+#: The policies that ship (the encoders and own architectures of ``searchgym.agents``), for an
+#: install without torch, where those registries cannot be imported and no other can be registered.
+BUILT_IN_POLICIES = ("attn", "hash", "hf", "minilm")
+
+
+def accepted_policies() -> list[str]:
+    """The ``--policy`` names a learner can build: the registered encoders and architectures."""
+    if importlib.util.find_spec("torch") is None:
+        return list(BUILT_IN_POLICIES)
     from searchgym.agents.policy import ENCODERS, OWN_ARCHITECTURES
 
-    accepted = sorted([*ENCODERS, *OWN_ARCHITECTURES])
+    return sorted([*ENCODERS, *OWN_ARCHITECTURES])
+
+
+def check_policy(policy: str, also: tuple[str, ...] = ()) -> None:
+    """An unknown ``--policy`` (``also``: names a command takes besides) is one error line naming the
+    accepted ones, whatever the methods. Why: it was checked only when a learner was among them, so
+    ``compare --policy foo --methods random,oracle`` ran and recorded policy "foo" in every run."""
+    accepted = sorted([*accepted_policies(), *also])
     if policy not in accepted:
         raise ValueError(f"unknown --policy {policy!r}; accepted: {', '.join(accepted)}")
 

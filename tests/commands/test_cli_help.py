@@ -58,7 +58,7 @@ def test_train_rejects_a_bad_difficulty_with_the_choices(capsys) -> None:
                                          "curve) or null for every dev task; got 0"),
     (["--options", '{"eval_tasks": -1}'], "method 'cw_grpo': eval_tasks must be an integer >= 1"),
     (["--options", '{"lr_rate": 0.1}'], "method 'cw_grpo': unknown option 'lr_rate' for cw_grpo; accepted: "),
-    (["--policy", "bert"], "unknown --policy 'bert'; accepted: attn, hash, hf, minilm"),
+    (["--policy", "bert"], "unknown --policy 'bert'; accepted: attn, hash, hf, llm, minilm"),
 ])
 def test_train_refuses_bad_settings_before_the_run_folder_is_made(tmp_path, capsys, extra, message) -> None:
     """Before: the folder was made, the run failed inside ("'<=' not supported between instances of

@@ -111,6 +111,36 @@ def test_baselines_refuse_options_they_do_not_take_before_any_folder(tmp_path, c
                                 options={"lr": 0.001, "update_epochs": 4}))
 
 
+
+def test_an_unknown_policy_is_refused_even_when_every_method_is_a_baseline(tmp_path, capsys, monkeypatch):
+    """Before: ``compare --policy foo --methods random,oracle`` (and ``train --method random --policy
+    foo``) ran, wrote its folders and recorded policy "foo": the name was checked only for a learner."""
+    import importlib.util
+
+    from searchgym.agents.policy import ENCODERS, OWN_ARCHITECTURES
+
+    from searchgym.harness.preflight import BUILT_IN_POLICIES
+
+    compare = ["compare", "--suite", TINY_QA.id, "--methods", "random,oracle", "--budget", "0", "--no-progress"]
+    train = ["train", "--env", "SearchQA-Candidates-v0", "--world-size", "tiny", "--test-size", "2", "--budget", "0",
+             "--method", "random"]
+    cases = [(compare, "searchgym compare: error: unknown --policy 'foo'; accepted: attn, hash, hf, minilm"),
+             (train, "searchgym train: error: unknown --policy 'foo'; accepted: attn, hash, hf, llm, minilm")]
+    assert sorted([*ENCODERS, *OWN_ARCHITECTURES]) == list(BUILT_IN_POLICIES)
+    find_spec = importlib.util.find_spec
+    for without_torch in (False, True):
+        if without_torch:  # a core install: the built-in names, as the registries hold them
+            monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "torch" else
+                                find_spec(name, *a))
+        for k, (args, line) in enumerate(cases):
+            out = tmp_path / f"p{k}{without_torch}"
+            assert main([*args, "--policy", "foo", "--out", str(out)]) == 2
+            assert capsys.readouterr().err.strip().splitlines() == [line]
+            assert not out.exists()
+    monkeypatch.undo()
+    assert main([*compare, "--policy", "attn", "--out", str(tmp_path / "ok")]) == 0
+
+
 def test_evaluate_an_agent_factory(tmp_path, capsys):
     out = tmp_path / "ev"
     assert main(["evaluate", "--suite", TINY_QA.id, "--agent", "harness_helpers:oracle_factory", "--out", str(out),
