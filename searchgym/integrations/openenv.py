@@ -19,6 +19,7 @@ else the next task in the split's order. Only single-agent text suites are serve
 from __future__ import annotations
 
 import argparse
+import json
 from typing import Any
 
 import numpy as np
@@ -31,6 +32,7 @@ from openenv.core.env_client import EnvClient  # noqa: E402
 from openenv.core.env_server.http_server import create_app  # noqa: E402
 from openenv.core.env_server.interfaces import Environment  # noqa: E402
 from openenv.core.env_server.types import Action, EnvironmentMetadata, Observation, State  # noqa: E402
+from openenv.core.env_server.types import WSErrorCode, WSErrorResponse  # noqa: E402
 from fastapi import HTTPException  # noqa: E402
 from pydantic import Field  # noqa: E402
 
@@ -164,11 +166,67 @@ class SearchgymEnvironment(Environment[SearchgymAction, SearchgymObservation, Se
             self._env = None
 
 
+#: What a /ws message must be (OpenEnv's protocol), as the error replies say it.
+WS_ACCEPTED = ('each message is a text frame holding a JSON object {"type": "reset" | "step" | "state" | "close", '
+               '"data": {...}}')
+_JSON_KINDS = {list: "an array", str: "a string", int: "a number", float: "a number", bool: "a boolean",
+               type(None): "null"}
+
+
+def ws_message_problem(message: dict[str, Any]) -> str | None:
+    """Why a received /ws frame would end OpenEnv's session loop (None: hand it on).
+
+    OpenEnv reads ``message["type"]`` of whatever JSON arrives, outside its per-message error
+    handling, so JSON that is not an object (``[1,2]``, ``"x"``, ``3``), a binary frame, and JSON its
+    ``json.loads`` raises on other than as invalid (nested past the recursion limit, an integer
+    past Python's 4,300 digits) closed the session. Invalid JSON it answers itself."""
+    if message.get("type") != "websocket.receive":
+        return None
+    text = message.get("text")
+    if text is None:
+        return f"a binary frame is not accepted; {WS_ACCEPTED}"
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        return None
+    except (ValueError, RecursionError) as exc:
+        return f"the message cannot be read ({str(exc)[:100]}); {WS_ACCEPTED}"
+    if isinstance(value, dict):
+        return None
+    return f"the message is {_JSON_KINDS.get(type(value), 'not an object')}, not a JSON object; {WS_ACCEPTED}"
+
+
+class WsObjectMessagesOnly:
+    """ASGI middleware: answers a /ws frame that :func:`ws_message_problem` refuses with OpenEnv's
+    error reply and reads the next one, so the session keeps serving, as after any other bad message."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "websocket" or scope.get("path") != "/ws":
+            await self.app(scope, receive, send)
+            return
+
+        async def receive_readable() -> dict[str, Any]:
+            while True:
+                message = await receive()
+                problem = ws_message_problem(message)
+                if problem is None:
+                    return message
+                reply = WSErrorResponse(data={"message": problem, "code": WSErrorCode.VALIDATION_ERROR})
+                await send({"type": "websocket.send", "text": reply.model_dump_json()})
+
+        await self.app(scope, receive_readable, send)
+
+
 def create_searchgym_app(suite: str = "searchqa-text-v2", split: str = "test", max_concurrent_envs: int = 8) -> Any:
     """The OpenEnv FastAPI app serving ``suite``'s ``split``; builds the world once, before serving."""
     SearchgymEnvironment(suite, split).close()  # fails fast on a bad suite or split, and warms the world
-    return create_app(lambda: SearchgymEnvironment(suite, split), SearchgymAction, SearchgymObservation,
-                      env_name="searchgym", max_concurrent_envs=max_concurrent_envs)
+    app = create_app(lambda: SearchgymEnvironment(suite, split), SearchgymAction, SearchgymObservation,
+                     env_name="searchgym", max_concurrent_envs=max_concurrent_envs)
+    app.add_middleware(WsObjectMessagesOnly)
+    return app
 
 
 class SearchgymClient(EnvClient[SearchgymAction, SearchgymObservation, SearchgymState]):

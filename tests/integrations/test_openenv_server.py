@@ -154,3 +154,32 @@ def test_a_multi_agent_suite_is_refused_with_the_accepted_kind() -> None:
         SearchgymEnvironment("team-text-v2", SPLIT)
     with pytest.raises(ValueError, match="candidates-mode"):
         SearchgymEnvironment("searchqa-v2", SPLIT)
+
+
+def test_a_websocket_message_that_is_not_a_json_object_is_answered_and_the_session_goes_on() -> None:
+    # before: OpenEnv read message.get("type") of any JSON, so [1,2], "x" or 3 ended the session
+    # ("'list' object has no attribute 'get'", then the socket closed); a binary frame and JSON nested
+    # past the recursion limit did too
+    from fastapi.testclient import TestClient
+
+    from searchgym.integrations.openenv import create_searchgym_app
+
+    client = TestClient(create_searchgym_app(SUITE, SPLIT))
+    accepted = 'each message is a text frame holding a JSON object {"type": "reset" | "step" | "state" | "close"'
+    with client.websocket_connect("/ws") as ws:
+        ws.send_text(json.dumps({"type": "reset", "data": {"seed": 3}}))
+        task_id = json.loads(ws.receive_text())["data"]["observation"]["task_id"]
+        for frame, says in [("[1,2]", "the message is an array, not a JSON object"),
+                            ('"x"', "the message is a string, not a JSON object"),
+                            ("3", "the message is a number, not a JSON object"),
+                            ("null", "the message is null, not a JSON object"),
+                            ("[" * 100_000, "the message cannot be read (maximum recursion depth"),
+                            (b"{}", "a binary frame is not accepted")]:
+            ws.send_bytes(frame) if isinstance(frame, bytes) else ws.send_text(frame)
+            reply = json.loads(ws.receive_text())
+            assert reply["type"] == "error" and reply["data"]["code"] == "VALIDATION_ERROR", reply
+            assert reply["data"]["message"].startswith(says) and accepted in reply["data"]["message"]
+        ws.send_text(json.dumps({"type": "state"}))  # the same session, its episode kept
+        assert json.loads(ws.receive_text())["data"]["task_id"] == task_id
+        ws.send_text(json.dumps({"type": "step", "data": {"name": "answer", "arguments": {"answer": "x"}}}))
+        assert json.loads(ws.receive_text())["data"]["done"] is True
