@@ -6,7 +6,7 @@ import inspect
 from functools import lru_cache
 
 from searchgym.world.families import families_key
-from searchgym.world.generate import SIZES, check_seed, generate_world, resolve_size
+from searchgym.world.generate import SIZES, check_rate, check_seed, generate_world, resolve_size
 from searchgym.world.loaders import load_corpus, load_tasks, world_from_files
 from searchgym.world.model import Entity, EvidenceHop, Fact, Page, Sentence, Task, WorldStats
 from searchgym.world.tasks import FAMILIES
@@ -36,6 +36,8 @@ _ADOPTED: dict[tuple[int, int, tuple[tuple[str, object], ...]], World] = {}
 
 def _key(seed: int, size: str | int, knobs: dict[str, object]) -> tuple[int, int, tuple[tuple[str, object], ...]]:
     _, scale = resolve_size(size)
+    if "bridge_shortcut_rate" in knobs:  # checked before it is hashed into the key
+        check_rate("bridge_shortcut_rate", knobs["bridge_shortcut_rate"])
     return check_seed(seed), scale, _normalised_knobs(knobs)
 
 

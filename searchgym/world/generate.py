@@ -66,6 +66,18 @@ def check_seed(seed: object) -> int:
     return int(seed)
 
 
+def check_rate(name: str, value: object) -> float:
+    """A fraction in [0, 1] (numpy floats accepted, bools not) as a float, else a clear error. Why: a
+    bad ``bridge_shortcut_rate`` failed in ``float()`` ("could not convert string to float: 'x'", or
+    a TypeError for None, "unhashable type" for a list in ``shared_world``), or only after the pages
+    of the world were built (2.0), and True was a rate of 1.0."""
+    if isinstance(value, bool | np.bool_) or not isinstance(value, int | float | np.integer | np.floating):
+        raise TypeError(f"{name} must be a number in [0, 1], got {type(value).__name__} {value!r:.40}")
+    if not 0.0 <= float(value) <= 1.0:  # NaN fails too
+        raise ValueError(f"{name} must be in [0, 1], got {value!r}")
+    return float(value)
+
+
 @dataclass
 class _Draft:
     """Mutable scratch space while generating; frozen into a :class:`World` at the end."""
@@ -256,8 +268,9 @@ def generate_world(seed: int = 0, size: str | int = "small", bridge_shortcut_rat
     """
     seed = check_seed(seed)
     label, scale = resolve_size(size)
+    rate = check_rate("bridge_shortcut_rate", bridge_shortcut_rate)
     with _no_cyclic_gc():
-        return _generate(seed, label, scale, float(bridge_shortcut_rate))
+        return _generate(seed, label, scale, rate)
 
 
 def _generate(seed: int, label: str, scale: int, bridge_shortcut_rate: float) -> World:

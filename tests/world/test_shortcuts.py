@@ -47,3 +47,21 @@ def test_families_draw_from_their_own_generators(monkeypatch):
     assert not [t for t in fewer.tasks if t.family == "lookup"]
     assert [t for t in fewer.tasks] == [t for t in full.tasks if t.family != "lookup"]
     assert fewer.corpus_fingerprint == full.corpus_fingerprint and fewer.fingerprint != full.fingerprint
+
+
+@pytest.mark.parametrize(("rate", "error", "shown"), [
+    ("x", TypeError, "a number in [0, 1], got str 'x'"), (None, TypeError, "a number in [0, 1], got NoneType"),
+    ([0.5], TypeError, "a number in [0, 1], got list"), (True, TypeError, "a number in [0, 1], got bool"),
+    (2.0, ValueError, "in [0, 1], got 2.0"), (float("nan"), ValueError, "in [0, 1], got nan")])
+def test_a_bad_rate_is_refused_before_the_world_is_built(rate, error, shown, monkeypatch):
+    """Before: 'x' was "could not convert string to float: 'x'", None a TypeError from float(), a
+    list "unhashable type: 'list'" in shared_world, True a rate of 1.0, and 2.0 was refused only
+    after the world's pages were generated."""
+    import re
+
+    from searchgym.world import generate, shared_world
+
+    monkeypatch.setattr(generate, "_generate", lambda *args: pytest.fail("the world was built"))
+    for build in (World.generate, shared_world, generate.generate_world):
+        with pytest.raises(error, match=re.escape(f"bridge_shortcut_rate must be {shown}")):
+            build(0, "medium", bridge_shortcut_rate=rate)
