@@ -74,6 +74,18 @@ def top_k(scores: np.ndarray, k: int, positive_only: bool = True) -> list[tuple[
     return [(int(candidates[i]), float(values[i])) for i in order]
 
 
+#: Up to this many documents, Okapi's idf log((N - df + 0.5) / (df + 0.5)) is <= 0 for every term,
+#: even one found in a single document, so nothing ever scored and every search of a one- or
+#: two-page corpus (``world_from_files``) was "No results". Such corpora use the non-negative
+#: idf log(1 + (N - df + 0.5) / (df + 0.5)) (bm25s's "lucene") in both BM25 engines, which still
+#: agree; a larger corpus (every generated world) is scored exactly as before.
+SMALL_CORPUS = 2
+
+
+def _small_corpus_idf(n: int, df: np.ndarray) -> np.ndarray:
+    return np.log1p((n - df + 0.5) / (df + 0.5))
+
+
 def _require_docs(docs: Sequence[str], backend: str) -> None:
     if len(docs) == 0:
         raise ValueError(f"{backend} retriever needs at least one document; got an empty corpus")
@@ -110,6 +122,8 @@ class Bm25sRetriever:
             vocab[""] = 0
         self.vocab = vocab
         self.num_docs = len(docs)
+        if method == "robertson" and self.num_docs <= SMALL_CORPUS:
+            method = "lucene"  # its idf is _small_corpus_idf
         self._engine = bm25s.BM25(k1=k1, b=b, method=method)
         self._engine.index((corpus_ids, vocab), create_empty_token=False, show_progress=False)
         if method == "robertson" and epsilon is not None:
@@ -157,6 +171,10 @@ class RankBm25Retriever:
         _require_docs(docs, self.name)
         self.num_docs = len(docs)
         self._engine = BM25Okapi([tokenize(doc) for doc in docs], k1=k1, b=b, epsilon=epsilon)
+        if self.num_docs <= SMALL_CORPUS:
+            words = sorted({w for freqs in self._engine.doc_freqs for w in freqs})
+            df = np.array([sum(w in freqs for freqs in self._engine.doc_freqs) for w in words], dtype=np.float64)
+            self._engine.idf = dict(zip(words, _small_corpus_idf(self.num_docs, df).tolist(), strict=True))
 
     def search(self, query: str, k: int) -> list[tuple[int, float]]:
         tokens = [t for t in tokenize(query) if t in self._engine.idf]

@@ -127,3 +127,25 @@ def test_torch_threads_runs_a_block_on_that_many_threads_and_restores_the_count(
     with pytest.raises(RuntimeError), torch_threads(1):
         raise RuntimeError("the count comes back even when the block fails")
     assert torch.get_num_threads() == before
+
+
+@pytest.mark.parametrize("backend", ["bm25s", "rank_bm25"])
+def test_a_one_or_two_page_corpus_finds_its_pages(backend, tmp_path):
+    """Before: Okapi's idf is <= 0 for every term of a corpus of one or two documents, so every
+    search of such a world_from_files world answered "No results" (even a page's exact title)."""
+    import searchgym
+    from searchgym.world import world_from_files
+
+    one = ["Alpha Corp Alpha Corp was founded in 1990. It makes widgets."]
+    two = [*one, "Beta Ltd Beta Ltd is based in Gamma City. Beta was founded in 1991."]
+    assert [i for i, _ in make_retriever(backend, one).search("Alpha Corp", 5)] == [0]
+    assert [i for i, _ in make_retriever(backend, two).search("Gamma City", 5)] == [1]
+    assert [i for i, _ in make_retriever(backend, two).search("founded 1990", 5)] == [0, 1]
+    assert make_retriever(backend, two).search("zzz", 5) == []
+    (tmp_path / "corpus.jsonl").write_text('{"id": "p1", "title": "Alpha Corp", "text": "Alpha Corp was founded in 1990."}\n')
+    (tmp_path / "tasks.jsonl").write_text('{"id": "q1", "question": "When was Alpha Corp founded?", "answers": ["1990"]}\n')
+    world = world_from_files(tmp_path / "corpus.jsonl", tmp_path / "tasks.jsonl")
+    env = searchgym.make("SearchQA-v0", world=world, split="test", backend=backend)
+    env.reset(seed=0)
+    observation, *_ = env.step('<tool_call>{"name": "web_search", "arguments": {"query": "Alpha Corp"}}</tool_call>')
+    assert "[1] Alpha Corp (doc://p1)" in observation
