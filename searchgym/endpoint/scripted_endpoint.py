@@ -36,6 +36,7 @@ from searchgym.actions import parse_action
 from searchgym.observation_format import MEMBER_PREFIX, question_text
 from searchgym.envs.play_rules import play_rules
 from searchgym.endpoint import openai_replies
+from searchgym.endpoint.request_deadline import deadline_rfile
 from searchgym.harness.evaluate import answer_rule, episode_seed, play_parallel, play_single
 from searchgym.suites import Suite, get_suite, make_env, tasks
 from searchgym.tools.toolkit import TOOL_NAMES
@@ -63,8 +64,9 @@ HOSTILE_BODIES: tuple[bytes, ...] = (
 _BAD_REQUEST = b'{"error": {"message": "the body must be a chat request: a JSON object with a list of messages"}}'
 #: the largest request body read (bytes); a longer one gets 413 unread, so a client cannot make it hold more
 MAX_BODY = 64 << 20
-#: seconds a request's body may take to arrive: a client that sends half a request and waits gets 408,
-#: instead of holding its thread (and the socket) for ever
+#: seconds a request (its line, headers and body) may take to arrive, in all: a client that sends half
+#: a body and waits gets 408, one that drips its headers is disconnected, instead of holding its
+#: thread (and the socket) for ever; the default of ScriptedEndpoint's ``read_timeout``
 READ_TIMEOUT = 30.0
 
 
@@ -188,7 +190,13 @@ class ScriptedEndpoint:
 
     def __init__(self, suite: Suite | str, behaviour: str = "oracle", native: bool = False, stall: float = 0.0,
                  seed: int = 0, splits: Sequence[str] = ("test", "dev"), keep_requests: bool = False,
-                 port: int = 0, limit: int | None = None) -> None:
+                 port: int = 0, limit: int | None = None, read_timeout: float | None = None) -> None:
+        read_timeout = READ_TIMEOUT if read_timeout is None else read_timeout
+        if isinstance(read_timeout, bool) or not isinstance(read_timeout, (int, float)) or \
+                not 0 < read_timeout < math.inf:
+            raise ValueError(f"read_timeout must be a number of seconds > 0 (how long a request may take to "
+                             f"arrive), got {read_timeout!r}")
+        self.read_timeout = float(read_timeout)
         if behaviour not in BEHAVIOURS:
             raise ValueError(f"unknown behaviour {behaviour!r}; accepted: {', '.join(BEHAVIOURS)}")
         if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
@@ -263,7 +271,19 @@ class ScriptedEndpoint:
         endpoint = self
 
         class Handler(BaseHTTPRequestHandler):
-            timeout = READ_TIMEOUT
+            timeout = endpoint.read_timeout  # a write's bound; reads share one deadline per request
+
+            def setup(self) -> None:
+                super().setup()
+                self.rfile.close()
+                self.rfile = deadline_rfile(self.connection, endpoint.read_timeout)
+
+            def handle_one_request(self) -> None:
+                """Each request has read_timeout seconds to arrive in full (a socket timeout bounds one read
+                only, so headers sent a byte every few seconds held the thread for ever); past it the
+                stdlib closes the connection."""
+                self.rfile.raw.start()
+                super().handle_one_request()
 
             def do_POST(self) -> None:
                 """A Content-Length that is no integer (was a ValueError and no reply), negative (was a read
@@ -284,7 +304,7 @@ class ScriptedEndpoint:
                     body = self.rfile.read(int(raw))
                 except TimeoutError:
                     self.close_connection = True
-                    self._send(408, _error(f"the body did not arrive within {READ_TIMEOUT:g} seconds"),
+                    self._send(408, _error(f"the body did not arrive within {endpoint.read_timeout:g} seconds"),
                                "application/json")
                     return
                 try:

@@ -204,3 +204,43 @@ def test_half_a_body_gets_408_after_the_read_timeout(monkeypatch):
         reply = raw(port, b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{", timeout=10)
         assert reply.startswith(b"HTTP/1.0 408") and b"did not arrive within 0.5 seconds" in reply, reply[:300]
         assert post(endpoint.base_url, HI)[0] == 200
+
+
+def test_headers_dripped_a_byte_at_a_time_are_cut_off_at_the_read_timeout():
+    # before: the socket timeout bounded each read, not the request, so a byte every 0.1 s held the
+    # handler thread for ever; now the request line and headers share the request's read_timeout
+    import threading
+    import time
+
+    head = b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nX-Slow: " + b"y" * 400 + b"\r\n\r\n"
+    stop = threading.Event()
+    with ScriptedEndpoint(TINY, "prose", read_timeout=1.0) as endpoint:
+        port = int(endpoint.base_url.split(":")[2].split("/")[0])
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as slow:
+            def drip() -> None:
+                for i in range(len(head)):  # 40 s of headers, unless the server hangs up
+                    if stop.wait(0.1):
+                        return
+                    try:
+                        slow.sendall(head[i:i + 1])
+                    except OSError:
+                        return
+
+            started = time.monotonic()
+            dripper = threading.Thread(target=drip, daemon=True)
+            dripper.start()
+            try:
+                time.sleep(0.3)
+                assert post(endpoint.base_url, HI)[0] == 200  # another client is served meanwhile
+                try:
+                    closed = slow.recv(65536) == b""
+                except ConnectionResetError:
+                    closed = True
+                waited = time.monotonic() - started
+            finally:
+                stop.set()
+                dripper.join(timeout=5)
+        assert closed and 0.9 <= waited < 2.5, waited
+        assert post(endpoint.base_url, HI)[0] == 200
+    with pytest.raises(ValueError, match=r"read_timeout must be a number of seconds > 0"):
+        ScriptedEndpoint(TINY, "prose", read_timeout=0)
