@@ -16,13 +16,7 @@ from operator import attrgetter
 import numpy as np
 
 from searchgym.action_types import Action, ParseError
-from searchgym.actions import (
-    MAX_ACTION_CHARS,
-    accepted_forms,
-    format_tool_result,
-    parse_action,
-    parse_tool_call,
-)
+from searchgym.actions import MAX_ACTION_CHARS, accepted_forms, format_tool_result, parse_action, parse_tool_call
 from searchgym.candidate_history import RankedCandidates
 from searchgym.candidates import CandidateGenerator, Observed, names_in
 from searchgym.envs.spaces import discrete_index, is_clean, sanitize

@@ -3,7 +3,6 @@ same next update, team training with separate models."""
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 

@@ -9,7 +9,6 @@ import sys
 import numpy as np
 import pytest
 
-import searchgym
 from searchgym.baselines import OracleAgent, RandomAgent
 from searchgym.envs.search import SearchEnv
 from searchgym.harness.evaluate import play_session_agent, summarise_predictions
