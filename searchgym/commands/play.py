@@ -196,8 +196,18 @@ def _others_actor(others: str, seed: int) -> Any:
     return module.harness_actor(seed=seed)
 
 
+def candidate_env(env: Any) -> Any:
+    """The searchgym env under any wrappers: a person picks candidates by number, so the
+    ``*-Numeric-v0`` ids are played as the candidate env inside their feature wrapper (as
+    ``.unwrapped`` already does for single-agent ids; PettingZoo's ``unwrapped`` is the wrapper)."""
+    while not hasattr(env, "config") and hasattr(env, "env"):
+        env = env.env
+    return env
+
+
 def _play_multi(env: Any, console: _Console, role: str | None, others: str, seed: int,
                 options: dict | None) -> None:
+    env = candidate_env(env)
     base = env.unwrapped
     role = role or base.possible_agents[0]
     if role not in base.possible_agents:
