@@ -22,7 +22,8 @@ import numpy as np
 from searchgym.scoring import RewardConfig
 from searchgym.world import SIZES, World
 
-RENDER_MODES = (None, "ansi")
+#: "ansi" returns the episode as text; "human" prints it as it is played (``envs.terminal_view``).
+RENDER_MODES = (None, "ansi", "human")
 #: Inclusive (low, high) of each int setting. 1024 candidates cost a reset a few ms (admissible
 #: sets are far smaller); the largest world scale is the largest preset's ("xl").
 BOUNDS: dict[str, tuple[int, int]] = {
@@ -54,8 +55,8 @@ class RenderModes(list):
 
     def __contains__(self, mode: object) -> bool:
         if mode is not None and not isinstance(mode, str):
-            accepted = " or ".join(map(repr, self))
-            raise ValueError(f"render_mode must be None or {accepted}, got {type(mode).__name__} {mode!r}"[:200])
+            *first, last = ["None", *map(repr, self)]
+            raise ValueError(f"render_mode must be {', '.join(first)} or {last}, got {type(mode).__name__} {mode!r}"[:200])
         return super().__contains__(mode)
 
 
@@ -88,7 +89,7 @@ class EnvConfig:
 
     def __post_init__(self) -> None:
         if self.render_mode not in RENDER_MODES:
-            raise ValueError(f"render_mode must be None or 'ansi', got {self.render_mode!r}"[:200])
+            raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {self.render_mode!r}"[:200])
         for name, (low, high) in BOUNDS.items():
             check_int(name, getattr(self, name), low, high)
         if not isinstance(self.world_size, str):

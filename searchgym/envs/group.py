@@ -117,7 +117,7 @@ class GroupSearchEnv(MultiSearchEnv):
 
     # How it plays (searchgym.envs.play_rules): the K attempts' answers are voted on, one episode's
     # attempts are one GRPO group, and there is no blackboard.
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 4, "name": "searchgym_group_v0",
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "render_fps": 4, "name": "searchgym_group_v0",
                                           "is_parallelizable": True, "answer_rule": "majority",
                                           "group_by": "episode", "team_actions": False}
 

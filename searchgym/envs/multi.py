@@ -26,6 +26,7 @@ from searchgym.envs.session import SearchSession, StepOutcome
 from searchgym.envs.setup import env_setup
 from searchgym.envs.spaces import episode_spaces
 from searchgym.envs.tasks import RESET_OPTIONS, reset_options
+from searchgym.envs.terminal_view import TerminalView
 from searchgym.world import FAMILIES
 
 MAX_GOLD = 8
@@ -39,7 +40,7 @@ AGENT_FIELDS = ("done", "answered", "success", "score", "gold_found", "steps", "
 class MultiSearchEnv(ParallelEnv):
     """What the group and the team share: config, world, tools, tasks, sessions, spaces, seeding."""
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 4, "name": "searchgym_multi",
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "render_fps": 4, "name": "searchgym_multi",
                                           "is_parallelizable": True}
 
     #: Keywords taken through ``**kwargs`` by the group and team envs (the registry lists them).
@@ -120,6 +121,8 @@ class MultiSearchEnv(ParallelEnv):
     def _recorded(self, actions: Mapping[str, Any]) -> None:
         """Remember a step's actions for pickling (after the step succeeded)."""
         self.record.actions.append({agent: recorded(action) for agent, action in actions.items()})
+        if self.render_mode == "human":
+            self.render()
 
     def _check_actions(self, actions: Mapping[str, Any]) -> None:
         if not self.sessions:
@@ -142,6 +145,8 @@ class MultiSearchEnv(ParallelEnv):
         """Start the episode's sessions, each with an empty observation log."""
         self.sessions = dict(sessions)
         self.logs = {agent: ObservationLog(session) for agent, session in self.sessions.items()}
+        if self.render_mode == "human":
+            self.render()
 
     def _notes(self) -> Sequence[Any]:
         """Blackboard notes shown in the observation data (a team's; none here)."""
@@ -179,9 +184,23 @@ class MultiSearchEnv(ParallelEnv):
         raise NotImplementedError
 
     def render(self) -> str | None:
-        if self.render_mode != "ansi" or not self.sessions:
+        """Every agent's episode as text ("ansi"); printed, returning None ("human": also after each
+        reset and step)."""
+        if self.render_mode is None or not self.sessions:
             return None
-        return "\n\n".join(f"== {agent}\n{s.render()}" for agent, s in self.sessions.items())
+        board = self._board_text()
+        if self.render_mode == "human":
+            views = self.__dict__.setdefault("_views", {})
+            for agent, session in self.sessions.items():
+                views.setdefault(agent, TerminalView()).show(session.render(), label=agent)
+            views.setdefault(None, TerminalView()).show(board, label="blackboard")
+            return None
+        text = "\n\n".join(f"== {agent}\n{s.render()}" for agent, s in self.sessions.items())
+        return text if board is None else f"{text}\n\n{board}"
+
+    def _board_text(self) -> str | None:
+        """What ``render`` shows after the agents' episodes: a team's blackboard (a group has none)."""
+        return None
 
     def close(self) -> None:
         """Nothing to release: the world and tools are shared."""

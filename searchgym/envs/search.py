@@ -18,6 +18,7 @@ from searchgym.envs.session import SearchSession
 from searchgym.envs.setup import env_setup
 from searchgym.envs.spaces import episode_spaces
 from searchgym.envs.tasks import reset_options
+from searchgym.envs.terminal_view import TerminalView
 
 
 class SearchEnv(gym.Env):
@@ -114,7 +115,7 @@ class SearchEnv(gym.Env):
     """
 
     # render_fps: the pace of a text replay (Gymnasium's checker and recorders ask every env with render modes)
-    metadata = {"render_modes": RenderModes(["ansi"]), "render_fps": 4, "answer_rule": "single"}  # how it plays: envs.play_rules
+    metadata = {"render_modes": RenderModes(["ansi", "human"]), "render_fps": 4, "answer_rule": "single"}  # how it plays: envs.play_rules
     #: Keywords taken through ``**kwargs`` (the registry lists them in its errors).
     config_kwargs = CONFIG_KWARGS
 
@@ -139,6 +140,8 @@ class SearchEnv(gym.Env):
                                      generator=self.generator)
         self.log = ObservationLog(self.session)
         prompt = self.session.prompt() if self.config.action_mode == "text" else ""  # candidates: unused
+        if self.render_mode == "human":
+            self.render()
         return self._observation(prompt), self._info(None)
 
     def step(self, action):
@@ -147,6 +150,8 @@ class SearchEnv(gym.Env):
         outcome = self.session.apply(action)
         self.log.record(outcome)
         self.record.actions.append(recorded(action))
+        if self.render_mode == "human":
+            self.render()
         return (self._observation(outcome.text), float(outcome.reward["total"]), outcome.terminated,
                 outcome.truncated, self._info(outcome))
 
@@ -174,7 +179,11 @@ class SearchEnv(gym.Env):
         self._np_random, self._np_random_seed = generator, seed
 
     def render(self) -> str | None:
-        if self.render_mode != "ansi" or self.session is None:
+        """The episode as text ("ansi"); printed, returning None ("human": also after each reset and step)."""
+        if self.render_mode is None or self.session is None:
+            return None
+        if self.render_mode == "human":
+            self.__dict__.setdefault("_view", TerminalView()).show(self.session.render())
             return None
         return self.session.render()
 

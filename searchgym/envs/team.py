@@ -144,7 +144,7 @@ class TeamSearchEnv(TeamPosts, MultiSearchEnv):
 
     # How it plays (searchgym.envs.play_rules): one answer for the team; a shared reward, so trainers
     # compare each role with itself across G episodes; members post to the blackboard and wait.
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 4, "name": "searchgym_team_v0",
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "render_fps": 4, "name": "searchgym_team_v0",
                                           "is_parallelizable": True, "answer_rule": "team",
                                           "group_by": "agent", "team_actions": True}
 
@@ -371,9 +371,8 @@ class TeamSearchEnv(TeamPosts, MultiSearchEnv):
     def _notes(self) -> list[Note]:
         return list(self.blackboard.notes)
 
-    def render(self) -> str | None:
-        text = super().render()
-        return None if text is None else f"{text}\n\n{self.blackboard.text(100_000)}"
+    def _board_text(self) -> str:
+        return self.blackboard.text(100_000)
 
     # ------------------------------------------------------------------------------ state
     def state_fields(self) -> list[str]:

@@ -45,7 +45,7 @@ def test_the_registry_has_both_kinds_and_every_family_of_ids():
 
 @pytest.mark.parametrize("env_id", SINGLE_IDS)
 @pytest.mark.filterwarnings("error")  # before: every id warned "No render fps was declared"
-@pytest.mark.parametrize("render_mode", [None, "ansi"])
+@pytest.mark.parametrize("render_mode", [None, "ansi", "human"])
 def test_gymnasium_check_env_passes(env_id, render_mode):
     check_env(searchgym.make(env_id, render_mode=render_mode, **TINY).unwrapped)
 

@@ -77,7 +77,7 @@ def test_bad_keywords_and_configs_are_type_errors_that_say_what_is_accepted(buil
 
 
 @pytest.mark.parametrize("kwargs, match", [
-    ({"render_mode": "human"}, "render_mode must be None or 'ansi'"),
+    ({"render_mode": "rgb_array"}, "render_mode must be None, 'ansi' or 'human'"),
     ({"observation_data": "yes"}, "observation_data must be True or False"),
     ({"reward": 0.5}, "reward must be a RewardConfig, a dict of its fields or None, got float"),
 ])
