@@ -32,6 +32,7 @@ from searchgym.fileio import atomic_write_json, read_jsonl
 from searchgym.harness.method_specs import HARNESS_FIELDS
 from searchgym.method_table import METHOD_SPECS
 from searchgym.harness.methods import METHODS, SPEC_METHOD_PREFIX, MethodRef, load_callable, spends_budget
+from searchgym.harness.provenance import resolve_device
 from searchgym.harness.runner import RunSpec, execute_run_safely
 from searchgym.leaderboard import DEFAULT_DIR, RETRAINED_FILE, read_retrained
 from searchgym.leaderboard_checks import SubmissionRejected, rescore, verify_file
@@ -51,6 +52,8 @@ class RetrainResult:
     retrained_success: float
     run_dir: str
     reason: str = ""
+    #: the re-run itself failed (a wrong --out, a crash): no outcome, so nothing to record
+    failed: bool = False
 
     def record(self) -> dict[str, Any]:
         return {"file": Path(self.path).name, "matches": self.matches, "same_answers": self.same_answers,
@@ -192,7 +195,11 @@ def run_spec(submission: dict[str, Any], out: Path, device: str = "cpu") -> RunS
 
 def retrain(path: str | os.PathLike, out: str | os.PathLike | None = None, device: str = "cpu") -> RetrainResult:
     """Verify the submission, re-run its recorded config into ``out`` (a fresh temporary folder by
-    default) and compare the predictions task by task."""
+    default) and compare the predictions task by task. A device torch cannot use is a ValueError
+    before anything runs; a re-run that fails is a result with ``failed`` set, which
+    :func:`record_result` refuses (a typo in ``--device`` or ``--out`` once marked a reproducible
+    submission "re-trained: differs")."""
+    resolve_device(device)
     verdict = verify_file(path)
     if not verdict.ok or verdict.verified is None:
         raise SubmissionRejected(f"the submission does not verify: {verdict.reason}")
@@ -205,7 +212,7 @@ def retrain(path: str | os.PathLike, out: str | os.PathLike | None = None, devic
             "submitted_success": verdict.verified.metrics["success"], "run_dir": str(spec.run_dir)}
     if outcome.status == "failed":
         return RetrainResult(matches=False, same_answers=0, retrained_success=0.0,
-                             reason=f"the re-run failed: {outcome.error}", **base)
+                             reason=f"the re-run failed: {outcome.error}", failed=True, **base)
     rows = read_jsonl(spec.run_dir / "predictions.jsonl")
     mine = {r["task_id"]: r.get("answer") for r in rows}
     same = sum(mine.get(p["task_id"]) == p["answer"] for p in submission["predictions"])
@@ -216,7 +223,11 @@ def retrain(path: str | os.PathLike, out: str | os.PathLike | None = None, devic
 
 
 def record_result(result: RetrainResult, directory: str | os.PathLike = DEFAULT_DIR) -> Path:
-    """Add the result to ``directory/retrained.json`` (keyed by the submission's SHA-256)."""
+    """Add the result to ``directory/retrained.json`` (keyed by the submission's SHA-256); a
+    failed re-run is no outcome and is refused (ValueError), leaving any earlier record as it was."""
+    if result.failed:
+        raise ValueError(f"not recorded: {result.reason} (a re-run that failed says nothing of the submission; "
+                         "fix that and retrain again)")
     records = read_retrained(directory)
     records[result.sha256] = result.record()
     return atomic_write_json(Path(directory) / RETRAINED_FILE, dict(sorted(records.items())))

@@ -95,6 +95,9 @@ def _retrain(args: argparse.Namespace) -> int:
     except SubmissionRejected as exc:
         print(f"CANNOT RETRAIN {args.file}: {exc}")
         return 1
+    if result.failed:  # no outcome: nothing is recorded, an earlier record stands
+        print(f"CANNOT RETRAIN {args.file}: {result.reason} (run in {result.run_dir}); nothing recorded")
+        return 1
     state = "MATCHES" if result.matches else f"DIFFERS ({result.reason})"
     print(f"{state} {args.file}: {result.same_answers}/{result.tasks} answers equal; success submitted "
           f"{result.submitted_success:.3f}, re-trained {result.retrained_success:.3f} (run in {result.run_dir})")

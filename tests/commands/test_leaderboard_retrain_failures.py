@@ -1,0 +1,56 @@
+"""`searchgym leaderboard retrain --record`: a re-run that could not run records nothing. Before, a
+typo in --device or an --out that held a file or another run was printed as "DIFFERS (the re-run
+failed: ...) 0/N answers equal" and, with --record, overwrote a MATCHES record: the board then
+marked a reproducible submission "re-trained: differs"."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from searchgym.cli import main
+from searchgym.harness.compare import Comparison, run_comparison
+from searchgym.harness.methods import parse_methods
+from searchgym.leaderboard import build_submission, read_retrained, write_submission
+from searchgym.suites import Suite, register_suite
+
+SUITE = register_suite(Suite("test-lb-retrain-fail-v0", 0, "SearchQA-Candidates-v0", {"max_steps": 4},
+                             world_size="tiny", dev_size=2, test_size=4, description="tests: failed retrains"))
+
+
+@pytest.fixture(scope="module")
+def board(tmp_path_factory):
+    out = tmp_path_factory.mktemp("retrain-fail")
+    run_comparison(Comparison(SUITE, parse_methods("random,oracle"), [0], 0, out / "cmp", "cpu", progress=False))
+    folder = out / "board"
+    for method in ("random", "oracle"):
+        write_submission(build_submission(out / "cmp" / "runs" / method / "seed0"), folder=folder / "submissions")
+    return folder
+
+
+def _retrain(board, name: str, *extra: str) -> int:
+    path = next((board / "submissions").glob(f"*__{name}__*.json"))
+    return main(["leaderboard", "retrain", str(path), "--record", "--dir", str(board), *extra])
+
+
+def test_a_failed_rerun_does_not_overwrite_a_matching_record(board, tmp_path, capsys) -> None:
+    assert _retrain(board, "random", "--out", str(tmp_path / "r1")) == 0
+    before = json.dumps(read_retrained(board), sort_keys=True)
+    assert '"matches": true' in before
+    capsys.readouterr()
+
+    assert _retrain(board, "random", "--device", "tpu", "--out", str(tmp_path / "r2")) == 2
+    captured = capsys.readouterr()
+    assert "unknown device 'tpu'; accepted: auto, cpu, cuda or cuda:N" in captured.err and "DIFFERS" not in captured.out
+    assert not (tmp_path / "r2").exists()
+
+    (tmp_path / "afile").write_text("x")
+    assert _retrain(board, "random", "--out", str(tmp_path / "afile")) == 1
+    out = capsys.readouterr().out
+    assert out.startswith("CANNOT RETRAIN") and "re-run failed" in out and "nothing recorded" in out
+
+    assert _retrain(board, "oracle", "--out", str(tmp_path / "r1")) == 1  # r1/run holds the random run
+    out = capsys.readouterr().out
+    assert out.startswith("CANNOT RETRAIN") and "holds a different run" in out
+    assert json.dumps(read_retrained(board), sort_keys=True) == before  # the MATCHES record stands, oracle has none
