@@ -57,6 +57,11 @@ def build_submission(run: str | os.PathLike, name: str | None = None, descriptio
         raise ValueError(f"{run} is not a run folder ({what}); give the folder of a finished run, "
                          "e.g. runs/mine/runs/<method>/seed0")
     if not is_done(run):
+        runs = next((found for pattern in ("runs/*/seed*/DONE", "*/seed*/DONE", "seed*/DONE")
+                     if (found := sorted(p.parent for p in run.glob(pattern)))), [])
+        if runs:  # a comparison's folder, its runs/ or a method's: "finish it" would re-run a finished job
+            shown = ", ".join(str(p) for p in runs[:4]) + (f" ... ({len(runs)} in all)" if len(runs) > 4 else "")
+            raise ValueError(f"{run} holds finished runs but is not one; submit one run folder: {shown}")
         raise ValueError(f"{run} is not a finished run folder (no DONE marker); finish it with the same command first")
     config_bytes, config = _run_config(run)
     if config.get("limit") is not None:  # else "damaged ... re-run the same command", which limits it again

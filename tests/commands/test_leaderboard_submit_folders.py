@@ -1,0 +1,34 @@
+"""`searchgym leaderboard submit` given the comparison's folder instead of one run's."""
+
+from __future__ import annotations
+
+import pytest
+
+from searchgym.cli import main
+from searchgym.harness.compare import Comparison, run_comparison
+from searchgym.harness.methods import parse_methods
+from searchgym.suites import Suite, register_suite
+
+SUITE = register_suite(Suite("test-lb-submit-folders-v0", 0, "SearchQA-Candidates-v0", {"max_steps": 4},
+                             world_size="tiny", dev_size=2, test_size=4, description="tests: submit folders"))
+
+
+@pytest.fixture(scope="module")
+def comparison(tmp_path_factory):
+    out = tmp_path_factory.mktemp("submit-folders") / "cmp"
+    run_comparison(Comparison(SUITE, parse_methods("random,oracle"), [0], 0, out, "cpu", progress=False))
+    return out
+
+
+@pytest.mark.parametrize("folder, runs", [("", ["oracle", "random"]), ("runs", ["oracle", "random"]),
+                                          ("runs/oracle", ["oracle"])])
+def test_a_folder_of_finished_runs_names_them(comparison, tmp_path, capsys, folder, runs) -> None:
+    """Before: "is not a finished run folder (no DONE marker); finish it with the same command
+    first", which sent the user to re-run a comparison that had finished."""
+    board = tmp_path / "board"
+    assert main(["leaderboard", "submit", str(comparison / folder), "--dir", str(board)]) == 2
+    err = capsys.readouterr().err
+    assert "holds finished runs but is not one; submit one run folder: " in err and "finish it" not in err
+    assert all(str(comparison / "runs" / m / "seed0") in err for m in runs)
+    assert not board.exists()
+    assert main(["leaderboard", "submit", str(comparison / "runs" / runs[0] / "seed0"), "--dir", str(board)]) == 0
