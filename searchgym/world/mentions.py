@@ -41,6 +41,19 @@ class MentionFinder:
                 self._ids[key].append(eid)
         for entries in self._by_first.values():
             entries.sort(key=lambda entry: -len(entry[0]))  # longest match first
+        # The same entries keyed for the scan: names of 2+ tokens by their first two (longest
+        # first), one-token names by their token. Why: a first token such as "the" or "a" begins
+        # dozens of names (64 and 17 in the quick-v2 world), and every "the" in a result compared
+        # the text with each of them; their second token tells which few can match.
+        self._by_two: dict[tuple[str, str], list[tuple[tuple[str, ...], str, tuple[str, ...]]]] = defaultdict(list)
+        self._single: dict[str, tuple[tuple[str, ...], str, tuple[str, ...]]] = {}
+        for entries in self._by_first.values():
+            for key, surface in entries:
+                entry = (key, surface, tuple(self._ids[key]))
+                if len(key) == 1:
+                    self._single[key[0]] = entry
+                else:
+                    self._by_two[key[:2]].append(entry)
 
     def find(self, text: str) -> list[tuple[str, tuple[str, ...]]]:
         """(surface, entity ids) for each name in ``text``, in order of first appearance, deduplicated.
@@ -48,17 +61,25 @@ class MentionFinder:
         The scan goes left to right, and a match moves it past the name; only tokens that begin
         some name are visited (most tokens begin none)."""
         toks, starts = self._tokens(text)
-        by_first = self._by_first
+        by_two, single, last = self._by_two, self._single, len(toks) - 1
         found: dict[str, tuple[str, ...]] = {}
         after = 0  # the first token not inside a name matched so far
         for i in starts:
             if i < after:
                 continue
-            for key, surface in by_first[toks[i]]:
-                if tuple(toks[i : i + len(key)]) == key:
-                    found.setdefault(surface, tuple(self._ids[key]))
-                    after = i + len(key)
-                    break
+            match = None
+            if i < last:  # the longest name of 2+ tokens that starts here, else the one-token name
+                for entry in by_two.get((toks[i], toks[i + 1]), ()):
+                    key = entry[0]
+                    if len(key) == 2 or tuple(toks[i : i + len(key)]) == key:
+                        match = entry
+                        break
+            if match is None:
+                match = single.get(toks[i])
+            if match is not None:
+                key, surface, ids = match
+                found.setdefault(surface, ids)
+                after = i + len(key)
         return list(found.items())
 
     def _tokens(self, text: str) -> tuple[list[str], list[int]]:
