@@ -43,7 +43,6 @@ browser:
 		echo "chromium not installed: the leaderboard browser test will be skipped outside CI"; }
 
 test: setup browser
-	$(BIN)/python -c "import ray" 2>/dev/null || $(BIN)/pip install -q -e ".[ray]"
 	$(BIN)/python -m pytest
 
 wheel-check: setup
