@@ -151,7 +151,9 @@ def _unique(items: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(items))
 
 
-_MARK = "\u2063"
+#: Where a template's argument goes: a private-use character, never in a world's text, and visible
+#: to the parsers (an answer of only format characters, such as U+2063, is refused as empty).
+_MARK = "\ue000"
 
 
 @lru_cache(maxsize=64)
