@@ -10,11 +10,14 @@ must score 1.0. It listens on the loopback interface only, until interrupted (Ct
 from __future__ import annotations
 
 import argparse
+import errno
 import signal
 import threading
 
 from searchgym.commands import check_seed
 from searchgym.endpoint.scripted_endpoint import BEHAVIOURS, SCRIPTED, ScriptedEndpoint
+from searchgym.registry import spec as env_spec
+from searchgym.suites import Suite, get_suite, list_suites
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -30,8 +33,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--stall", type=float, default=2.0, help="seconds each reply waits (--behaviour stall)")
 
 
+def check_text_suite(suite_id: str) -> None:
+    """One error line, before anything is printed or recorded, unless ``suite_id`` is a text-mode
+    suite. Why: only ``--behaviour oracle|random`` found out (after playing a task), so
+    ``--behaviour reader`` (or prose, hostile, stall) served a candidate-mode suite such as quick-v2,
+    whose tasks no chat client can play."""
+    suite = get_suite(suite_id)
+    if not _text_mode(suite):
+        text = ", ".join(s.id for s in list_suites() if _text_mode(s))
+        raise ValueError(f"suite {suite.id!r} is not in text mode (its agents choose candidate indices); "
+                         f"serve a text suite: {text}")
+
+
+def _text_mode(suite: Suite) -> bool:
+    return suite.kwargs.get("action_mode", env_spec(suite.env_id).kwargs.get("action_mode")) == "text"
+
+
 def run(args: argparse.Namespace) -> int:
     check_seed(args)
+    check_text_suite(args.suite)
     splits = tuple(s for s in args.splits.split(",") if s)
     unknown = [s for s in splits if s not in ("train", "dev", "test")]
     if unknown:
@@ -53,6 +73,11 @@ def run(args: argparse.Namespace) -> int:
                 pass
     except KeyboardInterrupt:
         pass
+    except OSError as exc:
+        if exc.errno != errno.EADDRINUSE:
+            raise
+        raise ValueError(f"port {args.port} on 127.0.0.1 is in use (another server?); choose another --port, "
+                         "or --port 0 for any free one") from exc
     finally:
         signal.signal(signal.SIGTERM, previous)
     print("stopped", flush=True)
