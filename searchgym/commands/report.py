@@ -62,6 +62,10 @@ def ordered_labels(found: dict[str, dict[int, dict]], methods: str | None) -> li
             named = ", ".join(missing) if missing else repr(methods)
             raise ValueError(f"--methods names no finished run: {named}; finished runs: "
                              f"{', '.join(sorted(found)) or 'none'}")
+        repeated = sorted({m for m in labels if labels.count(m) > 1})
+        if repeated:  # else its row twice, and its runs counted twice in the pooled intervals
+            raise ValueError(f"--methods names a method more than once: {', '.join(repeated)} "
+                             "(as compare, each label once)")
         return labels
     trains = {label: any(c.get("trains", True) for c in seeds.values()) for label, seeds in found.items()}
     learners = sorted(label for label, t in trains.items() if t)

@@ -58,6 +58,8 @@ def test_an_unfinished_run_is_left_out_and_counted(compared, tmp_path, capsys):
 @pytest.mark.parametrize(("change", "said"), [
     ("no_runs", "holds no runs folder; give the --out of a `searchgym compare` run"),
     ("methods", "--methods names no finished run: nope; finished runs: oracle, random"),
+    # before: oracle's row twice, "Finished runs: 2 of 2", its pooled row "seeds 2" (one run counted twice)
+    ("repeated", "--methods names a method more than once: oracle (as compare, each label once)"),
     ("suite_hash", "were made on test-tiny-qa-v0 with hash 000000000000, and this searchgym's test-tiny-qa-v0 has hash"),
     ("mixed", "disagree on the suite's hash"),
     ("config", "damaged file:"),
@@ -71,6 +73,8 @@ def test_bad_folders_are_one_line_before_anything_is_written(compared, tmp_path,
         shutil.rmtree(out / "runs")
     elif change == "methods":
         extra = ["--methods", "oracle,nope"]
+    elif change == "repeated":
+        extra = ["--methods", "oracle,random,oracle"]
     elif change == "mixed":  # one run of another version of the suite among the others
         config = out / "runs" / "random" / "seed0" / "config.json"
         config.write_text(json.dumps({**json.loads(config.read_text()), "suite_hash": "0" * 64}))
