@@ -119,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"searchgym {args.command}: error: {exc}", file=sys.stderr)
         return 2
     except OSError as exc:  # disk full, permissions, a file where a folder belongs
-        print(f"searchgym {args.command}: error: {describe_os_error(exc)}", file=sys.stderr)
+        print(f"searchgym {args.command}: error: {describe_os_error(exc, args.command in RESUMABLE)}", file=sys.stderr)
         return 1
 
 
@@ -136,12 +136,13 @@ _OS_REMEDIES = {
 }
 
 
-def describe_os_error(exc: OSError) -> str:
-    """One line: what failed, on which path, what to do; and that finished files were kept."""
+def describe_os_error(exc: OSError, resumable: bool = True) -> str:
+    """One line: what failed, on which path, what to do; and, for a command that resumes, that
+    finished files were kept (``leaderboard``, ``export`` or ``serve`` have no run to resume)."""
     where = f" ({exc.filename})" if exc.filename else ""
     remedy = _OS_REMEDIES.get(exc.errno or 0, "fix that and re-run the same command")
-    return (f"{exc.strerror or exc}{where}; {remedy} (files written before it are intact: "
-            "a run resumes where it stopped)")
+    kept = " (files written before it are intact: a run resumes where it stopped)" if resumable else ""
+    return f"{exc.strerror or exc}{where}; {remedy}{kept}"
 
 
 if __name__ == "__main__":
