@@ -210,7 +210,31 @@ def check_replaces_only_itself(path: Path, submission: Mapping[str, Any]) -> Non
 
 # -------------------------------------------------------------------------------- build
 def verify_folder(folder: str | os.PathLike) -> list[Verdict]:
-    return [verify_file(p) for p in sorted(Path(folder).glob("*.json"))]
+    """Every ``*.json`` verified; a second file of the same row is rejected (:func:`reject_repeated_rows`)."""
+    return reject_repeated_rows([verify_file(p) for p in sorted(Path(folder).glob("*.json"))])
+
+
+def reject_repeated_rows(verdicts: list[Verdict]) -> list[Verdict]:
+    """One row per (suite, method name, seed): of several verified files with that key, the one with
+    the name ``submit`` gives it (else the first by name) stays and the others are rejected, naming
+    it. Why: a copy of a submission under another file name put the same row on the board twice."""
+    rows: dict[tuple[str, str, int], list[Verdict]] = {}
+    for v in verdicts:
+        if v.ok and v.verified is not None:
+            s = v.verified.submission
+            key = (s["suite"]["id"], s["method"]["name"].casefold(), int(s["method"].get("seed", 0)))
+            rows.setdefault(key, []).append(v)
+    for (suite, _, seed), same in rows.items():
+        if len(same) < 2:
+            continue
+        kept = next((v for v in same if Path(v.path).name == submission_filename(v.verified.submission)), same[0])
+        for v in same:
+            if v is not kept:
+                name = v.verified.submission["method"]["name"]
+                v.ok, v.verified = False, None
+                v.reason = (f"the same row as {Path(kept.path).name} ({suite}, method {name!r}, seed {seed}): "
+                            "one file per method name and seed; delete one of them")
+    return verdicts
 
 
 def read_retrained(directory: str | os.PathLike) -> dict[str, dict[str, Any]]:

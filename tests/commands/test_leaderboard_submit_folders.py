@@ -32,3 +32,19 @@ def test_a_folder_of_finished_runs_names_them(comparison, tmp_path, capsys, fold
     assert all(str(comparison / "runs" / m / "seed0") in err for m in runs)
     assert not board.exists()
     assert main(["leaderboard", "submit", str(comparison / "runs" / runs[0] / "seed0"), "--dir", str(board)]) == 0
+
+
+def test_a_copy_of_a_submission_under_another_file_name_is_one_row(comparison, tmp_path, capsys) -> None:
+    """Before: build verified both files and the board showed the oracle's row twice."""
+    board = tmp_path / "board"
+    assert main(["leaderboard", "submit", str(comparison / "runs" / "oracle" / "seed0"), "--dir", str(board)]) == 0
+    files = board / "submissions"
+    original = next(files.glob("*.json"))
+    (files / "a-copy.json").write_bytes(original.read_bytes())
+    capsys.readouterr()
+    assert main(["leaderboard", "build", "--dir", str(board)]) == 1
+    out = capsys.readouterr().out
+    assert f"REJECTED {files / 'a-copy.json'}: the same row as {original.name}" in out
+    assert "1 verified submission(s) of 2" in out
+    rows = [line for line in (board / "README.md").read_text().splitlines() if line.startswith("| 1 ")]
+    assert len(rows) == 1 and "| 2 " not in (board / "README.md").read_text()
