@@ -128,7 +128,7 @@ class _Console:
             self.say(f"  [{i}] {c.describe()}")
         while True:
             line = self.ask(f"choose 0-{len(candidates) - 1}> ").strip()
-            if line.isdigit() and int(line) < len(candidates):
+            if line.isdecimal() and int(line) < len(candidates):  # isdigit(): "²" passed, and int() raised
                 return int(line)
             self.say(f"'{line}' is not a listed number; type 0-{len(candidates) - 1}, :help or :q")
 

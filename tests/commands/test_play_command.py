@@ -21,3 +21,15 @@ def test_the_numeric_multi_agent_ids_are_played_by_candidate_number(env_id) -> N
     assert play_command.run(args, stdin=io.StringIO("0\n" * 12), stdout=out) == 0
     text = out.getvalue()
     assert "choose 0-" in text and "(reward " in text and "Episode over" in text
+
+
+@pytest.mark.parametrize("typed", ["²", "①", "⁵"])
+def test_a_digit_like_character_is_not_a_listed_number(typed) -> None:
+    """Before: "searchgym play: error: invalid literal for int() with base 10: '²'" ended the game
+    (str.isdigit() is true of superscripts and circled digits, which int() refuses)."""
+    args = build_parser("play").parse_args(["play", "SearchQA-Candidates-v0", "--world-size", "tiny",
+                                            "--task-id", LOOKUP])
+    out = io.StringIO()
+    assert play_command.run(args, stdin=io.StringIO(f"{typed}\n0\n:q\n"), stdout=out) == 0
+    text = out.getvalue()
+    assert f"'{typed}' is not a listed number" in text and text.count("(reward ") == 1 and text.rstrip().endswith("bye")
