@@ -85,6 +85,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
     check_seed(args)
+    if stdin is None and hasattr(sys.stdin, "reconfigure"):
+        # a byte that is not UTF-8 (text pasted from a Latin-1 file) is a replaced character the env
+        # answers, not "error: 'utf-8' codec can't decode byte 0xff" ending the game (strict locales)
+        sys.stdin.reconfigure(errors="replace")
     return play(args.env_id, role=args.role, others=args.others, seed=args.seed, task_id=args.task_id,
                 split=args.split, world_size=args.world_size, world_seed=args.world_seed,
                 stdin=stdin or sys.stdin, stdout=stdout or sys.stdout)

@@ -33,3 +33,19 @@ def test_a_digit_like_character_is_not_a_listed_number(typed) -> None:
     assert play_command.run(args, stdin=io.StringIO(f"{typed}\n0\n:q\n"), stdout=out) == 0
     text = out.getvalue()
     assert f"'{typed}' is not a listed number" in text and text.count("(reward ") == 1 and text.rstrip().endswith("bye")
+
+
+def test_a_line_that_is_not_utf8_does_not_end_the_game() -> None:
+    """Before, under a strict UTF-8 locale (en_US.UTF-8): "searchgym play: error: 'utf-8' codec can't
+    decode byte 0xff in position 0: invalid start byte" after the first prompt, and the game was over."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8:strict"}
+    result = subprocess.run([sys.executable, "-c", "import sys; from searchgym.cli import main; sys.exit(main())",
+                             "play", "SearchQA-v0", "--world-size", "tiny", "--task-id", LOOKUP],
+                            input=b"\xff\xfe hello\n:q\n", capture_output=True, env=env, timeout=120, check=False)
+    out = result.stdout.decode("utf-8", "replace")
+    assert result.returncode == 0 and result.stderr == b"", result.stderr[-500:]
+    assert "Could not read your action" in out and out.rstrip().endswith("bye")
