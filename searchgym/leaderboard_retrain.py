@@ -33,7 +33,7 @@ from searchgym.harness.method_specs import HARNESS_FIELDS
 from searchgym.method_table import METHOD_SPECS
 from searchgym.harness.methods import METHODS, SPEC_METHOD_PREFIX, MethodRef, load_callable, spends_budget
 from searchgym.harness.provenance import resolve_device
-from searchgym.harness.runner import RunSpec, execute_run_safely
+from searchgym.harness.runner import RunSpec, execute_run_safely, is_done
 from searchgym.leaderboard import DEFAULT_DIR, RETRAINED_FILE, read_retrained
 from searchgym.leaderboard_checks import SubmissionRejected, rescore, verify_file
 from searchgym.suites import get_suite
@@ -207,6 +207,9 @@ def retrain(path: str | os.PathLike, out: str | os.PathLike | None = None, devic
     _runnable(submission)  # refused before any folder is made
     folder = Path(out) if out is not None else Path(tempfile.mkdtemp(prefix="searchgym-retrain-"))
     spec = run_spec(submission, folder, device)
+    if is_done(spec.run_dir):  # a finished run there would be skipped, not trained again, and called a match
+        raise ValueError(f"--out {folder} already holds a finished run ({spec.run_dir}); re-training there would "
+                         "re-use it instead of training again: give a new or empty folder")
     outcome = execute_run_safely(spec)
     base = {"path": str(path), "sha256": verdict.verified.sha256, "tasks": len(submission["predictions"]),
             "submitted_success": verdict.verified.metrics["success"], "run_dir": str(spec.run_dir)}

@@ -50,7 +50,18 @@ def test_a_failed_rerun_does_not_overwrite_a_matching_record(board, tmp_path, ca
     out = capsys.readouterr().out
     assert out.startswith("CANNOT RETRAIN") and "re-run failed" in out and "nothing recorded" in out
 
-    assert _retrain(board, "oracle", "--out", str(tmp_path / "r1")) == 1  # r1/run holds the random run
-    out = capsys.readouterr().out
-    assert out.startswith("CANNOT RETRAIN") and "holds a different run" in out
+    assert _retrain(board, "oracle", "--out", str(tmp_path / "r1")) == 2  # r1/run holds the random run
+    assert "already holds a finished run" in capsys.readouterr().err
     assert json.dumps(read_retrained(board), sort_keys=True) == before  # the MATCHES record stands, oracle has none
+
+
+def test_a_finished_run_in_out_is_refused_not_called_a_match(board, tmp_path, capsys) -> None:
+    """Before: retraining into an --out that already held the same submission's finished run skipped
+    the run (it was DONE) and printed MATCHES without training anything."""
+    assert _retrain(board, "random", "--out", str(tmp_path / "r")) == 0
+    capsys.readouterr()
+    assert _retrain(board, "random", "--out", str(tmp_path / "r")) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == (f"searchgym leaderboard: error: --out {tmp_path / 'r'} already holds a finished run "
+                   f"({tmp_path / 'r' / 'run'}); re-training there would re-use it instead of training again: "
+                   "give a new or empty folder")
