@@ -154,16 +154,27 @@ def play(env_id: str, role: str | None = None, others: str = "oracle", seed: int
     console = _Console(stdin, stdout)
     options = {"task_id": task_id} if task_id else None
     kwargs = _env_kwargs(world_size, world_seed, split)
+    if spec.kind == "single" and role is not None:
+        raise ValueError(f"--role is for team and group ids; {env_id!r} has one agent")
+    env = searchgym.make(env_id, **kwargs)
+    _check_task_split(candidate_env(env.unwrapped if spec.kind == "single" else env).world, task_id, split)
     try:
         if spec.kind == "single":
-            if role is not None:
-                raise ValueError(f"--role is for team and group ids; {env_id!r} has one agent")
-            _play_single(searchgym.make(env_id, **kwargs).unwrapped, console, seed, options)
+            _play_single(env.unwrapped, console, seed, options)
         else:
-            _play_multi(searchgym.make(env_id, **kwargs), console, role, others, seed, options)
+            _play_multi(env, console, role, others, seed, options)
     except _Quit:
         console.say("bye")
     return 0
+
+
+def _check_task_split(world: Any, task_id: str | None, split: str | None) -> None:
+    """Refuse a --task-id of another split than --split. Why: the env's task_id option picks a task
+    from any split, so `--split test --task-id <a train task>` silently played a train task."""
+    task = world.task_by_id.get(str(task_id)) if task_id and split else None
+    if task is not None and task.split != split:
+        raise ValueError(f"--task-id {task_id} is a {task.split} task, not a {split} one; "
+                         f"give --split {task.split} or drop --split")
 
 
 def _summary(console: _Console, info: dict, total: float) -> None:

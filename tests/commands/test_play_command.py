@@ -49,3 +49,18 @@ def test_a_line_that_is_not_utf8_does_not_end_the_game() -> None:
     out = result.stdout.decode("utf-8", "replace")
     assert result.returncode == 0 and result.stderr == b"", result.stderr[-500:]
     assert "Could not read your action" in out and out.rstrip().endswith("bye")
+
+
+@pytest.mark.parametrize("env_id", ["SearchQA-v0", "TeamSearch-Candidates-v0"])
+def test_a_task_id_of_another_split_than_split_is_refused_before_playing(env_id) -> None:
+    """Before: `--split test --task-id lookup-00009` (a train task) silently played the train task:
+    the env's task_id option picks a task from any split."""
+    args = build_parser("play").parse_args(["play", env_id, "--world-size", "tiny", "--split", "test",
+                                            "--task-id", LOOKUP])
+    out = io.StringIO()
+    with pytest.raises(ValueError, match=f"--task-id {LOOKUP} is a train task, not a test one; give --split train"):
+        play_command.run(args, stdin=io.StringIO("0\n"), stdout=out)
+    assert out.getvalue() == ""
+    args = build_parser("play").parse_args(["play", env_id, "--world-size", "tiny", "--split", "train",
+                                            "--task-id", LOOKUP])
+    assert play_command.run(args, stdin=io.StringIO(":q\n"), stdout=io.StringIO()) == 0
