@@ -123,12 +123,20 @@ def _option_leaves(options: dict[str, Any]) -> list[tuple[str, str, Any]]:
     return sorted(found, key=lambda leaf: leaf[0])
 
 
+#: The method path of runs made by ``searchgym evaluate`` (an agent made elsewhere; nothing trained).
+EVALUATE_METHOD = "searchgym.harness.methods:agent_method"
+
+
 def _runnable(submission: dict[str, Any]) -> dict[str, Any]:
     """The run block, if it names one of searchgym's own methods and stays in bounds."""
     run = submission.get("run")
     if not isinstance(run, dict) or "method_path" not in run:
         raise SubmissionRejected("the submission records no run config (no \"run\" with a method_path); "
                                  "it can only be self-reported")
+    if run["method_path"] == EVALUATE_METHOD:  # before: "not one of searchgym's own methods; re-train it by hand"
+        raise SubmissionRejected("it was made by `searchgym evaluate`, which trains nothing: there is no training to "
+                                 "re-run; `leaderboard verify` re-scores its predictions, and `searchgym evaluate` "
+                                 "with the same --agent plays them again")
     if run["method_path"] not in METHODS.values():
         raise SubmissionRejected(f"the recorded method {run['method_path']!r} is not one of searchgym's own methods "
                                  f"({', '.join(sorted(METHODS))}); re-train it by hand")

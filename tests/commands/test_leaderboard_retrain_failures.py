@@ -65,3 +65,18 @@ def test_a_finished_run_in_out_is_refused_not_called_a_match(board, tmp_path, ca
     assert err == (f"searchgym leaderboard: error: --out {tmp_path / 'r'} already holds a finished run "
                    f"({tmp_path / 'r' / 'run'}); re-training there would re-use it instead of training again: "
                    "give a new or empty folder")
+
+
+def test_an_evaluate_submission_is_refused_as_having_nothing_to_retrain(tmp_path, capsys) -> None:
+    """Before: 'the recorded method 'searchgym.harness.methods:agent_method' is not one of searchgym's
+    own methods (...); re-train it by hand', for a submission of `searchgym evaluate --agent random`."""
+    run = tmp_path / "eval"
+    assert main(["evaluate", "--suite", SUITE.id, "--agent", "random", "--device", "cpu", "--no-progress",
+                 "--out", str(run)]) == 0
+    board = tmp_path / "board"
+    path = write_submission(build_submission(run), folder=board / "submissions")
+    capsys.readouterr()
+    assert main(["leaderboard", "retrain", str(path), "--dir", str(board)]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith(f"CANNOT RETRAIN {path}: it was made by `searchgym evaluate`, which trains nothing")
+    assert "by hand" not in out
