@@ -25,6 +25,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     check_seed(args)
+    if not args.out.strip():  # before: --out '' wrote into the current folder
+        raise ValueError("--out is empty; give the folder to write the files into")
     from searchgym.integrations.verl_dataset import export_verl
 
     written = export_verl(args.suite, args.split, args.out, seed=args.seed)

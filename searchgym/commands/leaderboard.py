@@ -52,6 +52,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.action == "submit":
+        if args.name is not None and not args.name.strip():  # before: "" fell back to the run's label silently
+            raise ValueError("--name is empty; give the method name the board shows, or leave --name out "
+                             "for the run's method label")
         submission = build_submission(args.run_dir, args.name, args.description, args.url)
         path = submission_path(submission, args.out, folder=Path(args.dir) / "submissions")
         check_replaces_only_itself(path, submission)

@@ -156,6 +156,8 @@ def play(env_id: str, role: str | None = None, others: str = "oracle", seed: int
     kwargs = _env_kwargs(world_size, world_seed, split)
     if spec.kind == "single" and role is not None:
         raise ValueError(f"--role is for team and group ids; {env_id!r} has one agent")
+    if spec.kind == "single" and others != "oracle":  # before: ignored, as if the agent had team mates
+        raise ValueError(f"--others is for team and group ids; {env_id!r} has one agent")
     env = searchgym.make(env_id, **kwargs)
     _check_task_split(candidate_env(env.unwrapped if spec.kind == "single" else env).world, task_id, split)
     try:

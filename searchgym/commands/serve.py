@@ -56,6 +56,8 @@ def run(args: argparse.Namespace) -> int:
     unknown = [s for s in splits if s not in ("train", "dev", "test")]
     if unknown:
         raise ValueError(f"unknown split(s) {unknown} in --splits; accepted: train, dev, test")
+    if not splits:  # before: "--splits ," served an endpoint that knew no task
+        raise ValueError(f"--splits {args.splits!r} names no split; give a comma list of train, dev, test")
     if args.behaviour in SCRIPTED:
         print(f"recording the {args.behaviour} replies for {args.suite} ({', '.join(splits) or 'no splits'}) ...",
               flush=True)

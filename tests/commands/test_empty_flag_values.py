@@ -1,0 +1,41 @@
+"""Flags given an empty or meaningless value are refused in one line, before anything is made.
+
+Before: `serve --splits ,` started an endpoint that knew no task, `export --out ''` wrote into the
+current folder, `leaderboard submit --name ""` used the run's label as if --name were not given,
+and `play SearchQA-v0 --others random` ignored --others (as if the agent had team mates), while
+--role on a single-agent id was already refused."""
+
+from __future__ import annotations
+
+import pytest
+from harness_helpers import TINY_QA
+
+from searchgym.cli import main
+
+
+@pytest.mark.parametrize(("argv", "said"), [
+    (["serve", "--suite", "searchqa-text-v2", "--splits", ","],
+     "searchgym serve: error: --splits ',' names no split; give a comma list of train, dev, test"),
+    (["export", "--format", "verl", "--suite", "searchqa-text-v2", "--out", ""],
+     "searchgym export: error: --out is empty; give the folder to write the files into"),
+    (["play", "SearchQA-v0", "--world-size", "tiny", "--others", "random"],
+     "searchgym play: error: --others is for team and group ids; 'SearchQA-v0' has one agent"),
+])
+def test_refused_in_one_line(argv, said, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(argv) == 2
+    assert capsys.readouterr().err.strip() == said
+    assert list(tmp_path.iterdir()) == []  # nothing written, not even into the current folder
+
+
+def test_an_empty_submission_name_is_refused(tmp_path, capsys):
+    out = tmp_path / "cmp"
+    assert main(["compare", "--suite", TINY_QA.id, "--methods", "random", "--budget", "0", "--device", "cpu",
+                 "--no-progress", "--out", str(out)]) == 0
+    board = tmp_path / "board"
+    capsys.readouterr()
+    assert main(["leaderboard", "submit", str(out / "runs" / "random" / "seed0"), "--name", " ", "--dir", str(board)]) == 2
+    assert capsys.readouterr().err.strip() == ("searchgym leaderboard: error: --name is empty; give the method name "
+                                               "the board shows, or leave --name out for the run's method label")
+    assert not board.exists()
+    assert main(["leaderboard", "submit", str(out / "runs" / "random" / "seed0"), "--dir", str(board)]) == 0
