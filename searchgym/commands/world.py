@@ -8,6 +8,7 @@ from dataclasses import asdict
 
 from searchgym.world import shared_world
 from searchgym.world.generate import size_from_text
+from searchgym.commands import check_world_seed
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -18,6 +19,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_world_seed(args, "--seed")
     world = shared_world(args.seed, size_from_text(args.size))
     stats = asdict(world.stats())
     if args.json:

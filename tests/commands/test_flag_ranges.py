@@ -1,0 +1,32 @@
+"""A number out of range is one line naming the flag the user typed, before anything is printed or made.
+
+Before: `play`/`demo --world-seed -1` said "world_seed must be ..." (the env keyword, not the flag);
+`serve --port 70000` and `--limit 0` printed "recording the oracle replies ..." and then "port must be
+..." / "limit must be ..."; `world stats --seed 99999999999999999999` described a world of a seed no
+env accepts (they take 0..2**63-1)."""
+
+from __future__ import annotations
+
+import pytest
+
+from searchgym.cli import main
+
+TOP = 2**63 - 1
+
+
+@pytest.mark.parametrize(("argv", "said"), [
+    (["play", "SearchQA-v0", "--world-seed", "-1"],
+     f"searchgym play: error: --world-seed must be an int in 0..{TOP} (a world seed), got -1"),
+    (["demo", "--world-seed", str(TOP + 1)],
+     f"searchgym demo: error: --world-seed must be an int in 0..{TOP} (a world seed), got {TOP + 1}"),
+    (["world", "stats", "--seed", "99999999999999999999"],
+     f"searchgym world: error: --seed must be an int in 0..{TOP} (a world seed), got 99999999999999999999"),
+    (["serve", "--suite", "searchqa-text-v2", "--port", "70000"],
+     "searchgym serve: error: --port must be an int in 0..65535 (0: any free port), got 70000"),
+    (["serve", "--suite", "searchqa-text-v2", "--limit", "0"],
+     "searchgym serve: error: --limit must be an int >= 1 (tasks per split), got 0"),
+])
+def test_an_out_of_range_number_names_its_flag(argv, said, capsys):
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.err.strip() == said and captured.out == ""
