@@ -24,6 +24,7 @@ from typing import Any
 
 from searchgym.registry import spec
 from searchgym.suites import Suite, get_suite, make_env
+from searchgym.suites import tasks as suite_tasks
 from searchgym.task_api import SYSTEM_PROMPT, to_hf_dataset
 from searchgym.tools.team_actions import chat_tools
 
@@ -59,6 +60,7 @@ class _SearchGymEnv:
 
     def __init__(self) -> None:
         self._envs: dict[str, Any] = {}
+        self._ids: dict[str, set[str]] = {}
         self._env: Any = None
         self.task_id: str | None = None
         self.reward, self.done, self.info = 0.0, True, {}
@@ -74,6 +76,10 @@ class _SearchGymEnv:
             raise ValueError(f"split {split!r} is not one to train on; accepted: {', '.join(TRAIN_SPLITS)}")
         if split not in self._envs:
             self._envs[split] = make_env(self.suite, split)
+            self._ids[split] = {task.id for task in suite_tasks(self.suite, split)}
+        if task_id not in self._ids[split]:  # the env's task_id option picks from any split: a test task too
+            raise ValueError(f"task {task_id!r} is not in the {split} split of {self.suite.id!r}; accepted: one of "
+                             f"its {len(self._ids[split])} task ids (make_dataset(suite, {split!r}) gives them)")
         self._env = self._envs[split]
         _, self.info = self._env.reset(seed=self.seed, options={"task_id": task_id})
         self.task_id, self.reward, self.done = task_id, 0.0, False

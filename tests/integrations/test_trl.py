@@ -167,3 +167,16 @@ def test_grpo_trainer_runs_two_steps_with_a_tiny_random_qwen2(tmp_path, env_clas
     logged = [e for e in trainer.state.log_history if "reward" in e]
     assert trainer.state.global_step == 2 and len(logged) == 2
     assert all(e["completions/mean_length"] > 0 and -1.0 <= e["reward"] <= 1.0 for e in logged)
+
+
+def test_a_row_whose_task_is_not_in_its_split_is_refused(env_class, dataset):
+    """Before: reset(task_id=<a test task>, split="dev") played the hidden test task (the env's
+    task_id option picks from any split), and a dev task with the default split "train" played too."""
+    env = env_class()
+    test_id = searchgym.tasks(TINY, "test")[0].task_id
+    with pytest.raises(ValueError, match=r"is not in the dev split .*accepted: one of its 4 task ids"):
+        env.reset(task_id=test_id, split="dev")
+    with pytest.raises(ValueError, match="is not in the train split"):
+        env.reset(task_id=dataset[0]["task_id"])  # a dev row without its split
+    env.reset(**dataset[0])
+    assert env.task_id == dataset[0]["task_id"] and not env.done
