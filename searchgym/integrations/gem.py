@@ -29,7 +29,7 @@ from gem.core import Env as GemEnv  # noqa: E402
 from gem.envs.registration import ENV_REGISTRY, register  # noqa: E402
 
 import searchgym
-from searchgym.integrations.text_tasks import text_task_records
+from searchgym.integrations.text_tasks import check_seed, text_task_records
 from searchgym.text_suites import TEXT_SUITES
 
 __all__ = ["ENV_PREFIX", "SearchgymGemEnv", "register_gem_envs"]
@@ -43,6 +43,7 @@ class SearchgymGemEnv(GemEnv):
     def __init__(self, suite: str = "searchqa-text-v2", split: str = "train", task_id: str | None = None,
                  seed: int = 0) -> None:
         super().__init__()
+        seed = check_seed(seed, "the GEM env's", optional=False)
         records = text_task_records(suite, split, "the GEM env")
         self.suite, self.split, self.fixed_task = suite, split, task_id
         self.records = {r.task_id: r for r in records}
@@ -66,6 +67,7 @@ class SearchgymGemEnv(GemEnv):
         return chosen
 
     def reset(self, seed: int | None = None) -> tuple[str, dict[str, Any]]:
+        seed = check_seed(seed, "reset's")  # before: -1, "a" or 1.5 failed inside NumPy, naming no seed
         self.task_id = self._pick(seed)
         if seed is not None:
             self._rng = np.random.default_rng(seed)

@@ -7,11 +7,12 @@ refuses those with the same one-line error instead of failing on the first step.
 
 from __future__ import annotations
 
+from numbers import Integral
 from typing import Any
 
 import searchgym
 
-__all__ = ["text_task_records"]
+__all__ = ["check_seed", "text_task_records"]
 
 
 def text_task_records(suite: str, split: str, who: str) -> list[Any]:
@@ -29,3 +30,14 @@ def text_task_records(suite: str, split: str, who: str) -> list[Any]:
     if kind is not None:
         raise ValueError(f"suite {suite!r} is {kind}; {who} plays single-agent text suites, e.g. searchqa-text-v2")
     return records
+
+
+def check_seed(seed: object, who: str, optional: bool = True) -> int | None:
+    """``seed`` if it is an int >= 0 (or None when ``optional``); else a ValueError naming ``who``'s
+    seed and what is accepted (NumPy's own, "expected non-negative integer", names neither)."""
+    if seed is None and optional:
+        return None
+    if isinstance(seed, bool) or not isinstance(seed, Integral) or seed < 0:  # Integral: NumPy ints too
+        accepted = "an int >= 0" + (" or None" if optional else "")
+        raise ValueError(f"{who} seed must be {accepted}, got {type(seed).__name__} {seed!r:.40}")
+    return int(seed)
