@@ -23,7 +23,7 @@ from abc import ABC, abstractmethod
 from typing import Any
 
 import searchgym
-from searchgym.integrations.text_tasks import text_task_records
+from searchgym.integrations.text_tasks import check_seed, text_task_records
 
 __all__ = ["RLLM_INSTALLED", "RllmBaseEnvStandIn", "SearchgymRllmEnv", "rllm_rows"]
 
@@ -91,6 +91,7 @@ class SearchgymRllmEnv(_Base):
     """One task of a single-agent searchgym text suite as an rLLM env."""
 
     def __init__(self, suite: str, split: str, task_id: str, seed: int = 0) -> None:
+        seed = check_seed(seed, "the rLLM row's", optional=False)  # before: -1 failed only at reset, in Gymnasium
         self.suite, self.split, self.task_id, self.seed = suite, split, task_id, seed
         self._env = searchgym.make_task_env(suite, split, task_id)
         mode = getattr(getattr(self._env.unwrapped, "config", None), "action_mode", None)
@@ -103,11 +104,17 @@ class SearchgymRllmEnv(_Base):
     @staticmethod
     def from_dict(info: dict) -> SearchgymRllmEnv:
         """The env for one dataset row (:func:`rllm_rows` gives them; extra keys are ignored)."""
+        if not isinstance(info, dict):
+            raise ValueError(f"a searchgym row is a dict with {', '.join(ROW_KEYS)} (rllm_rows gives them), "
+                             f"got {type(info).__name__}")
         missing = [key for key in ROW_KEYS if key not in info]
         if missing:
             raise ValueError(f"a searchgym row needs {', '.join(ROW_KEYS)} (rllm_rows gives them); missing: "
                              f"{', '.join(missing)}")
-        return SearchgymRllmEnv(info["suite"], info["split"], info["task_id"], int(info.get("seed", 0)))
+        seed = info.get("seed", 0)
+        if isinstance(seed, float) and seed.is_integer():  # a row read back through pandas
+            seed = int(seed)
+        return SearchgymRllmEnv(info["suite"], info["split"], info["task_id"], seed)
 
     def reset(self) -> tuple[dict[str, str], dict[str, Any]]:
         text, info = self._env.reset(seed=self.seed)
@@ -157,6 +164,7 @@ def rllm_rows(suite: str, split: str, seed: int = 0) -> list[dict[str, Any]]:
     """One row per task for rLLM's ``DatasetRegistry.register_dataset(name, rows, split)``:
     ``suite``, ``split``, ``task_id``, ``seed``, ``question`` and ``data_source``; no answers (the
     reward comes from the env)."""
+    check_seed(seed, "rllm_rows'", optional=False)
     rows = []
     for record in text_task_records(suite, split, "the rLLM env"):
         rows.append({"suite": suite, "split": split, "task_id": record.task_id, "seed": seed,

@@ -124,3 +124,22 @@ def test_any_action_is_a_step_and_tool_call_objects_are_read_like_dicts() -> Non
     assert list(observation["tool_outputs"]) == ["x"] and not done
     observation, _, done, info = env.step([call("y", "finish", response="<answer>unknown</answer>")])
     assert list(observation["tool_outputs"]) == ["y"] and done and info["answer"] == "unknown"
+
+
+def test_a_bad_row_or_seed_is_one_error_naming_what_is_accepted() -> None:
+    """Before: a seed of -1 made an env that failed only at reset (Gymnasium's "Seed must be greater
+    or equal to zero"), "abc" said "invalid literal for int()", and a None row "argument of type
+    'NoneType' is not iterable"."""
+    import numpy as np
+
+    row = rllm_rows("searchqa-text-v2", "dev")[0]
+    for seed in (-1, "abc", 1.5, True):
+        with pytest.raises(ValueError, match=r"seed must be an int >= 0, got"):
+            SearchgymRllmEnv.from_dict({**row, "seed": seed})
+    with pytest.raises(ValueError, match=r"a searchgym row is a dict with suite, split, task_id"):
+        SearchgymRllmEnv.from_dict(None)
+    with pytest.raises(ValueError, match=r"rllm_rows' seed must be an int >= 0"):
+        rllm_rows("searchqa-text-v2", "dev", seed=-2)
+    env = SearchgymRllmEnv.from_dict({**row, "seed": np.int64(3)})  # as a row comes back from pandas
+    assert env.seed == 3 and type(env.seed) is int
+    assert SearchgymRllmEnv.from_dict({**row, "seed": 3.0}).seed == 3
