@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from searchgym.fileio import atomic_write_bytes, atomic_write_text
-from searchgym.integrations.text_tasks import text_task_records
+from searchgym.integrations.text_tasks import check_seed, text_task_records
 
 __all__ = ["AGENT_NAME", "TOOL_CLASS", "export_verl", "verl_rows", "verl_tool_config"]
 
@@ -43,6 +43,7 @@ def _tool_names(records: list[Any]) -> list[str]:
 
 def verl_rows(suite: str, split: str, seed: int = 0) -> list[dict[str, Any]]:
     """One verl row per task of ``split``, in the suite's order (see the module docstring)."""
+    check_seed(seed, "the verl export's", optional=False)
     records = _single_agent_records(suite, split)
     names = _tool_names(records)
     rows = []

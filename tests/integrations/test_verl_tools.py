@@ -141,6 +141,25 @@ def test_bad_rows_and_calls_get_clear_errors() -> None:
         compute_score("other/source", "<answer>x</answer>", "", {})
 
 
+@pytest.mark.parametrize("seed", [-1, "abc", 1.5, True])
+def test_a_bad_seed_is_refused_at_create_and_export(seed) -> None:
+    """Before: create_kwargs seed -1 was taken and the first call failed in Gymnasium ("Seed must be
+    greater or equal to zero"), "abc" raised "invalid literal for int()", 1.5 and True were played
+    as 1; verl_rows(seed=-1) wrote rows that failed so at rollout."""
+    import numpy as np
+
+    tool = _tools("dev")["web_search"]
+    locator = dict(verl_rows(SUITE, "dev")[0]["extra_info"]["searchgym"])
+    with pytest.raises(ValueError, match=r"create_kwargs seed must be an int >= 0, got"):
+        asyncio.run(tool.create(create_kwargs={**locator, "seed": seed}))
+    with pytest.raises(ValueError, match=r"create_kwargs seed must be an int >= 0"):
+        compute_score(f"searchgym/{SUITE}", "<answer>x</answer>", "", {"searchgym": {**locator, "seed": seed}})
+    with pytest.raises(ValueError, match=r"the verl export's seed must be an int >= 0"):
+        verl_rows(SUITE, "dev", seed=seed)
+    instance_id, _ = asyncio.run(tool.create(create_kwargs={**locator, "seed": np.int64(0)}))  # as parquet gives it
+    assert tool._instances[instance_id]["seed"] == 0
+
+
 def test_verl_can_load_the_reward_function_by_module_or_by_file() -> None:
     """verl loads a custom reward from ``pkg://module`` or from a file outside sys.modules."""
     import importlib.util
