@@ -254,6 +254,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-concurrent-envs", type=int, default=8,
                         help="WebSocket sessions served at once, each with its own env (default: %(default)s)")
     args = parser.parse_args(argv)
+    # before: --port 70000 built the world, then uvicorn's "OverflowError: bind(): port must be 0-65535"
+    # traceback; --max-concurrent-envs 0 a pydantic ValidationError traceback
+    if not 0 <= args.port <= 65535:
+        parser.error(f"--port must be an int in 0..65535 (0: any free port), got {args.port}")
+    if args.max_concurrent_envs < 1:
+        parser.error(f"--max-concurrent-envs must be an int >= 1, got {args.max_concurrent_envs}")
     import uvicorn
 
     try:

@@ -183,3 +183,17 @@ def test_a_websocket_message_that_is_not_a_json_object_is_answered_and_the_sessi
         assert json.loads(ws.receive_text())["data"]["task_id"] == task_id
         ws.send_text(json.dumps({"type": "step", "data": {"name": "answer", "arguments": {"answer": "x"}}}))
         assert json.loads(ws.receive_text())["data"]["done"] is True
+
+
+@pytest.mark.parametrize("argv,says", [(["--port", "70000"], "--port must be an int in 0..65535"),
+                                       (["--port", "-1"], "--port must be an int in 0..65535"),
+                                       (["--max-concurrent-envs", "0"], "--max-concurrent-envs must be an int >= 1")])
+def test_an_out_of_range_flag_is_one_usage_line_before_the_world_is_built(argv, says, capsys, monkeypatch) -> None:
+    # before: --port 70000 built the world and then died in uvicorn ("OverflowError: bind(): port must
+    # be 0-65535"), --max-concurrent-envs 0 in a pydantic ValidationError traceback
+    from searchgym.integrations import openenv
+
+    monkeypatch.setattr(openenv, "create_searchgym_app", lambda *a: pytest.fail("the app was built"))
+    with pytest.raises(SystemExit) as exit_info:
+        openenv.main(argv)
+    assert exit_info.value.code == 2 and says in capsys.readouterr().err
