@@ -40,6 +40,7 @@ from searchgym.endpoint.request_deadline import deadline_rfile
 from searchgym.harness.evaluate import answer_rule, episode_seed, play_parallel, play_single
 from searchgym.suites import Suite, get_suite, make_env, tasks
 from searchgym.tools.toolkit import TOOL_NAMES
+from searchgym.world.world import SPLITS
 
 BEHAVIOURS = ("oracle", "random", "reader", "prose", "hostile", "stall")
 #: behaviour -> the baseline whose recorded text actions it replays
@@ -205,6 +206,11 @@ class ScriptedEndpoint:
             raise ValueError(f"limit must be None or a positive int (tasks per split), got {limit!r}")
         if isinstance(stall, bool) or not isinstance(stall, (int, float)) or not 0 <= stall < math.inf:  # -1: sleep fails
             raise ValueError(f"stall must be a number of seconds >= 0 (how long each reply waits), got {stall!r}")
+        if isinstance(splits, str):  # before: splits="dev" was read letter by letter: "unknown split 'd'"
+            splits = (splits,)
+        if not isinstance(splits, Sequence) or not splits or not all(split in SPLITS for split in splits):
+            raise ValueError(f"splits must be a non-empty sequence of split names, each one of "
+                             f"{', '.join(SPLITS)} (e.g. ('dev',)), got {splits!r:.60}")
         self.suite, self.behaviour, self.native, self.stall = get_suite(suite), behaviour, native, float(stall)
         self.port = port
         kind = SCRIPTED.get(behaviour)
