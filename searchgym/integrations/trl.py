@@ -22,6 +22,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from searchgym.integrations.text_tasks import check_seed
 from searchgym.registry import spec
 from searchgym.suites import Suite, get_suite, make_env
 from searchgym.suites import tasks as suite_tasks
@@ -150,13 +151,14 @@ def _suite_tool_schemas(suite: Suite) -> list[dict[str, Any]]:
 def environment_factory(suite: str | Suite = "searchqa-text-v2", seed: int = 0) -> type:
     """The env class for ``GRPOTrainer(environment_factory=...)`` (the class is the zero-argument
     factory): its public methods are the suite's tools and ``answer``, plus TRL's ``reset``."""
+    check_seed(seed, "environment_factory's", optional=False)  # before: -1 failed at the first reset, in Gymnasium
     suite = get_suite(suite)
     if {**spec(suite.env_id).kwargs, **suite.kwargs}.get("action_mode", "text") != "text":
         raise ValueError(f"suite {suite.id!r} is not a text suite (its agents pick numbered candidates); "
                          "TRL's tools need one: searchqa-text-v2")
     methods = {s["function"]["name"]: _tool_method(s) for s in _suite_tool_schemas(suite)}
     name = "SearchGym_" + "".join(c if c.isalnum() else "_" for c in suite.id)
-    return type(name, (_SearchGymEnv,), {"suite": suite, "seed": seed, "__doc__": _SearchGymEnv.__doc__,
+    return type(name, (_SearchGymEnv,), {"suite": suite, "seed": int(seed), "__doc__": _SearchGymEnv.__doc__,
                                          **methods})
 
 
