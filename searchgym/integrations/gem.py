@@ -90,9 +90,10 @@ class SearchgymGemEnv(GemEnv):
         return self.records[self.task_id].question
 
     def sample_random_action(self) -> str:
-        """A well-formed action at random: search the question, or answer "unknown"."""
+        """A well-formed action at random: search the question, or answer "unknown" (after a reset)."""
+        question = self.question  # before: half the draws answered "unknown" with no task played
         if self._rng.random() < 0.5:
-            call = {"name": "web_search", "arguments": {"query": self.question}}
+            call = {"name": "web_search", "arguments": {"query": question}}
             return f"<tool_call>{json.dumps(call)}</tool_call>"
         return "<answer>unknown</answer>"
 

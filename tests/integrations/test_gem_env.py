@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 
 import numpy as np
@@ -79,3 +80,16 @@ def test_a_bad_seed_is_one_error_naming_the_seed(seed) -> None:
     with pytest.raises(ValueError, match=r"the GEM env's seed must be an int >= 0"):
         SearchgymGemEnv(SUITE, SPLIT, seed=seed)
     assert env.reset(seed=np.int64(4))[0] == env.reset(seed=4)[0]  # a NumPy int is a seed
+
+
+def test_a_random_action_before_any_reset_says_to_reset() -> None:
+    """Before: sample_random_action() before a reset gave "<answer>unknown</answer>" on about half the
+    draws and raised "call reset() first" on the others."""
+    env = SearchgymGemEnv(SUITE, SPLIT)
+    for _ in range(8):
+        with pytest.raises(RuntimeError, match=r"call reset\(\) first"):
+            env.sample_random_action()
+    env.reset(seed=1)
+    assert env.sample_random_action() in {"<answer>unknown</answer>",
+                                          '<tool_call>{"name": "web_search", "arguments": {"query": %s}}</tool_call>'
+                                          % json.dumps(env.question)}
