@@ -162,6 +162,17 @@ def environment_factory(suite: str | Suite = "searchqa-text-v2", seed: int = 0) 
                                          **methods})
 
 
+def _text_of(content: Any) -> str:
+    """A message's text: a string, or the text parts of a list of content parts (the multimodal
+    format, ``[{"type": "text", "text": ...}]``; before, such an ``<answer>`` was dropped unscored)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(part["text"] for part in content
+                       if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str))
+    return ""
+
+
 def episode_reward(completions: Sequence[list[dict[str, Any]]], environments: Sequence[Any] | None = None,
                    **_: Any) -> list[float]:
     """TRL reward function: each rollout's env return (the sum of the env's step rewards).
@@ -175,8 +186,7 @@ def episode_reward(completions: Sequence[list[dict[str, Any]]], environments: Se
     for completion, env in zip(completions, environments, strict=True):
         last = completion[-1] if completion else {}
         if isinstance(last, dict) and last.get("role") == "assistant" and not last.get("tool_calls"):
-            content = last.get("content")
-            env._finish_with_text(content if isinstance(content, str) else "")
+            env._finish_with_text(_text_of(last.get("content")))
         rewards.append(float(env.reward))
     return rewards
 

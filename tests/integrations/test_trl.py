@@ -188,3 +188,16 @@ def test_a_bad_seed_is_refused_when_the_factory_is_made(seed):
     failed in Gymnasium ("Seed must be greater or equal to zero"); True was played as seed 1."""
     with pytest.raises(ValueError, match=r"environment_factory's seed must be an int >= 0, got"):
         sg_trl.environment_factory(TINY, seed=seed)
+
+
+def test_a_text_answer_in_content_parts_is_scored(env_class, dataset):
+    """Before: an <answer> in a list of content parts ([{"type": "text", "text": ...}]) was dropped:
+    the reward was 0.0 (no step) instead of the env's score of that answer."""
+    row = dataset[0]
+    answer = [{"type": "text", "text": "<answer>"}, {"type": "text", "text": row["answers"][0] + "</answer>"}]
+    env = env_class()
+    env.reset(**row)
+    [reward] = sg_trl.episode_reward([[{"role": "assistant", "content": answer}]], [env])
+    direct = searchgym.make_task_env(TINY, "dev", row["task_id"])
+    direct.reset(seed=0)
+    assert env.done and reward == direct.step(f"<answer>{row['answers'][0]}</answer>")[1] > 0.5
