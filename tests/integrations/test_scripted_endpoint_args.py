@@ -15,8 +15,8 @@ SUITE = "searchqa-text-v2"
 
 def test_one_split_name_is_one_split_and_bad_splits_name_what_is_accepted() -> None:
     """Before: splits="dev" was read letter by letter ("unknown split 'd'; accepted: train, dev,
-    test"), splits=() started an endpoint that knew no task, and None or 5 raised "'NoneType' object
-    is not iterable"."""
+    test"), and None or 5 raised "'NoneType' object is not iterable". (splits=() is kept: an endpoint
+    that knows no task, answering "<answer>unknown</answer>".)"""
     record = searchgym.tasks(SUITE, "dev")[0]
     with ScriptedEndpoint(SUITE, "oracle", splits="dev", limit=1) as endpoint:
         body = json.dumps({"model": "oracle", "messages": record.messages}).encode()
@@ -25,7 +25,7 @@ def test_one_split_name_is_one_split_and_bad_splits_name_what_is_accepted() -> N
         with urllib.request.urlopen(request, timeout=30) as response:
             reply = json.load(response)["choices"][0]["message"]["content"]
     assert "<tool_call>" in reply or "<answer>" in reply
-    for splits in [(), ["dev", "valid"], "valid", 5, None]:
-        with pytest.raises(ValueError, match=r"splits must be a non-empty sequence of split names, each one of "
+    for splits in [["dev", "valid"], "valid", 5, None]:
+        with pytest.raises(ValueError, match=r"splits must be a sequence of split names, each one of "
                                              r"train, dev, test"):
             ScriptedEndpoint(SUITE, "oracle", splits=splits, limit=1)
