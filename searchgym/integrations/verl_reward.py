@@ -61,6 +61,9 @@ def compute_score(data_source: str, solution_str: str, ground_truth: Any, extra_
         total = 0.0
         for call in extra.get("searchgym_calls") or []:
             total += float(env.step(call)[1])
-        return total + float(env.step(_final_text(solution_str))[1])
+        final = _final_text(solution_str)
+        if not final:  # the trajectory stopped after a tool reply (verl's turn limit): no step was taken
+            return total  # before: "" was stepped, a format error's cost the env never charged (as TRL skips it)
+        return total + float(env.step(final)[1])
     finally:
         env.close()

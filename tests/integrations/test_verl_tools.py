@@ -183,3 +183,15 @@ def test_verl_can_load_the_reward_function_by_module_or_by_file() -> None:
             assert reward(data_source=row["data_source"], solution_str="<answer>unknown</answer>", ground_truth="",
                           extra_info=extra) == pytest.approx(module.compute_score(row["data_source"],
                                                                                   "<answer>unknown</answer>", "", extra))
+
+
+def test_a_trajectory_that_stops_after_a_tool_reply_scores_only_its_calls() -> None:
+    """Before: with nothing after the last </tool_response> (verl's turn limit), compute_score stepped
+    "" in the replay and added a format error's cost: -0.07 for one search whose env return is -0.01."""
+    row = verl_rows(SUITE, "dev")[0]
+    call = {"name": "web_search", "arguments": {"query": row["extra_info"]["question"]}}
+    extra = {**row["extra_info"], "searchgym_calls": [call], "searchgym_done": False}
+    score = compute_score(row["data_source"], "...<tool_response>\nresults\n</tool_response>\n ", "", extra)
+    assert score == _reference("dev", row["extra_info"]["task_id"], [call])
+    with_prose = compute_score(row["data_source"], "...</tool_response>I give up", "", extra)
+    assert with_prose == _reference("dev", row["extra_info"]["task_id"], [call, "I give up"])  # text is a step
