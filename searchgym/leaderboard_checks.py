@@ -40,7 +40,6 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from searchgym.action_types import MAX_ANSWER_CHARS
 from searchgym.bounded_json import loads_shallow
 from searchgym.scoring import score_answer
 from searchgym.suites import Suite, get_suite, tasks
@@ -182,16 +181,13 @@ def check_schema(submission: Any, schema: Mapping[str, Any] | None = None) -> No
 
 @lru_cache(maxsize=4)
 def load_schema(path: str = str(SCHEMA_PATH)) -> dict[str, Any]:
-    """The schema; the shipped one bounds an answer by MAX_ANSWER_CHARS, the limit the action parsers
-    enforce, so every answer an env records (and ``evaluate`` writes) is one ``submit`` accepts."""
+    """The schema. The shipped file bounds an answer by the number MAX_ANSWER_CHARS holds, the limit the
+    action parsers enforce (a test keeps the two equal), so every answer an env records is one ``submit`` accepts."""
     if not Path(path).is_file():
         raise FileNotFoundError(f"the submission schema is not at {path} (it ships in the package as "
                                 "searchgym/assets/leaderboard_schema.json; reinstall searchgym)")
     with open(path, encoding="utf-8") as f:
-        schema = json.load(f)
-    if path == str(SCHEMA_PATH):
-        schema["properties"]["predictions"]["items"]["properties"]["answer"]["maxLength"] = MAX_ANSWER_CHARS
-    return schema
+        return json.load(f)
 
 
 @dataclass

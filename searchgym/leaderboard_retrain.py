@@ -31,7 +31,7 @@ from typing import Any
 from searchgym.fileio import atomic_write_json, read_jsonl
 from searchgym.harness.method_specs import HARNESS_FIELDS
 from searchgym.method_table import METHOD_SPECS
-from searchgym.harness.methods import METHODS, SPEC_METHOD_PREFIX, MethodRef, load_callable, spends_budget
+from searchgym.harness.methods import AGENT_METHOD, METHODS, SPEC_METHOD_PREFIX, MethodRef, load_callable, spends_budget
 from searchgym.harness.provenance import resolve_device
 from searchgym.harness.runner import RunSpec, execute_run_safely, is_done
 from searchgym.leaderboard import DEFAULT_DIR, RETRAINED_FILE, read_retrained
@@ -123,17 +123,13 @@ def _option_leaves(options: dict[str, Any]) -> list[tuple[str, str, Any]]:
     return sorted(found, key=lambda leaf: leaf[0])
 
 
-#: The method path of runs made by ``searchgym evaluate`` (an agent made elsewhere; nothing trained).
-EVALUATE_METHOD = "searchgym.harness.methods:agent_method"
-
-
 def _runnable(submission: dict[str, Any]) -> dict[str, Any]:
     """The run block, if it names one of searchgym's own methods and stays in bounds."""
     run = submission.get("run")
     if not isinstance(run, dict) or "method_path" not in run:
         raise SubmissionRejected("the submission records no run config (no \"run\" with a method_path); "
                                  "it can only be self-reported")
-    if run["method_path"] == EVALUATE_METHOD:  # before: "not one of searchgym's own methods; re-train it by hand"
+    if run["method_path"] == AGENT_METHOD:  # before: "not one of searchgym's own methods; re-train it by hand"
         raise SubmissionRejected("it was made by `searchgym evaluate`, which trains nothing: there is no training to "
                                  "re-run; `leaderboard verify` re-scores its predictions, and `searchgym evaluate` "
                                  "with the same --agent plays them again")

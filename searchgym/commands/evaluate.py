@@ -32,6 +32,7 @@ from searchgym.commands.compare import parse_options
 from searchgym.damaged import DamagedFile
 from searchgym.fileio import atomic_write_json, read_json, read_jsonl
 from searchgym.harness.methods import (
+    AGENT_METHOD,
     AGENT_PROVIDERS,
     MethodRef,
     check_agent_options,
@@ -117,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
     check_agent_options(args.agent, agent_options)  # likewise a misspelled option
     label = check_label(args.name or _default_name(args.agent, agent_options))
     folder = args.out or Path("runs") / "evaluate" / suite.id / label
-    spec = RunSpec(suite, MethodRef(label, "searchgym.harness.methods:agent_method"), args.seed, 0, folder.parent,
+    spec = RunSpec(suite, MethodRef(label, AGENT_METHOD), args.seed, 0, folder.parent,
                    args.device, progress=not args.no_progress, folder=folder,
                    options={"agent": args.agent, "agent_options": agent_options}, limit=args.limit)
     try:
@@ -160,12 +161,11 @@ def evaluation_suite(args: argparse.Namespace) -> Suite:
         if args.suite is None:
             raise ValueError("--suite is required (a suite id: see `searchgym suites`)")
         return get_suite(args.suite)
-    from searchgym.harness.run_agent import check_options, check_suite, run_suite
+    from searchgym.harness.run_agent import check_options, check_suite
 
-    options = parse_options(args.agent_option)
-    check_options(options)  # a folder that holds no playable run is refused before the suite is read
-    suite = get_suite(args.suite) if args.suite is not None else run_suite(options["path"])
-    check_suite(options["path"], suite)
+    trained = check_options(parse_options(args.agent_option))  # no playable run: refused before the suite is read
+    suite = get_suite(args.suite) if args.suite is not None else trained.suite
+    check_suite(trained, suite)
     return suite
 
 

@@ -96,7 +96,7 @@ class MultiSearchEnv(ParallelEnv):
     def _start(self, seed: int | None, options: Mapping[str, Any] | None) -> list[np.random.Generator]:
         """Seed, pick the task, and give each agent its own generator derived from the env's."""
         options = reset_options(options)
-        self.tasks.check({k: options[k] for k in RESET_OPTIONS if k in (options or {})})  # before anything changes
+        chosen = self.tasks.check({k: options[k] for k in RESET_OPTIONS if k in (options or {})})  # before any change
         if seed is not None:
             self._np_random, _ = seeding.np_random(seed)
         self.record = EpisodeRecord.start(self.np_random, options)
@@ -105,7 +105,7 @@ class MultiSearchEnv(ParallelEnv):
         if ignored:  # PettingZoo's api_test passes {"options": 1}; say so rather than fail
             warnings.warn(f"reset options {ignored} are ignored; accepted: {', '.join(RESET_OPTIONS)}",
                           stacklevel=3)
-        self.task = self.tasks.pick(self.np_random, {k: options[k] for k in RESET_OPTIONS if k in options})
+        self.task = self.tasks.pick(self.np_random, chosen)
         seeds = self.np_random.integers(0, 2**63 - 1, size=len(self.possible_agents))
         self.agents = list(self.possible_agents)
         self.steps = 0

@@ -132,10 +132,10 @@ class SearchEnv(gym.Env):
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         options = reset_options(options)
-        self.tasks.check(options)  # a bad option is an error before the env changes
+        chosen = self.tasks.check(options)  # a bad option is an error before the env changes
         super().reset(seed=seed)
         self.record = EpisodeRecord.start(self.np_random, options, self._np_random_seed)
-        task = self.tasks.pick(self.np_random, options)
+        task = self.tasks.pick(self.np_random, chosen)
         self.session = SearchSession(self.world, self.tools, task, self.config, self.np_random,
                                      generator=self.generator)
         self.log = ObservationLog(self.session)

@@ -54,9 +54,9 @@ class TaskPicker:
     def tasks(self, split: str | None = None) -> list[Task]:
         return self._by_split[split or self.split]
 
-    def pick(self, rng: np.random.Generator, options: Mapping[str, Any] | None = None) -> Task:
-        """``options={"task_id": id}`` picks that task; ``{"split": s}`` draws from split ``s``."""
-        options = self.check(options)
+    def pick(self, rng: np.random.Generator, options: Mapping[str, Any]) -> Task:
+        """``options={"task_id": id}`` picks that task; ``{"split": s}`` draws from split ``s``.
+        ``options`` is what :meth:`check` returned (an env checks them before it changes anything)."""
         if "task_id" in options:
             return self.world.task_by_id[str(options["task_id"])]
         pool = self._by_split[options.get("split", self.split)]

@@ -386,4 +386,6 @@ def agent_method(ctx: RunContext) -> Any:
 
 
 agent_method.trains = False  # type: ignore[attr-defined]
+#: The method path ``searchgym evaluate`` records in its run folders (an agent made elsewhere; nothing trained).
+AGENT_METHOD = f"{__name__}:agent_method"
 

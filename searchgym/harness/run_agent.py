@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from searchgym.damaged import DamagedFile, read_json_checked
-from searchgym.harness.methods import SPEC_METHOD_PREFIX, RunContext, load_callable
+from searchgym.harness.methods import AGENT_METHOD, SPEC_METHOD_PREFIX, RunContext, load_callable
+from searchgym.harness.runner import is_done
 from searchgym.suites import Suite, env_kind
 
 CONFIG = "config.json"
@@ -77,7 +78,7 @@ def read_run(path: str | Path) -> TrainedRun:
         value = config.get(name)
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
             raise DamagedFile(config_path, f"has no {name} ({kind.__name__}) of a run", remedy)
-    if config["method_path"] == "searchgym.harness.methods:agent_method":
+    if config["method_path"] == AGENT_METHOD:
         raise ValueError(f"{folder} is a `searchgym evaluate` folder, not a training run; give path= the run "
                          "folder of the policy it scored")
     if config.get("trains") is False:
@@ -104,9 +105,9 @@ def read_run(path: str | Path) -> TrainedRun:
     return run
 
 
-def check_options(options: dict[str, Any]) -> None:
+def check_options(options: dict[str, Any]) -> TrainedRun:
     """Before any folder is made: ``path=`` names a run whose policy can be rebuilt (the checkpoint or
-    base is read too, so that a damaged one is refused now, not inside the evaluation)."""
+    base is read too, so that a damaged one is refused now, not inside the evaluation); returns it."""
     if "path" not in options:
         raise ValueError("needs --agent-option path=RUN_FOLDER (a run folder of searchgym train or compare)")
     run = read_run(options["path"])
@@ -122,13 +123,12 @@ def check_options(options: dict[str, Any]) -> None:
             raise DamagedFile(path, exc.what, UNPLAYABLE) from None
         if lacks:
             raise DamagedFile(path, f"is not a trainer's checkpoint (no {', '.join(lacks)})", UNPLAYABLE)
+    return run
 
 
-def check_suite(path: str | Path, suite: Suite) -> None:
+def check_suite(run: TrainedRun, suite: Suite) -> None:
     """Refuse an evaluation suite the run's policy cannot act in (another env kind or action mode)."""
     from searchgym.registry import spec
-
-    run = read_run(path)
 
     def mode(s: Suite) -> str:
         return str({**spec(s.env_id).kwargs, **s.kwargs}.get("action_mode", "text"))
@@ -192,20 +192,15 @@ def provider(ctx: RunContext, path: str) -> Any:
     from searchgym.agents.policy_actor import PolicyActor
 
     run = read_run(path)
-    check_suite(path, ctx.suite)
+    check_suite(run, ctx.suite)
     population, agents, decoding = rebuild(run, ctx.device)
     ctx.records["played_run"] = {"path": str(run.folder.resolve()), "method": run.config["method"],
                                  "seed": run.config["seed"], "suite_id": run.suite.id,
-                                 "finished": (run.folder / "DONE").is_file()}  # else its last checkpoint
+                                 "finished": is_done(run.folder)}  # else its last checkpoint
     return PolicyActor(population, agents, decoding=decoding, seed=ctx.seed)
 
 
 provider.check_options = check_options  # type: ignore[attr-defined]
-
-
-def run_suite(path: str | Path) -> Suite:
-    """The suite a run trained and was scored on (``--suite`` left out with ``--agent run``)."""
-    return read_run(path).suite
 
 
 def run_label(path: str | Path) -> str:
