@@ -65,6 +65,17 @@ def register(id: str, entry_point: str, kind: str = "single", description: str =
     return spec
 
 
+def base_env(env: Any) -> Any:
+    """The searchgym env under any wrappers (Gymnasium's, PettingZoo's, the ``*-Numeric-v0`` feature
+    wrappers). Why not ``env.unwrapped``: a PettingZoo env that is not a ``BaseParallelWrapper``
+    (``NumericParallel``) is its own ``unwrapped``, so ``tasks("GroupSearch-Numeric-v0")`` failed
+    ("'NumericParallel' object has no attribute 'tasks'") and ``searchgym play`` on those ids too."""
+    base = env.unwrapped
+    while not hasattr(base, "tasks") and hasattr(base, "env"):
+        base = base.env.unwrapped
+    return base
+
+
 def refuse_gymnasium_make(multi_agent_id: str, **kwargs: Any) -> None:
     """What ``gymnasium.make("searchgym/<multi-agent id>")`` (or ``make_vec``) runs: an error saying
     the id is a PettingZoo env and how to make it."""

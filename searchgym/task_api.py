@@ -20,7 +20,7 @@ from typing import Any
 import gymnasium as gym
 
 from searchgym.envs.tasks import reset_options
-from searchgym.registry import make, registered
+from searchgym.registry import base_env, make, registered
 from searchgym.suites import RETIRED_SUITES, SUITES, Suite, make_env
 from searchgym.suites import tasks as suite_tasks
 from searchgym.tools.team_actions import chat_tools
@@ -71,24 +71,14 @@ def _source(suite_or_env_id: str | Suite, split: str) -> tuple[Any, list[Task]]:
     env_ids = sorted(s.id for s in registered())
     if suite_or_env_id.removeprefix("searchgym/") in env_ids:
         env = make(suite_or_env_id, split=split)
-        return env, list(_base_env(env).tasks.tasks(split))
+        return env, list(base_env(env).tasks.tasks(split))
     raise ValueError(f"unknown suite or env id {suite_or_env_id!r}; suites: {', '.join(SUITES)}; "
                      f"env ids: {', '.join(env_ids)}")
 
 
-def _base_env(env: Any) -> Any:
-    """The searchgym env under any wrappers. Why not ``env.unwrapped``: a PettingZoo env that is not
-    a ``BaseParallelWrapper`` (``NumericParallel``, the ``*-Numeric-v0`` multi-agent ids) is its own
-    ``unwrapped``, so ``tasks("GroupSearch-Numeric-v0")`` failed: "'NumericParallel' object has no attribute 'tasks'"."""
-    base = env.unwrapped
-    while not hasattr(base, "tasks") and hasattr(base, "env"):
-        base = base.env.unwrapped
-    return base
-
-
 def _sessions(env: Any) -> tuple[dict[str, Any], bool]:
     """The env's sessions by agent after a reset, and whether they are a team (posts and waits)."""
-    base = _base_env(env)
+    base = base_env(env)
     if hasattr(base, "session"):
         return {"agent_0": base.session}, False
     return dict(base.sessions), hasattr(base, "blackboard")
@@ -125,7 +115,7 @@ def tasks(suite_or_env_id: str | Suite, split: str = "train", system_prompt: str
             records.append(TaskRecord(
                 task.id, task.question, task.family, task.split, chats[lead]["messages"], chats[lead]["tools"],
                 list(task.answers) if split in ANSWER_SPLITS else None,
-                None if hasattr(_base_env(env), "session") else chats))
+                None if hasattr(base_env(env), "session") else chats))
     finally:
         env.close()
     return records

@@ -20,14 +20,20 @@ def check_seed(args: argparse.Namespace, flag: str = "--seed") -> None:
     check_at_least(((flag, getattr(args, flag.removeprefix("--").replace("-", "_")), 0, "a seed"),))
 
 
-#: The largest world seed every env accepts (``searchgym.envs.config.BOUNDS["world_seed"]``).
-MAX_WORLD_SEED = 2**63 - 1
-
-
 def check_world_seed(args: argparse.Namespace, flag: str = "--world-seed") -> None:
-    """A world seed outside what the envs accept is one error line naming the option. Why: play and
-    demo said "world_seed must be ..." (the keyword, not the flag), and `world stats --seed` described
-    worlds of seeds no env can build (above 2**63 - 1)."""
+    """A world seed outside what the envs accept (``envs.config.BOUNDS``) is one error line naming the
+    option. Why: play and demo said "world_seed must be ..." (the keyword, not the flag), and `world
+    stats --seed` described worlds of seeds no env can build (above 2**63 - 1)."""
+    from searchgym.envs.config import BOUNDS
+
+    low, high = BOUNDS["world_seed"]
     value = getattr(args, flag.removeprefix("--").replace("-", "_"))
-    if not 0 <= value <= MAX_WORLD_SEED:
-        raise ValueError(f"{flag} must be an int in 0..{MAX_WORLD_SEED} (a world seed), got {value}")
+    if not low <= value <= high:
+        raise ValueError(f"{flag} must be an int in {low}..{high} (a world seed), got {value}")
+
+
+def check_port(port: int, flag: str = "--port") -> None:
+    """A TCP port the loopback servers (``serve``, the OpenEnv server) can bind, else one error line
+    naming the option, before anything is built or printed."""
+    if not 0 <= port <= 65535:
+        raise ValueError(f"{flag} must be an int in 0..65535 (0: any free port), got {port}")

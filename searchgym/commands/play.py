@@ -25,6 +25,7 @@ import searchgym
 from searchgym.action_types import Action, ParseError
 from searchgym.actions import TOOL_FORMATS, accepted_forms, format_action, parse_action
 from searchgym.commands import check_seed, check_world_seed
+from searchgym.registry import base_env
 from searchgym.tools.toolkit import TOOL_NAMES
 from searchgym.world.generate import size_from_text
 
@@ -160,7 +161,7 @@ def play(env_id: str, role: str | None = None, others: str = "oracle", seed: int
     if spec.kind == "single" and others != "oracle":  # before: ignored, as if the agent had team mates
         raise ValueError(f"--others is for team and group ids; {env_id!r} has one agent")
     env = searchgym.make(env_id, **kwargs)
-    _check_task_split(candidate_env(env.unwrapped if spec.kind == "single" else env).world, task_id, split)
+    _check_task_split(base_env(env).world, task_id, split)
     try:
         if spec.kind == "single":
             _play_single(env.unwrapped, console, seed, options)
@@ -214,19 +215,9 @@ def _others_actor(others: str, seed: int) -> Any:
     return module.harness_actor(seed=seed)
 
 
-def candidate_env(env: Any) -> Any:
-    """The searchgym env under any wrappers: a person picks candidates by number, so the
-    ``*-Numeric-v0`` ids are played as the candidate env inside their feature wrapper (as
-    ``.unwrapped`` already does for single-agent ids; PettingZoo's ``unwrapped`` is the wrapper)."""
-    while not hasattr(env, "config") and hasattr(env, "env"):
-        env = env.env
-    return env
-
-
 def _play_multi(env: Any, console: _Console, role: str | None, others: str, seed: int,
                 options: dict | None) -> None:
-    env = candidate_env(env)
-    base = env.unwrapped
+    env = base = base_env(env)  # a *-Numeric-v0 id is played as the candidate env inside its wrapper
     role = role or base.possible_agents[0]
     if role not in base.possible_agents:
         raise ValueError(f"unknown role {role!r} for {type(base).__name__}; choose one of "

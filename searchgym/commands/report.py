@@ -13,14 +13,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from searchgym.damaged import DamagedFile
-from searchgym.fileio import read_json
-from searchgym.harness.report import write_report
+from searchgym.commands.compare import REFERENCE
+from searchgym.harness.report import finished_json, write_report
 from searchgym.harness.runner import is_done
 from searchgym.suites import get_suite
 
-#: The default --reference, as ``compare``'s (the first learning method stands in when it is absent).
-REFERENCE = "cw_grpo"
 #: Baselines that do not train, listed after the learners in this order (the order ``make main`` uses).
 ANCHORS = ("reader", "random", "oracle")
 
@@ -45,12 +42,7 @@ def finished_runs(out: Path) -> dict[str, dict[int, dict]]:
             if not (seed_dir.is_dir() and seed_dir.name.startswith("seed") and seed_text.isdigit()
                     and is_done(seed_dir)):
                 continue
-            try:
-                config = read_json(seed_dir / "config.json", expect=dict)
-            except FileNotFoundError:
-                raise DamagedFile(seed_dir / "config.json", "is missing from a finished run",
-                                  f"delete {seed_dir / 'DONE'} and re-run the comparison") from None
-            found.setdefault(label_dir.name, {})[int(seed_text)] = config
+            found.setdefault(label_dir.name, {})[int(seed_text)] = finished_json(seed_dir, "config.json")
     return found
 
 

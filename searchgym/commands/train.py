@@ -17,7 +17,7 @@ import json
 from pathlib import Path
 from types import SimpleNamespace
 
-from searchgym.commands import check_at_least
+from searchgym.commands import check_at_least, check_world_seed
 from searchgym.commands.compare import parse_options, require_extras
 from searchgym.damaged import DamagedFile
 from searchgym.extras import require_installed
@@ -111,8 +111,8 @@ def check_settings(args: argparse.Namespace) -> None:
     folder behind, which then refused the corrected command ("holds a different run")."""
     env_spec(args.env)  # an unknown id: one error listing the registered ids
     check_at_least((("--budget", args.budget, 0, "training env steps"), ("--seed", args.seed, 0, "the run's seed"),
-                    ("--world-seed", args.world_seed, 0, "which fictional world"),
                     ("--test-size", args.test_size, 1, "test tasks")))
+    check_world_seed(args)
     resolve_size(size_from_text(args.world_size))  # "unknown world size 'huge'; accepted: tiny, small, ..."
     unknown = [f for f in families_of(args) or () if f not in FAMILIES]
     if unknown:

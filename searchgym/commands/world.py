@@ -6,9 +6,9 @@ import argparse
 import json
 from dataclasses import asdict
 
+from searchgym.commands import check_world_seed
 from searchgym.world import shared_world
 from searchgym.world.generate import size_from_text
-from searchgym.commands import check_world_seed
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

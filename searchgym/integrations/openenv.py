@@ -37,6 +37,7 @@ from fastapi import HTTPException  # noqa: E402
 from pydantic import Field  # noqa: E402
 
 import searchgym
+from searchgym.commands import check_port
 from searchgym.integrations.text_tasks import text_task_records
 
 __all__ = ["SearchgymAction", "SearchgymClient", "SearchgymEnvironment", "SearchgymObservation", "SearchgymState",
@@ -256,8 +257,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     # before: --port 70000 built the world, then uvicorn's "OverflowError: bind(): port must be 0-65535"
     # traceback; --max-concurrent-envs 0 a pydantic ValidationError traceback
-    if not 0 <= args.port <= 65535:
-        parser.error(f"--port must be an int in 0..65535 (0: any free port), got {args.port}")
+    try:
+        check_port(args.port)
+    except ValueError as exc:
+        parser.error(str(exc))
     if args.max_concurrent_envs < 1:
         parser.error(f"--max-concurrent-envs must be an int >= 1, got {args.max_concurrent_envs}")
     import uvicorn

@@ -23,7 +23,7 @@ from abc import ABC, abstractmethod
 from typing import Any
 
 import searchgym
-from searchgym.integrations.text_tasks import check_seed, text_task_records
+from searchgym.integrations.text_tasks import check_seed, row_seed, text_task_records
 
 __all__ = ["RLLM_INSTALLED", "RllmBaseEnvStandIn", "SearchgymRllmEnv", "rllm_rows"]
 
@@ -111,9 +111,7 @@ class SearchgymRllmEnv(_Base):
         if missing:
             raise ValueError(f"a searchgym row needs {', '.join(ROW_KEYS)} (rllm_rows gives them); missing: "
                              f"{', '.join(missing)}")
-        seed = info.get("seed", 0)
-        if isinstance(seed, float) and seed.is_integer():  # a row read back through pandas
-            seed = int(seed)
+        seed = row_seed(info.get("seed", 0), "the rLLM row's")
         return SearchgymRllmEnv(info["suite"], info["split"], info["task_id"], seed)
 
     def reset(self) -> tuple[dict[str, str], dict[str, Any]]:

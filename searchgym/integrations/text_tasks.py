@@ -12,7 +12,7 @@ from typing import Any
 
 import searchgym
 
-__all__ = ["check_seed", "text_task_records"]
+__all__ = ["check_seed", "row_seed", "text_task_records"]
 
 
 def text_task_records(suite: str, split: str, who: str) -> list[Any]:
@@ -41,3 +41,11 @@ def check_seed(seed: object, who: str, optional: bool = True) -> int | None:
         accepted = "an int >= 0" + (" or None" if optional else "")
         raise ValueError(f"{who} seed must be {accepted}, got {type(seed).__name__} {seed!r:.40}")
     return int(seed)
+
+
+def row_seed(seed: object, who: str) -> int:
+    """A dataset row's seed: ``check_seed``'s, with a whole float taken as its int (a row read back
+    through pandas or parquet holds 3.0 for 3)."""
+    if isinstance(seed, float) and seed.is_integer():
+        seed = int(seed)
+    return check_seed(seed, who, optional=False)

@@ -13,10 +13,10 @@ calls and finished with that text, so the reward is the env's either way.
 
 from __future__ import annotations
 
-from numbers import Integral
 from typing import Any
 
 import searchgym
+from searchgym.integrations.text_tasks import row_seed
 
 __all__ = ["LOCATOR_KEYS", "compute_score", "task_locator"]
 
@@ -30,15 +30,10 @@ def task_locator(kwargs: dict[str, Any]) -> dict[str, Any]:
     if missing:
         raise ValueError(f"a searchgym tool needs create_kwargs with {', '.join(LOCATOR_KEYS)} (the verl export "
                          f"writes them in extra_info.tools_kwargs); missing: {', '.join(missing)}")
-    seed = found.get("seed", 0)
-    if isinstance(seed, float) and seed.is_integer():  # a row read back through pandas
-        seed = int(seed)
-    if isinstance(seed, bool) or not isinstance(seed, Integral) or seed < 0:  # NumPy ints from parquet too
-        # before: -1 failed at the first call in Gymnasium ("Seed must be greater or equal to zero") and
-        # "abc" as "invalid literal for int() with base 10"
-        raise ValueError(f"a searchgym tool's create_kwargs seed must be an int >= 0, got {type(seed).__name__} "
-                         f"{seed!r:.40}")
-    return {"suite": found["suite"], "split": found["split"], "task_id": found["task_id"], "seed": int(seed)}
+    # before: -1 failed at the first call in Gymnasium ("Seed must be greater or equal to zero") and
+    # "abc" as "invalid literal for int() with base 10"
+    seed = row_seed(found.get("seed", 0), "a searchgym tool's create_kwargs")
+    return {"suite": found["suite"], "split": found["split"], "task_id": found["task_id"], "seed": seed}
 
 
 def _final_text(solution_str: str) -> str:

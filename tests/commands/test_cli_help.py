@@ -80,7 +80,7 @@ UNKNOWN_ENV = "unknown env id 'Nope-v0'; accepted: GroupSearch-Candidates-v0, Gr
     (["--env", "Nope-v0", "--start"], UNKNOWN_ENV),
     (["--env", "Nope-v0"], UNKNOWN_ENV),
     ([*QUICK_TRAIN, "--seed", "-2"], "--seed must be an int >= 0 (the run's seed), got -2"),
-    ([*QUICK_TRAIN, "--world-seed", "-1"], "--world-seed must be an int >= 0 (which fictional world), got -1"),
+    ([*QUICK_TRAIN, "--world-seed", "-1"], "--world-seed must be an int in 0..9223372036854775807 (a world seed), got -1"),
     ([*QUICK_TRAIN, "--budget", "-5"], "--budget must be an int >= 0 (training env steps), got -5"),
     ([*QUICK_TRAIN, "--test-size", "0"], "--test-size must be an int >= 1 (test tasks), got 0"),
     ([*QUICK_TRAIN, "--world-size", "huge"], "unknown world size 'huge'; accepted: tiny, small, medium, large, xl "
