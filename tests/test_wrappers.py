@@ -153,6 +153,8 @@ def test_parallel_wrapper_agent_errors_are_value_errors_as_unwrapped_and_name_mi
         env.step({5: 0, "nobody": 0})
     with pytest.raises(ValueError, match="no action for live agent"):
         env.step({})
+    with pytest.raises(KeyError, match="no action for live agent"):  # as before the fix: either except works
+        env.step({})
 
 
 @pytest.mark.slow

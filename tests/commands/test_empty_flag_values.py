@@ -21,7 +21,7 @@ from searchgym.cli import main
     (["play", "SearchQA-v0", "--world-size", "tiny", "--others", "random"],
      "searchgym play: error: --others is for team and group ids; 'SearchQA-v0' has one agent"),
 ])
-def test_refused_in_one_line(argv, said, capsys, tmp_path, monkeypatch):
+def test_refused_in_one_line(argv, said, capsys, tmp_path, monkeypatch, serve_must_refuse):
     monkeypatch.chdir(tmp_path)
     assert main(argv) == 2
     assert capsys.readouterr().err.strip() == said

@@ -25,7 +25,7 @@ def test_a_limited_run_is_not_shown_as_the_full_one(tmp_path, capsys):
     assert "(test split, the first 3 tasks)" in capsys.readouterr().out
 
 
-def test_a_negative_seed_is_one_error_line_before_any_file(tmp_path, capsys):
+def test_a_negative_seed_is_one_error_line_before_any_file(tmp_path, capsys, serve_must_refuse):
     """Before: ``play --seed -1`` and ``serve --seed -1`` ended in Gymnasium's traceback; ``evaluate``
     and ``demo`` printed "expected non-negative integer" (no option named), evaluate after writing
     its folder; ``export --seed -1`` wrote a dataset whose every rollout failed at reset."""

@@ -26,7 +26,7 @@ TOP = 2**63 - 1
     (["serve", "--suite", "searchqa-text-v2", "--limit", "0"],
      "searchgym serve: error: --limit must be an int >= 1 (tasks per split), got 0"),
 ])
-def test_an_out_of_range_number_names_its_flag(argv, said, capsys):
+def test_an_out_of_range_number_names_its_flag(argv, said, capsys, serve_must_refuse):
     assert main(argv) == 2
     captured = capsys.readouterr()
     assert captured.err.strip() == said and captured.out == ""

@@ -37,7 +37,7 @@ def test_report_rewrites_what_compare_wrote_byte_for_byte(compared, tmp_path, ca
     assert "| oracle (privileged) | 2 |" in printed and f"results: {out / 'results.md'}" in printed
 
 
-def test_default_order_puts_learners_first_then_reader_random_oracle(compared, tmp_path, capsys):
+def test_default_order_puts_random_before_oracle(compared, tmp_path, capsys):
     out = tmp_path / "out"
     shutil.copytree(compared, out)
     assert main(["report", "--out", str(out)]) == 0

@@ -10,7 +10,7 @@ from searchgym.cli import main
 
 
 @pytest.mark.parametrize("behaviour", ["reader", "prose", "hostile", "stall", "oracle"])
-def test_a_candidate_mode_suite_is_refused_whatever_the_behaviour(behaviour, capsys) -> None:
+def test_a_candidate_mode_suite_is_refused_whatever_the_behaviour(behaviour, capsys, serve_must_refuse) -> None:
     """Before: only oracle and random refused quick-v2 (after playing a task); reader, prose,
     hostile and stall served it, though no chat client can play a candidate-mode task."""
     assert main(["serve", "--suite", "quick-v2", "--behaviour", behaviour, "--port", "0"]) == 2

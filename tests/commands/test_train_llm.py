@@ -48,7 +48,7 @@ def test_train_from_args_is_a_resumable_harness_run(tmp_path: Path, capsys) -> N
 
 
 
-def test_every_trainer_setting_docs_llm_names_is_a_key_of_options() -> None:
+def test_shared_prefix_and_vllm_gpu_memory_which_docs_llm_names_are_keys_of_options() -> None:
     # Before: docs/llm.md lists shared_prefix among the keys of --options, and section 3 the vLLM share
     # vllm_gpu_memory, but --options '{"shared_prefix": true}' was "unknown option(s) ['shared_prefix']".
     options = {"shared_prefix": True, "vllm_gpu_memory": 0.5}

@@ -240,7 +240,7 @@ def test_headers_dripped_a_byte_at_a_time_are_cut_off_at_the_read_timeout():
             finally:
                 stop.set()
                 dripper.join(timeout=5)
-        assert closed and 0.9 <= waited < 2.5, waited
+        assert closed and 0.9 <= waited < 15, waited  # before: open after 10 s, for ever; loose above (a busy machine)
         assert post(endpoint.base_url, HI)[0] == 200
     with pytest.raises(ValueError, match=r"read_timeout must be a number of seconds > 0"):
         ScriptedEndpoint(TINY, "prose", read_timeout=0)

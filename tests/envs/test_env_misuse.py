@@ -35,8 +35,9 @@ def test_a_reset_that_fails_on_its_options_leaves_the_episode_as_it_was(env_id):
     env.reset(seed=0)
     env.step(0) if single else env.step(dict.fromkeys(env.agents, 0))
     state = env.unwrapped.np_random.bit_generator.state
-    for options in ({"task_id": "no-such-task"}, {"split": "nope"}):
-        with pytest.raises(ValueError):
+    for options, said in (({"task_id": "no-such-task"}, "no task with id 'no-such-task'"),
+                          ({"split": "nope"}, "split must be one of")):
+        with pytest.raises(ValueError, match=said):
             env.reset(seed=99, options=options)
     assert env.unwrapped.np_random.bit_generator.state == state  # not reseeded
     env.step(1) if single else env.step(dict.fromkeys(env.agents, 1))

@@ -1,0 +1,16 @@
+"""Fixtures of the command tests."""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.fixture
+def serve_must_refuse(monkeypatch):
+    """`searchgym serve` fails the test at once if it starts an endpoint. Why: a refusal that
+    regressed would serve until interrupted, and the test would wait for pytest's 600-s timeout."""
+
+    def served(*args, **kwargs):
+        pytest.fail("searchgym serve started an endpoint instead of refusing")
+
+    monkeypatch.setattr("searchgym.commands.serve.ScriptedEndpoint", served)
