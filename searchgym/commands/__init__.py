@@ -31,9 +31,3 @@ def check_world_seed(args: argparse.Namespace, flag: str = "--world-seed") -> No
     if not low <= value <= high:
         raise ValueError(f"{flag} must be an int in {low}..{high} (a world seed), got {value}")
 
-
-def check_port(port: int, flag: str = "--port") -> None:
-    """A TCP port the loopback servers (``serve``, the OpenEnv server) can bind, else one error line
-    naming the option, before anything is built or printed."""
-    if not 0 <= port <= 65535:
-        raise ValueError(f"{flag} must be an int in 0..65535 (0: any free port), got {port}")

@@ -6,3 +6,12 @@ Modules: ``openai_agent`` (an Actor that asks a chat-completions endpoint for ev
 ``scripted_endpoint`` (a local server that replays baselines or misbehaves, for tests and
 benchmarks; ``searchgym serve``), ``raw_server`` (a socket server that drips bytes, for deadline tests).
 """
+
+
+def check_port(port: object, name: str = "port") -> int:
+    """A TCP port a loopback server can bind (0: any free one), else one error line naming ``name``
+    (``--port`` for the commands). Why one function: ``ScriptedEndpoint``, ``searchgym serve`` and
+    the OpenEnv server each said it in their own words, and two of them only after building a world."""
+    if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
+        raise ValueError(f"{name} must be an int in 0..65535 (0: any free port), got {port!r}")
+    return port

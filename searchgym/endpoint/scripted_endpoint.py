@@ -35,7 +35,7 @@ from searchgym.action_types import Action
 from searchgym.actions import parse_action
 from searchgym.observation_format import MEMBER_PREFIX, question_text
 from searchgym.envs.play_rules import play_rules
-from searchgym.endpoint import openai_replies
+from searchgym.endpoint import check_port, openai_replies
 from searchgym.endpoint.request_deadline import deadline_rfile
 from searchgym.harness.evaluate import answer_rule, episode_seed, play_parallel, play_single
 from searchgym.suites import Suite, get_suite, make_env, tasks
@@ -200,8 +200,7 @@ class ScriptedEndpoint:
         self.read_timeout = float(read_timeout)
         if behaviour not in BEHAVIOURS:
             raise ValueError(f"unknown behaviour {behaviour!r}; accepted: {', '.join(BEHAVIOURS)}")
-        if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
-            raise ValueError(f"port must be an int in 0..65535 (0: any free port), got {port!r}")
+        check_port(port)
         if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
             raise ValueError(f"limit must be None or a positive int (tasks per split), got {limit!r}")
         if isinstance(stall, bool) or not isinstance(stall, (int, float)) or not 0 <= stall < math.inf:  # -1: sleep fails

@@ -37,7 +37,7 @@ from fastapi import HTTPException  # noqa: E402
 from pydantic import Field  # noqa: E402
 
 import searchgym
-from searchgym.commands import check_port
+from searchgym.endpoint import check_port
 from searchgym.integrations.text_tasks import text_task_records
 
 __all__ = ["SearchgymAction", "SearchgymClient", "SearchgymEnvironment", "SearchgymObservation", "SearchgymState",
@@ -258,7 +258,7 @@ def main(argv: list[str] | None = None) -> int:
     # before: --port 70000 built the world, then uvicorn's "OverflowError: bind(): port must be 0-65535"
     # traceback; --max-concurrent-envs 0 a pydantic ValidationError traceback
     try:
-        check_port(args.port)
+        check_port(args.port, "--port")
     except ValueError as exc:
         parser.error(str(exc))
     if args.max_concurrent_envs < 1:
