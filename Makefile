@@ -6,7 +6,8 @@ PY ?= $(shell command -v python3.11 || command -v python3)
 VENV ?= .venv
 BIN := $(VENV)/bin
 OUT ?= runs/quick
-# The main comparison: the supervised base (sft: the hash policy imitating the reader), then every
+# The main comparison: the supervised base (sft: the hash policy, with the features that rank a
+# comparison's options and say where a calculation's operands come from, imitating the reader), then every
 # outcome- and MARL method started from that base (init=sft: one base per seed, shared by its runs),
 # beside the base scored by its argmax (sft_greedy: what sharpening alone gives), the reader, random
 # and the privileged oracle, on three seeds. ippo, mt_ppo, gigpo and
@@ -15,7 +16,8 @@ OUT ?= runs/quick
 MAIN_METHODS ?= sft,sft_greedy=sft[decoding=greedy],cw_grpo,grpo,dr_grpo,mappo,coma,reader,random,oracle
 MAIN_POLICY ?= hash
 MAIN_BUDGET ?= 10000
-MAIN_OPTIONS ?= --option init=sft --option lr=0.001 --option update_epochs=4 --option loss.entropy_coef=0
+MAIN_OPTIONS ?= --option init=sft --option lr=0.001 --option update_epochs=4 --option loss.entropy_coef=0 \
+	--option 'policy_kwargs={"comparison_facts": true, "operand_sources": true}'
 
 .PHONY: setup main test wheel-check browser bench clean
 

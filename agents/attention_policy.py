@@ -36,6 +36,7 @@ from torch import Tensor, nn
 from torch.nn import functional as F
 
 from .attn_tokens import MAX_POSITION, MAX_RECENCY, N_ENTITY, SEGMENTS, ObservationTokens, Tokenizer, Tokens
+from .comparison_features import ComparisonStanding
 from .encoders import BoundedCache, resolve_device
 from .hop_features import HopFeatures
 from .operand_features import OperandSources
@@ -77,8 +78,10 @@ class AttentionPolicy(CandidatePolicy):
     """See the module docstring. ``dim`` the width, ``heads`` per attention block."""
 
     def __init__(self, dim: int = 64, heads: int = 4, hidden: int = 64, n_buckets: int = 4096,
-                 hop_features: bool = True) -> None:
+                 hop_features: bool = True, comparison_facts: bool = False) -> None:
         nn.Module.__init__(self)
+        if comparison_facts and not hop_features:
+            raise ValueError("comparison_facts=True is read beside the hand-written features: it needs hop_features=True")
         self.dim, self.n_buckets = dim, n_buckets
         self.tokenizer = Tokenizer(n_buckets)
         self.word = nn.Embedding(n_buckets, dim, padding_idx=0)
@@ -97,8 +100,9 @@ class AttentionPolicy(CandidatePolicy):
         self.norm = nn.LayerNorm(dim)
         self.overlap = LexicalOverlap() if hop_features else None
         self.operands = OperandSources() if hop_features else None
+        self.comparisons = ComparisonStanding() if comparison_facts else None
         self.n_features = (LexicalOverlap.n_features + HopFeatures.n_features + OperandSources.n_features
-                           if hop_features else 0)
+                           if hop_features else 0) + (ComparisonStanding.n_features if comparison_facts else 0)
         self.score_head = _mlp(6 * dim + 1 + self.n_features, hidden, 1, out_std=0.01)
         self.value_head = _mlp(dim, hidden, 1, out_std=1.0)
         self.hops = HopFeatures()
@@ -152,7 +156,9 @@ class AttentionPolicy(CandidatePolicy):
         if self.overlap is not None:
             feats = np.stack([np.concatenate([self.overlap.observation_features(t, c),
                                               self.hops.observation_features(t, c),
-                                              self.operands.observation_features(t, c)], axis=1)
+                                              self.operands.observation_features(t, c)]
+                                             + ([self.comparisons.observation_features(t, c)]
+                                                if self.comparisons is not None else []), axis=1)
                               for t, c in zip(texts, cands)]).astype(np.float32)
         if len(toks) <= CHUNK:
             logits, values = self._forward(toks, mask, about, feats=feats)
@@ -258,7 +264,7 @@ class TokenBag:
         return AttentionPolicy._mean(self.policy._embed(ints, match), keep)
 
 
-ATTN_KWARGS = ("dim", "heads", "hidden", "n_buckets", "hop_features")
+ATTN_KWARGS = ("dim", "heads", "hidden", "n_buckets", "hop_features", "comparison_facts")
 
 
 def make_attention_policy(device: str | torch.device = "cpu", seed: int | None = None,

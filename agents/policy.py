@@ -27,10 +27,11 @@ from torch import Tensor, nn
 from searchgym.named_registry import NamedRegistry
 from searchgym.observation_format import QUESTION_PREFIX
 
+from .comparison_features import ComparisonStanding
 from .encoders import ENCODERS, BoundedCache, TextEncoder, make_encoder, resolve_device
 from .hop_features import HopFeatures
-from .operand_features import OperandSources
 from .lexical_overlap import LexicalOverlap, question_of
+from .operand_features import OperandSources
 
 __all__ = [
     "CandidatePolicy",
@@ -38,8 +39,8 @@ __all__ = [
     "batch_observations",
     "make_policy",
     "question_of",
-    "state_of",
     "resolve_device",
+    "state_of",
 ]
 
 def state_of(text: str) -> str:
@@ -125,7 +126,7 @@ class CandidatePolicy(nn.Module):
     temperature: float = 1.0
 
     def __init__(self, encoder: TextEncoder, hidden: int = 128, overlap_features: bool = True,
-                 fact_context: bool = True, operand_sources: bool = False) -> None:
+                 fact_context: bool = True, operand_sources: bool = False, comparison_facts: bool = False) -> None:
         super().__init__()
         self.encoder = encoder
         d = encoder.dim
@@ -139,6 +140,11 @@ class CandidatePolicy(nn.Module):
                              "overlap_features=True")
         self.operands = OperandSources() if operand_sources else None
         self.n_overlap += OperandSources.n_features if self.operands is not None else 0
+        if comparison_facts and not overlap_features:
+            raise ValueError("comparison_facts=True is read beside the word-overlap features: it needs "
+                             "overlap_features=True")
+        self.comparisons = ComparisonStanding() if comparison_facts else None
+        self.n_overlap += ComparisonStanding.n_features if self.comparisons is not None else 0
         self.score_head = _mlp((5 if fact_context else 3) * d + self.n_overlap, hidden, 1, out_std=0.01)
         # which facts about a name matter depends on the question: the observation weighs them
         self.fact_query = nn.Linear(d, d, bias=False) if fact_context else None
@@ -179,7 +185,9 @@ class CandidatePolicy(nn.Module):
             feats = np.concatenate([np.concatenate([self.overlap.observation_features(t, row),
                                                     self.hops.observation_features(t, row)]
                                                    + ([self.operands.observation_features(t, row)]
-                                                      if self.operands is not None else []), axis=1)
+                                                      if self.operands is not None else [])
+                                                   + ([self.comparisons.observation_features(t, row)]
+                                                      if self.comparisons is not None else []), axis=1)
                                     for t, row in zip(texts, cands)])
             overlap = torch.from_numpy(feats).to(dtype=gathered.dtype, device=self.device).view(b, n, -1)
         about = None
@@ -254,7 +262,7 @@ class CandidatePolicy(nn.Module):
         return log_probs.gather(-1, actions.view(-1, 1)).squeeze(-1), entropy, values
 
 
-POLICY_KWARGS = ("hidden", "overlap_features", "fact_context", "operand_sources")
+POLICY_KWARGS = ("hidden", "overlap_features", "fact_context", "operand_sources", "comparison_facts")
 #: The learned-attention policy (agents/attention_policy.py), beside the encoder-backed ones.
 ATTN = "attn"
 #: Policies with an architecture of their own (no separate text encoder): name -> builder
@@ -274,9 +282,10 @@ def make_policy(
     """Build a CandidatePolicy with encoder `name` ("hash", "minilm", "hf") on `device`, or the
     AttentionPolicy for `name="attn"` (its kwargs: dim, heads, hidden, n_buckets, hop_features).
 
-    `hidden=`, `overlap_features=`, `fact_context=` and `operand_sources=` (the `OperandSources`
-    features of calculations, off by default so that `make main`'s base keeps its layout) go to
-    the policy, other kwargs to the encoder (e.g. dim=,
+    `hidden=`, `overlap_features=`, `fact_context=`, `operand_sources=` (the `OperandSources`
+    features of calculations) and `comparison_facts=` (the `ComparisonStanding` features of a
+    comparison's options) go to the policy (the last two off by default, so that saved policies
+    keep their layout; `make main` turns both on), other kwargs to the encoder (e.g. dim=,
     config=). `seed` makes the initial weights reproducible without touching torch's global RNG
     state. Pass `encoder=` to reuse an existing encoder (shared trunk); `name` must still be valid.
     """

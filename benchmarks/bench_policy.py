@@ -1,12 +1,13 @@
 """Cost per agent-step of the ``attn`` policy against ``hash`` (with and without its facts-about
-context), side by side in one process.
+context, and with `make main`'s comparison and operand features), side by side in one process.
 
 Observations are real ones: the reader plays ``--tasks`` train tasks of the suite (a seeded
 sample, so every family and late, long observations are in it; every acting
 agent's observation is kept). For each policy and batch size (8: a rollout round; 128: an update
 minibatch) it times a no-grad forward (rollouts) and a forward + backward of the log-probability
 (updates) over the same observations, after one warm-up pass (token caches full, as in training,
-where the update epochs see the rollout's observations again). CPU time (``time.process_time``)
+where the update epochs see the rollout's observations again); the warm-up pass itself is the
+"forward, cold" row (features and tokens computed for the first time, as for a new observation). CPU time (``time.process_time``)
 is printed beside wall time, with the ratios hash / hash without ``fact_context`` and attn / hash.
 
     OMP_NUM_THREADS=1 python benchmarks/bench_policy.py [--suite quick-v2] [--tasks 40] [--repeats 3]
@@ -20,10 +21,14 @@ import time
 import numpy as np
 import torch
 
+#: the policy kwargs of `make main` (Makefile MAIN_OPTIONS): hash with the comparison and operand features
+MAIN_KWARGS = {"comparison_facts": True, "operand_sources": True}
+
 
 def observations(suite_id: str, n_tasks: int) -> list[dict]:
     from searchgym.agents.imitation import demonstrations
     from searchgym.baselines.reader import ReaderActor, ReaderPolicy
+
     from searchgym.suites import get_suite, make_env, tasks
 
     suite = get_suite(suite_id)
@@ -37,9 +42,12 @@ def time_policy(policy, obs: list[dict], batch: int, repeats: int) -> dict[str, 
     """Seconds (cpu, wall) per agent-step of a forward and of a forward + backward."""
     obs = obs * -(-batch // len(obs))  # at least one full batch
     batches = [obs[i:i + batch] for i in range(0, len(obs) - batch + 1, batch)]
-    for b in batches:  # warm-up: token caches, allocator
-        policy(b)
     out = {}
+    cpu, wall = time.process_time(), time.perf_counter()
+    with torch.no_grad():
+        for b in batches:  # warm-up: token and feature caches, allocator (timed: what a new observation costs)
+            policy(b)
+    out["forward, cold"] = ((time.process_time() - cpu) / len(obs), (time.perf_counter() - wall) / len(obs))
     for kind in ("forward", "forward+backward"):
         cpu, wall = time.process_time(), time.perf_counter()
         for _ in range(repeats):
@@ -69,17 +77,19 @@ def main() -> None:
     obs = observations(args.suite, args.tasks)
     print(f"{len(obs)} observations from {args.tasks} train tasks of {args.suite}, {args.threads} thread(s); "
           "milliseconds per agent-step; 'hash -facts' is hash with fact_context=False (its earlier layout)")
-    policies = {"hash": ("hash", {}), "hash -facts": ("hash", {"fact_context": False}), "attn": ("attn", {})}
+    policies = {"hash": ("hash", {}), "hash -facts": ("hash", {"fact_context": False}), "attn": ("attn", {}),
+                "hash main": ("hash", MAIN_KWARGS)}
     print(f"{'batch':>5} {'pass':<17} {'clock':<5}" + "".join(f" {name:>11}" for name in policies)
-          + f" {'hash/-facts':>11} {'attn/hash':>9}")
+          + f" {'hash/-facts':>11} {'attn/hash':>9} {'main/hash':>9}")
     for batch in (8, 128):
         results = {label: time_policy(make_policy(name, seed=0, **kwargs), obs, batch, args.repeats)
                    for label, (name, kwargs) in policies.items()}
-        for kind in ("forward", "forward+backward"):
+        for kind in ("forward, cold", "forward", "forward+backward"):
             for clock, at in (("cpu", 0), ("wall", 1)):
                 ms = {label: 1e3 * results[label][kind][at] for label in policies}
                 print(f"{batch:>5} {kind:<17} {clock:<5}" + "".join(f" {ms[label]:>11.3f}" for label in policies)
-                      + f" {ms['hash'] / ms['hash -facts']:>11.2f} {ms['attn'] / ms['hash']:>9.1f}")
+                      + f" {ms['hash'] / ms['hash -facts']:>11.2f} {ms['attn'] / ms['hash']:>9.1f}"
+                      + f" {ms['hash main'] / ms['hash']:>9.2f}")
 
 if __name__ == "__main__":
     main()

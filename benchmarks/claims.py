@@ -59,7 +59,8 @@ from searchgym.suites import get_suite  # noqa: E402
 
 REFERENCE = "cw_grpo"
 #: ``--start base``: the options of ``make main`` (Makefile MAIN_OPTIONS), before any ``--option``.
-FROM_BASE = ("init=sft", "lr=0.001", "update_epochs=4", "loss.entropy_coef=0")
+FROM_BASE = ("init=sft", "lr=0.001", "update_epochs=4", "loss.entropy_coef=0",
+             'policy_kwargs={"comparison_facts": true, "operand_sources": true}')
 BASE = "sft"
 MAIN_METHODS = ("cw_grpo", "grpo", "dr_grpo", "mt_ppo", "gigpo", "info_gain", "mappo", "coma", "random", "reader",
                 "oracle")

@@ -66,3 +66,15 @@ def test_smoke_mode_writes_the_tables_corrected_p_values_and_a_generated_reading
     grpo = [line.split(" | ") for line in main_table.splitlines() if line.startswith("| grpo | ")]
     assert grpo and len(grpo[0]) == 6 and grpo[0][1] == "2"  # method, seeds, success, diff [CI], raw p, Holm p
     assert grpo[0][3].startswith(("+", "-")) and "[" in grpo[0][3]
+
+
+def test_the_claims_start_from_make_mains_options():
+    """claims.py reruns `make main`'s comparison: its options are the Makefile's, word for word."""
+    import shlex
+    from pathlib import Path
+
+    makefile = (Path(__file__).resolve().parents[2] / "Makefile").read_text()
+    line = makefile.split("MAIN_OPTIONS ?=", 1)[1].split("\n\n", 1)[0].replace("\\\n", " ")
+    words = shlex.split(line)
+    assert words[0::2] == ["--option"] * len(claims.FROM_BASE)
+    assert tuple(words[1::2]) == claims.FROM_BASE
