@@ -9,9 +9,9 @@ just before and just after each of them (their mean), not by one yardstick at th
 starts after a full garbage collection, so none pays for an earlier row's garbage.
 
 Cold, warm and new seeds: a row is *cold* when every cache an env step can hit (search results,
-mention look-ups, the judge's reading of texts, the candidate generator's memos and lists, the team
-envs' post memos; the last two are shared by every env of a world) is emptied before
-it; *warm* replays the very same episodes right after, so every cache holds what they need (the
+knowledge-base and calculator results, mention look-ups, the judge's reading of texts, the
+candidate generator's memos and lists, the team envs' post memos; the last two are shared by
+every env of a world) is emptied before it; *warm* replays the very same episodes right after, so every cache holds what they need (the
 best case); *new seeds* plays the same tasks again with seeds not played before, which is what a
 trainer sees: its tasks recur, its episodes do not.
 """
@@ -108,9 +108,9 @@ def clear_caches(tools) -> None:
     from searchgym import candidates, judge
     from searchgym.envs import blackboard, team_posts
 
-    search = tools.get("web_search") if hasattr(tools, "get") else None
-    if search is not None and hasattr(search, "cache_clear"):
-        search.cache_clear()
+    for tool in (tools.values() if hasattr(tools, "values") else ()):  # web search hits, KB and calculator results
+        if hasattr(tool, "cache_clear"):
+            tool.cache_clear()
     # Looked up by name: an older checkout (see source_tree.py) may lack some of these caches.
     # Generators and team post memos are shared by a world's envs: cleared here, not by a new env.
     for module, name in ((candidates, "clear_memos"), (judge, "read_text"), (judge, "_numbers_of"),

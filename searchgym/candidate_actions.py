@@ -28,16 +28,29 @@ def calculation_argument(tool: str | None) -> str | None:
     return rule.argument if isinstance(rule, CalculateFigures) else None
 
 
+#: allowed tools -> (registry version, their rules): ``tool_rules`` is asked several times per
+#: candidate list, and ``derived`` costs a closure and a key tuple per call.
+_RULES: dict[frozenset[str], tuple[int, tuple[tuple, tuple, tuple]]] = {}
+
+
 def tool_rules(allowed: frozenset[str]) -> tuple[tuple, tuple, tuple]:
     """The candidate rules of the allowed tools, from their registrations: look-ups of a name
     ((tool, argument) by rank), calculations ((tool, argument)) and fixed calls ((tool, rule))."""
+    found = _RULES.get(allowed)
+    if found is not None and found[0] == TOOL_REGISTRY.version:
+        return found[1]
+
     def build() -> tuple[tuple, tuple, tuple]:
         specs = [s for s in tool_specs() if s.name in allowed]
         lookups = sorted((s for s in specs if isinstance(s.candidates, LookupNames)), key=lambda s: s.candidates.rank)
         return (tuple((s.name, s.candidates.argument) for s in lookups),
                 tuple((s.name, s.candidates.argument) for s in specs if isinstance(s.candidates, CalculateFigures)),
                 tuple((s.name, s.candidates) for s in specs if isinstance(s.candidates, FixedCall)))
-    return derived(("candidate rules", allowed), build)
+    rules = derived(("candidate rules", allowed), build)
+    if len(_RULES) > 1024:  # tool sets are few (one per role); bound them all the same
+        _RULES.clear()
+    _RULES[allowed] = (TOOL_REGISTRY.version, rules)
+    return rules
 
 
 def fact_value(fact: Fact) -> str:

@@ -69,9 +69,11 @@ class CalculationTier:
         if seen > len(rounds) or (seen and rounds[seen - 1] is not last):  # not the record it was built from
             seen, clock, figures = 0, None, ()
         if seen < len(rounds):
-            added = rounds[seen:]
-            clock = next((r.clock_year for r in reversed(added) if r.clock_year), clock)
-            figures += tuple(r.fact_ids for r in added if self._round_numbers(r))
+            for rnd in rounds[seen:]:  # oldest first: the last clock year seen wins
+                if rnd.clock_year:
+                    clock = rnd.clock_year
+                if self._round_numbers(rnd):
+                    figures += (rnd.fact_ids,)
             observed.derived["figures"] = (len(rounds), rounds[-1], clock, figures)
         return clock, figures
 

@@ -55,13 +55,16 @@ class OlderRounds:
     question: frozenset = frozenset()
     about: list = field(default_factory=list)
 
-    def prepend(self, rnd: Round, round_answers: tuple[list, list], round_roles: list) -> OlderRounds:
+    def prepend(self, rnd: Round, round_answers: tuple[list, list], round_roles: list,
+                answer_keys: dict | None = None, answer_subjects: tuple[str, ...] | None = None) -> OlderRounds:
         """These rounds with ``rnd`` (one round newer than all of them) in front; as reading every
         round again newest first would: ``rnd``'s items first, then the others not yet present.
 
         Built from this value's own dicts, which are never mutated once built: what ``rnd`` adds
         nothing to is shared (a whole dict, or a group's list), and the rest is merged by dict
-        copies that reuse the stored hashes."""
+        copies that reuse the stored hashes. ``answer_keys`` (``dict.fromkeys`` of the round's
+        answers) and ``answer_subjects`` (each answer's provenance up to its first " | ") may come
+        memoised with the round: the same round is prepended in many episodes."""
         actions, members = round_answers
         groups = self.groups
         if members:
@@ -84,7 +87,10 @@ class OlderRounds:
             roles.update(reversed(round_roles))  # the round's first role of a value wins, over older ones
         about, answers = self.about, self.answers
         if actions:
-            about = [a for a in actions if a.provenance.partition(" | ")[0] in self.question] + self.about
-            answers = dict.fromkeys(actions)
+            question = self.question
+            if answer_subjects is None:
+                answer_subjects = tuple(a.provenance.partition(" | ")[0] for a in actions)
+            about = [a for a, subject in zip(actions, answer_subjects, strict=True) if subject in question] + self.about
+            answers = dict(answer_keys) if answer_keys is not None else dict.fromkeys(actions)
             answers.update(self.answers)
         return OlderRounds(self.count + 1, rnd, answers, groups, names, roles, self.question, about)

@@ -35,7 +35,7 @@ from searchgym.candidate_rounds import MAX_NAMES_PER_ROUND, OlderRounds, Round, 
 from searchgym.per_world import PerWorld
 from searchgym.tools.base import ToolResult
 from searchgym.tools.clock import CLOCK_EVIDENCE_ID
-from searchgym.tools.tool_registry import FixedCall, special_evidence
+from searchgym.tools.tool_registry import TOOL_REGISTRY, FixedCall, special_evidence
 from searchgym.world.model import Fact
 from searchgym.world.world import World
 
@@ -283,6 +283,17 @@ class CandidateGenerator(CalculationTier):
             found = derived["answers"] = (actions, members)
         return found
 
+    def _answer_keys(self, rnd: Round) -> tuple[dict[Action, None], tuple[str, ...]]:
+        """(``dict.fromkeys`` of the round's answers, each one's subject: its provenance up to the
+        first " | "), what ``OlderRounds.prepend`` merges; once per round content."""
+        derived = self._derived(rnd)
+        found = derived.get("answer_keys")
+        if found is None:
+            actions = self._round_answers(rnd)[0]
+            found = derived["answer_keys"] = (dict.fromkeys(actions),
+                                              tuple(a.provenance.partition(" | ")[0] for a in actions))
+        return found
+
     def _answers(self, rounds: Sequence[Round]) -> list[Action]:
         actions: list[Action] = []
         groups: dict[tuple[str, str], list[str]] = {}
@@ -356,7 +367,8 @@ class CandidateGenerator(CalculationTier):
                 or older.question != question:
             older = OlderRounds(question=question)
         for rnd in rounds[older.count:count]:
-            parent, older = older, older.prepend(rnd, self._round_answers(rnd), self._round_roles(rnd))
+            parent, older = older, older.prepend(rnd, self._round_answers(rnd), self._round_roles(rnd),
+                                                 *self._answer_keys(rnd))
             observed.derived["older_parent"] = (older, parent)  # for the name tier (``_older_names``)
         observed.derived["older"] = older
         return older
@@ -365,9 +377,15 @@ class CandidateGenerator(CalculationTier):
         return Action.answer(fact_value(fact), fact_provenance(self.world, fact, tool))
 
     def _fixed(self, observed: Observed, allowed: frozenset[str]) -> dict[Action, None]:
+        """Keyed by the allowed tools and the registry's version, which decide the rules (a key
+        of the rules themselves hashed every ``FixedCall`` on every list)."""
         name = observed.question_names[0] if observed.question_names else "the question"
-        rules = tool_rules(allowed)[2]
-        return self._memoised(("fixed", name, rules), lambda: dict.fromkeys(self._fixed_actions(name, rules)))
+        key = ("fixed", name, allowed, TOOL_REGISTRY.version)
+        found = self._memo.get(key)
+        if found is None:
+            rules = tool_rules(allowed)[2]
+            found = self._memoised(key, lambda: dict.fromkeys(self._fixed_actions(name, rules)))
+        return found
 
     @staticmethod
     def _fixed_actions(name: str, rules: tuple[tuple[str, FixedCall], ...]) -> tuple[Action, ...]:

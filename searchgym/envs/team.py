@@ -28,7 +28,7 @@ import numpy as np
 
 from searchgym.action_types import Action, ParseError
 from searchgym.actions import parse_action, parse_tool_call
-from searchgym.candidates import TEXT_MEMO_LIMIT, Round
+from searchgym.candidates import TEXT_MEMO_LIMIT, Round, names_in
 from searchgym.envs.blackboard import MAX_NOTE_CHARS, Blackboard, Note, NoteReader
 from searchgym.envs.config import BOUNDS, EnvConfig, check_int, resolve_config
 from searchgym.envs.info import ZEROED_RESET, episode_info
@@ -286,7 +286,7 @@ class TeamSearchEnv(TeamPosts, MultiSearchEnv):
                 why = f"a note has at most {MAX_NOTE_CHARS} characters, yours has {len(action.text)}"
                 return session.settle(action, ToolResult.failure(why), invalid=True)
             text = sanitize(action.text, MAX_NOTE_CHARS)
-            names = tuple(n for n, _ in self.world.mentions.find(text))
+            names = names_in(self.world, text)  # memoised per world: a post is a result's line, which recurs
             self.blackboard.post(Note(self.round, agent, text, self.reader.read(text, session.observed), names))
             return session.settle(action, ToolResult(f"Your note is on the blackboard: {text}"))
         return session.settle(action, ToolResult("You waited."))

@@ -110,7 +110,7 @@ class TeamPosts:
             topical = any(n in haystack for n in known_padded)
             scored.append((not topical, -len(words & question), order, line, ev))
         provenance = f"share a line of your {rnd.action.tool} result"
-        ranked = sorted(scored, key=lambda s: s[:3])[:MAX_POST_CANDIDATES]
+        ranked = sorted(scored)[:MAX_POST_CANDIDATES]  # ``order`` is unique: the comparison stops there
         return [(self._post(line, provenance), ev) for *_, line, ev in ranked]
 
     def _post(self, line: str, provenance: str) -> Action:

@@ -23,6 +23,8 @@ MAX_ENTITY_CHARS = 200
 FUZZY_CUTOFF = 85.0
 FUZZY_MARGIN = 3.0  # the best fuzzy match must beat the next entity by this much to be "clear"
 CLOSEST_SHOWN = 3
+#: Descriptions a KB keeps before it starts over (bounds memory on very large worlds).
+DESCRIBED_LIMIT = 8192
 
 
 def format_value(value: str | int | float) -> str:
@@ -66,6 +68,13 @@ class KnowledgeBase(Tool):
             owners[entity.display_name.lower()].add(entity.id)
         self._choices = list(owners)
         self._choice_owners = [tuple(sorted(owners[c])) for c in self._choices]
+        #: entity id -> its description (a result depends only on the world, which never changes,
+        #: and agents look the same entities up again and again); bounded
+        self._described: dict[str, ToolResult] = {}
+
+    def cache_clear(self) -> None:
+        """Forget the memoised descriptions (benchmarks timing cold caches)."""
+        self._described.clear()
 
     def run(self, entity: str) -> ToolResult:
         query = " ".join(entity.split())
@@ -88,6 +97,16 @@ class KnowledgeBase(Tool):
         return self.world.entities[entity_id]
 
     def _describe(self, entity_id: str, note: str = "") -> ToolResult:
+        if note:
+            return self._description(entity_id, note)
+        found = self._described.get(entity_id)
+        if found is None:
+            if len(self._described) > DESCRIBED_LIMIT:
+                self._described.clear()
+            found = self._described[entity_id] = self._description(entity_id, note)
+        return found
+
+    def _description(self, entity_id: str, note: str) -> ToolResult:
         entity = self._entity(entity_id)
         lines = [note] if note else []
         lines.append(f"{entity.display_name} ({entity.type})")

@@ -151,18 +151,24 @@ class WebSearch(Tool):
         self._lock = threading.Lock()
         self._hits = 0
         self._misses = 0
+        #: (normalised query, k) -> (the cached hits, the result made of them): a result is text
+        #: and evidence formatted from the hits alone, so a cache hit returns the same object
+        self._results: dict[tuple[str, int], tuple[tuple[SearchHit, ...], ToolResult]] = {}
 
     # ------------------------------------------------------------------ structured search
     def search(self, query: str, k: int | None = None) -> list[SearchHit]:
         """Ranked hits for ``query`` (cached by normalised query and k); no argument checks."""
-        k = self.default_k if k is None else k
-        key = (normalize_query(query), k)
+        return list(self._ranked((normalize_query(query), self.default_k if k is None else k)))
+
+    def _ranked(self, key: tuple[str, int]) -> tuple[SearchHit, ...]:
+        """``search``'s hits for (normalised query, k), the cached tuple itself (never to be changed)."""
+        k = key[1]
         with self._lock:
             cached = self._cache.get(key)
             if cached is not None:
                 self._cache.move_to_end(key)
                 self._hits += 1
-                return list(cached)
+                return cached
             self._misses += 1
         hits = self._search_uncached(key[0], k)
         if self.cache_size > 0:
@@ -171,7 +177,7 @@ class WebSearch(Tool):
                 self._cache.move_to_end(key)
                 while len(self._cache) > self.cache_size:
                     self._cache.popitem(last=False)
-        return list(hits)
+        return hits
 
     def _search_uncached(self, query: str, k: int) -> tuple[SearchHit, ...]:
         query_terms = snippet_terms(query)
@@ -189,6 +195,7 @@ class WebSearch(Tool):
     def cache_clear(self) -> None:
         with self._lock:
             self._cache.clear()
+            self._results.clear()
             self._hits = self._misses = 0
 
     # ------------------------------------------------------------------------- the tool
@@ -201,14 +208,24 @@ class WebSearch(Tool):
             )
         if k is not None and not 1 <= k <= self.max_k:
             return ToolResult.failure(f"web_search k must be between 1 and {self.max_k}; got {k}")
-        if not normalize_query(query):
+        normalized = normalize_query(query)
+        if not normalized:
             return ToolResult.failure("web_search query has no words to search for (only punctuation)")
-        hits = self.search(query, k)
+        key = (normalized, self.default_k if k is None else k)
+        hits = self._ranked(key)
         if not hits:
             return ToolResult(text=f"No results for {query.strip()!r}.")
+        found = self._results.get(key)
+        if found is not None and found[0] is hits:
+            return found[1]
         blocks = [f"[{i}] {h.title} ({h.url})\n{h.snippet}" for i, h in enumerate(hits, start=1)]
         evidence = dict.fromkeys(fid for h in hits for fid in h.fact_ids)
-        return ToolResult(text="\n\n".join(blocks), evidence_ids=tuple(evidence))
+        result = ToolResult(text="\n\n".join(blocks), evidence_ids=tuple(evidence))
+        if self.cache_size > 0:
+            if len(self._results) > self.cache_size:  # bounded as the hits' cache is
+                self._results.clear()
+            self._results[key] = (hits, result)
+        return result
 
 
 def _parameters_for(default_k: int, max_k: int) -> dict[str, Any]:
