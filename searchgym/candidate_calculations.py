@@ -77,22 +77,39 @@ class CalculationTier:
             observed.derived["figures"] = (len(rounds), rounds[-1], clock, figures)
         return clock, figures
 
+    def _question_figures(self, rnd: Round, question_names: tuple[str, ...]) -> tuple[list[Fact], list[Fact]]:
+        """The round's figures of entities the question names, then the others, each current
+        before outdated (in the round's order otherwise); kept with the round for its last question."""
+        derived = self._derived(rnd)
+        found = derived.get("question_figures")
+        if found is None or found[0] != question_names:
+            named, named_old, other, other_old = [], [], [], []
+            for display, outdated, fact in self._round_figures(rnd):
+                if display in question_names:
+                    (named_old if outdated else named).append(fact)
+                else:
+                    (other_old if outdated else other).append(fact)
+            found = derived["question_figures"] = (question_names, named + named_old, other + other_old)
+        return found[1], found[2]
+
     def _rank_calculations(self, observed: Observed, clock: int | None, tool: str,
                            argument: str) -> dict[Action, None]:
-        rounds = observed.rounds
-        question = set(observed.question_names)
-        # ordered by (not named in the question, age, not current), as one int: a stable sort
-        # by it keeps each round's order of facts
-        ranked: list[tuple[int, Fact]] = []
-        for age, rnd in enumerate(reversed(rounds)):
-            for display, outdated, fact in self._round_figures(rnd):
-                ranked.append((((display not in question) << 30) | (age << 1) | outdated, fact))
-        ranked.sort(key=itemgetter(0))
+        # ordered by (not named in the question, age, not current): the figures of the named
+        # entities first, newest round first, current before outdated within a round; then the rest
+        named: list[Fact] = []
+        other: list[Fact] = []
+        for rnd in reversed(observed.rounds):
+            first, rest = self._question_figures(rnd, observed.question_names)
+            if first:
+                named += first
+            if rest:
+                other += rest
+        named += other
         # per quantity, its first distinct figures in that order (the world's figures are finite
         # numbers, so ``in`` tests what ``!=`` against each would)
         by_quantity: dict[str, list[tuple[int, int | float]]] = {}
         distinct: dict[str, list[int | float]] = {}
-        for rank, (_, fact) in enumerate(ranked):
+        for rank, fact in enumerate(named):
             value, values = fact.value, distinct.get(fact.predicate)
             if values is None:
                 distinct[fact.predicate], by_quantity[fact.predicate] = [value], [(rank, value)]
@@ -107,9 +124,8 @@ class CalculationTier:
                 if clock is not None:
                     scored += [(rank, ("year", clock, v, what)) for rank, v in values]
                 continue
-            for i, (rank_a, a) in enumerate(values):
-                for rank_b, b in values[i + 1:]:
-                    rank = max(rank_a, rank_b)
+            for i, (_, a) in enumerate(values):
+                for rank, b in values[i + 1:]:  # a pair ranks as its later figure (ranks increase)
                     scored.append((rank, ("sum", a, b, what)))
                     scored.append((rank, ("difference", a, b, what)))
         kept = sorted(scored, key=itemgetter(0))[:MAX_CALCULATIONS]

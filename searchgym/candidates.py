@@ -109,12 +109,14 @@ class CandidateGenerator(CalculationTier):
         self.world = world
         self.max_candidates = max_candidates
         self._memo: dict[tuple, object] = {}
+        self._lookups: dict[tuple, dict[tuple[str, str], tuple[Action, ...]]] = {}  # see _name_actions
         self._histories = HistoryTrie()
         self._allowed: dict[tuple[str, ...], frozenset[str]] = {}
         self._keys: dict[tuple, tuple] = {}
 
     def clear(self) -> None:  # every memo, the lists by history too
         self._memo.clear()
+        self._lookups.clear()
         self._keys.clear()
         self._histories = HistoryTrie()
 
@@ -235,11 +237,17 @@ class CandidateGenerator(CalculationTier):
         """Look-ups of names; the provenance says where the name came from and, for a name that
         was the value of a fact, which relation pointed at it ("Vexa Corp | made by")."""
         lookups = tool_rules(allowed)[0]
+        memo = self._lookups.get(lookups)  # (name, note) -> look-ups: the rules hashed once per call, not per name
+        if memo is None or len(memo) > MEMO_LIMIT:
+            memo = self._lookups[lookups] = {}
         actions: list[Action] = []
         plain = f"name from the {where}"
         for name in names:
             note = f"{plain} | {roles[name]}" if roles and name in roles else plain
-            actions.extend(self._memoised(("name", name, note, lookups), name_lookups, name, note, lookups))
+            found = memo.get((name, note))
+            if found is None:
+                found = memo[(name, note)] = name_lookups(name, note, lookups)
+            actions.extend(found)
         return actions
 
     def _name_roles(self, rounds: Sequence[Round]) -> dict[str, str]:

@@ -140,10 +140,11 @@ def candidate_texts(actions: Sequence[Action], max_chars: int) -> tuple[str, ...
     try:
         return tuple(map(memo.get, actions))
     except AttributeError:
-        for action in actions:
-            if memo.name not in action.__dict__:
-                candidate_text(action, max_chars)
-        return tuple(map(memo.get, actions))
+        name, texts = memo.name, []
+        for action in actions:  # one pass: each memo read, or made
+            text = action.__dict__.get(name)
+            texts.append(text if text is not None else candidate_text(action, max_chars))
+        return tuple(texts)
 
 
 def rendered(action: Action) -> str:
