@@ -104,10 +104,10 @@ class TeamPosts:
         question = self._question_words
         scored, offered = [], set()
         for order, (line, ev, carried, haystack, words) in enumerate(lines):
-            if not carried - on_board or carried in offered:
+            if carried <= on_board or carried in offered:  # nothing the board lacks, or offered already
                 continue
             offered.add(carried)
-            topical = any(n in haystack for n in known_padded)
+            topical = any(map(haystack.__contains__, known_padded))
             scored.append((not topical, -len(words & question), order, line, ev))
         provenance = f"share a line of your {rnd.action.tool} result"
         ranked = sorted(scored)[:MAX_POST_CANDIDATES]  # ``order`` is unique: the comparison stops there
