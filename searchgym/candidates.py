@@ -292,8 +292,7 @@ class CandidateGenerator(CalculationTier):
         return found
 
     def _answer_keys(self, rnd: Round) -> tuple[dict[Action, None], tuple[str, ...]]:
-        """(``dict.fromkeys`` of the round's answers, each one's subject: its provenance up to the
-        first " | "), what ``OlderRounds.prepend`` merges; once per round content."""
+        """(the round's answers as a dict, each one's subject), for ``OlderRounds.prepend``; once per content."""
         derived = self._derived(rnd)
         found = derived.get("answer_keys")
         if found is None:
@@ -385,8 +384,7 @@ class CandidateGenerator(CalculationTier):
         return Action.answer(fact_value(fact), fact_provenance(self.world, fact, tool))
 
     def _fixed(self, observed: Observed, allowed: frozenset[str]) -> dict[Action, None]:
-        """Keyed by the allowed tools and the registry's version, which decide the rules (a key
-        of the rules themselves hashed every ``FixedCall`` on every list)."""
+        """Keyed by the tool set and registry version (the rules as a key hashed each ``FixedCall``)."""
         name = observed.question_names[0] if observed.question_names else "the question"
         key = ("fixed", name, allowed, TOOL_REGISTRY.version)
         found = self._memo.get(key)
