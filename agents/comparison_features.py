@@ -9,15 +9,17 @@ cannot compare two numbers, so the `hash` and `attn` bases picked between the tw
 features do not state. These features read the listed facts of the figure the question names
 (the schema's comparison phrases: "has more employees" -> employees, "was founded earlier" ->
 founded year, as a pretrained model knows the words) and say, for each answer, whether its
-name's figure is the largest or the smallest listed. Which of the two wins ("more" or
-"earlier") is left to the policy to learn from the question's words. Nothing here knows where a
-fact is stored or the gold chain.
+name's figure is the largest or the smallest known, and whether the question asks for the
+smaller one ("earlier", as the schema's years are compared); that the answer is the largest
+figure in one case and the smallest in the other is left to the policy to learn. Nothing here
+knows where a fact is stored or the gold chain.
 
 Per candidate (0 for padding):
-[the number of names whose asked figure is listed (0, 1, 2 or more) / 2, on every candidate,
- for an answer: its name's asked figure is listed,
- for an answer: its name's figure is the largest of two or more listed,
- for an answer: its name's figure is the smallest of two or more listed]
+[the number of options whose asked figure is known (0, 1, 2 or more) / 2, on every candidate,
+ the question asks for the smaller figure ("earlier": a year), on every candidate,
+ for an answer: its name's asked figure is known,
+ for an answer: its name's figure is the largest of two or more known,
+ for an answer: its name's figure is the smallest of two or more known]
 """
 
 from __future__ import annotations
@@ -38,18 +40,24 @@ from .lexical_overlap import question_of
 #: a comparison question's phrase -> the relation its figures' facts are listed under
 #: ("was founded earlier" -> "founded year"), longest first so "was born earlier" is not read
 #: as a shorter phrase it contains
-ASKED: tuple[tuple[str, str], ...] = tuple(sorted(
-    {(a.comparison, a.name) for a in ATTRIBUTES if a.comparison},
-    key=lambda pair: -len(pair[0])))
+ASKED: tuple[tuple[str, str, bool], ...] = tuple(sorted(
+    {(a.comparison, a.name, a.is_year) for a in ATTRIBUTES if a.comparison},
+    key=lambda entry: -len(entry[0])))
 
 
 @functools.lru_cache(maxsize=4096)
+def asked_figure(question: str) -> tuple[str, bool]:
+    """(the relation a comparison question compares, whether the smaller figure wins):
+    ("employees", False), ("founded_year", True); ("", False) when it compares none."""
+    for phrase, relation, smaller_wins in ASKED:
+        if phrase in question:
+            return relation, smaller_wins
+    return "", False
+
+
 def asked_relation(question: str) -> str:
     """The relation a comparison question compares ("employees"), or "" when it compares none."""
-    for phrase, relation in ASKED:
-        if phrase in question:
-            return relation
-    return ""
+    return asked_figure(question)[0]
 
 
 def _figure(text: str) -> float | None:
@@ -62,7 +70,7 @@ def _figure(text: str) -> float | None:
 class ComparisonStanding:
     """Per-candidate features of one observation (see the module docstring); memoised."""
 
-    n_features = 4
+    n_features = 5
 
     def __init__(self, cache_size: int = 8192) -> None:
         self._cache = BoundedCache(cache_size)
@@ -72,11 +80,12 @@ class ComparisonStanding:
         found = self._cache.get(key)
         if found is None:
             question = question_of(text)
-            found = self._compute(text, question, asked_relation(question), candidates)
+            found = self._compute(text, question, *asked_figure(question), candidates)
             self._cache.put(key, found)
         return found
 
-    def _compute(self, text: str, question: str, relation: str, candidates: Sequence[str]) -> np.ndarray:
+    def _compute(self, text: str, question: str, relation: str, smaller_wins: bool,
+                 candidates: Sequence[str]) -> np.ndarray:
         count = real_count(candidates)
         if not relation:
             return feature_array([[0.0] * self.n_features] * count, len(candidates), self.n_features)
@@ -98,6 +107,6 @@ class ComparisonStanding:
         for kind, arg, _ in parts:
             value = figures.get(plain_name(arg)) if kind == "answer" else None
             ranked = value is not None and len(figures) >= 2 and top != bottom
-            rows.append([known, float(value is not None), float(ranked and value == top),
+            rows.append([known, float(smaller_wins), float(value is not None), float(ranked and value == top),
                          float(ranked and value == bottom)])
         return feature_array(rows, len(candidates), self.n_features)

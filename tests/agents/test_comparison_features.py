@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 from searchgym.agents import make_policy
-from searchgym.agents.comparison_features import ComparisonStanding, asked_relation
+from searchgym.agents.comparison_features import ComparisonStanding, asked_figure, asked_relation
 from searchgym.agents.hop_features import HopFeatures
 from searchgym.agents.lexical_overlap import LexicalOverlap
 from searchgym.baselines.reader import ReaderPolicy
@@ -40,6 +40,8 @@ CANDS = ['answer("Chaetheix Systems")  <- Glufy 960 | made by | a company | via 
 
 
 def test_asked_relation_reads_the_schemas_comparison_phrases():
+    assert asked_figure("Which city was founded earlier: A or B?") == ("founded_year", True)
+    assert asked_figure("Which film grossed more: A or B?") == ("box_office", False)
     assert asked_relation("Which company has more employees: A or B?") == "employees"
     assert asked_relation("Who was born earlier: A or B?") == "birth_year"
     assert asked_relation("Which book is longer: A or B?") == "pages"
@@ -49,21 +51,21 @@ def test_asked_relation_reads_the_schemas_comparison_phrases():
 def test_the_options_figures_are_ranked_and_a_name_off_the_question_is_not():
     rows = ComparisonStanding().observation_features(TEXT, CANDS)
     assert rows.shape == (len(CANDS), ComparisonStanding.n_features)
-    np.testing.assert_array_equal(rows[0], [1.0, 1.0, 1.0, 0.0])  # Chaetheix Systems: 2990, the larger
-    np.testing.assert_array_equal(rows[1], [1.0, 1.0, 0.0, 1.0])  # Qytreish Group: 320 (its knowledge-base entry), the smaller
-    np.testing.assert_array_equal(rows[2], [1.0, 0.0, 0.0, 0.0])  # 8330, but makes neither product: not an option
-    np.testing.assert_array_equal(rows[3], [1.0, 0.0, 0.0, 0.0])  # a figure, not an option
-    np.testing.assert_array_equal(rows[4], [1.0, 0.0, 0.0, 0.0])
+    np.testing.assert_array_equal(rows[0], [1.0, 0.0, 1.0, 1.0, 0.0])  # Chaetheix Systems: 2990, the larger
+    np.testing.assert_array_equal(rows[1], [1.0, 0.0, 1.0, 0.0, 1.0])  # Qytreish Group: 320 (its knowledge-base entry), the smaller
+    np.testing.assert_array_equal(rows[2], [1.0, 0.0, 0.0, 0.0, 0.0])  # 8330, but makes neither product: not an option
+    np.testing.assert_array_equal(rows[3], [1.0, 0.0, 0.0, 0.0, 0.0])  # a figure, not an option
+    np.testing.assert_array_equal(rows[4], [1.0, 0.0, 0.0, 0.0, 0.0])
     assert not rows[5:].any()  # padding
 
 
 def test_one_figure_known_ranks_nothing_and_a_question_that_compares_nothing_gives_zeros():
     one = TEXT.replace("- employees: 320 (as of 2034)\n", "")
     rows = ComparisonStanding().observation_features(one, CANDS)
-    np.testing.assert_array_equal(rows[0], [0.5, 1.0, 0.0, 0.0])
-    assert not rows[1, 1:].any()
+    np.testing.assert_array_equal(rows[0], [0.5, 0.0, 1.0, 0.0, 0.0])
+    assert not rows[1, 1:].any()  # Qytreish Group's head count is no longer known
     earlier = ComparisonStanding().observation_features(TEXT.replace("has more employees", "was founded earlier"), CANDS)
-    np.testing.assert_array_equal(earlier[:2], [[0.5, 0.0, 0.0, 0.0], [0.5, 1.0, 0.0, 0.0]])  # 1934 alone
+    np.testing.assert_array_equal(earlier[:2], [[0.5, 1.0, 0.0, 0.0, 0.0], [0.5, 1.0, 1.0, 0.0, 0.0]])  # 1934 alone
     bridge = TEXT.replace("Which company has more employees: the company that makes Gipeim-200 or the company that "
                           "makes Glufy 960?", "What is the number of employees of the company that makes Glufy 960?")
     assert not ComparisonStanding().observation_features(bridge, CANDS).any()  # not a comparison
@@ -79,7 +81,7 @@ def test_the_readers_comparison_answers_are_the_ones_the_features_rank_first():
     answers = agree = 0
     for i, task in enumerate(tasks):
         obs, _ = env.reset(seed=i, options={"task_id": task.id})
-        column = 3 if parse_question(task.question).smaller_wins else 2
+        column = 4 if parse_question(task.question).smaller_wins else 3
         while env.agents:
             actions = {a: reader.choose(obs[a]) for a in env.agents}
             for agent, k in actions.items():
