@@ -13,7 +13,8 @@ nor which name in a result is the next hop. Here (tokens: ``attn_tokens.py``):
    question, f_j the question-weighted mean of the candidates that state a fact about candidate
    j's name (``policy.pool_facts``) and h_j the features the ``hash`` policy reads beside its
    embeddings (``LexicalOverlap``, ``HopFeatures``) and ``OperandSources`` (``hop_features=False``
-   leaves h_j out); value = MLP(pooled context).
+   leaves h_j out), with ``ComparisonStanding`` when ``comparison_facts=True``; value =
+   MLP(pooled context).
 
 Why h_j: the learned part alone matched 0.879 of the reader's held-out decisions on quick-v2, the
 ``hash`` policy 0.893; the hand-written features say which name comes first and which tool was

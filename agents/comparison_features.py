@@ -6,13 +6,15 @@ is written in *other* candidates, the figures' facts (``answer("5200")  <- Chaet
 employees | a number``). A policy that scores each candidate by its own words and provenance
 cannot compare two numbers, so the `hash` and `attn` bases picked between the two options at the
 0.5 chance rate (quick-v2 comparisons: 0.485 over 5 seeds), and RL could not learn what the
-features do not state. These features read the listed facts of the figure the question names
-(the schema's comparison phrases: "has more employees" -> employees, "was founded earlier" ->
-founded year, as a pretrained model knows the words) and say, for each answer, whether its
-name's figure is the largest or the smallest known, and whether the question asks for the
-smaller one ("earlier", as the schema's years are compared); that the answer is the largest
-figure in one case and the smallest in the other is left to the policy to learn. Nothing here
-knows where a fact is stored or the gold chain.
+features do not state. These features read the question as the reader does
+(``baselines.reader_plan.parse_question``: the schema's comparison phrases, "has more employees"
+-> employees, "was founded earlier" -> founded year, and the two options' descriptions, as a
+pretrained model knows the words), follow each option's description through the facts seen so
+far (the reader's parser: result sentences, knowledge-base entries, notes, answer provenances),
+and say, for each answer, whether its name's figure is the largest or the smallest of the
+options', and whether the question asks for the smaller one ("earlier", as the schema compares
+years); that the answer is the largest figure in one case and the smallest in the other is left
+to the policy to learn. Nothing here knows where a fact is stored or the gold chain.
 
 Per candidate (0 for padding):
 [the number of options whose asked figure is known (0, 1, 2 or more) / 2, on every candidate,
@@ -29,40 +31,28 @@ from collections.abc import Sequence
 
 import numpy as np
 from searchgym.baselines.reader_observation import plain_name, read
-
-from searchgym.world.schema import ATTRIBUTES
+from searchgym.baselines.reader_plan import Plan, parse_question
 
 from .encoders import BoundedCache
 from .feature_rows import feature_array, real_count
 from .hop_features import split_candidate
 from .lexical_overlap import question_of
 
-#: a comparison question's phrase -> the relation its figures' facts are listed under
-#: ("was founded earlier" -> "founded year"), longest first so "was born earlier" is not read
-#: as a shorter phrase it contains
-ASKED: tuple[tuple[str, str, bool], ...] = tuple(sorted(
-    {(a.comparison, a.name, a.is_year) for a in ATTRIBUTES if a.comparison},
-    key=lambda entry: -len(entry[0])))
+QUESTION_NAME = "name from the question"
 
 
 @functools.lru_cache(maxsize=4096)
-def asked_figure(question: str) -> tuple[str, bool]:
-    """(the relation a comparison question compares, whether the smaller figure wins):
-    ("employees", False), ("founded_year", True); ("", False) when it compares none."""
-    for phrase, relation, smaller_wins in ASKED:
-        if phrase in question:
-            return relation, smaller_wins
-    return "", False
+def comparison_plan(question: str, names: tuple[str, ...] = ()) -> Plan | None:
+    """The question's plan when it is a comparison ("compare": its two paths, the figure compared
+    and whether the smaller wins), else None. ``names``: the question's names as candidates list
+    them, which settle a pair whose names contain " or "."""
+    plan = parse_question(question, names) if question else None
+    return plan if plan is not None and plan.kind == "compare" else None
 
 
-def asked_relation(question: str) -> str:
-    """The relation a comparison question compares ("employees"), or "" when it compares none."""
-    return asked_figure(question)[0]
-
-
-def _figure(text: str) -> float | None:
+def _figure(text: str | None) -> float | None:
     try:
-        return float(text.replace(",", ""))
+        return float(text.replace(",", "")) if text is not None else None
     except ValueError:
         return None
 
@@ -79,34 +69,38 @@ class ComparisonStanding:
         key = (text, tuple(candidates))
         found = self._cache.get(key)
         if found is None:
-            question = question_of(text)
-            found = self._compute(text, question, *asked_figure(question), candidates)
+            found = self._compute(text, candidates)
             self._cache.put(key, found)
         return found
 
-    def _compute(self, text: str, question: str, relation: str, smaller_wins: bool,
-                 candidates: Sequence[str]) -> np.ndarray:
+    def _compute(self, text: str, candidates: Sequence[str]) -> np.ndarray:
         count = real_count(candidates)
-        if not relation:
-            return feature_array([[0.0] * self.n_features] * count, len(candidates), self.n_features)
         parts = [split_candidate(c) for c in candidates[:count]]
-        facts = read({"text": text, "candidates": candidates}).facts
-        # the options: the question's names, and the names a fact about one of them points to
-        # ("the company that makes X": X | made by | C); their figures as the facts seen say
-        options = {plain_name(s) for s, _ in facts if s in question}
-        options |= {plain_name(v) for (s, _), v in facts.items() if plain_name(s) in options}
+        question = question_of(text)  # the "Question:" line alone, not a parse of the transcript
+        names = tuple(arg for _, arg, provenance in parts if provenance.startswith(QUESTION_NAME))
+        plan = comparison_plan("" if question is text else question, names)
+        if plan is None:
+            return feature_array([], len(candidates), self.n_features)
+        # each option is the end of one path of the question, followed through the facts seen
+        # ("the city where U is based": U, then U's campus city); an option not reached yet has
+        # no figure, and no other entity's figure stands in for it
+        reading = read({"text": text, "candidates": candidates})
         figures: dict[str, float] = {}
-        for (subject, predicate), text_value in facts.items():
-            value = _figure(text_value) if predicate == relation and plain_name(subject) in options else None
+        for path in plan.paths:
+            entity: str | None = reading.clarified.get(path.start, path.start)
+            for relation in path.relations:
+                entity = reading.facts.get((entity, relation))
+                if entity is None:
+                    break
+            value = _figure(reading.facts.get((entity, plan.target))) if entity is not None else None
             if value is not None:
-                figures[plain_name(subject)] = value
+                figures[plain_name(entity)] = value
         known = min(len(figures), 2) / 2
-        top = max(figures.values(), default=None)
-        bottom = min(figures.values(), default=None)
+        top, bottom = max(figures.values(), default=None), min(figures.values(), default=None)
+        ranked = len(figures) >= 2 and top != bottom
         rows = []
         for kind, arg, _ in parts:
             value = figures.get(plain_name(arg)) if kind == "answer" else None
-            ranked = value is not None and len(figures) >= 2 and top != bottom
-            rows.append([known, float(smaller_wins), float(value is not None), float(ranked and value == top),
-                         float(ranked and value == bottom)])
+            rows.append([known, float(plan.smaller_wins), float(value is not None),
+                         float(ranked and value == top), float(ranked and value == bottom)])
         return feature_array(rows, len(candidates), self.n_features)

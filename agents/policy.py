@@ -280,7 +280,8 @@ def make_policy(
     **kwargs: Any,
 ) -> CandidatePolicy:
     """Build a CandidatePolicy with encoder `name` ("hash", "minilm", "hf") on `device`, or the
-    AttentionPolicy for `name="attn"` (its kwargs: dim, heads, hidden, n_buckets, hop_features).
+    AttentionPolicy for `name="attn"` (its kwargs: dim, heads, hidden, n_buckets, hop_features,
+    comparison_facts).
 
     `hidden=`, `overlap_features=`, `fact_context=`, `operand_sources=` (the `OperandSources`
     features of calculations) and `comparison_facts=` (the `ComparisonStanding` features of a

@@ -7,8 +7,10 @@ agent's observation is kept). For each policy and batch size (8: a rollout round
 minibatch) it times a no-grad forward (rollouts) and a forward + backward of the log-probability
 (updates) over the same observations, after one warm-up pass (token caches full, as in training,
 where the update epochs see the rollout's observations again); the warm-up pass itself is the
-"forward, cold" row (features and tokens computed for the first time, as for a new observation). CPU time (``time.process_time``)
-is printed beside wall time, with the ratios hash / hash without ``fact_context`` and attn / hash.
+"forward, cold" row (features and tokens computed for the first time, as for a new observation,
+with the features' module-level memos emptied first). CPU time (``time.process_time``) is printed
+beside wall time, with the ratios hash / hash without ``fact_context``, attn / hash and hash with
+`make main`'s features / hash.
 
     OMP_NUM_THREADS=1 python benchmarks/bench_policy.py [--suite quick-v2] [--tasks 40] [--repeats 3]
 """
@@ -38,16 +40,32 @@ def observations(suite_id: str, n_tasks: int) -> list[dict]:
     return examples.observations(range(len(examples)))
 
 
+def clear_module_caches() -> None:
+    """Empty the module-level memos the features share between policies (functools caches)."""
+    import importlib
+
+    for name in ("searchgym.agents.hop_features", "searchgym.agents.operand_features",
+                 "searchgym.agents.comparison_features", "searchgym.agents.lexical_overlap",
+                 "searchgym.baselines.reader_observation", "searchgym.baselines.reader_plan"):
+        for value in vars(importlib.import_module(name)).values():
+            if callable(getattr(value, "cache_clear", None)):
+                value.cache_clear()
+
+
 def time_policy(policy, obs: list[dict], batch: int, repeats: int) -> dict[str, float]:
     """Seconds (cpu, wall) per agent-step of a forward and of a forward + backward."""
     obs = obs * -(-batch // len(obs))  # at least one full batch
     batches = [obs[i:i + batch] for i in range(0, len(obs) - batch + 1, batch)]
     out = {}
+    clear_module_caches()  # the policies before this one filled them: each cold pass starts empty
     cpu, wall = time.process_time(), time.perf_counter()
     with torch.no_grad():
         for b in batches:  # warm-up: token and feature caches, allocator (timed: what a new observation costs)
             policy(b)
-    out["forward, cold"] = ((time.process_time() - cpu) / len(obs), (time.perf_counter() - wall) / len(obs))
+    seen = len(batches) * batch
+    out["forward, cold"] = ((time.process_time() - cpu) / seen, (time.perf_counter() - wall) / seen)
+    policy.zero_grad()  # one untimed backward, so that its first-call cost is not in the timed repeats
+    policy.evaluate(batches[0], torch.zeros(batch, dtype=torch.long))[0].sum().backward()
     for kind in ("forward", "forward+backward"):
         cpu, wall = time.process_time(), time.perf_counter()
         for _ in range(repeats):

@@ -24,7 +24,8 @@ the env's own steps and resets, and the loop's CPU in garbage collections and in
 Goal: the loop within 1.5x of (env + math) with the ``hash`` policy, within 2x with ``attn``
 (the learned policy; ``FLOOR_GOALS``).
 
-    python benchmarks/bench_train.py --floor [--suite quick-v2] [--policy hash|attn] [--estimator cw_round]
+    python benchmarks/bench_train.py --floor [--suite quick-v2] [--policy hash|attn] [--estimator cw_round] \
+        [--policy-kwargs '{"comparison_facts": true, "operand_sources": true}']
 """
 
 from __future__ import annotations
@@ -86,7 +87,8 @@ def floor_child(args: argparse.Namespace) -> None:
                   "families": list(families) if families is not None else None}
     config = TrainConfig(env_id=suite.env_id, estimator=args.estimator, policy=args.policy, budget=args.budget,
                          seed=0, group_size=args.group_size, tasks_per_iteration=args.tasks,
-                         eval_every=args.eval_every, eval_tasks=args.eval_tasks, device="cpu", env_kwargs=env_kwargs)
+                         eval_every=args.eval_every, eval_tasks=args.eval_tasks, device="cpu", env_kwargs=env_kwargs,
+                         policy_kwargs=args.policy_kwargs)
     trainer = Trainer(config, log=lambda row: None)
     batches: list[tuple[object, list, bool]] = []
     env_cpu = [0.0]
@@ -139,7 +141,7 @@ def floor_child(args: argparse.Namespace) -> None:
                 (torch.log_softmax(logits, -1).max(-1).values.sum() + values.sum()).backward()
     math_cpu = time.process_time() - math_cpu
     per = 1e6 / steps
-    print(f"{suite.id} ({suite.env_id}), {args.estimator}, policy {args.policy}, budget {args.budget}, 1 torch thread: "
+    print(f"{suite.id} ({suite.env_id}), {args.estimator}, policy {args.policy} {json.dumps(args.policy_kwargs)}, budget {args.budget}, 1 torch thread: "
           f"{steps} agent-steps, {len(batches)} policy batches (mean {sum(len(b) for _, b, _ in batches) / len(batches):.1f} "
           f"observations)")
     print(f"training loop  {steps / loop_cpu:8.0f} agent-steps per CPU-second  {loop_cpu * per:8.0f} us cpu/agent-step")
@@ -211,6 +213,9 @@ def main() -> None:
                         help="one run on this checkout: the loop's cost per agent-step over its tensor math and env")
     parser.add_argument("--suite", default="quick-v2", help="--floor: the suite whose env is trained (default quick-v2)")
     parser.add_argument("--policy", default="hash", help="--floor: policy backbone (hash, attn, ...; default hash)")
+    parser.add_argument("--policy-kwargs", default={}, type=json.loads,
+                        help='--floor: the policy\'s kwargs as JSON (make main: \'{"comparison_facts": true, '
+                             '"operand_sources": true}\')')
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--tree", help="--floor: measure another checkout (see source_tree.py)")
     parser.add_argument("--threads", type=int, default=1, help=argparse.SUPPRESS)

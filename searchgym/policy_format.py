@@ -15,3 +15,18 @@ LATER_LAYOUTS = {"attn": 3}
 def policy_format(policy: str) -> int:
     """The layout number of ``policy``'s parameters (run folders and base files record it)."""
     return LATER_LAYOUTS.get(policy, POLICY_FORMAT)
+
+
+#: Versions of the optional feature sets that a policy kwarg turns on (``comparison_facts=True``).
+#: Their columns and values are part of the layout: when what one computes changes, its number
+#: goes up, so that bases and run folders made with the earlier version are different runs, not
+#: results to reuse. 2: the options are the ends of the question's paths (the first version
+#: counted any name one fact away from the question's).
+FEATURE_VERSIONS = {"comparison_facts": 2}
+
+
+def feature_versions(policy_kwargs: dict | None) -> dict[str, int]:
+    """The versions of the feature sets ``policy_kwargs`` turns on ({} when none: the identity of
+    a run or base without them stays what it was before versions were recorded)."""
+    kwargs = policy_kwargs if isinstance(policy_kwargs, dict) else {}
+    return {name: version for name, version in FEATURE_VERSIONS.items() if kwargs.get(name)}

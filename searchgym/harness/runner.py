@@ -45,7 +45,7 @@ from searchgym.harness.evaluate import as_rows, evaluate_suite, summarise_predic
 from searchgym.harness.loggers import make_logger
 from searchgym.harness.methods import MethodRef, RunContext, load_method, privileged, spends_budget, trains
 from searchgym.harness.provenance import provenance, resolve_device
-from searchgym.policy_format import policy_format
+from searchgym.policy_format import feature_versions, policy_format
 from searchgym.suites import Suite
 
 DONE = "DONE"
@@ -85,7 +85,9 @@ class RunSpec:
         return {"suite_id": self.suite.id, "suite_hash": self.suite.content_hash, "method": self.method.label,
                 "method_path": self.method.path, "seed": self.seed, "budget": self.budget, "policy": self.policy,
                 # a run made by policies of another layout is not this run (its results and checkpoints differ)
-                "policy_format": policy_format(self.policy), "options": dict(self.options)} | ({"limit": self.limit} if self.limit is not None else {})
+                "policy_format": policy_format(self.policy), "options": dict(self.options)} | (
+                    {"feature_versions": versions} if (versions := feature_versions(self.options.get("policy_kwargs")))
+                    else {}) | ({"limit": self.limit} if self.limit is not None else {})
 
 
 @dataclass(frozen=True)
@@ -131,7 +133,7 @@ def check_identity(spec: RunSpec) -> int:
         return attempts_logged(folder / "metrics.jsonl")
     mine = spec.identity()
     # the limit too: a folder finished with `evaluate --limit 3` was shown as the full run's result
-    differ = [k for k in (*IDENTITY_KEYS, "limit") if config.get(k) != mine.get(k)]
+    differ = [k for k in (*IDENTITY_KEYS, "feature_versions", "limit") if config.get(k) != mine.get(k)]
     if differ:
         shown = ", ".join(f"{k}: {config.get(k)!r} there, {mine.get(k)!r} now" for k in differ)
         raise ValueError(f"{spec.run_dir} holds a different run ({shown}); use another --out or delete it")

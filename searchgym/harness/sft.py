@@ -31,16 +31,24 @@ from typing import Any
 import torch
 from filelock import FileLock
 
-from searchgym.agents.imitation import (SFTConfig, Examples, agreement, confidence, demonstration_order, demonstrations,
-                                        fit_epoch, shown_to_base)
+from searchgym.agents.imitation import (
+    Examples,
+    SFTConfig,
+    agreement,
+    confidence,
+    demonstration_order,
+    demonstrations,
+    fit_epoch,
+    shown_to_base,
+)
 from searchgym.agents.policy_actor import PolicyActor
 from searchgym.agents.population import Population
 from searchgym.agents.sft_base import file_sha256, load_base_into, save_base
+from searchgym.baselines.harness_actors import baseline_actor
 from searchgym.damaged import DamagedFile, warn_damaged
 from searchgym.fileio import atomic_torch_save, atomic_write_json, read_json
-from searchgym.baselines.harness_actors import baseline_actor
 from searchgym.harness.methods import RunContext
-from searchgym.policy_format import policy_format
+from searchgym.policy_format import feature_versions, policy_format
 from searchgym.suites import Suite, env_kind, make_env, tasks
 
 BASE, META, PARTIAL = "base.pt", "base.json", "partial.pt"
@@ -70,6 +78,9 @@ def base_key(suite: Suite, seed: int, policy: str, config: SFTConfig,
              "policy": policy, "sft": asdict(config)}
     if policy_kwargs:
         ident["policy_kwargs"] = dict(policy_kwargs)
+    versions = feature_versions(dict(policy_kwargs or {}))
+    if versions:  # what a feature set computes is part of the layout (policy_format.FEATURE_VERSIONS)
+        ident["feature_versions"] = versions
     return hashlib.sha256(json.dumps(ident, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 

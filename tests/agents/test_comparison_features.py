@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 from searchgym.agents import make_policy
-from searchgym.agents.comparison_features import ComparisonStanding, asked_figure, asked_relation
+from searchgym.agents.comparison_features import ComparisonStanding, comparison_plan
 from searchgym.agents.hop_features import HopFeatures
 from searchgym.agents.lexical_overlap import LexicalOverlap
 from searchgym.baselines.reader import ReaderPolicy
@@ -39,13 +39,29 @@ CANDS = ['answer("Chaetheix Systems")  <- Glufy 960 | made by | a company | via 
          'knowledge_base(entity="Chaetheix Systems")  <- name from the latest result', "", ""]
 
 
-def test_asked_relation_reads_the_schemas_comparison_phrases():
-    assert asked_figure("Which city was founded earlier: A or B?") == ("founded_year", True)
-    assert asked_figure("Which film grossed more: A or B?") == ("box_office", False)
-    assert asked_relation("Which company has more employees: A or B?") == "employees"
-    assert asked_relation("Who was born earlier: A or B?") == "birth_year"
-    assert asked_relation("Which book is longer: A or B?") == "pages"
-    assert asked_relation("What is the population of the city where A was born?") == ""
+def test_the_plan_is_the_readers_and_only_comparisons_have_one():
+    plan = comparison_plan("Which city was founded earlier: the birthplace of A or the birthplace of B?")
+    assert (plan.target, plan.smaller_wins, [p.relations for p in plan.paths]) == (
+        "founded_year", True, [("born_in",), ("born_in",)])
+    assert comparison_plan("Which film grossed more: Night over K or The Last S?").smaller_wins is False
+    assert comparison_plan("What is the population of the city where A was born?") is None
+    assert comparison_plan("") is None
+
+
+def test_a_figure_of_the_described_entity_is_not_an_options_figure():
+    """"The city where U is based": the university U's own founding year is not a city's."""
+    text = ("Question: Which city was founded earlier: the city where Zecush Institute of Technology is based "
+            "or the city where University of Taepru is based?\n"
+            'Step 1: knowledge_base(entity="Zecush Institute of Technology")\n'
+            "Zecush Institute of Technology (university)\n- founded year: 1890\n- campus city: Hethous\n"
+            'Step 2: knowledge_base(entity="Hethous")\n'
+            "Hethous (city)\n- founded year: 1850\n")
+    cands = ['answer("Hethous")  <- Zecush Institute of Technology | campus city | a city | via knowledge_base',
+             'answer("Zecush Institute of Technology")  <- name from the question',
+             'knowledge_base(entity="University of Taepru")  <- name from the question']
+    rows = ComparisonStanding().observation_features(text, cands)
+    np.testing.assert_array_equal(rows[0], [0.5, 1.0, 1.0, 0.0, 0.0])  # one option's year known: no rank
+    np.testing.assert_array_equal(rows[1], [0.5, 1.0, 0.0, 0.0, 0.0])  # 1890 is the university's, no option's
 
 
 def test_the_options_figures_are_ranked_and_a_name_off_the_question_is_not():

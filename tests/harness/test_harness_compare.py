@@ -153,3 +153,17 @@ def test_bad_comparison_arguments_are_clear_errors(tmp_path):
                                   out=tmp_path, device="tpu", progress=False))
     with pytest.raises(ValueError, match="seeds must be non-negative ints"):
         comparison(tmp_path, seeds=(-1,))
+
+
+def test_a_folder_made_with_another_version_of_a_feature_set_is_not_reused(tmp_path, monkeypatch):
+    import searchgym.policy_format as formats
+
+    options = {"policy_kwargs": {"comparison_facts": True}}
+    run_comparison(Comparison(suite=TINY_QA, methods=parse_methods("oracle"), seeds=(0,), budget=40, out=tmp_path,
+                              options=options))
+    assert read_json(tmp_path / "runs" / "oracle" / "seed0" / "config.json")["feature_versions"] == {
+        "comparison_facts": formats.FEATURE_VERSIONS["comparison_facts"]}
+    monkeypatch.setitem(formats.FEATURE_VERSIONS, "comparison_facts", 99)
+    with pytest.raises(ValueError, match="holds a different run.*feature_versions"):
+        run_comparison(Comparison(suite=TINY_QA, methods=parse_methods("oracle"), seeds=(0,), budget=40,
+                                  out=tmp_path, options=options))

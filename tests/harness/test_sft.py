@@ -246,3 +246,19 @@ def test_dagger_rounds_play_tasks_when_every_train_task_was_demonstrated(tmp_pat
                                                             "sft_dagger_tasks": 2}))
     assert len(dagger["dagger_success"]) == 1
     assert dagger["examples"] > plain["examples"]  # the learner's states, labelled by the demonstrator
+
+
+def test_a_new_version_of_a_feature_set_is_a_new_base(monkeypatch):
+    """Bases built with comparison_facts name its version: when what it computes changes, a base
+    of the earlier version is not loaded as this one (it has the same columns)."""
+    import searchgym.policy_format as formats
+
+    config = sft_config(SFT)
+    plain = base_key(TEAM, 0, "hash", config)
+    other = base_key(TEAM, 0, "hash", config, {"operand_sources": True})
+    with_facts = base_key(TEAM, 0, "hash", config, {"comparison_facts": True})
+    monkeypatch.setitem(formats.FEATURE_VERSIONS, "comparison_facts", 99)
+    assert base_key(TEAM, 0, "hash", config) == plain  # a policy without it keeps its key
+    assert base_key(TEAM, 0, "hash", config, {"operand_sources": True}) == other
+    assert base_key(TEAM, 0, "hash", config, {"comparison_facts": True}) != with_facts
+    assert formats.feature_versions({"comparison_facts": False}) == {}
