@@ -33,8 +33,7 @@ import numpy as np
 from searchgym.baselines.reader_observation import plain_name, read
 from searchgym.baselines.reader_plan import Plan, parse_question
 
-from .encoders import BoundedCache
-from .feature_rows import feature_array, real_count
+from .feature_rows import MemoisedRows, feature_array, real_count
 from .hop_features import split_candidate
 from .lexical_overlap import question_of
 
@@ -57,21 +56,10 @@ def _figure(text: str | None) -> float | None:
         return None
 
 
-class ComparisonStanding:
+class ComparisonStanding(MemoisedRows):
     """Per-candidate features of one observation (see the module docstring); memoised."""
 
     n_features = 5
-
-    def __init__(self, cache_size: int = 8192) -> None:
-        self._cache = BoundedCache(cache_size)
-
-    def observation_features(self, text: str, candidates: Sequence[str]) -> np.ndarray:
-        key = (text, tuple(candidates))
-        found = self._cache.get(key)
-        if found is None:
-            found = self._compute(text, candidates)
-            self._cache.put(key, found)
-        return found
 
     def _compute(self, text: str, candidates: Sequence[str]) -> np.ndarray:
         count = real_count(candidates)

@@ -12,6 +12,8 @@ from itertools import chain
 
 import numpy as np
 
+from .encoders import BoundedCache
+
 
 def real_count(candidates: Sequence[str]) -> int:
     """How many candidates there are up to the last non-empty one (the rest is padding)."""
@@ -29,3 +31,25 @@ def feature_array(rows: Sequence[Sequence[float]], n_rows: int, n_features: int)
     if filled:
         out[:filled] = np.fromiter(chain.from_iterable(rows), np.float64, filled)
     return out.reshape(n_rows, n_features)
+
+
+class MemoisedRows:
+    """Feature rows computed once per observation (``(text, candidates)``) and kept: rollouts
+    compute them, the update epochs and dev evaluations see the same observations again.
+    Subclasses set ``n_features`` and write ``_compute``."""
+
+    n_features = 0
+
+    def __init__(self, cache_size: int = 8192) -> None:
+        self._cache = BoundedCache(cache_size)
+
+    def observation_features(self, text: str, candidates: Sequence[str]) -> np.ndarray:
+        key = (text, tuple(candidates))
+        found = self._cache.get(key)
+        if found is None:
+            found = self._compute(text, candidates)
+            self._cache.put(key, found)
+        return found
+
+    def _compute(self, text: str, candidates: Sequence[str]) -> np.ndarray:
+        raise NotImplementedError

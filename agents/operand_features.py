@@ -21,8 +21,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .encoders import BoundedCache
-from .feature_rows import feature_array, real_count
+from .feature_rows import MemoisedRows, feature_array, real_count
 from .hop_features import _operands, split_candidate
 from .lexical_overlap import question_of
 
@@ -38,24 +37,14 @@ def _fact(provenance: str) -> tuple[str, bool]:
     return fields[0].strip(), bool(DATED.search(fields[1].strip()))
 
 
-class OperandSources:
+class OperandSources(MemoisedRows):
     """Per-candidate features of one observation (see the module docstring); memoised."""
 
     n_features = 3
 
-    def __init__(self, cache_size: int = 8192) -> None:
-        self._cache = BoundedCache(cache_size)
-
-    def observation_features(self, text: str, candidates: Sequence[str]) -> np.ndarray:
-        key = (text, tuple(candidates))
-        found = self._cache.get(key)
-        if found is None:
-            question = question_of(text)  # the "Question:" line alone, not a parse of the transcript
-            found = self._compute("" if question is text else question, candidates)
-            self._cache.put(key, found)
-        return found
-
-    def _compute(self, question: str, candidates: Sequence[str]) -> np.ndarray:
+    def _compute(self, text: str, candidates: Sequence[str]) -> np.ndarray:
+        question = question_of(text)  # the "Question:" line alone, not a parse of the transcript
+        question = "" if question is text else question
         parts = [split_candidate(c) if c else ("", "", "") for c in candidates]
         sources: dict[float, list[tuple[str, bool]]] = {}  # a figure -> (subject, dated) of the facts stating it
         for kind, arg, provenance in parts:
