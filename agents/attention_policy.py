@@ -119,12 +119,7 @@ class AttentionPolicy(CandidatePolicy):
 
     def tokens(self, text: str, candidates: Sequence[str]) -> ObservationTokens:
         """The observation's token arrays, memoised (rollouts and update epochs see the same ones)."""
-        key = (text, tuple(candidates))
-        found = self._tokens.get(key)
-        if found is None:
-            found = self.tokenizer(text, candidates)
-            self._tokens.put(key, found)
-        return found
+        return self._tokens.get_or_make((text, tuple(candidates)), lambda: self.tokenizer(text, candidates))
 
     def _embed(self, ints: np.ndarray, match: np.ndarray) -> Tensor:
         """[B, L, D] embeddings of padded token arrays (ints [B, L, 5], match [B, L, 2])."""

@@ -13,8 +13,7 @@ The minilm / hf modules import sentence-transformers / transformers, so they loa
 from __future__ import annotations
 
 import inspect
-
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import torch
@@ -49,6 +48,14 @@ class BoundedCache(dict):
         if len(self) >= self.max_size:
             del self[next(iter(self))]
         self[key] = value
+
+    def get_or_make(self, key: Any, make: Callable[[], Any]) -> Any:
+        """The value kept under ``key``, else ``make()`` kept and returned (values are never None)."""
+        found = self.get(key)
+        if found is None:
+            found = make()
+            self.put(key, found)
+        return found
 
 
 class TextEncoder(nn.Module):

@@ -44,12 +44,7 @@ class MemoisedRows:
         self._cache = BoundedCache(cache_size)
 
     def observation_features(self, text: str, candidates: Sequence[str]) -> np.ndarray:
-        key = (text, tuple(candidates))
-        found = self._cache.get(key)
-        if found is None:
-            found = self._compute(text, candidates)
-            self._cache.put(key, found)
-        return found
+        return self._cache.get_or_make((text, tuple(candidates)), lambda: self._compute(text, candidates))
 
     def _compute(self, text: str, candidates: Sequence[str]) -> np.ndarray:
         raise NotImplementedError

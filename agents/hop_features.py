@@ -119,12 +119,7 @@ class HopFeatures:
         return found
 
     def observation_features(self, text: str, candidates: Sequence[str]) -> np.ndarray:
-        key = (text, tuple(candidates))
-        found = self._cache.get(key)
-        if found is None:
-            found = self._compute(Transcript(text), candidates)
-            self._cache.put(key, found)
-        return found
+        return self._cache.get_or_make((text, tuple(candidates)), lambda: self._compute(Transcript(text), candidates))
 
     def _compute(self, seen: Transcript, candidates: Sequence[str]) -> np.ndarray:
         """The features of every candidate; what several candidates share (a name's look-ups, its

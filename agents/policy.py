@@ -157,11 +157,7 @@ class CandidatePolicy(nn.Module):
 
     def _state_of(self, text: str) -> str:
         """``state_of``, memoised (rollouts and update epochs embed the same observations)."""
-        found = self._states.get(text)
-        if found is None:
-            found = state_of(text)
-            self._states.put(text, found)
-        return found
+        return self._states.get_or_make(text, lambda: state_of(text))
 
     def embed(self, obs_batch: Sequence[dict[str, Any]]) -> tuple[Tensor, Tensor, Tensor, Tensor | None]:
         """(e_obs [B, D], e_cand [B, N, D], mask [B, N] bool, overlap [B, N, F] or None).

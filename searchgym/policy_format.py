@@ -5,6 +5,8 @@ made by policies of another layout is a different run, never a result to reuse),
 core runs the harness without torch; ``agents.sft_base`` stamps the same number on base files.
 """
 
+from collections.abc import Mapping
+
 #: 2: policies read the facts other candidates state about a name (``fact_context``).
 POLICY_FORMAT = 2
 #: Policies whose layout changed since: 3 for ``attn``, whose score also reads the word-overlap,
@@ -25,8 +27,8 @@ def policy_format(policy: str) -> int:
 FEATURE_VERSIONS = {"comparison_facts": 2}
 
 
-def feature_versions(policy_kwargs: dict | None) -> dict[str, int]:
+def feature_versions(policy_kwargs: Mapping | None) -> dict[str, int]:
     """The versions of the feature sets ``policy_kwargs`` turns on ({} when none: the identity of
     a run or base without them stays what it was before versions were recorded)."""
-    kwargs = policy_kwargs if isinstance(policy_kwargs, dict) else {}
+    kwargs = policy_kwargs if isinstance(policy_kwargs, Mapping) else {}
     return {name: version for name, version in FEATURE_VERSIONS.items() if kwargs.get(name)}

@@ -78,7 +78,7 @@ def base_key(suite: Suite, seed: int, policy: str, config: SFTConfig,
              "policy": policy, "sft": asdict(config)}
     if policy_kwargs:
         ident["policy_kwargs"] = dict(policy_kwargs)
-    versions = feature_versions(dict(policy_kwargs or {}))
+    versions = feature_versions(policy_kwargs)
     if versions:  # what a feature set computes is part of the layout (policy_format.FEATURE_VERSIONS)
         ident["feature_versions"] = versions
     return hashlib.sha256(json.dumps(ident, sort_keys=True, default=str).encode()).hexdigest()[:16]

@@ -30,3 +30,24 @@ def test_padding_rows_are_zero_and_real_rows_do_not_depend_on_padding():
         short = features.observation_features(text, candidates)
         padded = features.observation_features(text, candidates + [""] * 4)
         assert np.array_equal(padded[:3], short) and not padded[3:].any() and not short[1].any()
+
+
+def test_memoised_rows_compute_once_per_observation_and_stay_bounded():
+    from searchgym.agents.feature_rows import MemoisedRows
+
+    class Counted(MemoisedRows):
+        n_features = 1
+        calls = 0
+
+        def _compute(self, text, candidates):
+            Counted.calls += 1
+            return np.full((len(candidates), 1), float(len(text)))
+
+    rows = Counted(cache_size=2)
+    first = rows.observation_features("ab", ["x", ""])
+    assert rows.observation_features("ab", ("x", "")) is first and Counted.calls == 1
+    for text in ("c", "d", "e"):
+        rows.observation_features(text, ["x"])
+    assert len(rows._cache) == 2 and Counted.calls == 4  # the oldest were forgotten
+    rows.observation_features("ab", ["x", ""])
+    assert Counted.calls == 5
