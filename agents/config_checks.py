@@ -50,7 +50,7 @@ def check_update_settings(config: Any, population_modes: Iterable[str]) -> None:
     update_epochs=0 (or -1) trained nothing and reported a result; max_grad_norm=-1 flipped every
     gradient (clip_grad_norm_ scales by max_norm / norm), 0 zeroed them; an unknown population_mode
     and rollout_workers=-1 failed only once the run folder was written."""
-    check_counts(config, (("update_epochs", 1), ("rollout_workers", 0)))
+    check_counts(config, (("update_epochs", 1), ("rollout_workers", 0), ("dynamic_sampling", 0)))
     if type(config.max_grad_norm) not in (int, float) or not config.max_grad_norm > 0:  # inf: no clipping
         raise ValueError(f"max_grad_norm must be a number > 0 (gradients are clipped to that norm; inf: no "
                          f"clipping); got {config.max_grad_norm!r}")

@@ -46,6 +46,7 @@ from .policy_actor import DECODINGS, DEV_DECODING_SEED
 from .sft_base import load_base_into
 from .rollout import RolloutStats, collect_parallel, collect_vector, evaluate_single
 from .config_checks import check_run_numbers, check_update_settings
+from .dynamic_sampling import check_dynamic_sampling, collect_iteration
 from .trainer_base import METRICS, TrainerBase, TrainState
 from .update_batch import UpdateBatch
 
@@ -86,6 +87,7 @@ class TrainConfig:
     rollout_workers: int = 0  # >= 1: rollouts on that many Ray actors (rollout_workers.py); 0: in process
     decoding: str = "sample"  # how the dev curve and the deployed policy act: see DECODINGS
     rollout_temperature: float = 1.0  # rollouts sample, and updates score, softmax(logits / T); dev and test at 1
+    dynamic_sampling: int = 0  # up to this many more task draws per iteration, keeping groups with signal (DAPO)
     group_by: str = "auto"  # team envs: "role" (each agent across a task's G episodes) or "team" (all pooled)
     init: str = "scratch"  # "sft": the policy starts from the supervised base (see searchgym.harness.sft)
     init_checkpoint: str | None = None  # the base's file, set by the harness when init="sft"
@@ -140,6 +142,7 @@ class Trainer(TrainerBase):
             raise ValueError(f"{type(self).__name__} writes its own update on full batches; minibatch_size is "
                              "read by the shared Trainer's update only (leave it None)")
         self.config = config
+        check_dynamic_sampling(self)
         self.init_output(out_dir, log)
         self.device = resolve_device(config.device)
         self.kind = env_spec(config.env_id).kind
@@ -360,8 +363,8 @@ class Trainer(TrainerBase):
         task_ids = [self.train_tasks[i] for i in self.rng.integers(len(self.train_tasks), size=cfg.tasks_per_iteration)]
         seed = cfg.seed * 1_000_003 + self.state.iteration * 10_007
         with self.population.sampling_temperature(cfg.rollout_temperature):  # the dev curve below acts at 1
-            groups, rollout = self.collect(task_ids, seed)
-            stats = self.update(groups)
+            groups, rollout, drawn = collect_iteration(self, task_ids, seed)
+            stats = {**(self.update(groups) if groups else {}), **drawn}
         self.state.iteration += 1
         self.state.env_steps += rollout.env_steps
         elapsed = time.perf_counter() - start
