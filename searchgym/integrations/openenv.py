@@ -223,6 +223,9 @@ class WsObjectMessagesOnly:
 
 def create_searchgym_app(suite: str = "searchqa-text-v2", split: str = "test", max_concurrent_envs: int = 8) -> Any:
     """The OpenEnv FastAPI app serving ``suite``'s ``split``; builds the world once, before serving."""
+    if type(max_concurrent_envs) is not int or max_concurrent_envs < 1:  # else pydantic's validation dump
+        raise ValueError(f"max_concurrent_envs must be an integer >= 1 (sessions served at once); "
+                         f"got {max_concurrent_envs!r}")
     SearchgymEnvironment(suite, split).close()  # fails fast on a bad suite or split, and warms the world
     app = create_app(lambda: SearchgymEnvironment(suite, split), SearchgymAction, SearchgymObservation,
                      env_name="searchgym", max_concurrent_envs=max_concurrent_envs)

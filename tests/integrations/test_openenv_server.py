@@ -197,3 +197,12 @@ def test_an_out_of_range_flag_is_one_usage_line_before_the_world_is_built(argv, 
     with pytest.raises(SystemExit) as exit_info:
         openenv.main(argv)
     assert exit_info.value.code == 2 and says in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("value", [0, -3, 2.5, "8"])
+def test_the_app_factory_names_a_bad_session_count(value) -> None:
+    # before: create_searchgym_app(max_concurrent_envs=0) raised pydantic's ValidationError dump
+    from searchgym.integrations.openenv import create_searchgym_app
+
+    with pytest.raises(ValueError, match=r"max_concurrent_envs must be an integer >= 1 .*got"):
+        create_searchgym_app(max_concurrent_envs=value)
