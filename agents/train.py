@@ -340,9 +340,8 @@ class Trainer(TrainerBase):
         return any(row.get("step") == 0 and "dev_success" in row for row in iter_jsonl(self.out_dir / METRICS))
 
     def _start_point(self) -> dict[str, float]:
-        """Dev scores of the untrained population. Dev evaluation is deterministic (greedy, or
-        sampled from a fixed seed), so runs in this process that start from the same weights on the same env and dev tasks (estimators
-        compared on one seed) evaluate it once."""
+        """Dev scores of the untrained population, evaluated once per process for runs from the same weights, env
+        and dev tasks (estimators compared on one seed): dev evaluation is deterministic."""
         digest = hashlib.sha256()
         for name, tensor in self.population.state_dict().items():
             digest.update(name.encode())
