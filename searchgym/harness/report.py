@@ -260,6 +260,9 @@ DIAGNOSTICS = (
     ("loss/entropy", "policy entropy"),
 )
 
+#: the same share among every group drawn, where dynamic sampling kept only some (agents/dynamic_sampling.py)
+BEFORE_FILTERING = {"groups/zero_variance_fraction": "dynamic/zero_variance_fraction"}
+
 
 def diagnostics_table(records: Sequence[RunRecord]) -> str:
     """Per learning method, training diagnostics averaged over iterations (and seeds): above all the
@@ -273,7 +276,8 @@ def diagnostics_table(records: Sequence[RunRecord]) -> str:
             continue
         cells = []
         for key, _ in DIAGNOSTICS:
-            values = [float(m[key]) for m in rows if key in m]
+            drawn = BEFORE_FILTERING.get(key, key)  # dynamic sampling updates on groups with signal only
+            values = [float(m[drawn] if drawn in m else m[key]) for m in rows if key in m or drawn in m]
             cells.append(f"{np.mean(values):.3f}" if values else "—")
         differs = [float(m[DIAGNOSTICS[0][0]]) for m in rows if DIAGNOSTICS[0][0] in m]
         cells.append(f"{np.mean([d == 0 for d in differs]):.2f} of {len(differs)}" if differs else "—")
