@@ -106,7 +106,7 @@ def cartpole(steps: int = 20_000) -> Timing:
 def clear_caches(tools) -> None:
     """Empty every cache an env step can hit (see the module docstring)."""
     from searchgym import candidates, judge
-    from searchgym.envs import blackboard, team_posts
+    from searchgym.envs import blackboard, spaces, team_posts
 
     for tool in (tools.values() if hasattr(tools, "values") else ()):  # web search hits, KB and calculator results
         if hasattr(tool, "cache_clear"):
@@ -114,7 +114,7 @@ def clear_caches(tools) -> None:
     # Looked up by name: an older checkout (see source_tree.py) may lack some of these caches.
     # Generators and team post memos are shared by a world's envs: cleared here, not by a new env.
     for module, name in ((candidates, "clear_memos"), (judge, "read_text"), (judge, "_numbers_of"),
-                         (judge, "_phrases"), (blackboard, "padded"),
+                         (judge, "_phrases"), (blackboard, "padded"), (spaces, "is_clean"),
                          (blackboard, "_numbers"), (team_posts, "clear_post_memos")):
         cache = getattr(module, name, None)
         clear = getattr(cache, "cache_clear", cache if name.startswith("clear_") else None)

@@ -110,10 +110,18 @@ class Action:
 
     @classmethod
     def call(cls, tool: str, /, **arguments: Any) -> Action:
+        if cls is Action and type(tool) is str and tool and all(type(v) is str for v in arguments.values()):
+            # what validation makes of string arguments: the pairs sorted by name (names are unique)
+            pairs = tuple(sorted(arguments.items(), key=_first)) if len(arguments) > 1 else tuple(arguments.items())
+            return _checked("tool", tool, pairs, None, "")
         return cls(kind="tool", tool=tool, arguments=tuple(arguments.items()))
 
     @classmethod
     def answer(cls, text: str, provenance: str = "") -> Action:
+        if cls is Action and type(text) is str:
+            stripped = text.strip()
+            if stripped:  # what validation makes of a non-empty answer (an empty one raises there)
+                return _checked("answer", None, (), stripped, provenance)
         return cls(kind="answer", text=text, provenance=provenance)
 
     @classmethod
@@ -155,6 +163,19 @@ class Action:
 
 
 _FIELDS = tuple(f.name for f in fields(Action))
+
+
+def _first(pair: tuple) -> object:
+    return pair[0]
+
+
+def _checked(kind: str, tool: str | None, arguments: tuple, text: str | None, provenance: str) -> Action:
+    """An Action from fields that are already what ``__post_init__`` would make of them (the
+    classmethods check that first): the same object, without running the checks again (a new
+    result lists dozens of new answers and calls)."""
+    action = object.__new__(Action)
+    action.__dict__.update(kind=kind, tool=tool, arguments=arguments, text=text, provenance=provenance)
+    return action
 
 
 @dataclass(frozen=True)

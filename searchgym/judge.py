@@ -148,7 +148,9 @@ class ProcessJudge:
         self._previous: set[Action] = set()  # a repeat is an equal action: Action hashes what it compares
         question = read_text(task.question)
         # What was seen, one reading per observation (judging a round adds one, nothing is merged).
-        self._readings: list[ReadText] = [question]
+        # An observation is kept as its text until a check needs its reading (``_read``): checks
+        # stop at the first reading that grounds an action, and an episode's last one is never read.
+        self._readings: list[ReadText | str] = [question]
         self._number_union: tuple[int, set[float]] = (1, set(question.numbers))
 
     @property
@@ -166,8 +168,7 @@ class ProcessJudge:
         self._seen_gold.update(new_ids)
         if action is not None:
             self._previous.add(action)
-        read = read_text(str(observation_text))  # memoised: a text seen before is not read again
-        self._readings.append(read)
+        self._readings.append(str(observation_text))  # read when a check needs it (``_read``)
         return RoundSignals(
             new_gold_ids=new_ids,
             new_gold=bool(new_ids),
@@ -232,13 +233,21 @@ class ProcessJudge:
             return f"not grounded: {unseen or [text]} never appeared in the question or observations"
         return None
 
+    def _read(self, index: int) -> ReadText:
+        """The reading of observation ``index``, made on first use (``read_text`` is memoised: a
+        text seen before is not read again) and kept in its place."""
+        reading = self._readings[index]
+        if reading.__class__ is str:
+            reading = self._readings[index] = read_text(reading)
+        return reading
+
     def _observed_phrase(self, padded: str | None) -> bool:
         """Whether `` needle `` (None: an empty one) occurs in a reading, as whole words."""
-        return padded is not None and any(padded in r.padded for r in self._readings)
+        return padded is not None and any(padded in self._read(i).padded for i in range(len(self._readings)))
 
     def _shares_word(self, text: str) -> bool:
         tokens = read_text(text).tokens
-        return any(not tokens.isdisjoint(r.tokens) for r in self._readings)
+        return any(not tokens.isdisjoint(self._read(i).tokens) for i in range(len(self._readings)))
 
     @property
     def _numbers(self) -> set[float]:
@@ -246,6 +255,6 @@ class ProcessJudge:
         check last needed it (not merged again from every reading). Never to be changed by a caller."""
         merged, union = self._number_union
         if merged != len(self._readings):
-            union.update(*(r.numbers for r in self._readings[merged:]))
+            union.update(*(self._read(i).numbers for i in range(merged, len(self._readings))))
             self._number_union = (len(self._readings), union)
         return union

@@ -157,6 +157,15 @@ def rendered(action: Action) -> str:
 
 
 _MASKS: dict[tuple[int, int], np.ndarray] = {}
+_PADDING: dict[int, tuple[str, ...]] = {}
+
+
+def _padding(count: int) -> tuple[str, ...]:
+    """``count`` empty strings (what fills a candidate tuple up to ``max_candidates``), built once."""
+    found = _PADDING.get(count)
+    if found is None:
+        found = _PADDING[count] = ("",) * count
+    return found
 
 
 def prefix_mask(size: int, ones: int) -> np.ndarray:
@@ -262,8 +271,9 @@ class SearchSession:
         """("Step k: action\\nresult\\n", is it already in the charset) per round, built once."""
         for i in range(len(self._block_memo), len(self.transcript)):
             line, result = self.transcript[i]
+            # the block adds "Step k: " and newlines to the two texts: it is clean when they are
             block = step_block(i + 1, line, result)
-            self._block_memo.append((block, is_clean(block)))
+            self._block_memo.append((block, is_clean(line) and is_clean(result)))
         return self._block_memo
 
     def refresh_candidates(self, extra: Sequence[Action] = ()) -> list[Action]:
@@ -273,7 +283,7 @@ class SearchSession:
         # the draws and order of ``rng.permutation(len(actions))``, without building an array
         order = list(range(len(actions)))
         self.rng.shuffle(order)
-        self.candidates = [actions[i] for i in order]
+        self.candidates = list(map(actions.__getitem__, order))
         self._shuffled = (self.candidates, ranked, order)
         return self.candidates
 
@@ -283,10 +293,10 @@ class SearchSession:
         shuffled = self._shuffled
         if shuffled is not None and shuffled[0] is self.candidates and len(shuffled[2]) == len(self.candidates) <= n:
             ranked_texts = shuffled[1].texts(limit, candidate_text, candidate_texts)
-            texts = [ranked_texts[i] for i in shuffled[2]]
+            texts = tuple(map(ranked_texts.__getitem__, shuffled[2]))
         else:  # candidates set by hand: read them one by one
-            texts = [candidate_text(a, limit) for a in self.candidates[:n]]
-        return {"text": self.transcript_text(extra_text), "candidates": tuple(texts + [""] * (n - len(texts))),
+            texts = tuple([candidate_text(a, limit) for a in self.candidates[:n]])
+        return {"text": self.transcript_text(extra_text), "candidates": texts + _padding(n - len(texts)),
                 "action_mask": prefix_mask(n, len(texts))}
 
     @property
