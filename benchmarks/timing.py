@@ -113,7 +113,8 @@ def clear_caches(tools) -> None:
             tool.cache_clear()
     # Looked up by name: an older checkout (see source_tree.py) may lack some of these caches.
     # Generators and team post memos are shared by a world's envs: cleared here, not by a new env.
-    for module, name in ((candidates, "clear_memos"), (judge, "read_text"), (judge, "_numbers_of"),
+    for module, name in ((candidates, "clear_memos"), (judge, "read_text"), (judge, "_words_of"),
+                         (judge, "_numbers_of_text"), (judge, "_numbers_of"),
                          (judge, "_phrases"), (blackboard, "padded"), (spaces, "is_clean"),
                          (blackboard, "_numbers"), (team_posts, "clear_post_memos")):
         cache = getattr(module, name, None)

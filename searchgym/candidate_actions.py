@@ -22,10 +22,22 @@ from searchgym.world.model import Fact
 from searchgym.world.world import World
 
 
+#: tool -> (registry version, its calculation argument): asked for every round recorded.
+_CALCULATION_ARGUMENTS: dict[str | None, tuple[int, str | None]] = {}
+
+
 def calculation_argument(tool: str | None) -> str | None:
-    """The argument that carries the calculation, for a tool whose candidate rule calculates."""
+    """The argument that carries the calculation, for a tool whose candidate rule calculates
+    (kept per tool until the registry changes)."""
+    found = _CALCULATION_ARGUMENTS.get(tool)
+    if found is not None and found[0] == TOOL_REGISTRY.version:
+        return found[1]
     rule = TOOL_REGISTRY.get(tool).candidates if tool in TOOL_REGISTRY else None
-    return rule.argument if isinstance(rule, CalculateFigures) else None
+    argument = rule.argument if isinstance(rule, CalculateFigures) else None
+    if len(_CALCULATION_ARGUMENTS) > 1024:  # tool names are few; bound them all the same
+        _CALCULATION_ARGUMENTS.clear()
+    _CALCULATION_ARGUMENTS[tool] = (TOOL_REGISTRY.version, argument)
+    return argument
 
 
 #: allowed tools -> (registry version, their rules): ``tool_rules`` is asked several times per

@@ -57,9 +57,15 @@ class CalculationTier:
         """
         clock, figures = self._figures(observed)
         # Ages only order the figures, so the list depends on the sequence of rounds with figures
-        # (their facts), the clock and the question's names: memoised across steps and episodes.
+        # (their facts), the clock and the question's names: memoised across steps and episodes,
+        # and the last tier kept on the record while none of these changed (no key to hash).
+        kept = observed.derived.get(("calculations", tool, argument))
+        if kept is not None and kept[0] is figures and kept[1] == clock and kept[2] is observed.question_names:
+            return kept[3]
         key = ("calculations", tool, argument, clock, observed.question_names, figures)
-        return self._memoised(key, self._rank_calculations, observed, clock, tool, argument)
+        tier = self._memoised(key, self._rank_calculations, observed, clock, tool, argument)
+        observed.derived[("calculations", tool, argument)] = (figures, clock, observed.question_names, tier)
+        return tier
 
     def _figures(self, observed: Observed) -> tuple[int | None, tuple]:
         """(the latest clock year seen, the fact ids of every round with figures, in order), kept

@@ -16,6 +16,10 @@ from collections.abc import Sequence
 
 from searchgym.action_types import Action
 
+#: Entries a generator's memo keyed by names and ids keeps before it starts over (bounds memory
+#: on very large worlds).
+MEMO_LIMIT = 50_000
+
 #: Nodes a trie holds before it starts over (each keeps a list of at most ``max_candidates``
 #: actions and their texts: ~20k nodes are a few tens of MB).
 HISTORY_LIMIT = 20_000
@@ -72,6 +76,8 @@ class HistoryTrie:
 
 def extra_key(extra: Sequence[Action]) -> tuple[tuple[Action, ...], tuple[str, ...]]:
     """(the extra actions, their provenances): equal keys give equal lists."""
+    if not extra:
+        return (), ()
     actions = tuple(extra)
     return actions, tuple(a.provenance for a in actions)
 

@@ -90,7 +90,8 @@ class OlderRounds:
             question = self.question
             if answer_subjects is None:
                 answer_subjects = tuple(a.provenance.partition(" | ")[0] for a in actions)
-            about = [a for a, subject in zip(actions, answer_subjects, strict=True) if subject in question] + self.about
+            fresh = [a for a, subject in zip(actions, answer_subjects, strict=True) if subject in question]
+            about = fresh + self.about if fresh else self.about  # the same list when the round adds none
             answers = dict(answer_keys) if answer_keys is not None else dict.fromkeys(actions)
             answers.update(self.answers)
         return OlderRounds(self.count + 1, rnd, answers, groups, names, roles, self.question, about)

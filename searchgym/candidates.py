@@ -20,7 +20,6 @@ from searchgym.candidate_actions import (
     fact_provenance,
     fact_value,
     list_answer,
-    name_lookups,
     noted,
     tool_of,
     tool_rules,
@@ -30,8 +29,16 @@ from searchgym.candidate_calculations import (  # noqa: F401 (the limits are re-
     MAX_NUMBERS_PER_QUANTITY,
     CalculationTier,
 )
-from searchgym.candidate_history import HistoryNode, HistoryTrie, RankedCandidates, extra_key, find_list
-from searchgym.candidate_rounds import MAX_NAMES_PER_ROUND, OlderRounds, Round, add_members
+from searchgym.candidate_history import (
+    MEMO_LIMIT,
+    HistoryNode,
+    HistoryTrie,
+    RankedCandidates,
+    extra_key,
+    find_list,
+)
+from searchgym.candidate_names import NameTier
+from searchgym.candidate_rounds import OlderRounds, Round, add_members
 from searchgym.per_world import PerWorld
 from searchgym.tools.base import ToolResult
 from searchgym.tools.clock import CLOCK_EVIDENCE_ID
@@ -42,8 +49,7 @@ from searchgym.world.world import World
 MAX_LATEST_ANSWERS = 10
 MAX_QUESTION_ANSWERS = 6
 #: Entries a memo keeps before it starts over (bounds memory on very large worlds): memos keyed
-#: by names and ids, and memos keyed by whole result texts (a few KB each).
-MEMO_LIMIT = 50_000
+#: by names and ids (``MEMO_LIMIT``), and memos keyed by whole result texts (a few KB each).
 TEXT_MEMO_LIMIT = 8192
 #: world -> text -> the names it mentions (``names_in``)
 _MENTIONS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -100,7 +106,7 @@ class Observed:
         return rnd
 
 
-class CandidateGenerator(CalculationTier):
+class CandidateGenerator(NameTier, CalculationTier):
     """Builds the ranked candidate list for one agent; shared by every env of a world. It memoises a
     round's answers, names and numbers (kept on the ``Round``), the actions built from names, facts
     and calculations, and whole lists per history (``ranked``): the output equals building afresh."""
@@ -109,7 +115,7 @@ class CandidateGenerator(CalculationTier):
         self.world = world
         self.max_candidates = max_candidates
         self._memo: dict[tuple, object] = {}
-        self._lookups: dict[tuple, dict[tuple[str, str], tuple[Action, ...]]] = {}  # see _name_actions
+        self._lookups: dict[tuple, dict[tuple[str, str], dict[Action, None]]] = {}  # see _name_tier
         self._histories = HistoryTrie()
         self._allowed: dict[tuple[str, ...], frozenset[str]] = {}
         self._keys: dict[tuple, tuple] = {}
@@ -173,7 +179,7 @@ class CandidateGenerator(CalculationTier):
         memo = observed.derived
         if memo.get("question", (None,))[0] != (lookups, observed.question_names):
             memo["question"] = ((lookups, observed.question_names),
-                                dict.fromkeys(self._name_actions(observed.question_names, allowed, "question")))
+                                self._name_tier(observed.question_names, allowed, "question"))
         unique = dict.fromkeys(extra)
         unique.update(memo["question"][1])
         listed, about = self._older_answers(observed, older) if can_answer else ({}, {})
@@ -214,62 +220,6 @@ class CandidateGenerator(CalculationTier):
         if "latest_answers" not in derived:
             derived["latest_answers"] = dict.fromkeys(self._answers(latest)[:MAX_LATEST_ANSWERS])
         return derived["latest_answers"]
-
-    def _latest_names(self, latest: Sequence[Round], allowed: frozenset[str], lookups: tuple) -> dict[Action, None]:
-        if not latest:
-            return {}
-        derived = self._derived(latest[0])
-        found = derived.get("latest_names")
-        if found is None or found[0] != lookups:
-            actions = self._name_actions(self._names(latest), allowed, "latest result", self._name_roles(latest))
-            found = derived["latest_names"] = (lookups, dict.fromkeys(actions))
-        return found[1]
-
-    @staticmethod
-    def _names(rounds: Sequence[Round]) -> list[str]:
-        names: list[str] = []
-        for rnd in rounds:
-            names.extend(n for n in rnd.names[:MAX_NAMES_PER_ROUND] if n not in names)
-        return names
-
-    def _name_actions(self, names: Sequence[str], allowed: frozenset[str], where: str,
-                      roles: dict[str, str] | None = None) -> list[Action]:
-        """Look-ups of names; the provenance says where the name came from and, for a name that
-        was the value of a fact, which relation pointed at it ("Vexa Corp | made by")."""
-        lookups = tool_rules(allowed)[0]
-        memo = self._lookups.get(lookups)  # (name, note) -> look-ups: the rules hashed once per call, not per name
-        if memo is None or len(memo) > MEMO_LIMIT:
-            memo = self._lookups[lookups] = {}
-        actions: list[Action] = []
-        plain = f"name from the {where}"
-        for name in names:
-            note = f"{plain} | {roles[name]}" if roles and name in roles else plain
-            found = memo.get((name, note))
-            if found is None:
-                found = memo[(name, note)] = name_lookups(name, note, lookups)
-            actions.extend(found)
-        return actions
-
-    def _name_roles(self, rounds: Sequence[Round]) -> dict[str, str]:
-        """name -> "subject | predicate" of the (most recent) seen fact whose value is that name."""
-        roles: dict[str, str] = {}
-        for rnd in rounds:
-            for value, role in self._round_roles(rnd):
-                roles.setdefault(value, role)
-        return roles
-
-    def _round_roles(self, rnd: Round) -> list[tuple[str, str]]:
-        derived = self._derived(rnd)
-        found = derived.get("roles")
-        if found is None:
-            found = []
-            for fid in rnd.fact_ids:
-                fact = self.world.facts[fid]
-                if fact.object_id is not None:
-                    subject = self.world.entities[fact.subject_id].display_name
-                    found.append((str(fact.value), f"{fact.predicate.replace('_', ' ')} of {subject}"))
-            derived["roles"] = found
-        return found
 
     def _round_answers(self, rnd: Round) -> tuple[list[Action], list[tuple[tuple[str, str], str]]]:
         """(answer actions, ((predicate, value), subject) list memberships) of one round."""
@@ -325,59 +275,32 @@ class CandidateGenerator(CalculationTier):
         listed = self._list_answers(older.groups)
         question = set(observed.question_names)
         about = [a for a in listed if a.provenance.partition(" | ")[0] in question]
-        tiers = dict.fromkeys(listed), dict.fromkeys((about + older.about)[:MAX_QUESTION_ANSWERS])
-        observed.derived["older_answers"] = (older.groups, older.about, older.question, *tiers)
+        if not about and kept is not None and kept[1] is older.about and kept[2] == older.question and not kept[5]:
+            about_tier = kept[4]  # the same answers about the question as last time: the same tier
+        else:
+            about_tier = dict.fromkeys((about + older.about)[:MAX_QUESTION_ANSWERS])
+        tiers = dict.fromkeys(listed), about_tier
+        observed.derived["older_answers"] = (older.groups, older.about, older.question, *tiers, bool(about))
         return tiers
-
-    def _older_names(self, observed: Observed, older: OlderRounds, allowed: frozenset[str],
-                     lookups: tuple) -> dict[Action, None]:
-        """The look-ups of the older rounds' names as a tier, kept on the record: when ``older`` is
-        the last step's with one round prepended and that round changes no older name's relation,
-        the round's look-ups go first and the last step's tier follows (a dict merge that keeps
-        each action's first occurrence: what building it afresh gives)."""
-        memo = observed.derived
-        kept = memo.get("older_names")
-        if kept is not None and kept[1] == lookups:
-            if kept[0] is older:
-                return kept[2]
-            parent = memo.get("older_parent", (None, None))
-            if parent[0] is older and parent[1] is kept[0] and older.last is not None:
-                tier = self._prepended_names(older, kept[0], kept[2], allowed)
-                if tier is not None:
-                    memo["older_names"] = (older, lookups, tier)
-                    return tier
-        tier = dict.fromkeys(self._name_actions(older.names, allowed, "earlier result", older.roles))
-        memo["older_names"] = (older, lookups, tier)
-        return tier
-
-    def _prepended_names(self, older: OlderRounds, previous: OlderRounds, previous_tier: dict,
-                         allowed: frozenset[str]) -> dict[Action, None] | None:
-        """``older``'s name tier from ``previous``'s (``older`` is ``previous`` with ``older.last``
-        prepended), or None when the new round changed the relation noted on an older name."""
-        fresh = list(dict.fromkeys(older.last.names[:MAX_NAMES_PER_ROUND]))
-        for value, _ in self._round_roles(older.last):
-            changed = older.roles.get(value) != previous.roles.get(value)
-            if changed and value in previous.names and value not in fresh:
-                return None
-        tier = dict.fromkeys(self._name_actions(fresh, allowed, "earlier result", older.roles))
-        tier.update(previous_tier)
-        return tier
 
     def _older(self, observed: Observed) -> OlderRounds:
         """What the rounds before the latest give, newest first, kept on the record and extended by
         the rounds that became older (the same as reading them all again: ``OlderRounds.prepend``)."""
-        rounds = observed.rounds
-        older = observed.derived.get("older")
+        rounds, derived = observed.rounds, observed.derived
+        older = derived.get("older")
         count = max(len(rounds) - 1, 0)
-        question = frozenset(observed.question_names)  # older.about depends on it
+        asked = derived.get("older_question")  # (the question's names, as a set): older.about depends on it
+        if asked is None or asked[0] is not observed.question_names:
+            asked = derived["older_question"] = (observed.question_names, frozenset(observed.question_names))
+        question = asked[1]
         if older is None or older.count > count or (older.count and rounds[older.count - 1] is not older.last) \
-                or older.question != question:
+                or (older.question is not question and older.question != question):
             older = OlderRounds(question=question)
         for rnd in rounds[older.count:count]:
             parent, older = older, older.prepend(rnd, self._round_answers(rnd), self._round_roles(rnd),
                                                  *self._answer_keys(rnd))
-            observed.derived["older_parent"] = (older, parent)  # for the name tier (``_older_names``)
-        observed.derived["older"] = older
+            derived["older_parent"] = (older, parent)  # for the name tier (``_older_names``)
+        derived["older"] = older
         return older
 
     def _fact_answer(self, fact: Fact, tool: str) -> Action:

@@ -73,9 +73,23 @@ class ReadText:
 def read_text(text: str) -> ReadText:
     """Read an observation once (memoised: the same results and notes recur across rounds,
     readers and episodes, so each distinct text is normalised and scanned for numbers once)."""
+    normalized, tokens, _ = _words_of(text)
+    return ReadText(normalized, tokens, _numbers_of_text(text))
+
+
+@lru_cache(maxsize=1 << 13)
+def _words_of(text: str) -> tuple[str, frozenset[str], str]:
+    """(normalised text, content words, `` normalised text ``): ``read_text`` without the numbers,
+    which a check of words does not need (the judge reads an observation's words and its numbers
+    only when a check needs them)."""
     normalized = normalize_answer(text)
-    tokens = frozenset(t for t in normalized.split() if t not in STOPWORDS)
-    return ReadText(normalized, tokens, frozenset(_numbers_in(text)))
+    return normalized, frozenset(t for t in normalized.split() if t not in STOPWORDS), f" {normalized} "
+
+
+@lru_cache(maxsize=1 << 13)
+def _numbers_of_text(text: str) -> frozenset[float]:
+    """``read_text(text).numbers`` alone."""
+    return frozenset(_numbers_in(text))
 
 
 @lru_cache(maxsize=1 << 13)
@@ -168,7 +182,7 @@ class ProcessJudge:
         self._seen_gold.update(new_ids)
         if action is not None:
             self._previous.add(action)
-        self._readings.append(str(observation_text))  # read when a check needs it (``_read``)
+        self._readings.append(str(observation_text))  # read when a check needs it (see _observed_phrase)
         return RoundSignals(
             new_gold_ids=new_ids,
             new_gold=bool(new_ids),
@@ -215,7 +229,7 @@ class ProcessJudge:
                 return f"not grounded: the numbers {unseen} were never observed"
             return None if any(observed) else "not grounded: the expression uses no observed number"
         strings = " ".join(v for v in action.args.values() if isinstance(v, str))
-        if not read_text(strings).tokens:
+        if not _words_of(strings)[1]:
             return "not grounded: the arguments have no content word"
         if not self._shares_word(strings):
             return "not grounded: no argument word appears in the question or earlier observations"
@@ -233,21 +247,23 @@ class ProcessJudge:
             return f"not grounded: {unseen or [text]} never appeared in the question or observations"
         return None
 
-    def _read(self, index: int) -> ReadText:
-        """The reading of observation ``index``, made on first use (``read_text`` is memoised: a
-        text seen before is not read again) and kept in its place."""
-        reading = self._readings[index]
-        if reading.__class__ is str:
-            reading = self._readings[index] = read_text(reading)
-        return reading
-
+    # An observation not read yet is its text: its words (``_words_of``) and its numbers
+    # (``_numbers_of_text``) are read, each once (memoised), when a check first needs them.
     def _observed_phrase(self, padded: str | None) -> bool:
         """Whether `` needle `` (None: an empty one) occurs in a reading, as whole words."""
-        return padded is not None and any(padded in self._read(i).padded for i in range(len(self._readings)))
+        if padded is None:
+            return False
+        for reading in self._readings:
+            if padded in (_words_of(reading)[2] if reading.__class__ is str else reading.padded):
+                return True
+        return False
 
     def _shares_word(self, text: str) -> bool:
-        tokens = read_text(text).tokens
-        return any(not tokens.isdisjoint(self._read(i).tokens) for i in range(len(self._readings)))
+        tokens = _words_of(text)[1]
+        for reading in self._readings:
+            if not tokens.isdisjoint(_words_of(reading)[1] if reading.__class__ is str else reading.tokens):
+                return True
+        return False
 
     @property
     def _numbers(self) -> set[float]:
@@ -255,6 +271,6 @@ class ProcessJudge:
         check last needed it (not merged again from every reading). Never to be changed by a caller."""
         merged, union = self._number_union
         if merged != len(self._readings):
-            union.update(*(self._read(i).numbers for i in range(merged, len(self._readings))))
+            union.update(*(_numbers_of_text(r) if r.__class__ is str else r.numbers for r in self._readings[merged:]))
             self._number_union = (len(self._readings), union)
         return union

@@ -19,9 +19,10 @@ from searchgym.action_types import Action, ParseError
 from searchgym.actions import MAX_ACTION_CHARS, accepted_forms, format_tool_result, parse_action, parse_tool_call
 from searchgym.candidate_history import RankedCandidates
 from searchgym.candidates import CandidateGenerator, Observed, names_in
-from searchgym.envs.spaces import discrete_index, is_clean, sanitize
+from searchgym.envs.spaces import discrete_index, sanitize
+from searchgym.envs.transcript import Transcript
 from searchgym.judge import ProcessJudge, RoundSignals
-from searchgym.observation_format import question_text, step_block
+from searchgym.observation_format import question_text
 from searchgym.scoring import AnswerScore, RewardConfig, compose_reward, score_answer
 from searchgym.tools.base import Tool, ToolResult
 from searchgym.tools.toolkit import TOOL_NAMES, task_tools
@@ -179,7 +180,7 @@ def prefix_mask(size: int, ones: int) -> np.ndarray:
     return template.copy()
 
 
-class SearchSession:
+class SearchSession(Transcript):
     """The state of one agent on one task; see the module docstring."""
 
     def __init__(
@@ -206,6 +207,8 @@ class SearchSession:
         self.transcript: list[tuple[str, str]] = []  # (action line, result text)
         self._block_memo: list[tuple[str, bool]] = []  # transcript_text's blocks, built once per round
         self._head: tuple[str | None, str, bool] = (None, "", True)  # transcript_text's (extra, head, clean)
+        # transcript_text's last text when every block fitted: (head, blocks, budget left, clean, text)
+        self._whole: tuple[tuple, int, int, bool, str] | None = None
         self.steps = 0
         self.tool_calls = 0
         self.invalid_actions = 0
@@ -240,41 +243,6 @@ class SearchSession:
         text = (f"{head}Answer the question by using the tools. {answer}\nTools: {schemas}\n"
                 f"{forms}\n{question_text(self.task.question)}")
         return sanitize(text, self.config.max_obs_chars)
-
-    def transcript_text(self, extra: str = "") -> str:
-        """Question, header and the most recent rounds that fit in ``max_obs_chars``."""
-        if self._head[0] != extra:  # the same every step but for a team's blackboard text
-            head = f"{self.header}\n" if self.header else ""
-            head += question_text(self.task.question) + "\n"
-            if extra:
-                head += extra.rstrip() + "\n"
-            self._head = (extra, head, is_clean(head))
-        _, head, clean = self._head
-        budget = self.config.max_obs_chars - len(head)
-        parts: list[str] = []
-        blocks = self._blocks()
-        for i in range(len(blocks) - 1, -1, -1):
-            block, block_clean = blocks[i]
-            if len(block) > budget:
-                if not parts:
-                    parts.append(block[:max(budget, 0)])
-                    clean = clean and block_clean
-                break
-            parts.append(block)
-            clean = clean and block_clean
-            budget -= len(block)
-        text = head + "".join(reversed(parts))
-        # sanitize maps character by character, so text made of clean parts is already sanitised
-        return text[:self.config.max_obs_chars] if clean else sanitize(text, self.config.max_obs_chars)
-
-    def _blocks(self) -> list[tuple[str, bool]]:
-        """("Step k: action\\nresult\\n", is it already in the charset) per round, built once."""
-        for i in range(len(self._block_memo), len(self.transcript)):
-            line, result = self.transcript[i]
-            # the block adds "Step k: " and newlines to the two texts: it is clean when they are
-            block = step_block(i + 1, line, result)
-            self._block_memo.append((block, is_clean(line) and is_clean(result)))
-        return self._block_memo
 
     def refresh_candidates(self, extra: Sequence[Action] = ()) -> list[Action]:
         """Regenerate and shuffle this step's candidates (by the session's generator)."""

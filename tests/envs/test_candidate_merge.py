@@ -12,7 +12,7 @@ import pytest
 from searchgym.baselines import RandomAgent
 from searchgym.baselines.team_random import TeamRandom
 
-from searchgym.candidate_actions import calculation_argument, tool_rules
+from searchgym.candidate_actions import calculation_argument, name_lookups, tool_rules
 from searchgym.candidate_rounds import MAX_NAMES_PER_ROUND, OlderRounds, Round
 from searchgym.candidates import (
     MAX_CALCULATIONS,
@@ -74,6 +74,13 @@ def reference_older(gen: CandidateGenerator, observed: Observed):
     return answers, groups, names, roles, about
 
 
+def name_actions(names, allowed, where: str, roles=None) -> list:
+    """Every name's look-ups in turn, built afresh (the generator merges memoised dicts)."""
+    lookups, plain = tool_rules(frozenset(allowed))[0], f"name from the {where}"
+    return [action for name in names
+            for action in name_lookups(name, f"{plain} | {roles[name]}" if roles and name in roles else plain, lookups)]
+
+
 def reference_list(gen: CandidateGenerator, observed: Observed, allowed, can_answer: bool, extra) -> list:
     allowed = frozenset(allowed)
     latest = observed.rounds[-1:]
@@ -81,10 +88,10 @@ def reference_list(gen: CandidateGenerator, observed: Observed, allowed, can_ans
     answers, groups, names, roles, about = reference_older(gen, observed)
     listed = gen._list_answers(groups) if can_answer else []
     lookups, calculators, rules = tool_rules(allowed)
-    latest_names = gen._name_actions(gen._names(latest), allowed, "latest result", gen._name_roles(latest)) \
+    latest_names = name_actions(gen._names(latest), allowed, "latest result", gen._name_roles(latest)) \
         if latest else []
     ranked = chain(
-        extra, gen._name_actions(observed.question_names, allowed, "question"),
+        extra, name_actions(observed.question_names, allowed, "question"),
         gen._answers(latest)[:MAX_LATEST_ANSWERS] if can_answer and latest else [],
         ([a for a in listed if a.provenance.partition(" | ")[0] in question] + about)[:MAX_QUESTION_ANSWERS]
         if can_answer else [],
@@ -95,7 +102,7 @@ def reference_list(gen: CandidateGenerator, observed: Observed, allowed, can_ans
                  for a in reference_calculations(gen, observed, tool, argument)[:MAX_CALCULATIONS]],
         lambda: gen._fixed_actions(name, rules),
         lambda: listed + answers if can_answer else [],
-        lambda: gen._name_actions(names, allowed, "earlier result", roles),
+        lambda: name_actions(names, allowed, "earlier result", roles),
     ]
     unique = dict.fromkeys(ranked)
     for tier in later:
