@@ -95,9 +95,8 @@ class Observed:
 
     def record(self, world: World, action: Action | None, result: ToolResult | None) -> Round:
         """Digest a round's result: which facts, names, numbers it showed."""
-        special = special_evidence()
-        fact_ids = tuple(e for e in (result.evidence_ids if result else ()) if e not in special
-                         and e in world.facts)
+        special, facts = special_evidence(), world.facts
+        fact_ids = tuple([e for e in (result.evidence_ids if result else ()) if e not in special and e in facts])
         names = names_in(world, result.text) if result and result.ok else ()
         calc = result.text.strip() if (result and result.ok and action and calculation_argument(action.tool)) else None
         clock = world.now.year if (result and CLOCK_EVIDENCE_ID in result.evidence_ids) else None

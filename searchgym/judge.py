@@ -83,7 +83,7 @@ def _words_of(text: str) -> tuple[str, frozenset[str], str]:
     which a check of words does not need (the judge reads an observation's words and its numbers
     only when a check needs them)."""
     normalized = normalize_answer(text)
-    return normalized, frozenset(t for t in normalized.split() if t not in STOPWORDS), f" {normalized} "
+    return normalized, frozenset([t for t in normalized.split() if t not in STOPWORDS]), f" {normalized} "
 
 
 @lru_cache(maxsize=1 << 13)
@@ -175,9 +175,8 @@ class ProcessJudge:
         self, action: Action | None, evidence_ids: Sequence[str], ok: bool, observation_text: str
     ) -> RoundSignals:
         """Signals for this round, then remember its evidence, action and observation."""
-        new_ids = tuple(
-            dict.fromkeys(e for e in evidence_ids if e in self._gold and e not in self._seen_gold)
-        )
+        gold, seen = self._gold, self._seen_gold
+        new_ids = tuple(dict.fromkeys([e for e in evidence_ids if e in gold and e not in seen]))
         failure = self._failed_check(action, ok)
         self._seen_gold.update(new_ids)
         if action is not None:

@@ -81,7 +81,7 @@ def padded(text: str) -> str:
 def _numbers(text: str) -> tuple[float, ...]:
     """The text's numbers scaled, then as written (``find_numbers`` both ways), read in one pass."""
     written = list(written_numbers(text))
-    return tuple(abs(scaled) for _, scaled, _ in written) + tuple(abs(literal) for literal, _, _ in written)
+    return tuple([abs(scaled) for _, scaled, _ in written] + [abs(literal) for literal, _, _ in written])
 
 
 def _close(value: float, numbers: Sequence[float]) -> bool:
@@ -159,9 +159,9 @@ class NoteReader:
         read = []
         for line in lines:
             haystack, numbers = padded(line), (_numbers(line) if counted else ())
-            stated = tuple(fid for fid, name, display, value in facts
-                           if (name in haystack or display in haystack)
-                           and (value in haystack if isinstance(value, str) else _close(value, numbers)))
+            stated = tuple([fid for fid, name, display, value in facts
+                            if (name in haystack or display in haystack)
+                            and (value in haystack if isinstance(value, str) else _close(value, numbers))])
             clarification = clarified and (padded(self.task.clarification).strip() in haystack or any(
                 padded(n) in haystack for n in self._clarified_names))
             calc = calculated is not None and _close(calculated, numbers)

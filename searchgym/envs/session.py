@@ -198,7 +198,7 @@ class SearchSession(Transcript):
         self.world, self.task, self.config, self.rng = world, task, config, rng
         self.tools: dict[str, Tool] = dict(tools)
         self.tools.update(task_tools(task))  # ask_for_clarification's simulated user knows this task
-        self.allowed = tuple(t for t in TOOL_NAMES if t in self.tools and (allowed_tools is None or t in allowed_tools))
+        self.allowed = tuple([t for t in TOOL_NAMES if t in self.tools and (allowed_tools is None or t in allowed_tools)])
         self.can_answer = can_answer
         self.header = header
         self.generator = generator or CandidateGenerator(world, config.max_candidates)

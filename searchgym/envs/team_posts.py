@@ -63,7 +63,7 @@ class TeamPosts:
             carried = frozenset(ev.evidence_ids) | ({ev.calculator_value} if ev.calculator_value else frozenset())
             if carried:
                 haystack = padded(line)  # content_tokens(line), from the normalised line read once
-                lines.append((line, ev, carried, haystack, frozenset(t for t in haystack.split() if t not in STOPWORDS)))
+                lines.append((line, ev, carried, haystack, frozenset([t for t in haystack.split() if t not in STOPWORDS])))
         return lines
 
     def post_options(self, agent: str) -> list[tuple[Action, NoteEvidence]]:

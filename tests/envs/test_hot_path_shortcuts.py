@@ -212,3 +212,16 @@ def test_the_calculation_argument_follows_the_registry():
                                tag=TagForm("add", "terms", "terms to add"), candidates=CalculateFigures("terms")))
         assert calculation_argument("adder") == "terms"
     assert calculation_argument("adder") is None
+
+
+def test_candidate_texts_of_a_list_partly_read_before_equal_each_text():
+    from searchgym.envs.session import candidate_text, candidate_texts
+
+    rng = random.Random(4)
+    for _ in range(200):
+        actions = [Action.call("web_search", query=f"Vexa {rng.randrange(30)} é").with_provenance(f"from {i}")
+                   for i in range(rng.randrange(0, 12))]
+        for action in actions:
+            if rng.random() < 0.5:
+                candidate_text(action, 40)  # read before: its memo is there
+        assert candidate_texts(actions, 40) == tuple(sanitize(a.describe(), 40) for a in actions)
