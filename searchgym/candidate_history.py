@@ -74,10 +74,28 @@ class HistoryTrie:
         return self.nodes > HISTORY_LIMIT
 
 
+class ExtraActions(tuple):
+    """Extra candidates (a team's posts and ``wait``) that hash once: equal, and hashing equal, to
+    the plain tuple. Why: ``Action.__hash__`` is Python code, and a key holding a plain tuple of a
+    dozen extras hashed each of them on every list look-up (team envs keep one per post options)."""
+
+    def __hash__(self) -> int:
+        found = self.__dict__.get("hash")
+        if found is None:
+            found = self.__dict__["hash"] = tuple.__hash__(self)
+        return found
+
+
 def extra_key(extra: Sequence[Action]) -> tuple[tuple[Action, ...], tuple[str, ...]]:
-    """(the extra actions, their provenances): equal keys give equal lists."""
+    """(the extra actions, their provenances): equal keys give equal lists (an ``ExtraActions``
+    is its own first part, and keeps the pair)."""
     if not extra:
         return (), ()
+    if type(extra) is ExtraActions:
+        found = extra.__dict__.get("key")
+        if found is None:
+            found = extra.__dict__["key"] = (extra, tuple([a.provenance for a in extra]))
+        return found
     actions = tuple(extra)
     return actions, tuple(a.provenance for a in actions)
 

@@ -335,7 +335,7 @@ class TeamSearchEnv(TeamPosts, MultiSearchEnv):
         if not self._candidate_mode():
             return {"text": sanitize(text, self.config.max_obs_chars)}
         session = self.sessions[agent]
-        session.refresh_candidates([*self.post_candidates(agent), WAIT])
+        session.refresh_candidates(self.extra_candidates(agent, WAIT))  # [*post_candidates(agent), WAIT]
         return session.candidate_observation(self.blackboard.text(self.config.max_obs_chars // 2))
 
     # ------------------------------------------------------------------------------- info

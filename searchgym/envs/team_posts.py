@@ -9,6 +9,7 @@ outlive episodes. A mixin of :class:`~searchgym.envs.team.TeamSearchEnv`; it rea
 from __future__ import annotations
 
 from searchgym.action_types import Action
+from searchgym.candidate_history import ExtraActions
 from searchgym.candidates import Round
 from searchgym.envs.blackboard import MAX_POST_CANDIDATES, NoteEvidence, padded, result_lines
 from searchgym.judge import STOPWORDS
@@ -121,3 +122,16 @@ class TeamPosts:
 
     def post_candidates(self, agent: str) -> list[Action]:
         return [action for action, _ in self.post_options(agent)]
+
+    def extra_candidates(self, agent: str, wait: Action) -> ExtraActions:
+        """``[*self.post_candidates(agent), wait]`` as one ``ExtraActions``, kept with the post
+        options it was made of (the same object while they are: its hash is computed once)."""
+        options = self.post_options(agent)
+        if not options:
+            return ExtraActions((wait,))
+        cached = self._options_cache[agent]  # what post_options returned a copy of (it has just checked it)
+        if len(cached) > 4 and cached[4][0] is wait:
+            return cached[4][1]
+        extra = ExtraActions([*(action for action, _ in options), wait])
+        self._options_cache[agent] = (*cached[:4], (wait, extra))
+        return extra

@@ -225,3 +225,29 @@ def test_candidate_texts_of_a_list_partly_read_before_equal_each_text():
             if rng.random() < 0.5:
                 candidate_text(action, 40)  # read before: its memo is there
         assert candidate_texts(actions, 40) == tuple(sanitize(a.describe(), 40) for a in actions)
+
+
+def test_a_teams_extra_candidates_equal_its_posts_and_wait_and_hash_as_the_plain_tuple():
+    from searchgym.baselines.team_random import TeamRandom
+    from searchgym.candidate_history import ExtraActions, extra_key
+    from searchgym.envs.team import WAIT, TeamSearchEnv
+
+    env = TeamSearchEnv(roles="generalists", team_size=2, action_mode="candidates", world_size="small")
+    players, kept = TeamRandom(seed=6), 0
+    for episode in range(6):
+        env.reset(seed=episode)
+        while env.agents:
+            for agent in env.agents:
+                extra = env.extra_candidates(agent, WAIT)
+                plain = (*env.post_candidates(agent), WAIT)
+                assert isinstance(extra, ExtraActions) and extra == plain and hash(extra) == hash(plain)
+                assert [a.provenance for a in extra] == [a.provenance for a in plain]
+                assert extra_key(extra) == extra_key(list(plain))
+                again = env.extra_candidates(agent, WAIT)
+                kept += again is extra and len(extra) > 1  # the same object while the posts are the same
+                session = env.sessions[agent]  # a list stored under one key is found under the other
+                found = env.generator.ranked(session.observed, session.allowed, session.can_answer, extra)
+                assert env.generator.ranked(session.observed, session.allowed, session.can_answer, list(plain)) is found
+            env.step(players.choose_actions(env))
+    assert kept > 10
+
