@@ -142,7 +142,7 @@ class Trainer(TrainerBase):
             raise ValueError(f"{type(self).__name__} writes its own update on full batches; minibatch_size is "
                              "read by the shared Trainer's update only (leave it None)")
         self.config = config
-        check_dynamic_sampling(self)
+        check_dynamic_sampling(self, Trainer.update)
         self.init_output(out_dir, log)
         self.device = resolve_device(config.device)
         self.kind = env_spec(config.env_id).kind
