@@ -227,3 +227,17 @@ def test_parallel_wrapper_names_the_state_entries_as_the_wrapped_env(env_id) -> 
     env.reset(seed=0)
     base = searchgym.make(env_id.replace("Numeric", "Candidates"), world_size="tiny")
     assert env.state_fields() == base.state_fields() and len(env.state_fields()) == env.state().shape[0]
+
+
+@pytest.mark.parametrize("env_id", ["GroupSearch-Numeric-v0", "TeamSearch-Numeric-v0"])
+def test_parallel_wrapper_gives_each_agents_observation_data(env_id) -> None:
+    # before: 'NumericParallel' object has no attribute 'observation_data' (it is its own unwrapped)
+    env = searchgym.make(env_id, world_size="tiny")
+    env.reset(seed=3)
+    agent = env.possible_agents[0]
+    env.step({a: 1 for a in env.agents})
+    data = env.observation_data(agent)
+    assert data == env.env.observation_data(agent)
+    assert data["question"] and data["steps"]
+    with pytest.raises(KeyError, match="unknown agent"):
+        env.observation_data("nobody")

@@ -137,6 +137,13 @@ class NumericParallel(ParallelEnv):
         self._check(agent)
         return self._masks.get(agent, self._idle_mask()).astype(bool)
 
+    def observation_data(self, agent: str) -> dict[str, Any]:
+        """The structured data behind ``agent``'s observation, as the wrapped env gives it (this
+        wrapper is its own ``unwrapped``, so there was no way to reach it; the data holds no
+        candidates, so the slot order does not apply)."""
+        self._check(agent)
+        return self.env.observation_data(agent)
+
     def state(self) -> np.ndarray:
         return self.env.state()
 
