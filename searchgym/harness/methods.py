@@ -382,7 +382,25 @@ def agent_method(ctx: RunContext) -> Any:
     agent = str(ctx.options.get("agent", ""))
     options = dict(ctx.options.get("agent_options") or {})
     make = resolve_agent(agent)
-    return make(ctx, **options) if agent in AGENT_PROVIDERS else make(**options)
+    if agent in AGENT_PROVIDERS:
+        return make(ctx, **options)
+    try:
+        return make(**options)
+    except Exception as exc:  # the user's code: one line naming it and where it failed, not our stack
+        raise AgentFactoryError(agent, exc) from exc
+
+
+class AgentFactoryError(ValueError):
+    """A ``module:factory`` given to ``searchgym evaluate`` raised: the message names the factory,
+    the exception and the file and line it was raised at (the CLI prints it as one error line; the
+    run folder keeps its config.json without DONE, so the corrected command resumes it)."""
+
+    def __init__(self, agent: str, exc: BaseException) -> None:
+        import traceback
+
+        frames = traceback.extract_tb(exc.__traceback__)
+        where = f" (at {frames[-1].filename}:{frames[-1].lineno})" if frames else ""
+        super().__init__(f"--agent {agent}: the factory raised {type(exc).__name__}: {exc}{where}")
 
 
 agent_method.trains = False  # type: ignore[attr-defined]

@@ -183,6 +183,17 @@ def test_evaluate_refuses_options_the_agent_cannot_take_before_any_folder(tmp_pa
         assert not out.exists()
 
 
+def test_a_factory_that_raises_is_one_error_line_naming_it(tmp_path, capsys):
+    """Before: the user's exception came out as our traceback (cli -> runner -> methods -> factory)."""
+    out = tmp_path / "broken"
+    assert main(["evaluate", "--suite", TINY_QA.id, "--agent", "harness_helpers:broken_factory", "--out", str(out),
+                 "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "--agent harness_helpers:broken_factory: the factory raised RuntimeError: the factory's own bug (at " in err
+    assert "harness_helpers.py:" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert not (out / "DONE").exists()
+
+
 def test_evaluate_limit_scores_the_first_tasks_only(tmp_path, capsys):
     from searchgym.suites import tasks
 

@@ -119,3 +119,8 @@ def start_local_ray(**kwargs) -> None:
             ray.shutdown()
             if attempt == 2:
                 raise
+
+
+def broken_factory(**options):
+    """A user's factory with a bug: ``searchgym evaluate`` reports it in one line."""
+    raise RuntimeError("the factory's own bug")
