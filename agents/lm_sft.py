@@ -105,6 +105,11 @@ class SFTConfig:
     shared_prefix: bool = True
     per_turn: bool = False  # one row per assistant turn (the stream up to it, loss on it), batched by turn
     guided: bool = False  # the loss on guided choices only, each a softmax over the ids allowed there
+    # Next-token loss on the rest of each row (the question, the tool results, the chat markup),
+    # weighted beside the actions' loss: the text the actions must be read from is ~100 times more
+    # tokens than the actions, and predicting it is what teaches a from-scratch model to copy a
+    # name it has seen (0: the actions only).
+    context_weight: float = 0.0
     seed: int = 0
     max_seconds: float | None = None  # stop early (after a whole step) once this much time is spent; the
     # learning rate then decays over the time budget (linearly to 5%), so a run cut by time still anneals
@@ -112,16 +117,20 @@ class SFTConfig:
     def __post_init__(self) -> None:
         if self.epochs <= 0 or self.batch_size < 1 or self.lr <= 0:
             raise ValueError(f"need epochs > 0, batch_size >= 1, lr > 0; got {self.epochs}, {self.batch_size}, {self.lr}")
+        if not self.context_weight >= 0:
+            raise ValueError(f"SFTConfig.context_weight must be >= 0, got {self.context_weight!r}")
 
 
 def masked_lm_loss(model: Any, rows: Sequence[Sequence[int]], masks: Sequence[Sequence[int]], pad_id: int,
                    prefix: Sequence[int] = (), allowed: Sequence[Mapping[int, Sequence[int]]] | None = None,
-                   ) -> tuple[torch.Tensor, int]:
+                   context_weight: float = 0.0) -> tuple[torch.Tensor, int]:
     """Mean cross-entropy of the tokens whose mask is 1 (each predicted from everything before it).
 
     ``rows`` continue ``prefix`` (shared by all, fed once without gradient; may be empty); the LM head
     runs on the scored positions only. ``allowed`` (per row, token index -> ids): a scored token
-    listed there is a choice among those ids only (the softmax of guided decoding)."""
+    listed there is a choice among those ids only (the softmax of guided decoding). ``context_weight``
+    adds that weight times the mean next-token cross-entropy of every other real token of the rows
+    (over the whole vocabulary)."""
     device = next(model.parameters()).device
     base, head = model.base_model, model.get_output_embeddings()
     n, p = len(rows), len(prefix)
@@ -158,7 +167,13 @@ def masked_lm_loss(model: Any, rows: Sequence[Sequence[int]], masks: Sequence[Se
     logits = head(states).float()
     if allowed is not None:
         logits = logits + _allowed_mask(chosen, allowed, logits.shape[-1]).to(device)
-    return F.cross_entropy(logits, targets[chosen].to(device)), count
+    loss = F.cross_entropy(logits, targets[chosen].to(device))
+    if context_weight > 0:
+        context = attn[:, 1:].bool() & ~chosen
+        if bool(context.any()):
+            context_logits = head(hidden[:, :-1][context.to(device)]).float()
+            loss = loss + context_weight * F.cross_entropy(context_logits, targets[context].to(device))
+    return loss, count
 
 
 def _allowed_mask(chosen: torch.Tensor, allowed: Sequence[Mapping[int, Sequence[int]]], vocab: int) -> torch.Tensor:
@@ -256,7 +271,7 @@ def train_sft(model: Any, transcripts: Sequence[Transcript], pad_id: int, config
         batch = next(batches)
         allowed = [{k - p: a for k, a in transcripts[i].allowed.items()} for i in batch] if config.guided else None
         loss, _ = masked_lm_loss(model, [rows[i][p:] for i in batch], [transcripts[i].loss_mask[p:] for i in batch],
-                                 pad_id, prefix, allowed)
+                                 pad_id, prefix, allowed, config.context_weight)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), config.max_grad_norm)

@@ -60,6 +60,7 @@ class RecipeConfig:
     sft_epochs: float = 20.0  # an upper bound: sft_max_seconds ends it first on two cores
     sft_batch_size: int = 8
     sft_lr: float = 3e-3
+    sft_context_weight: float = 0.0  # next-token loss on the question and tool results beside the actions' (lm_sft)
     sft_per_turn: bool = False  # True: one row per assistant turn (the stream up to it); False: whole episodes
     sft_max_seconds: float | None = 540.0
     guided: bool = True  # guided decoding (llm_guided) in every evaluation and RL rollout
@@ -158,7 +159,8 @@ class Recipe:
         stats = train_sft(model, kept, tokenizer.pad_token_id,
                           SFTConfig(epochs=cfg.sft_epochs, batch_size=cfg.sft_batch_size, lr=cfg.sft_lr,
                                     seed=cfg.model_seed, max_seconds=cfg.sft_max_seconds,
-                                    per_turn=cfg.sft_per_turn, guided=cfg.sft_guided),
+                                    per_turn=cfg.sft_per_turn, guided=cfg.sft_guided,
+                                    context_weight=cfg.sft_context_weight),
                           log=lambda row: self.log(f"sft {json.dumps(row)}"))
         save_model_folder(model, tokenizer, folder)
         info = {"shape": cfg.shape, "parameters": parameter_count(model), "worlds": cfg.sft_worlds,

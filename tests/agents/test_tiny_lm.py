@@ -80,6 +80,29 @@ def test_the_shared_prefix_loss_equals_the_full_one(tokenizer, transcripts) -> N
     assert abs(float(full) - float(shared)) < 1e-4
 
 
+def test_the_context_loss_adds_the_weighted_next_token_loss_of_the_unscored_tokens(tokenizer, transcripts) -> None:
+    model = new_tiny_model("l2-w128", tokenizer)
+    rows, masks = [t.token_ids for t in transcripts[:2]], [t.loss_mask for t in transcripts[:2]]
+    with torch.no_grad():
+        actions, n = masked_lm_loss(model, rows, masks, tokenizer.pad_token_id)
+        both, n_both = masked_lm_loss(model, rows, masks, tokenizer.pad_token_id, context_weight=0.5)
+        shared, _ = masked_lm_loss(model, [r[200:] for r in rows], [m[200:] for m in masks],
+                                   tokenizer.pad_token_id, _common_prefix(rows, 200), context_weight=0.5)
+        # by hand: every real token after the first whose loss mask is 0, predicted from the one before
+        losses = []
+        for r, m in zip(rows, masks):
+            logits = model(torch.tensor([r])).logits[0, :-1]
+            keep = torch.tensor([not x for x in m[1:]])
+            losses.append(torch.nn.functional.cross_entropy(logits[keep], torch.tensor(r[1:])[keep], reduction="none"))
+        context = torch.cat(losses).mean()
+    assert n == n_both > 0
+    assert abs(float(both) - (float(actions) + 0.5 * float(context))) < 1e-4
+    # with a shared prefix the context term covers the rows after it only: a different, still finite value
+    assert torch.isfinite(shared) and float(shared) != float(both)
+    with pytest.raises(ValueError, match="context_weight must be >= 0"):
+        SFTConfig(context_weight=-1.0)
+
+
 def test_sft_fits_its_transcripts(tokenizer, transcripts) -> None:
     model = new_tiny_model("l2-w128", tokenizer)
     rows, masks = [t.token_ids for t in transcripts], [t.loss_mask for t in transcripts]
