@@ -142,8 +142,10 @@ class SearchgymRllmEnv(_Base):
             function = _field(call, "function")
             move = _finish_text(_field(function, "arguments")) if _field(function, "name") == "finish" else call
             text, reward, info = self._step_one(move)
-            call_id = _field(call, "id")
-            outputs[str(call_id or f"call_{index}")] = text
+            key = str(_field(call, "id") or f"call_{index}")
+            if key in outputs:  # the same id twice in one reply: keep both outputs (before: the first was lost)
+                key = f"{key}_{index}"
+            outputs[key] = text
             total += reward
             if self.done:
                 break

@@ -56,6 +56,17 @@ def test_a_tool_agent_rollout_from_a_row_scores_as_the_env() -> None:
         env.step("<answer>again</answer>")
 
 
+def test_calls_sharing_an_id_keep_every_output() -> None:
+    row = rllm_rows(SUITE, SPLIT)[0]
+    env = SearchgymRllmEnv.from_dict(row)
+    env.reset()
+    observation, _, done, _ = env.step([_call("same", "knowledge_base", entity="Nobody"),
+                                        _call("same", "web_search", query="Nobody"), _call("", "current_time")])
+    outputs = observation["tool_outputs"]
+    assert list(outputs) == ["same", "same_1", "call_2"] and not done
+    assert outputs["same"] != outputs["same_1"] and all(outputs.values())
+
+
 def test_text_and_single_calls_step_too() -> None:
     row = rllm_rows(SUITE, SPLIT)[0]
     env = SearchgymRllmEnv.from_dict(row)
