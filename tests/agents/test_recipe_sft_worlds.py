@@ -47,3 +47,10 @@ def test_sft_data_comes_from_each_world_s_train_tasks(tmp_path, monkeypatch):
 def test_sft_worlds_must_be_at_least_one():
     with pytest.raises(ValueError, match="sft_worlds must be >= 1"):
         RecipeConfig(sft_worlds=0)
+
+
+@pytest.mark.parametrize("weight", [-0.5, float("nan"), "1", True])
+def test_a_bad_context_weight_is_refused_before_any_stage(weight):
+    with pytest.raises(ValueError, match="sft_context_weight must be a number >= 0"):
+        RecipeConfig(sft_context_weight=weight)
+    assert RecipeConfig(sft_context_weight=0.5).sft_context_weight == 0.5
