@@ -117,8 +117,14 @@ class SFTConfig:
     def __post_init__(self) -> None:
         if self.epochs <= 0 or self.batch_size < 1 or self.lr <= 0:
             raise ValueError(f"need epochs > 0, batch_size >= 1, lr > 0; got {self.epochs}, {self.batch_size}, {self.lr}")
-        if not self.context_weight >= 0:
-            raise ValueError(f"SFTConfig.context_weight must be >= 0, got {self.context_weight!r}")
+        self.context_weight = check_context_weight(self.context_weight)
+
+
+def check_context_weight(value: Any, name: str = "SFTConfig.context_weight") -> float:
+    """A loss weight: a number >= 0 (not a bool, a string or NaN), else a clear error naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 0:
+        raise ValueError(f"{name} must be a number >= 0, got {value!r}")
+    return float(value)
 
 
 def masked_lm_loss(model: Any, rows: Sequence[Sequence[int]], masks: Sequence[Sequence[int]], pad_id: int,

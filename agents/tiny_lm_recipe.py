@@ -83,6 +83,7 @@ class RecipeConfig:
 
     def __post_init__(self) -> None:
         from .encoders import resolve_device
+        from .lm_sft import check_context_weight
         from .tiny_lm import TINY_SHAPES
 
         self.device = str(resolve_device(str(self.device)))
@@ -99,9 +100,8 @@ class RecipeConfig:
                      "max_new_tokens", "eval_batch", "threads"):
             if int(getattr(self, name)) < 1:
                 raise ValueError(f"RecipeConfig.{name} must be >= 1, got {getattr(self, name)!r}")
-        if isinstance(self.sft_context_weight, bool) or not isinstance(self.sft_context_weight, int | float) \
-                or not self.sft_context_weight >= 0:  # before the reader plays: NaN and strings too
-            raise ValueError(f"RecipeConfig.sft_context_weight must be a number >= 0, got {self.sft_context_weight!r}")
+        # when the options are read, not after the reader has played
+        self.sft_context_weight = check_context_weight(self.sft_context_weight, "RecipeConfig.sft_context_weight")
         if int(self.choice_tasks) < 0:
             raise ValueError(f"RecipeConfig.choice_tasks must be >= 0, got {self.choice_tasks!r}")
 

@@ -6,14 +6,12 @@ One iteration (:meth:`Trainer.iterate`):
 2. roll out a group of ``group_size`` attempts per task (``rollout.py``);
 3. :meth:`Trainer.update`, which reads top to bottom: advantages with the estimator (``cw_round``
    = CW-GRPO round contribution, ``cw_value``, ``grpo``, ``dr_grpo``, ``gae``, ...), then the
-   calibration flags; then ``update_epochs`` epochs of the policy loss (``LossConfig.policy_loss``,
-   PPO clip by default, with the entropy bonus, the KL penalty to the weights training started
-   from when ``loss.kl_coef`` > 0, and the configured aggregation), one optimiser step
-   per minibatch (``minibatch_size``; None: the whole batch); then the value head for
-   ``value_epochs`` when the method fits one (``TrainConfig.value_head``); the logged numbers;
-4. every ``eval_every`` iterations, success on a fixed dev subset; the row, then a checkpoint
-   (``trainer_base``) that restores everything (weights, optimiser, calibration state, both
-   generators): a resumed run makes exactly the next update the uninterrupted run would have.
+   calibration flags; then ``update_epochs`` epochs of the policy loss (``LossConfig.policy_loss``:
+   PPO clip by default, the entropy bonus, the KL penalty to the starting weights when ``loss.kl_coef``
+   > 0, the configured aggregation), one optimiser step per minibatch (``minibatch_size``; None: the
+   whole batch); the value head for ``value_epochs`` when the method fits one; the logged numbers;
+4. every ``eval_every`` iterations, dev success on a fixed subset; the row, then a checkpoint
+   (``trainer_base``: weights, optimiser, calibration, generators), so a resumed run goes on exactly.
 """
 
 from __future__ import annotations

@@ -49,6 +49,7 @@ import importlib
 import inspect
 import json
 import re
+import traceback
 from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -386,21 +387,10 @@ def agent_method(ctx: RunContext) -> Any:
         return make(ctx, **options)
     try:
         return make(**options)
-    except Exception as exc:  # the user's code: one line naming it and where it failed, not our stack
-        raise AgentFactoryError(agent, exc) from exc
-
-
-class AgentFactoryError(ValueError):
-    """A ``module:factory`` given to ``searchgym evaluate`` raised: the message names the factory,
-    the exception and the file and line it was raised at (the CLI prints it as one error line; the
-    run folder keeps its config.json without DONE, so the corrected command resumes it)."""
-
-    def __init__(self, agent: str, exc: BaseException) -> None:
-        import traceback
-
+    except Exception as exc:  # the user's code: one error line naming it and where it failed, not our stack
         frames = traceback.extract_tb(exc.__traceback__)
         where = f" (at {frames[-1].filename}:{frames[-1].lineno})" if frames else ""
-        super().__init__(f"--agent {agent}: the factory raised {type(exc).__name__}: {exc}{where}")
+        raise ValueError(f"--agent {agent}: the factory raised {type(exc).__name__}: {exc}{where}") from exc
 
 
 agent_method.trains = False  # type: ignore[attr-defined]
