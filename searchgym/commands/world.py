@@ -6,9 +6,8 @@ import argparse
 import json
 from dataclasses import asdict
 
-from searchgym.commands import check_world_seed
+from searchgym.commands import check_world_seed, check_world_size
 from searchgym.world import shared_world
-from searchgym.world.generate import size_from_text
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -20,7 +19,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     check_world_seed(args, "--seed")
-    world = shared_world(args.seed, size_from_text(args.size))
+    world = shared_world(args.seed, check_world_size(args.size))
     stats = asdict(world.stats())
     if args.json:
         print(json.dumps({"seed": args.seed, "size": world.size, "fingerprint": world.fingerprint, **stats}, indent=2))
