@@ -143,8 +143,8 @@ class SearchgymRllmEnv(_Base):
             move = _finish_text(_field(function, "arguments")) if _field(function, "name") == "finish" else call
             text, reward, info = self._step_one(move)
             key = str(_field(call, "id") or f"call_{index}")
-            if key in outputs:  # the same id twice in one reply: keep both outputs (before: the first was lost)
-                key = f"{key}_{index}"
+            while key in outputs:  # an id met before in this reply (a repeat, or one spelled like a
+                key = f"{key}_{index}"  # renamed repeat): keep every output (before: the first was lost)
             outputs[key] = text
             total += reward
             if self.done:

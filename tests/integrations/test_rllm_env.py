@@ -65,6 +65,13 @@ def test_calls_sharing_an_id_keep_every_output() -> None:
     outputs = observation["tool_outputs"]
     assert list(outputs) == ["same", "same_1", "call_2"] and not done
     assert outputs["same"] != outputs["same_1"] and all(outputs.values())
+    # a repeat whose renamed id the reply already holds is kept too (before: it overwrote that output)
+    env.reset()
+    observation, _, _, _ = env.step([_call("same", "knowledge_base", entity="Nobody"),
+                                     _call("same_2", "web_search", query="Nobody"), _call("same", "current_time")])
+    outputs = observation["tool_outputs"]
+    assert list(outputs) == ["same", "same_2", "same_2_2"]
+    assert len(set(outputs.values())) == 3
 
 
 def test_text_and_single_calls_step_too() -> None:
