@@ -23,13 +23,13 @@ TOP = 2**63 - 1
     (["world", "stats", "--seed", "99999999999999999999"],
      f"searchgym world: error: --seed must be an int in 0..{TOP} (a world seed), got 99999999999999999999"),
     (["world", "stats", "--size", "1000000000"],
-     "searchgym world: error: --size must be one of tiny, small, medium, large, xl or an int scale in 4..9000, "
-     "got 1000000000"),
+     ("searchgym world: error: --size must be one of tiny, small, medium, large, xl or an int scale in 4..9000, "
+      "got 1000000000")),
     (["world", "stats", "--size", "3"],
      "searchgym world: error: --size must be one of tiny, small, medium, large, xl or an int scale in 4..9000, got 3"),
     (["world", "stats", "--size", "huge"],
-     "searchgym world: error: --size must be one of tiny, small, medium, large, xl or an int scale in 4..9000, "
-     "got 'huge'"),
+     ("searchgym world: error: --size must be one of tiny, small, medium, large, xl or an int scale in 4..9000, "
+      "got 'huge'")),
     (["serve", "--suite", "searchqa-text-v2", "--port", "70000"],
      "searchgym serve: error: --port must be an int in 0..65535 (0: any free port), got 70000"),
     (["serve", "--suite", "searchqa-text-v2", "--limit", "0"],
