@@ -105,7 +105,7 @@ def cartpole(steps: int = 20_000) -> Timing:
 
 def clear_caches(tools) -> None:
     """Empty every cache an env step can hit (see the module docstring)."""
-    from searchgym import candidates, judge
+    from searchgym import candidates, judge, scoring
     from searchgym.envs import blackboard, spaces, team_posts
 
     for tool in (tools.values() if hasattr(tools, "values") else ()):  # web search hits, KB and calculator results
@@ -116,7 +116,7 @@ def clear_caches(tools) -> None:
     for module, name in ((candidates, "clear_memos"), (judge, "read_text"), (judge, "_words_of"),
                          (judge, "_numbers_of_text"), (judge, "_numbers_of"),
                          (judge, "_phrases"), (blackboard, "padded"), (spaces, "is_clean"),
-                         (blackboard, "_numbers"), (team_posts, "clear_post_memos")):
+                         (blackboard, "_numbers"), (team_posts, "clear_post_memos"), (scoring, "_normalized")):
         cache = getattr(module, name, None)
         clear = getattr(cache, "cache_clear", cache if name.startswith("clear_") else None)
         if clear is not None:

@@ -55,6 +55,14 @@ def test_normalize_answer(raw, expected):
     assert normalize_answer(raw) == expected
 
 
+def test_normalize_answer_is_the_same_for_memoised_and_long_texts():
+    """Short texts are memoised, long ones are not: both ways normalise alike, and again alike."""
+    short, long = "The  Quick, Brown-Fox!", "The  Quick, Brown-Fox! " * 40
+    assert [normalize_answer(short) for _ in range(2)] == ["quick brownfox"] * 2
+    assert [normalize_answer(long) for _ in range(2)] == [" ".join(["quick brownfox"] * 40)] * 2
+    assert normalize_answer(12) == "12"  # not a str: normalised as its text, as before
+
+
 def test_exact_match_uses_aliases_articles_and_punctuation():
     assert exact_match("the Mara Quell.", ["Mara Quell"]) == 1.0
     assert exact_match("vexa corp", ("Vexa Corporation", "Vexa Corp")) == 1.0
