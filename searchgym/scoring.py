@@ -84,6 +84,10 @@ def _is_punct(ch: str) -> bool:
     return ch in _ASCII_PUNCT or unicodedata.category(ch).startswith("P")
 
 
+#: Texts up to this length are memoised by ``normalize_answer`` (longer ones are rare and large).
+_MEMO_CHARS = 256
+
+
 def normalize_answer(s: str) -> str:
     """SQuAD normalisation: lower case, drop punctuation, drop articles a/an/the, collapse spaces.
 
@@ -94,10 +98,6 @@ def normalize_answer(s: str) -> str:
     """
     text = str(s)
     return _normalized(text) if len(text) <= _MEMO_CHARS else _normalize(text)
-
-
-#: Texts up to this length are memoised by ``normalize_answer`` (longer ones are rare and large).
-_MEMO_CHARS = 256
 
 
 @lru_cache(maxsize=1 << 16)
