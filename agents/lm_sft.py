@@ -30,6 +30,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from .config_checks import check_in_range
 from .llm_kv_generate import _cache_argument, _common_prefix
 from .llm_policy import ChatCodec
 from .llm_rollout import RolloutConfig, guide_for, open_conversation, unwrap_tool_response
@@ -117,14 +118,12 @@ class SFTConfig:
     def __post_init__(self) -> None:
         if self.epochs <= 0 or self.batch_size < 1 or self.lr <= 0:
             raise ValueError(f"need epochs > 0, batch_size >= 1, lr > 0; got {self.epochs}, {self.batch_size}, {self.lr}")
-        self.context_weight = check_context_weight(self.context_weight)
+        check_in_range("SFTConfig.context_weight", self.context_weight, 0.0, what=CONTEXT_WEIGHT)
+        self.context_weight = float(self.context_weight)
 
 
-def check_context_weight(value: Any, name: str = "SFTConfig.context_weight") -> float:
-    """A loss weight: a number >= 0 (not a bool, a string or NaN), else a clear error naming ``name``."""
-    if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 0:
-        raise ValueError(f"{name} must be a number >= 0, got {value!r}")
-    return float(value)
+#: What ``context_weight`` is, in its error message.
+CONTEXT_WEIGHT = "the next-token loss on the context, beside the actions' loss"
 
 
 def masked_lm_loss(model: Any, rows: Sequence[Sequence[int]], masks: Sequence[Sequence[int]], pad_id: int,

@@ -82,8 +82,9 @@ class RecipeConfig:
     rollout: dict[str, Any] = field(default_factory=dict)  # extra RolloutConfig fields
 
     def __post_init__(self) -> None:
+        from .config_checks import check_in_range
         from .encoders import resolve_device
-        from .lm_sft import check_context_weight
+        from .lm_sft import CONTEXT_WEIGHT
         from .tiny_lm import TINY_SHAPES
 
         self.device = str(resolve_device(str(self.device)))
@@ -101,7 +102,7 @@ class RecipeConfig:
             if int(getattr(self, name)) < 1:
                 raise ValueError(f"RecipeConfig.{name} must be >= 1, got {getattr(self, name)!r}")
         # when the options are read, not after the reader has played
-        self.sft_context_weight = check_context_weight(self.sft_context_weight, "RecipeConfig.sft_context_weight")
+        check_in_range("RecipeConfig.sft_context_weight", self.sft_context_weight, 0.0, what=CONTEXT_WEIGHT)
         if int(self.choice_tasks) < 0:
             raise ValueError(f"RecipeConfig.choice_tasks must be >= 0, got {self.choice_tasks!r}")
 

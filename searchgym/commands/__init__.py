@@ -34,15 +34,9 @@ def check_world_seed(args: argparse.Namespace, flag: str = "--world-seed") -> No
 
 def check_world_size(text: str, flag: str = "--size") -> str | int:
     """A world size as typed (a preset name or digits), refused with one line naming the option
-    unless the envs accept it (``envs.config.WORLD_SCALE_BOUNDS``). Why: `world stats --size`
-    took any int, and a size of 10**9 started generating a world no env can load, for hours."""
-    from searchgym.envs.config import WORLD_SCALE_BOUNDS
-    from searchgym.world.generate import SIZES, size_from_text
+    unless the envs accept it (``envs.config.check_world_size``). Why: `world stats --size` took
+    any int, and a size of 10**9 started generating a world no env can load, for hours."""
+    from searchgym.envs.config import check_world_size as check_size
+    from searchgym.world.generate import size_from_text
 
-    size, (low, high) = size_from_text(text), WORLD_SCALE_BOUNDS
-    if isinstance(size, int) and not low <= size <= high:
-        raise ValueError(f"{flag} must be one of {', '.join(SIZES)} or an int scale in {low}..{high}, got {size}")
-    if isinstance(size, str) and size not in SIZES:
-        raise ValueError(f"{flag} must be one of {', '.join(SIZES)} or an int scale in {low}..{high}, got {size!r:.40}")
-    return size
-
+    return check_size(size_from_text(text), flag)

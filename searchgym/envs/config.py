@@ -46,6 +46,21 @@ def check_int(name: str, value: object, low: int, high: int) -> int:
     return int(value)
 
 
+def check_world_size(size: object, name: str = "world_size") -> str | int:
+    """``size`` if the envs can load it (a preset name, or an int scale in ``WORLD_SCALE_BOUNDS``),
+    else a ValueError naming ``name`` and what is accepted."""
+    low, high = WORLD_SCALE_BOUNDS
+    accepted = f"{name} must be one of {', '.join(SIZES)} or an int scale in {low}..{high}, got"
+    if isinstance(size, str):
+        if size not in SIZES:
+            raise ValueError(f"{accepted} {size!r:.40}")
+        return size
+    try:
+        return check_int(name, size, low, high)
+    except ValueError as exc:
+        raise ValueError(f"{accepted} {str(exc).rpartition(', got ')[2]}") from None
+
+
 class RenderModes(list):
     """``metadata["render_modes"]`` that refuses a render mode that is not a string.
 
@@ -93,13 +108,7 @@ class EnvConfig:
         for name, (low, high) in BOUNDS.items():
             check_int(name, getattr(self, name), low, high)
         if not isinstance(self.world_size, str):
-            low, high = WORLD_SCALE_BOUNDS
-            try:
-                check_int("world_size", self.world_size, low, high)
-            except ValueError as exc:
-                shown = str(exc).rpartition(", got ")[2]
-                raise ValueError(f"world_size must be one of {', '.join(SIZES)} or an int scale in {low}..{high}, "
-                                 f"got {shown}") from None
+            check_world_size(self.world_size)
         families = self.families
         if families is not None and not isinstance(families, str) and not (
                 isinstance(families, Sequence) and len(families) <= MAX_FAMILIES

@@ -138,10 +138,14 @@ def test_an_unknown_policy_is_refused_even_when_every_method_is_a_baseline(tmp_p
     assert main([*compare, "--policy", "attn", "--out", str(tmp_path / "ok")]) == 0
 
 
+def _evaluate(agent: str, out, *extra: str) -> int:
+    """``searchgym evaluate`` of ``agent`` on the tiny suite into ``out``, without the progress bar."""
+    return main(["evaluate", "--suite", TINY_QA.id, "--agent", agent, "--out", str(out), "--no-progress", *extra])
+
+
 def test_evaluate_an_agent_factory(tmp_path, capsys):
     out = tmp_path / "ev"
-    assert main(["evaluate", "--suite", TINY_QA.id, "--agent", "harness_helpers:oracle_factory", "--out", str(out),
-                 "--no-progress"]) == 0
+    assert _evaluate("harness_helpers:oracle_factory", out) == 0
     printed = capsys.readouterr().out
     assert "harness_helpers.oracle_factory on test-tiny-qa-v0 (test split, 12 tasks)" in printed
     assert "| all | 12 | 1.000 | 1.000 |" in printed
@@ -153,8 +157,8 @@ def test_evaluate_an_agent_factory(tmp_path, capsys):
 
 
 def test_evaluate_passes_agent_options_and_names_unknown_agents(tmp_path, capsys):
-    assert main(["evaluate", "--suite", TINY_QA.id, "--agent", "harness_helpers:first_candidate_factory",
-                 "--agent-option", "index=1", "--name", "first", "--out", str(tmp_path / "f"), "--no-progress"]) == 0
+    assert _evaluate("harness_helpers:first_candidate_factory", tmp_path / "f", "--agent-option", "index=1",
+                     "--name", "first") == 0
     assert read_json(tmp_path / "f" / "config.json")["options"]["agent_options"] == {"index": 1}
     capsys.readouterr()
     assert main(["evaluate", "--suite", TINY_QA.id, "--agent", "gpt", "--out", str(tmp_path / "g")]) == 2
@@ -186,8 +190,7 @@ def test_evaluate_refuses_options_the_agent_cannot_take_before_any_folder(tmp_pa
 def test_a_factory_that_raises_is_one_error_line_naming_it(tmp_path, capsys):
     """Before: the user's exception came out as our traceback (cli -> runner -> methods -> factory)."""
     out = tmp_path / "broken"
-    assert main(["evaluate", "--suite", TINY_QA.id, "--agent", "harness_helpers:broken_factory", "--out", str(out),
-                 "--no-progress"]) == 2
+    assert _evaluate("harness_helpers:broken_factory", out) == 2
     err = capsys.readouterr().err
     assert "--agent harness_helpers:broken_factory: the factory raised RuntimeError: the factory's own bug (at " in err
     assert "harness_helpers.py:" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
