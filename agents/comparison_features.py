@@ -56,6 +56,20 @@ def _figure(text: str | None) -> float | None:
         return None
 
 
+def option_figure(figures: dict[str, float], name: str) -> float | None:
+    """The figure of the option ``name`` names. Why not by plain name alone: two entities share one
+    ("X (chemist)", "X (painter)"), and the option's namesake is no option. A name matches an option
+    reached under the other form ("X" and "X (chemist)") only when one of the two is unqualified and
+    the options it could be agree."""
+    found = figures.get(name)
+    if found is None:
+        plain = plain_name(name)
+        matches = {v for option, v in figures.items()
+                   if plain_name(option) == plain and (option == plain or name == plain)}
+        found = matches.pop() if len(matches) == 1 else None
+    return found
+
+
 class ComparisonStanding(MemoisedRows):
     """Per-candidate features of one observation (see the module docstring); memoised."""
 
@@ -82,13 +96,13 @@ class ComparisonStanding(MemoisedRows):
                     break
             value = _figure(reading.facts.get((entity, plan.target))) if entity is not None else None
             if value is not None:
-                figures[plain_name(entity)] = value
+                figures[entity] = value
         known = min(len(figures), 2) / 2
         top, bottom = max(figures.values(), default=None), min(figures.values(), default=None)
         ranked = len(figures) >= 2 and top != bottom
         rows = []
         for kind, arg, _ in parts:
-            value = figures.get(plain_name(arg)) if kind == "answer" else None
+            value = option_figure(figures, arg) if kind == "answer" else None
             rows.append([known, float(plan.smaller_wins), float(value is not None),
                          float(ranked and value == top), float(ranked and value == bottom)])
         return feature_array(rows, len(candidates), self.n_features)

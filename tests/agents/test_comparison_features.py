@@ -128,3 +128,21 @@ def test_the_attn_policy_reads_them_too(make_obs):
     assert torch.isfinite(logits[0, :5]).all()
     with pytest.raises(ValueError, match="hop_features"):
         make_policy("attn", comparison_facts=True, hop_features=False)
+
+
+def test_an_options_namesake_is_no_option():
+    """Two entities share a plain name: the one the question's path reaches has the figure, its
+    namesake in another answer has none (keyed by the plain name, both had it); the plain form of the
+    option's name still finds it."""
+    oslo = "Chaetheix Systems (Oslo)"
+    text = TEXT.replace("Chaetheix Systems manufactures", f"{oslo} manufactures").replace(
+        "Chaetheix Systems is a company. Chaetheix Systems employs", f"{oslo} is a company. {oslo} employs")
+    cands = [f'answer("{oslo}")  <- Glufy 960 | made by | a company | via web_search',
+             'answer("Chaetheix Systems (Lima)")  <- Zeishaes Pro 630 | made by | a company | via web_search',
+             'answer("Chaetheix Systems")  <- name from a result | via web_search',
+             'answer("Qytreish Group")  <- Gipeim-200 | made by | a company | via web_search']
+    rows = ComparisonStanding().observation_features(text, cands)
+    np.testing.assert_array_equal(rows[0], [1.0, 0.0, 1.0, 1.0, 0.0])  # 2990, the larger
+    np.testing.assert_array_equal(rows[1], [1.0, 0.0, 0.0, 0.0, 0.0])  # the namesake: no figure
+    np.testing.assert_array_equal(rows[2], [1.0, 0.0, 1.0, 1.0, 0.0])  # the unqualified name: the option's
+    np.testing.assert_array_equal(rows[3], [1.0, 0.0, 1.0, 0.0, 1.0])  # 320, the smaller
