@@ -23,8 +23,9 @@ def policy_format(policy: str) -> int:
 #: Their columns and values are part of the layout: when what one computes changes, its number
 #: goes up, so that bases and run folders made with the earlier version are different runs, not
 #: results to reuse. 2: the options are the ends of the question's paths (the first version
-#: counted any name one fact away from the question's).
-FEATURE_VERSIONS = {"comparison_facts": 2}
+#: counted any name one fact away from the question's). 3: an option's figure is keyed by the
+#: entity its path reaches, not by its plain name (an option's namesake had its figure).
+FEATURE_VERSIONS = {"comparison_facts": 3}
 
 
 def feature_versions(policy_kwargs: Mapping | None) -> dict[str, int]:
