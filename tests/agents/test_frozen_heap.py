@@ -54,13 +54,16 @@ def test_each_call_freezes_what_survived_since():
 
 
 def test_someone_elses_freeze_is_left_as_it_is():
+    """Neither frozen further (the new objects stay out) nor unfrozen (the count would fall to 0).
+    The count is compared with slack below: an object freed while frozen (by another thread the
+    suite left running, say) leaves the frozen generation, so it can fall by a few (by 2 in one run of the whole suite)."""
     gc.freeze()
     theirs = gc.get_freeze_count()
     with frozen_heap() as freeze_survivors:
         kept = [[i] for i in range(1000)]
         freeze_survivors()
-        assert gc.get_freeze_count() == theirs
-    assert gc.get_freeze_count() == theirs and kept
+        assert theirs - len(kept) < gc.get_freeze_count() <= theirs
+    assert theirs - len(kept) < gc.get_freeze_count() <= theirs and kept
 
 
 def test_young_collections_are_rarer_while_training_and_restored_after():
