@@ -55,11 +55,15 @@ def test_normalize_answer(raw, expected):
     assert normalize_answer(raw) == expected
 
 
-def test_normalize_answer_is_the_same_for_memoised_and_long_texts():
-    """Short texts are memoised, long ones are not: both ways normalise alike, and again alike."""
+def test_normalize_answer_memoises_short_texts_only_and_normalises_both_alike():
+    from searchgym import scoring
+
+    scoring._normalized.cache_clear()
     short, long = "The  Quick, Brown-Fox!", "The  Quick, Brown-Fox! " * 40
     assert [normalize_answer(short) for _ in range(2)] == ["quick brownfox"] * 2
+    assert scoring._normalized.cache_info()[:2] == (1, 1)  # (hits, misses): the second call read the memo
     assert [normalize_answer(long) for _ in range(2)] == [" ".join(["quick brownfox"] * 40)] * 2
+    assert scoring._normalized.cache_info().currsize == 1  # a long text is not kept
     assert normalize_answer(12) == "12"  # not a str: normalised as its text, as before
 
 

@@ -38,11 +38,20 @@ WORLD_SCALE_BOUNDS = (4, max(SIZES.values()))
 MAX_FAMILIES = 64
 
 
+def _is_int_in(value: object, low: int, high: int) -> bool:
+    """An int in ``low..high`` (numpy ints too, bools not)."""
+    return not isinstance(value, bool) and isinstance(value, int | np.integer) and low <= value <= high
+
+
+def _shown(value: object) -> str:
+    """``value`` as an error message shows it: short, and only the type of anything unusual."""
+    return (repr(value) if isinstance(value, int | np.integer | float | str) else type(value).__name__)[:60]
+
+
 def check_int(name: str, value: object, low: int, high: int) -> int:
     """``value`` if it is an int in ``low..high`` (numpy ints too, bools not), else a ValueError stating the bounds."""
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or not low <= value <= high:
-        shown = repr(value) if isinstance(value, int | np.integer | float | str) else type(value).__name__
-        raise ValueError(f"{name} must be an int in {low}..{high}, got {shown[:60]}")
+    if not _is_int_in(value, low, high):
+        raise ValueError(f"{name} must be an int in {low}..{high}, got {_shown(value)}")
     return int(value)
 
 
@@ -50,15 +59,11 @@ def check_world_size(size: object, name: str = "world_size") -> str | int:
     """``size`` if the envs can load it (a preset name, or an int scale in ``WORLD_SCALE_BOUNDS``),
     else a ValueError naming ``name`` and what is accepted."""
     low, high = WORLD_SCALE_BOUNDS
-    accepted = f"{name} must be one of {', '.join(SIZES)} or an int scale in {low}..{high}, got"
-    if isinstance(size, str):
-        if size not in SIZES:
-            raise ValueError(f"{accepted} {size!r:.40}")
+    if isinstance(size, str) and size in SIZES:
         return size
-    try:
-        return check_int(name, size, low, high)
-    except ValueError as exc:
-        raise ValueError(f"{accepted} {str(exc).rpartition(', got ')[2]}") from None
+    if _is_int_in(size, low, high):
+        return int(size)
+    raise ValueError(f"{name} must be one of {', '.join(SIZES)} or an int scale in {low}..{high}, got {_shown(size)}")
 
 
 class RenderModes(list):
