@@ -9,6 +9,8 @@ import unicodedata
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from searchgym.shown import safe_repr
+
 ACTION_KINDS = ("tool", "answer", "post", "wait")
 
 
@@ -64,7 +66,7 @@ def _literal(value: Any) -> str:
     try:
         return json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError):
-        return repr(value)
+        return safe_repr(value)
 
 
 @dataclass(frozen=True)

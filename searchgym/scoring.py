@@ -12,7 +12,6 @@ The process judge is :mod:`searchgym.judge` (it uses this module, not the other 
 
 from __future__ import annotations
 
-import math
 import numbers
 import re
 import string
@@ -35,6 +34,7 @@ from searchgym.numbers import (  # noqa: F401  (re-exported: the scoring API)
     numeric_match,
     parse_number,
 )
+from searchgym.shown import safe_repr
 
 if TYPE_CHECKING:
     from searchgym.world.model import Task
@@ -280,6 +280,9 @@ def score_answer(task: Task, prediction: str | None, metric: str = "auto") -> An
 
 
 # ------------------------------------------------------------------------------------ rewards
+#: The largest cost or score a RewardConfig takes: sums over any episode stay finite.
+MAX_REWARD_AMOUNT = 1e6
+
 @dataclass(frozen=True)
 class RewardConfig:
     """How a step's reward is composed (all costs are non-negative amounts that are subtracted).
@@ -304,9 +307,12 @@ class RewardConfig:
         for name in ("step_cost", "invalid_cost", "format_cost", "no_answer_score"):
             value = getattr(self, name)
             number = isinstance(value, numbers.Real) and not isinstance(value, bool)
-            if not (number and math.isfinite(value) and (value >= 0 or name == "no_answer_score")):
-                bound = "" if name == "no_answer_score" else " >= 0 (it is subtracted)"
-                raise ValueError(f"{name} must be a finite number{bound}, got {value!r:.40}")
+            # bounded: 1e308 passed as finite, and one step's sum of two such costs was -inf
+            if not (number and abs(value) <= MAX_REWARD_AMOUNT and (value >= 0 or name == "no_answer_score")):
+                low = -MAX_REWARD_AMOUNT if name == "no_answer_score" else 0
+                why = "" if name == "no_answer_score" else " (it is subtracted)"
+                raise ValueError(f"{name} must be a number in {low:g}..{MAX_REWARD_AMOUNT:g}{why}, "
+                                 f"got {safe_repr(value, 40)}")
             if type(value) not in (int, float):  # a numpy scalar: a plain float, as rewards are
                 object.__setattr__(self, name, float(value))
 

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from searchgym.scoring import RewardConfig
+from searchgym.shown import safe_repr
 from searchgym.world import SIZES, World
 
 #: "ansi" returns the episode as text; "human" prints it as it is played (``envs.terminal_view``).
@@ -45,7 +46,7 @@ def _is_int_in(value: object, low: int, high: int) -> bool:
 
 def _shown(value: object) -> str:
     """``value`` as an error message shows it: short, and only the type of anything unusual."""
-    return (repr(value) if isinstance(value, int | np.integer | float | str) else type(value).__name__)[:60]
+    return safe_repr(value, 60) if isinstance(value, int | np.integer | float | str) else type(value).__name__
 
 
 def check_int(name: str, value: object, low: int, high: int) -> int:
@@ -53,6 +54,18 @@ def check_int(name: str, value: object, low: int, high: int) -> int:
     if not _is_int_in(value, low, high):
         raise ValueError(f"{name} must be an int in {low}..{high}, got {_shown(value)}")
     return int(value)
+
+
+def _families_problem(families: object) -> str:
+    """What is wrong with a ``families`` value, as "got ..." ends (empty: nothing)."""
+    if families is None or isinstance(families, str):
+        return ""
+    if not isinstance(families, Sequence):
+        return type(families).__name__
+    if len(families) > MAX_FAMILIES:
+        return f"{len(families)} entries"
+    odd = next((f for f in families if not isinstance(f, str)), "")  # was "got 1 entries" for [1]
+    return f"the entry {_shown(odd)}, which is no name" if odd != "" else ""
 
 
 def check_world_size(size: object, name: str = "world_size") -> str | int:
@@ -110,15 +123,12 @@ class EnvConfig:
     def __post_init__(self) -> None:
         if self.render_mode not in RENDER_MODES:
             raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {self.render_mode!r}"[:200])
-        for name, (low, high) in BOUNDS.items():
-            check_int(name, getattr(self, name), low, high)
+        for name, (low, high) in BOUNDS.items():  # NumPy ints are kept as ints (what configs and JSON hold)
+            object.__setattr__(self, name, check_int(name, getattr(self, name), low, high))
         if not isinstance(self.world_size, str):
             check_world_size(self.world_size)
-        families = self.families
-        if families is not None and not isinstance(families, str) and not (
-                isinstance(families, Sequence) and len(families) <= MAX_FAMILIES
-                and all(isinstance(f, str) for f in families)):
-            shown = f"{len(families)} entries" if isinstance(families, Sequence) else type(families).__name__
+        shown = _families_problem(self.families)
+        if shown:
             raise ValueError(f"families must be None, a family name or a list of at most {MAX_FAMILIES} names, "
                              f"got {shown}")
         self._check_backend()

@@ -17,6 +17,8 @@ from typing import Any
 
 import numpy as np
 
+from searchgym.tool_calls import call_as_dict
+
 
 @dataclass
 class EpisodeRecord:
@@ -38,6 +40,9 @@ def recorded(action: Any) -> Any:
     object made a pickled env replay the changed call, a different episode."""
     if action is None or isinstance(action, str | int | float | np.generic):
         return action
+    if not isinstance(action, dict | np.ndarray):  # an object with .function: its dict form replays it, and
+        as_dict = call_as_dict(action)  # pickles where the caller's class would not (one defined in a function)
+        action = action if as_dict is None else as_dict
     try:
         return copy.deepcopy(action)
     except Exception:  # noqa: BLE001 - an object that cannot be copied is kept as it is

@@ -20,6 +20,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from searchgym.envs.config import check_int
 from searchgym.tools.tool_registry import TOOL_NAMES, tool_specs
 
 PRESETS = ("roles", "generalists")
@@ -65,8 +66,7 @@ ROLES_PRESET = roles_preset()
 
 def generalists(team_size: int = DEFAULT_TEAM_SIZE) -> tuple[Role, ...]:
     """``team_size`` members with every tool, each able to answer."""
-    if isinstance(team_size, bool) or not isinstance(team_size, int) or not 1 <= team_size <= MAX_TEAM_SIZE:
-        raise ValueError(f"team_size must be an int in 1..{MAX_TEAM_SIZE}, got {team_size!r}")
+    team_size = check_int("team_size", team_size, 1, MAX_TEAM_SIZE)  # NumPy ints too
     return tuple(Role(f"generalist_{i}", tuple(TOOL_NAMES), can_answer=True) for i in range(team_size))
 
 

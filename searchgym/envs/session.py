@@ -24,6 +24,7 @@ from searchgym.envs.transcript import Transcript
 from searchgym.judge import ProcessJudge, RoundSignals
 from searchgym.observation_format import question_text
 from searchgym.scoring import AnswerScore, RewardConfig, compose_reward, score_answer
+from searchgym.shown import safe_repr
 from searchgym.tools.base import Tool, ToolResult
 from searchgym.tools.toolkit import TOOL_NAMES, task_tools
 from searchgym.world.model import Task
@@ -57,8 +58,9 @@ class EpisodeConfig:
             raise ValueError(f"tool_format must be 'hermes' or 'tags', got {self.tool_format!r}")
         for name in ("max_steps", "max_candidates", "max_obs_chars", "max_candidate_chars", "max_action_chars"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be a positive int, got {value!r}")
+            if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
+                raise ValueError(f"{name} must be a positive int, got {safe_repr(value, 60)}")
+            object.__setattr__(self, name, int(value))  # a NumPy int (a sweep's np.arange) as the int it is
         if self.max_candidates < 2:
             raise ValueError("max_candidates must be >= 2")
 
@@ -234,15 +236,16 @@ class SearchSession(Transcript):
         answer = "Give your final answer with <answer>...</answer>." if self.can_answer else \
             "You cannot submit the final answer; another team member does."
         head = f"{self.header}\n" if self.header else ""
+        question = sanitize("\n" + question_text(self.task.question), self.config.max_obs_chars)
         if chat:
             team = " Team actions: <post>a note for your team</post> or <wait/>." if team_actions else ""
             text = (f"{head}Answer the question by calling the tools you are given, one call per turn. "
-                    f"{answer}{team}\n{question_text(self.task.question)}")
-            return sanitize(text, self.config.max_obs_chars)
-        schemas = json.dumps([self.tools[t].schema() for t in self.allowed])
-        text = (f"{head}Answer the question by using the tools. {answer}\nTools: {schemas}\n"
-                f"{forms}\n{question_text(self.task.question)}")
-        return sanitize(text, self.config.max_obs_chars)
+                    f"{answer}{team}")
+        else:
+            schemas = json.dumps([self.tools[t].schema() for t in self.allowed])
+            text = f"{head}Answer the question by using the tools. {answer}\nTools: {schemas}\n{forms}"
+        # cut before the question, which comes last: a max_obs_chars below the prompt's length cut it off
+        return sanitize(text, self.config.max_obs_chars - len(question)) + question
 
     def refresh_candidates(self, extra: Sequence[Action] = ()) -> list[Action]:
         """Regenerate and shuffle this step's candidates (by the session's generator)."""
@@ -280,7 +283,7 @@ class SearchSession(Transcript):
             if index is None:
                 return ParseError(f"candidate mode takes an int index, got {type(action).__name__}")
             if not 0 <= index < self.config.max_candidates:
-                return ParseError(f"index {index} is out of range: the action space is "
+                return ParseError(f"index {safe_repr(index, 60)} is out of range: the action space is "
                                   f"0..{self.config.max_candidates - 1}; admissible now: 0..{len(self.candidates) - 1}")
             if index >= len(self.candidates):
                 return ParseError(f"index {index} is masked; admissible: 0..{len(self.candidates) - 1}")

@@ -71,8 +71,12 @@ class TaskPicker:
         if unknown:
             raise ValueError(f"unknown reset option(s) {unknown}; accepted: {', '.join(RESET_OPTIONS)}")
         if "task_id" in options:
-            if str(options["task_id"]) not in self.world.task_by_id:
+            task = self.world.task_by_id.get(str(options["task_id"]))
+            if task is None:
                 raise ValueError(f"no task with id {options['task_id']!r} in this world")
+            if "split" in options and options["split"] != task.split:  # was played as the split's task, silently
+                raise ValueError(f"task {task.id!r} is in split {task.split!r}, not {options['split']!r}; give "
+                                 f"task_id alone to play it, or a task id of split {options['split']!r}")
             return options
         split = options.get("split", self.split)
         if split not in SPLITS:

@@ -285,7 +285,8 @@ class TeamSearchEnv(TeamPosts, MultiSearchEnv):
             if len(action.text) > MAX_NOTE_CHARS:
                 why = f"a note has at most {MAX_NOTE_CHARS} characters, yours has {len(action.text)}"
                 return session.settle(action, ToolResult.failure(why), invalid=True)
-            text = sanitize(action.text, MAX_NOTE_CHARS)
+            # one line: a note's newline started a line "[round r] lead: ..." that the lead never wrote
+            text = " ".join(sanitize(action.text, MAX_NOTE_CHARS).split())
             names = names_in(self.world, text)  # memoised per world: a post is a result's line, which recurs
             self.blackboard.post(Note(self.round, agent, text, self.reader.read(text, session.observed), names))
             return session.settle(action, ToolResult(f"Your note is on the blackboard: {text}"))

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from searchgym.shown import safe_repr
 from searchgym.tools.base import Tool, ToolResult
 from searchgym.tools.retrievers import RETRIEVER_NAMES, Retriever, make_retriever, page_document, tokenize
 from searchgym.tools.tool_registry import LookupNames, TagForm, ToolSpec, register_tool
@@ -207,7 +208,7 @@ class WebSearch(Tool):
                 f"web_search query is {len(query)} characters long; the limit is {MAX_QUERY_CHARS}"
             )
         if k is not None and not 1 <= k <= self.max_k:
-            return ToolResult.failure(f"web_search k must be between 1 and {self.max_k}; got {k}")
+            return ToolResult.failure(f"web_search k must be between 1 and {self.max_k}; got {safe_repr(k, 60)}")
         normalized = normalize_query(query)
         if not normalized:
             return ToolResult.failure("web_search query has no words to search for (only punctuation)")

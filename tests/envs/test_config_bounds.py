@@ -121,17 +121,23 @@ def test_feature_dims_of_the_numeric_ids_are_bounded(env_id, name, value):
 @pytest.mark.parametrize(("kwargs", "message"), [
     ({"families": 5}, "families must be None, a family name or a list of at most 64 names, got int"),
     ({"families": ["bridge"] * 65}, "families must be None, a family name or a list of at most 64 names, got 65 entries"),
-    ({"families": ["bridge", None]}, "families must be None, a family name or a list of at most 64 names, got 2 entries"),
+    ({"families": ["bridge", None]}, ("families must be None, a family name or a list of at most 64 names, got the "
+                                      "entry NoneType, which is no name")),
+    ({"families": [1]}, ("families must be None, a family name or a list of at most 64 names, got the entry 1, "
+                         "which is no name")),
     ({"families": {"bridge": 1}}, "families must be None, a family name or a list of at most 64 names, got dict"),
     ({"world": 5}, "world must be a searchgym World or None, got int"),
     ({"world": "tiny"}, "world must be a searchgym World or None, got str"),
     ({"reward": {"bogus": 1}}, "reward has unknown field(s) ['bogus']; accepted: answer_metric, step_cost, "
                                "invalid_cost, format_cost, no_answer_score"),
-    ({"reward": {"step_cost": float("nan")}}, "step_cost must be a finite number >= 0"),
-    ({"reward": {"step_cost": -1.0}}, "step_cost must be a finite number >= 0"),
+    ({"reward": {"step_cost": float("nan")}}, "step_cost must be a number in 0..1e+06"),
+    ({"reward": {"step_cost": -1.0}}, "step_cost must be a number in 0..1e+06"),
+    # before: 1e308 passed as finite, and a step that paid two such costs had a reward of -inf
+    ({"reward": {"format_cost": 1e308}}, "format_cost must be a number in 0..1e+06 (it is subtracted), got 1e+308"),
+    ({"reward": {"no_answer_score": -1e7}}, "no_answer_score must be a number in -1e+06..1e+06, got -10000000.0"),
     # before: TypeError "must be real number, not str" from math.isfinite, and True a cost of 1.0
-    ({"reward": {"no_answer_score": "0"}}, "no_answer_score must be a finite number, got '0'"),
-    ({"reward": {"step_cost": True}}, "step_cost must be a finite number >= 0 (it is subtracted), got True"),
+    ({"reward": {"no_answer_score": "0"}}, "no_answer_score must be a number in -1e+06..1e+06, got '0'"),
+    ({"reward": {"step_cost": True}}, "step_cost must be a number in 0..1e+06 (it is subtracted), got True"),
 ])
 def test_the_other_keywords_are_checked_in_envconfig_too(kwargs, message):
     for env_id in ALL_IDS:
@@ -178,3 +184,14 @@ def test_a_backend_that_is_no_name_lists_the_names(env_id, backend):
     with pytest.raises(ValueError, match=re.escape("backend must be a retriever name (bm25s, rank_bm25, dense, "
                                                    f"hybrid) or a Retriever, got {type(backend).__name__}")):
         _make(env_id, world_size="tiny", backend=backend)
+
+
+@pytest.mark.parametrize("name", ["max_steps", "max_candidates", "max_obs_chars", "max_candidate_chars"])
+def test_numpy_ints_are_accepted_as_the_ints_they_are(name):
+    """Before: ``np.int64(5)`` (a sweep's ``np.arange``) passed EnvConfig and was refused by the episode's
+    own check, "must be a positive int, got np.int64(5)"."""
+    env = searchgym.make("SearchQA-Candidates-v0", world_size="tiny", **{name: np.int64(40)})
+    env.reset(seed=0)
+    assert type(getattr(env.unwrapped.config, name)) is int and getattr(env.unwrapped.session.config, name) == 40
+    team = searchgym.make("TeamSearch-Generalists-v0", world_size="tiny", team_size=np.int64(2))
+    assert len(team.reset(seed=0)[0]) == 2

@@ -119,3 +119,54 @@ def test_the_text_action_space_holds_exactly_the_actions_the_parser_reads(env_id
     too_long = longest + " "
     assert not space.contains(too_long)
     assert f"at most {MAX_ACTION_CHARS} outside <think>" in parse_action(too_long, "hermes", ["web_search"]).message
+
+
+HUGE = 10**5000  # past Python's 4,300-digit limit for writing an int: repr and json.dumps raise on it
+
+
+@pytest.mark.parametrize(("env_id", "action", "said"), [
+    ("SearchQA-Candidates-v0", HUGE, "index <an integer of about 5001 digits> is out of range"),
+    ("SearchQA-v0", {"name": "web_search", "arguments": {"query": "x", "k": HUGE}},
+     "web_search k must be between 1 and 10; got <an integer of about 5001 digits>"),
+    ("SearchQA-v0", {"name": "answer", "arguments": {"answer": HUGE}}, "Answer submitted: <an integer of about"),
+], ids=["index", "argument", "answer"])
+def test_an_int_too_long_to_write_is_an_error_observation_not_a_crash(env_id, action, said):
+    """Before: a ValueError from writing the int, raised half-way through the step (steps counted,
+    the transcript and the replay record without the step)."""
+    env = searchgym.make(env_id, world_size="tiny")
+    env.reset(seed=0)
+    observation, *_ = env.step(action)
+    text = observation["text"] if isinstance(observation, dict) else observation
+    assert said in text
+    copy = pickle.loads(pickle.dumps(env))
+    assert copy.unwrapped.session.steps == env.unwrapped.session.steps == 1
+
+
+def test_a_group_step_with_one_huge_index_steps_every_agent():
+    env = searchgym.make("GroupSearch-Candidates-v0", world_size="tiny")
+    env.reset(seed=0)
+    observations, *_ = env.step({**dict.fromkeys(env.agents, 0), env.agents[-1]: HUGE})
+    assert "is out of range" in observations[env.agents[-1]]["text"]
+    assert [env.unwrapped.sessions[a].steps for a in env.possible_agents] == [1] * len(env.possible_agents)
+
+
+def test_a_split_and_a_task_of_another_split_are_refused():
+    """Before: ``{"split": "test", "task_id": <a train task>}`` played the train task, silently."""
+    env = searchgym.make("SearchQA-v0", world_size="tiny")
+    train_task = env.unwrapped.tasks.tasks("train")[0].id
+    with pytest.raises(ValueError, match=f"task '{train_task}' is in split 'train', not 'test'; give task_id alone"):
+        env.reset(seed=0, options={"split": "test", "task_id": train_task})
+    assert env.reset(seed=0, options={"split": "train", "task_id": train_task})[1]["task_id"] == train_task
+    assert env.reset(seed=0, options={"task_id": train_task})[1]["split"] == "train"
+
+
+def test_an_env_that_took_a_call_object_of_a_local_class_still_pickles():
+    """Before: the replay record kept the caller's object, and pickling the env failed on its class."""
+    function = type("Function", (), {"name": "current_time", "arguments": "{}"})()
+    call = type("Call", (), {"function": function})()
+    env = searchgym.make("SearchQA-v0", world_size="tiny")
+    env.reset(seed=0)
+    first = env.step(call)[0]
+    copy = pickle.loads(pickle.dumps(env))
+    assert copy.unwrapped.session.steps == 1 and "current" in first.lower()
+    assert copy.step("<answer>x</answer>")[1:3] == env.step("<answer>x</answer>")[1:3]

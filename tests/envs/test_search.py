@@ -172,3 +172,18 @@ def test_render_ansi_and_reset_options():
 def test_bad_constructor_arguments_are_clear_errors(kwargs, match):
     with pytest.raises(ValueError, match=match):
         SearchEnv(world_size="tiny", **kwargs)
+
+
+@pytest.mark.parametrize("chat", [False, True])
+@pytest.mark.parametrize("limit", [6000, 2000, 200, 12])
+def test_a_short_max_obs_chars_cuts_the_tools_before_the_question(limit, chat):
+    """Before: the prompt (tools first, the question last) was cut from its end, so a max_obs_chars
+    below its length (2,900 characters) gave an episode without its question."""
+    env = SearchEnv(world_size="tiny", max_obs_chars=limit)
+    observation, _ = env.reset(seed=0)
+    prompt = env.session.prompt(chat=chat)
+    question = "\nQuestion: " + env.session.task.question
+    assert len(prompt) <= limit
+    assert prompt.endswith(question) if limit >= len(question) else prompt == question[:limit]
+    if not chat:
+        assert observation == prompt and (len(prompt) < limit) == (limit == 6000)  # only 6000 fits it whole

@@ -1,0 +1,27 @@
+"""Values as an error message or a transcript shows them, without an error of their own.
+
+Why: ``repr`` and ``json.dumps`` raise on an int past Python's limit for int-to-str conversion
+(4,300 digits by default), so ``env.step(10**5000)`` crashed half-way through the step, while
+writing "index ... is out of range".
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+
+def huge_int(value: int) -> str:
+    """An int ``str`` refuses, as its sign and about how many digits it has."""
+    digits = int(abs(value).bit_length() * math.log10(2)) + 1  # the true count or one more
+    return f"{'-' if value < 0 else ''}<an integer of about {digits} digits>"
+
+
+def safe_repr(value: Any, limit: int | None = None) -> str:
+    """``repr(value)`` cut to ``limit`` characters; an int too long to write is described instead,
+    and so is a container holding one."""
+    try:
+        text = repr(value)
+    except ValueError as exc:  # the digit limit (a custom __repr__ may raise it too)
+        text = huge_int(value) if isinstance(value, int) else f"<a {type(value).__name__} that cannot be written: {exc}>"
+    return text if limit is None else text[:limit]
