@@ -28,6 +28,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from searchgym.shown import kind_of
 from searchgym.tools.tool_registry import TOOL_REGISTRY, TagView, derived, tag_tools, tool_spec
 
 __all__ = [
@@ -279,7 +280,7 @@ def parse_tool_call(
     obj = _call_as_dict(call)
     if obj is None:
         problem = (f"a structured action must be a dict {{\"name\": ..., \"arguments\": {{...}}}} or an "
-                   f"OpenAI tool call, got a {type(call).__name__}")
+                   f"OpenAI tool call, got {kind_of(call)}")
         return _error(problem, tool_format, tool_names, allow_team_actions)
     result = _action_from_call(obj, tool_names, allow_team_actions)
     return result if isinstance(result, Action) else _error(result, tool_format, tool_names, allow_team_actions)

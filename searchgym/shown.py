@@ -25,3 +25,11 @@ def safe_repr(value: Any, limit: int | None = None) -> str:
     except ValueError as exc:  # the digit limit (a custom __repr__ may raise it too)
         text = huge_int(value) if isinstance(value, int) else f"<a {type(value).__name__} that cannot be written: {exc}>"
     return text if limit is None else text[:limit]
+
+
+def kind_of(value: Any) -> str:
+    """What an error says it got instead: "an int", "a list", "None" (was "a int", "a NoneType")."""
+    if value is None:
+        return "None"
+    name = type(value).__name__
+    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"

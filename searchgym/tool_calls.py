@@ -15,6 +15,7 @@ from typing import Any
 
 from searchgym.action_types import Action, _literal, answer_length_problem, has_visible_text
 from searchgym.lenient_json import load_object as _load_object
+from searchgym.shown import kind_of
 
 __all__ = ["action_from_call", "call_as_dict", "resolve_tool"]
 
@@ -69,7 +70,7 @@ _NOT_ARGS = {*_NAME_KEYS, "function", "type", "id"}
 def action_from_call(obj: Any, tool_names: Sequence[str], team: bool) -> Action | str:
     """An Action from a decoded tool call, or a message saying what is wrong with it."""
     if not isinstance(obj, dict):
-        return f"a tool call must be a JSON object with a name and arguments, got a {type(obj).__name__}"
+        return f"a tool call must be a JSON object with a name and arguments, got {kind_of(obj)}"
     function = obj.get("function")
     if isinstance(function, dict) and not any(k in obj for k in _NAME_KEYS):
         obj = function  # OpenAI style {"function": {"name": ..., "arguments": ...}}
@@ -96,7 +97,7 @@ def action_from_call(obj: Any, tool_names: Sequence[str], team: bool) -> Action 
             return f'could not read the "arguments" of {name} ({problem}); give them as a JSON object'
     raw = {} if raw is None else raw
     if not isinstance(raw, dict):
-        return f'the "arguments" of {name} must be a JSON object, got a {type(raw).__name__}'
+        return f'the "arguments" of {name} must be a JSON object, got {kind_of(raw)}'
     args = {str(k): v for k, v in raw.items()}
     lowered = name.lower()
     if lowered == "answer":

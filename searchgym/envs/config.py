@@ -125,8 +125,8 @@ class EnvConfig:
             raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {self.render_mode!r}"[:200])
         for name, (low, high) in BOUNDS.items():  # NumPy ints are kept as ints (what configs and JSON hold)
             object.__setattr__(self, name, check_int(name, getattr(self, name), low, high))
-        if not isinstance(self.world_size, str):
-            check_world_size(self.world_size)
+        # a name too: "huge" was refused later, by the world, as "or an int >= 4" (the bound is 4..9000)
+        object.__setattr__(self, "world_size", check_world_size(self.world_size))
         shown = _families_problem(self.families)
         if shown:
             raise ValueError(f"families must be None, a family name or a list of at most {MAX_FAMILIES} names, "

@@ -170,3 +170,12 @@ def test_an_env_that_took_a_call_object_of_a_local_class_still_pickles():
     copy = pickle.loads(pickle.dumps(env))
     assert copy.unwrapped.session.steps == 1 and "current" in first.lower()
     assert copy.step("<answer>x</answer>")[1:3] == env.step("<answer>x</answer>")[1:3]
+
+
+@pytest.mark.parametrize(("action", "got"), [(5, "got an int."), (None, "got None."), (b"x", "got a bytes.")])
+def test_a_text_env_names_what_it_got_in_plain_words(action, got):
+    """Before: "got a int", "got a NoneType"."""
+    env = searchgym.make("SearchQA-v0", world_size="tiny")
+    env.reset(seed=0)
+    assert f'a structured action must be a dict {{"name": ..., "arguments": {{...}}}} or an OpenAI tool call, {got}' \
+        in env.step(action)[0]
