@@ -21,6 +21,7 @@ import torch
 from torch import Tensor, nn
 
 from .encoders import BoundedCache, TextEncoder
+from .pretrained import from_pretrained
 
 AUTO_CLASSES = ("model", "causal_lm")
 
@@ -73,14 +74,14 @@ class HFEncoder(TextEncoder):
         if config is not None:
             backbone = auto.from_config(config)
         else:
-            backbone = auto.from_pretrained(model_name_or_path, local_files_only=True)
+            backbone = from_pretrained(auto, model_name_or_path, local_files_only=True)
         self.backbone = backbone.to(device=device, dtype=dtype)
         self.auto_class = auto_class
         if tokenizer is None:
             source = tokenizer_path or model_name_or_path
             if source is None:
                 raise ValueError("HFEncoder built from a config needs tokenizer= or tokenizer_path=")
-            tokenizer = AutoTokenizer.from_pretrained(source, local_files_only=True)
+            tokenizer = from_pretrained(AutoTokenizer, source, local_files_only=True)
         if tokenizer.pad_token is None:
             tokenizer.pad_token = tokenizer.eos_token or tokenizer.unk_token
         tokenizer.padding_side = "right"

@@ -23,6 +23,8 @@ from typing import Any
 
 import torch
 
+from .pretrained import from_pretrained
+
 STOP_STRINGS = ("</tool_call>", "</answer>")
 #: "transformers" (``generate``, re-reads the conversation each turn), "kv" (a cache kept across
 #: turns and a shared system-prompt prefix: :mod:`searchgym.agents.llm_kv_generate`), "vllm".
@@ -115,11 +117,11 @@ def load_model(spec: str, device: str | torch.device = "cpu", dtype: str | torch
     else:
         local = not os.environ.get(ALLOW_DOWNLOAD_ENV)  # weights come from disk: training is offline
         try:
-            tokenizer = prepare_tokenizer(AutoTokenizer.from_pretrained(spec, local_files_only=local))
+            tokenizer = prepare_tokenizer(from_pretrained(AutoTokenizer, spec, local_files_only=local))
             try:
-                model = AutoModelForCausalLM.from_pretrained(spec, dtype=torch_dtype, local_files_only=local)
+                model = from_pretrained(AutoModelForCausalLM, spec, dtype=torch_dtype, local_files_only=local)
             except TypeError:  # transformers < 4.56 names it torch_dtype
-                model = AutoModelForCausalLM.from_pretrained(spec, torch_dtype=torch_dtype, local_files_only=local)
+                model = from_pretrained(AutoModelForCausalLM, spec, torch_dtype=torch_dtype, local_files_only=local)
         except OSError as exc:
             raise ValueError(
                 f"model {spec!r} is not on disk ({type(exc).__name__}). searchgym downloads nothing: download it "

@@ -1,0 +1,46 @@
+"""``from_pretrained`` for a model folder someone else handed over: it never runs the folder's
+code, and what it refuses is one line naming the folder.
+
+Why: without ``trust_remote_code=False`` transformers asks "Do you wish to run the custom code?
+[y/N]" for a ``config.json`` whose ``auto_map`` names the folder's own Python file, and one "y"
+(even from piped input) imported it. A ``pytorch_model.bin`` that is a pickle was refused by
+``torch.load(weights_only=True)`` with a traceback advising to load it with ``weights_only=False``;
+a cut ``config.json`` was reported as "not on disk".
+"""
+
+from __future__ import annotations
+
+import pickle
+from pathlib import Path
+from typing import Any
+
+
+class ModelFolderError(ValueError):
+    """A model folder (or hub id) that cannot be loaded safely; the message is one line."""
+
+
+def from_pretrained(loader: Any, spec: str, **kwargs: Any) -> Any:
+    """``loader.from_pretrained(spec, trust_remote_code=False, **kwargs)``; a folder that asks for
+    its own code, holds pickled weights, or whose files are damaged is a :class:`ModelFolderError`.
+    Other errors (``OSError`` for a model not on disk) are the caller's to word."""
+    what = f"model {spec!r}"
+    try:
+        return loader.from_pretrained(spec, trust_remote_code=False, **kwargs)
+    except pickle.UnpicklingError as exc:
+        raise ModelFolderError(
+            f"{what}: torch.load(weights_only=True) refused its weights file, a pickle holding more than tensors "
+            "(which could run code when loaded); searchgym loads no such file from a model folder: use one with "
+            ".safetensors weights") from exc
+    except ValueError as exc:
+        if "trust_remote_code" not in str(exc):
+            raise
+        raise ModelFolderError(
+            f"{what} asks to run its own Python code (an auto_map in config.json or tokenizer_config.json); "
+            "searchgym never runs code from a model folder: use a folder whose config.json names an architecture "
+            "that transformers ships") from exc
+    except OSError as exc:
+        damaged = Path(spec).expanduser().is_dir() and "not a valid JSON" in str(exc)
+        if not damaged:
+            raise
+        raise ModelFolderError(f"{what}: {str(exc).splitlines()[0]} (the folder is there, the file is damaged)") \
+            from exc
