@@ -185,7 +185,8 @@ class LLMTrainer(TrainerBase):
 
         for member in self.members:
             member.vllm_engine = LLM(model=self.config.model, seed=self.config.seed, enable_prefix_caching=True,
-                                     gpu_memory_utilization=self.config.vllm_gpu_memory, dtype=self.config.dtype)
+                                     gpu_memory_utilization=self.config.vllm_gpu_memory, dtype=self.config.dtype,
+                                     trust_remote_code=False)  # never a model folder's own code (agents/pretrained.py)
             member.backend = "vllm"
 
     def _make_env(self):

@@ -50,8 +50,8 @@ class VLLMEngineWorker:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         from vllm import LLM
 
-        self.engine = LLM(model=model, seed=seed, gpu_memory_utilization=gpu_memory, dtype=dtype,
-                          enable_prefix_caching=True, **engine_kwargs)
+        self.engine = LLM(model=model, seed=seed, gpu_memory_utilization=gpu_memory, dtype=dtype,  # a folder's own
+                          enable_prefix_caching=True, **{"trust_remote_code": False, **engine_kwargs})  # code: never by default
 
     def generate(self, requests: list[dict], params: Any) -> list[list[int]]:
         outputs = self.engine.generate(requests, params, use_tqdm=False)
