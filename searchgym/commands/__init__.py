@@ -3,6 +3,21 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
+
+#: The largest seed a run takes: what NumPy, torch and Gymnasium all accept. Why: a seed of 10**23
+#: ended in "Overflow when unpacking long long", naming no option.
+MAX_SEED = 2**63 - 1
+#: The most seeds ``compare --seeds N`` runs. Why: ``--seeds 100000000`` built a list of runs for
+#: minutes, silently, holding gigabytes.
+MAX_SEEDS = 1000
+
+
+def check_at_most(rows: tuple[tuple[str, int, int, str], ...]) -> None:
+    """Each ``(flag, value, most, what)`` above its most is one error line naming the flag."""
+    for flag, value, most, what in rows:
+        if value > most:
+            raise ValueError(f"{flag} must be an int <= {most} ({what}), got {value}")
 
 
 def check_at_least(rows: tuple[tuple[str, int, int, str], ...]) -> None:
@@ -17,7 +32,9 @@ def check_seed(args: argparse.Namespace, flag: str = "--seed") -> None:
     Why: Gymnasium and NumPy refuse one only at the first reset, so ``play`` and ``serve`` ended
     in a traceback, ``evaluate`` and ``demo`` in "expected non-negative integer" (no option named),
     and ``export`` wrote a dataset whose every rollout failed."""
-    check_at_least(((flag, getattr(args, flag.removeprefix("--").replace("-", "_")), 0, "a seed"),))
+    value = getattr(args, flag.removeprefix("--").replace("-", "_"))
+    check_at_least(((flag, value, 0, "a seed"),))
+    check_at_most(((flag, value, MAX_SEED, "a seed"),))
 
 
 def check_world_seed(args: argparse.Namespace, flag: str = "--world-seed") -> None:
@@ -40,3 +57,16 @@ def check_world_size(text: str, flag: str = "--size") -> str | int:
     from searchgym.world.generate import size_from_text
 
     return check_size(size_from_text(text), flag)
+
+
+def out_folder(text: str) -> str:
+    """An ``--out`` as typed, refused when it names no folder. Why: ``--out ''`` wrote DONE, config.json
+    and the run's files into the current folder, and ``train`` said they were in ``/``."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("is empty, which names no folder; give a folder path")
+    return text
+
+
+def out_path(text: str) -> Path:
+    """:func:`out_folder` as a Path."""
+    return Path(out_folder(text))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from searchgym.commands import MAX_SEED, MAX_SEEDS, out_path
 from searchgym.extras import require_installed
 from searchgym.harness.compare import Comparison, run_comparison
 from searchgym.harness.loggers import LOGGERS
@@ -29,14 +30,22 @@ def parse_seeds(text: str) -> list[int]:
         if "," in text:
             seeds = [int(s) for s in text.split(",") if s.strip()]
         else:
-            seeds = list(range(int(text)))
-    except ValueError:
+            count = int(text)
+            if count > MAX_SEEDS:
+                raise ValueError(f"--seeds {count} is more than {MAX_SEEDS} seeds; give a count of 1..{MAX_SEEDS} or "
+                                 "a comma list of seeds")
+            seeds = list(range(count))
+    except ValueError as exc:
+        if str(exc).startswith("--seeds"):
+            raise
         raise ValueError(f"--seeds takes a count (3) or a comma list of seeds (0,5,7), got {text!r}") from None
     if not seeds:
         raise ValueError(f"--seeds {text!r} runs no seed; give a count of at least 1 (3 -> 0,1,2) or a comma "
                          "list (5, runs seed 5 alone)")
     if any(s < 0 for s in seeds):
         raise ValueError(f"--seeds takes non-negative seeds, got {text!r}")
+    if any(s > MAX_SEED for s in seeds) or len(seeds) > MAX_SEEDS:
+        raise ValueError(f"--seeds takes at most {MAX_SEEDS} seeds, each in 0..{MAX_SEED}, got {text[:80]!r}")
     return seeds
 
 
@@ -76,7 +85,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--budget", type=int, default=20_000, help="training budget in env steps")
     parser.add_argument("--device", default="auto", help="auto (CUDA where present), cpu, cuda or cuda:N")
     parser.add_argument("--workers", type=int, default=1, help="parallel worker processes (1 runs inline)")
-    parser.add_argument("--out", required=True, type=Path, help="output folder (re-use it to resume)")
+    parser.add_argument("--out", required=True, type=out_path, help="output folder (re-use it to resume)")
     parser.add_argument("--policy", default="hash", help="policy backbone for learning methods: hash, attn, minilm, hf")
     parser.add_argument("--reference", default=REFERENCE, help="method tested against every other")
     parser.add_argument("--option", action="append", metavar="KEY=VALUE", help="method option (repeatable)")

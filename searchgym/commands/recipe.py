@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from searchgym.commands import out_folder
 from searchgym.fileio import atomic_write_json, atomic_write_text
 from searchgym.harness.option_types import check_options
 
@@ -27,7 +28,7 @@ SMOKE = {"sft_tasks": 16, "sft_epochs": 1.0, "choice_tasks": 6, "rl_iterations":
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("recipe", choices=RECIPES, help="which recipe")
-    parser.add_argument("--out", default="runs/tiny", help="the run folder (a re-run skips finished stages)")
+    parser.add_argument("--out", default="runs/tiny", type=out_folder, help="the run folder (a re-run skips finished stages)")
     parser.add_argument("--smoke", action="store_true", help="every stage on a few tasks (minutes; for tests)")
     parser.add_argument("--options", default="{}",
                         help="JSON object of RecipeConfig fields, e.g. '{\"shape\": \"l4-w192\", \"seeds\": [0, 1, 2]}'")

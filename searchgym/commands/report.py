@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from searchgym.commands import out_path
 from searchgym.commands.compare import REFERENCE
 from searchgym.harness.report import finished_json, write_report
 from searchgym.harness.runner import is_done
@@ -23,7 +24,7 @@ ANCHORS = ("reader", "random", "oracle")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--out", required=True, type=Path, help="a comparison's output folder (compare's --out)")
+    parser.add_argument("--out", required=True, type=out_path, help="a comparison's output folder (compare's --out)")
     parser.add_argument("--methods", default=None,
                         help="comma list of method labels: which runs the report shows, in this order (default: "
                              "every finished one, learners first, then reader, random, oracle)")

@@ -17,7 +17,7 @@ import json
 from pathlib import Path
 from types import SimpleNamespace
 
-from searchgym.commands import check_at_least, check_world_seed
+from searchgym.commands import MAX_SEED, check_at_least, check_at_most, check_world_seed, out_folder
 from searchgym.commands.compare import parse_options, require_extras
 from searchgym.damaged import DamagedFile
 from searchgym.extras import require_installed
@@ -42,7 +42,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--budget", type=int, default=20_000, help="training env steps")
     parser.add_argument("--seed", type=int, default=0, help="seed of the run's generators")
     parser.add_argument("--device", default="auto", help="auto, cpu, cuda or cuda:N")
-    parser.add_argument("--out", default="runs/train", help="run folder (resumes if it holds an unfinished run)")
+    parser.add_argument("--out", default="runs/train", type=out_folder, help="run folder (resumes if it holds an unfinished run)")
     parser.add_argument("--policy", default="hash", help="hash, attn, minilm, hf or llm")
     parser.add_argument("--model", default=None, help="HF model path or id (hf and llm policies)")
     parser.add_argument("--world-seed", type=int, default=0, help="which fictional world")
@@ -112,6 +112,7 @@ def check_settings(args: argparse.Namespace) -> None:
     env_spec(args.env)  # an unknown id: one error listing the registered ids
     check_at_least((("--budget", args.budget, 0, "training env steps"), ("--seed", args.seed, 0, "the run's seed"),
                     ("--test-size", args.test_size, 1, "test tasks")))
+    check_at_most((("--seed", args.seed, MAX_SEED, "the run's seed"),))
     check_world_seed(args)
     resolve_size(size_from_text(args.world_size))  # "unknown world size 'huge'; accepted: tiny, small, ..."
     unknown = [f for f in families_of(args) or () if f not in FAMILIES]

@@ -39,3 +39,22 @@ def test_an_empty_submission_name_is_refused(tmp_path, capsys):
                                                "the board shows, or leave --name out for the run's method label")
     assert not board.exists()
     assert main(["leaderboard", "submit", str(out / "runs" / "random" / "seed0"), "--dir", str(board)]) == 0
+
+
+@pytest.mark.parametrize("argv", [
+    ["train", "--method", "random", "--world-size", "tiny", "--test-size", "5", "--no-progress"],
+    ["compare", "--suite", TINY_QA.id, "--methods", "random", "--budget", "0", "--no-progress"],
+    ["report"],
+    ["recipe", "tiny-lm", "--smoke"],
+])
+@pytest.mark.parametrize("out", ["", "  "])
+def test_an_empty_out_is_refused_before_anything_is_written(argv, out, capsys, tmp_path, monkeypatch):
+    """Before: ``train --out ''`` wrote DONE, config.json and the run's files into the current folder and
+    said they were in ``/``; ``compare --out ''`` wrote results.md and runs/ there."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exited:  # refused by the parser, as any malformed flag
+        main([*argv, "--out", out])
+    error = capsys.readouterr().err.strip().splitlines()[-1]
+    assert exited.value.code == 2
+    assert error.endswith("error: argument --out: is empty, which names no folder; give a folder path")
+    assert list(tmp_path.iterdir()) == []

@@ -39,3 +39,24 @@ def test_an_out_of_range_number_names_its_flag(argv, said, capsys, serve_must_re
     assert main(argv) == 2
     captured = capsys.readouterr()
     assert captured.err.strip() == said and captured.out == ""
+
+
+@pytest.mark.parametrize(("argv", "said"), [
+    (["train", "--method", "random", "--world-size", "tiny", "--seed", str(TOP + 1)],
+     f"searchgym train: error: --seed must be an int <= {TOP} (the run's seed), got {TOP + 1}"),
+    (["evaluate", "--suite", "quick-v2", "--agent", "random", "--seed", "99999999999999999999999"],
+     f"searchgym evaluate: error: --seed must be an int <= {TOP} (a seed), got 99999999999999999999999"),
+    (["compare", "--suite", "quick-v2", "--methods", "random", "--seeds", "100000000"],
+     "searchgym compare: error: --seeds 100000000 is more than 1000 seeds; give a count of 1..1000 or a comma list "
+     "of seeds"),
+    (["compare", "--suite", "quick-v2", "--methods", "random", "--seeds", "99999999999999999999999,"],
+     f"searchgym compare: error: --seeds takes at most 1000 seeds, each in 0..{TOP}, got '99999999999999999999999,'"),
+])
+def test_seeds_past_what_numpy_and_torch_take_are_refused_naming_the_flag(argv, said, capsys, tmp_path,
+                                                                         monkeypatch):
+    """Before: a seed of 10**23 ended in "Overflow when unpacking long long" (no flag named), in a failed
+    run that said to re-run; ``--seeds 100000000`` held gigabytes for minutes, silently."""
+    monkeypatch.chdir(tmp_path)
+    assert main([*argv, "--out", str(tmp_path / "out")]) == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1] == said
+    assert list(tmp_path.iterdir()) == []
