@@ -1,7 +1,7 @@
 """Experiment loggers: every ``metrics.jsonl`` row also goes to TensorBoard or Weights & Biases.
 
 ``--logger tensorboard`` writes event files under ``<run_dir>/tensorboard``; ``--logger wandb``
-starts one W&B run per harness run (``WANDB_MODE=offline`` keeps it on disk, under
+starts one W&B run per harness run (``WANDB_MODE=offline``, or no login, keeps it on disk, under
 ``<run_dir>/wandb``). Each numeric entry of a row is logged under its ``metrics.jsonl`` name
 (``dev_success``, ``loss`` ...) at x = the row's ``step``; text and nested values stay in the
 JSONL only. ``none`` (the default) logs nothing extra.
@@ -10,6 +10,9 @@ JSONL only. ``none`` (the default) logs nothing extra.
 from __future__ import annotations
 
 import math
+import netrc
+import os
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol
@@ -78,8 +81,12 @@ class WandbLogger:
             import wandb
         except ImportError as exc:
             raise ValueError("--logger wandb needs the wandb package: pip install 'searchgym[wandb]'") from exc
+        mode = None if os.environ.get("WANDB_MODE") or _wandb_login_found() else "offline"
+        if mode == "offline":  # before: wandb.init raised "No API key configured", a traceback in every run
+            print(f"W&B: no login (WANDB_API_KEY, `wandb login`), so {name} is logged offline under "
+                  f"{run_dir / 'wandb'}; `wandb sync` uploads it later", file=sys.stderr)
         self.run = wandb.init(project="searchgym", name=name, dir=str(run_dir), config=dict(config or {}),
-                              reinit="create_new")
+                              reinit="create_new", mode=mode)
         self.run.define_metric("*", step_metric="step")
         self.rows = 0
 
@@ -91,6 +98,16 @@ class WandbLogger:
 
     def close(self) -> None:
         self.run.finish()
+
+
+def _wandb_login_found() -> bool:
+    """An API key in the environment or in ~/.netrc (where ``wandb login`` keeps it)."""
+    if os.environ.get("WANDB_API_KEY"):
+        return True
+    try:
+        return netrc.netrc().authenticators(os.environ.get("WANDB_HOST", "api.wandb.ai")) is not None
+    except (OSError, netrc.NetrcParseError):
+        return False
 
 
 #: ``--logger`` name -> ``build(run_dir, name, config) -> MetricsLogger``.

@@ -61,3 +61,19 @@ def test_wandb_offline_run_holds_the_metrics(tmp_path, monkeypatch) -> None:
 def test_an_unknown_logger_is_a_clear_error(tmp_path) -> None:
     with pytest.raises(ValueError, match="unknown logger .*; accepted: none, tensorboard, wandb"):
         make_logger("mlflow", tmp_path, "x")
+
+
+def test_wandb_without_a_login_logs_offline_and_says_so(tmp_path, monkeypatch, capsys) -> None:
+    """Before: with no API key and no WANDB_MODE, wandb.init raised "No API key configured": a
+    traceback in `train`, and every run of `compare` failed with a remedy (re-run) that could not help."""
+    pytest.importorskip("wandb")
+    for name in ("WANDB_MODE", "WANDB_API_KEY", "WANDB_HOST"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))  # no ~/.netrc, so no `wandb login`
+    monkeypatch.setenv("NETRC", str(tmp_path / "no-netrc"))
+    monkeypatch.setenv("WANDB_SILENT", "true")
+    monkeypatch.setenv("WANDB_DIR", str(tmp_path))
+    result = run_comparison(_comparison(tmp_path, "wandb"))
+    assert not result.failed
+    assert len(list((run_dir(tmp_path, "fast", 0) / "wandb").glob("offline-run-*"))) == 1
+    assert "W&B: no login (WANDB_API_KEY, `wandb login`), so" in capsys.readouterr().err
