@@ -196,6 +196,8 @@ def run(args: argparse.Namespace) -> int:
                    device=args.device, policy=args.policy, progress=not args.no_progress, options=options,
                    folder=Path(args.out), logger=args.logger)
     outcome = execute_run(spec)
+    if outcome.status == "busy":  # before: "damaged file: .../result.json: is missing from a finished run"
+        raise ValueError(f"{outcome.error}; wait for it to finish (then re-run to see its result), or use another --out")
     path = Path(outcome.run_dir) / "result.json"
     result = finished_json(Path(outcome.run_dir), "result.json")  # damaged or missing: delete DONE, re-run
     try:

@@ -90,3 +90,22 @@ def test_two_compares_on_one_out_train_each_run_once(tmp_path) -> None:
         assert is_done(folder)
         rows = read_jsonl(folder / "metrics.jsonl")
         assert [(r["step"], r["attempt"]) for r in rows] == [(10, 1), (20, 1), (30, 1), (40, 1)], rows
+
+
+def test_train_on_a_folder_another_process_writes_says_so(tmp_path, capsys) -> None:
+    """Before: "damaged file: .../result.json: is missing from a finished run; delete .../DONE" (no DONE
+    existed: the other process was still training)."""
+    from searchgym.cli import main
+
+    out = tmp_path / "run"
+    holder = hold(out, 60)
+    try:
+        code = main(["train", "--method", "random", "--world-size", "tiny", "--test-size", "2", "--no-progress",
+                     "--out", str(out)])
+    finally:
+        holder.send_signal(signal.SIGKILL)
+        holder.wait(timeout=30)
+    error = capsys.readouterr().err.strip().splitlines()[-1]
+    assert code == 2
+    assert error == (f"searchgym train: error: another live process (PID {holder.pid}) is writing {out}; wait for "
+                     "it to finish (then re-run to see its result), or use another --out")
