@@ -53,7 +53,32 @@ def read_checkpoint(path: str | Path, device: torch.device | str = "cpu") -> dic
     if not isinstance(blob, dict):
         raise DamagedFile(path, f"holds a {type(blob).__name__}, not a checkpoint's dict",
                           "delete it to start the run again")
+    problem = _implausible(blob)
+    if problem:
+        raise DamagedFile(path, problem, "delete it to start the run again")
     return blob
+
+
+def _implausible(blob: dict[str, Any]) -> str:
+    """Why a checkpoint that loads cannot be one a run wrote (empty: it can). Before: NaN weights ended
+    in "probability tensor contains either inf, nan" (a traceback, playing or resuming it), and a
+    negative step count in "Seed must be greater or equal to zero"."""
+    state = blob.get("state")
+    if isinstance(state, dict):
+        for key in ("iteration", "env_steps"):
+            value = state.get(key, 0)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                return f"holds state {key}={str(value)[:40]}, not a count >= 0"
+    pending: list[tuple[str, Any]] = [("", blob)]
+    while pending:
+        where, item = pending.pop()
+        if isinstance(item, dict):
+            pending.extend((f"{where}/{key}", value) for key, value in item.items())
+        elif isinstance(item, list | tuple):
+            pending.extend((f"{where}/{i}", value) for i, value in enumerate(item))
+        elif isinstance(item, torch.Tensor) and item.is_floating_point() and not bool(torch.isfinite(item).all()):
+            return f"holds NaN or infinite numbers (at {where[:120]}), which no run writes"
+    return ""
 
 
 def _mismatch(exc: BaseException) -> str:

@@ -198,6 +198,29 @@ WRONG = {
 }
 
 
+def _nan_weight(blob):
+    name = next(iter(blob["population"]))
+    blob["population"][name] = torch.full_like(blob["population"][name], float("nan"))
+
+
+#: Checkpoints that load and fit, yet no run writes. Before: NaN weights ended in "probability tensor
+#: contains either inf, nan or element < 0" (a traceback, resuming or playing them), and a negative
+#: step count in "Seed must be greater or equal to zero".
+IMPLAUSIBLE = {
+    "a NaN weight": (_nan_weight, "holds NaN or infinite numbers (at /population/"),
+    "negative env steps": (lambda b: b["state"].update(env_steps=-1_000_000), "holds state env_steps=-1000000"),
+    "negative iteration": (lambda b: b["state"].update(iteration=-5), "holds state iteration=-5"),
+    "a float iteration": (lambda b: b["state"].update(iteration=2.5), "holds state iteration=2.5"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(IMPLAUSIBLE))
+def test_a_checkpoint_no_run_writes_restarts_the_run(tmp_path, good, fresh_state, case):
+    change, words = IMPLAUSIBLE[case]
+    (tmp_path / CHECKPOINT).write_bytes(_wrong(good[0], change))
+    _assert_restarted(tmp_path, fresh_state, re.escape(words))
+
+
 @pytest.mark.parametrize("case", sorted(WRONG))
 def test_a_checkpoint_of_the_wrong_type_or_shape_restarts_the_run(tmp_path, good, fresh_state, case):
     (tmp_path / CHECKPOINT).write_bytes(WRONG[case](good[0]))
