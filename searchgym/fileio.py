@@ -5,22 +5,65 @@ in the same folder, flushed to disk and moved over the target with ``os.replace`
 sees the old file or the new one, never half of one. A JSONL log is appended one line at a
 time and flushed; a crash can at worst cut the last line, which :func:`read_jsonl` skips.
 A folder written by one process at a time is guarded by :class:`FolderLock` (``flock``).
+
+A run folder may come from someone else, so the files written in place (the log, the lock) are
+opened with ``O_NOFOLLOW``, and a symbolic link there is refused (:func:`refuse_link`): writing
+through it would change the file it points to, outside the folder.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import stat
 import tempfile
 from types import TracebackType
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from searchgym.damaged import open_regular, read_json_checked
+from searchgym.damaged import DamagedFile, _kind, open_regular, read_json_checked
 
 #: Longest JSONL line read back (rows are a few kilobytes; a longer line is damage and skipped).
 MAX_JSONL_LINE = 16 * 1024 * 1024
+LINKED = "is a symbolic link, and searchgym never writes through one (it would write where the link points)"
+DELETE_LINK = "delete the link and re-run the same command"
+REPLACE_LINKED_FOLDER = "replace the link with a real folder (or delete it) and re-run the same command"
+
+
+def refuse_link(path: str | os.PathLike, remedy: str = REPLACE_LINKED_FOLDER) -> Path:
+    """``path``, once it is known not to be a symbolic link (else :class:`DamagedFile` naming it).
+    Why: a run folder, or a folder in it, that was a link sent the run's writes to where it pointed."""
+    path = Path(path)
+    if path.is_symlink():
+        raise DamagedFile(path, LINKED, remedy)
+    return path
+
+
+def open_in_place(path: str | os.PathLike, flags: int) -> int:
+    """A descriptor of the regular file ``path`` (created 0o666 less the umask), opened with
+    ``O_NOFOLLOW`` and ``O_NONBLOCK`` (a FIFO never hangs the open). A link, a FIFO or a device
+    there is :class:`DamagedFile`; other failures are ``OSError`` naming the file.
+    Before: ``open(path, "a")`` wrote through a link to its target, and hung on a FIFO."""
+    path = Path(path)
+    flags |= (os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+              | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
+    try:
+        fd = os.open(path, flags, 0o666)
+    except OSError:
+        if path.is_symlink():
+            raise DamagedFile(path, LINKED, DELETE_LINK) from None
+        raise
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise DamagedFile(path, f"is {_kind(mode)}, not a regular file")
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 def _fsync_dir(folder: Path) -> None:
@@ -111,29 +154,33 @@ def atomic_write_jsonl(path: str | os.PathLike, rows: Iterable[dict]) -> Path:
 
 
 def append_jsonl(path: str | os.PathLike, row: dict) -> None:
-    """Append one JSON line and flush it to disk (one ``write`` call per line)."""
+    """Append one JSON line and flush it to disk (one ``write`` call per line). The file is opened
+    by :func:`open_in_place`: a link there is refused, never written through."""
     line = json.dumps(row, sort_keys=True, default=_jsonable)
     if "\n" in line:  # json.dumps never emits raw newlines; guard against a custom default
         raise ValueError("a JSONL row must serialise to one line")
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
-        with open(path, "a", encoding="utf-8") as f:
-            if f.tell() > 0 and not _ends_with_newline(path):
-                f.write("\n")  # a previous crash cut the last line: start on a fresh one
-            f.write(line + "\n")
+        fd = open_in_place(path, os.O_RDWR | os.O_APPEND)
+        with os.fdopen(fd, "r+b") as f:
+            fresh = b"" if _ends_a_line(f) else b"\n"  # a crash cut the last line: start on a fresh one
+            f.write(fresh + line.encode("utf-8") + b"\n")
             f.flush()
-            os.fsync(f.fileno())
+            os.fsync(fd)
     except OSError as exc:
         if exc.filename is None:  # a failed write names no file: name it
             raise OSError(exc.errno, exc.strerror or str(exc), os.fspath(path)) from exc
         raise
 
 
-def _ends_with_newline(path: Path) -> bool:
-    with open(path, "rb") as f:
-        f.seek(-1, os.SEEK_END)
-        return f.read(1) == b"\n"
+def _ends_a_line(handle: Any) -> bool:
+    """Is the open file empty or ending in a newline?"""
+    size = handle.seek(0, os.SEEK_END)
+    if size == 0:
+        return True
+    handle.seek(size - 1)
+    return handle.read(1) == b"\n"
 
 
 def iter_jsonl(path: str | os.PathLike) -> Iterator[dict]:
@@ -203,7 +250,8 @@ class FolderLock:
         except ImportError:  # no advisory locks on this platform
             return True
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        handle = open(self.path, "a+", encoding="utf-8")  # noqa: SIM115 - held open while locked
+        # Before: open(path, "a+"), which followed a link there and truncated its target below
+        handle = os.fdopen(open_in_place(self.path, os.O_RDWR), "r+", encoding="utf-8")
         try:
             fcntl.flock(handle.fileno(), fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
         except BlockingIOError:

@@ -75,3 +75,46 @@ def test_iter_jsonl_on_a_fifo_or_a_folder_is_damage_not_a_hang(tmp_path):
     for name in ("fifo.jsonl", "dir.jsonl"):
         with pytest.raises(DamagedFile, match=f"{name}: is a"):
             fileio.read_jsonl(tmp_path / name)
+
+
+# ------------------------------------------------------------------- files written in place
+def _victim(tmp_path):
+    victim = tmp_path / "elsewhere.txt"
+    victim.write_text("precious data\n")
+    return victim
+
+
+def test_append_jsonl_refuses_a_link_and_leaves_its_target_alone(tmp_path):
+    victim = _victim(tmp_path)
+    path = tmp_path / "metrics.jsonl"
+    path.symlink_to(victim)
+    with pytest.raises(DamagedFile) as caught:
+        fileio.append_jsonl(path, {"step": 1})
+    assert str(caught.value) == f"{path}: {fileio.LINKED}; delete the link and re-run the same command"
+    assert victim.read_text() == "precious data\n"
+
+
+def test_append_jsonl_on_a_fifo_is_damage_not_a_hang(tmp_path):
+    os.mkfifo(tmp_path / "metrics.jsonl")
+    with pytest.raises(DamagedFile, match="metrics.jsonl: is a FIFO"):
+        fileio.append_jsonl(tmp_path / "metrics.jsonl", {"step": 1})
+
+
+def test_a_folder_lock_refuses_a_link_and_leaves_its_target_alone(tmp_path):
+    victim = _victim(tmp_path)
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / ".lock").symlink_to(victim)
+    lock = fileio.FolderLock(tmp_path / "run")
+    with pytest.raises(DamagedFile, match=r"run/\.lock: is a symbolic link, .*; delete the link"):
+        lock.acquire()
+    assert victim.read_text() == "precious data\n"
+    (tmp_path / "run" / ".lock").unlink()
+    assert lock.acquire() and lock.holder() == str(os.getpid())  # the remedy works
+    lock.release()
+
+
+def test_refuse_link_names_a_linked_folder(tmp_path):
+    (tmp_path / "checkpoint").symlink_to(tmp_path, target_is_directory=True)
+    assert fileio.refuse_link(tmp_path) == tmp_path
+    with pytest.raises(DamagedFile, match="checkpoint: is a symbolic link, .*replace the link with a real"):
+        fileio.refuse_link(tmp_path / "checkpoint")

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from searchgym.damaged import warnings_on_one_line
+from searchgym.fileio import refuse_link
 from searchgym.harness.methods import BASELINE_METHODS, MethodRef, load_method, trains
 from searchgym.harness.progress import StepProgress
 from searchgym.harness.provenance import resolve_device
@@ -209,18 +210,27 @@ def check_folders(out: Path, specs: Sequence[RunSpec]) -> None:
     run's folder, ``out/bases`` where a base is built, an unfinished learning run's ``checkpoint``,
     ``out/curves``), and a folder where a report file belongs: else every run fails on it, and the
     report says to re-run, which cannot help; or, for the report's paths, the error came only after
-    every run had trained."""
+    every run had trained. A folder written into (all but a finished run's) that is a symbolic link is
+    refused too: before, the comparison wrote where it pointed (a folder from someone else may hold one)."""
     out = Path(out)
     folders: set[Path] = {out / "curves"}
+    written: set[Path] = {out / "curves"}
     files: set[Path] = {out / name for name in REPORT_FILES}
     for spec in specs:
-        folders |= {spec.run_dir, *(p for p in spec.run_dir.parents if out in p.parents)}
+        chain = {spec.run_dir, *(p for p in spec.run_dir.parents if out in p.parents)}
+        unfinished = not is_done(spec.run_dir)
+        folders |= chain
+        written |= chain if unfinished else set()
         if spec.method.path == BASELINE_METHODS["sft"] or spec.options.get("init") == "sft":
             folders.add(out / "bases")
+            written.add(out / "bases")
         if trains(load_method(spec.method)):
             files.add(out / "curves" / f"{spec.method.label}.png")
-            if not is_done(spec.run_dir):
+            if unfinished:
                 folders.add(spec.run_dir / "checkpoint")
+                written.add(spec.run_dir / "checkpoint")
+    for folder in sorted(written, key=lambda p: len(p.parts)):
+        refuse_link(folder)
     for folder in sorted(folders, key=lambda p: len(p.parts)):
         if folder.exists() and not folder.is_dir():
             raise ValueError(f"{folder} is a file where a folder of the comparison belongs; move it, or choose "

@@ -9,6 +9,7 @@ whole budget, whatever it logged (random and oracle log nothing).
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Iterable
 from pathlib import Path
@@ -19,7 +20,8 @@ _TAIL_BYTES = 8192
 
 
 def last_logged_step(path: Path) -> int:
-    """The ``step`` of the last complete row of a metrics file (0 when there is none yet)."""
+    """The ``step`` of the last complete row of a metrics file (0 when there is none yet); a row
+    whose step is not a finite number is skipped silently, as resume skips every bad line."""
     try:
         with open_regular(path) as f:
             f.seek(0, os.SEEK_END)
@@ -31,10 +33,11 @@ def last_logged_step(path: Path) -> int:
     for line in reversed(tail.splitlines()):
         try:
             step = json.loads(line).get("step")
-        except (json.JSONDecodeError, AttributeError):
-            continue  # a partly written or cut line
-        if isinstance(step, (int, float)) and not isinstance(step, bool):
-            return int(step)
+        except (ValueError, AttributeError, RecursionError):
+            continue  # a partly written or cut line, or a number over Python's 4,300 digits
+        finite = isinstance(step, float) and math.isfinite(step)
+        if finite or isinstance(step, int) and not isinstance(step, bool):
+            return int(step)  # Before: Infinity and NaN ended resume in a traceback naming no file
     return 0
 
 

@@ -8,7 +8,8 @@ A run owns ``<out>/runs/<method>/seed<k>/``:
 - ``metrics.jsonl``: the method's ``ctx.log`` rows (+ ``time``, ``attempt``), appended (and sent
   to TensorBoard / W&B under the same names with ``logger=``; see :mod:`searchgym.harness.loggers`);
   a row whose ``iteration`` an earlier attempt already wrote is not written again (a resumed
-  method redoes the iteration its checkpoint did not hold);
+  method redoes the iteration its checkpoint did not hold); rows of iterations past the resumed
+  method's first new row are damage: warned about, and its rows are all written after them;
 - ``predictions.jsonl``: one :class:`~searchgym.harness.evaluate.Prediction` per test task;
 - ``result.json``: test and dev summaries and timings;
 - ``DONE``: written last. A run with ``DONE`` is never redone; a run without it is resumed
@@ -19,7 +20,9 @@ A run owns ``<out>/runs/<method>/seed<k>/``:
 - ``.lock``: one writer per run folder (:class:`searchgym.fileio.FolderLock`, an ``flock`` that
   dies with its holder): a run another live process is writing comes back "busy", untouched.
 
-Every whole file is written atomically; see :mod:`searchgym.fileio`.
+Every whole file is written atomically; see :mod:`searchgym.fileio`. A folder the run writes into
+(below ``--out``, or ``checkpoint``, ``tensorboard``, ``wandb`` in it) that is a symbolic link is
+refused: the run would write where it points.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ from searchgym.fileio import (
     atomic_write_text,
     iter_jsonl,
     read_json,
+    refuse_link,
 )
 from searchgym.harness.evaluate import as_rows, evaluate_suite, summarise_predictions
 from searchgym.harness.loggers import make_logger
@@ -150,11 +154,19 @@ def attempts_logged(path: Path) -> int:
     return max(attempts, default=0)
 
 
-def last_logged_iteration(path: Path) -> int | None:
-    """The highest ``iteration`` in a metrics file (None without one)."""
-    iterations = [r["iteration"] for r in iter_jsonl(path)
-                  if isinstance(r.get("iteration"), int) and not isinstance(r.get("iteration"), bool)]
-    return max(iterations) if iterations else None
+def logged_iterations(path: Path) -> set[int]:
+    """The ``iteration`` values of a metrics file's rows. Why a set and not the highest: one row of
+    iteration 10**17 (damage) made every row of the resumed run look written already."""
+    return {r["iteration"] for r in iter_jsonl(path)
+            if isinstance(r.get("iteration"), int) and not isinstance(r.get("iteration"), bool)}
+
+
+def folders_below_out(spec: RunSpec) -> list[Path]:
+    """The run's folder and those between it and ``--out`` (none for an explicit folder: the user's own)."""
+    if spec.folder is not None:
+        return []
+    out = Path(spec.out)
+    return [*(p for p in reversed(spec.run_dir.parents) if out in p.parents), spec.run_dir]
 
 
 def execute_run(spec: RunSpec, wait: bool = False) -> RunOutcome:
@@ -166,6 +178,8 @@ def execute_run(spec: RunSpec, wait: bool = False) -> RunOutcome:
     if is_done(folder):
         check_identity(spec)
         return RunOutcome(spec.method.label, spec.seed, str(folder), "skipped")
+    for below in folders_below_out(spec):  # Before: a linked run folder was written where it pointed
+        refuse_link(below)
     lock = FolderLock(folder)
     if not lock.acquire(wait):
         return RunOutcome(spec.method.label, spec.seed, str(folder), "busy",
@@ -183,6 +197,8 @@ def _execute_locked(spec: RunSpec) -> RunOutcome:
     folder = spec.run_dir
     start = time.monotonic()
     folder.mkdir(parents=True, exist_ok=True)
+    for name in ("checkpoint", *(name for name in ("tensorboard", "wandb") if name == spec.logger)):
+        refuse_link(folder / name)  # Before: a linked checkpoint/ had checkpoints written where it pointed
     attempt = check_identity(spec) + 1
     method = load_method(spec.method)
     device = resolve_device(spec.device)
@@ -193,17 +209,24 @@ def _execute_locked(spec: RunSpec) -> RunOutcome:
     atomic_write_json(folder / "config.json", config)
     label = f"{spec.method.label}/seed{spec.seed}"
     metrics_logger = make_logger(spec.logger, folder, label, spec.identity())
-
-    logged = last_logged_iteration(folder / "metrics.jsonl")
+    metrics = folder / "metrics.jsonl"
+    logged = logged_iterations(metrics)  # by earlier attempts; forgotten at this attempt's first new row
 
     def log(row: dict) -> None:
+        nonlocal logged
         if not isinstance(row, dict):
             raise TypeError(f"ctx.log takes a dict, got {type(row).__name__}")
         iteration = row.get("iteration")
-        if logged is not None and isinstance(iteration, int) and iteration <= logged:
-            return  # written by an earlier attempt, before the checkpoint that would have skipped it
+        if logged and isinstance(iteration, int) and not isinstance(iteration, bool):
+            if iteration in logged:
+                return  # written by an earlier attempt, before the checkpoint that would have skipped it
+            if max(logged) > iteration:  # no earlier attempt logs past the iteration its checkpoint redoes
+                warn_damaged(DamagedFile(metrics, f"holds rows past iteration {iteration}, where the resumed "
+                                                  "run goes on (damage, or another run's rows)"),
+                             "writing the resumed run's rows after them")
+            logged = set()  # Before: no row up to the highest iteration was written; 10**17: none at all
         full = {**row, "time": round(time.monotonic() - start, 3), "attempt": attempt}
-        append_jsonl(folder / "metrics.jsonl", full)
+        append_jsonl(metrics, full)
         metrics_logger.log(full)
 
     ctx = RunContext(suite=spec.suite, seed=spec.seed, budget=spec.budget, device=device, run_dir=folder,
@@ -246,7 +269,8 @@ def execute_run_safely(spec: RunSpec, wait: bool = False) -> RunOutcome:
     except Exception as exc:  # noqa: BLE001 - one failed run must not stop the comparison
         text = "".join(traceback.format_exception(exc))
         try:
-            atomic_write_text(spec.run_dir / "error.txt", text)
+            if not any(p.is_symlink() for p in folders_below_out(spec)):  # never through a link
+                atomic_write_text(spec.run_dir / "error.txt", text)
         except OSError:
             pass
         return RunOutcome(spec.method.label, spec.seed, str(spec.run_dir), "failed",

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from searchgym.damaged import DamagedFileWarning
 from searchgym.fileio import read_jsonl
 from searchgym.harness.methods import METHODS, MethodRef
 from searchgym.harness.runner import RunSpec, execute_run, is_done
@@ -82,3 +83,16 @@ def test_a_run_killed_at_the_checkpoint_resumes_with_exactly_its_rows(tmp_path, 
     assert rows(run) == uninterrupted
     attempts = [r["attempt"] for r in read_jsonl(run.run_dir / "metrics.jsonl")]
     assert attempts == sorted(attempts) and attempts[-1] == 2
+
+
+@pytest.mark.parametrize("iteration", [3, 10**17])
+def test_a_metrics_row_past_the_checkpoint_is_warned_about_and_drops_no_row(tmp_path, uninterrupted,
+                                                                           iteration) -> None:
+    """Before: the resumed run wrote no row up to the highest iteration in the file, so one row of
+    iteration 10**17 dropped every row of the run, silently."""
+    run = spec(tmp_path)
+    run.run_dir.mkdir(parents=True)
+    (run.run_dir / "metrics.jsonl").write_text(f'{{"iteration": {iteration}, "step": 0}}\n')  # no checkpoint
+    with pytest.warns(DamagedFileWarning, match=r"metrics.jsonl: holds rows past iteration 0, where the"):
+        execute_run(run)
+    assert rows(run)[1:] == uninterrupted

@@ -211,19 +211,15 @@ class _FailingFile:
 
 
 def _fail_writes_to(monkeypatch, name, code):
-    """Writes to ``name`` (atomic whole-file or appended) raise ``OSError(code)``."""
-    real_fdopen, real_open = os.fdopen, open
+    """Writes to ``name`` (whole-file through its temp file, or appended in place) raise ``OSError(code)``."""
+    real_fdopen = os.fdopen
 
     def fdopen(fd, *args, **kwargs):
         handle = real_fdopen(fd, *args, **kwargs)
-        return _FailingFile(handle, code) if f".{name}." in os.readlink(f"/proc/self/fd/{fd}") else handle
-
-    def opened(path, mode="r", *args, **kwargs):
-        handle = real_open(path, mode, *args, **kwargs)
-        return _FailingFile(handle, code) if "a" in mode and os.fspath(path).endswith(name) else handle
+        target = os.readlink(f"/proc/self/fd/{fd}")
+        return _FailingFile(handle, code) if f".{name}." in target or target.endswith(f"/{name}") else handle
 
     monkeypatch.setattr(os, "fdopen", fdopen)
-    monkeypatch.setattr(fileio, "open", opened, raising=False)
 
 
 @pytest.mark.parametrize("name", ["predictions.jsonl", "result.json", "DONE", "metrics.jsonl"])

@@ -132,3 +132,21 @@ def test_a_damaged_file_is_one_error_naming_it(compared, tmp_path, name, how, wh
     with pytest.raises(DamagedFile) as caught:
         load(out)
     assert str(caught.value).startswith(f"{out / name}: {what}") and "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize("step", ["Infinity", "-Infinity", "NaN", "1" * 5000])
+def test_last_logged_step_skips_a_row_whose_step_is_no_finite_number(tmp_path, step) -> None:
+    """Before: Infinity was an OverflowError, NaN and 5000 digits a ValueError naming no file: tracebacks."""
+    path = tmp_path / "metrics.jsonl"
+    path.write_text(json.dumps({"step": 20}) + "\n" + f'{{"iteration": 1, "step": {step}}}\n')
+    assert last_logged_step(path) == 20
+
+
+def test_compare_resumes_a_run_whose_last_row_has_an_infinite_step(tmp_path) -> None:
+    _compare(tmp_path, methods="fast=harness_helpers:fast_learner", seeds=(0,))
+    run = tmp_path / "runs" / "fast" / "seed0"
+    (run / "DONE").unlink()
+    with open(run / "metrics.jsonl", "a") as f:
+        f.write('{"iteration": 1, "step": Infinity}\n')
+    result = _compare(tmp_path, methods="fast=harness_helpers:fast_learner", seeds=(0,))
+    assert [o.status for o in result.outcomes] == ["done"] and (run / "DONE").is_file()
