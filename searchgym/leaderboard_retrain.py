@@ -30,6 +30,12 @@ from typing import Any
 
 from searchgym.fileio import atomic_write_json, read_jsonl
 from searchgym.harness.method_specs import HARNESS_FIELDS
+from searchgym.harness.option_bounds import (  # noqa: F401 (the limits are part of this module's interface)
+    MAX_OPTION_NUMBER,
+    OPTION_LIMITS,
+    POSITIVE_OPTIONS,
+    option_out_of_bounds,
+)
 from searchgym.method_table import METHOD_SPECS
 from searchgym.harness.methods import AGENT_METHOD, METHODS, SPEC_METHOD_PREFIX, MethodRef, load_callable, spends_budget
 from searchgym.harness.provenance import resolve_device
@@ -64,20 +70,6 @@ class RetrainResult:
 
 #: The most env steps a retrain runs (the board's runs use 20,000).
 MAX_RETRAIN_BUDGET = 1_000_000
-#: Size-like option names (the last part of a dotted name, at any depth) and their largest value.
-OPTION_LIMITS: dict[str, int] = {
-    "group_size": 64, "tasks_per_iteration": 64, "update_epochs": 16, "value_epochs": 16, "critic_epochs": 16,
-    "minibatch_size": 100_000, "mini_batch_size": 4096, "micro_batch_size": 256, "batch_size": 1024,
-    "eval_tasks": 1000, "rollout_workers": 4, "episodes": 64, "concurrency": 64,
-    "hidden": 4096, "critic_hidden": 4096, "dim": 4096, "n_buckets": 2**16, "cache_size": 1_000_000,
-    "observation_cache_size": 100_000, "max_length": 4096, "max_turns": 64, "max_new_tokens": 4096,
-    "max_episode_tokens": 32_768, "norm_length": 100_000, "max_steps": 1000, "max_rounds": 1000,
-    "max_candidates": 1024, "team_size": 32,
-}
-#: Option names whose smallest value is 1 (every other limited option may be 0).
-POSITIVE_OPTIONS = ("group_size", "tasks_per_iteration", "eval_every", "update_epochs", "eval_tasks")
-#: Any other number in the options (learning rates, coefficients, intervals) is at most this large.
-MAX_OPTION_NUMBER = 1_000_000
 #: Dev episodes a trainer's curve may play over a retrain (evaluations are not part of the budget:
 #: ``group_size=1, tasks_per_iteration=1, eval_every=1`` would evaluate after every env step or so).
 MAX_EVAL_EPISODES = 200_000
@@ -107,20 +99,6 @@ def _evaluation_episodes(run: dict[str, Any], suite_id: str) -> tuple[int, dict[
         return None  # a value out of its own limit is refused by name first
     iterations = -(-int(run["budget"]) // (values["group_size"] * values["tasks_per_iteration"]))
     return (iterations // values["eval_every"] + 1) * values["eval_tasks"], values
-
-
-def _option_leaves(options: dict[str, Any]) -> list[tuple[str, str, Any]]:
-    """(dotted path, last name, value) of every value in ``options`` that is not a dict or a list."""
-    found, pending = [], [(f"run.options.{k}", str(k), v) for k, v in options.items()]
-    while pending:
-        path, name, value = pending.pop()
-        if isinstance(value, dict):
-            pending.extend((f"{path}.{k}", str(k), v) for k, v in value.items())
-        elif isinstance(value, list | tuple):
-            pending.extend((f"{path}[{i}]", name, v) for i, v in enumerate(value))
-        else:
-            found.append((path, name.rsplit(".", 1)[-1], value))
-    return sorted(found, key=lambda leaf: leaf[0])
 
 
 def _runnable(submission: dict[str, Any]) -> dict[str, Any]:
@@ -165,16 +143,9 @@ def check_run_bounds(submission: dict[str, Any]) -> None:
     if reserved:
         raise SubmissionRejected(f"run.options sets {', '.join(reserved)}, which the harness sets from the board's "
                                  "fields; options may not")
-    for path, name, value in _option_leaves(options):
-        low, limit = int(name in POSITIVE_OPTIONS), OPTION_LIMITS.get(name, MAX_OPTION_NUMBER)
-        if (name in OPTION_LIMITS or name in POSITIVE_OPTIONS) and value is not None and not (
-                isinstance(value, int) and not isinstance(value, bool) and low <= value <= limit):
-            raise SubmissionRejected(f"{path} ({value!r}) is outside the retrain limit for {name}: "
-                                     f"an int in {low}..{limit}")
-        number = isinstance(value, int | float) and not isinstance(value, bool)
-        if name not in OPTION_LIMITS and number and not abs(value) <= MAX_OPTION_NUMBER:
-            raise SubmissionRejected(f"{path} ({value!r}) is outside the retrain limit for an option: "
-                                     f"at most {MAX_OPTION_NUMBER} in size")
+    problem = option_out_of_bounds(options)
+    if problem:
+        raise SubmissionRejected(problem)
     if "budget" not in run:
         run = {**run, "budget": budget}
     evaluation = _evaluation_episodes(run, submission["suite"]["id"])

@@ -9,7 +9,8 @@ own suite; :mod:`searchgym.harness.run_agent`). The output folder is a run folde
 ``config.json``, ``predictions.jsonl``, ``result.json``, ``DONE``, ready for
 ``searchgym leaderboard submit``. An endpoint run (``--agent openai``) also keeps
 ``transcripts.jsonl``; ``result.json["endpoint"]`` says how many replies were readable actions,
-and a warning is printed and recorded there when most were not. When most requests got no reply
+and a warning is printed and recorded there when most were not (a finished run shown again keeps
+the report it has: it is never re-summed from a cut transcripts file). When most requests got no reply
 at all (the server down, a wrong ``--base-url``), the run writes no scores and no ``DONE``, the
 command ends in one error line (exit 1), and running it again evaluates again.
 
@@ -30,7 +31,7 @@ from pathlib import Path
 from searchgym.commands import check_seed
 from searchgym.commands.compare import parse_options
 from searchgym.damaged import DamagedFile
-from searchgym.fileio import atomic_write_json, read_json, read_jsonl
+from searchgym.fileio import atomic_write_json, read_json
 from searchgym.harness.methods import (
     AGENT_METHOD,
     AGENT_PROVIDERS,
@@ -40,7 +41,7 @@ from searchgym.harness.methods import (
     resolve_agent,
 )
 from searchgym.harness.provenance import resolve_device
-from searchgym.harness.runner import RunNotFinished, RunSpec, execute_run
+from searchgym.harness.runner import DONE, RunNotFinished, RunSpec, execute_run
 from searchgym.suites import Suite, get_suite
 
 
@@ -127,11 +128,15 @@ def run(args: argparse.Namespace) -> int:
         print(f"searchgym evaluate: error: {exc}; not marked DONE: re-run the same command to evaluate again "
               f"(transcripts: {folder / 'transcripts.jsonl'})", file=sys.stderr)
         return 1
-    if outcome.status == "skipped":
+    if outcome.status == "busy":  # Before: it went on to read a result.json not yet written ([Errno 2])
+        raise ValueError(f"{outcome.error}; wait for it to finish, then re-run the same command")
+    shown = outcome.status == "skipped"
+    if shown:
         print(f"{folder} is already evaluated (DONE); showing it (delete it or use another --out to redo)")
-    report = record_reply_report(folder)
+    result = finished_result(folder)
+    report = record_reply_report(folder, result, shown=shown)
     try:
-        table = read_json(folder / "result.json", expect=dict)["test"]
+        table = result["test"]
         lines = [f"| {family} | {row['n']} | {row['success']:.3f} | {row['f1']:.3f} | {row['steps']:.2f} | "
                  f"{row['tool_calls']:.2f} |"
                  for family, row in sorted(table.items(), key=lambda item: (item[0] == "all", item[0]))]
@@ -169,15 +174,59 @@ def evaluation_suite(args: argparse.Namespace) -> Suite:
     return suite
 
 
-def record_reply_report(folder: Path) -> dict | None:
-    """For an endpoint run: the readable-reply report of its transcripts, added to result.json."""
-    from searchgym.endpoint.openai_agent import reply_report
+def finished_result(folder: Path) -> dict:
+    """The result.json of a finished (DONE) evaluation; any damage, or none there, is one line whose
+    remedy redoes the run. Before: ``[]`` said "delete it and re-run the same command", and doing so
+    gave "[Errno 2] No such file or directory" (DONE still said the run was finished)."""
+    path, redo = folder / "result.json", f"delete {folder / DONE} and re-run the same command"
+    try:
+        return read_json(path, expect=dict)
+    except FileNotFoundError:
+        raise DamagedFile(path, "is missing from a finished run (DONE)", redo) from None
+    except DamagedFile as exc:
+        raise DamagedFile(path, exc.what, redo) from None
+    except ValueError:  # json's int limit (a number of over 4,300 digits), which names no file
+        raise DamagedFile(path, f"holds a number of more than {sys.get_int_max_str_digits()} digits", redo) from None
 
+
+def record_reply_report(folder: Path, result: dict, shown: bool = False) -> dict | None:
+    """For an endpoint run: the readable-reply report of its transcripts, kept in result.json.
+
+    A run just evaluated gets its report; a finished run being shown (``shown``) keeps the one it
+    has, and is written only when it has none (stopped between DONE and the report), from a
+    transcripts file that reads whole. A damaged file is a one-line warning and the stored report
+    (or none) is kept. Before: showing a run re-summed a cut transcripts.jsonl into result.json
+    ("replies": 22 became 0) whatever it held."""
+    from searchgym.damaged import warn_damaged
+    from searchgym.endpoint.reply_checks import is_report, read_transcripts, reply_report
+
+    stored = result.get("endpoint") if is_report(result.get("endpoint")) else None
     path = folder / "transcripts.jsonl"
-    if not path.is_file():
-        return None
-    report = reply_report(read_jsonl(path))
-    result = read_json(folder / "result.json", expect=dict)
+    if (shown and stored is not None) or not path.exists():
+        return stored
+    keep = "the endpoint report in result.json is kept" if stored else "no endpoint report is made"
+    try:
+        rows, damaged = read_transcripts(path)
+        if damaged:
+            raise DamagedFile(path, f"has {damaged} line(s) that are no transcript row (cut or damaged)")
+        found, played = len({(r.get("split"), r.get("task_id")) for r in rows}), _tasks_played(result)
+        if shown and found < played:  # every task DONE's result.json counts has a transcript
+            raise DamagedFile(path, f"holds transcripts of {found} tasks, fewer than the {played} the run played")
+    except DamagedFile as exc:
+        warn_damaged(exc, keep)
+        return stored
+    report = reply_report(rows)
     if result.get("endpoint") != report:
         atomic_write_json(folder / "result.json", {**result, "endpoint": report})
     return report
+
+
+def _tasks_played(result: dict) -> int:
+    """The test and dev tasks a result.json counts (a table it lacks counts none)."""
+    total = 0
+    for split in ("test", "dev"):
+        table = result.get(split)
+        row = table.get("all") if isinstance(table, dict) else None
+        n = row.get("n") if isinstance(row, dict) else None
+        total += n if isinstance(n, int) and not isinstance(n, bool) else 0
+    return total

@@ -15,12 +15,16 @@ weight. The ``sft`` method's runs have no checkpoint; their base (``<out>/bases/
 checked against the sha256 in ``config.json``) is the policy.
 
 Refused, each in one line: a folder that is not a run folder, a method that trains nothing (evaluate
-it by name), an LLM-policy run, a method that is not built in, a run without a checkpoint.
+it by name), an LLM-policy run, a method that is not built in, a run without a checkpoint, and a
+config.json whose values no run records (:func:`check_values`): a seed torch cannot take, a
+negative budget, options its method refuses, or policy options past the bounds ``leaderboard
+retrain`` keeps (the policy is built from them before its checkpoint can be checked against it).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +42,8 @@ UNPLAYABLE = "its policy cannot be played; point path= at an intact run folder"
 #: config.json fields the provider reads, with their types.
 FIELDS = {"method": str, "method_path": str, "seed": int, "budget": int, "policy": str, "options": dict,
           "suite": dict}
+#: The largest seed torch.manual_seed takes (a run's policy is built with the run's seed).
+MAX_SEED = 2**64 - 1
 
 
 @dataclasses.dataclass(frozen=True)
@@ -73,11 +79,18 @@ def read_run(path: str | Path) -> TrainedRun:
     if not (config_path.exists() or config_path.is_symlink()):
         raise ValueError(f"{folder} is not a run folder (no {CONFIG}); {NOT_A_RUN}")
     remedy = "it cannot be read as a run's record; point path= at an intact run folder"
-    config = read_json_checked(config_path, expect=dict, remedy=remedy)
+    try:
+        config = read_json_checked(config_path, expect=dict, remedy=remedy)
+    except DamagedFile:
+        raise
+    except ValueError:  # Before: json's int limit, "Exceeds the limit (4300 digits) ...", named no file
+        raise DamagedFile(config_path, f"holds a number of more than {sys.get_int_max_str_digits()} digits, "
+                          "which no run records", remedy) from None
     for name, kind in FIELDS.items():
         value = config.get(name)
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
             raise DamagedFile(config_path, f"has no {name} ({kind.__name__}) of a run", remedy)
+    check_values(config_path, config, remedy)
     if config["method_path"] == AGENT_METHOD:
         raise ValueError(f"{folder} is a `searchgym evaluate` folder, not a training run; give path= the run "
                          "folder of the policy it scored")
@@ -96,7 +109,8 @@ def read_run(path: str | Path) -> TrainedRun:
                          "rebuild its actor with --agent module:factory")
     try:
         suite = Suite(**config["suite"])
-    except (TypeError, ValueError) as exc:
+        check_env_settings(suite)
+    except (TypeError, ValueError, KeyError) as exc:
         raise DamagedFile(config_path, f"holds a suite definition searchgym cannot read ({exc})", remedy) from None
     run = TrainedRun(folder, config, suite)
     if not run.is_sft and not (folder / CHECKPOINT).exists():
@@ -105,12 +119,78 @@ def read_run(path: str | Path) -> TrainedRun:
     return run
 
 
+def check_values(config_path: Path, config: dict[str, Any], remedy: str) -> None:
+    """DamagedFile naming config.json and the bound when a value it records could not have made a run.
+    Before: a seed of 10**30 ended in torch's "Overflow when unpacking long long", naming no file, and
+    ``policy_kwargs: {"hidden": 10**9}`` tried to allocate 1.3 TB before the checkpoint was read."""
+    from searchgym.harness.option_bounds import option_out_of_bounds
+    from searchgym.shown import safe_repr
+
+    if not 0 <= config["seed"] <= MAX_SEED:
+        raise DamagedFile(config_path, f"has seed {safe_repr(config['seed'], 60)}, outside 0..{MAX_SEED} (the "
+                          "seeds a run's policy can be built with)", remedy)
+    if config["budget"] < 0:
+        raise DamagedFile(config_path, f"has budget {config['budget']}, not an int >= 0 (env steps)", remedy)
+    kwargs = config["options"].get("policy_kwargs")
+    if kwargs is not None and not isinstance(kwargs, dict):
+        raise DamagedFile(config_path, f"has options.policy_kwargs of {type(kwargs).__name__}, not an object of "
+                          "the policy's keyword arguments", remedy)
+    problem = option_out_of_bounds(kwargs or {}, "options.policy_kwargs", "the bounds of a policy's options "
+                                   "(those of `leaderboard retrain`)")
+    if problem:
+        raise DamagedFile(config_path, problem, remedy)
+
+
+def check_env_settings(suite: Suite) -> None:
+    """ValueError unless the envs accept the suite's world and settings, checked as an env checks them
+    (EnvConfig) without building a world. Before: a world_size of 10**11 in a run's config.json
+    started generating that world, for good."""
+    from searchgym.envs.config import CONFIG_KWARGS, EnvConfig
+    from searchgym.registry import spec
+
+    settings = {k: v for k, v in {**spec(suite.env_id).kwargs, **suite.kwargs}.items() if k in CONFIG_KWARGS}
+    for families in (suite.families, suite.train_families):
+        EnvConfig(**{**settings, "world_seed": suite.world_seed, "world_size": suite.world_size,
+                     "families": families, "difficulty": suite.difficulty})
+
+
+def check_build(run: TrainedRun) -> None:
+    """The run's recorded policy name and options, read as its rebuild reads them (no policy is built):
+    one line naming config.json when they cannot be. Before: ``"lr": NaN`` or an unknown option was an
+    error naming no file, after the evaluation's folder was made."""
+    from searchgym.harness.preflight import check_policy
+
+    try:
+        check_policy(run.config["policy"])
+        ctx = run.context("cpu")
+        if run.is_sft:
+            from searchgym.agents.policy_actor import DECODINGS
+            from searchgym.harness.sft import policy_kwargs_of, sft_config
+
+            sft_config(ctx.options)
+            policy_kwargs_of(ctx.options)
+            if ctx.options.get("decoding", "sample") not in DECODINGS:
+                raise ValueError(f"unknown decoding {ctx.options['decoding']!r}; accepted: {', '.join(DECODINGS)}")
+        else:
+            from searchgym.harness.method_specs import build_config
+            from searchgym.method_table import METHOD_SPECS
+
+            spec = METHOD_SPECS[run.spec_name]
+            build_config(spec, ctx, load_callable(spec.trainer, f"trainer of {spec.name}"))
+    except (TypeError, ValueError) as exc:
+        if isinstance(exc, DamagedFile):
+            raise
+        raise DamagedFile(run.folder / CONFIG, f"records a policy its method cannot build ({exc})",
+                          UNPLAYABLE) from None
+
+
 def check_options(options: dict[str, Any]) -> TrainedRun:
     """Before any folder is made: ``path=`` names a run whose policy can be rebuilt (the checkpoint or
     base is read too, so that a damaged one is refused now, not inside the evaluation); returns it."""
     if "path" not in options:
         raise ValueError("needs --agent-option path=RUN_FOLDER (a run folder of searchgym train or compare)")
     run = read_run(options["path"])
+    check_build(run)
     if run.is_sft:
         find_base(run)
     else:
@@ -177,7 +257,13 @@ def rebuild(run: TrainedRun, device: str) -> tuple[Any, list[str] | None, str]:
     config = build_config(spec, ctx, trainer_cls)
     if config.init == "sft":  # the checkpoint holds every weight: the base is not needed to rebuild
         config = dataclasses.replace(config, init="scratch", init_checkpoint=None, rl_fresh_tasks=False)
-    trainer = trainer_cls(config, out_dir=None, log=ctx.log)  # no folder: it writes nothing, resumes nothing
+    try:
+        trainer = trainer_cls(config, out_dir=None, log=ctx.log)  # no folder: it writes nothing, resumes nothing
+    except (TypeError, ValueError) as exc:  # Before: policy_kwargs its encoder refused named no file
+        if isinstance(exc, DamagedFile):
+            raise
+        raise DamagedFile(run.folder / CONFIG, f"records a policy its method cannot build ({exc})",
+                          UNPLAYABLE) from None
     path = run.folder / CHECKPOINT
     try:
         trainer.load(path)  # read_checkpoint: weights_only=True

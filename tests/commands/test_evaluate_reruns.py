@@ -50,3 +50,44 @@ def test_an_unknown_device_leaves_no_folder(tmp_path, capsys):
     assert main(["evaluate", "--suite", TINY_QA.id, "--agent", "random", "--device", "tpu", "--out", str(out)]) == 2
     assert "unknown device 'tpu'; accepted: auto, cpu, cuda or cuda:N" in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_a_finished_folder_without_a_readable_result_says_a_remedy_that_works(tmp_path, capsys):
+    """Before: a DONE folder whose result.json was ``[]`` said "delete it and re-run the same command";
+    doing so gave "[Errno 2] No such file or directory" (DONE still marked the run finished). Now
+    either is one line saying to delete DONE, and following it evaluates the folder again."""
+    out = tmp_path / "e1"
+    command = ["evaluate", "--suite", TINY_QA.id, "--agent", "random", "--limit", "3", "--out", str(out),
+               "--no-progress"]
+    assert main(command) == 0
+    predictions = (out / "predictions.jsonl").read_bytes()
+    for damage, what in (("[]", "holds a list where an object belongs"), (None, "is missing from a finished run (DONE)")):
+        capsys.readouterr()
+        if damage is None:
+            (out / "result.json").unlink()
+        else:
+            (out / "result.json").write_text(damage)
+        assert main(command) == 2
+        [line] = capsys.readouterr().err.strip().splitlines()
+        assert line == (f"searchgym evaluate: damaged file: {out / 'result.json'}: {what}; delete {out / 'DONE'} "
+                        "and re-run the same command")
+        (out / "DONE").unlink()  # the remedy, followed
+        assert main(command) == 0
+        assert "| all | 3 |" in capsys.readouterr().out
+        assert (out / "predictions.jsonl").read_bytes() == predictions
+
+
+def test_a_folder_another_process_writes_is_one_line(tmp_path, capsys):
+    """Before: evaluate went on to read a result.json the other process had not written: "[Errno 2]"."""
+    from searchgym.fileio import FolderLock
+
+    out = tmp_path / "busy"
+    lock = FolderLock(out)
+    assert lock.acquire()
+    try:
+        assert main(["evaluate", "--suite", TINY_QA.id, "--agent", "random", "--limit", "2", "--out", str(out),
+                     "--no-progress"]) == 2
+    finally:
+        lock.release()
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert f"is writing {out}; wait for it to finish, then re-run the same command" in line, line

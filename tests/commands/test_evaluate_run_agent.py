@@ -171,3 +171,71 @@ def test_the_default_folder_is_named_after_the_played_run(trained, compared, tmp
     made = sorted(p.name for p in (tmp_path / "runs" / "evaluate" / TINY_QA.id).iterdir())
     assert made == ["run-cw_grpo-seed0", "run-sft-seed0"]
 
+
+
+#: config.json values no run records, and what the one line says of each. Before: hidden=10**9 tried to
+#: allocate 1.3 TB (a RuntimeError traceback), a seed of 10**30 was "Overflow when unpacking long long",
+#: a 5000-digit int "Exceeds the limit (4300 digits)", lr NaN and a world seed past 2**63 an error naming
+#: no file, after the evaluation's folder was made; a world_size of 10**11 generated that world, for good.
+HOSTILE_VALUES = {
+    "huge hidden": ({"options": {"policy_kwargs": {"hidden": 10**9}}},
+                    ("options.policy_kwargs.hidden (1000000000) is outside the bounds of a policy's options (those "
+                     "of `leaderboard retrain`) for hidden: an int in 0..4096")),
+    "negative dim": ({"options": {"policy_kwargs": {"dim": -5}}}, "options.policy_kwargs.dim (-5) is outside"),
+    "hidden as text": ({"options": {"policy_kwargs": {"hidden": "big"}}}, "options.policy_kwargs.hidden ('big')"),
+    "policy_kwargs a list": ({"options": {"policy_kwargs": [1]}}, "has options.policy_kwargs of list"),
+    "huge seed": ({"seed": 10**30}, f"has seed {10**30}, outside 0..{2**64 - 1}"),
+    "negative budget": ({"budget": -5}, "has budget -5, not an int >= 0"),
+    "lr NaN": ({"options": {"lr": float("nan")}},
+               "records a policy its method cannot build (option 'lr' of cw_grpo takes a number, got NaN)"),
+    "unknown option": ({"options": {"bogus": 1}}, "records a policy its method cannot build (unknown option 'bogus'"),
+    "unknown policy": ({"policy": "nonsense"}, "records a policy its method cannot build (unknown --policy"),
+    "huge world seed": ({"suite": {"world_seed": 10**20}}, ("holds a suite definition searchgym cannot read "
+                        "(world_seed must be an int in 0..9223372036854775807, got 100000000000000000000)")),
+    "huge world": ({"suite": {"world_size": 10**11}}, ("(world_size must be one of tiny, small, medium, large, xl "
+                   "or an int scale in 4..9000, got 100000000000)")),
+    "max_steps 1e9": ({"suite": {"env_kwargs": {"max_steps": 1e9}}}, "(max_steps must be an int in 1..1000"),
+    "5000 digits": ("digits", "holds a number of more than 4300 digits, which no run records"),
+}
+
+
+@pytest.mark.parametrize("case", HOSTILE_VALUES)
+def test_a_config_value_no_run_records_is_one_line_naming_it_before_any_policy(case, trained, tmp_path, capsys,
+                                                                               monkeypatch):
+    from searchgym.agents.population import Population
+
+    def never(*args, **kwargs):
+        raise AssertionError("a policy was built from a config.json that should have been refused")
+
+    monkeypatch.setattr(Population, "build", never)
+    monkeypatch.setattr("searchgym.suites.shared_world", never)  # a world of 10**11 is never generated
+    changes, expected = HOSTILE_VALUES[case]
+    folder = edited(trained, tmp_path)
+    config = json.loads((folder / "config.json").read_text())
+    if changes == "digits":  # json.dumps cannot write it (Python's 4300-digit limit): written as text
+        text = json.dumps(config).replace('"seed": 0', '"seed": ' + "1" * 5000)
+    else:
+        for key, value in changes.items():
+            config[key] = {**config[key], **value} if key == "suite" else value
+        text = json.dumps(config)
+    (folder / "config.json").write_text(text)
+    assert evaluate(folder, tmp_path / "ev") == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"searchgym evaluate: damaged file: {folder / 'config.json'}: "), err
+    assert expected in err[0], err
+    assert not (tmp_path / "ev").exists()
+
+
+def test_a_seed_torch_takes_is_played(trained, tmp_path):
+    """The bound is torch's own: the largest seed it takes still builds and plays the run's policy."""
+    folder = edited(trained, tmp_path, seed=2**64 - 1)
+    assert evaluate(folder, tmp_path / "ev", "--limit", "1") == 0
+
+
+def test_policy_options_its_encoder_refuses_name_config_json(trained, tmp_path, capsys):
+    """Before: "bad arguments for encoder 'hash': ..." named no file."""
+    folder = edited(trained, tmp_path, options={"policy_kwargs": {"nonsense": 3}})
+    assert evaluate(folder, tmp_path / "ev") == 2
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith(f"searchgym evaluate: damaged file: {folder / 'config.json'}: records a policy its "
+                           "method cannot build (bad arguments for encoder 'hash'"), line

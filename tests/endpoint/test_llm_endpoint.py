@@ -5,6 +5,7 @@ readable-reply warning. Every server is on 127.0.0.1."""
 from __future__ import annotations
 
 import json
+import re
 import socket
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -254,3 +255,33 @@ def test_calls_left_when_the_episode_ends_are_in_the_transcript(tmp_path):
     assert prediction.tool_calls == 2 and prediction.answer is None  # the step limit came first
     [row] = read_jsonl(tmp_path / "transcripts.jsonl")
     assert len(row["turns"][-1]["unplayed_calls"]) == 2 and row["turns"][-1]["why"] == "the episode ended first"
+
+
+def test_showing_a_finished_run_never_rewrites_its_report_from_a_damaged_transcripts_file(tmp_path, capsys):
+    # Before: showing a DONE run re-summed transcripts.jsonl into result.json whatever it held: a file cut
+    # mid-line (a copy that stopped) turned "replies": 22 into 0 and printed "endpoint: 0 of 0 replies".
+    from searchgym.damaged import DamagedFileWarning
+
+    out = tmp_path / TINY_TEXT.id
+    with ScriptedEndpoint(TINY_TEXT, "oracle") as endpoint:
+        report = _evaluate(tmp_path, TINY_TEXT.id, endpoint)["endpoint"]
+        whole, stored = (out / "transcripts.jsonl").read_bytes(), (out / "result.json").read_bytes()
+        mid_line, first_row = whole[: len(whole) // 2], whole[: whole.index(b"\n") + 1]
+        assert report["replies"] > 0 and not mid_line.endswith(b"\n")
+        for cut in (mid_line, first_row, b""):  # a stored report is shown as it is, never re-summed
+            (out / "transcripts.jsonl").write_bytes(cut)
+            capsys.readouterr()
+            _evaluate(tmp_path, TINY_TEXT.id, endpoint)
+            assert (out / "result.json").read_bytes() == stored
+            assert f"endpoint: {report['replies']} of {report['replies']} replies" in capsys.readouterr().out
+        # no report kept (stopped between DONE and writing it): made only from a file that reads whole
+        (out / "result.json").write_text(json.dumps({k: v for k, v in json.loads(stored).items() if k != "endpoint"}))
+        for cut, what in ((mid_line, ("has 1 line(s) that are no transcript row (cut or damaged); no endpoint "
+                                      "report is made")),
+                          (first_row, "holds transcripts of 1 tasks, fewer than the 6 the run played")):
+            (out / "transcripts.jsonl").write_bytes(cut)
+            with pytest.warns(DamagedFileWarning, match=re.escape(f"{out / 'transcripts.jsonl'}: {what}")):
+                _evaluate(tmp_path, TINY_TEXT.id, endpoint)
+            assert "endpoint" not in read_json(out / "result.json")
+        (out / "transcripts.jsonl").write_bytes(whole)
+        assert _evaluate(tmp_path, TINY_TEXT.id, endpoint)["endpoint"] == report
