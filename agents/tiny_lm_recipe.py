@@ -37,7 +37,19 @@ from typing import Any
 import numpy as np
 import torch
 
+from searchgym.damaged import DamagedFile, warn_damaged
 from searchgym.fileio import atomic_write_json
+from searchgym.json_fields import (
+    COUNT,
+    INT,
+    NUMBER,
+    NUMBERS,
+    OBJECT,
+    Kind,
+    check_fields,
+    optional,
+    read_json_file,
+)
 
 from .llm_rollout import RolloutConfig
 
@@ -145,7 +157,9 @@ class Recipe:
 
         cfg, folder = self.config, self.out / "sft"
         if (folder / "sft.json").is_file():
-            return folder, json.loads((folder / "sft.json").read_text())
+            return folder, read_stage(folder / "sft.json", SFT_FIELDS, SFT_PRESENT,
+                                      f"delete {folder} and {self.out / 'rl'} (trained from it) and re-run "
+                                      "the same command to redo SFT and the stages after it")
         start = time.perf_counter()
         transcripts = []
         for world in range(cfg.sft_worlds):
@@ -178,7 +192,7 @@ class Recipe:
         from .llm_policy import LLMPolicy
 
         if path.is_file():
-            return json.loads(path.read_text())
+            return read_stage(path, EVAL_FIELDS, remedy=REDO_EVALUATION)
         cfg = self.config
         config = cfg.rollout_config(guided)
         cpu = time.process_time()
@@ -198,7 +212,7 @@ class Recipe:
         from .lm_sft import reader_transcripts
 
         if path.is_file():
-            return json.loads(path.read_text())
+            return read_stage(path, CHOICES_FIELDS, CHOICES_PRESENT, REDO_EVALUATION)
         cfg = self.config
         env = make_env(self.suite, "dev").unwrapped
         dev = [t.id for t in env.tasks.tasks("dev")][: cfg.choice_tasks]
@@ -212,7 +226,8 @@ class Recipe:
 
         cfg, folder = self.config, self.out / "rl" / f"{method}-s{seed}"
         if (folder / "eval.json").is_file():
-            return json.loads((folder / "eval.json").read_text())
+            return read_stage(folder / "eval.json", RL_FIELDS,
+                              remedy=f"delete {folder} and re-run the same command to redo this RL run")
         suite = self.suite
         env_kwargs = {**suite.kwargs, "action_mode": "text", "world_seed": suite.world_seed,
                       "world_size": suite.world_size, "difficulty": suite.difficulty,
@@ -272,6 +287,13 @@ class Recipe:
         runs = {m: [self._timed(f"rl_{m}_s{s}", lambda m=m, s=s: self.rl(base, m, s),
                                 self.out / "rl" / f"{m}-s{s}" / "eval.json") for s in self.config.seeds]
                 for m in self.config.methods}
+        for m, seeds in runs.items():  # before: "operands could not be broadcast" when the gains were taken
+            for s, run in zip(self.config.seeds, seeds):
+                if len(run["per_task"]) != len(sft_eval["per_task"]):
+                    folder = self.out / "rl" / f"{m}-s{s}"
+                    raise DamagedFile(folder / "eval.json", f"scores {len(run['per_task'])} test tasks where "
+                                      f"{base / 'eval.json'} scores {len(sft_eval['per_task'])} (made with other "
+                                      "options?)", f"delete {folder} and re-run the same command to redo this RL run")
         return {"sft_info": sft_info, "sft_eval": sft_eval, "sft_eval_free": free_eval, "sft_choices": choices,
                 "runs": runs,
                 "stage_seconds": self.times, "wall_seconds": time.perf_counter() - total + self.skipped[0],
@@ -299,9 +321,36 @@ class Recipe:
 
 def _read_seconds(path: Path) -> dict[str, Any]:
     """The stages' recorded seconds; a missing or damaged record is an empty one (seconds are a
-    report, not a result: the stages it names are timed again)."""
+    report, not a result: the stages it names are timed again), with a warning naming it. Before:
+    read whole and without a word, and text nested 100,000 deep ended in a RecursionError."""
     try:
-        recorded = json.loads(path.read_text()) if path.is_file() else {}
-    except (OSError, ValueError):
+        return read_json_file(path, expect=dict)
+    except FileNotFoundError:
         return {}
-    return recorded if isinstance(recorded, dict) else {}
+    except DamagedFile as error:
+        warn_damaged(error, "timing the stages it names again")
+        return {}
+
+
+#: What each stage's file must hold for the results (``present``: checked when there).
+SFT_FIELDS = {"parameters": COUNT, "sft_steps": COUNT, "sft_loss": NUMBER, "sft_tokens_per_s": NUMBER}
+SFT_PRESENT = {"kept": COUNT, "transcripts": COUNT, "worlds": COUNT}
+EVAL_FIELDS = {"success": NUMBER, "parse_rate": NUMBER, "tasks": COUNT, "generate_tokens_per_s": NUMBER,
+               "per_task": NUMBERS}
+CHOICES_FIELDS = {"transcripts": COUNT, "tasks": COUNT, "counts": OBJECT, "episodes": optional(NUMBER),
+                  **{kind: optional(NUMBER) for kind in ("act", "tool", "arg", "answer")}}
+CHOICES_PRESENT = {f"counts.{kind}": COUNT for kind in ("act", "tool", "arg", "answer")}
+RL_FIELDS = {"seed": INT, "success": NUMBER, "parse_rate": NUMBER, "per_task": NUMBERS, "rl_seconds": NUMBER,
+             "rl_generate_tokens_per_s": NUMBER, "rl_train_tokens_per_s": optional(NUMBER)}
+REDO_EVALUATION = "delete it and re-run the same command to redo this evaluation"
+
+
+def read_stage(path: Path, fields: dict[str, Kind], present: dict[str, Kind] | None = None,
+               remedy: str = REDO_EVALUATION) -> dict[str, Any]:
+    """A finished stage's file, read bounded and checked to hold what the results take from it.
+    Before: ``json.loads(read_text())``, so a cut file said "Unterminated string starting at: line 1
+    column 11" naming no file, ``"success": "x"`` ended in "Unknown format code 'f'", a list was
+    taken as the stage's figures, and text nested 100,000 deep ended in a RecursionError."""
+    record = read_json_file(path, expect=dict, remedy=remedy)
+    check_fields(path, record, fields, present, remedy)
+    return record

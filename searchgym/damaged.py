@@ -11,6 +11,7 @@ Callers that can recover (resume, the world cache) catch it and warn with
 from __future__ import annotations
 
 import json
+import sys
 import os
 import stat
 import warnings
@@ -128,6 +129,10 @@ def read_json_checked(path: str | os.PathLike, expect: type | None = None, max_b
                           remedy) from None
     except RecursionError:
         raise DamagedFile(path, "is nested too deeply to be JSON we wrote", remedy) from None
+    except ValueError as exc:  # an int past Python's 4,300-digit limit: before, a bare error naming no file
+        what = f"holds a number of more than {sys.get_int_max_str_digits()} digits, which no searchgym file holds" \
+            if "digits" in str(exc) else f"is not JSON we wrote ({str(exc)[:80]})"
+        raise DamagedFile(path, what, remedy) from None
     if expect is not None and not isinstance(value, expect):
         names = {dict: "an object", list: "a list"}
         raise DamagedFile(path, f"holds {_json_kind(value)} where {names.get(expect, expect.__name__)} belongs",

@@ -22,7 +22,9 @@ pytestmark = pytest.mark.timeout(60)
     (b'{"a": 1}', list, "holds an object where a list belongs"),
     (b"true", dict, "holds a boolean where an object belongs"),
     (b"[" * 100_000, None, "is nested too deeply to be JSON we wrote"),
-])
+    # before: json's bare "Exceeds the limit (4300 digits) ..." naming no file
+    (b'{"seed": ' + b"1" * 5000 + b"}", None, "holds a number of more than 4300 digits, which no searchgym file holds"),
+], ids=["empty", "blank", "cut", "latin-1", "list", "object", "boolean", "deep", "5000 digits"])
 def test_read_json_checked_says_what_is_wrong(tmp_path, data, expect, what):
     path = tmp_path / "config.json"
     path.write_bytes(data)

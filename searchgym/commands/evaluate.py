@@ -185,8 +185,6 @@ def finished_result(folder: Path) -> dict:
         raise DamagedFile(path, "is missing from a finished run (DONE)", redo) from None
     except DamagedFile as exc:
         raise DamagedFile(path, exc.what, redo) from None
-    except ValueError:  # json's int limit (a number of over 4,300 digits), which names no file
-        raise DamagedFile(path, f"holds a number of more than {sys.get_int_max_str_digits()} digits", redo) from None
 
 
 def record_reply_report(folder: Path, result: dict, shown: bool = False) -> dict | None:

@@ -20,12 +20,25 @@ from typing import Any
 import numpy as np
 
 from searchgym.damaged import DamagedFile, warn_damaged
-from searchgym.fileio import atomic_write_text, read_json, read_jsonl
+from searchgym.fileio import atomic_write_text, read_jsonl
 from searchgym.harness.methods import PRIVILEGED_NOTE, shown_label
 from searchgym.harness.plots import curve_from_rows, plot_learning_curves
 from searchgym.harness.report_gain import CHANCE, gain_section
 from searchgym.harness.runner import is_done, run_dir
 from searchgym.harness.stats import bootstrap_ci, paired_permutation_test
+from searchgym.json_fields import (
+    COUNT,
+    FLAG,
+    INT,
+    NUMBER,
+    SCORE,
+    TEXT,
+    check_fields,
+    field_problem,
+    is_number,
+    optional,
+    read_json_file,
+)
 from searchgym.suites import Suite
 
 #: Under every success table with a comparison column: what chance is there.
@@ -75,13 +88,46 @@ def finished_metrics(folder: Path, expected: object = None) -> list[dict[str, An
     """A finished run's metrics rows; fewer readable rows than its ``result.json`` counts (a copy cut
     at a line boundary, damaged lines) is a one-line warning. Why: the curves and diagnostics were
     drawn from what was left, with no word of the loss. The scores come from predictions, so the
-    report is still written."""
+    report is still written. A step, iteration, dev success or diagnostic that is not a finite number
+    is left out of its row with a warning (before: a NaN step ended in "cannot convert float NaN to
+    integer", a NaN diagnostic was written into results.md as "nan")."""
     rows = read_jsonl(folder / "metrics.jsonl")
     if isinstance(expected, int) and not isinstance(expected, bool) and len(rows) < expected:
         error = DamagedFile(folder / "metrics.jsonl", f"holds {len(rows)} readable rows where result.json counts "
                             f"{expected} (cut short or damaged)")
         warn_damaged(error, "the learning curves and training diagnostics use the rows left")
+    fields, first, bad = _metric_fields(), "", 0
+    for i, row in enumerate(rows):
+        wrong = [name for name in fields if name in row and not is_number(row[name])]
+        if wrong:
+            bad += 1
+            first = first or f"row {i + 1}: {field_problem(row, present={wrong[0]: NUMBER})}"
+            rows[i] = {k: v for k, v in row.items() if k not in wrong}
+    if bad:
+        more = f" (and {bad - 1} more row{'s' if bad > 2 else ''})" if bad > 1 else ""
+        warn_damaged(DamagedFile(folder / "metrics.jsonl", first + more),
+                     "the learning curves and training diagnostics leave such values out")
     return rows
+
+
+#: What the report reads from a finished run's files, checked when there (older runs lack some).
+#: Before: "train_seconds": "x" ended in "Unknown format code 'f'", "dev": [1] in an AttributeError,
+#: "trains": "no" counted as true, and NaN seconds were written into results.md as "nan".
+FILE_FIELDS = {
+    "result.json": {"train_seconds": NUMBER, "eval_seconds": NUMBER, "attempt": COUNT, "metrics_rows": COUNT,
+                    "dev.all.success": NUMBER, "test.all.success": NUMBER, "test.all.f1": NUMBER, "test.all.n": COUNT},
+    "config.json": {"suite_id": TEXT, "suite_hash": TEXT, "trains": FLAG, "privileged": FLAG, "method_path": TEXT,
+                    "device_name": TEXT, "budget": optional(INT)},
+}
+#: A prediction's scores: before, "success": "yes" ended in "could not convert string to float: 'yes'"
+#: naming no file, and NaN or 1e999 were written into results.md and summary.csv as "nan" and "inf".
+PREDICTION_FIELDS = {"success": SCORE, "f1": NUMBER, "score": NUMBER, "steps": NUMBER, "tool_calls": NUMBER}
+
+
+def _metric_fields() -> dict[str, Any]:
+    """The metrics rows' fields the curves and the diagnostics table read: finite numbers."""
+    names = ("step", "iteration", "dev_success", *(key for key, _ in DIAGNOSTICS), *BEFORE_FILTERING.values())
+    return dict.fromkeys(names, NUMBER)
 
 
 def finished_json(folder: Path, name: str) -> dict[str, Any]:
@@ -91,11 +137,11 @@ def finished_json(folder: Path, name: str) -> dict[str, Any]:
     path = folder / name
     redo = f"delete {folder / 'DONE'} and re-run the same command to evaluate the run again"
     try:
-        return read_json(path, expect=dict)
+        record = read_json_file(path, expect=dict, remedy=redo)  # before: an int of 5,000 digits named no file
     except FileNotFoundError:
         raise DamagedFile(path, "is missing from a finished run", redo) from None
-    except DamagedFile as exc:
-        raise DamagedFile(path, exc.what, redo) from None
+    check_fields(path, record, present=FILE_FIELDS.get(name), remedy=redo)
+    return record
 
 
 def tested_count(result: dict[str, Any]) -> int | None:
@@ -128,6 +174,10 @@ def finished_predictions(folder: Path, expected: int | None = None) -> list[dict
                None)
     if bad is not None:
         raise DamagedFile(path, f"prediction {bad + 1} has no text task_id and family", redo)
+    for i, row in enumerate(rows):
+        problem = field_problem(row, present=PREDICTION_FIELDS)
+        if problem:
+            raise DamagedFile(path, f"prediction {i + 1}: {problem}", redo)
     return rows
 
 

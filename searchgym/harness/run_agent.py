@@ -24,7 +24,6 @@ retrain`` keeps (the policy is built from them before its checkpoint can be chec
 from __future__ import annotations
 
 import dataclasses
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -79,13 +78,7 @@ def read_run(path: str | Path) -> TrainedRun:
     if not (config_path.exists() or config_path.is_symlink()):
         raise ValueError(f"{folder} is not a run folder (no {CONFIG}); {NOT_A_RUN}")
     remedy = "it cannot be read as a run's record; point path= at an intact run folder"
-    try:
-        config = read_json_checked(config_path, expect=dict, remedy=remedy)
-    except DamagedFile:
-        raise
-    except ValueError:  # Before: json's int limit, "Exceeds the limit (4300 digits) ...", named no file
-        raise DamagedFile(config_path, f"holds a number of more than {sys.get_int_max_str_digits()} digits, "
-                          "which no run records", remedy) from None
+    config = read_json_checked(config_path, expect=dict, remedy=remedy)  # a 5000-digit number included
     for name, kind in FIELDS.items():
         value = config.get(name)
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):

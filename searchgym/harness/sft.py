@@ -46,8 +46,18 @@ from searchgym.agents.population import Population
 from searchgym.agents.sft_base import file_sha256, load_base_into, save_base
 from searchgym.baselines.harness_actors import baseline_actor
 from searchgym.damaged import DamagedFile, warn_damaged
-from searchgym.fileio import atomic_torch_save, atomic_write_json, read_json
+from searchgym.fileio import atomic_torch_save, atomic_write_json, refuse_link
 from searchgym.harness.methods import RunContext
+from searchgym.json_fields import (
+    COUNT,
+    NUMBER,
+    OBJECT,
+    OBJECTS,
+    TEXT,
+    check_fields,
+    is_number,
+    read_json_file,
+)
 from searchgym.policy_format import feature_versions, policy_format
 from searchgym.suites import Suite, env_kind, make_env, tasks
 
@@ -111,17 +121,32 @@ def bases_dir(ctx: RunContext) -> Path:
 def ensure_base(ctx: RunContext, config: SFTConfig) -> dict[str, Any]:
     """The base's record (``base.json`` plus ``path``), built first if no run has built it yet."""
     key = base_key(ctx.suite, ctx.seed, ctx.policy, config, policy_kwargs_of(ctx.options))
-    folder = bases_dir(ctx) / key
+    folder = refuse_link(refuse_link(bases_dir(ctx)) / key)  # before: a linked bases/ was written where it pointed
     folder.mkdir(parents=True, exist_ok=True)
     with FileLock(str(folder / ".lock")):
         if not (folder / BASE).is_file() or not (folder / META).is_file():
             build_base(ctx, config, key, folder)
-        meta = read_json(folder / META)
+        meta = read_meta(folder / META)
     sha = file_sha256(folder / BASE)
     if sha != meta.get("sha256"):
         raise ValueError(f"{folder / BASE} changed after it was built (sha256 {sha}, base.json says "
                          f"{meta.get('sha256')}); delete {folder} to rebuild it")
     return {**meta, "path": str(folder / BASE)}
+
+
+#: What ``base.json`` must hold for the runs that use the base (``dev_confidence``: when there).
+META_FIELDS = {"key": TEXT, "sha256": TEXT, "settings": OBJECT, "dev_agreement": OBJECT, "dev_success": NUMBER,
+               "examples": COUNT, "curve": OBJECTS}
+
+
+def read_meta(path: Path) -> dict[str, Any]:
+    """``base.json``, checked to hold what its users read. Before: read without ``expect=dict``, so
+    ``[1]`` ended in "'list' object has no attribute 'get'", and a file without ``dev_agreement``
+    in "error: 'dev_agreement'" (a KeyError) naming no file."""
+    rebuild = f"delete {path.parent} and re-run the same command to build the base again"
+    meta = read_json_file(path, expect=dict, remedy=rebuild)
+    check_fields(path, meta, META_FIELDS, {"dev_confidence": OBJECT}, remedy=rebuild)
+    return meta
 
 
 def _population(ctx: RunContext, n_agents: int) -> Population:
@@ -143,6 +168,13 @@ def build_base(ctx: RunContext, config: SFTConfig, key: str, folder: Path) -> No
     train = tasks(suite, "train")
     order = demonstration_order(len(train), seed)
     progress = _read_partial(folder / PARTIAL)
+    if progress is not None and "weights" in progress and not _resumed(folder / PARTIAL, progress, policy,
+                                                                         optimizer, generator):
+        progress = None  # a fresh model, optimiser and generator: what it loaded was set aside with a warning
+        population = _population(ctx, len(agents) if agents else 1)
+        policy = population.policy_for(0)
+        optimizer = torch.optim.Adam(policy.parameters(), lr=config.sft_lr)
+        generator = torch.Generator().manual_seed(seed)
     before = (0.0, 0.0) if progress is None else tuple(progress.get("build_seconds", (0.0, 0.0)))
 
     def spent() -> list[float]:  # the build's seconds over every process that worked on it (wall, CPU)
@@ -154,10 +186,7 @@ def build_base(ctx: RunContext, config: SFTConfig, key: str, folder: Path) -> No
         progress = {"examples": examples.as_dict(), "demo_success": demo_success, "round": 0, "epoch": 0,
                     "losses": [], "dagger_success": [], "build_seconds": spent()}
         atomic_torch_save(folder / PARTIAL, progress)
-    elif "weights" in progress:  # killed after an epoch: go on from it (before one: the demonstrations are kept)
-        policy.load_state_dict(progress["weights"])
-        optimizer.load_state_dict(progress["optimizer"])
-        generator.set_state(progress["generator"])
+    # killed after an epoch, its weights were loaded above (before one: the demonstrations are kept)
     examples = Examples(**progress["examples"])
 
     def checkpoint() -> None:
@@ -226,11 +255,56 @@ def _read_partial(path: Path) -> dict[str, Any] | None:
                                                                           else kind)]
         if not wrong and "weights" in progress and not {"optimizer", "generator"} <= set(progress):
             wrong = ["optimizer", "generator"]
-        if not wrong:
+        seconds = progress.get("build_seconds", (0.0, 0.0)) if not wrong else (0.0, 0.0)
+        if not wrong and not (isinstance(seconds, (list, tuple)) and len(seconds) == 2
+                              and all(is_number(x) for x in seconds)):
+            wrong = ["build_seconds as two numbers"]
+        # Before: only the examples' type was checked, so {"evil": 1} ended in "Examples.__init__()
+        # got an unexpected keyword argument 'evil'" (and lists of other shapes deep in an epoch).
+        problem = "" if wrong else _examples_problem(progress["examples"])
+        if not wrong and not problem:
             return progress
-        what = f"is not a base build's progress (lacks {', '.join(wrong)})"
+        what = f"is not a base build's progress ({problem or 'lacks ' + ', '.join(wrong)})"
     warn_damaged(DamagedFile(path, what), "building the base again from its beginning")
     return None
+
+
+EXAMPLE_FIELDS = tuple(f.name for f in dataclasses.fields(Examples))
+
+
+def _examples_problem(examples: dict) -> str:
+    """What keeps ``partial.pt``'s examples from being :class:`Examples` a fit can use ("" if nothing)."""
+    if set(examples) != set(EXAMPLE_FIELDS):
+        names = ", ".join(sorted(str(k)[:40] for k in examples)[:8]) or "none"
+        return f"its examples have the fields {names} where {', '.join(EXAMPLE_FIELDS)} belong"
+    text, candidates, mask, action, family = (examples[name] for name in EXAMPLE_FIELDS)
+    if not all(isinstance(v, list) for v in (text, candidates, mask, action, family)) \
+            or len({len(text), len(candidates), len(mask), len(action), len(family)}) != 1:
+        return "its examples are not lists of one length"
+    for i, row in enumerate(zip(text, candidates, mask, action, family)):
+        words, options, allowed, chosen, kind = row
+        if not (isinstance(words, str) and isinstance(kind, str) and isinstance(options, list)
+                and all(isinstance(c, str) for c in options) and isinstance(allowed, list)
+                and len(allowed) == len(options) and all(type(m) is int for m in allowed)
+                and type(chosen) is int and 0 <= chosen < len(allowed) and allowed[chosen]):
+            return f"its example {i + 1} is not a demonstrated decision (text, candidates, mask, action, family)"
+    return ""
+
+
+def _resumed(path: Path, progress: dict[str, Any], policy: Any, optimizer: torch.optim.Optimizer,
+             generator: torch.Generator) -> bool:
+    """Load a killed build's weights, optimiser and generator; False (with a warning) when they do
+    not fit. Before: a mismatch ended in a torch traceback about the state dict."""
+    try:
+        policy.load_state_dict(progress["weights"])
+        optimizer.load_state_dict(progress["optimizer"])
+        generator.set_state(progress["generator"])
+    except Exception as exc:  # noqa: BLE001 - whatever torch says of a foreign state: build again
+        first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else ""
+        warn_damaged(DamagedFile(path, f"holds a model state this build cannot resume ({type(exc).__name__}: "
+                                       f"{first})"), "building the base again from its beginning")
+        return False
+    return True
 
 
 def base_record(meta: Mapping[str, Any]) -> dict[str, Any]:

@@ -10,7 +10,7 @@ Cache folders are shared and synced, so a file there is never trusted: it must b
 (a FIFO, a folder or a link to a device is refused before reading) of bounded size, its header
 must hold this world's key (a file copied over another world's name is refused), and the SHA-256
 of key and payload must match. Only then is the payload unpickled, by an unpickler that knows the
-world's classes and nothing else, and the world's seed and size are checked once more. Anything
+world's classes and nothing else, and the world's fields, seed and size are checked once more. Anything
 else is regenerated with a warning. Writes go to a temporary file renamed into place (atomic),
 under a file lock, so concurrent workers generate a world once and the others wait for it.
 
@@ -21,6 +21,8 @@ else ``~/.cache/searchgym/worlds``); ``off`` disables the cache. Worlds below
 
 from __future__ import annotations
 
+import dataclasses
+import datetime
 import hashlib
 import importlib
 import importlib.metadata
@@ -39,6 +41,7 @@ import numpy as np
 from searchgym.damaged import DamagedFile, open_regular
 from searchgym.world.families import families_key
 from searchgym.world.generate import _no_cyclic_gc, generate_world, resolve_size
+from searchgym.world.model import Entity, EvidenceHop, Fact, Page, Sentence, Task
 from searchgym.world.world import World
 
 ENV_VAR = "SEARCHGYM_WORLD_CACHE"
@@ -110,6 +113,9 @@ def read_cached(path: Path, identity: Mapping[str, object]) -> World | None:
         payload = _checked_payload(path, identity)
         with _no_cyclic_gc():  # millions of acyclic objects: the collector would only slow the load
             world = _WorldUnpickler(io.BytesIO(payload)).load()
+        # Before: the seed check sat outside this ``try``, so a World pickled without its fields
+        # (valid key and hash: the header holds no secret) ended in AttributeError: 'seed' or 'tasks'.
+        missing = _missing_parts(world) if isinstance(world, World) else None
     except FileNotFoundError:
         return None
     except DamagedFile as exc:
@@ -119,10 +125,44 @@ def read_cached(path: Path, identity: Mapping[str, object]) -> World | None:
         _log.warning("cached world %s does not load (%s: %s); regenerating it", path, type(exc).__name__,
                      str(exc)[:200])
         return None
+    if missing:
+        _log.warning("cached world %s is not a whole world (%s); regenerating it", path, missing[:200])
+        return None
     if not isinstance(world, World) or world.seed != identity["seed"] or world.size != identity["label"]:
         _log.warning("cached world %s holds another world than its key says; regenerating it", path)
         return None
     return world
+
+
+#: The type each field of a cached World must hold, and the fields each model object must have.
+_WORLD_FIELD_TYPES = {"seed": int, "size": str, "now": datetime.date, "entities": dict, "facts": dict,
+                      "pages": tuple, "kb": dict, "tasks": tuple, "version": str, "meta": dict}
+_FIELDS = {cls: frozenset(f.name for f in dataclasses.fields(cls))
+           for cls in (Entity, Fact, Page, Sentence, Task, EvidenceHop)}
+
+
+def _missing_parts(world: World) -> str:
+    """What a loaded World lacks ("" when whole). Why: the unpickler only limits which classes a
+    file names, so a crafted file can hold a World or a Page without its fields; checked here in one
+    pass (a few percent of the load) instead of as an AttributeError deep inside a run."""
+    state = vars(world)
+    for name, kind in _WORLD_FIELD_TYPES.items():
+        if not isinstance(state.get(name), kind) or (kind is int and isinstance(state[name], bool)):
+            return f"its {name!r} is {type(state.get(name)).__name__ if name in state else 'missing'}"
+    for label, items, cls, inner, inner_cls in (
+            ("entities", state["entities"].values(), Entity, None, None),
+            ("facts", state["facts"].values(), Fact, None, None),
+            ("pages", state["pages"], Page, "sentences", Sentence),
+            ("tasks", state["tasks"], Task, "evidence", EvidenceHop)):
+        for item in items:
+            if not _whole(item, cls) or (inner is not None and not (
+                    isinstance(vars(item)[inner], tuple) and all(_whole(part, inner_cls) for part in vars(item)[inner]))):
+                return f"one of its {label} is not a whole {cls.__name__}"
+    return ""
+
+
+def _whole(item: object, cls: type) -> bool:
+    return type(item) is cls and _FIELDS[cls] <= vars(item).keys()
 
 
 def _checked_payload(path: Path, identity: Mapping[str, object]) -> bytes:

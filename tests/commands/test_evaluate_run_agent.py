@@ -195,7 +195,7 @@ HOSTILE_VALUES = {
     "huge world": ({"suite": {"world_size": 10**11}}, ("(world_size must be one of tiny, small, medium, large, xl "
                    "or an int scale in 4..9000, got 100000000000)")),
     "max_steps 1e9": ({"suite": {"env_kwargs": {"max_steps": 1e9}}}, "(max_steps must be an int in 1..1000"),
-    "5000 digits": ("digits", "holds a number of more than 4300 digits, which no run records"),
+    "5000 digits": ("digits", "holds a number of more than 4300 digits, which no searchgym file holds"),
 }
 
 

@@ -5,12 +5,14 @@ compare command again (there was no ``report`` command: ``searchgym report`` was
 from __future__ import annotations
 
 import json
+import re
 import shutil
 
 import pytest
 from harness_helpers import TINY_QA
 
 from searchgym.cli import main
+from searchgym.damaged import DamagedFileWarning
 
 ARGS = ["compare", "--suite", TINY_QA.id, "--methods", "oracle,random", "--seeds", "2", "--budget", "0",
         "--device", "cpu", "--no-progress"]
@@ -88,3 +90,72 @@ def test_bad_folders_are_one_line_before_anything_is_written(compared, tmp_path,
     err = capsys.readouterr().err.strip()
     assert err.startswith("searchgym report: ") and said in err and "\n" not in err
     assert not (out / "results.md").exists()
+
+
+def _rewrite(path, change):
+    """``change`` applied to a JSON file's object, or to the first row of a JSONL file."""
+    if path.suffix == ".jsonl":
+        rows = [json.loads(line) for line in path.read_text().splitlines()]
+        rows[0] = change(rows[0])
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    else:
+        path.write_text(json.dumps(change(json.loads(path.read_text()))))
+
+
+BAD_FIELDS = [  # (file, change, what the line says); before: the error in the comment, naming no file
+    ("predictions.jsonl", lambda r: {**r, "success": "yes"},  # could not convert string to float: 'yes'
+     "prediction 1: its 'success' is a string ('yes') where a finite number or true/false belongs"),
+    ("predictions.jsonl", lambda r: {**r, "f1": [1]}, "prediction 1: its 'f1' is a list where a finite number"),
+    ("predictions.jsonl", lambda r: {**r, "steps": None}, "prediction 1: its 'steps' is null where a finite number"),
+    ("predictions.jsonl", lambda r: {**r, "score": "yes"}, "prediction 1: its 'score' is a string ('yes')"),
+    # rc 0, with "nan [nan, nan]" and "inf [...]" written into results.md and summary.csv
+    ("predictions.jsonl", lambda r: {**r, "f1": float("nan")}, "prediction 1: its 'f1' is NaN where a finite"),
+    ("predictions.jsonl", lambda r: {**r, "f1": float("inf")}, "prediction 1: its 'f1' is infinity where a finite"),
+    ("result.json", lambda r: {**r, "train_seconds": "1"},  # Unknown format code 'f' for object of type 'str'
+     "its 'train_seconds' is a string ('1') where a finite number belongs"),
+    ("result.json", lambda r: {**r, "dev": [1]}, "its 'dev' is a list where an object belongs"),  # AttributeError
+    ("config.json", lambda r: {**r, "trains": "no"}, "its 'trains' is a string ('no') where true or false belongs"),
+]
+
+
+@pytest.mark.parametrize(("name", "change", "said"), BAD_FIELDS)
+def test_a_bad_field_of_a_finished_run_is_one_line_naming_its_file(compared, tmp_path, capsys, name, change, said):
+    out = tmp_path / "out"
+    shutil.copytree(compared, out)
+    run = out / "runs" / "random" / "seed0"
+    _rewrite(run / name, change)
+    capsys.readouterr()
+    assert main(["report", "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"searchgym report: damaged file: {run / name}: ") and said in err and "\n" not in err
+    assert err.endswith(f"; delete {run / 'DONE'} and re-run the same command to evaluate the run again")
+
+
+@pytest.mark.parametrize("name", ["result.json", "config.json"])
+def test_an_int_too_long_to_read_is_one_line_naming_its_file(compared, tmp_path, capsys, name):
+    """Before: "Exceeds the limit (4300 digits) for integer string conversion", naming no file."""
+    out = tmp_path / "out"
+    shutil.copytree(compared, out)
+    path = out / "runs" / "random" / "seed0" / name
+    path.write_text(path.read_text().replace('"attempt": 1', '"attempt": ' + "1" * 5000, 1))
+    capsys.readouterr()
+    assert main(["report", "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"searchgym report: damaged file: {path}: holds a number of more than 4300 digits, which no searchgym file holds")
+    assert "\n" not in err
+
+
+def test_a_metrics_value_that_is_no_finite_number_is_left_out_with_a_warning(compared, tmp_path, capsys):
+    """Before: a NaN step ended in "cannot convert float NaN to integer" (1e999: an OverflowError
+    traceback), and a NaN diagnostic was written into results.md as "nan"."""
+    out = tmp_path / "out"
+    shutil.copytree(compared, out)
+    metrics = out / "runs" / "random" / "seed0" / "metrics.jsonl"
+    metrics.write_text('{"step": NaN, "dev_success": 0.5}\n{"step": 1e999, "dev_success": 0.5}\n'
+                       '{"step": 4, "iteration": 1, "loss/entropy": NaN, "dev_success": 0.25}\n')
+    capsys.readouterr()
+    with pytest.warns(DamagedFileWarning, match=rf"{re.escape(str(metrics))}: row 1: its 'step' is NaN where a "
+                                                r"finite number belongs \(and 2 more rows\); .* leave such values out"):
+        assert main(["report", "--out", str(out)]) == 0
+    for name in ("results.md", "summary.csv"):
+        assert not re.search(r"\b(nan|inf)\b", (out / name).read_text(), re.IGNORECASE)

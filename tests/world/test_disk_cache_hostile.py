@@ -4,6 +4,7 @@ nothing hangs."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import os
@@ -176,6 +177,46 @@ def test_a_valid_hash_over_a_payload_that_is_not_a_world_regenerates(tmp_path, c
     cache_path(tmp_path, 0, "tiny", {}).write_bytes(_forge(cache_identity(0, "tiny", {}), payload))
     assert _load(tmp_path, caplog).fingerprint == fingerprints[(0, 0.0)]
     assert words in caplog.text
+
+
+def _hollow(part: str):
+    """A World of seed 0 whose ``part`` is missing (or, for pages and tasks, one item's fields)."""
+    from searchgym.world.world import World
+
+    world = generate_world(0, "tiny")
+    state = dict(vars(world))
+    if part == "everything":
+        state = {}
+    elif part == "a page's sentences":
+        page = object.__new__(type(world.pages[0]))
+        vars(page).update({k: v for k, v in vars(world.pages[0]).items() if k != "sentences"})
+        state["pages"] = (page, *world.pages[1:])
+    elif part == "a hop's fact_id":
+        task = world.tasks[0]
+        hop = object.__new__(type(task.evidence[0]))
+        vars(hop).update({k: v for k, v in vars(task.evidence[0]).items() if k != "fact_id"})
+        state["tasks"] = (dataclasses.replace(task, evidence=(hop,)), *world.tasks[1:])
+    elif part == "tasks a number":
+        state["tasks"] = 5
+    else:
+        del state[part]
+    hollow = object.__new__(World)
+    vars(hollow).update(state)
+    return pickle.dumps(hollow, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+@pytest.mark.parametrize(("part", "words"), [
+    ("everything", "its 'seed' is missing"), ("tasks", "its 'tasks' is missing"), ("size", "its 'size' is missing"),
+    ("tasks a number", "its 'tasks' is int"), ("a page's sentences", "one of its pages is not a whole Page"),
+    ("a hop's fact_id", "one of its tasks is not a whole Task"),
+])
+def test_a_world_pickled_without_its_fields_regenerates(tmp_path, caplog, fingerprints, part, words):
+    # Before: AttributeError: 'World' object has no attribute 'seed' (or 'tasks', later in the run)
+    path = cache_path(tmp_path, 0, "tiny", {})
+    path.write_bytes(_forge(cache_identity(0, "tiny", {}), _hollow(part)))
+    assert _load(tmp_path, caplog).fingerprint == fingerprints[(0, 0.0)]
+    assert "is not a whole world" in caplog.text and words in caplog.text and "regenerating it" in caplog.text
+    assert _load(tmp_path, caplog).fingerprint == fingerprints[(0, 0.0)] and not caplog.text  # rewritten whole
 
 
 @pytest.mark.parametrize("declared", [0, -1, 10**15])
