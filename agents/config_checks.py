@@ -11,6 +11,14 @@ from collections.abc import Iterable
 from typing import Any
 
 
+#: The largest group (and tasks per iteration) a run takes: far above any published GRPO setting (8-64).
+MAX_GROUP = 4096
+#: The largest seed: what NumPy, torch and Gymnasium all accept.
+MAX_SEED = 2**63 - 1
+#: The largest loss coefficient: 1e308 made the loss infinite and every probability NaN.
+MAX_COEF = 1e6
+
+
 def check_counts(config: Any, bounds: Iterable[tuple[str, int]]) -> None:
     """Each named field is an int (not a bool) of at least its bound."""
     for name, least in bounds:
@@ -31,6 +39,9 @@ def check_run_numbers(config: Any) -> None:
     an lr that is not above 0; ``eval_tasks`` (None: every dev task): 0 gave a NaN dev score."""
     check_counts(config, (("group_size", 1), ("tasks_per_iteration", 1), ("eval_every", 1), ("budget", 0),
                           ("seed", 0)))
+    for name, most in (("group_size", MAX_GROUP), ("tasks_per_iteration", MAX_GROUP), ("seed", MAX_SEED)):
+        if getattr(config, name) > most:  # before: group_size=10**8 grew memory for minutes, silently
+            raise ValueError(f"{name} must be an integer <= {most}; got {getattr(config, name)}")
     check_rate("lr", config.lr, "the optimiser's learning rate")
     eval_tasks = getattr(config, "eval_tasks", None)
     if eval_tasks is not None and (type(eval_tasks) is not int or eval_tasks < 1):

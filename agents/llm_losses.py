@@ -27,6 +27,7 @@ import torch
 from torch import Tensor
 
 from .aggregation import aggregate, check_norm_length, get_aggregation
+from .config_checks import MAX_COEF
 from .losses import LossConfig, policy_loss
 
 
@@ -42,8 +43,9 @@ class LLMLossConfig:
 
     def __post_init__(self) -> None:
         get_aggregation(self.aggregation)
-        if self.kl_coef < 0 or self.entropy_coef < 0:
-            raise ValueError(f"kl_coef and entropy_coef must be >= 0; got {self.kl_coef}, {self.entropy_coef}")
+        if not (0 <= self.kl_coef <= MAX_COEF and 0 <= self.entropy_coef <= MAX_COEF):  # NaN too; 1e308: a NaN loss
+            raise ValueError(f"kl_coef and entropy_coef must be in [0, {MAX_COEF:g}]; got {self.kl_coef}, "
+                             f"{self.entropy_coef}")
         self.ppo()  # validates eps and dual clip (and norm_length once set)
 
     def ppo(self) -> LossConfig:

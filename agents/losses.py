@@ -32,6 +32,7 @@ from torch import Tensor, nn
 from searchgym.named_registry import NamedRegistry
 
 from .aggregation import AGGREGATIONS, aggregate, check_norm_length, get_aggregation
+from .config_checks import MAX_COEF
 
 __all__ = ["AGGREGATIONS", "POLICY_LOSSES", "LossConfig", "aggregate", "categorical_kl", "fit_value",
            "get_policy_loss", "policy_loss", "register_policy_loss", "value_loss"]
@@ -80,8 +81,9 @@ class LossConfig:
             raise ValueError(f"dual_clip must be > 1 (Dual-Clip PPO uses 3) or None; got {self.dual_clip}")
         if self.value_epochs < 1:
             raise ValueError(f"value_epochs must be >= 1; got {self.value_epochs}")
-        if not self.kl_coef >= 0:  # also refuses nan
-            raise ValueError(f"kl_coef must be >= 0 (0: no KL term; GRPO uses 0.04, its code 0.001); got {self.kl_coef}")
+        if not 0 <= self.kl_coef <= MAX_COEF:  # also refuses nan; 1e308 made the loss inf, then NaN
+            raise ValueError(f"kl_coef must be in [0, {MAX_COEF:g}] (0: no KL term; GRPO uses 0.04, its code 0.001); "
+                             f"got {self.kl_coef}")
 
 
 @register_policy_loss("ppo_clip")

@@ -145,9 +145,13 @@ def check_policy(policy: str, also: tuple[str, ...] = ()) -> None:
 def _check_policy_kwargs(policy: str, options: dict[str, Any]) -> None:
     """Build the policy once with the run's ``policy_kwargs``, as every run and its base will."""
     from searchgym.agents.policy import make_policy
+    from searchgym.harness.option_bounds import option_out_of_bounds
     from searchgym.harness.sft import policy_kwargs_of
 
     kwargs = policy_kwargs_of(options)  # the check the base's build makes
+    too_big = option_out_of_bounds(kwargs, "policy_kwargs", "the bounds of a policy's options")
+    if too_big:  # before: {"hidden": 10**9} was built here, asking for a 1.3 TB layer
+        raise ValueError(too_big)
     if policy == "hf" and kwargs.get("config") is None:  # before: HFEncoder's own words, or HF's on a bad id
         from searchgym.agents.model_source import check_model_source
 
