@@ -94,14 +94,18 @@ class RecipeConfig:
     rollout: dict[str, Any] = field(default_factory=dict)  # extra RolloutConfig fields
 
     def __post_init__(self) -> None:
-        from .config_checks import check_in_range
+        from .config_checks import MAX_SEED, check_in_range
         from .encoders import resolve_device
         from .lm_sft import CONTEXT_WEIGHT
         from .tiny_lm import TINY_SHAPES
 
         self.device = str(resolve_device(str(self.device)))
 
-        self.methods, self.seeds = tuple(self.methods), tuple(int(s) for s in self.seeds)
+        self.methods, self.seeds = tuple(self.methods), tuple(self.seeds)
+        if not self.seeds or not all(type(s) is int and 0 <= s <= MAX_SEED for s in self.seeds):
+            # before: [-1] failed after minutes of SFT ("expected non-negative integer"), and [] ran no RL
+            raise ValueError(f"RecipeConfig.seeds must be a non-empty list of ints in 0..{MAX_SEED}, got "
+                             f"{list(self.seeds)[:8]!r}")
         bad = [m for m in self.methods if m not in METHODS]
         if bad or not self.methods:
             raise ValueError(f"unknown RL method(s) {bad or '(none)'}; accepted: {', '.join(METHODS)}")

@@ -15,6 +15,9 @@ from searchgym.harness.option_types import check_option_type
     ('{"sft_tasks": "x"}', "option 'sft_tasks' of the recipe takes an integer, got \"x\""),
     ('{"rollout": 3}', "option 'rollout' of the recipe takes a JSON object, got 3"),
     ('{"test_tasks": "all"}', "option 'test_tasks' of the recipe takes an integer or null, got \"all\""),
+    # before: accepted, then "expected non-negative integer" after minutes of SFT; [] ran no RL at all
+    ('{"seeds": [-1]}', "RecipeConfig.seeds must be a non-empty list of ints in 0..9223372036854775807, got [-1]"),
+    ('{"seeds": []}', "RecipeConfig.seeds must be a non-empty list of ints in 0..9223372036854775807, got []"),
 ])
 def test_recipe_options_of_the_wrong_type_are_refused_before_any_folder(tmp_path, capsys, options, message):
     out = tmp_path / "tiny"
