@@ -161,6 +161,11 @@ def _run_predictions(run: Path, suite_id: str) -> list[dict[str, Any]]:
     try:
         expected = {t.id for t in tasks(get_suite(suite_id), "test")}
     except KeyError:
+        if suite_id.startswith("train-"):  # before: called damaged, with a remedy that could not help
+            raise ValueError(f"{run} is a `searchgym train` run on an ad-hoc suite ({suite_id}); the leaderboard "
+                             "ranks the frozen suites only: run the method with `searchgym compare --suite <suite>` "
+                             "(or `searchgym evaluate`) on a suite `searchgym suites` lists, and submit that "
+                             "run") from None
         raise DamagedFile(run / "config.json", f"names suite {suite_id!r}, which this searchgym does not know",
                           "submit it with the searchgym version that ran it") from None
     ids = [r["task_id"] for r in rows]

@@ -48,3 +48,17 @@ def test_a_copy_of_a_submission_under_another_file_name_is_one_row(comparison, t
     assert "1 verified submission(s) of 2" in out
     rows = [line for line in (board / "README.md").read_text().splitlines() if line.startswith("| 1 ")]
     assert len(rows) == 1 and "| 2 " not in (board / "README.md").read_text()
+
+
+def test_a_train_run_is_sent_to_compare_not_called_damaged(tmp_path, capsys) -> None:
+    """Before: "damaged file: .../config.json: names suite 'train-...', which this searchgym does not know;
+    submit it with the searchgym version that ran it" (no version could: the suite is made by `train`)."""
+    run = tmp_path / "run"
+    assert main(["train", "--method", "random", "--world-size", "tiny", "--test-size", "3", "--no-progress",
+                 "--out", str(run)]) == 0
+    board = tmp_path / "board"
+    assert main(["leaderboard", "submit", str(run), "--dir", str(board)]) == 2
+    error = capsys.readouterr().err.strip().splitlines()[-1]
+    assert error.startswith(f"searchgym leaderboard: error: {run} is a `searchgym train` run on an ad-hoc suite "
+                            "(train-SearchQA-Candidates-Easy-v0); the leaderboard ranks the frozen suites only")
+    assert "damaged" not in error and not board.exists()
