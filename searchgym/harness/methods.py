@@ -386,11 +386,36 @@ def agent_method(ctx: RunContext) -> Any:
     if agent in AGENT_PROVIDERS:
         return make(ctx, **options)
     try:
-        return make(**options)
+        actor = make(**options)
     except Exception as exc:  # the user's code: one error line naming it and where it failed, not our stack
-        frames = traceback.extract_tb(exc.__traceback__)
-        where = f" (at {frames[-1].filename}:{frames[-1].lineno})" if frames else ""
-        raise ValueError(f"--agent {agent}: the factory raised {type(exc).__name__}: {exc}{where}") from exc
+        raise ValueError(f"--agent {agent}: the factory raised {_raised(exc)}") from exc
+    return _UserActor(actor, agent) if callable(getattr(actor, "act", None)) else actor
+
+
+def _raised(exc: BaseException) -> str:
+    """``KeyError: 'x' (at file:line)``: what the user's code raised and where."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f" (at {frames[-1].filename}:{frames[-1].lineno})" if frames else ""
+    return f"{type(exc).__name__}: {exc}{where}"
+
+
+class _UserActor:
+    """An ``--agent module:factory`` actor whose ``act`` failing is one line naming the agent, the
+    exception and where. Before: an act that raised ``KeyError("agent bug")`` printed "error: 'agent bug'"."""
+
+    def __init__(self, actor: Any, agent: str) -> None:
+        self._actor, self._agent = actor, agent
+
+    def act(self, env: Any, observation: Any, info: Any) -> Any:
+        try:
+            return self._actor.act(env, observation, info)
+        except Exception as exc:  # noqa: BLE001 - the user's code
+            raise ValueError(f"--agent {self._agent}: its act raised {_raised(exc)}") from exc
+
+    def __getattr__(self, name: str) -> Any:  # reset, close, unfinished_reason ... as the agent has them
+        if name.startswith("__") or name in ("_actor", "_agent"):
+            raise AttributeError(name)
+        return getattr(self._actor, name)
 
 
 agent_method.trains = False  # type: ignore[attr-defined]

@@ -41,8 +41,8 @@ UNPLAYABLE = "its policy cannot be played; point path= at an intact run folder"
 #: config.json fields the provider reads, with their types.
 FIELDS = {"method": str, "method_path": str, "seed": int, "budget": int, "policy": str, "options": dict,
           "suite": dict}
-#: The largest seed torch.manual_seed takes (a run's policy is built with the run's seed).
-MAX_SEED = 2**64 - 1
+#: The largest seed a run takes (what NumPy, torch and Gymnasium all accept; ``agents.config_checks``).
+MAX_SEED = 2**63 - 1
 
 
 @dataclasses.dataclass(frozen=True)

@@ -184,7 +184,7 @@ HOSTILE_VALUES = {
     "negative dim": ({"options": {"policy_kwargs": {"dim": -5}}}, "options.policy_kwargs.dim (-5) is outside"),
     "hidden as text": ({"options": {"policy_kwargs": {"hidden": "big"}}}, "options.policy_kwargs.hidden ('big')"),
     "policy_kwargs a list": ({"options": {"policy_kwargs": [1]}}, "has options.policy_kwargs of list"),
-    "huge seed": ({"seed": 10**30}, f"has seed {10**30}, outside 0..{2**64 - 1}"),
+    "huge seed": ({"seed": 10**30}, f"has seed {10**30}, outside 0..{2**63 - 1}"),
     "negative budget": ({"budget": -5}, "has budget -5, not an int >= 0"),
     "lr NaN": ({"options": {"lr": float("nan")}},
                "records a policy its method cannot build (option 'lr' of cw_grpo takes a number, got NaN)"),
@@ -227,8 +227,9 @@ def test_a_config_value_no_run_records_is_one_line_naming_it_before_any_policy(c
 
 
 def test_a_seed_torch_takes_is_played(trained, tmp_path):
-    """The bound is torch's own: the largest seed it takes still builds and plays the run's policy."""
-    folder = edited(trained, tmp_path, seed=2**64 - 1)
+    """The bound is the largest seed a run takes (NumPy's, torch's and Gymnasium's): it still builds and
+    plays the run's policy."""
+    folder = edited(trained, tmp_path, seed=2**63 - 1)
     assert evaluate(folder, tmp_path / "ev", "--limit", "1") == 0
 
 

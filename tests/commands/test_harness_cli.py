@@ -197,6 +197,18 @@ def test_a_factory_that_raises_is_one_error_line_naming_it(tmp_path, capsys):
     assert not (out / "DONE").exists()
 
 
+def test_an_agent_whose_act_raises_is_one_error_line_naming_it(tmp_path, capsys):
+    """Before: a KeyError("the agent's own bug") from the agent's act printed "error: "the agent's own bug"",
+    naming neither the agent nor the exception."""
+    out = tmp_path / "broken"
+    assert _evaluate("harness_helpers:broken_actor", out) == 2
+    err = capsys.readouterr().err
+    assert ("--agent harness_helpers:broken_actor: its act raised KeyError: \"the agent's own bug\" (at "
+            in err)
+    assert "harness_helpers.py:" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert not (out / "DONE").exists()
+
+
 def test_evaluate_limit_scores_the_first_tasks_only(tmp_path, capsys):
     from searchgym.suites import tasks
 

@@ -124,3 +124,13 @@ def start_local_ray(**kwargs) -> None:
 def broken_factory(**options):
     """A user's factory with a bug: ``searchgym evaluate`` reports it in one line."""
     raise RuntimeError("the factory's own bug")
+
+
+class _BrokenActor:
+    def act(self, env, observation, info):
+        raise KeyError("the agent's own bug")
+
+
+def broken_actor(**options):
+    """A user's agent whose act has a bug."""
+    return _BrokenActor()
