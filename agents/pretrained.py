@@ -11,6 +11,7 @@ a cut ``config.json`` was reported as "not on disk".
 from __future__ import annotations
 
 import pickle
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,9 @@ def from_pretrained(loader: Any, spec: str, **kwargs: Any) -> Any:
     Other errors (``OSError`` for a model not on disk) are the caller's to word."""
     what = f"model {spec!r}"
     try:
-        return loader.from_pretrained(spec, trust_remote_code=False, **kwargs)
+        with warnings.catch_warnings():  # torch's multi-line note on a pickled .bin came before our one line
+            warnings.filterwarnings("ignore", message="Detected pickle protocol", category=UserWarning)
+            return loader.from_pretrained(spec, trust_remote_code=False, **kwargs)
     except pickle.UnpicklingError as exc:
         raise ModelFolderError(
             f"{what}: torch.load(weights_only=True) refused its weights file, a pickle holding more than tensors "

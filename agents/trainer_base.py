@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import io
+import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,7 +42,9 @@ def read_checkpoint(path: str | Path, device: torch.device | str = "cpu") -> dic
     The file must be a regular file (a FIFO or a link to a device is refused before reading).
     """
     try:
-        with open_regular(path, remedy="delete it to start the run again") as handle:
+        with open_regular(path, remedy="delete it to start the run again") as handle, warnings.catch_warnings():
+            # torch's multi-line note on a pickle of another protocol came before our one-line verdict
+            warnings.filterwarnings("ignore", message="Detected pickle protocol", category=UserWarning)
             blob = torch.load(handle, map_location=device, weights_only=True)
     except FileNotFoundError:
         raise DamagedFile(path, "is missing", "re-run the same command") from None
