@@ -156,6 +156,10 @@ def test_out_pointing_at_a_file_is_one_line(tmp_path, capsys):
                                                     "choose a new folder (or a run folder) for --out")
     assert main(["compare", "--suite", TINY_QA.id, "--methods", "random", "--out", str(target)]) == 2
     assert "is a file; choose a new folder" in _last_line(capsys.readouterr().err)
+    # below a file: before, every run failed, each pointing at an error.txt that could not exist
+    assert main(["compare", "--suite", TINY_QA.id, "--methods", "random", "--out", str(target / "sub")]) == 2
+    assert capsys.readouterr().err.strip() == (f"searchgym compare: error: {target} is a file, so --out "
+                                               f"{target / 'sub'} cannot be a folder; choose another --out")
     assert target.read_text() == "mine"
 
 
