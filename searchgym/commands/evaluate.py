@@ -117,6 +117,9 @@ def run(args: argparse.Namespace) -> int:
     resolve_device(args.device)  # likewise a device (before: refused in the run, after its folder was made)
     agent_options = {**parse_options(args.agent_option), **endpoint_options(args)}
     check_agent_options(args.agent, agent_options)  # likewise a misspelled option
+    if args.name is not None and not args.name.strip():  # before: ignored, as if --name were not given
+        raise ValueError("--name is empty; give the label for the results, or leave --name out for one made from "
+                         "--agent")
     label = check_label(args.name or _default_name(args.agent, agent_options))
     folder = args.out or Path("runs") / "evaluate" / suite.id / label
     spec = RunSpec(suite, MethodRef(label, AGENT_METHOD), args.seed, 0, folder.parent,

@@ -79,7 +79,7 @@ def describe_plan(args: argparse.Namespace) -> str:
     return (f"searchgym train: {args.method or 'cw_grpo'} on {env} (world seed {args.world_seed}, size {args.world_size}, "
             f"families {args.families or 'as the env sets them'}, difficulty {args.difficulty or 'as the env sets it'}), "
             f"{_training(args)}, seed {args.seed}, policy {args.policy}, device {args.device}; "
-            f"then the test split ({args.test_size} tasks). Files (resumable) in {args.out}/.")
+            f"then the test split (up to {args.test_size} tasks). Files (resumable) in {args.out}/.")
 
 
 def _training(args: argparse.Namespace) -> str:
@@ -123,6 +123,8 @@ def check_settings(args: argparse.Namespace) -> None:
 
 
 def families_of(args: argparse.Namespace) -> tuple[str, ...] | None:
+    if args.families is not None and not args.families.strip():  # before: '' meant every family, silently
+        raise ValueError("--families is empty; give a comma list of task families, or leave it out for every family")
     return tuple(f.strip() for f in args.families.split(",")) if args.families else None
 
 
@@ -205,7 +207,9 @@ def run(args: argparse.Namespace) -> int:
     except (KeyError, TypeError, ValueError):
         raise DamagedFile(path, "has no test.all success and f1",
                           f"delete {Path(outcome.run_dir) / 'DONE'} and re-run the same command") from None
-    print(f"{args.method} on {args.env}: test success {test['success']:.3f}, F1 {test['f1']:.3f} "
+    n = result["test"]["all"].get("n")  # before: the plan's --test-size was all it said, 100000 on a 26-task split
+    on = f" on {n} test tasks" if isinstance(n, int) and not isinstance(n, bool) else ""
+    print(f"{args.method} on {args.env}: test success {test['success']:.3f}{on}, F1 {test['f1']:.3f} "
           f"({outcome.status}; files in {outcome.run_dir})")
     return 0
 

@@ -28,6 +28,29 @@ def test_refused_in_one_line(argv, said, capsys, tmp_path, monkeypatch, serve_mu
     assert list(tmp_path.iterdir()) == []  # nothing written, not even into the current folder
 
 
+@pytest.mark.parametrize(("argv", "said"), [
+    (["train", "--method", "random", "--world-size", "tiny", "--families", " "],
+     "searchgym train: error: --families is empty; give a comma list of task families, or leave it out for every "
+     "family"),  # before: every family, silently ('bridge,,' was already refused)
+    (["evaluate", "--suite", TINY_QA.id, "--agent", "random", "--name", ""],
+     "searchgym evaluate: error: --name is empty; give the label for the results, or leave --name out for one made "
+     "from --agent"),  # before: ignored, while `leaderboard submit --name ""` was refused
+])
+def test_empty_families_and_names_are_refused(argv, said, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main([*argv, "--out", str(tmp_path / "out"), "--no-progress"]) == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1] == said
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_train_says_how_many_test_tasks_it_scored(tmp_path, capsys):
+    """Before: the plan's "(100000 tasks)" was all it said, on a split of 26."""
+    assert main(["train", "--method", "random", "--world-size", "tiny", "--test-size", "100000", "--no-progress",
+                 "--out", str(tmp_path / "run")]) == 0
+    out = capsys.readouterr().out
+    assert "then the test split (up to 100000 tasks)" in out and " on 26 test tasks, F1 " in out
+
+
 def test_an_empty_submission_name_is_refused(tmp_path, capsys):
     out = tmp_path / "cmp"
     assert main(["compare", "--suite", TINY_QA.id, "--methods", "random", "--budget", "0", "--device", "cpu",
