@@ -64,7 +64,8 @@ def build_submission(run: str | os.PathLike, name: str | None = None, descriptio
             raise ValueError(f"{run} holds finished runs but is not one; submit one run folder: {shown}")
         raise ValueError(f"{run} is not a finished run folder (no DONE marker); finish it with the same command first")
     config_bytes, config = _run_config(run)
-    if config.get("limit") is not None:  # else "damaged ... re-run the same command", which limits it again
+    # a limit below the test split's size (else "damaged ... re-run the same command", which limits it again)
+    if config.get("limit") is not None and not _limit_covers_test(config):
         raise ValueError(f"{run} was scored on the first {config['limit']!r:.40} tasks only (--limit), a quick check, "
                          f"not a result on {config['suite_id']}: the leaderboard takes a run over the whole test "
                          "split; re-run it without --limit (into another --out folder) and submit that")
@@ -174,6 +175,18 @@ def _run_predictions(run: Path, suite_id: str) -> list[dict[str, Any]]:
         raise DamagedFile(path, f"does not hold one prediction per test task of {suite_id} ({len(missing)} missing, "
                                 f"{len(unknown)} unknown, {len(ids) - len(set(ids))} repeated)", _redo(run))
     return rows
+
+
+def _limit_covers_test(config: dict[str, Any]) -> bool:
+    """A run's --limit at least the size of its suite's test split: it scored the whole split. Before: an
+    `evaluate --limit 100000000` run was refused as "scored on the first 100000000 tasks only"."""
+    limit = config.get("limit")
+    if isinstance(limit, bool) or not isinstance(limit, int):
+        return False
+    try:
+        return limit >= len(tasks(get_suite(config["suite_id"]), "test"))
+    except KeyError:
+        return False
 
 
 def _clean_answer(answer: Any) -> Any:

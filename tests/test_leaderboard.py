@@ -228,6 +228,17 @@ def test_submit_refuses_a_limited_evaluation_by_name(tmp_path, capsys):
     assert f"{run} was scored on the first 3 tasks only (--limit)" in err and "re-run it without --limit" in err
     assert "damaged" not in err and not (tmp_path / "s.json").exists()
 
+
+def test_submit_takes_a_run_whose_limit_covers_the_test_split(tmp_path, capsys):
+    """Before: `evaluate --limit 100000000` scored every task and was refused as "scored on the first
+    100000000 tasks only"."""
+    run = tmp_path / "whole"
+    assert main(["evaluate", "--suite", SUITE.id, "--agent", "oracle", "--limit", "100000000", "--no-progress",
+                 "--out", str(run)]) == 0
+    assert main(["leaderboard", "submit", str(run), "--out", str(tmp_path / "s.json")]) == 0
+    assert (tmp_path / "s.json").is_file()
+
+
 def test_the_committed_leaderboard_is_verified_and_up_to_date(tmp_path):
     """Every committed submission verifies against today's suites, and the committed pages are
     what ``build`` writes from them (after a world or suite change: re-run, re-submit, re-build)."""
