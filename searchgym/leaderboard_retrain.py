@@ -26,6 +26,7 @@ import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 from searchgym.fileio import atomic_write_json, read_jsonl
@@ -39,6 +40,7 @@ from searchgym.harness.option_bounds import (  # noqa: F401 (the limits are part
 from searchgym.method_table import METHOD_SPECS
 from searchgym.harness.methods import AGENT_METHOD, METHODS, SPEC_METHOD_PREFIX, MethodRef, load_callable, spends_budget
 from searchgym.harness.provenance import resolve_device
+from searchgym.harness.preflight import check_comparison
 from searchgym.harness.runner import RunSpec, execute_run_safely, is_done
 from searchgym.leaderboard import DEFAULT_DIR, RETRAINED_FILE, read_retrained
 from searchgym.leaderboard_checks import SubmissionRejected, rescore, verify_file
@@ -182,6 +184,11 @@ def retrain(path: str | os.PathLike, out: str | os.PathLike | None = None, devic
     _runnable(submission)  # refused before any folder is made
     folder = Path(out) if out is not None else Path(tempfile.mkdtemp(prefix="searchgym-retrain-"))
     spec = run_spec(submission, folder, device)
+    try:  # the checks compare and train make (before: random re-ran with an "lr" option compare refuses)
+        check_comparison(SimpleNamespace(suite=spec.suite, methods=[spec.method], seeds=[spec.seed],
+                                         budget=spec.budget, policy=spec.policy, options=spec.options))
+    except ValueError as exc:
+        raise SubmissionRejected(f"the submission's run settings would not run: {exc}") from None
     if is_done(spec.run_dir):  # a finished run there would be skipped, not trained again, and called a match
         raise ValueError(f"--out {folder} already holds a finished run ({spec.run_dir}); re-training there would "
                          "re-use it instead of training again: give a new or empty folder")

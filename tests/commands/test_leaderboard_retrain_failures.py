@@ -80,3 +80,22 @@ def test_an_evaluate_submission_is_refused_as_having_nothing_to_retrain(tmp_path
     out = capsys.readouterr().out
     assert out.startswith(f"CANNOT RETRAIN {path}: it was made by `searchgym evaluate`, which trains nothing")
     assert "by hand" not in out
+
+
+def test_run_settings_compare_refuses_are_refused_before_anything_runs(tmp_path, capsys) -> None:
+    """Before: a submission of `random` whose run recorded options={"lr": "abc"} (which compare refuses for
+    random) was re-run, and reported MATCHES."""
+    out = tmp_path / "cmp"
+    run_comparison(Comparison(SUITE, parse_methods("random"), [0], 0, out, "cpu", progress=False))
+    run = out / "runs" / "random" / "seed0"
+    config = json.loads((run / "config.json").read_text())
+    config["options"] = {"lr": "abc"}
+    (run / "config.json").write_text(json.dumps(config))
+    board = tmp_path / "board"
+    path = write_submission(build_submission(run), folder=board / "submissions")
+    capsys.readouterr()
+    assert main(["leaderboard", "retrain", str(path), "--out", str(tmp_path / "r")]) == 1
+    printed = capsys.readouterr().out.strip()
+    assert printed == (f"CANNOT RETRAIN {path}: the submission's run settings would not run: method 'random': "
+                       "unknown option 'lr' for random; random takes no options")
+    assert not (tmp_path / "r").exists()
