@@ -64,9 +64,13 @@ def load_env(cls: type, kwargs: dict[str, Any], record: EpisodeRecord | None) ->
     if record is None:
         return env
     env._set_generator(generator_from(record.rng_state), record.seed)
-    with warnings.catch_warnings():  # ignored reset options warned the first time
-        warnings.simplefilter("ignore")
-        env.reset(options=record.options)
-    for action in record.actions:
-        env.step(action)
+    mode, env.render_mode = env.render_mode, None  # before: a copy of a "human" env printed the episode again
+    try:
+        with warnings.catch_warnings():  # ignored reset options warned the first time
+            warnings.simplefilter("ignore")
+            env.reset(options=record.options)
+        for action in record.actions:
+            env.step(action)
+    finally:
+        env.render_mode = mode
     return env

@@ -53,3 +53,16 @@ def test_the_view_prints_a_new_episode_whole():
     view.show("Task a\n[1] x\n[2] y", label="agent_0")
     view.show("Task b")
     assert stream.getvalue() == "Task a\n[1] x\n== agent_0\n[2] y\nTask b\n"
+
+
+@pytest.mark.parametrize("env_id", ["SearchQA-Candidates-v0", "GroupSearch-Candidates-v0"])
+def test_a_copy_of_a_human_env_prints_nothing_while_it_is_made(env_id, capsys):
+    """Before: ``copy.deepcopy`` (and unpickling) replayed the episode with "human" on, printing it again."""
+    import copy
+
+    env = searchgym.make(env_id, world_size="tiny", render_mode="human")
+    env.reset(seed=0)
+    env.step(0) if env_id.startswith("SearchQA") else env.step(dict.fromkeys(env.agents, 0))
+    capsys.readouterr()
+    twin = copy.deepcopy(env)
+    assert capsys.readouterr().out == "" and twin.unwrapped.render_mode == "human"
