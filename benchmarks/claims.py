@@ -33,6 +33,7 @@ import argparse
 import json
 import os
 import shlex
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -124,6 +125,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     args.results = args.results or (args.out / "RESULTS.md" if args.smoke else Path("docs/RESULTS.md"))
     args.figures = args.figures or (args.out / "figures" if args.smoke else Path("docs/results"))
     args.parts = [p.strip() for p in args.parts.split(",") if p.strip()]
+    args.parts.sort(key=lambda p: ("main", "roles", "ablation").index(p) if p in ("main", "roles", "ablation") else 3)
     if args.start == "base":
         args.option = [*FROM_BASE, *(args.option or [])]
     bad = [p for p in args.parts if p not in ("main", "roles", "ablation")]
@@ -132,16 +134,27 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
+def share_bases(shared: Path, here: Path) -> None:
+    """The main part's base files in the ablation's ``bases`` as hard links (copies across file systems).
+    Not a symbolic link to the folder: the harness refuses to write through one."""
+    for source in sorted(shared.rglob("*")) if shared.is_dir() else ():
+        target = here / source.relative_to(shared)
+        if source.is_dir():
+            target.mkdir(parents=True, exist_ok=True)
+        elif source.is_file() and not target.exists():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                os.link(source, target)
+            except OSError:
+                shutil.copy2(source, target)
+
+
 def run_part(args, name: str, suite_id: str, entries: list[str], reference: str) -> list[RunRecord]:
     """One comparison through the harness; the finished runs' records."""
     methods = parse_methods(entries)
     if args.start == "base" and name == "ablation" and args.suite == suite_id and "main" in args.parts:
-        # same suite, seeds, policy and sft settings as the main part: share its base files
-        shared, here = (args.out / "main" / "bases").resolve(), args.out / name / "bases"
-        shared.mkdir(parents=True, exist_ok=True)
-        here.parent.mkdir(parents=True, exist_ok=True)
-        if not here.exists():
-            here.symlink_to(shared, target_is_directory=True)
+        # same suite, seeds, policy and sft settings as the main part (run before it): share its base files
+        share_bases(args.out / "main" / "bases", args.out / name / "bases")
     comparison = Comparison(suite=get_suite(suite_id), methods=methods, seeds=args.seeds, budget=args.budget,
                             out=args.out / name, device=args.device, workers=args.workers, progress=False,
                             reference=reference, options=parse_options(args.option))
