@@ -10,7 +10,6 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
-
 #: The largest group (and tasks per iteration) a run takes: far above any published GRPO setting (8-64).
 MAX_GROUP = 4096
 #: The largest seed: what NumPy, torch and Gymnasium all accept.

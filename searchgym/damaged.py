@@ -11,9 +11,9 @@ Callers that can recover (resume, the world cache) catch it and warn with
 from __future__ import annotations
 
 import json
-import sys
 import os
 import stat
+import sys
 import warnings
 from pathlib import Path
 from typing import IO, Any

@@ -8,13 +8,19 @@ runs and resumes unfinished ones.
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from searchgym.commands import MAX_SEED, MAX_SEEDS, out_path
 from searchgym.extras import require_installed
 from searchgym.harness.compare import Comparison, run_comparison
 from searchgym.harness.loggers import LOGGERS
-from searchgym.harness.methods import METHODS, MethodRef, load_method, parse_methods, parse_option_value, trains
+from searchgym.harness.methods import (
+    METHODS,
+    MethodRef,
+    load_method,
+    parse_methods,
+    parse_option_value,
+    trains,
+)
 from searchgym.harness.preflight import check_comparison
 from searchgym.suites import get_suite
 

@@ -409,7 +409,7 @@ class _UserActor:
     def act(self, env: Any, observation: Any, info: Any) -> Any:
         try:
             return self._actor.act(env, observation, info)
-        except Exception as exc:  # noqa: BLE001 - the user's code
+        except Exception as exc:
             raise ValueError(f"--agent {self._agent}: its act raised {_raised(exc)}") from exc
 
     def __getattr__(self, name: str) -> Any:  # reset, close, unfinished_reason ... as the agent has them

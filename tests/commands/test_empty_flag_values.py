@@ -30,11 +30,11 @@ def test_refused_in_one_line(argv, said, capsys, tmp_path, monkeypatch, serve_mu
 
 @pytest.mark.parametrize(("argv", "said"), [
     (["train", "--method", "random", "--world-size", "tiny", "--families", " "],
-     "searchgym train: error: --families is empty; give a comma list of task families, or leave it out for every "
-     "family"),  # before: every family, silently ('bridge,,' was already refused)
+     ("searchgym train: error: --families is empty; give a comma list of task families, or leave it out for every "
+      "family")),  # before: every family, silently ('bridge,,' was already refused)
     (["evaluate", "--suite", TINY_QA.id, "--agent", "random", "--name", ""],
-     "searchgym evaluate: error: --name is empty; give the label for the results, or leave --name out for one made "
-     "from --agent"),  # before: ignored, while `leaderboard submit --name ""` was refused
+     ("searchgym evaluate: error: --name is empty; give the label for the results, or leave --name out for one made "
+      "from --agent")),  # before: ignored, while `leaderboard submit --name ""` was refused
 ])
 def test_empty_families_and_names_are_refused(argv, said, capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)

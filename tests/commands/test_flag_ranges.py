@@ -47,8 +47,8 @@ def test_an_out_of_range_number_names_its_flag(argv, said, capsys, serve_must_re
     (["evaluate", "--suite", "quick-v2", "--agent", "random", "--seed", "99999999999999999999999"],
      f"searchgym evaluate: error: --seed must be an int <= {TOP} (a seed), got 99999999999999999999999"),
     (["compare", "--suite", "quick-v2", "--methods", "random", "--seeds", "100000000"],
-     "searchgym compare: error: --seeds 100000000 is more than 1000 seeds; give a count of 1..1000 or a comma list "
-     "of seeds"),
+     ("searchgym compare: error: --seeds 100000000 is more than 1000 seeds; give a count of 1..1000 or a comma list "
+      "of seeds")),
     (["compare", "--suite", "quick-v2", "--methods", "random", "--seeds", "99999999999999999999999,"],
      f"searchgym compare: error: --seeds takes at most 1000 seeds, each in 0..{TOP}, got '99999999999999999999999,'"),
 ])
