@@ -125,8 +125,8 @@ def read_json_checked(path: str | os.PathLike, expect: type | None = None, max_b
     except UnicodeDecodeError as exc:
         raise DamagedFile(path, f"is not UTF-8 text (at byte offset {exc.start})", remedy) from None
     except json.JSONDecodeError as exc:
-        raise DamagedFile(path, f"is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})",
-                          remedy) from None
+        why = exc.msg.removesuffix(" at")  # "Invalid control character at": before, "... at at line 1"
+        raise DamagedFile(path, f"is not valid JSON ({why} at line {exc.lineno} column {exc.colno})", remedy) from None
     except RecursionError:
         raise DamagedFile(path, "is nested too deeply to be JSON we wrote", remedy) from None
     except ValueError as exc:  # an int past Python's 4,300-digit limit: before, a bare error naming no file

@@ -17,6 +17,7 @@ pytestmark = pytest.mark.timeout(60)
     (b"", None, "is empty"),
     (b"  \n", None, "is empty"),
     (b'{"a": 1', None, "is not valid JSON (Expecting ',' delimiter at line 1 column 8)"),
+    (b'{"a": "x\ny"}', None, "is not valid JSON (Invalid control character at line 1 column 9)"),  # was "at at"
     (b'{"a": "\xff"}', None, "is not UTF-8 text (at byte offset 7)"),
     (b"[1, 2]", dict, "holds a list where an object belongs"),
     (b'{"a": 1}', list, "holds an object where a list belongs"),
@@ -24,7 +25,7 @@ pytestmark = pytest.mark.timeout(60)
     (b"[" * 100_000, None, "is nested too deeply to be JSON we wrote"),
     # before: json's bare "Exceeds the limit (4300 digits) ..." naming no file
     (b'{"seed": ' + b"1" * 5000 + b"}", None, "holds a number of more than 4300 digits, which no searchgym file holds"),
-], ids=["empty", "blank", "cut", "latin-1", "list", "object", "boolean", "deep", "5000 digits"])
+], ids=["empty", "blank", "cut", "control", "latin-1", "list", "object", "boolean", "deep", "5000 digits"])
 def test_read_json_checked_says_what_is_wrong(tmp_path, data, expect, what):
     path = tmp_path / "config.json"
     path.write_bytes(data)
