@@ -248,6 +248,15 @@ def _package_version() -> str:
         return "unknown"
 
 
+def _stamp(path: Path) -> tuple[int, int] | None:
+    """(modification time, size) of ``path``, None when absent: whether a file changed between two reads."""
+    try:
+        found = path.stat()
+    except OSError:
+        return None
+    return found.st_mtime_ns, found.st_size
+
+
 def load_or_generate(seed: int, size: str | int, directory: Path | None = None, **knobs: object) -> World:
     """The world for (seed, size, knobs): from the cache when stored there, else generated (and stored).
 
@@ -261,6 +270,7 @@ def load_or_generate(seed: int, size: str | int, directory: Path | None = None, 
         return generate_world(seed, size, **knobs)
     identity = cache_identity(seed, size, knobs)
     path = cache_path(directory, seed, size, knobs)
+    seen = _stamp(path)
     world = read_cached(path, identity)
     if world is not None:
         return world
@@ -269,7 +279,8 @@ def load_or_generate(seed: int, size: str | int, directory: Path | None = None, 
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with FileLock(f"{path}.lock", timeout=LOCK_TIMEOUT_S):
-            world = read_cached(path, identity)  # another process may have stored it while we waited
+            # another process may have stored it while we waited; the same file is not read (and warned about) twice
+            world = read_cached(path, identity) if _stamp(path) != seen else None
             if world is None:
                 world = generate_world(seed, size, **knobs)
                 write_cached(path, world, identity)

@@ -162,6 +162,7 @@ def test_a_damaged_file_is_regenerated_with_a_warning(tmp_path, caplog, fingerpr
     path.write_bytes(change(blob))
     assert _load(tmp_path, caplog).fingerprint == fingerprints[(0, 0.0)]
     assert words in caplog.text and "regenerating it" in caplog.text and str(path) in caplog.text
+    assert caplog.text.count("regenerating it") == 1  # before: read again under the lock, and warned twice
     assert path.read_bytes() == blob  # written again, whole
 
 
