@@ -103,8 +103,9 @@ def read_records(path: str | Path, schema: Mapping[str, Any], forms: Mapping[str
 
     ``forms`` says, per field, what it must be (the error text); ``kind`` names a record ("page")."""
     path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"no such JSONL file: {path}")
+    if not path.is_file():  # before: a device or a folder there was "no such JSONL file" too
+        what = "no such JSONL file" if not path.exists() else "not a regular file (a JSONL file is read from a file)"
+        raise FileNotFoundError(f"{what}: {path}")
     validator = _validator(json.dumps(schema, sort_keys=True))
     rows: list[dict[str, Any]] = []
     first_line: dict[str, int] = {}

@@ -195,6 +195,10 @@ def test_a_bad_default_split_and_a_missing_file_are_clear(tmp_path):
         load_tasks(_write(tmp_path, TASK), default_split="val")
     with pytest.raises(FileNotFoundError, match="no such JSONL file"):
         load_corpus(tmp_path / "missing.jsonl")
+    for there in (tmp_path, Path("/dev/zero")):  # before: "no such JSONL file" for what is there
+        with pytest.raises(FileNotFoundError, match=rf"^not a regular file \(a JSONL file is read from a file\): "
+                                                    rf"{re.escape(str(there))}$"):
+            load_corpus(there)
 
 
 def test_an_env_on_your_own_files_says_which_split_holds_the_tasks(tmp_path):
