@@ -83,7 +83,7 @@ def action_from_call(obj: Any, tool_names: Sequence[str], team: bool) -> Action 
     for _ in range(3):  # arguments double- (or triple-) encoded as a JSON string
         if not isinstance(raw, str):
             break
-        if not raw.strip():
+        if not raw.strip() or raw.strip() == "null":  # "null" as None is: no arguments (was a format error)
             raw = {}
             break
         if raw.strip().startswith('"'):  # a JSON string literal holding the JSON: decode one level

@@ -37,6 +37,14 @@ def test_every_structured_form_reads_as_the_text_form(call):
     assert parse_tool_call(call, "hermes", TOOLS) == SEARCH
 
 
+@pytest.mark.parametrize("arguments", [None, "", "  ", "null", " null ", {}])
+def test_no_arguments_in_any_form_are_no_arguments(arguments):
+    """Before: None was no arguments and the JSON string "null" (the same, as OpenAI sends it) a format error."""
+    assert parse_tool_call({"name": "wait", "arguments": arguments}, "hermes", TOOLS, True) == Action.wait()
+    assert parse_tool_call(openai_call("wait", arguments if isinstance(arguments, str) else "{}"), "hermes", TOOLS,
+                           True) == Action.wait()
+
+
 def test_answer_post_and_wait_are_calls():
     assert parse_tool_call({"name": "answer", "arguments": {"answer": " Mara Quell "}}, "hermes", TOOLS) == \
         Action.answer("Mara Quell")
