@@ -121,8 +121,13 @@ def prepare(expression: str) -> str:
         raise CalculatorError(f"empty expression; accepted: {ACCEPTED}")
     if _paren_depth(text) > MAX_DEPTH:
         raise CalculatorError(f"expression nests deeper than {MAX_DEPTH} levels")
-    text = text.replace("×", "*").replace("÷", "/").replace("−", "-")
+    text = text.replace("×", "*").replace("÷", "/").replace("−", "-").translate(_FULLWIDTH)
     return _strip_thousands(text)
+
+
+#: Fullwidth ASCII forms (U+FF01..U+FF5E: "１＋１" from a CJK keyboard) as their ASCII characters. Before:
+#: "could not parse '1+1'", the observation's charset having mapped back what the parser refused.
+_FULLWIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)}
 
 
 def _nesting(tree: ast.AST) -> int:

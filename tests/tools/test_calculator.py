@@ -47,6 +47,8 @@ def calc():
         ("10 ** 15", "1000000000000000"),
         ("1+" * 60 + "1", "61"),
         ("6 × 7 ÷ 2", "21"),
+        ("１＋１", "2"),  # fullwidth forms, as a CJK keyboard types them (before: "could not parse '1+1'")
+        ("（２０－３）＊４", "68"),
     ],
 )
 def test_results(calc, expression, expected):
