@@ -49,7 +49,6 @@ import importlib
 import inspect
 import json
 import re
-import traceback
 from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,6 +57,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from searchgym.baselines.harness_actors import baseline_actor
+from searchgym.harness.user_agent import UserActor, raised
 from searchgym.method_table import METHOD_SPECS
 from searchgym.named_registry import IMPORT_PATH, NamedRegistry, UnknownNameError
 from searchgym.suites import Suite, env_kind, make_env, tasks
@@ -388,34 +388,8 @@ def agent_method(ctx: RunContext) -> Any:
     try:
         actor = make(**options)
     except Exception as exc:  # the user's code: one error line naming it and where it failed, not our stack
-        raise ValueError(f"--agent {agent}: the factory raised {_raised(exc)}") from exc
-    return _UserActor(actor, agent) if callable(getattr(actor, "act", None)) else actor
-
-
-def _raised(exc: BaseException) -> str:
-    """``KeyError: 'x' (at file:line)``: what the user's code raised and where."""
-    frames = traceback.extract_tb(exc.__traceback__)
-    where = f" (at {frames[-1].filename}:{frames[-1].lineno})" if frames else ""
-    return f"{type(exc).__name__}: {exc}{where}"
-
-
-class _UserActor:
-    """An ``--agent module:factory`` actor whose ``act`` failing is one line naming the agent, the
-    exception and where. Before: an act that raised ``KeyError("agent bug")`` printed "error: 'agent bug'"."""
-
-    def __init__(self, actor: Any, agent: str) -> None:
-        self._actor, self._agent = actor, agent
-
-    def act(self, env: Any, observation: Any, info: Any) -> Any:
-        try:
-            return self._actor.act(env, observation, info)
-        except Exception as exc:
-            raise ValueError(f"--agent {self._agent}: its act raised {_raised(exc)}") from exc
-
-    def __getattr__(self, name: str) -> Any:  # reset, close, unfinished_reason ... as the agent has them
-        if name.startswith("__") or name in ("_actor", "_agent"):
-            raise AttributeError(name)
-        return getattr(self._actor, name)
+        raise ValueError(f"--agent {agent}: the factory raised {raised(exc)}") from exc
+    return UserActor(actor, agent) if callable(getattr(actor, "act", None)) else actor
 
 
 agent_method.trains = False  # type: ignore[attr-defined]
