@@ -59,7 +59,8 @@ def warnings_on_one_line() -> None:
     warnings.formatwarning = formatwarning
 
 
-def _kind(mode: int) -> str:
+def file_kind(mode: int) -> str:
+    """What a non-regular file is, in words ("a folder", "a FIFO (named pipe)" ...), for one-line errors."""
     for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
                        (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
                        (stat.S_ISSOCK, "a socket")):
@@ -90,7 +91,7 @@ def open_regular(path: str | os.PathLike, max_bytes: int | None = None,
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            raise DamagedFile(path, f"is {_kind(info.st_mode)}, not a regular file", remedy)
+            raise DamagedFile(path, f"is {file_kind(info.st_mode)}, not a regular file", remedy)
         if max_bytes is not None and info.st_size > max_bytes:
             raise DamagedFile(path, f"is {info.st_size} bytes, more than the {max_bytes} such a file may hold",
                               remedy)

@@ -22,7 +22,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from searchgym.damaged import DamagedFile, _kind, open_regular, read_json_checked
+from searchgym.damaged import DamagedFile, file_kind, open_regular, read_json_checked
 
 #: Longest JSONL line read back (rows are a few kilobytes; a longer line is damage and skipped).
 MAX_JSONL_LINE = 16 * 1024 * 1024
@@ -57,7 +57,7 @@ def open_in_place(path: str | os.PathLike, flags: int) -> int:
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
-            raise DamagedFile(path, f"is {_kind(mode)}, not a regular file")
+            raise DamagedFile(path, f"is {file_kind(mode)}, not a regular file")
         if hasattr(os, "set_blocking"):
             os.set_blocking(fd, True)
     except BaseException:
