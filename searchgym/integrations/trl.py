@@ -24,7 +24,7 @@ from typing import Any
 
 from searchgym.integrations.text_tasks import check_seed
 from searchgym.registry import spec
-from searchgym.suites import Suite, get_suite, make_env
+from searchgym.suites import SUITES, Suite, env_kind, get_suite, make_env
 from searchgym.suites import tasks as suite_tasks
 from searchgym.task_api import SYSTEM_PROMPT, to_hf_dataset
 from searchgym.tools.team_actions import chat_tools
@@ -148,14 +148,37 @@ def _suite_tool_schemas(suite: Suite) -> list[dict[str, Any]]:
         env.close()
 
 
+def _playable_suite(suite: Any, env_ids: bool = False) -> Any:
+    """``suite`` as a single-agent text suite (or, with ``env_ids``, such an env id), else a clear error
+    naming it. Before: ``make_dataset`` built rows for candidate and team suites (found out only when
+    the trainer played them), and a list was "unhashable type: 'list'"."""
+    if not isinstance(suite, str | Suite):
+        raise TypeError(f"suite must be a suite id (str) or a Suite, such as 'searchqa-text-v2'; "
+                        f"got {type(suite).__name__}")
+    if env_ids and isinstance(suite, str) and suite not in SUITES:
+        try:
+            found = spec(suite.removeprefix("searchgym/"))
+        except (KeyError, ValueError):
+            return suite  # to_hf_dataset names what is accepted
+        env_id, kwargs, kind = found.id, dict(found.kwargs), found.kind
+    else:
+        suite = get_suite(suite)
+        env_id, kwargs, kind = suite.env_id, {**spec(suite.env_id).kwargs, **suite.kwargs}, env_kind(suite)
+    name = suite if isinstance(suite, str) else suite.id
+    if kwargs.get("action_mode", "text") != "text":
+        raise ValueError(f"suite {name!r} is not a text suite (its agents pick numbered candidates); "
+                         "TRL's tools need one: searchqa-text-v2")
+    if kind != "single":
+        raise ValueError(f"suite {name!r} ({env_id}) is multi-agent; TRL's environment_factory plays one model per "
+                         "rollout: use a single-agent text suite such as searchqa-text-v2")
+    return suite
+
+
 def environment_factory(suite: str | Suite = "searchqa-text-v2", seed: int = 0) -> type:
     """The env class for ``GRPOTrainer(environment_factory=...)`` (the class is the zero-argument
     factory): its public methods are the suite's tools and ``answer``, plus TRL's ``reset``."""
     check_seed(seed, "environment_factory's", optional=False)  # before: -1 failed at the first reset, in Gymnasium
-    suite = get_suite(suite)
-    if {**spec(suite.env_id).kwargs, **suite.kwargs}.get("action_mode", "text") != "text":
-        raise ValueError(f"suite {suite.id!r} is not a text suite (its agents pick numbered candidates); "
-                         "TRL's tools need one: searchqa-text-v2")
+    suite = _playable_suite(suite)
     methods = {s["function"]["name"]: _tool_method(s) for s in _suite_tool_schemas(suite)}
     name = "SearchGym_" + "".join(c if c.isalnum() else "_" for c in suite.id)
     return type(name, (_SearchGymEnv,), {"suite": suite, "seed": int(seed), "__doc__": _SearchGymEnv.__doc__,
@@ -182,6 +205,10 @@ def episode_reward(completions: Sequence[list[dict[str, Any]]], environments: Se
     gets what the env gave it (its step costs)."""
     if environments is None:
         raise ValueError("episode_reward needs TRL's environments: pass environment_factory=... to GRPOTrainer")
+    odd = next((e for e in environments if not isinstance(e, _SearchGymEnv)), None)
+    if odd is not None:  # before: "'int' object is not subscriptable", from deep inside
+        raise TypeError(f"environments must be the envs environment_factory's class made (one per completion); "
+                        f"got {type(odd).__name__}")
     rewards = []
     for completion, env in zip(completions, environments, strict=True):
         last = completion[-1] if completion else {}
@@ -196,6 +223,7 @@ def make_dataset(suite: str | Suite = "searchqa-text-v2", split: str = "train",
     """The rows GRPOTrainer trains on: ``prompt`` (the task's chat messages), ``task_id`` and
     ``split`` (what ``reset`` plays), ``question``, ``family`` and ``answers``. Train or dev only:
     the test split is the leaderboard's."""
+    suite = _playable_suite(suite, env_ids=True)
     if split not in TRAIN_SPLITS:
         raise ValueError(f"split {split!r} is not one to train on; accepted: {', '.join(TRAIN_SPLITS)} "
                          "(the test split stays unseen: the leaderboard scores it)")

@@ -13,6 +13,7 @@ calls and finished with that text, so the reward is the env's either way.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import searchgym
@@ -44,6 +45,9 @@ def compute_score(data_source: str, solution_str: str, ground_truth: Any, extra_
                   **kwargs: Any) -> float:
     """The env's return for the trajectory (see the module docstring); ``ground_truth`` is not read."""
     extra = extra_info or {}
+    if not isinstance(extra, Mapping):  # before: "'str' object has no attribute 'get'"
+        raise TypeError(f"extra_info must be the row's dict (as `searchgym export --format verl` writes it), "
+                        f"got {type(extra).__name__}")
     if extra.get("searchgym_done"):
         return float(extra["searchgym_reward"])
     if "searchgym" not in extra:

@@ -201,3 +201,25 @@ def test_a_text_answer_in_content_parts_is_scored(env_class, dataset):
     direct = searchgym.make_task_env(TINY, "dev", row["task_id"])
     direct.reset(seed=0)
     assert env.done and reward == direct.step(f"<answer>{row['answers'][0]}</answer>")[1] > 0.5
+
+
+@pytest.mark.parametrize(("suite", "error", "said"), [
+    ("searchqa-v2", ValueError, "suite 'searchqa-v2' is not a text suite"),
+    ("team-text-v2", ValueError, "suite 'team-text-v2' (TeamSearch-v0) is multi-agent"),
+    ("TeamSearch-v0", ValueError, "suite 'TeamSearch-v0' (TeamSearch-v0) is multi-agent"),
+    (["searchqa-text-v2"], TypeError, "suite must be a suite id (str) or a Suite, such as 'searchqa-text-v2'; got list"),
+])
+def test_a_suite_trl_cannot_play_is_refused_by_the_dataset_and_the_factory_alike(suite, error, said):
+    """Before: make_dataset built rows for candidate and team suites (the trainer failed on them later), and
+    environment_factory(["..."]) was "unhashable type: 'list'"."""
+    with pytest.raises(error, match=re.escape(said)):
+        sg_trl.make_dataset(suite, "dev")
+    if not isinstance(suite, str) or suite != "TeamSearch-v0":  # the factory takes suites only
+        with pytest.raises(error, match=re.escape(said)):
+            sg_trl.environment_factory(suite)
+    assert len(sg_trl.make_dataset("SearchQA-v0", "dev")) > 0  # a single-agent text env id still makes rows
+
+
+def test_episode_reward_names_environments_that_are_not_the_factorys():
+    with pytest.raises(TypeError, match="environments must be the envs environment_factory's class made"):
+        sg_trl.episode_reward([[{"role": "assistant", "content": "x"}]], [3])

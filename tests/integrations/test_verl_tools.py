@@ -195,3 +195,12 @@ def test_a_trajectory_that_stops_after_a_tool_reply_scores_only_its_calls() -> N
     assert score == _reference("dev", row["extra_info"]["task_id"], [call])
     with_prose = compute_score(row["data_source"], "...</tool_response>I give up", "", extra)
     assert with_prose == _reference("dev", row["extra_info"]["task_id"], [call, "I give up"])  # text is a step
+
+
+@pytest.mark.parametrize("extra_info", ["notadict", 5, ["searchgym"]])
+def test_compute_score_names_an_extra_info_that_is_no_dict(extra_info):
+    """Before: "'str' object has no attribute 'get'"."""
+    from searchgym.integrations.verl_reward import compute_score
+
+    with pytest.raises(TypeError, match="extra_info must be the row's dict"):
+        compute_score("searchgym/searchqa-text-v2", "", None, extra_info)
