@@ -326,13 +326,24 @@ class ScriptedEndpoint:
                     self._send(404, b'{"error": {"message": "POST /v1/chat/completions or GET /v1/models"}}',
                                "application/json")
 
-            def _send(self, status: int, payload: bytes, content_type: str) -> None:
+            def _not_allowed(self) -> None:
+                """Any other method: 405 with JSON, as a wrong path gets 404 (before: the stdlib's HTML 501)."""
+                self.close_connection = True  # a body it may have sent is not read
+                self._send(405, b'{"error": {"message": "method not allowed: POST /v1/chat/completions or '
+                                b'GET /v1/models"}}', "application/json", allow="GET, POST")
+
+            do_PUT = do_DELETE = do_PATCH = do_OPTIONS = do_HEAD = do_TRACE = do_CONNECT = _not_allowed
+
+            def _send(self, status: int, payload: bytes, content_type: str, allow: str = "") -> None:
                 try:
                     self.send_response(status)
                     self.send_header("Content-Type", content_type)
                     self.send_header("Content-Length", str(len(payload)))
+                    if allow:
+                        self.send_header("Allow", allow)
                     self.end_headers()
-                    self.wfile.write(payload)
+                    if self.command != "HEAD":
+                        self.wfile.write(payload)
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client stopped waiting (a stall past its timeout)
 

@@ -131,6 +131,20 @@ def test_bad_requests_models_and_settings():
             ScriptedEndpoint(TINY, "stall", stall=stall, limit=1)
 
 
+@pytest.mark.parametrize("method", ["DELETE", "PUT", "PATCH", "OPTIONS", "HEAD"])
+def test_other_methods_get_a_405_in_json_naming_the_routes(method):
+    """Before: the stdlib's HTML page "Unsupported method" with a 501."""
+    with ScriptedEndpoint(TINY, "random", splits=("dev",), limit=1) as endpoint:
+        request = urllib.request.Request(endpoint.base_url + "/models", method=method,
+                                         data=b"{}" if method in ("PUT", "PATCH") else None)
+        with pytest.raises(urllib.error.HTTPError) as caught:
+            urllib.request.urlopen(request, timeout=30)
+        body = caught.value.read()
+        assert caught.value.code == 405 and caught.value.headers["Allow"] == "GET, POST"
+        assert body == b"" if method == "HEAD" else "POST /v1/chat/completions or GET /v1/models" in \
+            json.loads(body)["error"]["message"]
+
+
 def test_searchgym_serve_starts_an_endpoint_and_stops_on_sigterm():
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     command = [sys.executable, "-m", "searchgym.cli", "serve", "--suite", "searchqa-text-v2", "--port", "0",
