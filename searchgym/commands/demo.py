@@ -11,10 +11,9 @@ import argparse
 from tqdm import tqdm
 
 from searchgym.baselines import OracleAgent, RandomAgent
-from searchgym.commands import check_seed, check_world_seed
+from searchgym.commands import check_seed, check_world_seed, check_world_size
 from searchgym.envs.search import SearchEnv
 from searchgym.harness.evaluate import play_session_agent, summarise_predictions
-from searchgym.world.generate import size_from_text
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -39,8 +38,8 @@ def format_table(rows: dict[str, dict[str, dict[str, float]]]) -> str:
 def run(args: argparse.Namespace) -> int:
     check_seed(args)
     check_world_seed(args)
-    env = SearchEnv(action_mode=args.mode, world_seed=args.world_seed, world_size=size_from_text(args.world_size),
-                    split=args.split)
+    size = check_world_size(args.world_size, "--world-size")  # before: "world_size must be ..." (the keyword)
+    env = SearchEnv(action_mode=args.mode, world_seed=args.world_seed, world_size=size, split=args.split)
     tasks = env.tasks.tasks(args.split)
     rows = {}
     for agent in (RandomAgent(seed=args.seed), OracleAgent()):

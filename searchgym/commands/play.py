@@ -24,7 +24,7 @@ from typing import Any, TextIO
 import searchgym
 from searchgym.action_types import Action, ParseError
 from searchgym.actions import TOOL_FORMATS, accepted_forms, format_action, parse_action
-from searchgym.commands import check_seed, check_world_seed
+from searchgym.commands import check_seed, check_world_seed, check_world_size
 from searchgym.registry import base_env
 from searchgym.tools.toolkit import TOOL_NAMES
 from searchgym.world.generate import size_from_text
@@ -87,6 +87,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
     check_seed(args)
     check_world_seed(args)
+    check_world_size(args.world_size, "--world-size")  # before: "world_size must be ..." (the keyword)
     if stdin is None and hasattr(sys.stdin, "reconfigure"):
         # a byte that is not UTF-8 (text pasted from a Latin-1 file) is a replaced character the env
         # answers, not "error: 'utf-8' codec can't decode byte 0xff" ending the game (strict locales)

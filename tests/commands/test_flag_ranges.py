@@ -60,3 +60,11 @@ def test_seeds_past_what_numpy_and_torch_take_are_refused_naming_the_flag(argv, 
     assert main([*argv, "--out", str(tmp_path / "out")]) == 2
     assert capsys.readouterr().err.strip().splitlines()[-1] == said
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("argv", [["demo"], ["play", "SearchQA-v0"]])
+def test_a_world_size_out_of_range_names_the_flag(argv, capsys):
+    """Before: "world_size must be ..." (the env keyword, not the flag the user typed)."""
+    assert main([*argv, "--world-size", "3"]) == 2
+    assert capsys.readouterr().err.strip() == (f"searchgym {argv[0]}: error: --world-size must be one of tiny, small, "
+                                               "medium, large, xl or an int scale in 4..9000, got 3")
