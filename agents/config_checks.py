@@ -10,10 +10,10 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
+from searchgym.envs.config import MAX_SEED
+
 #: The largest group (and tasks per iteration) a run takes: far above any published GRPO setting (8-64).
 MAX_GROUP = 4096
-#: The largest seed: what NumPy, torch and Gymnasium all accept.
-MAX_SEED = 2**63 - 1
 #: The largest loss coefficient: 1e308 made the loss infinite and every probability NaN.
 MAX_COEF = 1e6
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-#: The largest seed a run takes: what NumPy, torch and Gymnasium all accept. Why: a seed of 10**23
-#: ended in "Overflow when unpacking long long", naming no option.
-MAX_SEED = 2**63 - 1
+from searchgym.envs.config import MAX_SEED
+
 #: The most seeds ``compare --seeds N`` runs. Why: ``--seeds 100000000`` built a list of runs for
 #: minutes, silently, holding gigabytes.
 MAX_SEEDS = 1000

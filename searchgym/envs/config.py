@@ -27,8 +27,11 @@ from searchgym.world import SIZES, World
 RENDER_MODES = (None, "ansi", "human")
 #: Inclusive (low, high) of each int setting. 1024 candidates cost a reset a few ms (admissible
 #: sets are far smaller); the largest world scale is the largest preset's ("xl").
+#: The largest seed anything takes (a world's, a run's, an episode's): what NumPy, torch and Gymnasium
+#: all accept. Above it a seed ended in "Overflow when unpacking long long", naming nothing.
+MAX_SEED = 2**63 - 1
 BOUNDS: dict[str, tuple[int, int]] = {
-    "world_seed": (0, 2**63 - 1),
+    "world_seed": (0, MAX_SEED),
     "max_steps": (1, 1000),
     "max_candidates": (2, 1024),
     "max_obs_chars": (1, 1_000_000),

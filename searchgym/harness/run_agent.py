@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from searchgym.damaged import DamagedFile, read_json_checked
+from searchgym.envs.config import MAX_SEED
 from searchgym.harness.methods import AGENT_METHOD, SPEC_METHOD_PREFIX, RunContext, load_callable
 from searchgym.harness.runner import is_done
 from searchgym.suites import Suite, env_kind
@@ -41,8 +42,6 @@ UNPLAYABLE = "its policy cannot be played; point path= at an intact run folder"
 #: config.json fields the provider reads, with their types.
 FIELDS = {"method": str, "method_path": str, "seed": int, "budget": int, "policy": str, "options": dict,
           "suite": dict}
-#: The largest seed a run takes (what NumPy, torch and Gymnasium all accept; ``agents.config_checks``).
-MAX_SEED = 2**63 - 1
 
 
 @dataclasses.dataclass(frozen=True)

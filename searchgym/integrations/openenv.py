@@ -27,18 +27,26 @@ import numpy as np
 from searchgym.extras import require
 
 require("openenv", "searchgym.integrations.openenv")  # the one-line install hint, not a traceback, without OpenEnv
+from fastapi import HTTPException  # noqa: E402
 from openenv.core.client_types import StepResult  # noqa: E402
 from openenv.core.env_client import EnvClient  # noqa: E402
 from openenv.core.env_server.http_server import create_app  # noqa: E402
 from openenv.core.env_server.interfaces import Environment  # noqa: E402
-from openenv.core.env_server.types import Action, EnvironmentMetadata, Observation, State  # noqa: E402
-from openenv.core.env_server.types import WSErrorCode, WSErrorResponse  # noqa: E402
-from fastapi import HTTPException  # noqa: E402
+from openenv.core.env_server.types import (  # noqa: E402  # noqa: E402
+    Action,
+    EnvironmentMetadata,
+    Observation,
+    State,
+    WSErrorCode,
+    WSErrorResponse,
+)
 from pydantic import Field  # noqa: E402
 
 import searchgym
 from searchgym.endpoint import check_port
+from searchgym.envs.config import MAX_SEED
 from searchgym.integrations.text_tasks import text_task_records
+from searchgym.shown import safe_repr
 
 __all__ = ["SearchgymAction", "SearchgymClient", "SearchgymEnvironment", "SearchgymObservation", "SearchgymState",
            "create_searchgym_app", "main"]
@@ -108,8 +116,9 @@ class SearchgymEnvironment(Environment[SearchgymAction, SearchgymObservation, Se
         """Why the type checks: over the /ws session OpenEnv passes reset's data unvalidated, so a
         seed of -1, "abc" or 1.5 failed in NumPy ("expected non-negative integer", no field named)
         and a list task_id as "unhashable type: 'list'"; now each is a 422 naming the field."""
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
-            raise EpisodeRequestError(422, f"seed must be an int >= 0 or null (a task in turn), got {seed!r}"[:300])
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED):
+            raise EpisodeRequestError(422, f"seed must be an int in 0..{MAX_SEED} or null (a task in turn), got "
+                                           f"{safe_repr(seed, 60)}")
         if task_id is not None and not isinstance(task_id, str):
             raise EpisodeRequestError(422, f"task_id must be a string (a task id, searchgym.tasks) or null, "
                                            f"got {type(task_id).__name__}")

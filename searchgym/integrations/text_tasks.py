@@ -11,6 +11,8 @@ from numbers import Integral
 from typing import Any
 
 import searchgym
+from searchgym.envs.config import MAX_SEED
+from searchgym.shown import safe_repr
 
 __all__ = ["check_seed", "row_seed", "text_task_records"]
 
@@ -37,9 +39,9 @@ def check_seed(seed: object, who: str, optional: bool = True) -> int | None:
     seed and what is accepted (NumPy's own, "expected non-negative integer", names neither)."""
     if seed is None and optional:
         return None
-    if isinstance(seed, bool) or not isinstance(seed, Integral) or seed < 0:  # Integral: NumPy ints too
-        accepted = "an int >= 0" + (" or None" if optional else "")
-        raise ValueError(f"{who} seed must be {accepted}, got {type(seed).__name__} {seed!r:.40}")
+    if isinstance(seed, bool) or not isinstance(seed, Integral) or not 0 <= seed <= MAX_SEED:  # NumPy ints too
+        accepted = f"an int in 0..{MAX_SEED}" + (" or None" if optional else "")  # 10**30: accepted, before
+        raise ValueError(f"{who} seed must be {accepted}, got {type(seed).__name__} {safe_repr(seed, 40)}")
     return int(seed)
 
 

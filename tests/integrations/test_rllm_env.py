@@ -152,11 +152,11 @@ def test_a_bad_row_or_seed_is_one_error_naming_what_is_accepted() -> None:
 
     row = rllm_rows("searchqa-text-v2", "dev")[0]
     for seed in (-1, "abc", 1.5, True):
-        with pytest.raises(ValueError, match=r"seed must be an int >= 0, got"):
+        with pytest.raises(ValueError, match=r"seed must be an int in 0..9223372036854775807, got"):
             SearchgymRllmEnv.from_dict({**row, "seed": seed})
     with pytest.raises(ValueError, match=r"a searchgym row is a dict with suite, split, task_id"):
         SearchgymRllmEnv.from_dict(None)
-    with pytest.raises(ValueError, match=r"rllm_rows' seed must be an int >= 0"):
+    with pytest.raises(ValueError, match=r"rllm_rows' seed must be an int in 0..9223372036854775807"):
         rllm_rows("searchqa-text-v2", "dev", seed=-2)
     env = SearchgymRllmEnv.from_dict({**row, "seed": np.int64(3)})  # as a row comes back from pandas
     assert env.seed == 3 and type(env.seed) is int

@@ -150,11 +150,11 @@ def test_a_bad_seed_is_refused_at_create_and_export(seed) -> None:
 
     tool = _tools("dev")["web_search"]
     locator = dict(verl_rows(SUITE, "dev")[0]["extra_info"]["searchgym"])
-    with pytest.raises(ValueError, match=r"create_kwargs seed must be an int >= 0, got"):
+    with pytest.raises(ValueError, match=r"create_kwargs seed must be an int in 0..9223372036854775807, got"):
         asyncio.run(tool.create(create_kwargs={**locator, "seed": seed}))
-    with pytest.raises(ValueError, match=r"create_kwargs seed must be an int >= 0"):
+    with pytest.raises(ValueError, match=r"create_kwargs seed must be an int in 0..9223372036854775807"):
         compute_score(f"searchgym/{SUITE}", "<answer>x</answer>", "", {"searchgym": {**locator, "seed": seed}})
-    with pytest.raises(ValueError, match=r"the verl export's seed must be an int >= 0"):
+    with pytest.raises(ValueError, match=r"the verl export's seed must be an int in 0..9223372036854775807"):
         verl_rows(SUITE, "dev", seed=seed)
     instance_id, _ = asyncio.run(tool.create(create_kwargs={**locator, "seed": np.int64(0)}))  # as parquet gives it
     assert tool._instances[instance_id]["seed"] == 0
