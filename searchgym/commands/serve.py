@@ -16,7 +16,7 @@ import threading
 
 from searchgym.commands import check_at_least, check_seed
 from searchgym.endpoint import check_port
-from searchgym.endpoint.scripted_endpoint import BEHAVIOURS, SCRIPTED, ScriptedEndpoint
+from searchgym.endpoint.scripted_endpoint import BEHAVIOURS, SCRIPTED, ScriptedEndpoint, check_stall
 from searchgym.registry import spec as env_spec
 from searchgym.suites import Suite, get_suite, list_suites
 
@@ -54,6 +54,7 @@ def run(args: argparse.Namespace) -> int:
     check_seed(args)
     check_text_suite(args.suite)
     check_port(args.port, "--port")  # before: the endpoint's "port must be ..." after "recording ..."
+    check_stall(args.stall, "--stall")  # likewise
     if args.limit is not None:
         check_at_least((("--limit", args.limit, 1, "tasks per split"),))
     splits = tuple(s for s in args.splits.split(",") if s)

@@ -185,6 +185,12 @@ def _offers_answer(request: dict) -> bool:
         for t in tools)
 
 
+def check_stall(stall: object, name: str = "stall") -> None:
+    """A stall in seconds: a finite number >= 0 (-1 was taken, and then every reply failed in time.sleep)."""
+    if isinstance(stall, bool) or not isinstance(stall, int | float) or not 0 <= stall < math.inf:
+        raise ValueError(f"{name} must be a number of seconds >= 0 (how long each reply waits), got {stall!r}")
+
+
 class ScriptedEndpoint:
     """The server (a context manager): ``base_url``, ``requests`` (how many were served), and
     ``kept`` (the request bodies, with ``keep_requests=True``)."""
@@ -203,8 +209,7 @@ class ScriptedEndpoint:
         check_port(port)
         if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
             raise ValueError(f"limit must be None or a positive int (tasks per split), got {limit!r}")
-        if isinstance(stall, bool) or not isinstance(stall, (int, float)) or not 0 <= stall < math.inf:  # -1: sleep fails
-            raise ValueError(f"stall must be a number of seconds >= 0 (how long each reply waits), got {stall!r}")
+        check_stall(stall)
         if isinstance(splits, str):  # before: splits="dev" was read letter by letter: "unknown split 'd'"
             splits = (splits,)
         if not isinstance(splits, Sequence) or not all(split in SPLITS for split in splits):  # (): knows no task

@@ -68,3 +68,12 @@ def test_a_world_size_out_of_range_names_the_flag(argv, capsys):
     assert main([*argv, "--world-size", "3"]) == 2
     assert capsys.readouterr().err.strip() == (f"searchgym {argv[0]}: error: --world-size must be one of tiny, small, "
                                                "medium, large, xl or an int scale in 4..9000, got 3")
+
+
+@pytest.mark.parametrize("stall", ["-1", "nan", "inf"])
+def test_serve_refuses_a_bad_stall_before_recording_anything(stall, capsys, serve_must_refuse):
+    """Before: "recording the stall replies ..." ran first, then the endpoint said "stall must be ..."."""
+    assert main(["serve", "--suite", "searchqa-text-v2", "--behaviour", "stall", "--stall", stall]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.strip().startswith(
+        "searchgym serve: error: --stall must be a number of seconds >= 0 (how long each reply waits), got ")
