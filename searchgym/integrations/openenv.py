@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import socket
 from typing import Any
 
 import numpy as np
@@ -257,6 +258,21 @@ class SearchgymClient(EnvClient[SearchgymAction, SearchgymObservation, Searchgym
         return SearchgymState(**payload)
 
 
+def _unbindable(host: str, port: int) -> str:
+    """Why the server could not listen on (host, port), in one line; empty when it can (a probe bind,
+    with uvicorn's SO_REUSEADDR, closed at once)."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind(address)
+    except OSError as exc:  # socket.gaierror too: a name that does not resolve
+        why = exc.strerror or str(exc)
+        return (f"cannot listen on --host {host} --port {port} ({why}); give an address of this machine "
+                "(127.0.0.1, 0.0.0.0) and a free port")
+    return ""
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m searchgym.integrations.openenv",
                                      description="Serve a searchgym text suite as an OpenEnv environment.")
@@ -275,6 +291,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(str(exc))
     if args.max_concurrent_envs < 1:
         parser.error(f"--max-concurrent-envs must be an int >= 1, got {args.max_concurrent_envs}")
+    problem = _unbindable(args.host, args.port)
+    if problem:  # before: after building the world, uvicorn's log lines ending in exit code 3
+        parser.error(problem)
     import uvicorn
 
     try:

@@ -202,6 +202,23 @@ def test_an_out_of_range_flag_is_one_usage_line_before_the_world_is_built(argv, 
     assert exit_info.value.code == 2 and says in capsys.readouterr().err
 
 
+def test_an_address_it_cannot_listen_on_is_one_usage_line_before_the_world_is_built(capsys, monkeypatch) -> None:
+    """Before: the world was built, then uvicorn logged "[Errno 98] ... address already in use" over
+    several lines and exited 3."""
+    from searchgym.integrations import openenv
+
+    monkeypatch.setattr(openenv, "create_searchgym_app", lambda *a: pytest.fail("the app was built"))
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        with pytest.raises(SystemExit) as exit_info:
+            openenv.main(["--port", str(port)])
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert exit_info.value.code == 2
+    assert f"cannot listen on --host 127.0.0.1 --port {port} (" in err and "and a free port" in err
+
+
 @pytest.mark.parametrize("value", [0, -3, 2.5, "8"])
 def test_the_app_factory_names_a_bad_session_count(value) -> None:
     # before: create_searchgym_app(max_concurrent_envs=0) raised pydantic's ValidationError dump
