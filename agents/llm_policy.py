@@ -23,7 +23,7 @@ from typing import Any
 
 import torch
 
-from .pretrained import from_pretrained
+from .pretrained import causal_lm, from_pretrained
 
 STOP_STRINGS = ("</tool_call>", "</answer>")
 #: "transformers" (``generate``, re-reads the conversation each turn), "kv" (a cache kept across
@@ -107,7 +107,7 @@ def random_model(preset: str, tokenizer: Any, seed: int = 0, **overrides: Any) -
 def load_model(spec: str, device: str | torch.device = "cpu", dtype: str | torch.dtype | None = "auto",
                seed: int = 0) -> tuple[Any, Any]:
     """``(model, tokenizer)`` for ``"random:<preset>"`` or a path / hub id (``from_pretrained``)."""
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers import AutoTokenizer
 
     device = torch.device(device)
     torch_dtype = resolve_dtype(dtype, device)
@@ -118,10 +118,7 @@ def load_model(spec: str, device: str | torch.device = "cpu", dtype: str | torch
         local = not os.environ.get(ALLOW_DOWNLOAD_ENV)  # weights come from disk: training is offline
         try:
             tokenizer = prepare_tokenizer(from_pretrained(AutoTokenizer, spec, local_files_only=local))
-            try:
-                model = from_pretrained(AutoModelForCausalLM, spec, dtype=torch_dtype, local_files_only=local)
-            except TypeError:  # transformers < 4.56 names it torch_dtype
-                model = from_pretrained(AutoModelForCausalLM, spec, torch_dtype=torch_dtype, local_files_only=local)
+            model = causal_lm(spec, torch_dtype, local_files_only=local)
         except OSError as exc:
             raise ValueError(
                 f"model {spec!r} is not on disk ({type(exc).__name__}). searchgym downloads nothing: download it "

@@ -47,3 +47,14 @@ def from_pretrained(loader: Any, spec: str, **kwargs: Any) -> Any:
             raise
         raise ModelFolderError(f"{what}: {str(exc).splitlines()[0]} (the folder is there, the file is damaged)") \
             from exc
+
+
+def causal_lm(spec: str, dtype: Any, **kwargs: Any) -> Any:
+    """``AutoModelForCausalLM`` through :func:`from_pretrained`, ``dtype`` under either of its
+    transformers names (``torch_dtype`` before 4.56)."""
+    from transformers import AutoModelForCausalLM
+
+    try:
+        return from_pretrained(AutoModelForCausalLM, spec, dtype=dtype, **kwargs)
+    except TypeError:
+        return from_pretrained(AutoModelForCausalLM, spec, torch_dtype=dtype, **kwargs)

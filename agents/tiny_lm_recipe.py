@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from searchgym.damaged import DamagedFile, warn_damaged
+from searchgym.damaged import DamagedFile, read_json_checked, warn_damaged
 from searchgym.fileio import atomic_write_json
 from searchgym.json_fields import (
     COUNT,
@@ -48,7 +48,6 @@ from searchgym.json_fields import (
     Kind,
     check_fields,
     optional,
-    read_json_file,
 )
 
 from .llm_rollout import RolloutConfig
@@ -328,7 +327,7 @@ def _read_seconds(path: Path) -> dict[str, Any]:
     report, not a result: the stages it names are timed again), with a warning naming it. Before:
     read whole and without a word, and text nested 100,000 deep ended in a RecursionError."""
     try:
-        return read_json_file(path, expect=dict)
+        return read_json_checked(path, expect=dict)
     except FileNotFoundError:
         return {}
     except DamagedFile as error:
@@ -355,6 +354,6 @@ def read_stage(path: Path, fields: dict[str, Kind], present: dict[str, Kind] | N
     Before: ``json.loads(read_text())``, so a cut file said "Unterminated string starting at: line 1
     column 11" naming no file, ``"success": "x"`` ended in "Unknown format code 'f'", a list was
     taken as the stage's figures, and text nested 100,000 deep ended in a RecursionError."""
-    record = read_json_file(path, expect=dict, remedy=remedy)
+    record = read_json_checked(path, expect=dict, remedy=remedy)
     check_fields(path, record, fields, present, remedy)
     return record

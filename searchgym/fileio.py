@@ -192,17 +192,35 @@ def iter_jsonl(path: str | os.PathLike) -> Iterator[dict]:
     except FileNotFoundError:
         return
     with handle:
-        while line := handle.readline(MAX_JSONL_LINE + 1):
-            if len(line) > MAX_JSONL_LINE:
-                while line and not line.endswith(b"\n"):  # drop the rest of an overlong line
-                    line = handle.readline(MAX_JSONL_LINE)
-                continue
-            try:
-                row = json.loads(line.decode("utf-8"))
-            except (UnicodeDecodeError, ValueError, RecursionError):
-                continue
-            if isinstance(row, dict):
-                yield row
+        yield from (row for row in _objects(handle) if row is not None)
+
+
+def read_jsonl_counted(path: str | os.PathLike) -> tuple[list[dict], int]:
+    """The rows of a JSONL file and how many of its non-blank lines are no row (what
+    :func:`iter_jsonl` skips without a word). A missing file is ``FileNotFoundError``. For a reader
+    that must not take a cut file for a short one (an endpoint run's transcripts)."""
+    with open_regular(path) as handle:
+        found = list(_objects(handle))
+    rows = [row for row in found if row is not None]
+    return rows, len(found) - len(rows)
+
+
+def _objects(handle: Any) -> Iterator[dict | None]:
+    """Each non-blank line of an open JSONL file: its JSON object, or None for a line that is none."""
+    while line := handle.readline(MAX_JSONL_LINE + 1):
+        if len(line) > MAX_JSONL_LINE:
+            while line and not line.endswith(b"\n"):  # drop the rest of an overlong line
+                line = handle.readline(MAX_JSONL_LINE)
+            yield None
+            continue
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError, RecursionError):
+            yield None
+            continue
+        yield row if isinstance(row, dict) else None
 
 
 def read_jsonl(path: str | os.PathLike) -> list[dict]:

@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from searchgym.damaged import DELETE_AND_RERUN, DamagedFile, read_json_checked
+from searchgym.damaged import DELETE_AND_RERUN, DamagedFile
 
 
 @dataclass(frozen=True)
@@ -96,8 +96,3 @@ def check_fields(path: str | os.PathLike, record: Mapping[str, Any], required: M
     problem = field_problem(record, required, present)
     if problem:
         raise DamagedFile(path, problem, remedy)
-
-
-def read_json_file(path: str | os.PathLike, expect: type | None = dict, remedy: str = DELETE_AND_RERUN) -> Any:
-    """:func:`~searchgym.damaged.read_json_checked` expecting an object by default."""
-    return read_json_checked(path, expect, remedy=remedy)

@@ -121,3 +121,14 @@ def test_refuse_link_names_a_linked_folder(tmp_path):
     assert fileio.refuse_link(tmp_path) == tmp_path
     with pytest.raises(DamagedFile, match="checkpoint: is a symbolic link, .*replace the link with a real"):
         fileio.refuse_link(tmp_path / "checkpoint")
+
+
+def test_read_jsonl_counted_counts_what_iter_jsonl_skips(tmp_path):
+    from searchgym.fileio import read_jsonl, read_jsonl_counted
+
+    path = tmp_path / "rows.jsonl"
+    path.write_bytes(b'{"a": 1}\n\n[1, 2]\n{"a": \xff}\n{"a": 2}\n{"cut": ')
+    assert read_jsonl_counted(path) == ([{"a": 1}, {"a": 2}], 3)  # a list, not UTF-8, cut; the blank line is none
+    assert read_jsonl(path) == [{"a": 1}, {"a": 2}]
+    with pytest.raises(FileNotFoundError):
+        read_jsonl_counted(tmp_path / "missing.jsonl")

@@ -10,7 +10,6 @@ run is not finished: ``searchgym evaluate`` writes no scores and no DONE, and a 
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -57,36 +56,17 @@ def unanswered(transcripts: Sequence[Mapping[str, Any]], url: str) -> str | None
 
 def read_transcripts(path: str | os.PathLike) -> tuple[list[dict[str, Any]], int]:
     """The rows of a transcripts file, and how many of its lines are no transcript row (cut by a crash
-    or a copy, edited, not UTF-8, longer than ``MAX_JSONL_LINE``, turns that are not a list of objects).
-    Why not ``read_jsonl``: it skips such lines silently, and a report summed from what is left of a cut
+    or a copy, edited, not UTF-8, overlong, turns that are not a list of objects). Why not
+    ``read_jsonl``: it skips such lines silently, and a report summed from what is left of a cut
     file read as a run with fewer replies (22 became 0 in a re-shown run's result.json).
     A path that is not a regular file is :class:`~searchgym.damaged.DamagedFile`; a missing one
     ``FileNotFoundError``."""
-    from searchgym.damaged import open_regular
-    from searchgym.fileio import MAX_JSONL_LINE
+    from searchgym.fileio import read_jsonl_counted
 
-    rows: list[dict[str, Any]] = []
-    damaged = 0
-    with open_regular(path) as handle:
-        while line := handle.readline(MAX_JSONL_LINE + 1):
-            if len(line) > MAX_JSONL_LINE:
-                damaged += 1
-                while line and not line.endswith(b"\n"):  # the rest of an overlong line
-                    line = handle.readline(MAX_JSONL_LINE)
-                continue
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line.decode("utf-8"))
-            except (UnicodeDecodeError, ValueError, RecursionError):
-                damaged += 1
-                continue
-            turns = row.get("turns", []) if isinstance(row, dict) else None
-            if isinstance(turns, list) and all(isinstance(t, dict) for t in turns):
-                rows.append(row)
-            else:
-                damaged += 1
-    return rows, damaged
+    found, damaged = read_jsonl_counted(path)
+    rows = [row for row in found
+            if isinstance(row.get("turns", []), list) and all(isinstance(t, dict) for t in row.get("turns", []))]
+    return rows, damaged + len(found) - len(rows)
 
 
 def is_report(value: Any) -> bool:

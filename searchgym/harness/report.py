@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from searchgym.damaged import DamagedFile, warn_damaged
+from searchgym.damaged import DamagedFile, read_json_checked, warn_damaged
 from searchgym.fileio import atomic_write_text, read_jsonl
 from searchgym.harness.methods import PRIVILEGED_NOTE, shown_label
 from searchgym.harness.plots import curve_from_rows, plot_learning_curves
@@ -37,7 +37,6 @@ from searchgym.json_fields import (
     field_problem,
     is_number,
     optional,
-    read_json_file,
 )
 from searchgym.suites import Suite
 
@@ -137,7 +136,7 @@ def finished_json(folder: Path, name: str) -> dict[str, Any]:
     path = folder / name
     redo = f"delete {folder / 'DONE'} and re-run the same command to evaluate the run again"
     try:
-        record = read_json_file(path, expect=dict, remedy=redo)  # before: an int of 5,000 digits named no file
+        record = read_json_checked(path, expect=dict, remedy=redo)  # before: an int of 5,000 digits named no file
     except FileNotFoundError:
         raise DamagedFile(path, "is missing from a finished run", redo) from None
     check_fields(path, record, present=FILE_FIELDS.get(name), remedy=redo)

@@ -45,7 +45,7 @@ from searchgym.agents.policy_actor import PolicyActor
 from searchgym.agents.population import Population
 from searchgym.agents.sft_base import file_sha256, load_base_into, save_base
 from searchgym.baselines.harness_actors import baseline_actor
-from searchgym.damaged import DamagedFile, warn_damaged
+from searchgym.damaged import DamagedFile, read_json_checked, warn_damaged
 from searchgym.fileio import atomic_torch_save, atomic_write_json, refuse_link
 from searchgym.harness.methods import RunContext
 from searchgym.json_fields import (
@@ -56,7 +56,6 @@ from searchgym.json_fields import (
     TEXT,
     check_fields,
     is_number,
-    read_json_file,
 )
 from searchgym.policy_format import feature_versions, policy_format
 from searchgym.suites import Suite, env_kind, make_env, tasks
@@ -144,7 +143,7 @@ def read_meta(path: Path) -> dict[str, Any]:
     ``[1]`` ended in "'list' object has no attribute 'get'", and a file without ``dev_agreement``
     in "error: 'dev_agreement'" (a KeyError) naming no file."""
     rebuild = f"delete {path.parent} and re-run the same command to build the base again"
-    meta = read_json_file(path, expect=dict, remedy=rebuild)
+    meta = read_json_checked(path, expect=dict, remedy=rebuild)
     check_fields(path, meta, META_FIELDS, {"dev_confidence": OBJECT}, remedy=rebuild)
     return meta
 

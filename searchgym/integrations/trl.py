@@ -139,10 +139,7 @@ def _suite_tool_schemas(suite: Suite) -> list[dict[str, Any]]:
     env = make_env(suite, "dev")
     try:
         env.reset(seed=0)
-        session = getattr(env.unwrapped, "session", None)
-        if session is None:
-            raise ValueError(f"suite {suite.id!r} is multi-agent; TRL's environment_factory plays one model per "
-                             "rollout: use a single-agent text suite such as searchqa-text-v2")
+        session = env.unwrapped.session  # a single-agent env: _playable_suite checked it
         return chat_tools(session.allowed, answer=session.can_answer)
     finally:
         env.close()

@@ -144,7 +144,8 @@ _FIELDS = {cls: frozenset(f.name for f in dataclasses.fields(cls))
 def _missing_parts(world: World) -> str:
     """What a loaded World lacks ("" when whole). Why: the unpickler only limits which classes a
     file names, so a crafted file can hold a World or a Page without its fields; checked here in one
-    pass (a few percent of the load) instead of as an AttributeError deep inside a run."""
+    pass (0.04 of a 0.25-CPU-s load of the size-1000 world, once a process) instead of as an
+    AttributeError deep inside a run."""
     state = vars(world)
     for name, kind in _WORLD_FIELD_TYPES.items():
         if not isinstance(state.get(name), kind) or (kind is int and isinstance(state[name], bool)):

@@ -260,3 +260,14 @@ def test_what_is_not_a_regular_file_regenerates_without_hanging(tmp_path, caplog
     if kind != "folder":  # the stored world replaces what was there (a link, not its target)
         assert not path.is_symlink() and path.is_file()
         assert _load(tmp_path, caplog).fingerprint == world.fingerprint and not caplog.text
+
+
+def test_the_structure_check_knows_every_field_of_a_world():
+    """The cache's list of a World's fields is written out (with the type each must hold): a field added
+    to World must be added there too, or a cached world would be checked without it."""
+    import dataclasses
+
+    from searchgym.world.disk_cache import _WORLD_FIELD_TYPES
+    from searchgym.world.world import World
+
+    assert set(_WORLD_FIELD_TYPES) == {f.name for f in dataclasses.fields(World)}
