@@ -31,7 +31,7 @@ from pathlib import Path
 from searchgym.commands import check_seed
 from searchgym.commands.compare import parse_options
 from searchgym.damaged import DamagedFile
-from searchgym.fileio import atomic_write_json, read_json
+from searchgym.fileio import atomic_write_json
 from searchgym.harness.methods import (
     AGENT_METHOD,
     AGENT_PROVIDERS,
@@ -41,7 +41,8 @@ from searchgym.harness.methods import (
     resolve_agent,
 )
 from searchgym.harness.provenance import resolve_device
-from searchgym.harness.runner import DONE, RunNotFinished, RunSpec, execute_run
+from searchgym.harness.report import finished_json, redo_remedy
+from searchgym.harness.runner import RunNotFinished, RunSpec, execute_run
 from searchgym.suites import Suite, get_suite
 
 
@@ -136,7 +137,7 @@ def run(args: argparse.Namespace) -> int:
     shown = outcome.status == "skipped"
     if shown:
         print(f"{folder} is already evaluated (DONE); showing it (delete it or use another --out to redo)")
-    result = finished_result(folder)
+    result = finished_json(folder, "result.json")  # damaged or missing: one line, delete DONE
     report = record_reply_report(folder, result, shown=shown)
     try:
         table = result["test"]
@@ -144,11 +145,9 @@ def run(args: argparse.Namespace) -> int:
                  f"{row['tool_calls']:.2f} |"
                  for family, row in sorted(table.items(), key=lambda item: (item[0] == "all", item[0]))]
         tasks = table["all"]["n"]
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        if isinstance(exc, DamagedFile):
-            raise
+    except (KeyError, TypeError, ValueError, AttributeError):
         raise DamagedFile(folder / "result.json", "has no test table of families with n, success, f1, steps and "
-                          "tool_calls", f"delete {folder / 'DONE'} and re-run the same command") from None
+                          "tool_calls", redo_remedy(folder)) from None
     first = "the first " if args.limit is not None else ""
     print(f"\n{label} on {suite.id} (test split, {first}{tasks} tasks)\n")
     print("| family | n | success | f1 | steps | tool calls |\n|---|---|---|---|---|---|")
@@ -175,19 +174,6 @@ def evaluation_suite(args: argparse.Namespace) -> Suite:
     suite = get_suite(args.suite) if args.suite is not None else trained.suite
     check_suite(trained, suite)
     return suite
-
-
-def finished_result(folder: Path) -> dict:
-    """The result.json of a finished (DONE) evaluation; any damage, or none there, is one line whose
-    remedy redoes the run. Before: ``[]`` said "delete it and re-run the same command", and doing so
-    gave "[Errno 2] No such file or directory" (DONE still said the run was finished)."""
-    path, redo = folder / "result.json", f"delete {folder / DONE} and re-run the same command"
-    try:
-        return read_json(path, expect=dict)
-    except FileNotFoundError:
-        raise DamagedFile(path, "is missing from a finished run (DONE)", redo) from None
-    except DamagedFile as exc:
-        raise DamagedFile(path, exc.what, redo) from None
 
 
 def record_reply_report(folder: Path, result: dict, shown: bool = False) -> dict | None:

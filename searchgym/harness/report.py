@@ -129,12 +129,17 @@ def _metric_fields() -> dict[str, Any]:
     return dict.fromkeys(names, NUMBER)
 
 
+def redo_remedy(folder: Path) -> str:
+    """What a damaged file of a finished run says to do: its DONE goes, the same command redoes the end."""
+    return f"delete {folder / 'DONE'} and re-run the same command to evaluate the run again"
+
+
 def finished_json(folder: Path, name: str) -> dict[str, Any]:
     """A finished run's JSON file; damaged or missing, a :class:`DamagedFile` whose remedy redoes the run's
     end. Why: a damaged result.json said "delete it and re-run", and the re-run then stopped at
     "[Errno 2] No such file or directory" (the run's DONE still said it was finished)."""
     path = folder / name
-    redo = f"delete {folder / 'DONE'} and re-run the same command to evaluate the run again"
+    redo = redo_remedy(folder)
     try:
         record = read_json_checked(path, expect=dict, remedy=redo)  # before: an int of 5,000 digits named no file
     except FileNotFoundError:
@@ -159,7 +164,7 @@ def finished_predictions(folder: Path, expected: int | None = None) -> list[dict
     rows it still held, e.g. 33 of 160 tasks, as if the run had been scored on those alone.
     """
     path = folder / "predictions.jsonl"
-    redo = f"delete {folder / 'DONE'} and re-run the same command to evaluate the run again"
+    redo = redo_remedy(folder)
     try:
         rows = read_jsonl(path)
     except DamagedFile as exc:  # a folder or a FIFO in its place

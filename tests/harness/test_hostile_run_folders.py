@@ -272,7 +272,8 @@ def test_a_damaged_checkpoint_restarts_a_trainer_run_from_the_command_line(tmp_p
     (b"[1]", "result.json: holds a list where an object belongs"),
     (b'{"dev": {}}', "result.json: has no test table"),
     (b'{"test": {"all": {"n": 12}}}', "result.json: has no test table"),
-    (b'{"test": {"all": {"n": 12, "success": "x", "f1": 1, "steps": 1, "tool_calls": 0}}}', "has no test table"),
+    (b'{"test": {"all": {"n": 12, "success": "x", "f1": 1, "steps": 1, "tool_calls": 0}}}',
+     "its 'test.all.success' is a string ('x') where a finite number belongs"),
 ])
 def test_evaluate_on_a_finished_run_with_a_damaged_result_is_one_line(tmp_path, capsys, result, words):
     out = tmp_path / "ev"
