@@ -41,7 +41,7 @@ from searchgym.harness.methods import (
     resolve_agent,
 )
 from searchgym.harness.provenance import resolve_device
-from searchgym.harness.report import finished_json, redo_remedy
+from searchgym.harness.finished_files import finished_json, redo_remedy
 from searchgym.harness.runner import RunNotFinished, RunSpec, execute_run
 from searchgym.suites import Suite, get_suite
 

@@ -15,7 +15,8 @@ from pathlib import Path
 
 from searchgym.commands import out_path
 from searchgym.commands.compare import REFERENCE
-from searchgym.harness.report import finished_json, write_report
+from searchgym.harness.finished_files import finished_json
+from searchgym.harness.report import write_report
 from searchgym.harness.runner import is_done
 from searchgym.suites import get_suite
 

@@ -21,11 +21,11 @@ from searchgym.commands import MAX_SEED, check_at_least, check_at_most, check_wo
 from searchgym.commands.compare import parse_options, require_extras
 from searchgym.damaged import DamagedFile
 from searchgym.extras import require_installed
+from searchgym.harness.finished_files import finished_json
 from searchgym.harness.loggers import LOGGERS
 from searchgym.harness.methods import BASELINE_METHODS, METHODS, resolve_method
 from searchgym.harness.preflight import check_comparison, check_policy
 from searchgym.harness.provenance import resolve_device
-from searchgym.harness.report import finished_json
 from searchgym.harness.runner import RunSpec, execute_run
 from searchgym.method_table import llm_spec
 from searchgym.registry import spec as env_spec

@@ -19,25 +19,15 @@ from typing import Any
 
 import numpy as np
 
-from searchgym.damaged import DamagedFile, read_json_checked, warn_damaged
+from searchgym.damaged import DamagedFile, warn_damaged
 from searchgym.fileio import atomic_write_text, read_jsonl
+from searchgym.harness.finished_files import finished_json, finished_predictions, tested_count
 from searchgym.harness.methods import PRIVILEGED_NOTE, shown_label
 from searchgym.harness.plots import curve_from_rows, plot_learning_curves
 from searchgym.harness.report_gain import CHANCE, gain_section
 from searchgym.harness.runner import is_done, run_dir
 from searchgym.harness.stats import bootstrap_ci, paired_permutation_test
-from searchgym.json_fields import (
-    COUNT,
-    FLAG,
-    INT,
-    NUMBER,
-    SCORE,
-    TEXT,
-    check_fields,
-    field_problem,
-    is_number,
-    optional,
-)
+from searchgym.json_fields import NUMBER, field_problem, is_number
 from searchgym.suites import Suite
 
 #: Under every success table with a comparison column: what chance is there.
@@ -109,80 +99,10 @@ def finished_metrics(folder: Path, expected: object = None) -> list[dict[str, An
     return rows
 
 
-#: What the report reads from a finished run's files, checked when there (older runs lack some).
-#: Before: "train_seconds": "x" ended in "Unknown format code 'f'", "dev": [1] in an AttributeError,
-#: "trains": "no" counted as true, and NaN seconds were written into results.md as "nan".
-FILE_FIELDS = {
-    "result.json": {"train_seconds": NUMBER, "eval_seconds": NUMBER, "attempt": COUNT, "metrics_rows": COUNT,
-                    "dev.all.success": NUMBER, "test.all.success": NUMBER, "test.all.f1": NUMBER, "test.all.n": COUNT},
-    "config.json": {"suite_id": TEXT, "suite_hash": TEXT, "trains": FLAG, "privileged": FLAG, "method_path": TEXT,
-                    "device_name": TEXT, "budget": optional(INT)},
-}
-#: A prediction's scores: before, "success": "yes" ended in "could not convert string to float: 'yes'"
-#: naming no file, and NaN or 1e999 were written into results.md and summary.csv as "nan" and "inf".
-PREDICTION_FIELDS = {"success": SCORE, "f1": NUMBER, "score": NUMBER, "steps": NUMBER, "tool_calls": NUMBER}
-
-
 def _metric_fields() -> dict[str, Any]:
     """The metrics rows' fields the curves and the diagnostics table read: finite numbers."""
     names = ("step", "iteration", "dev_success", *(key for key, _ in DIAGNOSTICS), *BEFORE_FILTERING.values())
     return dict.fromkeys(names, NUMBER)
-
-
-def redo_remedy(folder: Path) -> str:
-    """What a damaged file of a finished run says to do: its DONE goes, the same command redoes the end."""
-    return f"delete {folder / 'DONE'} and re-run the same command to evaluate the run again"
-
-
-def finished_json(folder: Path, name: str) -> dict[str, Any]:
-    """A finished run's JSON file; damaged or missing, a :class:`DamagedFile` whose remedy redoes the run's
-    end. Why: a damaged result.json said "delete it and re-run", and the re-run then stopped at
-    "[Errno 2] No such file or directory" (the run's DONE still said it was finished)."""
-    path = folder / name
-    redo = redo_remedy(folder)
-    try:
-        record = read_json_checked(path, expect=dict, remedy=redo)  # before: an int of 5,000 digits named no file
-    except FileNotFoundError:
-        raise DamagedFile(path, "is missing from a finished run", redo) from None
-    check_fields(path, record, present=FILE_FIELDS.get(name), remedy=redo)
-    return record
-
-
-def tested_count(result: dict[str, Any]) -> int | None:
-    """How many test tasks a finished run scored, as its ``result.json`` records (None if it does not)."""
-    test = result.get("test")
-    n = test.get("all", {}).get("n") if isinstance(test, dict) and isinstance(test.get("all"), dict) else None
-    return n if isinstance(n, int) and not isinstance(n, bool) else None
-
-
-def finished_predictions(folder: Path, expected: int | None = None) -> list[dict[str, Any]]:
-    """A finished run's prediction rows, each with its text ``task_id`` and ``family``.
-
-    A damaged file is :class:`DamagedFile` with the way to redo the run (its ``DONE`` deleted,
-    the same command evaluates it again from its checkpoint). ``expected`` is the number of rows
-    the run wrote (``result.json``): a file cut short (a partial copy or sync) was reported on the
-    rows it still held, e.g. 33 of 160 tasks, as if the run had been scored on those alone.
-    """
-    path = folder / "predictions.jsonl"
-    redo = redo_remedy(folder)
-    try:
-        rows = read_jsonl(path)
-    except DamagedFile as exc:  # a folder or a FIFO in its place
-        raise DamagedFile(path, exc.what, redo) from None
-    if not rows:
-        raise DamagedFile(path, "holds no predictions (missing, empty or every line damaged)", redo)
-    if expected is not None and len(rows) != expected:
-        raise DamagedFile(path, f"holds {len(rows)} readable predictions where result.json counts {expected} "
-                          "(cut short or damaged)", redo)
-    bad = next((i for i, r in enumerate(rows) if not all(isinstance(r.get(k), str) for k in ("task_id", "family"))),
-               None)
-    if bad is not None:
-        raise DamagedFile(path, f"prediction {bad + 1} has no text task_id and family", redo)
-    for i, row in enumerate(rows):
-        problem = field_problem(row, present=PREDICTION_FIELDS)
-        if problem:
-            raise DamagedFile(path, f"prediction {i + 1}: {problem}", redo)
-    return rows
 
 
 def _families(records: Sequence[RunRecord]) -> list[str]:
