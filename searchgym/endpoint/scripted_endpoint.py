@@ -33,11 +33,12 @@ from typing import Any, Self
 
 from searchgym.action_types import Action
 from searchgym.actions import parse_action
-from searchgym.observation_format import MEMBER_PREFIX, question_text
-from searchgym.envs.play_rules import play_rules
 from searchgym.endpoint import check_port, openai_replies
+from searchgym.endpoint.chat_request import wrong_optional_field
 from searchgym.endpoint.request_deadline import deadline_rfile
+from searchgym.envs.play_rules import play_rules
 from searchgym.harness.evaluate import answer_rule, episode_seed, play_parallel, play_single
+from searchgym.observation_format import MEMBER_PREFIX, question_text
 from searchgym.suites import Suite, get_suite, make_env, tasks
 from searchgym.tools.toolkit import TOOL_NAMES
 from searchgym.world.world import SPLITS
@@ -254,6 +255,9 @@ class ScriptedEndpoint:
                 raise TypeError("messages")
         except (ValueError, KeyError, TypeError, RecursionError):  # RecursionError: "[[[[..." nested deeper than json reads
             return 400, _BAD_REQUEST, "application/json"
+        wrong = wrong_optional_field(request)
+        if wrong:  # before: {"stream": "yes"} or {"tools": "x"} got a 200 as if the field were absent
+            return 400, _error(wrong), "application/json"
         if self.behaviour == "prose":
             message: dict[str, Any] = {"role": "assistant", "content": f"I choose {n % 3}. Let me think about it."}
         else:
@@ -299,6 +303,11 @@ class ScriptedEndpoint:
                 """A Content-Length that is no integer (was a ValueError and no reply), negative (was a read
                 to end of stream, unbounded) or over MAX_BODY gets a 4xx unread, and a body that stops
                 arriving 408 after READ_TIMEOUT; any other failure is a JSON 500, never a dropped connection."""
+                if self.headers.get("Transfer-Encoding") is not None and self.headers.get("Content-Length") is None:
+                    self.close_connection = True  # before: the chunked body was left unread and got a 400
+                    self._send(411, _error("send the body with a Content-Length header; a chunked "
+                                           "Transfer-Encoding is not accepted"), "application/json")
+                    return
                 raw = (self.headers.get("Content-Length") or "0").strip()
                 if not (raw.isascii() and raw.isdigit()):  # "²" is a digit to str.isdigit, not to int
                     self.close_connection = True

@@ -258,3 +258,28 @@ def test_headers_dripped_a_byte_at_a_time_are_cut_off_at_the_read_timeout():
         assert post(endpoint.base_url, HI)[0] == 200
     with pytest.raises(ValueError, match=r"read_timeout must be a number of seconds > 0"):
         ScriptedEndpoint(TINY, "prose", read_timeout=0)
+
+
+@pytest.mark.parametrize("field, value, says", [("stream", "yes", "'stream' must be true or false, got a string"),
+                                                ("tools", "x", "'tools' must be an array, got a string"),
+                                                ("model", 5, "'model' must be a string, got an integer"),
+                                                ("temperature", True, "'temperature' must be a number, got true or false"),
+                                                ("max_tokens", 1.5, "'max_tokens' must be an integer, got a number")])
+def test_an_optional_field_of_the_wrong_type_is_a_400_naming_it(field, value, says):
+    # before: the field was read as absent and the request got a 200
+    with ScriptedEndpoint(TINY, "prose") as endpoint:
+        status, _, text = post(endpoint.base_url, {"messages": [{"role": "user", "content": "hi"}], field: value})
+        assert status == 400 and says in json.loads(text)["error"]["message"], text
+        nulled = post(endpoint.base_url, {"messages": [{"role": "user", "content": "hi"}], field: None})
+        assert nulled[0] == 200  # null is absent, as in OpenAI's API
+
+
+def test_a_chunked_body_without_a_length_is_a_411():
+    # before: the body was left unread (no Content-Length: 0 bytes) and the reply was a 400 about the JSON
+    with ScriptedEndpoint(TINY, "prose") as endpoint:
+        port = int(endpoint.base_url.split(":")[2].split("/")[0])
+        chunked = (b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+                   b"2\r\n{}\r\n0\r\n\r\n")
+        reply = raw(port, chunked)
+        assert reply.startswith(b"HTTP/1.0 411") and b"send the body with a Content-Length header" in reply, reply[:300]
+        assert post(endpoint.base_url, HI)[0] == 200

@@ -1,0 +1,40 @@
+"""The optional fields of a chat-completions request, checked for their JSON types.
+
+Why: the scripted server read a field of the wrong type (``"stream": "yes"``, ``"tools": "x"``)
+as absent and answered 200, so a client's mistake passed unnoticed against it and failed only
+against a real server, which answers 400.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+#: the optional fields of a chat request this server reads or that clients commonly send, with
+#: the JSON types OpenAI's API accepts for them (a bool is no number here, as in JSON)
+_OPTIONAL_FIELDS: dict[str, tuple[type, ...]] = {
+    "model": (str,), "stream": (bool,), "stream_options": (dict,), "tools": (list,),
+    "tool_choice": (str, dict), "temperature": (int, float), "top_p": (int, float), "n": (int,),
+    "max_tokens": (int,), "max_completion_tokens": (int,), "stop": (str, list), "seed": (int,),
+}
+_TYPE_NAMES = {str: "a string", bool: "true or false", dict: "an object", list: "an array", int: "an integer",
+               float: "a number"}
+
+
+def _json_kind(value: Any) -> str:
+    """A JSON value's kind as a client would name it ("a string", "true or false")."""
+    if isinstance(value, bool):
+        return "true or false"
+    return "a number" if isinstance(value, float) else _TYPE_NAMES.get(type(value), "a value")
+
+
+def wrong_optional_field(request: dict) -> str | None:
+    """What is wrong with the first optional field of ``request`` that has the wrong JSON type
+    (null counts as absent), or None."""
+    for name, types in _OPTIONAL_FIELDS.items():
+        value = request.get(name)
+        if value is None:
+            continue
+        if isinstance(value, bool) and bool not in types or not isinstance(value, types):
+            accepted = " or ".join(dict.fromkeys(_TYPE_NAMES[t] for t in types if t is not int or float not in types))
+            return f"the field {name!r} must be {accepted}, got {_json_kind(value)}"
+    return None
