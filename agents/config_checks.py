@@ -48,11 +48,14 @@ def check_run_numbers(config: Any) -> None:
                          f"task; got {eval_tasks!r}")
 
 
-def check_in_range(name: str, value: Any, low: float, high: float = math.inf, what: str = "") -> None:
-    """A number (not a bool, not NaN) in [low, high] (``high`` may be inf: then inf is accepted too)."""
-    if type(value) not in (int, float) or not low <= value <= high:
+def check_in_range(name: str, value: Any, low: float, high: float = math.inf, what: str = "",
+                   finite: bool = False) -> None:
+    """A number (not a bool, not NaN) in [low, high] (``high`` may be inf: then inf is accepted too,
+    unless ``finite``: a weight of inf makes every loss inf and every gradient NaN)."""
+    if type(value) not in (int, float) or not low <= value <= high or (finite and value == math.inf):
         bounds = f">= {low:g}" if high == math.inf else f"in [{low:g}, {high:g}]"
-        raise ValueError(f"{name} must be a number {bounds}{f' ({what})' if what else ''}; got {value!r}")
+        kind = "a finite number" if finite else "a number"
+        raise ValueError(f"{name} must be {kind} {bounds}{f' ({what})' if what else ''}; got {value!r}")
 
 
 def check_update_settings(config: Any, population_modes: Iterable[str]) -> None:

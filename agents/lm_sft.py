@@ -118,7 +118,7 @@ class SFTConfig:
     def __post_init__(self) -> None:
         if self.epochs <= 0 or self.batch_size < 1 or self.lr <= 0:
             raise ValueError(f"need epochs > 0, batch_size >= 1, lr > 0; got {self.epochs}, {self.batch_size}, {self.lr}")
-        check_in_range("SFTConfig.context_weight", self.context_weight, 0.0, what=CONTEXT_WEIGHT)
+        check_in_range("SFTConfig.context_weight", self.context_weight, 0.0, what=CONTEXT_WEIGHT, finite=True)
         self.context_weight = float(self.context_weight)
 
 

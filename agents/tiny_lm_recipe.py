@@ -117,7 +117,7 @@ class RecipeConfig:
             if int(getattr(self, name)) < 1:
                 raise ValueError(f"RecipeConfig.{name} must be >= 1, got {getattr(self, name)!r}")
         # when the options are read, not after the reader has played
-        check_in_range("RecipeConfig.sft_context_weight", self.sft_context_weight, 0.0, what=CONTEXT_WEIGHT)
+        check_in_range("RecipeConfig.sft_context_weight", self.sft_context_weight, 0.0, what=CONTEXT_WEIGHT, finite=True)
         if int(self.choice_tasks) < 0:
             raise ValueError(f"RecipeConfig.choice_tasks must be >= 0, got {self.choice_tasks!r}")
 

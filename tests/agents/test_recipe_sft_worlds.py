@@ -49,8 +49,8 @@ def test_sft_worlds_must_be_at_least_one():
         RecipeConfig(sft_worlds=0)
 
 
-@pytest.mark.parametrize("weight", [-0.5, float("nan"), "1", True])
+@pytest.mark.parametrize("weight", [-0.5, float("nan"), float("inf"), "1", True])
 def test_a_bad_context_weight_is_refused_before_any_stage(weight):
-    with pytest.raises(ValueError, match="sft_context_weight must be a number >= 0"):
+    with pytest.raises(ValueError, match="sft_context_weight must be a finite number >= 0"):
         RecipeConfig(sft_context_weight=weight)
     assert RecipeConfig(sft_context_weight=0.5).sft_context_weight == 0.5

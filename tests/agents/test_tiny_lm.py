@@ -99,8 +99,8 @@ def test_the_context_loss_adds_the_weighted_next_token_loss_of_the_unscored_toke
     assert abs(float(both) - (float(actions) + 0.5 * float(context))) < 1e-4
     # with a shared prefix the context term covers the rows after it only: a different, still finite value
     assert torch.isfinite(shared) and float(shared) != float(both)
-    for bad in (-1.0, float("nan"), "0.5", True):
-        with pytest.raises(ValueError, match="SFTConfig.context_weight must be a number >= 0"):
+    for bad in (-1.0, float("nan"), float("inf"), "0.5", True):  # inf: every loss inf, every gradient NaN
+        with pytest.raises(ValueError, match="SFTConfig.context_weight must be a finite number >= 0"):
             SFTConfig(context_weight=bad)
 
 
