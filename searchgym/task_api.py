@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 import gymnasium as gym
+from pettingzoo.utils.wrappers import BaseParallelWrapper
 
 from searchgym.envs.tasks import reset_options
 from searchgym.registry import base_env, make, registered
@@ -145,16 +146,17 @@ def _fixed_options(options: dict[str, Any] | None, task_id: str) -> dict[str, An
     return {**options, "task_id": task_id}
 
 
-def _fixed_parallel(env: Any, task_id: str) -> Any:
-    from pettingzoo.utils.wrappers import BaseParallelWrapper
+class _FixedTaskParallel(BaseParallelWrapper):
+    """A PettingZoo ParallelEnv whose every reset plays one task. A module-level class holding its
+    ``task_id``: the class used to be defined inside a function, so the env could not be pickled
+    ("Can't pickle local object"), and a multiprocessing or Ray worker could not receive it."""
 
-    class FixedTaskParallel(BaseParallelWrapper):
-        """A PettingZoo ParallelEnv whose every reset plays one task."""
+    def __init__(self, env: Any, task_id: str) -> None:
+        super().__init__(env)
+        self.task_id = task_id
 
-        def reset(self, seed: int | None = None, options: dict[str, Any] | None = None):
-            return self.env.reset(seed=seed, options=_fixed_options(options, task_id))
-
-    return FixedTaskParallel(env)
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None):
+        return self.env.reset(seed=seed, options=_fixed_options(options, self.task_id))
 
 
 def make_task_env(suite_or_env_id: str | Suite, split: str, task_id: str) -> Any:
@@ -170,7 +172,7 @@ def make_task_env(suite_or_env_id: str | Suite, split: str, task_id: str) -> Any
                          f"({len(ids)} tasks: {shown}); list them with searchgym.tasks(...)")
     if isinstance(env, gym.Env):
         return _FixedTask(env, task_id)
-    return _fixed_parallel(env, task_id)
+    return _FixedTaskParallel(env, task_id)
 
 
 HF_INSTALL = "pip install 'searchgym[hf]'  (or: pip install datasets)"

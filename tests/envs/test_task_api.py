@@ -139,3 +139,17 @@ def test_a_one_task_env_is_remade_from_its_spec_and_passes_check_env():
     assert twin.unwrapped.config.max_steps == env.unwrapped.config.max_steps == 6
     with pytest.warns(UserWarning, match="different from the unwrapped version"):
         check_env(env)
+
+
+@pytest.mark.parametrize("suite", [TINY, TINY_TEAM])
+def test_a_one_task_env_pickles_and_plays_the_same_task(suite):
+    # before: the multi-agent one was a class defined inside a function: "Can't pickle local object"
+    import pickle
+
+    task_id = searchgym.tasks(suite, "dev")[1].task_id
+    env = searchgym.make_task_env(suite, "dev", task_id)
+    twin = pickle.loads(pickle.dumps(env))
+    assert twin.task_id == task_id
+    assert str(twin.reset(seed=4)) == str(env.reset(seed=4))
+    with pytest.raises(ValueError, match="this env always plays task"):
+        twin.reset(seed=4, options={"task_id": "another"})
