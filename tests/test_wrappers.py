@@ -106,6 +106,7 @@ def test_parallel_numeric_envs_keep_every_agent_until_the_episode_ends(env_id) -
     rng = np.random.default_rng(1)
     saw_finished = False
     finished_before: set[str] = set()
+    live_keys = infos[env.possible_agents[0]]
     for _ in range(40):
         assert env.agents == env.possible_agents and set(obs) == set(env.possible_agents)
         actions = {}
@@ -117,6 +118,9 @@ def test_parallel_numeric_envs_keep_every_agent_until_the_episode_ends(env_id) -
                 if agent in finished_before:  # its last view came with the step that ended it; now zeros
                     saw_finished = True
                     assert not obs[agent].any()
+                    # the keys of a live step (before: only text, active and action_mask), with no reward
+                    assert set(infos[agent]) == set(live_keys) and infos[agent]["task_id"] == live_keys["task_id"]
+                    assert not any(infos[agent]["reward_components"].values()) and infos[agent]["candidates"] == []
                 finished_before.add(agent)
             actions[agent] = int(rng.choice(np.flatnonzero(mask)))
         obs, rewards, terms, truncs, infos = env.step(actions)

@@ -34,7 +34,7 @@ from searchgym.envs.config import BOUNDS, EnvConfig, check_int, resolve_config
 from searchgym.envs.info import ZEROED_RESET, episode_info
 from searchgym.envs.multi import AGENT_FIELDS, MultiSearchEnv
 from searchgym.envs.roles import Role, resolve_roles
-from searchgym.envs.session import SearchSession, StepOutcome, score_info
+from searchgym.envs.session import NO_SCORE, SearchSession, StepOutcome, score_info
 from searchgym.envs.spaces import sanitize
 from searchgym.envs.team_posts import TeamPosts, shared_post_memos
 from searchgym.judge import read_text
@@ -359,7 +359,9 @@ class TeamSearchEnv(TeamPosts, MultiSearchEnv):
         extra = {
             "answer": answered.answer if answered else None,
             "success": bool(self.team_score and self.team_score.success),
-            "score": score_info(answered.score) if answered else None,
+            # before an answer: zeroes with the same keys, as every other env (was None, so a vector
+            # env could not stack the infos and the value's type changed mid-episode)
+            "score": score_info(answered.score) if answered and answered.score else dict(NO_SCORE),
             "role": {"name": role.name, "tools": list(role.tools), "can_answer": role.can_answer},
             # the transcript's line of this step is the action's rendering (made once, in settle)
             "action": (self.sessions[agent].transcript[-1][0] if outcome.action else None) if outcome else None,

@@ -22,6 +22,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
+from searchgym.envs.session import NO_REWARD, NO_SIGNALS
 from searchgym.wrappers.features import Encoded, FeatureLayout
 
 
@@ -51,6 +52,7 @@ class NumericParallel(ParallelEnv):
         self._env_masks: dict[str, np.ndarray] = {}
         self._finished: dict[str, bool] = {}
         self._answered: dict[str, bool] = {}
+        self._last_info: dict[str, dict[str, Any]] = {}  # each agent's info of its last live step
         self._spaces: dict[str, tuple[spaces.Box, spaces.Discrete]] = {}
 
     def observation_space(self, agent: str) -> spaces.Box:
@@ -83,6 +85,7 @@ class NumericParallel(ParallelEnv):
         self.agents = list(self.possible_agents)
         self._finished = {a: False for a in self.agents}
         self._answered = {a: False for a in self.agents}
+        self._last_info = {}
         return self._convert(obs, infos)
 
     def step(self, actions: Mapping[str, Any]):
@@ -125,12 +128,24 @@ class NumericParallel(ParallelEnv):
                     mask = encoded.mask(self.layout.max_candidates).astype(np.int8)
                 if "candidates" in info:
                     info["candidates"] = [info["candidates"][i] for i in encoded.order]
+                self._last_info[agent] = info
             else:
                 observations[agent] = self.layout.zeros()
-                info, text = {}, ""
+                info, text = self._finished_info(agent), ""
             self._masks[agent] = mask
             out_infos[agent] = {**info, "text": text, "active": active, "action_mask": mask}
         return observations, out_infos
+
+    def _finished_info(self, agent: str) -> dict[str, Any]:
+        """A finished agent's info: the keys of its last live step (before: only ``text``,
+        ``active`` and ``action_mask``, so ``infos[a]["task_id"]`` was a KeyError), with no
+        reward, no signal and no candidates this step."""
+        info = dict(self._last_info.get(agent, {}))
+        info.update(reward_components=dict(NO_REWARD), signals={**NO_SIGNALS, "reason": "finished"},
+                    invalid=False, format_error=False)
+        if "candidates" in info:
+            info["candidates"] = []
+        return info
 
     def action_mask(self, agent: str) -> np.ndarray:
         """The current mask of ``agent`` (bool); a finished agent's admits only slot 0."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 import searchgym
-from searchgym.envs.session import NO_REWARD, NO_SIGNALS
+from searchgym.envs.session import NO_REWARD, NO_SCORE, NO_SIGNALS
 
 
 @pytest.mark.parametrize("env_id", ["SearchQA-Candidates-v0", "GroupSearch-Candidates-v0", "TeamSearch-Candidates-v0",
@@ -17,6 +17,7 @@ def test_reset_info_has_the_step_keys_with_zero_rewards(env_id: str) -> None:
     per_agent = infos.values() if hasattr(env, "possible_agents") else [infos]
     for info in per_agent:
         assert info["reward_components"] == dict(NO_REWARD) and info["signals"] == dict(NO_SIGNALS)
+        assert info["score"] == dict(NO_SCORE)  # a team's was None until someone answered
     if hasattr(env, "possible_agents"):
         action = 0 if "Candidates" in env_id else "<answer>x</answer>"
         _, _, _, _, after = env.step({a: action for a in env.agents})
