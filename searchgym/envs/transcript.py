@@ -20,10 +20,17 @@ class Transcript:
     def transcript_text(self, extra: str = "") -> str:
         """Question, header and the most recent rounds that fit in ``max_obs_chars``."""
         if self._head[0] != extra:  # the same every step but for a team's blackboard text
-            head = f"{self.header}\n" if self.header else ""
-            head += question_text(self.task.question) + "\n"
-            if extra:
-                head += extra.rstrip() + "\n"
+            header = f"{self.header}\n" if self.header else ""
+            question = question_text(self.task.question) + "\n"
+            board = extra.rstrip() + "\n" if extra else ""
+            room = self.config.max_obs_chars - len(question)
+            if len(header) + len(board) > room:
+                # a small max_obs_chars cuts the board, then the header, never the question (before: a
+                # team's role header filled the text and the question was cut off)
+                board = board[:max(room, 0)]
+                left = room - len(board)
+                header = header[:left - 1] + "\n" if left > 1 else ""
+            head = header + question + board
             self._head = (extra, head, is_clean(head))
         head_state = self._head
         _, head, clean = head_state

@@ -105,7 +105,7 @@ def test_memoised_scores_and_mentions_equal_the_computed_ones():
 
 
 def test_transcript_text_built_from_memoised_blocks_equals_sanitising_the_whole_text():
-    env = TeamSearchEnv(roles="roles", action_mode="candidates", world_size="tiny", max_obs_chars=300)
+    env = TeamSearchEnv(roles="roles", action_mode="candidates", world_size="tiny", max_obs_chars=600)
     env.reset(seed=0)
     session = env.sessions["lead"]
     rounds = [("web_search(query=\"Łódź\")", "Zoë Café\x07 paid 3 zł"), ("wait()", "You waited."),
@@ -114,7 +114,7 @@ def test_transcript_text_built_from_memoised_blocks_equals_sanitising_the_whole_
         session.transcript.append((line, result))
         text = session.transcript_text("Blackboard: Żaneta")
         head = f"{session.header}\nQuestion: {session.task.question}\nBlackboard: Żaneta\n"
-        budget, parts = 300 - len(head), []
+        budget, parts = 600 - len(head), []
         for i in range(len(session.transcript) - 1, -1, -1):  # the plain construction: cut, then sanitise
             block = f"Step {i + 1}: {session.transcript[i][0]}\n{session.transcript[i][1]}\n"
             if len(block) > budget:
@@ -122,7 +122,23 @@ def test_transcript_text_built_from_memoised_blocks_equals_sanitising_the_whole_
                 break
             parts.append(block)
             budget -= len(block)
-        assert text == sanitize(head + "".join(reversed(parts)), 300)
+        assert text == sanitize(head + "".join(reversed(parts)), 600)
+
+
+def test_a_head_longer_than_max_obs_chars_cuts_the_board_then_the_header_never_the_question():
+    # before: the role header (281 characters for the lead) filled a 300-character text, and the
+    # question was cut off
+    env = TeamSearchEnv(roles="roles", action_mode="candidates", world_size="tiny", max_obs_chars=300)
+    env.reset(seed=0)
+    session = env.sessions["lead"]
+    question = f"Question: {session.task.question}\n"
+    assert len(session.header) + len(question) > 300
+    text = session.transcript_text("Blackboard: a note")
+    assert len(text) == 300 and text.endswith(question + "Blackboard: a note\n")
+    assert text.startswith(session.header[:300 - len(question) - 20]) and text[:-len(question) - 19].endswith("\n")
+    board = "Blackboard: " + "n" * 400
+    text = session.transcript_text(board)
+    assert text.startswith(question) and text == (question + board + "\n")[:300]
 
 
 def test_reading_a_rounds_lines_at_once_equals_reading_each_line():
