@@ -64,7 +64,7 @@ def test_the_canonical_order_puts_answers_first_and_fills_the_blocks() -> None:
     assert search["kind_web_search"] == 1 and search["taken_before"] == 1
     assert not encoded.vector[layout.candidate_offset(2):].any()  # the masked slots stay zero
     assert encoded.env_action(0, observation["action_mask"]) == 1
-    assert encoded.env_action(3, observation["action_mask"]) == 2  # a masked slot stays masked for the env
+    assert encoded.env_action(3, observation["action_mask"]) == 3  # a masked slot stays masked for the env, same index
     assert len(CANDIDATE_FIELDS) == 1 + len(CANDIDATE_KINDS) + 5
     with pytest.raises(IndexError, match="out of range 0..3"):
         layout.candidate_offset(4)
@@ -74,8 +74,9 @@ def test_masked_and_out_of_range_slots_are_reported_by_the_env() -> None:
     env = searchgym.make("SearchQA-Numeric-Easy-v0")
     env.reset(seed=0)
     k = int(env.get_wrapper_attr("action_masks")().sum())
-    _, _, _, _, info = env.step(k)
-    assert info["format_error"] and "masked" in env.unwrapped.session.transcript[-1][1]
+    _, _, _, _, info = env.step(k + 1)
+    # the error names the slot the agent chose (before: the first masked env index, here k)
+    assert info["format_error"] and f"index {k + 1} is masked" in env.unwrapped.session.transcript[-1][1]
     _, _, _, _, info = env.step(48)
     assert info["format_error"] and "out of range" in env.unwrapped.session.transcript[-1][1]
 

@@ -199,8 +199,10 @@ class Encoded:
         if 0 <= index < len(self.order):
             return self.order[index]
         if 0 <= index < len(env_mask):
+            if not env_mask[index]:  # the same index is masked in the env: its error names the agent's slot
+                return index
             masked = np.flatnonzero(np.asarray(env_mask) == 0)
-            return int(masked[0]) if masked.size else int(slot)
+            return int(masked[0]) if masked.size else index
         return slot
 
 
