@@ -9,6 +9,8 @@ import unicodedata
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+import numpy as np
+
 from searchgym.shown import safe_repr
 
 ACTION_KINDS = ("tool", "answer", "post", "wait")
@@ -25,9 +27,21 @@ MAX_ARGUMENT_DEPTH = 32
 
 
 def _freeze(value: Any, depth: int = 0) -> Any:
-    """Make a JSON-ish value hashable: lists become tuples, dicts tuples of (key, value) pairs.
+    """Make a JSON-ish value hashable: lists become tuples, dicts tuples of (key, value) pairs,
+    NumPy scalars Python ones.
     Raises ValueError (saying the limit) past ``MAX_ARGUMENT_DEPTH`` levels; recursion is bounded by it."""
     if not isinstance(value, dict | list | tuple | set | frozenset):
+        # a NumPy scalar as the Python value it holds: np.int64(3) was refused as "must be an
+        # integer, got int64", and could not be written into the transcript's JSON
+        if isinstance(value, np.generic):
+            return value.item()
+        if isinstance(value, np.ndarray):  # was an unhashable value and a TypeError deep in the step
+            return _freeze(value.tolist(), depth)
+        try:
+            hash(value)
+        except TypeError:
+            raise ValueError(f"an argument value must be JSON (a string, number, boolean, null, list or object), "
+                             f"got a {type(value).__name__}") from None
         return value
     if depth >= MAX_ARGUMENT_DEPTH:
         raise ValueError(f"an argument nests lists/objects more than {MAX_ARGUMENT_DEPTH} levels deep; "

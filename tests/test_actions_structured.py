@@ -132,3 +132,20 @@ def test_an_answer_of_only_control_characters_is_a_format_error_like_an_empty_on
     empty = _play(env, ["<answer></answer>" if isinstance(action, str) else {"name": "answer", "arguments": {}}])
     assert empty[1][0] == obs  # word for word the empty answer's error
     assert parse_action("<answer>\x00Mara Quell</answer>", "hermes", TOOLS) == Action.answer("\x00Mara Quell")
+
+
+def test_numpy_values_in_a_structured_call_are_the_python_values_they_hold():
+    # before: np.int64(3) was refused ("must be an integer, got int64") and np.array([3]) crashed the
+    # step with "unhashable type: 'numpy.ndarray'"
+    import numpy as np
+
+    call = parse_tool_call({"name": "web_search", "arguments": {"query": np.str_("Vexa Corp"), "k": np.int64(3)}},
+                           "hermes", TOOLS)
+    assert call == Action.call("web_search", query="Vexa Corp", k=3) and type(dict(call.arguments)["k"]) is int
+    env = searchgym.make("SearchQA-v0", world_size="tiny")
+    env.reset(seed=0)
+    _, _, _, _, info = env.step({"name": "web_search", "arguments": {"query": "x", "k": np.array([3])}})
+    assert info["invalid"] and "'k' must be an integer, got a JSON object or array" in \
+        env.unwrapped.session.transcript[-1][1]
+    _, _, _, _, info = env.step({"name": "web_search", "arguments": {"query": "x", "k": bytearray(b"1")}})
+    assert info["format_error"] and "an argument value must be JSON" in env.unwrapped.session.transcript[-1][1]
