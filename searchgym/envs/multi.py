@@ -86,6 +86,17 @@ class MultiSearchEnv(ParallelEnv):
     def action_space(self, agent: str) -> spaces.Space:
         return self._agent_spaces(agent)[1]
 
+    @property
+    def observation_spaces(self) -> dict[str, spaces.Space]:
+        """Every agent's observation space, as PettingZoo's older API reads them (some wrappers
+        and trainers still do; before: an AttributeError)."""
+        return {agent: self.observation_space(agent) for agent in self.possible_agents}
+
+    @property
+    def action_spaces(self) -> dict[str, spaces.Space]:
+        """Every agent's action space (see ``observation_spaces``)."""
+        return {agent: self.action_space(agent) for agent in self.possible_agents}
+
     # ----------------------------------------------------------------------------- seeding
     @property
     def np_random(self) -> np.random.Generator:

@@ -61,6 +61,17 @@ class NumericParallel(ParallelEnv):
     def action_space(self, agent: str) -> spaces.Discrete:
         return self._agent_spaces(agent)[1]
 
+    @property
+    def observation_spaces(self) -> dict[str, spaces.Space]:
+        """Every agent's observation space, as PettingZoo's older API reads them (some wrappers
+        and trainers still do; before: an AttributeError)."""
+        return {agent: self.observation_space(agent) for agent in self.possible_agents}
+
+    @property
+    def action_spaces(self) -> dict[str, spaces.Space]:
+        """Every agent's action space (see ``observation_spaces``)."""
+        return {agent: self.action_space(agent) for agent in self.possible_agents}
+
     def _agent_spaces(self, agent: str) -> tuple[spaces.Box, spaces.Discrete]:
         """Built once per wrapper and agent (PettingZoo wants the same object per agent). Kept on
         the instance: an ``lru_cache`` on the method would hold every wrapper alive for good."""

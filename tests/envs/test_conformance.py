@@ -147,3 +147,13 @@ def test_a_reset_refused_first_leaves_the_env_usable(make):
     env.reset(seed=0)
     obs, _, terminated, _, _ = env.step("<answer>nobody</answer>")
     assert terminated and isinstance(obs, str)
+
+
+@pytest.mark.parametrize("env_id", PARALLEL_IDS)
+def test_parallel_envs_give_the_space_dicts_of_pettingzoos_older_api(env_id):
+    # before: AttributeError: no attribute 'observation_spaces'
+    env = searchgym.make(env_id, **TINY)
+    assert list(env.observation_spaces) == list(env.action_spaces) == env.possible_agents
+    for agent in env.possible_agents:
+        assert env.observation_spaces[agent] is env.observation_space(agent)
+        assert env.action_spaces[agent] is env.action_space(agent)
