@@ -170,14 +170,15 @@ CONFIG_KWARGS = tuple(f.name for f in fields(EnvConfig))
 
 
 def resolve_config(owner: str, config: EnvConfig | None, kwargs: Mapping[str, Any],
-                   own: Sequence[str] = ()) -> EnvConfig:
+                   own: Sequence[str] = (), refused: Sequence[str] = ()) -> EnvConfig:
     """``config`` (or the defaults) with ``kwargs`` applied; ``owner`` and ``own`` (the env's
-    other keywords) name the env in the error for an unknown keyword."""
+    other keywords) name the env in the error for an unknown keyword, whose list of accepted
+    ones leaves out the config fields the env ``refused`` (a team's ``max_steps``)."""
     if config is not None and not isinstance(config, EnvConfig):
         raise TypeError(f"{owner}: config must be an EnvConfig or None, got {type(config).__name__}")
     unknown = sorted(set(kwargs) - set(CONFIG_KWARGS))
     if unknown:
-        accepted = ", ".join([*own, "config", *CONFIG_KWARGS])
+        accepted = ", ".join([*own, "config", *(name for name in CONFIG_KWARGS if name not in refused)])
         raise TypeError(f"{owner} got unknown keyword argument(s) {', '.join(map(repr, unknown))}; "
                         f"accepted: {accepted}")
     base = config if config is not None else EnvConfig()

@@ -152,7 +152,7 @@ class TeamSearchEnv(TeamPosts, MultiSearchEnv):
                  reward_mode: str = "shared", max_rounds: int = 16, config: EnvConfig | None = None,
                  **kwargs: Any) -> None:
         own = ("roles", "team_size", "reward_mode", "max_rounds")
-        env_config = resolve_config("TeamSearchEnv", config, kwargs, own)
+        env_config = resolve_config("TeamSearchEnv", config, kwargs, own, refused=("max_steps",))
         if reward_mode not in REWARD_MODES:
             raise ValueError(f"reward_mode must be one of {REWARD_MODES}, got {reward_mode!r}")
         if "max_steps" in kwargs or env_config.max_steps != EnvConfig.max_steps:

@@ -91,6 +91,9 @@ def test_a_team_counts_rounds_whether_steps_come_by_keyword_or_by_config():
         TeamSearchEnv(world_size="tiny", max_steps=4)
     with pytest.raises(ValueError, match="use max_rounds, not max_steps"):
         TeamSearchEnv(config=EnvConfig(world_size="tiny", max_steps=4))
+    with pytest.raises(TypeError, match="'max_episode_steps'; accepted: ") as refused:
+        TeamSearchEnv(world_size="tiny", max_episode_steps=4)
+    assert "max_steps" not in str(refused.value)  # before: offered, then refused as above
 
 
 # ------------------------------------------------------------------------------------- spaces
