@@ -40,7 +40,7 @@ from searchgym.harness.option_bounds import (  # noqa: F401 (the limits are part
 from searchgym.method_table import METHOD_SPECS
 from searchgym.harness.methods import AGENT_METHOD, METHODS, SPEC_METHOD_PREFIX, MethodRef, load_callable, spends_budget
 from searchgym.harness.provenance import resolve_device
-from searchgym.harness.preflight import check_comparison
+from searchgym.harness.preflight import baseline_options, check_comparison
 from searchgym.harness.runner import RunSpec, execute_run_safely, is_done
 from searchgym.leaderboard import DEFAULT_DIR, RETRAINED_FILE, read_retrained
 from searchgym.leaderboard_checks import SubmissionRejected, rescore, verify_file
@@ -164,10 +164,18 @@ def run_spec(submission: dict[str, Any], out: Path, device: str = "cpu") -> RunS
     path = run["method_path"]
     label = run.get("method") or next(name for name, p in METHODS.items() if p == path)
     suite = get_suite(submission["suite"]["id"])
-    return RunSpec(suite, MethodRef(label, path), int(run.get("seed", submission["method"].get("seed", 0))),
+    method = MethodRef(label, path)
+    options = dict(run.get("options") or {})
+    baseline = baseline_options(method)
+    if baseline is not None:
+        # a compare run records the comparison's options for every method; a baseline does not read
+        # the learners' ones (make main's reader run holds init=sft, lr, ...), so they are not its to
+        # re-run (before: "unknown option 'init' for reader" refused every baseline row of make main)
+        options = {name: value for name, value in options.items() if name in baseline[1]}
+    return RunSpec(suite, method, int(run.get("seed", submission["method"].get("seed", 0))),
                    int(run.get("budget", submission["training_budget"])), out, device,
                    str(run.get("policy", submission["method"].get("policy") or "hash")),
-                   options=dict(run.get("options") or {}), folder=out / "run")
+                   options=options, folder=out / "run")
 
 
 def retrain(path: str | os.PathLike, out: str | os.PathLike | None = None, device: str = "cpu") -> RetrainResult:

@@ -280,3 +280,14 @@ def test_submit_turns_control_characters_in_a_runs_answers_into_spaces(tmp_path,
     assert verify_file(path).ok
     with pytest.raises(SubmissionRejected, match="control character U\\+000A"):
         build_submission(run, description="two\nlines")
+
+
+def test_retrain_reruns_a_baseline_that_recorded_the_learners_options(tmp_path, oracle, capsys) -> None:
+    # a compare run records the comparison's options for every method: make main's reader, random and
+    # oracle rows hold init=sft, lr, ...; before: "unknown option 'init' for oracle" refused their re-run
+    recorded = copy.deepcopy(oracle)
+    recorded["run"]["options"] = {"init": "sft", "lr": 0.001, "sft_epochs": 16}
+    board = tmp_path / "board"
+    path = write_submission(recorded, folder=board / "submissions")
+    assert main(["leaderboard", "retrain", str(path), "--out", str(tmp_path / "r"), "--record", "--dir", str(board)]) == 0
+    assert capsys.readouterr().out.startswith("MATCHES")
