@@ -13,11 +13,12 @@ from __future__ import annotations
 import argparse
 import time
 
-import searchgym.baselines.reader_observation as reader_observation
 from searchgym.agents.imitation import demonstrations
+from searchgym.baselines import reader_observation
 from searchgym.baselines.reader import ReaderActor, ReaderPolicy
-from searchgym.suites import get_suite, make_env, tasks
+from suite_arg import suite_id
 
+from searchgym.suites import get_suite, make_env, tasks
 
 #: The memoised parser as the module defines it (``__wrapped__`` is the plain one).
 MEMOISED = reader_observation._sentence_facts
@@ -38,7 +39,7 @@ def play(env, chosen_tasks, memoised: bool) -> tuple[float, float, list[int]]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--suite", default="quick-v2")
+    parser.add_argument("--suite", default="quick-v2", type=suite_id)
     parser.add_argument("--tasks", type=int, default=200, help="the split's last N train tasks (multi-hop ones)")
     parser.add_argument("--repeats", type=int, default=2)
     args = parser.parse_args(argv)

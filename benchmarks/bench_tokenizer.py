@@ -12,8 +12,10 @@ import argparse
 import os
 from typing import Any
 
-from searchgym.actions import parse_action
 from searchgym.agents.llm_tokenizer import chat_tokenizer
+from suite_arg import suite_id
+
+from searchgym.actions import parse_action
 from searchgym.endpoint.scripted_endpoint import record_oracle
 from searchgym.suites import get_suite
 from searchgym.tools import TOOL_NAMES
@@ -43,7 +45,7 @@ def measure(tokenizer: Any, actions: list[str]) -> dict[str, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--suite", default="searchqa-text-v2")
+    parser.add_argument("--suite", default="searchqa-text-v2", type=suite_id)
     parser.add_argument("--splits", default="dev")
     args = parser.parse_args()
     script = record_oracle(get_suite(args.suite), splits=tuple(args.splits.split(",")))

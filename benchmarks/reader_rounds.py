@@ -16,6 +16,7 @@ from collections import defaultdict
 
 import numpy as np
 from searchgym.baselines.reader import ReaderActor, ReaderPolicy
+from suite_arg import suite_id
 
 from searchgym.harness.evaluate import evaluate_suite
 from searchgym.suites import get_suite, make_env
@@ -40,7 +41,7 @@ def measure(suite_id: str, limit: int | None, order: tuple[str, ...], rotate: bo
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--suite", default="quick-v2")
+    parser.add_argument("--suite", default="quick-v2", type=suite_id)
     parser.add_argument("--rounds", default="", help="comma list of round limits (default: the suite's own)")
     parser.add_argument("--orders", action="store_true", help="also web_search first, and no team rotation")
     args = parser.parse_args()
