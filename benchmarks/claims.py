@@ -79,7 +79,10 @@ FLAGS = {
     "baseline": {"calibration.learnable_baseline": True},
 }
 CLAIMED_GAIN = 0.22  # the seed article's relative gain of calibrated over plain GRPO
-SMOKE = {"seeds": "2", "budget": 2000, "methods": "cw_grpo,grpo,random", "ablation": "plain,all,entropy"}
+SMOKE = {"seeds": "2", "budget": 2000, "methods": "cw_grpo,grpo,random", "ablation": "plain,all,entropy",
+         # a small base (before: make main's, 16 epochs on every train task, for each seed and suite: the
+         # smoke check took 12 minutes on 2 cores); an --option of the same name wins
+         "base": ("sft_tasks=60", "sft_epochs=2")}
 
 
 def variant(label: str, options: dict) -> str:
@@ -127,7 +130,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     args.parts = [p.strip() for p in args.parts.split(",") if p.strip()]
     args.parts.sort(key=lambda p: ("main", "roles", "ablation").index(p) if p in ("main", "roles", "ablation") else 3)
     if args.start == "base":
-        args.option = [*FROM_BASE, *(args.option or [])]
+        given = {item.partition("=")[0] for item in args.option or []}
+        small = [item for item in SMOKE["base"] if item.partition("=")[0] not in given] if args.smoke else []
+        args.option = [*FROM_BASE, *small, *(args.option or [])]
     bad = [p for p in args.parts if p not in ("main", "roles", "ablation")]
     if bad:
         parser.error(f"unknown parts {bad}; accepted: main, roles, ablation")
@@ -158,7 +163,10 @@ def run_part(args, name: str, suite_id: str, entries: list[str], reference: str)
     comparison = Comparison(suite=get_suite(suite_id), methods=methods, seeds=args.seeds, budget=args.budget,
                             out=args.out / name, device=args.device, workers=args.workers, progress=False,
                             reference=reference, options=parse_options(args.option))
+    runs, began = len(methods) * len(args.seeds), time.monotonic()
+    print(f"{name}: {runs} runs ({len(methods)} methods x {len(args.seeds)} seeds) on {suite_id} ...", flush=True)
     result = run_comparison(comparison)
+    print(f"{name}: done in {time.monotonic() - began:.0f} s ({len(result.failed)} failed)", flush=True)
     for outcome in result.failed:
         print(f"{name}: {outcome.label}/seed{outcome.seed} failed: {outcome.error}", file=sys.stderr)
     return load_runs(args.out / name, [m.label for m in methods], args.seeds)
@@ -321,7 +329,8 @@ def main(argv: list[str] | None = None) -> int:
     from searchgym.fileio import atomic_write_text
 
     atomic_write_text(args.results, "\n".join(head + body))
-    print(f"wrote {args.results} ({runs} runs, {time.monotonic() - start:.0f} s)")
+    print(f"wrote {args.results} ({runs} runs; {time.monotonic() - start:.0f} s in this invocation, which skips "
+          "finished runs)")
     return 0
 
 

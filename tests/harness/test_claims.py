@@ -78,3 +78,12 @@ def test_the_claims_start_from_make_mains_options():
     words = shlex.split(line)
     assert words[0::2] == ["--option"] * len(claims.FROM_BASE)
     assert tuple(words[1::2]) == claims.FROM_BASE
+
+
+def test_smoke_mode_builds_a_small_base_unless_the_options_say_otherwise():
+    # before: --smoke built make main's base (16 epochs on every train task) per seed and suite: 12 minutes
+    smoke = claims.parse_args(["--smoke"])
+    assert {"sft_tasks=60", "sft_epochs=2"} <= set(smoke.option) and "init=sft" in smoke.option
+    mine = claims.parse_args(["--smoke", "--option", "sft_epochs=3"])
+    assert "sft_epochs=3" in mine.option and "sft_epochs=2" not in mine.option and "sft_tasks=60" in mine.option
+    assert not {"sft_tasks=60", "sft_epochs=2"} & set(claims.parse_args([]).option)
