@@ -1,7 +1,10 @@
 # The two commands of the README: `make main` (set up, then the quick baseline comparison) and
 # `make test` (set up, then the test suite, which includes the wheel check: build the wheel,
-# install it into a fresh venv, run the CLI outside the source tree; `make wheel-check` alone). Set-up is idempotent and installs the CPU build of
-# torch first when no torch is present (a bare `torch` requirement would pull a multi-GB CUDA build).
+# install it into a fresh venv, run the CLI outside the source tree; `make wheel-check` alone). Set-up is idempotent and installs
+# torch 2.13.0 first when no torch is present, from pip's configured index (the project's own requirement is a range).
+# On PyPI that wheel is the multi-GB CUDA build; `make main TORCH_INDEX=https://download.pytorch.org/whl/cpu`
+# takes the CPU build instead.
+TORCH_INDEX ?=
 PY ?= $(shell command -v python3.11 || command -v python3)
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -27,7 +30,7 @@ setup: $(VENV)/.installed
 # exercise (the LLM frameworks among them), which the main job does not need to wait for.
 $(VENV)/.installed-main: pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
-	$(BIN)/python -c "import torch" 2>/dev/null || $(BIN)/pip install -q torch==2.13.0
+	$(BIN)/python -c "import torch" 2>/dev/null || $(BIN)/pip install -q torch==2.13.0 $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))
 	$(BIN)/pip install -q -e ".[train,report]"
 	touch $@
 

@@ -80,6 +80,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
+    import importlib.util
+
+    if importlib.util.find_spec("faiss") is None:  # before: a traceback after minutes of encoding
+        parser.error("the HNSW rows need faiss: pip install 'searchgym[ann]' (faiss-cpu)")
 
     import torch
 
