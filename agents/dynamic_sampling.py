@@ -32,12 +32,14 @@ def has_signal(group: list) -> bool:
     return not is_zero_variance(np.array([t.final_return for t in group], dtype=np.float64))
 
 
-def check_dynamic_sampling(trainer: Any, shared_update: Any) -> None:
+def check_dynamic_sampling(trainer: Any, shared_update: Any, trainer_cls: type | None = None) -> None:
     """Refuse the option where it would drop what a method learns from: a trainer whose update is
-    not ``shared_update`` (the shared Trainer's) fits a critic of its own."""
-    if trainer.config.dynamic_sampling and type(trainer).update is not shared_update:
+    not ``shared_update`` (the shared Trainer's) fits a critic of its own. ``trainer_cls`` with a
+    config for ``trainer``: the check before any trainer is built (the harness's preflight)."""
+    kind = trainer_cls or type(trainer)
+    if trainer.config.dynamic_sampling and kind.update is not shared_update:
         raise ValueError(f"dynamic_sampling keeps only groups whose returns differ, for the critic-free update; "
-                         f"{type(trainer).__name__} fits a critic on every episode (leave dynamic_sampling=0)")
+                         f"{kind.__name__} fits a critic on every episode (leave dynamic_sampling=0)")
 
 
 def collect_iteration(trainer: Any, task_ids: list[str], seed: int) -> tuple[list, RolloutStats, dict[str, float]]:

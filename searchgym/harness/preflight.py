@@ -196,6 +196,11 @@ def _check_spec(name: str, options: dict[str, Any], comparison: Any) -> None:
     method_options = getattr(trainer_cls, "method_config_type", None)
     if method_options is not None:  # the method's own options (MAPPO's, COMA's), checked as its trainer checks them
         method_options(**config.method)
+    if config.dynamic_sampling:  # else each run fails at its start, and compare advises re-running it
+        from searchgym.agents.dynamic_sampling import check_dynamic_sampling
+        from searchgym.agents.train import Trainer
+
+        check_dynamic_sampling(SimpleNamespace(config=config), Trainer.update, trainer_cls)
     if config.rl_fresh_tasks:  # else a base is built for minutes before the run finds no task left for RL
         import searchgym
         from searchgym.agents.rl_tasks import rl_train_tasks

@@ -25,3 +25,14 @@ def test_role_or_team_grouping_on_a_group_env_is_refused_before_any_folder(tmp_p
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1
     assert not out.exists()
+
+
+@pytest.mark.parametrize("method", ["mappo", "coma"])
+def test_dynamic_sampling_for_a_critic_method_is_refused_before_any_folder(tmp_path, capsys, method):
+    # before: each run failed at its start, wrote error.txt, and compare advised re-running the command
+    out = tmp_path / "cmp"
+    assert main(["compare", "--suite", "quick-v2", "--methods", method, "--option", "dynamic_sampling=4",
+                 "--budget", "100", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "fits a critic on every episode (leave dynamic_sampling=0)" in err and len(err.strip().splitlines()) == 1
+    assert not out.exists()
