@@ -24,7 +24,7 @@ from searchgym.envs.observation_data import ObservationLog
 from searchgym.envs.replay import EpisodeRecord, load_env, recorded
 from searchgym.envs.session import SearchSession, StepOutcome
 from searchgym.envs.setup import env_setup
-from searchgym.envs.spaces import episode_spaces
+from searchgym.envs.spaces import AgentSpaceDicts, episode_spaces
 from searchgym.envs.tasks import RESET_OPTIONS, reset_options
 from searchgym.envs.terminal_view import TerminalView
 from searchgym.world import FAMILIES
@@ -37,7 +37,7 @@ AGENT_FIELDS = ("done", "answered", "success", "score", "gold_found", "steps", "
                 *(f"last_{k}" for k in LAST_KINDS))
 
 
-class MultiSearchEnv(ParallelEnv):
+class MultiSearchEnv(AgentSpaceDicts, ParallelEnv):
     """What the group and the team share: config, world, tools, tasks, sessions, spaces, seeding."""
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "render_fps": 4, "name": "searchgym_multi",
@@ -85,17 +85,6 @@ class MultiSearchEnv(ParallelEnv):
 
     def action_space(self, agent: str) -> spaces.Space:
         return self._agent_spaces(agent)[1]
-
-    @property
-    def observation_spaces(self) -> dict[str, spaces.Space]:
-        """Every agent's observation space, as PettingZoo's older API reads them (some wrappers
-        and trainers still do; before: an AttributeError)."""
-        return {agent: self.observation_space(agent) for agent in self.possible_agents}
-
-    @property
-    def action_spaces(self) -> dict[str, spaces.Space]:
-        """Every agent's action space (see ``observation_spaces``)."""
-        return {agent: self.action_space(agent) for agent in self.possible_agents}
 
     # ----------------------------------------------------------------------------- seeding
     @property

@@ -125,3 +125,17 @@ def episode_spaces(config, text_in_dict: bool = False) -> tuple[spaces.Space, sp
     observation = text_observation_space(config.max_obs_chars)
     return (spaces.Dict({"text": observation}) if text_in_dict else observation,
             text_action_space(config.max_action_chars))
+
+
+class AgentSpaceDicts:
+    """``observation_spaces`` and ``action_spaces`` as dicts over ``possible_agents``, for a
+    PettingZoo ParallelEnv that builds its spaces per agent: PettingZoo's older API reads these
+    attributes, and some wrappers and trainers still do (before: an AttributeError)."""
+
+    @property
+    def observation_spaces(self) -> dict[str, spaces.Space]:
+        return {agent: self.observation_space(agent) for agent in self.possible_agents}
+
+    @property
+    def action_spaces(self) -> dict[str, spaces.Space]:
+        return {agent: self.action_space(agent) for agent in self.possible_agents}

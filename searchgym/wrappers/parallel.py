@@ -23,6 +23,7 @@ from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
 from searchgym.envs.session import NO_REWARD, NO_SIGNALS
+from searchgym.envs.spaces import AgentSpaceDicts
 from searchgym.wrappers.features import Encoded, FeatureLayout
 
 
@@ -31,7 +32,7 @@ class AgentActionError(KeyError, ValueError):
     the unwrapped group and team envs raise for the same mistake."""
 
 
-class NumericParallel(ParallelEnv):
+class NumericParallel(AgentSpaceDicts, ParallelEnv):
     """Fixed agents, Box observations and per-agent masks over a candidate-mode multi-agent env."""
 
     def __init__(self, env: ParallelEnv, question_dim: int = 32, transcript_dim: int = 64,
@@ -60,17 +61,6 @@ class NumericParallel(ParallelEnv):
 
     def action_space(self, agent: str) -> spaces.Discrete:
         return self._agent_spaces(agent)[1]
-
-    @property
-    def observation_spaces(self) -> dict[str, spaces.Space]:
-        """Every agent's observation space, as PettingZoo's older API reads them (some wrappers
-        and trainers still do; before: an AttributeError)."""
-        return {agent: self.observation_space(agent) for agent in self.possible_agents}
-
-    @property
-    def action_spaces(self) -> dict[str, spaces.Space]:
-        """Every agent's action space (see ``observation_spaces``)."""
-        return {agent: self.action_space(agent) for agent in self.possible_agents}
 
     def _agent_spaces(self, agent: str) -> tuple[spaces.Box, spaces.Discrete]:
         """Built once per wrapper and agent (PettingZoo wants the same object per agent). Kept on
