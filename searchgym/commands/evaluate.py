@@ -57,7 +57,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--agent-option", action="append", metavar="KEY=VALUE",
                         help="keyword argument for the factory or provider (repeatable; JSON values parsed)")
     parser.add_argument("--name", help="label for the results (default: derived from --agent)")
-    parser.add_argument("--seed", type=int, default=0, help="evaluation seed (default 0)")
+    parser.add_argument("--seed", type=int, default=None,
+                        help="evaluation seed (default 0; with --agent run, the run's own seed)")
     parser.add_argument("--limit", type=int, default=None,
                         help="score only the first N tasks of the test and dev splits (a quick check; a run with "
                              "a limit is not a suite result: the leaderboard refuses it)")
@@ -99,6 +100,13 @@ def endpoint_options(args: argparse.Namespace) -> dict[str, object]:
     return options
 
 
+def _own_seed(args: argparse.Namespace) -> int:
+    """The seed of the run ``--agent run`` plays (its config.json's, already checked)."""
+    from searchgym.harness.run_agent import read_run
+
+    return int(read_run(str(parse_options(args.agent_option)["path"])).config["seed"])
+
+
 def _default_name(agent: str, options: dict[str, object]) -> str:
     """The results' label when --name is not given: the agent's name, or for ``--agent run`` the
     played run's method and seed."""
@@ -110,8 +118,11 @@ def _default_name(agent: str, options: dict[str, object]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    check_seed(args)
+    if args.seed is not None:
+        check_seed(args)
     suite = evaluation_suite(args)
+    if args.seed is None:  # a run evaluated on its own seed plays its own episodes again (before: seed 0 in a
+        args.seed = _own_seed(args) if args.agent == "run" else 0  # folder named after the run's seed)
     if args.limit is not None and args.limit < 1:
         raise ValueError(f"--limit must be a positive number of tasks, got {args.limit}")
     resolve_agent(args.agent)  # a typo is an error before any folder is made

@@ -240,3 +240,15 @@ def test_policy_options_its_encoder_refuses_name_config_json(trained, tmp_path, 
     [line] = capsys.readouterr().err.strip().splitlines()
     assert line.startswith(f"searchgym evaluate: damaged file: {folder / 'config.json'}: records a policy its "
                            "method cannot build (bad arguments for encoder 'hash'"), line
+
+
+def test_without_seed_a_run_plays_its_own_seed(tmp_path, capsys):
+    # before: --seed defaulted to 0, so a seed-2 run was played on seed 0 in a folder named ...-seed2
+    run = tmp_path / "s2"
+    assert main(["train", *TRAIN, "--seed", "2", "--out", str(run)]) == 0
+    out = tmp_path / "ev"
+    assert evaluate(run, out) == 0
+    assert json.loads((out / "config.json").read_text())["seed"] == 2
+    assert (out / "predictions.jsonl").read_bytes() == (run / "predictions.jsonl").read_bytes()
+    assert evaluate(run, tmp_path / "ev0", "--seed", "0") == 0
+    assert json.loads((tmp_path / "ev0" / "config.json").read_text())["seed"] == 0
