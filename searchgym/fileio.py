@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 import tempfile
 from types import TracebackType
@@ -128,6 +129,30 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> Path:
         raise
     _fsync_dir(path.parent)
     return path
+
+
+#: The names :func:`atomic_write_bytes` gives its temp files (``tempfile.mkstemp``'s 8 random characters).
+_TEMP_NAME = re.compile(r"^\..+\.[A-Za-z0-9_]{8}\.tmp$")
+
+
+def remove_stale_temp_files(folder: str | os.PathLike) -> int:
+    """Delete the temp files of atomic writes that a killed process left in ``folder`` (not below
+    it); how many. Only for a folder this process holds alone (a run folder under its lock): a temp
+    file there is no other writer's. Why: a SIGKILL during a checkpoint's write left its temp file
+    (megabytes; gigabytes for an LLM) for good."""
+    removed = 0
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return 0
+    for entry in entries:
+        if _TEMP_NAME.match(entry.name) and entry.is_file(follow_symlinks=False):
+            try:
+                os.unlink(entry.path)
+                removed += 1
+            except OSError:
+                pass
+    return removed
 
 
 def atomic_torch_save(path: str | os.PathLike, obj: Any) -> Path:

@@ -44,6 +44,7 @@ from searchgym.fileio import (
     iter_jsonl,
     read_json,
     refuse_link,
+    remove_stale_temp_files,
 )
 from searchgym.harness.evaluate import as_rows, evaluate_suite, summarise_predictions
 from searchgym.harness.loggers import make_logger
@@ -199,6 +200,8 @@ def _execute_locked(spec: RunSpec) -> RunOutcome:
     folder.mkdir(parents=True, exist_ok=True)
     for name in ("checkpoint", *(name for name in ("tensorboard", "wandb") if name == spec.logger)):
         refuse_link(folder / name)  # Before: a linked checkpoint/ had checkpoints written where it pointed
+    for part in (folder, folder / "checkpoint"):  # what a killed attempt's atomic writes left, under the lock
+        remove_stale_temp_files(part)
     attempt = check_identity(spec) + 1
     method = load_method(spec.method)
     device = resolve_device(spec.device)

@@ -96,3 +96,20 @@ def test_a_metrics_row_past_the_checkpoint_is_warned_about_and_drops_no_row(tmp_
     with pytest.warns(DamagedFileWarning, match=r"metrics.jsonl: holds rows past iteration 0, where the"):
         execute_run(run)
     assert rows(run)[1:] == uninterrupted
+
+
+def test_a_resumed_run_removes_the_temp_files_a_killed_write_left(tmp_path, uninterrupted) -> None:
+    # before: a SIGKILL during a checkpoint's write left .checkpoint.pt.<random>.tmp for good
+    run = spec(tmp_path)
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    killed = subprocess.run([sys.executable, "-c", KILLER, "after-checkpoint", "2", str(tmp_path)], env=env,
+                            capture_output=True, text=True, timeout=300)
+    assert killed.returncode == -signal.SIGKILL, killed.stderr[-2000:]
+    left = [run.run_dir / "checkpoint" / ".checkpoint.pt.k1ll3d_x.tmp", run.run_dir / ".metrics.jsonl.a8bc9d0e.tmp"]
+    for path in left:
+        path.write_bytes(b"\0" * 4096)
+    kept = run.run_dir / "checkpoint" / "notes.tmp"  # not a name an atomic write gives: not ours to delete
+    kept.write_text("mine")
+    execute_run(run)
+    assert is_done(run.run_dir) and rows(run) == uninterrupted
+    assert not any(path.exists() for path in left) and kept.read_text() == "mine"
