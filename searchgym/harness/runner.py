@@ -51,6 +51,7 @@ from searchgym.harness.loggers import make_logger
 from searchgym.harness.methods import MethodRef, RunContext, load_method, privileged, spends_budget, trains
 from searchgym.harness.provenance import provenance, resolve_device
 from searchgym.policy_format import feature_versions, policy_format
+from searchgym.shown import safe_repr
 from searchgym.suites import Suite
 
 DONE = "DONE"
@@ -113,6 +114,27 @@ def is_done(path: Path | str) -> bool:
     return (Path(path) / DONE).is_file()
 
 
+def _changes(there: Any, now: Any, name: str) -> list[str]:
+    """``name: X there, Y now`` for each differing leaf of two JSON values (dicts compared key by key)."""
+    if isinstance(there, dict) and isinstance(now, dict):
+        return [line for key in dict.fromkeys([*there, *now])
+                for line in _changes(there.get(key), now.get(key), f"{name}.{key}") if there.get(key) != now.get(key)]
+    return [f"{name}: {safe_repr(there, 80)} there, {safe_repr(now, 80)} now"]
+
+
+def _what_differs(config: dict, mine: dict, keys: list[str], spec: RunSpec) -> list[str]:
+    """The settings that differ, named: an option's own key (was the whole options dict, twice: 3,162
+    characters for one LLM option), and a suite's changed field (was only its hash)."""
+    lines = []
+    for key in keys:
+        if key == "suite_hash" and isinstance(config.get("suite"), dict):
+            named = _changes(config["suite"], spec.suite.definition(), "suite")
+            lines += named if named else _changes(config.get(key), mine.get(key), key)
+        else:
+            lines += _changes(config.get(key), mine.get(key), key)
+    return lines[:8] + ([f"and {len(lines) - 8} more"] if len(lines) > 8 else [])
+
+
 def check_identity(spec: RunSpec) -> int:
     """The number of earlier attempts in the run dir; a dir made by a different run is an error.
 
@@ -140,7 +162,7 @@ def check_identity(spec: RunSpec) -> int:
     # the limit too: a folder finished with `evaluate --limit 3` was shown as the full run's result
     differ = [k for k in (*IDENTITY_KEYS, "feature_versions", "limit") if config.get(k) != mine.get(k)]
     if differ:
-        shown = ", ".join(f"{k}: {config.get(k)!r} there, {mine.get(k)!r} now" for k in differ)
+        shown = "; ".join(_what_differs(config, mine, differ, spec))
         raise ValueError(f"{spec.run_dir} holds a different run ({shown}); use another --out or delete it")
     attempt = config.get("attempt", 1)
     if isinstance(attempt, bool) or not isinstance(attempt, int) or attempt < 0:

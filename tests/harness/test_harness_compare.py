@@ -167,3 +167,26 @@ def test_a_folder_made_with_another_version_of_a_feature_set_is_not_reused(tmp_p
     with pytest.raises(ValueError, match="holds a different run.*feature_versions"):
         run_comparison(Comparison(suite=TINY_QA, methods=parse_methods("oracle"), seeds=(0,), budget=40,
                                   out=tmp_path, options=options))
+
+
+def test_a_different_run_names_the_option_key_and_the_suite_field_that_changed(tmp_path):
+    # before: the whole options dict twice (3,162 characters for one LLM option), and a changed world
+    # size only as "suite_hash: '4894...' there, '08a1...' now"
+    import json
+    from dataclasses import replace
+
+    from searchgym.harness.methods import METHODS, MethodRef
+    from searchgym.harness.runner import RunSpec, check_identity
+
+    first = RunSpec(TINY_QA, MethodRef("cw_grpo", METHODS["cw_grpo"]), 0, 40, tmp_path, "cpu",
+                    options={"llm": {"max_new_tokens": 32, "temperature": 1.0}, "group_size": 4})
+    first.run_dir.mkdir(parents=True)
+    (first.run_dir / "config.json").write_text(json.dumps({**first.identity(), "suite": TINY_QA.definition()}))
+    changed = replace(first, options={"llm": {"max_new_tokens": 16, "temperature": 1.0}, "group_size": 4})
+    with pytest.raises(ValueError) as caught:
+        check_identity(changed)
+    assert "(options.llm.max_new_tokens: 32 there, 16 now); use another --out" in str(caught.value)
+    other_world = replace(first, suite=replace(TINY_QA, test_size=TINY_QA.test_size + 1))
+    with pytest.raises(ValueError, match=r"suite\.test_size: \d+ there, \d+ now") as caught:
+        check_identity(other_world)
+    assert "suite_hash" not in str(caught.value)
