@@ -268,9 +268,24 @@ def _run_in_pool(todo: Sequence[RunSpec], workers: int, threads: int, record: Ca
             for future in finished:
                 _record_future(future, futures[future], record)
     except BaseException:
+        workers_now = list((getattr(pool, "_processes", None) or {}).values())  # shutdown forgets them
         pool.shutdown(wait=False, cancel_futures=True)
+        _stop_workers(workers_now)
         raise
     pool.shutdown(wait=True)
+
+
+def _stop_workers(processes: list, grace: float = 5.0) -> None:
+    """Terminate the pool's workers (SIGTERM; each run resumes from its last checkpoint). Why: on
+    Ctrl-C a worker survives its KeyboardInterrupt (the pool catches it as a task's error) and takes
+    the run already in the pool's call queue, which ``cancel_futures`` cannot cancel, so compare
+    started a new run after saying "interrupted" and waited for it to finish."""
+    for process in processes:
+        if process.is_alive():
+            process.terminate()
+    deadline = time.monotonic() + grace
+    for process in processes:
+        process.join(timeout=max(deadline - time.monotonic(), 0.0))
 
 
 def _record_future(future, spec: RunSpec, record: Callable[[RunOutcome], None]) -> None:

@@ -59,3 +59,30 @@ def test_workers_of_a_killed_pool_exit(tmp_path):
     while _alive(worker) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert not _alive(worker), f"worker {worker} outlived its killed comparison"
+
+
+def test_ctrl_c_stops_the_workers_and_starts_no_queued_run(tmp_path):
+    """Before: on Ctrl-C each worker survived its KeyboardInterrupt (the pool takes it as a task's
+    error) and took the run already in the pool's call queue, so compare printed "interrupted" and
+    then trained that run to its end (18.9 s later in a reviewer's run)."""
+    import signal
+
+    out = tmp_path / "cmp"
+    command = [sys.executable, "-m", "searchgym.cli", "compare", "--suite", "quick-v2", "--methods", "cw_grpo,grpo",
+               "--seeds", "3", "--budget", "100000", "--workers", "2", "--no-progress", "--out", str(out),
+               "--option", "tasks_per_iteration=2", "--option", "group_size=2", "--option", "eval_every=50"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True, env={**os.environ, "OMP_NUM_THREADS": "1"},
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    metrics = [out / "runs" / "cw_grpo" / f"seed{s}" / "metrics.jsonl" for s in (0, 1)]
+    deadline = time.monotonic() + 240
+    while not all(m.exists() and m.stat().st_size for m in metrics) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert process.poll() is None, process.communicate()[1][-2000:]
+    os.killpg(process.pid, signal.SIGINT)  # what a terminal's Ctrl-C sends: the whole process group
+    sent = time.monotonic()
+    _, err = process.communicate(timeout=120)
+    assert time.monotonic() - sent < 30 and process.returncode == 130, err[-2000:]
+    assert "interrupted; re-run the same command to resume" in err
+    started = sorted(str(p.parent.relative_to(out)) for p in out.glob("runs/*/seed*/config.json"))
+    assert started == ["runs/cw_grpo/seed0", "runs/cw_grpo/seed1"], started  # no queued run was begun
