@@ -170,12 +170,29 @@ def run_spec(submission: dict[str, Any], out: Path, device: str = "cpu") -> RunS
     if baseline is not None:
         # a compare run records the comparison's options for every method; a baseline does not read
         # the learners' ones (make main's reader run holds init=sft, lr, ...), so they are not its to
-        # re-run (before: "unknown option 'init' for reader" refused every baseline row of make main)
-        options = {name: value for name, value in options.items() if name in baseline[1]}
+        # re-run (before: "unknown option 'init' for reader" refused every baseline row of make main).
+        # Options no learner takes either (or with a value none accepts) stay, and are refused as before.
+        learners = {name: value for name, value in options.items() if name not in baseline[1]}
+        if learners and _some_learner_takes(learners):
+            options = {name: value for name, value in options.items() if name in baseline[1]}
     return RunSpec(suite, method, int(run.get("seed", submission["method"].get("seed", 0))),
                    int(run.get("budget", submission["training_budget"])), out, device,
                    str(run.get("policy", submission["method"].get("policy") or "hash")),
                    options=options, folder=out / "run")
+
+
+def _some_learner_takes(options: dict[str, Any]) -> bool:
+    """Whether one registered learning method accepts every one of ``options``, names and values:
+    what a comparison beside a baseline could have recorded for it."""
+    from searchgym.harness.method_specs import resolve_options
+
+    for spec in METHOD_SPECS.values():
+        try:
+            resolve_options(spec, options, load_callable(spec.trainer, f"trainer of {spec.name}"))
+        except Exception:  # noqa: BLE001 - refused (or no torch to load it): not this one
+            continue
+        return True
+    return False
 
 
 def retrain(path: str | os.PathLike, out: str | os.PathLike | None = None, device: str = "cpu") -> RetrainResult:
