@@ -78,6 +78,9 @@ def main() -> None:
         from source_tree import use_tree
 
         use_tree(args.tree)
+    from suite_arg import check_suite_arg
+
+    check_suite_arg(parser, args.suite)
     env_rows(args.episodes, args.suite, frozen_heap=args.frozen_heap)
     if args.env_only:
         return

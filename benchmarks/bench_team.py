@@ -114,6 +114,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         from source_tree import use_tree
 
         use_tree(args.tree)
+    from suite_arg import check_suite_arg
+
+    check_suite_arg(parser, args.suite)
     if args.memory:
         memo_memory(args.suite, args.memory)
         return

@@ -230,6 +230,9 @@ def main() -> None:
             from source_tree import use_tree
 
             use_tree(args.tree)
+        from suite_arg import check_suite_arg
+
+        check_suite_arg(parser, args.suite)
         floor_child(args)
         return
     sys.path.insert(0, str(HERE))

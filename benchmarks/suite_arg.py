@@ -15,3 +15,12 @@ def suite_id(text: str) -> str:
     except UnknownSuite as exc:
         raise argparse.ArgumentTypeError(exc.args[0]) from None
     return text
+
+
+def check_suite_arg(parser: argparse.ArgumentParser, suite: str) -> None:
+    """:func:`suite_id`'s check for scripts that take ``--tree``: made after the other checkout is in
+    place (a ``type=`` would import this checkout's searchgym first)."""
+    try:
+        suite_id(suite)
+    except argparse.ArgumentTypeError as exc:
+        parser.error(f"argument --suite: {exc}")
