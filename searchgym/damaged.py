@@ -136,12 +136,13 @@ def read_json_checked(path: str | os.PathLike, expect: type | None = None, max_b
         raise DamagedFile(path, what, remedy) from None
     if expect is not None and not isinstance(value, expect):
         names = {dict: "an object", list: "a list"}
-        raise DamagedFile(path, f"holds {_json_kind(value)} where {names.get(expect, expect.__name__)} belongs",
+        raise DamagedFile(path, f"holds {json_kind(value)} where {names.get(expect, expect.__name__)} belongs",
                           remedy)
     return value
 
 
-def _json_kind(value: Any) -> str:
+def json_kind(value: Any) -> str:
+    """A decoded JSON value's kind in words ("an object", "a boolean", "null")."""
     if isinstance(value, dict):
         return "an object"
     if isinstance(value, list):

@@ -27,6 +27,7 @@ import inspect
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 from searchgym.commands import check_seed
 from searchgym.commands.compare import parse_options
@@ -100,29 +101,21 @@ def endpoint_options(args: argparse.Namespace) -> dict[str, object]:
     return options
 
 
-def _own_seed(args: argparse.Namespace) -> int:
-    """The seed of the run ``--agent run`` plays (its config.json's, already checked)."""
-    from searchgym.harness.run_agent import read_run
-
-    return int(read_run(str(parse_options(args.agent_option)["path"])).config["seed"])
-
-
-def _default_name(agent: str, options: dict[str, object]) -> str:
+def _default_name(agent: str, trained: Any) -> str:
     """The results' label when --name is not given: the agent's name, or for ``--agent run`` the
-    played run's method and seed."""
-    if agent == "run":
-        from searchgym.harness.run_agent import run_label
-
-        return run_label(str(options["path"]))
+    played run's method and seed (``run-<method>-seed<N>``: two runs evaluated into the default
+    folders do not meet in one)."""
+    if trained is not None:
+        return f"run-{trained.config['method']}-seed{trained.config['seed']}"
     return agent.replace(":", ".")
 
 
 def run(args: argparse.Namespace) -> int:
     if args.seed is not None:
         check_seed(args)
-    suite = evaluation_suite(args)
+    suite, trained = evaluation_suite(args)
     if args.seed is None:  # a run evaluated on its own seed plays its own episodes again (before: seed 0 in a
-        args.seed = _own_seed(args) if args.agent == "run" else 0  # folder named after the run's seed)
+        args.seed = int(trained.config["seed"]) if trained is not None else 0  # folder named after the run's seed)
     if args.limit is not None and args.limit < 1:
         raise ValueError(f"--limit must be a positive number of tasks, got {args.limit}")
     resolve_agent(args.agent)  # a typo is an error before any folder is made
@@ -132,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
     if args.name is not None and not args.name.strip():  # before: ignored, as if --name were not given
         raise ValueError("--name is empty; give the label for the results, or leave --name out for one made from "
                          "--agent")
-    label = check_label(args.name or _default_name(args.agent, agent_options))
+    label = check_label(args.name or _default_name(args.agent, trained))
     folder = args.out or Path("runs") / "evaluate" / suite.id / label
     spec = RunSpec(suite, MethodRef(label, AGENT_METHOD), args.seed, 0, folder.parent,
                    args.device, progress=not args.no_progress, folder=folder,
@@ -172,19 +165,20 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def evaluation_suite(args: argparse.Namespace) -> Suite:
-    """``--suite``; with ``--agent run`` and no ``--suite``, the run's own suite (its config.json's
-    definition), and either way one the run's policy can act in."""
+def evaluation_suite(args: argparse.Namespace) -> tuple[Suite, Any]:
+    """``--suite``, and with ``--agent run`` the run it plays (its folder read once, checked; else
+    None): without ``--suite`` the run's own suite (its config.json's definition), and either way
+    one the run's policy can act in."""
     if args.agent != "run":
         if args.suite is None:
             raise ValueError("--suite is required (a suite id: see `searchgym suites`)")
-        return get_suite(args.suite)
+        return get_suite(args.suite), None
     from searchgym.harness.run_agent import check_options, check_suite
 
     trained = check_options(parse_options(args.agent_option))  # no playable run: refused before the suite is read
     suite = get_suite(args.suite) if args.suite is not None else trained.suite
     check_suite(trained, suite)
-    return suite
+    return suite, trained
 
 
 def record_reply_report(folder: Path, result: dict, shown: bool = False) -> dict | None:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from searchgym.damaged import json_kind
+
 #: the optional fields of a chat request this server reads or that clients commonly send, with
 #: the JSON types OpenAI's API accepts for them (a bool is no number here, as in JSON)
 _OPTIONAL_FIELDS: dict[str, tuple[type, ...]] = {
@@ -16,15 +18,8 @@ _OPTIONAL_FIELDS: dict[str, tuple[type, ...]] = {
     "tool_choice": (str, dict), "temperature": (int, float), "top_p": (int, float), "n": (int,),
     "max_tokens": (int,), "max_completion_tokens": (int,), "stop": (str, list), "seed": (int,),
 }
-_TYPE_NAMES = {str: "a string", bool: "true or false", dict: "an object", list: "an array", int: "an integer",
+_TYPE_NAMES = {str: "a string", bool: "a boolean", dict: "an object", list: "a list", int: "an integer",
                float: "a number"}
-
-
-def _json_kind(value: Any) -> str:
-    """A JSON value's kind as a client would name it ("a string", "true or false")."""
-    if isinstance(value, bool):
-        return "true or false"
-    return "a number" if isinstance(value, float) else _TYPE_NAMES.get(type(value), "a value")
 
 
 def wrong_optional_field(request: dict) -> str | None:
@@ -35,6 +30,6 @@ def wrong_optional_field(request: dict) -> str | None:
         if value is None:
             continue
         if isinstance(value, bool) and bool not in types or not isinstance(value, types):
-            accepted = " or ".join(dict.fromkeys(_TYPE_NAMES[t] for t in types if t is not int or float not in types))
-            return f"the field {name!r} must be {accepted}, got {_json_kind(value)}"
+            accepted = " or ".join(_TYPE_NAMES[t] for t in types if not (t is int and float in types))
+            return f"the field {name!r} must be {accepted}, got {json_kind(value)}"
     return None

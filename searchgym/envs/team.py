@@ -359,9 +359,7 @@ class TeamSearchEnv(TeamPosts, MultiSearchEnv):
         extra = {
             "answer": answered.answer if answered else None,
             "success": bool(self.team_score and self.team_score.success),
-            # before an answer: zeroes with the same keys, as every other env (was None, so a vector
-            # env could not stack the infos and the value's type changed mid-episode)
-            "score": score_info(answered.score) if answered and answered.score else dict(NO_SCORE),
+            "score": score_info(answered.score) if answered else dict(NO_SCORE),  # was None: infos did not stack
             "role": {"name": role.name, "tools": list(role.tools), "can_answer": role.can_answer},
             # the transcript's line of this step is the action's rendering (made once, in settle)
             "action": (self.sessions[agent].transcript[-1][0] if outcome.action else None) if outcome else None,

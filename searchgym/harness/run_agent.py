@@ -279,10 +279,3 @@ def provider(ctx: RunContext, path: str) -> Any:
 
 
 provider.check_options = check_options  # type: ignore[attr-defined]
-
-
-def run_label(path: str | Path) -> str:
-    """The default name of an evaluation of the run at ``path``: ``run-<method>-seed<N>``, so that
-    two runs evaluated into the default folders do not meet in one (each was ``run``)."""
-    config = read_run(path).config
-    return f"run-{config['method']}-seed{config['seed']}"

@@ -117,8 +117,8 @@ def is_done(path: Path | str) -> bool:
 def _changes(there: Any, now: Any, name: str) -> list[str]:
     """``name: X there, Y now`` for each differing leaf of two JSON values (dicts compared key by key)."""
     if isinstance(there, dict) and isinstance(now, dict):
-        return [line for key in dict.fromkeys([*there, *now])
-                for line in _changes(there.get(key), now.get(key), f"{name}.{key}") if there.get(key) != now.get(key)]
+        return [line for key in dict.fromkeys([*there, *now]) if there.get(key) != now.get(key)
+                for line in _changes(there.get(key), now.get(key), f"{name}.{key}")]
     return [f"{name}: {safe_repr(there, 80)} there, {safe_repr(now, 80)} now"]
 
 

@@ -260,10 +260,10 @@ def test_headers_dripped_a_byte_at_a_time_are_cut_off_at_the_read_timeout():
         ScriptedEndpoint(TINY, "prose", read_timeout=0)
 
 
-@pytest.mark.parametrize("field, value, says", [("stream", "yes", "'stream' must be true or false, got a string"),
-                                                ("tools", "x", "'tools' must be an array, got a string"),
-                                                ("model", 5, "'model' must be a string, got an integer"),
-                                                ("temperature", True, "'temperature' must be a number, got true or false"),
+@pytest.mark.parametrize("field, value, says", [("stream", "yes", "'stream' must be a boolean, got a string"),
+                                                ("tools", "x", "'tools' must be a list, got a string"),
+                                                ("model", 5, "'model' must be a string, got a number"),
+                                                ("temperature", True, "'temperature' must be a number, got a boolean"),
                                                 ("max_tokens", 1.5, "'max_tokens' must be an integer, got a number")])
 def test_an_optional_field_of_the_wrong_type_is_a_400_naming_it(field, value, says):
     # before: the field was read as absent and the request got a 200
