@@ -9,8 +9,9 @@ is done (delete a stage's folder to redo it):
    the shipped one);
 2. SFT (``sft/``): the text reader's transcripts on train tasks (:mod:`searchgym.agents.lm_sft`)
    of the suite's world and of ``sft_worlds - 1`` worlds of the next seeds (1 by default: more
-   distinct episodes showed no reliable gain in the time SFT has; docs/llm.md), a from-scratch
-   Qwen2-shaped model (:mod:`searchgym.agents.tiny_lm`), saved as a model folder;
+   distinct episodes showed no reliable gain in the time SFT has; docs/llm.md), played by
+   ``sft_workers`` processes and kept per world in ``sft_data/`` (:mod:`searchgym.agents.lm_sft_data`),
+   then a from-scratch Qwen2-shaped model (:mod:`searchgym.agents.tiny_lm`), saved as a model folder;
 3. the SFT model's greedy test success and the share of its replies that parse (``sft/eval.json``),
    and its accuracy on each kind of choice of the reader's episodes on dev tasks
    (``sft/choices.json``, :mod:`searchgym.agents.lm_choices`);
@@ -34,7 +35,6 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import torch
 
 from searchgym.damaged import DamagedFile, read_json_checked, warn_damaged
@@ -68,6 +68,7 @@ class RecipeConfig:
     model_seed: int = 0
     sft_tasks: int = 600  # train tasks the reader plays for SFT data (per world)
     sft_worlds: int = 1  # worlds the reader plays them on: the suite's, then worlds of seeds +1, +2, ...
+    sft_workers: int = 1  # processes playing those worlds in parallel (lm_sft_data)
     sft_epochs: float = 20.0  # an upper bound: sft_max_seconds ends it first on two cores
     sft_batch_size: int = 8
     sft_lr: float = 3e-3
@@ -112,7 +113,7 @@ class RecipeConfig:
             raise ValueError(f"unknown tokenizer {self.tokenizer!r}; accepted: {', '.join(TOKENIZERS)}")
         if self.shape not in TINY_SHAPES:
             raise ValueError(f"unknown tiny LM shape {self.shape!r}; accepted: {', '.join(TINY_SHAPES)}")
-        for name in ("sft_tasks", "sft_worlds", "sft_batch_size", "rl_iterations", "group_size", "tasks_per_iteration",
+        for name in ("sft_tasks", "sft_worlds", "sft_workers", "sft_batch_size", "rl_iterations", "group_size", "tasks_per_iteration",
                      "max_new_tokens", "eval_batch", "threads"):
             if int(getattr(self, name)) < 1:
                 raise ValueError(f"RecipeConfig.{name} must be >= 1, got {getattr(self, name)!r}")
@@ -153,9 +154,8 @@ class Recipe:
         return prepare_tokenizer(wrap(train_tokenizer(trailing_space=True)))
 
     def sft(self, tokenizer: Any) -> tuple[Path, dict[str, Any]]:
-        from searchgym.suites import make_env
-
-        from .lm_sft import SFTConfig, reader_transcripts, train_sft
+        from .lm_sft import SFTConfig, train_sft
+        from .lm_sft_data import sft_transcripts, tokenizer_fingerprint, world_settings
         from .tiny_lm import new_tiny_model, parameter_count, save_model_folder
 
         cfg, folder = self.config, self.out / "sft"
@@ -164,16 +164,13 @@ class Recipe:
                                       f"delete {folder} and {self.out / 'rl'} (trained from it) and re-run "
                                       "the same command to redo SFT and the stages after it")
         start = time.perf_counter()
-        transcripts = []
-        for world in range(cfg.sft_worlds):
-            # Train tasks only, of the suite's world and of other seeded worlds: no dev or test
-            # question is seen, and another world's facts are not the test world's.
-            seed = self.suite.world_seed + world
-            env = make_env(self.suite, "train", world_seed=seed).unwrapped
-            train = [t.id for t in env.tasks.tasks("train")]
-            picks = np.random.default_rng(cfg.model_seed + world).permutation(len(train))[: cfg.sft_tasks]
-            transcripts += reader_transcripts(env, [train[int(i)] for i in picks], tokenizer, cfg.rollout_config(),
-                                              seed=cfg.model_seed, guided=cfg.sft_guided)
+        # Train tasks of the suite's world and of sft_worlds - 1 worlds of the next seeds (lm_sft_data),
+        # kept per world in sft_data/ so a re-run, or a recipe with other SFT settings, reads them back.
+        fingerprint = tokenizer_fingerprint(tokenizer)
+        worlds = [world_settings(cfg.suite, self.suite.world_seed + world, cfg.sft_tasks, cfg.model_seed + world,
+                                 cfg.model_seed, cfg.sft_guided, cfg.rollout_config(), fingerprint)
+                  for world in range(cfg.sft_worlds)]
+        transcripts = sft_transcripts(worlds, tokenizer, self.out / "sft_data", cfg.sft_workers, self.log)
         kept = [t for t in transcripts if t.success]  # the reader's solved episodes
         data_seconds = time.perf_counter() - start
         model = new_tiny_model(cfg.shape, tokenizer, seed=cfg.model_seed).to(cfg.device)

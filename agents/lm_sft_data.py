@@ -1,0 +1,189 @@
+"""The tiny-LM recipe's SFT data: the reader's transcripts on train tasks of several worlds, played
+in parallel processes and kept as one file per world.
+
+Why: distinct episodes are what a from-scratch model lacks (docs/llm.md), and a GPU trains on tens
+of thousands of them in minutes while one process plays about 80 a second. The per-world files let
+a recipe cut short, or a second recipe with other training settings, reuse what was played: a file
+is used only when the settings it was played with (suite, world, tasks, seeds, rollout format and
+the tokenizer's fingerprint) are the ones asked for; otherwise that world is played again.
+
+A file is gzip-compressed JSON lines: a header ``{"format", "version", "settings"}``, then one
+transcript per line. It is read as untrusted (bounded, checked field by field); a damaged one is
+a warning naming it, and that world is played again.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import multiprocessing
+import zlib
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from searchgym.damaged import DamagedFile, open_regular, warn_damaged
+from searchgym.fileio import atomic_write_bytes
+
+from .llm_rollout import RolloutConfig
+from .lm_sft import Transcript
+
+FORMAT = "searchgym-sft-transcripts"
+VERSION = 1
+#: Largest world file read back, compressed and decompressed (a 1,090-task world is about 0.5 MB / 9 MB).
+MAX_BYTES = 256 * 1024 * 1024
+REMEDY = "playing that world again"
+
+
+def tokenizer_fingerprint(tokenizer: Any) -> str:
+    """A hash of the tokenizer's whole definition: transcripts are token ids, valid for this tokenizer only."""
+    text = tokenizer.backend_tokenizer.to_str() if hasattr(tokenizer, "backend_tokenizer") else repr(tokenizer)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def world_settings(suite: str, world_seed: int, tasks: int, pick_seed: int, seed: int, guided: bool,
+                   rollout: RolloutConfig, fingerprint: str) -> dict[str, Any]:
+    """What a world's transcripts depend on; a file made with other settings is played again."""
+    settings = {"suite": suite, "world_seed": int(world_seed), "tasks": int(tasks), "pick_seed": int(pick_seed),
+                "seed": int(seed), "guided": bool(guided), "rollout": asdict(rollout), "tokenizer": fingerprint}
+    return json.loads(json.dumps(settings))  # as a file's header reads back (tuples become lists)
+
+
+def world_file(folder: Path, world_seed: int) -> Path:
+    return Path(folder) / f"world-{int(world_seed)}.jsonl.gz"
+
+
+def play_world(settings: dict[str, Any], tokenizer: Any, path: Path | None = None) -> list[Transcript]:
+    """The reader's transcripts on ``settings["tasks"]`` train tasks of one world (a fixed random
+    pick of them), written to ``path`` when given. Train tasks only: no dev or test question is seen,
+    and another seed's world's facts are not the test world's."""
+    from searchgym.suites import get_suite, make_env
+
+    from .lm_sft import reader_transcripts
+
+    suite = get_suite(settings["suite"])
+    env = make_env(suite, "train", world_seed=settings["world_seed"]).unwrapped
+    train = [t.id for t in env.tasks.tasks("train")]
+    picks = np.random.default_rng(settings["pick_seed"]).permutation(len(train))[: settings["tasks"]]
+    transcripts = reader_transcripts(env, [train[int(i)] for i in picks], tokenizer,
+                                     RolloutConfig(**settings["rollout"]), seed=settings["seed"],
+                                     guided=settings["guided"])
+    if path is not None:
+        write_world(path, settings, transcripts)
+    return transcripts
+
+
+def _play_world_in_worker(settings: dict[str, Any], tokenizer: Any, path: str) -> str:
+    play_world(settings, tokenizer, Path(path))
+    return path
+
+
+def write_world(path: Path, settings: dict[str, Any], transcripts: Sequence[Transcript]) -> Path:
+    lines = [json.dumps({"format": FORMAT, "version": VERSION, "settings": settings}, separators=(",", ":"))]
+    lines += [json.dumps({"task_id": t.task_id, "token_ids": t.token_ids, "loss_mask": t.loss_mask,
+                          "success": t.success, "allowed": [[k, list(v)] for k, v in t.allowed.items()]},
+                         separators=(",", ":")) for t in transcripts]
+    return atomic_write_bytes(path, gzip.compress(("\n".join(lines) + "\n").encode("utf-8"), compresslevel=6, mtime=0))
+
+
+def read_world(path: Path, settings: dict[str, Any]) -> list[Transcript] | None:
+    """The transcripts of a world file played with ``settings``; None when it is missing or was made
+    with other settings. A damaged file raises :class:`DamagedFile` (one line naming it)."""
+    try:
+        with open_regular(path, MAX_BYTES, REMEDY) as handle:
+            packed = handle.read(MAX_BYTES + 1)
+    except FileNotFoundError:
+        return None
+    try:
+        decompressor = zlib.decompressobj(wbits=31)  # gzip; bounded, so a small bomb cannot fill memory
+        text = decompressor.decompress(packed, MAX_BYTES)
+        if decompressor.unconsumed_tail or not decompressor.eof:
+            raise DamagedFile(path, "is cut short or decompresses to more than "
+                              f"{MAX_BYTES} bytes", REMEDY)
+        lines = text.decode("utf-8").splitlines()
+    except (zlib.error, UnicodeDecodeError) as exc:
+        raise DamagedFile(path, f"is not a gzip-compressed text file ({exc})", REMEDY) from None
+    header = _json_line(path, lines, 0)
+    if not (isinstance(header, dict) and header.get("format") == FORMAT):
+        raise DamagedFile(path, f"does not start with a {FORMAT} header", REMEDY)
+    if header.get("version") != VERSION or header.get("settings") != settings:
+        return None
+    return [_transcript(path, _json_line(path, lines, i), i + 1) for i in range(1, len(lines))]
+
+
+def _json_line(path: Path, lines: list[str], i: int) -> Any:
+    if i >= len(lines):
+        raise DamagedFile(path, "is empty", REMEDY)
+    try:
+        return json.loads(lines[i])
+    except (json.JSONDecodeError, RecursionError, ValueError) as exc:
+        raise DamagedFile(path, f"line {i + 1} is not JSON ({str(exc)[:60]})", REMEDY) from None
+
+
+def _ints(value: Any) -> bool:
+    return isinstance(value, list) and all(type(x) is int and x >= 0 for x in value)
+
+
+def _transcript(path: Path, row: Any, line: int) -> Transcript:
+    def bad(what: str) -> DamagedFile:
+        return DamagedFile(path, f"line {line}: {what}", REMEDY)
+
+    if not isinstance(row, dict):
+        raise bad("is not an object")
+    ids, mask, allowed = row.get("token_ids"), row.get("loss_mask"), row.get("allowed")
+    if not isinstance(row.get("task_id"), str) or type(row.get("success")) is not bool:
+        raise bad("needs a string task_id and a boolean success")
+    if not _ints(ids) or not _ints(mask) or len(mask) != len(ids) or any(m > 1 for m in mask):
+        raise bad("needs token_ids (integers >= 0) and a loss_mask of 0 and 1 as long")
+    if not isinstance(allowed, list) or not all(
+            isinstance(a, list) and len(a) == 2 and type(a[0]) is int and 0 <= a[0] < len(ids) and _ints(a[1])
+            for a in allowed):
+        raise bad("needs allowed as [token index, [ids]] pairs inside the row")
+    return Transcript(row["task_id"], ids, mask, row["success"], allowed={k: tuple(v) for k, v in allowed})
+
+
+def _read_back(path: Path, settings: dict[str, Any]) -> list[Transcript]:
+    transcripts = read_world(path, settings)
+    if transcripts is None:
+        raise DamagedFile(path, "was just written by a worker but holds other settings", "re-run the command")
+    return transcripts
+
+
+def sft_transcripts(worlds: Sequence[dict[str, Any]], tokenizer: Any, folder: Path, workers: int = 1,
+                    log: Callable[[str], None] = print) -> list[Transcript]:
+    """Every world's transcripts, in the order of ``worlds`` (settings from :func:`world_settings`):
+    read from ``folder`` where a file was played with the same settings, else played (by ``workers``
+    processes in parallel when more than one world is missing) and written there."""
+    folder = Path(folder)
+    found: dict[int, list[Transcript]] = {}
+    missing = []
+    for k, settings in enumerate(worlds):
+        path = world_file(folder, settings["world_seed"])
+        try:
+            transcripts = read_world(path, settings)
+        except DamagedFile as error:
+            warn_damaged(error, REMEDY)
+            transcripts = None
+        if transcripts is None:
+            missing.append(k)
+        else:
+            found[k] = transcripts
+    if missing:
+        log(f"sft data: playing {len(missing)} world(s) of {worlds[missing[0]]['tasks']} train tasks "
+            f"({len(worlds) - len(missing)} read back), {min(workers, len(missing))} process(es)")
+    if len(missing) > 1 and workers > 1:
+        context = multiprocessing.get_context("spawn")  # the parent holds torch and tokenizer threads: no fork
+        with ProcessPoolExecutor(max_workers=min(workers, len(missing)), mp_context=context) as pool:
+            jobs = {k: pool.submit(_play_world_in_worker, worlds[k], tokenizer,
+                                   str(world_file(folder, worlds[k]["world_seed"]))) for k in missing}
+            for k, job in jobs.items():
+                found[k] = _read_back(Path(job.result()), worlds[k])
+    else:
+        for k in missing:
+            found[k] = play_world(worlds[k], tokenizer, world_file(folder, worlds[k]["world_seed"]))
+    return [t for k in range(len(worlds)) for t in found[k]]
