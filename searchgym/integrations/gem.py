@@ -44,6 +44,8 @@ class SearchgymGemEnv(GemEnv):
                  seed: int = 0) -> None:
         super().__init__()
         seed = check_seed(seed, "the GEM env's", optional=False)
+        if task_id is not None and not isinstance(task_id, str):  # before: a list was "unhashable type: 'list'"
+            raise ValueError(f"task_id must be a task id (str, searchgym.tasks) or None, got {type(task_id).__name__}")
         records = text_task_records(suite, split, "the GEM env")
         self.suite, self.split, self.fixed_task = suite, split, task_id
         self.records = {r.task_id: r for r in records}
@@ -83,15 +85,16 @@ class SearchgymGemEnv(GemEnv):
         return observation, float(reward), bool(terminated), bool(truncated), info
 
     @property
-    def question(self) -> str:
-        """The current task's question (after a reset)."""
-        if self.task_id is None:
-            raise RuntimeError("call reset() first: no task is being played")
-        return self.records[self.task_id].question
+    def question(self) -> str | None:
+        """The current task's question; None before a reset, never an error: GEM's ``EnvWrapper``
+        reads every public attribute when it wraps an env (before: wrapping a fresh env raised)."""
+        return None if self.task_id is None else self.records[self.task_id].question
 
     def sample_random_action(self) -> str:
         """A well-formed action at random: search the question, or answer "unknown" (after a reset)."""
-        question = self.question  # before: half the draws answered "unknown" with no task played
+        question = self.question
+        if question is None:  # before: half the draws answered "unknown" with no task played
+            raise RuntimeError("call reset() first: no task is being played")
         if self._rng.random() < 0.5:
             call = {"name": "web_search", "arguments": {"query": question}}
             return f"<tool_call>{json.dumps(call)}</tool_call>"

@@ -7,7 +7,9 @@ info)`` (four values). :class:`SearchgymRllmEnv` plays one task of a searchgym t
 register with rLLM's ``DatasetRegistry``. ``step`` takes what rLLM's ``ToolAgent`` sends, a list
 of OpenAI-style tool calls (its ``finish`` call's ``response`` is read as the model's text, so
 ``<answer>...</answer>`` in it answers), or the model's text, or one call; the observation is
-``{"tool_outputs": {call id: result}}`` for calls, the result text for text. The reward is the
+``{"tool_outputs": {call id: result}}`` for calls (each result without the env's
+``<tool_response>`` wrapper: the ToolAgent makes it a ``tool`` message, which the chat template
+wraps), the env's observation text for text. The reward is the
 sum of searchgym's step rewards over the calls of that step.
 
 rLLM is not on the package registry this project installs from (it is installed from its git
@@ -23,6 +25,7 @@ from abc import ABC, abstractmethod
 from typing import Any
 
 import searchgym
+from searchgym.actions import unwrap_tool_result
 from searchgym.integrations.text_tasks import check_seed, row_seed, text_task_records
 
 __all__ = ["RLLM_INSTALLED", "RllmBaseEnvStandIn", "SearchgymRllmEnv", "rllm_rows"]
@@ -145,7 +148,7 @@ class SearchgymRllmEnv(_Base):
             key = str(_field(call, "id") or f"call_{index}")
             while key in outputs:  # an id met before in this reply (a repeat, or one spelled like a
                 key = f"{key}_{index}"  # renamed repeat): keep every output (before: the first was lost)
-            outputs[key] = text
+            outputs[key] = unwrap_tool_result(text)  # before: the env's wrapper, then the template's
             total += reward
             if self.done:
                 break

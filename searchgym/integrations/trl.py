@@ -65,6 +65,7 @@ class _SearchGymEnv:
         self._env: Any = None
         self.task_id: str | None = None
         self.reward, self.done, self.info = 0.0, True, {}
+        self._text_given = False
 
     def reset(self, **row: Any) -> None:
         """Start the row's task (``task_id``, ``split``); the row's ``prompt`` already holds the
@@ -83,7 +84,7 @@ class _SearchGymEnv:
                              f"its {len(self._ids[split])} task ids (make_dataset(suite, {split!r}) gives them)")
         self._env = self._envs[split]
         _, self.info = self._env.reset(seed=self.seed, options={"task_id": task_id})
-        self.task_id, self.reward, self.done = task_id, 0.0, False
+        self.task_id, self.reward, self.done, self._text_given = task_id, 0.0, False, False
 
     def _act(self, action: Any) -> str:
         """One env step with a tool call or a text action; its observation is the tool's result."""
@@ -98,9 +99,17 @@ class _SearchGymEnv:
         return wrapped.group(1) if wrapped else observation  # the chat template wraps a tool message itself
 
     def _finish_with_text(self, text: str) -> None:
-        """Give the env a final turn the model wrote as text (an ``<answer>`` or a text tool call)."""
-        if not self.done and text.strip():
+        """Give the env a final turn the model wrote as text (an ``<answer>`` or a text tool call),
+        once per episode: before, each further :func:`episode_reward` of the same rollout stepped a
+        text that was no answer again, charging its format cost again."""
+        if not self.done and not self._text_given and text.strip():
+            self._text_given = True
             self._act(text)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its suite and seed and its state: the class is made at run time, so pickle cannot
+        find it by name (before: "Can't pickle <class '...SearchGym_searchqa_text_v2'>")."""
+        return _unpickle_env, (self.suite, self.seed), self.__dict__
 
 
 def _tool_method(schema: dict[str, Any]) -> Any:
@@ -178,8 +187,22 @@ def environment_factory(suite: str | Suite = "searchqa-text-v2", seed: int = 0) 
     suite = _playable_suite(suite)
     methods = {s["function"]["name"]: _tool_method(s) for s in _suite_tool_schemas(suite)}
     name = "SearchGym_" + "".join(c if c.isalnum() else "_" for c in suite.id)
-    return type(name, (_SearchGymEnv,), {"suite": suite, "seed": int(seed), "__doc__": _SearchGymEnv.__doc__,
-                                         **methods})
+    env_class = type(name, (_SearchGymEnv,), {"suite": suite, "seed": int(seed), "__doc__": _SearchGymEnv.__doc__,
+                                              **methods})
+    _MADE[(suite.id, int(seed))] = env_class
+    return env_class
+
+
+#: The class :func:`environment_factory` made last for each (suite id, seed): a copy keeps its class.
+_MADE: dict[tuple[str, int], type] = {}
+
+
+def _unpickle_env(suite: Suite, seed: int) -> _SearchGymEnv:
+    """An uninitialised instance of ``environment_factory(suite, seed)``'s class (pickle sets its state)."""
+    env_class = _MADE.get((suite.id, seed))
+    if env_class is None or env_class.suite != suite:
+        env_class = environment_factory(suite, seed)
+    return env_class.__new__(env_class)
 
 
 def _text_of(content: Any) -> str:
@@ -206,6 +229,9 @@ def episode_reward(completions: Sequence[list[dict[str, Any]]], environments: Se
     if odd is not None:  # before: "'int' object is not subscriptable", from deep inside
         raise TypeError(f"environments must be the envs environment_factory's class made (one per completion); "
                         f"got {type(odd).__name__}")
+    if len(completions) != len(environments):  # before: "zip() argument 2 is longer than argument 1"
+        raise ValueError(f"episode_reward needs one environment per completion; got {len(completions)} completions "
+                         f"and {len(environments)} environments")
     rewards = []
     for completion, env in zip(completions, environments, strict=True):
         last = completion[-1] if completion else {}

@@ -5,8 +5,9 @@ calls ``create`` (with the row's ``tools_kwargs[tool]["create_kwargs"]``), ``exe
 ``release`` on the tool named in the call. :class:`SearchgymTool` is every searchgym tool
 (``web_search``, ..., and ``answer``; the tool config YAML gives one entry per tool, all this
 class, each with its schema): ``execute`` steps the row's task in searchgym's env with the call,
-so the tool's reply and step reward are the env's. All calls of one trajectory share one episode:
-verl 0.6+ creates a tool instance per call and passes the trajectory's ``agent_data``, in whose
+so the tool's reply and step reward are the env's (the reply without the env's ``<tool_response>``
+wrapper: verl makes it a ``tool`` message, which the chat template wraps). All calls of one
+trajectory share one episode: verl 0.6+ creates a tool instance per call and passes the trajectory's ``agent_data``, in whose
 ``extra_fields`` the episode's key is kept; older verl (one instance per trajectory, no ``agent_data``) keys it by instance id.
 
 The episode's return, whether it ended and its calls go in ``agent_data.extra_fields``, which
@@ -27,6 +28,7 @@ from typing import Any
 from uuid import uuid4
 
 import searchgym
+from searchgym.actions import unwrap_tool_result
 from searchgym.integrations.verl_reward import compute_score, task_locator
 
 __all__ = ["VERL_INSTALLED", "SearchgymTool", "ToolResponseStandIn", "VerlBaseToolStandIn", "compute_score"]
@@ -171,7 +173,8 @@ class SearchgymTool(_Base):
             agent_data.extra_fields.update({"searchgym_reward": episode.total, "searchgym_done": episode.done,
                                             "searchgym_success": episode.success,
                                             "searchgym_calls": list(episode.calls)})
-        return ToolResponse(text=text), float(reward), {"searchgym_done": episode.done,
+        # before: the env's <tool_response> wrapper was kept, and the chat template wrapped it again
+        return ToolResponse(text=unwrap_tool_result(text)), float(reward), {"searchgym_done": episode.done,
                                                         "searchgym_success": episode.success}
 
     async def calc_reward(self, instance_id: str, **kwargs: Any) -> float:

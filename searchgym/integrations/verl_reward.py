@@ -26,7 +26,11 @@ LOCATOR_KEYS = ("suite", "split", "task_id")
 
 def task_locator(kwargs: dict[str, Any]) -> dict[str, Any]:
     """The task a tool or row plays, from ``create_kwargs=...`` (verl 0.6+) or spread keywords."""
-    found = kwargs.get("create_kwargs") or kwargs
+    found = (kwargs.get("create_kwargs") or kwargs) if isinstance(kwargs, Mapping) else kwargs
+    if not isinstance(found, Mapping):  # before: 5 was "argument of type 'int' is not iterable"
+        raise ValueError(  # noqa: TRY004 - one error type for every bad locator
+            f"a searchgym task locator (a tool's create_kwargs, a row's extra_info['searchgym']) "
+            f"must be a dict with {', '.join(LOCATOR_KEYS)}, as the verl export writes it; got {type(found).__name__}")
     missing = [key for key in LOCATOR_KEYS if key not in found]
     if missing:
         raise ValueError(f"a searchgym tool needs create_kwargs with {', '.join(LOCATOR_KEYS)} (the verl export "
@@ -53,7 +57,7 @@ def compute_score(data_source: str, solution_str: str, ground_truth: Any, extra_
     if "searchgym" not in extra:
         raise ValueError(f"row of {data_source!r} has no extra_info['searchgym'] task locator; score rows "
                          f"written by `searchgym export --format verl`")
-    locator = task_locator(dict(extra["searchgym"]))
+    locator = task_locator(extra["searchgym"])  # not dict(...): a string was "dictionary update sequence ..."
     env = searchgym.make_task_env(locator["suite"], locator["split"], locator["task_id"])
     try:
         env.reset(seed=locator["seed"])

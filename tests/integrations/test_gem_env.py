@@ -93,3 +93,24 @@ def test_a_random_action_before_any_reset_says_to_reset() -> None:
     assert env.sample_random_action() in {"<answer>unknown</answer>",
                                           '<tool_call>{"name": "web_search", "arguments": {"query": %s}}</tool_call>'
                                           % json.dumps(env.question)}
+
+
+def test_gems_wrappers_and_vector_env_take_a_fresh_env() -> None:
+    """Before: GEM's EnvWrapper reads every public attribute of the env it wraps, and ``question``
+    raised before a reset, so no GEM wrapper (nor ``make_vec`` with wrappers) could wrap the env."""
+    from gem.wrappers.episode_tracking_wrapper import EpisodeTrackingWrapper
+    from gem.wrappers.wrapper_factory import get_wrapper_fns
+
+    fresh = SearchgymGemEnv(SUITE, SPLIT)
+    assert fresh.question is None and EpisodeTrackingWrapper(fresh).env is fresh
+    envs = gem.make_vec(["searchgym:searchqa-text-v2"] * 2, wrappers=get_wrapper_fns("concat"), split=SPLIT)
+    observations, _ = envs.reset(seed=0)
+    assert len(observations) == 2
+    _, _, terminated, _, _ = envs.step(["<answer>x</answer>", "<answer>y</answer>"])
+    assert list(terminated) == [True, True]
+
+
+@pytest.mark.parametrize("task_id", [["a"], 5, {"a": 1}])
+def test_a_task_id_that_is_not_a_string_is_named(task_id) -> None:
+    with pytest.raises(ValueError, match=r"task_id must be a task id \(str, searchgym.tasks\) or None, got"):
+        gem.make("searchgym:searchqa-text-v2", split=SPLIT, task_id=task_id)

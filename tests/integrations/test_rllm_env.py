@@ -161,3 +161,24 @@ def test_a_bad_row_or_seed_is_one_error_naming_what_is_accepted() -> None:
     env = SearchgymRllmEnv.from_dict({**row, "seed": np.int64(3)})  # as a row comes back from pandas
     assert env.seed == 3 and type(env.seed) is int
     assert SearchgymRllmEnv.from_dict({**row, "seed": 3.0}).seed == 3
+
+
+def test_a_tool_output_is_wrapped_once_by_the_chat_template() -> None:
+    """Before: each output kept the env's <tool_response> wrapper, and rLLM's ToolAgent makes it a
+    ``tool`` message, which the chat template wraps again: the model read it wrapped twice."""
+    from searchgym.agents.llm_tokenizer import chat_tokenizer
+
+    from searchgym.actions import unwrap_tool_result
+
+    row = rllm_rows(SUITE, SPLIT)[7]
+    env = SearchgymRllmEnv.from_dict(row)
+    env.reset()
+    observation, _, _, _ = env.step([_call("a", "web_search", query=row["question"])])
+    reference = searchgym.make_task_env(SUITE, SPLIT, row["task_id"])
+    reference.reset(seed=0)
+    expected = reference.step({"name": "web_search", "arguments": {"query": row["question"]}})[0]
+    assert observation["tool_outputs"]["a"] == unwrap_tool_result(expected) != expected
+    shown = chat_tokenizer().apply_chat_template([{"role": "user", "content": row["question"]},
+                                                  {"role": "tool", "content": observation["tool_outputs"]["a"],
+                                                   "tool_call_id": "a"}], tokenize=False)
+    assert shown.count("<tool_response>") == 1

@@ -223,3 +223,34 @@ def test_a_suite_trl_cannot_play_is_refused_by_the_dataset_and_the_factory_alike
 def test_episode_reward_names_environments_that_are_not_the_factorys():
     with pytest.raises(TypeError, match="environments must be the envs environment_factory's class made"):
         sg_trl.episode_reward([[{"role": "assistant", "content": "x"}]], [3])
+
+
+def test_the_env_pickles_and_copies_mid_episode(env_class, dataset):
+    """Before: pickle.dumps(env) raised "Can't pickle <class '...SearchGym_tiny_text_trl'>: attribute
+    lookup failed" (the class is made at run time); a copy now plays on from the same step."""
+    import copy
+    import pickle
+
+    env = env_class()
+    env.reset(**dataset[1])
+    env.web_search(query=dataset[1]["question"])
+    for clone in (pickle.loads(pickle.dumps(env)), copy.deepcopy(env)):
+        assert type(clone) is env_class and (clone.task_id, clone.reward) == (env.task_id, env.reward)
+        assert clone.answer(answer="unknown") == env_class.answer(copy.deepcopy(env), answer="unknown")
+        assert clone.done and not env.done
+
+
+def test_episode_reward_scores_a_rollout_the_same_each_time_it_is_asked(env_class, dataset):
+    """Before: each call stepped a last turn that was no answer again, charging its format cost again
+    (-0.06, then -0.12, -0.18); and fewer environments than completions was "zip() argument 2 is
+    longer than argument 1"."""
+    env = env_class()
+    env.reset(**dataset[0])
+    completions = [[{"role": "assistant", "content": "I think it is Paris."}]]
+    first = sg_trl.episode_reward(completions, [env])
+    assert first == sg_trl.episode_reward(completions, [env]) and first[0] < 0
+    env.reset(**dataset[0])
+    assert sg_trl.episode_reward(completions, [env]) == first  # a new episode is scored afresh
+    with pytest.raises(ValueError, match="one environment per completion; got 2 completions and 1 environments"):
+        sg_trl.episode_reward(completions * 2, [env])
+

@@ -81,7 +81,7 @@ def test_a_tool_agent_loop_rollout_scores_as_the_env() -> None:
 
     replies = asyncio.run(rollout())
     expected = _reference("dev", record.task_id, [{"name": n, "arguments": a} for n, a in calls])
-    assert replies[0][0].text.startswith("<tool_response>") and replies[-1][2]["searchgym_success"]
+    assert replies[0][0].text.startswith("[1] ") and replies[-1][2]["searchgym_success"]
     assert sum(reward for _, reward, _ in replies) == pytest.approx(expected)
     assert agent_data.extra_fields["searchgym_done"] and agent_data.extra_fields["searchgym_success"]
     extra_info = {**row["extra_info"], **agent_data.extra_fields}  # what verl's reward managers pass
@@ -204,3 +204,36 @@ def test_compute_score_names_an_extra_info_that_is_no_dict(extra_info):
 
     with pytest.raises(TypeError, match="extra_info must be the row's dict"):
         compute_score("searchgym/searchqa-text-v2", "", None, extra_info)
+
+
+def test_a_tool_reply_is_wrapped_once_by_the_chat_template() -> None:
+    """Before: the reply kept the env's <tool_response> wrapper, and verl renders it as a ``tool``
+    message through the chat template, which wraps it again: the model read it wrapped twice."""
+    from searchgym.agents.llm_tokenizer import chat_tokenizer
+
+    from searchgym.actions import unwrap_tool_result
+
+    row, record = verl_rows(SUITE, "dev")[7], searchgym.tasks(SUITE, "dev")[7]
+    call = {"name": "web_search", "arguments": {"query": record.question}}
+    reply = asyncio.run(_call_per_instance(_tools("dev"), row, AgentData("request-wrap"), call["name"],
+                                           call["arguments"]))[0]
+    env = searchgym.make_task_env(SUITE, "dev", record.task_id)
+    env.reset(seed=0)
+    observation = env.step(call)[0]
+    assert reply.text == unwrap_tool_result(observation) != observation
+    shown = chat_tokenizer().apply_chat_template([{"role": "user", "content": record.question},
+                                                  {"role": "tool", "content": reply.text}], tokenize=False)
+    assert shown.count("<tool_response>") == 1
+
+
+@pytest.mark.parametrize("locator", [5, "suite split task_id", ["suite", "split", "task_id"]])
+def test_a_task_locator_that_is_no_dict_is_named(locator) -> None:
+    """Before: create_kwargs=5 was "argument of type 'int' is not iterable", a string naming the keys
+    "'str' object has no attribute 'get'", and extra_info['searchgym'] as a string "dictionary update
+    sequence element #0 has length 1"."""
+    tool = _tools("dev")["web_search"]
+    says = r"a searchgym task locator \(.*\) must be a dict with suite, split, task_id, .*; got "
+    with pytest.raises(ValueError, match=says + type(locator).__name__):
+        asyncio.run(tool.create(create_kwargs=locator))
+    with pytest.raises(ValueError, match=says + type(locator).__name__):
+        compute_score(f"searchgym/{SUITE}", "<answer>x</answer>", "", {"searchgym": locator})
