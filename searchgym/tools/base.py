@@ -52,7 +52,8 @@ class Tool(ABC):
             },
         }
 
-    def __call__(self, **arguments: Any) -> ToolResult:
+    def __call__(self, /, **arguments: Any) -> ToolResult:
+        # positional-only: an agent's argument named "self" is one more unknown argument, not a TypeError
         problem = validate_arguments(self.name, self.parameters, arguments)
         if problem is not None:
             return ToolResult.failure(problem)
