@@ -18,7 +18,7 @@ CALLS = [
 def test_an_argument_named_self_is_an_unknown_argument(call):
     env = searchgym.make("SearchQA-v0", world_size="tiny")
     env.reset(seed=0)
-    obs, reward, terminated, truncated, info = env.step(call)  # before: TypeError "multiple values for 'self'"
+    obs, _, terminated, _, info = env.step(call)  # before: TypeError "multiple values for 'self'"
     assert "got unknown argument(s) ['self']" in obs and not terminated
     assert info["invalid_actions"] == 1 and info["tool_calls"] == 1
     obs, *_ = env.step('<tool_call>{"name": "web_search", "arguments": {"query": "capital"}}</tool_call>')
