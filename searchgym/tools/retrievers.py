@@ -15,7 +15,7 @@ import random
 import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -92,6 +92,21 @@ def _require_docs(docs: Sequence[str], backend: str) -> None:
         raise ValueError(f"{backend} retriever needs at least one document; got an empty corpus")
 
 
+
+@cache
+def _import_bm25s():
+    """bm25s, its logger put back to the level of everyone else's. Why: importing it sets its logger
+    to DEBUG, so a program that configures logging (GEM's ``basicConfig(INFO)``, a trainer's) printed
+    "DEBUG - Building index from IDs" for every index; set once, so a level a user sets later stays."""
+    import logging
+
+    import bm25s
+
+    bm25s_logger = logging.getLogger("bm25s")
+    if bm25s_logger.level == logging.DEBUG:
+        bm25s_logger.setLevel(logging.NOTSET)
+    return bm25s
+
 class Bm25sRetriever:
     """BM25 on the ``bm25s`` sparse-matrix engine (the default: fast to build and to query).
 
@@ -112,8 +127,7 @@ class Bm25sRetriever:
         method: str = "robertson",
         epsilon: float | None = 0.25,
     ):
-        import bm25s
-
+        bm25s = _import_bm25s()
         _require_docs(docs, self.name)
         vocab: dict[str, int] = {}
         corpus_ids: list[list[int]] = []
