@@ -24,7 +24,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from searchgym.extras import require
+from searchgym.integrations.text_tasks import check_seed
 from searchgym.registry import spec
+from searchgym.shown import safe_repr
 from searchgym.suites import get_suite, make_env
 from searchgym.suites import tasks as suite_tasks
 from searchgym.task_api import SYSTEM_PROMPT, make_task_env
@@ -65,7 +67,11 @@ class SearchGymEnvConfig(vf.EnvConfig):
     """The one seat: the model under evaluation or training."""
 
 
-def _check(suite_id: str, split: str) -> None:
+def _check(suite_id: str, split: str, limit: object = None, seed: object = 0) -> None:
+    # before: limit=-1 dropped the last task, limit=0 made an empty taskset, seed=-1 failed inside Gymnasium
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+        raise ValueError(f"limit must be None (every task) or an int >= 1, got {safe_repr(limit, 40)}")
+    check_seed(seed, "the verifiers environment's", optional=False)
     suite = get_suite(suite_id)
     settings = {**spec(suite.env_id).kwargs, **suite.kwargs}
     if settings.get("action_mode", "text") != "text":
@@ -130,7 +136,7 @@ def load_environment(suite: str = "searchqa-text-v2", split: str = "dev", limit:
     ``harness`` (default ``null``: verifiers' plain chat program, no tools of its own) and
     ``runtime`` (default ``subprocess``: on this machine) choose how the agent runs;
     ``env_config`` is merged into the verifiers env config (``timeout``, ``retries``, ...)."""
-    _check(suite, split)
+    _check(suite, split, limit, seed)
     from verifiers.v1.utils.loaders import load_environment as vf_load_environment
 
     config = SearchGymEnvConfig.model_validate({

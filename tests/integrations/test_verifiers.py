@@ -63,3 +63,14 @@ def test_refuses_suites_it_cannot_play():
         load_environment(suite="searchqa-v2")
     with pytest.raises(ValueError, match="unknown split 'val'; accepted: train, dev, test"):
         load_environment(split="val")
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"limit": -1}, r"limit must be None \(every task\) or an int >= 1, got -1"),  # before: the last task dropped
+    ({"limit": 0}, "limit must be None"),  # before: an empty taskset
+    ({"limit": True}, "limit must be None"),
+    ({"seed": -1}, r"the verifiers environment's seed must be an int in 0\.\."),  # before: inside Gymnasium
+])
+def test_refuses_a_limit_or_seed_it_cannot_play(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        load_environment(**kwargs)
