@@ -29,7 +29,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from searchgym.fileio import atomic_write_json, read_jsonl
+from searchgym.fileio import atomic_write_json, read_json, read_jsonl
 from searchgym.harness.method_specs import HARNESS_FIELDS
 from searchgym.harness.option_bounds import (  # noqa: F401 (the limits are part of this module's interface)
     MAX_OPTION_NUMBER,
@@ -229,6 +229,13 @@ def retrain(path: str | os.PathLike, out: str | os.PathLike | None = None, devic
     success = rescore(get_suite(submission["suite"]["id"]), rows)["success"] if rows else 0.0
     matches = same == len(submission["predictions"]) and len(rows) == len(submission["predictions"])
     reason = "" if matches else f"{len(submission['predictions']) - same} answer(s) differ from the re-run"
+    # the board shows training_budget beside the re-trained mark (before: a random row edited to claim
+    # 5000 env steps matched, as random's budget is not compared before the run: it spends none)
+    spent = read_json(spec.run_dir / "config.json", expect=dict).get("training_budget")
+    if spent != submission["training_budget"]:
+        matches = False
+        budget = f"training_budget ({submission['training_budget']}) differs from the re-run's ({spent!r})"
+        reason = f"{reason}; {budget}" if reason else budget
     return RetrainResult(matches=matches, same_answers=same, retrained_success=success, reason=reason, **base)
 
 

@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
 from searchgym.leaderboard import (
@@ -26,6 +27,16 @@ from searchgym.leaderboard import (
 from searchgym.leaderboard_checks import verify_file
 
 
+def file_path(text: str) -> Path:
+    """A submission file as typed. Why: ``--out subs/`` (a folder meant) wrote a file named ``subs``."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("is empty; give the file to write (or leave --out out for the default)")
+    if text.endswith(("/", os.sep)):
+        raise argparse.ArgumentTypeError(f"{text!r} ends in '/', a folder; give the file to write "
+                                         "(FOLDER/NAME.json), or --dir FOLDER for the default file name")
+    return Path(text)
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     submit = sub.add_parser("submit", help="write a submission from a finished run folder")
@@ -33,7 +44,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     submit.add_argument("--name", help="method name shown on the board (default: the run's method label)")
     submit.add_argument("--description", help="one or two sentences: what the method is")
     submit.add_argument("--url", help="a link to the paper or code (http or https)")
-    submit.add_argument("--out", type=Path, help="file to write (default: DIR/submissions/<suite>__<name>__seed<k>.json)")
+    submit.add_argument("--out", type=file_path, help="file to write (default: DIR/submissions/<suite>__<name>__seed<k>.json)")
     submit.add_argument("--dir", type=Path, default=DEFAULT_DIR,
                         help="leaderboard folder for the default file name (default: ./leaderboard)")
     verify = sub.add_parser("verify", help="re-score submissions and accept or reject each")

@@ -29,7 +29,7 @@ from searchgym.harness.provenance import resolve_device
 from searchgym.harness.runner import RunSpec, execute_run
 from searchgym.method_table import llm_spec
 from searchgym.registry import spec as env_spec
-from searchgym.suites import Suite
+from searchgym.suites import Suite, tasks
 from searchgym.world import FAMILIES
 from searchgym.world.generate import resolve_size, size_from_text
 
@@ -122,6 +122,16 @@ def check_settings(args: argparse.Namespace) -> None:
     resolve_device(args.device)  # "unknown device 'gpu'; accepted: auto, cpu, cuda or cuda:N"
 
 
+def check_tasks(suite: Suite) -> None:
+    """Each split holds a task, checked before the run folder is made. Why: `--families lookup
+    --difficulty hard` (no hard lookups) failed in the run and left a folder holding only a .lock."""
+    for split in ("train", "dev", "test"):
+        try:
+            tasks(suite, split)
+        except ValueError as exc:
+            raise ValueError(f"{exc}; choose other --families or --difficulty") from None
+
+
 def families_of(args: argparse.Namespace) -> tuple[str, ...] | None:
     if args.families is not None and not args.families.strip():  # before: '' meant every family, silently
         raise ValueError("--families is empty; give a comma list of task families, or leave it out for every family")
@@ -193,6 +203,7 @@ def run(args: argparse.Namespace) -> int:
     # options are checked too (it needs no torch for that)
     check_comparison(SimpleNamespace(suite=suite, methods=[method], seeds=[args.seed], budget=args.budget,
                                      policy=args.policy, options=options))
+    check_tasks(suite)
     print(describe_plan(args), flush=True)
     spec = RunSpec(suite=suite, method=method, seed=args.seed, budget=args.budget, out=Path(args.out),
                    device=args.device, policy=args.policy, progress=not args.no_progress, options=options,

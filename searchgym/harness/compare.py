@@ -76,9 +76,16 @@ class Comparison:
             from searchgym.harness.ray_executor import RAY_MISSING
 
             raise ValueError(RAY_MISSING)
+        if self.retries is not None:  # before: checked once the progress bar was drawn
+            from searchgym.harness.ray_executor import check_retries
+
+            check_retries(self.retries)
         self.out = Path(self.out)
         if self.out.exists() and not self.out.is_dir():
             raise ValueError(f"--out {self.out} is a file; choose a new folder (or the folder of an earlier compare)")
+        if (self.out / "config.json").exists() or is_done(self.out):  # before: a comparison was written into it
+            raise ValueError(f"--out {self.out} is one run's folder (it holds config.json), not a "
+                             "comparison's; choose a new folder (or the folder of an earlier compare)")
 
     def plan(self) -> list[RunSpec]:
         threads = 1  # one torch thread per run: faster under load, and bit-identical reruns (see provenance)

@@ -256,7 +256,20 @@ def diagnostics_table(records: Sequence[RunRecord]) -> str:
         differs = [float(m[DIAGNOSTICS[0][0]]) for m in rows if DIAGNOSTICS[0][0] in m]
         cells.append(f"{np.mean([d == 0 for d in differs]):.2f} of {len(differs)}" if differs else "—")
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    if len(lines) == 2:  # before: a header with no rows, as if the diagnostics had been lost
+        return "No finished run logged training iterations (no method here trained)."
     return "\n".join(lines)
+
+
+def _unfinished(records: Sequence[RunRecord], labels: Sequence[str], seeds: Sequence[int]) -> str:
+    """The runs no table shows, named. Why: "Finished runs: 2 of 4" alone left a method whose every
+    run failed out of each table without a word of it in results.md."""
+    done = {(r.label, r.seed) for r in records}
+    missing = [f"{label}/seed{seed}" for label in labels for seed in seeds if (label, seed) not in done]
+    if not missing:
+        return ""
+    more = f" and {len(missing) - 8} more" if len(missing) > 8 else ""
+    return f" Not finished (failed, stopped or not run), so in no table: {', '.join(missing[:8])}{more}."
 
 
 def write_report(out: Path | str, suite: Suite, labels: Sequence[str], seeds: Sequence[int],
@@ -273,7 +286,7 @@ def write_report(out: Path | str, suite: Suite, labels: Sequence[str], seeds: Se
     parts = [f"# Comparison on `{suite.id}`", "",
              (f"Suite hash `{suite.content_hash}`; env `{suite.env_id}`; {len(suite.tasks('test'))} test tasks; "
              f"seeds {list(seeds)}; training budget {budget} env steps (methods that train)."), "",
-             f"Finished runs: {len(records)} of {len(labels) * len(seeds)}.", "",
+             f"Finished runs: {len(records)} of {len(labels) * len(seeds)}.{_unfinished(records, labels, seeds)}", "",
              "## Success (mean [95% bootstrap interval over seeds and tasks])", "", success, "",
              *([note, ""] if note else []),
              *([CHANCE_NOTE, ""] if any(r["family"] in CHANCE for r in rows) else []),

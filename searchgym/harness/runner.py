@@ -198,6 +198,9 @@ def execute_run(spec: RunSpec, wait: bool = False) -> RunOutcome:
     folder = spec.run_dir
     if folder.exists() and not folder.is_dir():
         raise ValueError(f"{folder} is a file, not a run folder; choose a new folder (or a run folder) for --out")
+    if spec.folder is not None and (folder / "runs").is_dir():  # before: one run was written beside its runs
+        raise ValueError(f"{folder} holds a comparison (compare's --out, with runs/), not one run; choose a new "
+                         "folder (or a run folder) for --out")
     if is_done(folder):
         check_identity(spec)
         return RunOutcome(spec.method.label, spec.seed, str(folder), "skipped")

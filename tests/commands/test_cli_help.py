@@ -88,6 +88,9 @@ UNKNOWN_ENV = "unknown env id 'Nope-v0'; accepted: GroupSearch-Candidates-v0, Gr
     ([*QUICK_TRAIN, "--families", "lookup,nosuch"], "--families: unknown task family 'nosuch'; accepted: lookup, "),
     ([*QUICK_TRAIN, "--device", "gpu"], "unknown device 'gpu'; accepted: auto, cpu, cuda or cuda:N"),
     ([*QUICK_TRAIN, "--options", "[1]"], "--options must be a JSON object"),
+    # no hard lookups: before, the run failed after making its folder (a .lock alone, left behind)
+    ([*QUICK_TRAIN, "--families", "lookup", "--difficulty", "hard"],
+     "has no train tasks (families=('lookup',), difficulty=hard); choose other --families or --difficulty"),
 ])
 def test_train_checks_its_settings_before_printing_the_plan(tmp_path, monkeypatch, capsys, argv, message) -> None:
     """Before: the plan ("searchgym train: cw_grpo on Nope-v0 ...") was printed, then the error; an unknown

@@ -77,3 +77,14 @@ def test_serve_refuses_a_bad_stall_before_recording_anything(stall, capsys, serv
     captured = capsys.readouterr()
     assert captured.out == "" and captured.err.strip().startswith(
         "searchgym serve: error: --stall must be a number of seconds >= 0 (how long each reply waits), got ")
+
+
+def test_negative_retries_are_refused_before_the_progress_bar(capsys, tmp_path):
+    """Before: ``compare --executor ray --retries -1`` drew the env-steps bar, then refused."""
+    pytest.importorskip("ray")
+    assert main(["compare", "--suite", "quick-v2", "--methods", "random", "--executor", "ray", "--retries", "-1",
+                 "--out", str(tmp_path / "out")]) == 2
+    captured = capsys.readouterr()
+    assert captured.err == ("searchgym compare: error: retries must be a non-negative int (extra attempts per "
+                            "failed run), got -1\n") and captured.out == ""
+    assert not (tmp_path / "out").exists()

@@ -62,3 +62,18 @@ def test_a_train_run_is_sent_to_compare_not_called_damaged(tmp_path, capsys) -> 
     assert error.startswith(f"searchgym leaderboard: error: {run} is a `searchgym train` run on an ad-hoc suite "
                             "(train-SearchQA-Candidates-Easy-v0); the leaderboard ranks the frozen suites only")
     assert "damaged" not in error and not board.exists()
+
+
+@pytest.mark.parametrize(("out", "said"), [("subs/", "ends in '/', a folder; give the file to write"),
+                                           (None, "is empty; give the file to write")])
+def test_an_out_that_names_no_file_is_refused(comparison, tmp_path, monkeypatch, capsys, out, said) -> None:
+    """Before: ``--out subs/`` wrote the submission as a file named ``subs``, and ``--out ''`` tried the
+    current folder ("Is a directory")."""
+    monkeypatch.chdir(tmp_path)
+    run = str(comparison / "runs" / "random" / "seed0")
+    with pytest.raises(SystemExit) as stop:
+        main(["leaderboard", "submit", run, "--out", f"{tmp_path / out}/" if out else ""])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert "error: argument --out: " in err and said in err and "Traceback" not in err
+    assert list(tmp_path.iterdir()) == []
