@@ -121,6 +121,12 @@ def _init_worker(threads: int, parent_pid: int | None = None) -> None:
     if torch is not None:
         torch.set_num_threads(threads)
     warnings_on_one_line()  # a damaged file a worker sets aside is one line, as in the parent
+    # tqdm's default lock (bm25s's index bars take it) is a named semaphore, which a worker terminated
+    # on Ctrl-C never unlinks: "There appear to be 2 leaked semaphore objects" at exit. A thread lock
+    # does (the pool's workers print no bars).
+    from tqdm import tqdm
+
+    tqdm.set_lock(threading.RLock())
     if parent_pid is not None:
         threading.Thread(target=exit_when_orphaned, args=(parent_pid,), daemon=True, name="parent-watch").start()
 

@@ -84,5 +84,6 @@ def test_ctrl_c_stops_the_workers_and_starts_no_queued_run(tmp_path):
     _, err = process.communicate(timeout=120)
     assert time.monotonic() - sent < 30 and process.returncode == 130, err[-2000:]
     assert "interrupted; re-run the same command to resume" in err
+    assert "leaked semaphore" not in err, err[-2000:]  # before: tqdm's lock in each terminated worker
     started = sorted(str(p.parent.relative_to(out)) for p in out.glob("runs/*/seed*/config.json"))
     assert started == ["runs/cw_grpo/seed0", "runs/cw_grpo/seed1"], started  # no queued run was begun
