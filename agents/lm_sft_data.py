@@ -2,7 +2,7 @@
 in parallel processes and kept as one file per world.
 
 Why: distinct episodes are what a from-scratch model lacks (docs/llm.md), and a GPU trains on tens
-of thousands of them in minutes while one process plays about ten a second. The per-world files let
+of thousands of them in minutes while one process plays about 15 a second. The per-world files let
 a recipe cut short, or a second recipe with other training settings, reuse what was played: a file
 is used only when the settings it was played with (suite, world, tasks, seeds, rollout format and
 the tokenizer's fingerprint) are the ones asked for; otherwise that world is played again.
