@@ -216,6 +216,9 @@ def retire_suite(old_id: str, reason: str, replacement: str) -> None:
 def get_suite(suite_id: str | Suite) -> Suite:
     if isinstance(suite_id, Suite):
         return suite_id
+    if not isinstance(suite_id, str):  # a list was "unhashable type: 'list'", from the look-up below
+        raise UnknownSuite(f"a suite id is a string (or a Suite), got {type(suite_id).__name__} {suite_id!r:.60}; "
+                           f"known suites: {', '.join(SUITES)}")
     if suite_id in RETIRED_SUITES and suite_id not in SUITES:
         raise UnknownSuite(RETIRED_SUITES[suite_id])
     if suite_id not in SUITES:

@@ -73,6 +73,13 @@ def test_unknown_suite_lists_the_known_ones():
         get_suite("nope")
 
 
+@pytest.mark.parametrize("given", [["quick-v2"], {"id": "quick-v2"}, None, 5, b"quick-v2"])
+def test_a_suite_id_that_is_not_a_string_is_an_unknown_suite(given):
+    """Before: get_suite(["quick-v2"]) was "TypeError: unhashable type: 'list'"; every caller catches KeyError."""
+    with pytest.raises(KeyError, match=r"^a suite id is a string \(or a Suite\), got .*; known suites: quick-v2, "):
+        get_suite(given)
+
+
 def test_capped_splits_interleave_families_in_world_order():
     world = TINY.world()
     bridges = [t.id for t in world.tasks_in("test", ["bridge"])]

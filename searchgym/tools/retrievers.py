@@ -133,10 +133,11 @@ class Bm25sRetriever:
         corpus_ids: list[list[int]] = []
         for doc in docs:
             corpus_ids.append([vocab.setdefault(tok, len(vocab)) for tok in tokenize(doc)])
-        if not vocab:  # a corpus of stopwords only: index one placeholder token
-            vocab[""] = 0
         self.vocab = vocab
         self.num_docs = len(docs)
+        self._engine: Any = None
+        if not vocab:  # no page has a word (empty pages, stopwords): nothing to find, and indexing
+            return     # one placeholder token warned "invalid value encountered in scalar divide"
         if method == "robertson" and self.num_docs <= SMALL_CORPUS:
             method = "lucene"  # its idf is _small_corpus_idf
         self._engine = bm25s.BM25(k1=k1, b=b, method=method)
@@ -185,14 +186,18 @@ class RankBm25Retriever:
 
         _require_docs(docs, self.name)
         self.num_docs = len(docs)
-        self._engine = BM25Okapi([tokenize(doc) for doc in docs], k1=k1, b=b, epsilon=epsilon)
+        corpus = [tokenize(doc) for doc in docs]
+        self._engine: Any = None
+        if not any(corpus):  # no page has a word: BM25Okapi's mean idf was a ZeroDivisionError
+            return
+        self._engine = BM25Okapi(corpus, k1=k1, b=b, epsilon=epsilon)
         if self.num_docs <= SMALL_CORPUS:
             words = sorted({w for freqs in self._engine.doc_freqs for w in freqs})
             df = np.array([sum(w in freqs for freqs in self._engine.doc_freqs) for w in words], dtype=np.float64)
             self._engine.idf = dict(zip(words, _small_corpus_idf(self.num_docs, df).tolist(), strict=True))
 
     def search(self, query: str, k: int) -> list[tuple[int, float]]:
-        tokens = [t for t in tokenize(query) if t in self._engine.idf]
+        tokens = [t for t in tokenize(query) if self._engine is not None and t in self._engine.idf]
         if not tokens:
             return []
         return top_k(np.asarray(self._engine.get_scores(tokens), dtype=np.float64), k)

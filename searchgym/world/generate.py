@@ -53,8 +53,9 @@ def resolve_size(size: str | int) -> tuple[str, int]:
 
 def size_from_text(size: str | int) -> str | int:
     """A world size as typed on a command line or in JSON options: digits are an int scale ("24"),
-    anything else a preset name (checked by :func:`resolve_size`)."""
-    return int(size) if str(size).isdigit() else size
+    anything else a preset name (checked by :func:`resolve_size`). Decimal digits only: "²" is a
+    digit to ``str.isdigit`` that ``int`` refuses ("invalid literal for int()" was the CLI's error)."""
+    return int(size) if str(size).isdecimal() else size
 
 
 def check_seed(seed: object) -> int:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -98,10 +98,11 @@ def _lines(path: Path) -> Iterator[tuple[int, str]]:
 
 
 def read_records(path: str | Path, schema: Mapping[str, Any], forms: Mapping[str, str],
-                 kind: str) -> list[dict[str, Any]]:
+                 kind: str, check: Callable[[dict[str, Any]], str | None] | None = None) -> list[dict[str, Any]]:
     """Every line of ``path`` as a dict that ``schema`` accepts, with unique ``id``s.
 
-    ``forms`` says, per field, what it must be (the error text); ``kind`` names a record ("page")."""
+    ``forms`` says, per field, what it must be (the error text); ``kind`` names a record ("page");
+    ``check`` says what else is wrong with a record the schema accepts (None: nothing)."""
     path = Path(path)
     if not path.is_file():  # before: a device or a folder there was "no such JSONL file" too
         what = "no such JSONL file" if not path.exists() else "not a regular file (a JSONL file is read from a file)"
@@ -120,6 +121,8 @@ def read_records(path: str | Path, schema: Mapping[str, Any], forms: Mapping[str
         problem = _schema_error(row, schema, forms, validator)
         if problem is None and _SURROGATE_ESCAPE.search(line):
             problem = _unicode_error(row, tuple(forms))
+        if problem is None and check is not None:
+            problem = check(row)
         if problem is not None:
             raise RecordError(f"{where}: {problem}")
         if row["id"] in first_line:

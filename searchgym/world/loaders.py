@@ -11,6 +11,7 @@ ignored. Nothing is downloaded.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
 from pathlib import Path
 
@@ -44,6 +45,19 @@ TASK_FORMS = {
 }
 
 
+_DIGIT = re.compile(r"\d")
+
+
+def _task_problem(row: dict) -> str | None:
+    """A number task is scored by the first number of an answer (:mod:`searchgym.numbers`), so one
+    whose answers hold no digit ("twelve") could never be answered right: refused, not loaded."""
+    answers = [row["answers"]] if isinstance(row["answers"], str) else row["answers"]
+    if row.get("answer_type") == "number" and not any(_DIGIT.search(a) for a in answers):
+        return (f"'answers' of a number task must hold a number written in digits (answers are matched by "
+                f"their first number), got {json.dumps(answers, ensure_ascii=False)[:60]}")
+    return None
+
+
 def load_corpus(path: str | Path) -> list[Page]:
     """Read a JSONL corpus into pages (split into sentences; no fact ids: real text has none)."""
     pages = []
@@ -58,7 +72,7 @@ def load_tasks(path: str | Path, default_split: str = "test") -> list[Task]:
     if default_split not in SPLITS:
         raise ValueError(f"default_split must be one of {', '.join(SPLITS)}, got {default_split!r}")
     tasks = []
-    for row in read_records(path, TASK_SCHEMA, TASK_FORMS, "task"):
+    for row in read_records(path, TASK_SCHEMA, TASK_FORMS, "task", _task_problem):
         answers = row["answers"]
         tasks.append(Task(
             id=row["id"], family=row.get("family", "external"), question=row["question"],

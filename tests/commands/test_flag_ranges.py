@@ -30,6 +30,9 @@ TOP = 2**63 - 1
     (["world", "stats", "--size", "huge"],
      ("searchgym world: error: --size must be one of tiny, small, medium, large, xl or an int scale in 4..9000, "
       "got 'huge'")),
+    *[(["world", "stats", "--size", typed],  # before: "error: invalid literal for int() with base 10: '²'"
+       ("searchgym world: error: --size must be one of tiny, small, medium, large, xl or an int scale in 4..9000, "
+        f"got {typed!r}")) for typed in ("²", "①", "2⁵")],
     (["serve", "--suite", "searchqa-text-v2", "--port", "70000"],
      "searchgym serve: error: --port must be an int in 0..65535 (0: any free port), got 70000"),
     (["serve", "--suite", "searchqa-text-v2", "--limit", "0"],
@@ -63,11 +66,14 @@ def test_seeds_past_what_numpy_and_torch_take_are_refused_naming_the_flag(argv, 
 
 
 @pytest.mark.parametrize("argv", [["demo"], ["play", "SearchQA-v0"]])
-def test_a_world_size_out_of_range_names_the_flag(argv, capsys):
-    """Before: "world_size must be ..." (the env keyword, not the flag the user typed)."""
-    assert main([*argv, "--world-size", "3"]) == 2
+@pytest.mark.parametrize("typed", ["3", "²"])
+def test_a_world_size_out_of_range_names_the_flag(argv, typed, capsys):
+    """Before: "world_size must be ..." (the env keyword, not the flag the user typed); a superscript
+    digit (a digit to str.isdigit, not to int) was "invalid literal for int() with base 10"."""
+    assert main([*argv, "--world-size", typed]) == 2
+    shown = typed if typed.isascii() else repr(typed)
     assert capsys.readouterr().err.strip() == (f"searchgym {argv[0]}: error: --world-size must be one of tiny, small, "
-                                               "medium, large, xl or an int scale in 4..9000, got 3")
+                                               f"medium, large, xl or an int scale in 4..9000, got {shown}")
 
 
 @pytest.mark.parametrize("stall", ["-1", "nan", "inf"])

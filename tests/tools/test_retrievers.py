@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -76,6 +78,17 @@ def test_sparse_search_returns_nothing_for_unknown_or_stopword_queries(world, ba
 def test_make_retriever_rejects_unknown_names_listing_the_accepted_ones():
     with pytest.raises(ValueError, match="bm25s, rank_bm25, dense, hybrid"):
         make_retriever("bm25", ["a doc"])
+
+
+@pytest.mark.parametrize("backend", ["bm25s", "rank_bm25"])
+@pytest.mark.parametrize("docs", [[""], ["", "  "], ["the of", "and"], ["", "", "", "?!"]])
+def test_a_corpus_without_a_word_builds_quietly_and_finds_nothing(backend, docs):
+    """A user corpus of empty pages (``world_from_files``): before, rank_bm25 raised ZeroDivisionError
+    while building and bm25s warned "invalid value encountered in scalar divide"."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        retriever = make_retriever(backend, docs)
+        assert retriever.search("alpha red", 5) == [] and retriever.search("the", 5) == []
 
 
 @pytest.mark.parametrize("backend", ["bm25s", "rank_bm25"])

@@ -211,3 +211,17 @@ def test_an_env_on_your_own_files_says_which_split_holds_the_tasks(tmp_path):
         searchgym.make("SearchQA-v0", world=world)
     obs, _ = searchgym.make("SearchQA-v0", world=world, split="test").reset(seed=0)
     assert "What colour is Alpha?" in obs
+
+
+@pytest.mark.parametrize("answers", [["twelve"], "about half", ["n/a", "none"]])
+def test_a_number_task_whose_answers_hold_no_number_is_refused(tmp_path, answers):
+    """Before: it loaded, and no answer could ever score (numbers are matched by their first number)."""
+    row = {**TASK, "id": "q2", "answer_type": "number", "answers": answers}
+    shown = json.dumps([answers] if isinstance(answers, str) else answers)
+    _error(load_tasks, _write(tmp_path, TASK, row), 2, "'answers' of a number task must hold a number written in "
+           f"digits (answers are matched by their first number), got {shown}")
+
+
+def test_a_number_task_with_one_numeric_alias_loads(tmp_path):
+    row = {**TASK, "answer_type": "number", "answers": ["twelve", "12"]}
+    assert load_tasks(_write(tmp_path, row))[0].answers == ("twelve", "12")
