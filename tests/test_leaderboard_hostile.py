@@ -291,3 +291,15 @@ def test_retrain_reruns_a_baseline_that_recorded_the_learners_options(tmp_path, 
     path = write_submission(recorded, folder=board / "submissions")
     assert main(["leaderboard", "retrain", str(path), "--out", str(tmp_path / "r"), "--record", "--dir", str(board)]) == 0
     assert capsys.readouterr().out.startswith("MATCHES")
+
+
+def test_an_oracle_run_submitted_under_another_name_is_still_marked_privileged(tmp_path, runs) -> None:
+    """Before: the mark came from the name alone, so ``submit --name gold-chain`` of an oracle run was
+    shown at 1.000 unmarked beside methods that read only what an agent sees."""
+    board = tmp_path / "board"
+    renamed = build_submission(runs / "oracle" / "seed0", name="gold-chain")
+    write_submission(renamed, folder=board / "submissions")
+    write_submission(build_submission(runs / "random" / "seed0", name="my method"), folder=board / "submissions")
+    _, readme, _ = build(board)
+    names = [line.split(" | ")[1] for line in readme.read_text().splitlines() if line.startswith("| ") and " | " in line]
+    assert r"gold-chain \(privileged\)" in names and "my method" in names
