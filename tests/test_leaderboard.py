@@ -150,7 +150,9 @@ def test_build_shows_verified_submissions_only_and_escapes_them(tmp_path, runs, 
     board, (verdicts, readme, page) = build_board(tmp_path, runs)
     assert [v.ok for v in verdicts] == [False, True, True]  # sorted: cheater.json first
     text, html = readme.read_text(), page.read_text()
-    assert "| 1 | Oracle | 1.000 | 1.000 |" in text and "| 2 | Random walk |" in text and "Cheater" not in text
+    # the oracle's run under another name is still marked privileged (its run block says oracle)
+    assert "| 1 | Oracle \\(privileged\\) | 1.000 | 1.000 |" in text and "| 2 | Random walk |" in text
+    assert "Cheater" not in text
     assert "&lt;script&gt;alert\\(1\\)&lt;/script&gt; &amp; \\| \\*x\\*" in text
     assert "Oracle" in html and "Random walk" in html and "Cheater" not in html
     assert "<script>alert" not in html and "&lt;script&gt;alert(1)&lt;/script&gt; &amp; | *x*" in html
@@ -180,7 +182,7 @@ def test_the_built_page_shows_the_sorted_table_in_headless_chromium(tmp_path, ru
     assert table and 'data-sorted="success-desc"' in table.group(0)  # the sort script ran
     assert re.search(r'<th data-key="success" data-type="number" aria-sort="descending">', dom)
     names = re.findall(r'<td class="text" data-value="([^"]+)">', dom)
-    assert [n for n in names if n in ("Oracle", "Random walk")] == ["Oracle", "Random walk"]
+    assert [n for n in names if n in ("Oracle (privileged)", "Random walk")] == ["Oracle (privileged)", "Random walk"]
     assert "<script>alert(1)</script>" not in dom.split("<script>(function")[0]
 
 
