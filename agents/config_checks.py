@@ -89,3 +89,46 @@ def check_calibration_settings(config: Any) -> None:
     check_in_range("standardize_eps", config.standardize_eps, 0, what="added to the batch std")
     if config.adv_clip is not None:
         check_rate("adv_clip", config.adv_clip, "clip(A, -c, c); null: off")
+
+
+#: The most tokens a rollout setting takes (a turn, an episode): above any model's context (Qwen2.5-1M's
+#: is 1,010,000). Why: max_new_tokens=10**9 ran silently.
+MAX_TOKENS = 1 << 20
+#: The dtypes an LLM run loads its weights in.
+LLM_DTYPES = ("auto", "float32", "bfloat16", "float16")
+
+
+def check_llm_settings(config: Any) -> None:
+    """LLMTrainConfig's values, named before any run folder is made. Why: a string or a float where
+    a count belongs ("'float' object cannot be interpreted as an integer"), lr=-1 (torch's "Invalid
+    learning rate"), temperature=-1 or dtype="int8" failed after the run folder was written;
+    mini_batch_size=-1 took no optimiser step and reported a result; ``"yes"`` for a switch, a
+    vllm_gpu_memory of 5 and temperature=inf ran silently."""
+    check_counts(config, (("group_size", 1), ("tasks_per_iteration", 1), ("budget", 1), ("update_epochs", 1),
+                          ("micro_batch_size", 1), ("eval_every", 1), ("save_every", 1), ("eval_tasks", 0),
+                          ("seed", 0)))
+    for name, most in (("group_size", MAX_GROUP), ("tasks_per_iteration", MAX_GROUP), ("seed", MAX_SEED)):
+        if getattr(config, name) > most:
+            raise ValueError(f"{name} must be an integer <= {most}; got {getattr(config, name)}")
+    if config.mini_batch_size is not None:
+        check_counts(config, (("mini_batch_size", 1),))
+    check_rate("lr", config.lr, "the optimiser's learning rate")
+    check_rate("max_grad_norm", config.max_grad_norm, "gradients are clipped to that norm")
+    check_in_range("temperature", config.temperature, 0, what="0: greedy", finite=True)
+    for name, what in (("top_p", "nucleus sampling; 1: off"), ("vllm_gpu_memory", "the GPU share vLLM may take")):
+        value = getattr(config, name)
+        if type(value) not in (int, float) or not 0 < value <= 1:
+            raise ValueError(f"{name} must be a number in (0, 1] ({what}); got {value!r}")
+    if config.dtype not in LLM_DTYPES:
+        raise ValueError(f"unknown dtype {config.dtype!r}; accepted: {', '.join(LLM_DTYPES)}")
+    for name in ("gradient_checkpointing", "shared_prefix", "log_entropy"):
+        if not isinstance(getattr(config, name), bool):
+            raise ValueError(f"{name} must be true or false; got {getattr(config, name)!r}")  # noqa: TRY004
+
+
+def check_rollout_lengths(config: Any) -> None:
+    """RolloutConfig's counts: integers in [1, MAX_TOKENS] (a string was "invalid literal for int()")."""
+    for name in ("max_turns", "max_new_tokens", "max_episode_tokens", "min_turn_tokens"):
+        value = getattr(config, name)
+        if type(value) is not int or not 1 <= value <= MAX_TOKENS:
+            raise ValueError(f"{name} must be an integer in [1, {MAX_TOKENS}]; got {value!r}")

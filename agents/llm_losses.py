@@ -43,6 +43,10 @@ class LLMLossConfig:
 
     def __post_init__(self) -> None:
         get_aggregation(self.aggregation)
+        for name in ("eps_low", "eps_high", "kl_coef", "entropy_coef", "dual_clip"):
+            value = getattr(self, name)  # before: "'<' not supported between instances of 'str' and 'int'"
+            if type(value) not in (int, float) and not (name == "dual_clip" and value is None):
+                raise ValueError(f"{name} must be a number; got {value!r}")
         if not (0 <= self.kl_coef <= MAX_COEF and 0 <= self.entropy_coef <= MAX_COEF):  # NaN too; 1e308: a NaN loss
             raise ValueError(f"kl_coef and entropy_coef must be in [0, {MAX_COEF:g}]; got {self.kl_coef}, "
                              f"{self.entropy_coef}")

@@ -40,6 +40,7 @@ import numpy as np
 
 from searchgym.actions import unwrap_tool_result
 
+from .config_checks import check_rollout_lengths
 from .grouping import TEAM_GROUP, resolve_grouping
 from .llm_policy import ChatCodec, Generation, LLMPolicy
 from .rollout import SIGNAL_KEYS, RolloutStats
@@ -65,9 +66,7 @@ class RolloutConfig:
     guided: bool = False  # guided decoding: only admissible replies (``llm_guided``; the "kv" backend)
 
     def __post_init__(self) -> None:
-        for name in ("max_turns", "max_new_tokens", "max_episode_tokens", "min_turn_tokens"):
-            if int(getattr(self, name)) < 1:
-                raise ValueError(f"RolloutConfig.{name} must be >= 1, got {getattr(self, name)!r}")
+        check_rollout_lengths(self)
 
 
 def tool_schemas(session: Any) -> list[dict]:

@@ -39,6 +39,7 @@ from searchgym.method_table import METHOD_SPECS, llm_spec
 from searchgym.registry import spec as env_spec
 
 from .advantages import AdvantageConfig, compute_advantages
+from .config_checks import check_llm_settings
 from .encoders import resolve_device
 from .llm_losses import (
     LLMLossConfig,
@@ -50,7 +51,14 @@ from .llm_losses import (
     token_log_probs,
     token_policy_loss,
 )
-from .llm_policy import GENERATION_BACKENDS, LLMPolicy, SamplingConfig, enable_checkpointing, load_model, vllm_available
+from .llm_policy import (
+    GENERATION_BACKENDS,
+    LLMPolicy,
+    SamplingConfig,
+    enable_checkpointing,
+    load_model,
+    vllm_available,
+)
 from .llm_rollout import LLMEpisode, RolloutConfig, collect_llm_parallel, collect_llm_single
 from .trainer_base import TrainerBase, TrainState
 
@@ -106,10 +114,7 @@ class LLMTrainConfig:
             self.loss = LLMLossConfig(aggregation=spec.aggregation)
         if self.loss.norm_length is None:
             self.loss.norm_length = self.rollout.max_episode_tokens
-        for name in ("group_size", "tasks_per_iteration", "budget", "update_epochs", "micro_batch_size",
-                     "eval_every", "save_every"):
-            if int(getattr(self, name)) < 1:
-                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)!r}")
+        check_llm_settings(self)
 
     @property
     def estimator(self) -> str:

@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 
 from .llm_policy import ALLOW_DOWNLOAD_ENV
+from .model_folder import check_model_folder
 
 
 def check_model_source(spec: str, option: str = "--model", presets: tuple[str, ...] = ()) -> None:
@@ -29,6 +30,7 @@ def check_model_source(spec: str, option: str = "--model", presets: tuple[str, .
     if path.exists():
         if not path.is_dir():
             raise ValueError(f"{option} {spec!r} is a file; give the model's folder (config.json, weights, tokenizer)")
+        check_model_folder(path, option)  # a damaged file named before any run folder
         return
     if _cached(spec):
         return

@@ -184,12 +184,12 @@ def run(args: argparse.Namespace) -> int:
         llm_spec(args.method or "cw_grpo")  # a method the LLM trainer cannot train: an error naming why
         require_installed("torch", "searchgym train")
         require_installed("transformers", "searchgym train --policy llm")
-        from searchgym.commands.train_llm import train_from_args
-        from searchgym.harness.llm_method import config_from_args
+        from searchgym.commands.train_llm import llm_run_spec, train_from_args
 
-        config_from_args(args)  # its own checks (a budget of at least 1 step, the options)
+        spec = llm_run_spec(args)  # its own checks (the options, the model, the world size)
+        check_tasks(spec.suite)
         print(describe_plan(args), flush=True)
-        return int(train_from_args(args) or 0)
+        return int(train_from_args(args, spec) or 0)
     require_extras("searchgym train", [resolve_method(args.method)], args.policy, plots=False)
     options = dict(args.options)
     if args.model:

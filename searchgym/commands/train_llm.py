@@ -6,17 +6,39 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from searchgym.fileio import read_json
+from searchgym.damaged import DamagedFile
+from searchgym.harness.finished_files import finished_json
 from searchgym.harness.llm_method import WORLD_KEYS, config_from_args, option_getter
 from searchgym.harness.methods import MethodRef
 from searchgym.harness.runner import RunSpec, execute_run
 from searchgym.suites import Suite
+from searchgym.world.generate import resolve_size
 
 #: The harness method a ``train --policy llm`` run records (and resumes with).
 HARNESS_METHOD = "searchgym.harness.llm_method:harness_method"
 
 
-def train_from_args(args: Any) -> int:
+def llm_run_spec(args: Any) -> RunSpec:
+    """The run ``train_from_args`` executes, its settings checked before any folder is made. Why:
+    a world size, families or difficulty that leave no task failed inside the run, after its folder
+    was written (the corrected command was then refused as "a different run")."""
+    config, get = config_from_args(args), option_getter(args)
+    world = {k: config.env_kwargs.pop(k) for k in WORLD_KEYS if k in config.env_kwargs}
+    suite = Suite(id=f"train-llm-{config.env_id}", version=0, env_id=config.env_id, env_kwargs=config.env_kwargs,
+                  world_seed=int(world.get("world_seed", 0)), world_size=world.get("world_size", "small"),
+                  families=world.get("families"), difficulty=world.get("difficulty"), dev_size=get("dev_size"),
+                  test_size=get("test_size"), description="ad-hoc suite of `searchgym train --policy llm`")
+    if not isinstance(get("no_progress"), bool):
+        raise ValueError(f"no_progress must be true or false; got {get('no_progress')!r}")  # noqa: TRY004
+    resolve_size(suite.world_size)  # "unknown world size 'huge'; accepted: ..." (train's check_tasks: a task each)
+    out = Path(getattr(args, "out", None) or "runs/train")
+    return RunSpec(suite=suite, method=MethodRef(f"llm-{config.method}", HARNESS_METHOD), seed=config.seed,
+                   budget=config.budget, out=out, device=config.device, policy="llm",
+                   progress=not get("no_progress"), options={"llm_config": asdict(config)}, folder=out,
+                   logger=getattr(args, "logger", None) or "none")
+
+
+def train_from_args(args: Any, spec: RunSpec | None = None) -> int:
     """``searchgym train --policy llm``: a harness run (config.json, metrics.jsonl, a resumable
     checkpoint under checkpoint/, predictions.jsonl and result.json on the test split, DONE).
 
@@ -25,20 +47,21 @@ def train_from_args(args: Any) -> int:
     ``env`` (an env id; run in text mode),
     ``budget`` (env steps: every assistant turn of every agent), ``seed``, ``device``, ``out``
     (the run folder; rerun to resume), ``model`` (path, hub id, or random:tiny /
-    random:qwen2-0.5b), and any key of OPTIONAL_ARGS as an attribute or in ``args.options`` (JSON).
+    random:qwen2-0.5b), ``logger``, and any key of OPTIONAL_ARGS as an attribute or in
+    ``args.options`` (JSON). ``spec``: :func:`llm_run_spec`'s, when the caller has checked it already.
     """
-    config, get = config_from_args(args), option_getter(args)
-    world = {k: config.env_kwargs.pop(k) for k in WORLD_KEYS if k in config.env_kwargs}
-    suite = Suite(id=f"train-llm-{config.env_id}", version=0, env_id=config.env_id, env_kwargs=config.env_kwargs,
-                  world_seed=int(world.get("world_seed", 0)), world_size=world.get("world_size", "small"),
-                  families=world.get("families"), difficulty=world.get("difficulty"), dev_size=get("dev_size"),
-                  test_size=get("test_size"), description="ad-hoc suite of `searchgym train --policy llm`")
-    out = Path(getattr(args, "out", None) or "runs/train")
-    spec = RunSpec(suite=suite, method=MethodRef(f"llm-{config.method}", HARNESS_METHOD),
-                   seed=config.seed, budget=config.budget, out=out, device=config.device, policy="llm",
-                   progress=not get("no_progress"), options={"llm_config": asdict(config)}, folder=out)
+    spec = spec or llm_run_spec(args)
+    config = spec.options["llm_config"]
     outcome = execute_run(spec)
-    test = read_json(Path(outcome.run_dir) / "result.json")["test"]["all"]
-    print(f"llm {config.method} on {config.env_id} ({config.model}): test success {test['success']:.3f}, "
-          f"F1 {test['f1']:.3f} ({outcome.status}; files in {outcome.run_dir})")
+    if outcome.status == "busy":  # before: "[Errno 2] No such file or directory: '.../result.json'"
+        raise ValueError(f"{outcome.error}; wait for it to finish (then re-run to see its result), or use another --out")
+    run_dir = Path(outcome.run_dir)
+    result = finished_json(run_dir, "result.json")  # damaged or missing: one line naming it
+    try:
+        scores = {key: float(result["test"]["all"][key]) for key in ("success", "f1")}
+    except (KeyError, TypeError, ValueError):
+        raise DamagedFile(run_dir / "result.json", "has no test.all success and f1",
+                          f"delete {run_dir / 'DONE'} and re-run the same command") from None
+    print(f"llm {config['method']} on {config['env_id']} ({config['model']}): test success {scores['success']:.3f}, "
+          f"F1 {scores['f1']:.3f} ({outcome.status}; files in {outcome.run_dir})")
     return 0

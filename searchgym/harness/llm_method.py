@@ -18,6 +18,7 @@ from searchgym.agents.llm_train import LLMTrainConfig, LLMTrainer
 from searchgym.agents.model_source import check_model_source
 from searchgym.method_table import llm_spec
 from searchgym.registry import spec as env_spec
+from searchgym.world import FAMILIES
 from searchgym.world.generate import size_from_text
 
 #: attributes of ``args`` (or keys of its ``options`` JSON) that train_from_args reads, with defaults
@@ -47,13 +48,37 @@ def option_getter(args: Any) -> Callable[[str], Any]:
     return lambda name: options[name] if name in options else getattr(args, name, OPTIONAL_ARGS[name])
 
 
+def _env_kwargs(value: Any) -> dict[str, Any]:
+    """The ``env_kwargs`` option: a JSON object, or its text (before: "Expecting value: line 1 column 1")."""
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"env_kwargs must be a JSON object of env settings: {exc.msg}") from None
+    if not isinstance(value, dict | None):
+        raise ValueError(f"env_kwargs must be a JSON object of env settings, e.g. {{\"max_steps\": 8}}; got {value!r}")  # noqa: TRY004
+    return value or {}
+
+
+def _check_world_keys(env_kwargs: dict[str, Any]) -> None:
+    """families and difficulty named when unknown (before: "'int' object is not iterable", or a suite
+    with "no train tasks" for a misspelt family)."""
+    families = env_kwargs.get("families")
+    if families is not None:
+        if not isinstance(families, list | tuple) or not all(isinstance(f, str) for f in families):
+            raise ValueError(f"families must be a list of task family names (or a comma string); got {families!r}")
+        unknown = [f for f in families if f not in FAMILIES]
+        if unknown or not families:
+            said = f"unknown task family {', '.join(map(repr, unknown))}" if unknown else "names no family"
+            raise ValueError(f"families: {said}; accepted: {', '.join(FAMILIES)} (null: every family)")
+    if env_kwargs.get("difficulty") not in (None, "easy", "hard"):
+        raise ValueError(f"difficulty must be 'easy', 'hard' or null (both); got {env_kwargs['difficulty']!r}")
+
+
 def config_from_args(args: Any) -> LLMTrainConfig:
     """An LLMTrainConfig from an argparse namespace (see :func:`train_from_args`)."""
     get = option_getter(args)
-    env_kwargs = get("env_kwargs") or {}
-    if isinstance(env_kwargs, str):
-        env_kwargs = json.loads(env_kwargs)
-    env_kwargs = {**env_kwargs, "action_mode": "text"}  # the LLM writes its actions (a candidate id's twin)
+    env_kwargs = {**_env_kwargs(get("env_kwargs")), "action_mode": "text"}  # the LLM writes its actions
     for key in WORLD_KEYS:
         value = get(key)
         if value is not None:
@@ -62,6 +87,7 @@ def config_from_args(args: Any) -> LLMTrainConfig:
             if key == "world_size":
                 value = size_from_text(value)
             env_kwargs[key] = value
+    _check_world_keys(env_kwargs)
     rollout = RolloutConfig(max_turns=get("max_turns"), max_new_tokens=get("max_new_tokens"),
                             max_episode_tokens=get("max_episode_tokens"))
     method = getattr(args, "method", None) or "cw_grpo"

@@ -30,7 +30,8 @@ def test_folders_presets_and_cached_ids_pass_and_anything_else_says_why(tmp_path
     (cache / "models--org--cached-model" / "refs" / "main").write_text("abc123")
     monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(cache))
     check_model_source("org/cached-model")
-    check_model_source(str(tmp_path))
+    with pytest.raises(ValueError, match=r"the folder has no config.json; give the model's folder"):
+        check_model_source(str(tmp_path))  # a folder is looked into (tests/agents/test_hostile_model_folders.py)
     check_model_source("random:tiny", presets=PRESETS)
     with pytest.raises(ValueError, match=r"--model 'org/absent' is neither a folder here nor a Hugging Face id in "
                                          r"the local cache; searchgym downloads nothing: `hf download org/absent`"):

@@ -32,7 +32,7 @@ def test_the_llm_plan_says_the_env_is_played_in_text_mode(tmp_path, capsys, monk
     pytest.importorskip("transformers")
     from searchgym.commands import train_llm
 
-    monkeypatch.setattr(train_llm, "train_from_args", lambda args: (_ for _ in ()).throw(KeyboardInterrupt))
+    monkeypatch.setattr(train_llm, "train_from_args", lambda *a: (_ for _ in ()).throw(KeyboardInterrupt))
     main([*BASE, "--policy", "llm", "--out", str(tmp_path / "llm")])  # stops after the plan
     first = capsys.readouterr().out.splitlines()[0]
     assert first.startswith("searchgym train: cw_grpo on SearchQA-Candidates-v0 in text mode (the model writes its "

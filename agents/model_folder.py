@@ -1,0 +1,93 @@
+"""A local model folder's files, checked before any run folder is made; each damaged file is one
+line naming it.
+
+Why: a folder handed over with a cut ``tokenizer.json`` or ``tokenizer_config.json`` was
+"Unterminated string starting at: line 11 column 7" (no file named), a cut ``model.safetensors`` or
+``chat_template.jinja`` a traceback from safetensors or jinja2, an empty folder transformers'
+five-line note on sentencepiece, and a ``config.json`` holding a list "argument after ** must be a
+mapping"; each after the run folder was written (the corrected command was then refused as "a
+different run"). Nothing here reads the weights or runs the folder's code.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+from pathlib import Path
+
+from searchgym.damaged import DamagedFile, open_regular, read_json_checked
+
+#: JSON files transformers reads from a model folder (when present)
+JSON_FILES = ("config.json", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json",
+              "generation_config.json", "model.safetensors.index.json", "pytorch_model.bin.index.json")
+WEIGHTS = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin", "pytorch_model.bin.index.json")
+TOKENIZERS = ("tokenizer.json", "tokenizer.model", "vocab.json", "vocab.txt", "spiece.model",
+              "sentencepiece.bpe.model")
+#: A safetensors header is JSON of a few kB per tensor; more is no safetensors file
+MAX_HEADER = 100 << 20
+FIX = "replace the model folder with an undamaged copy"
+
+
+def check_model_folder(folder: Path, option: str = "--model") -> None:
+    """Raise ``ValueError`` (one line) unless ``folder`` holds a readable config, weights and tokenizer."""
+    given = f"{option} {str(folder)!r}"
+    if not (folder / "config.json").exists():
+        raise ValueError(f"{given}: the folder has no config.json; give the model's folder (config.json, "
+                         "weights, tokenizer), as save_pretrained writes it")
+    for name in JSON_FILES:
+        if (folder / name).exists():
+            read_json_checked(folder / name, expect=dict, remedy=FIX)
+    _check_config(folder)
+    shards = sorted(folder.glob("*.safetensors"))
+    if not shards and not any((folder / name).exists() for name in WEIGHTS):
+        raise ValueError(f"{given}: the folder has no weights (model.safetensors or pytorch_model.bin)")
+    for shard in shards:
+        _check_safetensors(shard)
+    if not any((folder / name).exists() for name in TOKENIZERS):
+        raise ValueError(f"{given}: the folder has no tokenizer (one of {', '.join(TOKENIZERS)})")
+    if (folder / "chat_template.jinja").exists():
+        _check_template(folder / "chat_template.jinja")
+
+
+def _check_safetensors(path: Path) -> None:
+    """Its header (an 8-byte length, then that much JSON) is whole; the tensors are not read."""
+    with open_regular(path, remedy=FIX) as handle:
+        size = path.stat().st_size
+        head = handle.read(8)
+        length = struct.unpack("<Q", head)[0] if len(head) == 8 else -1
+        if not 0 < length <= min(size - 8, MAX_HEADER):
+            raise DamagedFile(path, "is not a whole safetensors file (its header is cut or damaged)", FIX)
+        read = handle.read(length)
+    try:
+        header = json.loads(read)
+    except ValueError:  # UnicodeDecodeError and JSONDecodeError too
+        header = None
+    if not isinstance(header, dict):
+        raise DamagedFile(path, "is not a whole safetensors file (its header is not JSON)", FIX)
+
+
+def _check_template(path: Path) -> None:
+    import jinja2
+
+    try:
+        jinja2.Environment().parse(path.read_text(encoding="utf-8"))
+    except (jinja2.TemplateSyntaxError, UnicodeDecodeError) as exc:
+        raise DamagedFile(path, f"is not a Jinja chat template ({str(exc).splitlines()[0]})", FIX) from None
+
+
+def _check_config(folder: Path) -> None:
+    """transformers builds its config (no weights): a field of the wrong type is named here."""
+    try:
+        from transformers import AutoConfig
+    except ImportError:  # the run's own loader says what is missing
+        return
+    from .pretrained import ModelFolderError, from_pretrained
+
+    try:
+        from_pretrained(AutoConfig, str(folder), local_files_only=True)
+    except ModelFolderError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - transformers raises many kinds; each is one line here
+        why = " ".join(str(exc).split())[:200]
+        raise DamagedFile(folder / "config.json", f"cannot be read by transformers ({type(exc).__name__}: {why})",
+                          FIX) from None

@@ -1,0 +1,66 @@
+"""A model folder with a damaged or missing file is one line naming it, before any run folder.
+
+Before: a cut ``tokenizer.json`` was "Unterminated string starting at: line 11 column 7" (no file
+named), a cut ``model.safetensors`` or ``chat_template.jinja`` a traceback, an empty folder
+transformers' five-line note on sentencepiece; each after ``checkpoint/`` and ``config.json`` of
+the run were written."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+pytest.importorskip("transformers")
+
+from searchgym.agents.llm_policy import load_model
+from searchgym.agents.model_source import check_model_source
+
+from searchgym.cli import main
+
+
+@pytest.fixture(scope="module")
+def good_model(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("models") / "good"
+    model, tokenizer = load_model("random:tiny")
+    model.save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder
+
+
+def _cut(name: str, keep: int):
+    return lambda f: (f / name).write_bytes((f / name).read_bytes()[:keep])
+
+
+def _wrong_type(f):
+    config = json.loads((f / "config.json").read_text())
+    (f / "config.json").write_text(json.dumps({**config, "hidden_size": "big"}))
+
+
+DAMAGE = [
+    ("empty", lambda f: [p.unlink() for p in f.iterdir()], "the folder has no config.json"),
+    ("no weights", lambda f: (f / "model.safetensors").unlink(), "the folder has no weights"),
+    ("no tokenizer", lambda f: (f / "tokenizer.json").unlink(), "the folder has no tokenizer"),
+    ("cut tokenizer", _cut("tokenizer.json", 200), "tokenizer.json: is not valid JSON"),
+    ("cut tokenizer config", _cut("tokenizer_config.json", 20), "tokenizer_config.json: is not valid JSON"),
+    ("cut weights", _cut("model.safetensors", 1000), "model.safetensors: is not a whole safetensors file"),
+    ("config a list", lambda f: (f / "config.json").write_text("[1]"), "config.json: holds a list"),
+    ("field of the wrong type", _wrong_type, "config.json: cannot be read by transformers"),
+    ("bad template", lambda f: (f / "chat_template.jinja").write_text("{% bad"), "chat_template.jinja: is not a Jinja"),
+]
+
+
+@pytest.mark.parametrize(("damage", "said"), [(d, s) for _, d, s in DAMAGE], ids=[n for n, _, _ in DAMAGE])
+def test_each_damage_is_one_line_naming_the_file_before_any_run_folder(good_model, tmp_path, capsys, damage, said):
+    folder = tmp_path / "model"
+    shutil.copytree(good_model, folder)
+    damage(folder)
+    code = main(["train", "--policy", "llm", "--model", str(folder), "--env", "SearchQA-v0", "--budget", "1",
+                 "--world-size", "tiny", "--test-size", "1", "--out", str(tmp_path / "run"), "--no-progress"])
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and said in line and not (tmp_path / "run").exists(), line
+
+
+def test_an_undamaged_folder_passes(good_model):
+    check_model_source(str(good_model))
