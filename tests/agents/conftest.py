@@ -121,3 +121,17 @@ def make_traj() -> Callable[..., Trajectory]:
 @pytest.fixture
 def make_task() -> Callable[..., tuple[dict, int]]:
     return maker_task
+
+
+@pytest.fixture(scope="session")
+def good_model(tmp_path_factory):
+    """The ``random:tiny`` model saved as a folder (config, weights, tokenizer): what the model-folder
+    tests damage or doctor, a copy each."""
+    pytest.importorskip("transformers")
+    from searchgym.agents.llm_policy import load_model
+
+    folder = tmp_path_factory.mktemp("models") / "good"
+    model, tokenizer = load_model("random:tiny")
+    model.save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder

@@ -14,19 +14,9 @@ import pytest
 
 pytest.importorskip("transformers")
 
-from searchgym.agents.llm_policy import load_model
 from searchgym.agents.model_source import check_model_source
 
 from searchgym.cli import main
-
-
-@pytest.fixture(scope="module")
-def good_model(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("models") / "good"
-    model, tokenizer = load_model("random:tiny")
-    model.save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
-    return folder
 
 
 def _cut(name: str, keep: int):

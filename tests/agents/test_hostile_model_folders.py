@@ -22,6 +22,7 @@ pytest.importorskip("transformers")
 from searchgym.agents.encoder_hf import HFEncoder
 from searchgym.agents.llm_policy import load_model
 from searchgym.agents.pretrained import ModelFolderError
+
 from searchgym.cli import main
 
 
@@ -31,15 +32,6 @@ class _RunsCode:
 
     def __reduce__(self):
         return (os.system, (f"touch {self.marker}",))
-
-
-@pytest.fixture(scope="module")
-def good_model(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("models") / "good"
-    model, tokenizer = load_model("random:tiny")
-    model.save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
-    return folder
 
 
 def _asks_for_its_code(good, folder, marker):
