@@ -19,6 +19,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from suite_arg import counts, seconds, suite_id
+
 from searchgym.cli import main as cli
 from searchgym.fileio import read_json
 from searchgym.endpoint.scripted_endpoint import ScriptedEndpoint
@@ -41,11 +43,11 @@ def one_run(suite: str, concurrency: int, latency: float, folder: Path) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--suite", default="searchqa-text-v2")
-    parser.add_argument("--latency", type=float, default=0.02, help="seconds the server waits per request (default 0.02)")
-    parser.add_argument("--concurrency", default="1,8", help="comma-separated levels (default 1,8)")
+    parser.add_argument("--suite", default="searchqa-text-v2", type=suite_id)
+    parser.add_argument("--latency", type=seconds, default=0.02, help="seconds the server waits per request (default 0.02)")
+    parser.add_argument("--concurrency", type=counts, default=[1, 8], help="comma-separated levels (default 1,8)")
     args = parser.parse_args(argv)
-    levels = [int(c) for c in args.concurrency.split(",")]
+    levels = args.concurrency
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for level in levels:

@@ -64,9 +64,11 @@ def env_rows(episodes: int, suite_id: str = "quick-v2", modes: tuple[str, ...] =
 
 
 def main() -> None:
+    from suite_arg import count
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller corpus for the search part")
-    parser.add_argument("--episodes", type=int, default=300, help="episodes per env row (default 300)")
+    parser.add_argument("--episodes", type=count, default=300, help="episodes per env row (default 300)")
     parser.add_argument("--suite", default="quick-v2", help="the suite whose world the env rows use (default quick-v2)")
     parser.add_argument("--env-only", action="store_true", help="only the SearchEnv rows")
     parser.add_argument("--tree", default=None, help="measure another checkout of searchgym (see source_tree.py)")

@@ -22,6 +22,7 @@ import time
 
 import numpy as np
 import torch
+from suite_arg import count, suite_id
 
 #: the policy kwargs of `make main` (Makefile MAIN_OPTIONS): hash with the comparison and operand features
 MAIN_KWARGS = {"comparison_facts": True, "operand_sources": True}
@@ -84,10 +85,10 @@ def time_policy(policy, obs: list[dict], batch: int, repeats: int) -> dict[str, 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--suite", default="quick-v2")
-    parser.add_argument("--tasks", type=int, default=40, help="train tasks the reader plays for observations")
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--suite", default="quick-v2", type=suite_id)
+    parser.add_argument("--tasks", type=count, default=40, help="train tasks the reader plays for observations")
+    parser.add_argument("--repeats", type=count, default=3)
+    parser.add_argument("--threads", type=count, default=1)
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     from searchgym.agents.policy import make_policy

@@ -179,14 +179,17 @@ def report(rows: list[dict[str, Any]]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from suite_arg import count, out_file
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--million", action="store_true", help="add the 1M-page row (heavy)")
-    parser.add_argument("--sizes", type=int, nargs="*", default=list(DEFAULT_SIZES), help="pages per row")
-    parser.add_argument("--queries", type=int, default=300)
+    parser.add_argument("--sizes", type=count, nargs="*", default=list(DEFAULT_SIZES), help="pages per row")
+    parser.add_argument("--queries", type=count, default=300)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--dense", action="store_true", help="add the dense section (benchmarks/bench_dense.py)")
     parser.add_argument("--row", type=int, help=argparse.SUPPRESS)  # internal: measure one row, print JSON
-    parser.add_argument("--json", type=Path, help="also write the rows to this file")
+    parser.add_argument("--json", type=out_file, help="also write the rows to this file")
     args = parser.parse_args(argv)
     if args.row is not None:
         print(json.dumps(measure_row(args.row, args.queries, args.seed)))
@@ -198,7 +201,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         rows.append(run_row_in_subprocess(pages, args.queries, args.seed))
     print(report(rows))
     if args.json:
-        args.json.write_text(json.dumps(rows, indent=1))
+        from searchgym.fileio import atomic_write_text
+
+        atomic_write_text(args.json, json.dumps(rows, indent=1))
     if args.dense:
         print(flush=True)
         subprocess.run([sys.executable, str(Path(__file__).with_name("bench_dense.py"))], check=True)

@@ -97,17 +97,19 @@ def memo_memory(suite_id: str, episodes: int) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
+    from suite_arg import count, natural
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--suite", default="quick-v2", help="suite whose env and world are measured (default quick-v2)")
-    parser.add_argument("--episodes", type=int, default=200, help="episodes per row (default 200)")
+    parser.add_argument("--episodes", type=count, default=200, help="episodes per row (default 200)")
     parser.add_argument("--mode", default="candidates", choices=["candidates", "text"])
-    parser.add_argument("--envs", type=int, default=64, help="envs the 'in turn' row spreads episodes over (default 64, "
+    parser.add_argument("--envs", type=count, default=64, help="envs the 'in turn' row spreads episodes over (default 64, "
                         "as a trainer's)")
     parser.add_argument("--tree", default=None, help="measure another checkout of searchgym (see source_tree.py)")
     parser.add_argument("--frozen-heap", action="store_true",
                         help="time every row under the trainer's garbage-collector settings "
                         "(timing.under_trainer_gc)")
-    parser.add_argument("--memory", type=int, default=0, metavar="N",
+    parser.add_argument("--memory", type=natural, default=0, metavar="N",
                         help="instead of timing: the memory searchgym holds after N new-seed episodes")
     args = parser.parse_args(argv)
     if args.tree:

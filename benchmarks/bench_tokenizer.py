@@ -13,7 +13,7 @@ import os
 from typing import Any
 
 from searchgym.agents.llm_tokenizer import chat_tokenizer
-from suite_arg import suite_id
+from suite_arg import splits, suite_id
 
 from searchgym.actions import parse_action
 from searchgym.endpoint.scripted_endpoint import record_oracle
@@ -46,7 +46,7 @@ def measure(tokenizer: Any, actions: list[str]) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--suite", default="searchqa-text-v2", type=suite_id)
-    parser.add_argument("--splits", default="dev")
+    parser.add_argument("--splits", type=splits, default="dev")
     args = parser.parse_args()
     script = record_oracle(get_suite(args.suite), splits=tuple(args.splits.split(",")))
     actions = [a for acts in script.values() for a in acts]

@@ -41,6 +41,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import claims_report as cr  # noqa: E402
+from suite_arg import count, new_folder, suite_id  # noqa: E402
 
 from searchgym.commands.compare import parse_options, parse_seeds  # noqa: E402
 from searchgym.harness.compare import Comparison, run_comparison  # noqa: E402
@@ -105,23 +106,26 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--smoke", action="store_true", help="tiny end-to-end check: " + str(SMOKE))
     parser.add_argument("--seeds", default=None, help="count (5 -> 0..4) or comma list; default 5 (smoke 2)")
-    parser.add_argument("--budget", type=int, default=None, help="env steps per training run; default 10000 (make main's)")
-    parser.add_argument("--suite", default="quick-v2", help="suite of the main comparison and the ablation")
-    parser.add_argument("--role-suite", default="team-v2", help="role-based team suite of the grouping comparison")
+    parser.add_argument("--budget", type=count, default=None, help="env steps per training run; default 10000 (make main's)")
+    parser.add_argument("--suite", default="quick-v2", type=suite_id, help="suite of the main comparison and the ablation")
+    parser.add_argument("--role-suite", default="team-v2", type=suite_id, help="role-based team suite of the grouping comparison")
     parser.add_argument("--methods", default=None, help="main comparison methods; default: " + ",".join(MAIN_METHODS))
     parser.add_argument("--ablation", default=None, help="comma list of plain, all, " + ", ".join(FLAGS)
                         + " (default: all of them)")
     parser.add_argument("--parts", default="main,roles,ablation", help="which comparisons to run")
     parser.add_argument("--start", choices=("base", "scratch"), default="base",
                         help="learning methods start from the supervised base sft (default) or from scratch")
-    parser.add_argument("--workers", type=int, default=2, help="parallel runs (one torch thread each)")
+    parser.add_argument("--workers", type=count, default=2, help="parallel runs (one torch thread each)")
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--option", action="append", metavar="KEY=VALUE", help="option for every method")
-    parser.add_argument("--out", type=Path, default=Path("runs/claims"), help="run folders (re-use it to resume)")
+    parser.add_argument("--out", type=new_folder, default=Path("runs/claims"), help="run folders (re-use it to resume)")
     parser.add_argument("--results", type=Path, default=None, help="default docs/RESULTS.md (smoke: OUT/RESULTS.md)")
     parser.add_argument("--figures", type=Path, default=None, help="default docs/results (smoke: OUT/figures)")
     args = parser.parse_args(argv)
-    args.seeds = parse_seeds(args.seeds or (SMOKE["seeds"] if args.smoke else "5"))
+    try:
+        args.seeds = parse_seeds(args.seeds or (SMOKE["seeds"] if args.smoke else "5"))
+    except ValueError as exc:
+        parser.error(str(exc))
     args.budget = args.budget if args.budget is not None else (SMOKE["budget"] if args.smoke else 10_000)
     args.methods = args.methods or (SMOKE["methods"] if args.smoke else ",".join(MAIN_METHODS))
     args.ablation = (args.ablation or (SMOKE["ablation"] if args.smoke else ",".join(["plain", "all", *FLAGS])))

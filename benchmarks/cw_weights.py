@@ -28,6 +28,7 @@ import math
 from collections import defaultdict
 
 import numpy as np
+from suite_arg import count, probability, suite_id
 
 from searchgym.agents.advantages import AdvantageConfig, compute_advantages, grpo_group_advantages
 from searchgym.agents.round_kinds import round_kind
@@ -118,10 +119,10 @@ def table(groups: list[list[Trajectory]]) -> list[dict]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--suite", default="quick-v2")
-    parser.add_argument("--tasks", type=int, default=40)
-    parser.add_argument("--group", type=int, default=8)
-    parser.add_argument("--p", type=float, default=0.6, help="probability of following the oracle")
+    parser.add_argument("--suite", default="quick-v2", type=suite_id)
+    parser.add_argument("--tasks", type=count, default=40)
+    parser.add_argument("--group", type=count, default=8)
+    parser.add_argument("--p", type=probability, default=0.6, help="probability of following the oracle")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     groups = collect(args.suite, args.tasks, args.group, args.p, args.seed)

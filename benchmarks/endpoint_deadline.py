@@ -15,6 +15,8 @@ import argparse
 import tempfile
 import time
 
+from suite_arg import count, deadlines
+
 from searchgym.endpoint.chat_client import ChatClient, EndpointConfig
 from searchgym.endpoint.openai_agent import evaluate_openai, reply_from_body
 from searchgym.endpoint.raw_server import RawServer, drip
@@ -43,11 +45,11 @@ def drip_server(prefix: bytes, dripped: bytes) -> RawServer:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--deadlines", default="1.5,5")
-    parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--deadlines", type=deadlines, default=[1.5, 5.0], help="comma list of seconds")
+    parser.add_argument("--repeats", type=count, default=2)
     args = parser.parse_args()
     print(f"{'deadline s':>10}  {'case':<22}{'worst wall s':>13}{'past deadline ms':>18}{'CPU ms':>8}")
-    for deadline in (float(d) for d in args.deadlines.split(",")):
+    for deadline in args.deadlines:
         for name, (prefix, dripped) in CASES.items():
             worst_wall = worst_cpu = 0.0
             for _ in range(args.repeats):
@@ -64,7 +66,7 @@ def main() -> None:
     suite = register_suite(Suite("bench-endpoint-deadline-v0", 0, "SearchQA-v0", {"max_steps": 4}, world_size="tiny",
                                  dev_size=1, test_size=3), replace=True)
     server = drip_server(*CASES["drip status line"])
-    deadline = max(float(d) for d in args.deadlines.split(","))
+    deadline = max(args.deadlines)
     start = time.monotonic()
     evaluate_openai(suite, "m", server.url, concurrency=3, timeout=deadline, out_dir=tempfile.mkdtemp())
     print(f"evaluate_openai, 3 tasks at concurrency 3, per-task deadline {deadline} s, status-line drip: "

@@ -291,11 +291,14 @@ def run_part(name: str, fn: Callable[[], dict], results: dict, deadline: float) 
 
 
 def main(argv: list[str] | None = None) -> int:
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from suite_arg import count, out_file
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cpu-smoke", action="store_true", help="run every part tiny on CPU (tests the script)")
     parser.add_argument("--skip-backbone", action="store_true", help="skip part a with the backbone trained")
-    parser.add_argument("--json", help="also write the figures to this file")
-    parser.add_argument("--gen-tokens", type=int, default=256, help="new tokens per prompt in part c (default 256)")
+    parser.add_argument("--json", type=out_file, help="also write the figures to this file")
+    parser.add_argument("--gen-tokens", type=count, default=256, help="new tokens per prompt in part c (default 256)")
     parser.add_argument("--model", default=None,
                         help="part d's model: a local Hugging Face folder (default random:qwen2-0.5b)")
     parser.add_argument("--max-seconds", type=float, default=420.0,
@@ -340,8 +343,9 @@ def main(argv: list[str] | None = None) -> int:
     failed = [k for k, v in results.items() if isinstance(v, dict) and "error" in v]
     line = json.dumps(results, default=str)
     if args.json:
-        with open(args.json, "w", encoding="utf-8") as handle:
-            handle.write(line + "\n")
+        from searchgym.fileio import atomic_write_text
+
+        atomic_write_text(args.json, line + "\n")
     print("GPU_CHECK_JSON " + line)
     if failed:
         print(f"gpu_check: {len(failed)} part(s) failed: {', '.join(failed)}", file=sys.stderr)

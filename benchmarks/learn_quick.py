@@ -75,12 +75,14 @@ def bounds(suite_id: str, seeds: list[int]) -> dict[str, float]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from suite_arg import count, suite_id
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--suite", default="quick-v2")
+    parser.add_argument("--suite", default="quick-v2", type=suite_id)
     parser.add_argument("--methods", default=",".join(LEARNERS))
-    parser.add_argument("--budget", type=int, default=20_000, help="env steps per run (default 20000)")
+    parser.add_argument("--budget", type=count, default=20_000, help="env steps per run (default 20000)")
     parser.add_argument("--seeds", default="0", help="comma-separated seeds (default 0)")
-    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--workers", type=count, default=2)
     args = parser.parse_args(argv)
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     seeds = [int(s) for s in args.seeds.split(",")]

@@ -16,7 +16,7 @@ from collections import defaultdict
 
 import numpy as np
 from searchgym.baselines.reader import ReaderActor, ReaderPolicy
-from suite_arg import suite_id
+from suite_arg import counts, suite_id
 
 from searchgym.harness.evaluate import evaluate_suite
 from searchgym.suites import get_suite, make_env
@@ -42,12 +42,12 @@ def measure(suite_id: str, limit: int | None, order: tuple[str, ...], rotate: bo
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--suite", default="quick-v2", type=suite_id)
-    parser.add_argument("--rounds", default="", help="comma list of round limits (default: the suite's own)")
+    parser.add_argument("--rounds", type=counts, default=[], help="comma list of round limits (default: the suite's own)")
     parser.add_argument("--orders", action="store_true", help="also web_search first, and no team rotation")
     args = parser.parse_args()
     suite = get_suite(args.suite)
     own = suite.kwargs.get("max_rounds", suite.kwargs.get("max_steps"))
-    runs = [(int(r), KB_FIRST, True) for r in args.rounds.split(",") if r.strip()] or [(own, KB_FIRST, True)]
+    runs = [(r, KB_FIRST, True) for r in args.rounds] or [(own, KB_FIRST, True)]
     if args.orders:
         runs += [(own, KB_FIRST[::-1], True), (own, KB_FIRST, False), (own, KB_FIRST[::-1], False)]
     print(f"reader on {suite.id} test (evaluation seed 0); cells: success (mean rounds, most rounds)")

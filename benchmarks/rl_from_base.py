@@ -100,9 +100,11 @@ def cw_grpo(ctx):
 
 
 def main() -> None:
+    from suite_arg import new_folder, suite_id  # here: compare imports this file as benchmarks.rl_from_base
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--suite", default="quick-v2")
-    parser.add_argument("--out", required=True)
+    parser.add_argument("--suite", default="quick-v2", type=suite_id)
+    parser.add_argument("--out", required=True, type=new_folder)
     parser.add_argument("--base-tasks", type=int, default=300)
     parser.add_argument("--follow", type=float, default=0.7)
     parser.add_argument("--epochs", type=int, default=3)

@@ -23,6 +23,8 @@ import sys
 import time
 from pathlib import Path
 
+from suite_arg import count, new_folder
+
 from searchgym.cli import main as cli
 from searchgym.endpoint.scripted_endpoint import ScriptedEndpoint
 from searchgym.leaderboard import build_submission, write_submission
@@ -48,11 +50,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--suites", default=",".join(text_suite_ids()), help="comma-separated suite ids")
     parser.add_argument("--runs", type=Path, default=Path("runs/text-suites"), help="run folders (default runs/text-suites)")
-    parser.add_argument("--out", type=Path, default=Path("leaderboard/submissions"), help="submission folder")
-    parser.add_argument("--concurrency", type=int, default=8, help="endpoint requests in flight (default 8)")
+    parser.add_argument("--out", type=new_folder, default=Path("leaderboard/submissions"), help="submission folder")
+    parser.add_argument("--concurrency", type=count, default=8, help="endpoint requests in flight (default 8)")
     args = parser.parse_args(argv)
+    suites = [s.strip() for s in args.suites.split(",") if s.strip()]
+    if not suites or set(suites) - set(text_suite_ids()):
+        parser.error(f"argument --suites: {args.suites!r} is not a comma list of text suites among "
+                     f"{', '.join(text_suite_ids())}")
     written = []
-    for suite in [s.strip() for s in args.suites.split(",") if s.strip()]:
+    for suite in suites:
         for agent in ("oracle", "random", "scripted-endpoint"):
             folder = args.runs / suite / agent
             start = time.perf_counter()

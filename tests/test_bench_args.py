@@ -1,0 +1,50 @@
+"""benchmarks/*.py: bad arguments are one usage line naming what is accepted, not a traceback (before:
+an unknown --suite, a zero count, a file as --out or a word in a comma list each ended in a traceback,
+or ran with nonsense numbers)."""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import suite_arg
+
+BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+
+
+@pytest.mark.parametrize("kind, text", [(suite_arg.count, "0"), (suite_arg.count, "-2"), (suite_arg.count, "x"),
+                                        (suite_arg.natural, "-1"), (suite_arg.probability, "1.5"),
+                                        (suite_arg.probability, "nan"), (suite_arg.seconds, "-1"),
+                                        (suite_arg.counts, "1,x"), (suite_arg.counts, "0"), (suite_arg.counts, ""),
+                                        (suite_arg.deadlines, "0"), (suite_arg.deadlines, "x"),
+                                        (suite_arg.splits, "train,nope")])
+def test_bad_values_are_refused(kind, text):
+    with pytest.raises(argparse.ArgumentTypeError):
+        kind(text)
+
+
+def test_good_values_pass():
+    assert suite_arg.count("3") == 3 and suite_arg.natural("0") == 0 and suite_arg.probability("1") == 1.0
+    assert suite_arg.counts("1, 8") == [1, 8] and suite_arg.deadlines("1.5,5") == [1.5, 5.0]
+    assert suite_arg.splits("dev,test") == "dev,test"
+
+
+def test_a_file_is_not_an_out_folder(tmp_path):
+    (tmp_path / "f").write_text("")
+    with pytest.raises(argparse.ArgumentTypeError, match="is a file"):
+        suite_arg.new_folder(str(tmp_path / "f"))
+    assert suite_arg.new_folder(str(tmp_path / "new")) == tmp_path / "new"
+
+
+@pytest.mark.parametrize("argv, said", [(["cw_weights.py", "--suite", "nope"], "unknown suite 'nope'"),
+                                        (["bench_endpoint.py", "--concurrency", "x"], "argument --concurrency"),
+                                        (["claims.py", "--seeds", "0"], "runs no seed")])
+def test_scripts_answer_bad_arguments_with_one_usage_line(tmp_path, argv, said):
+    result = subprocess.run([sys.executable, str(BENCHMARKS / argv[0]), *argv[1:]], cwd=tmp_path,
+                            capture_output=True, text=True, timeout=120, check=False)
+    assert result.returncode == 2, result.stderr
+    assert said in result.stderr and "Traceback" not in result.stderr
+    assert result.stderr.strip().splitlines()[-1].startswith(f"{argv[0]}: error:")
