@@ -74,11 +74,14 @@ def compare_indexes(
 
 
 def main(argv: Sequence[str] | None = None) -> None:
+    # a bad count is one usage line (before: a traceback, or rows of nonsense)
+    from suite_arg import count, natural
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--real-pages", type=int, default=1000, help="pages encoded with MiniLM")
-    parser.add_argument("--vectors", type=int, default=100_000)
-    parser.add_argument("--queries", type=int, default=200)
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--real-pages", type=count, default=1000, help="pages encoded with MiniLM")
+    parser.add_argument("--vectors", type=count, default=100_000)
+    parser.add_argument("--queries", type=count, default=200)
+    parser.add_argument("--seed", type=natural, default=0)
     args = parser.parse_args(argv)
     import importlib.util
 

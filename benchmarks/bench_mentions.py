@@ -63,10 +63,17 @@ def main(argv: list[str] | None = None) -> None:
 
         use_tree(args.tree)
     import searchgym
+    from searchgym.world.generate import resolve_size  # in every checkout --tree may name
 
+    sizes = [int(size) if size.strip().isdecimal() else size.strip() for size in args.sizes.split(",")]
+    for size in sizes:  # checked once the checkout is in place (before: 'nope' was a traceback mid-run)
+        try:
+            resolve_size(size)
+        except ValueError as exc:
+            parser.error(f"argument --sizes: {exc}")
     print(f"searchgym from {Path(searchgym.__file__).parent.parent}")
-    for size in args.sizes.split(","):
-        print(size_row(int(size) if size.isdigit() else size, args.pages, args.episodes), flush=True)
+    for size in sizes:
+        print(size_row(size, args.pages, args.episodes), flush=True)
 
 
 if __name__ == "__main__":

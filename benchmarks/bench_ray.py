@@ -92,11 +92,14 @@ def rollout_rate(workers: int, iterations: int) -> tuple[float, Clock, float]:
 
 
 def main() -> None:
+    # a bad count is one usage line (before: a traceback, or rows of nonsense)
+    from suite_arg import count
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cpus", type=int, default=2)
-    parser.add_argument("--seeds", type=int, default=2)
-    parser.add_argument("--budget", type=int, default=300)
-    parser.add_argument("--iterations", type=int, default=3)
+    parser.add_argument("--cpus", type=count, default=2)
+    parser.add_argument("--seeds", type=count, default=2)
+    parser.add_argument("--budget", type=count, default=300)
+    parser.add_argument("--iterations", type=count, default=3)
     args = parser.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="bench_ray_"))
     try:

@@ -219,15 +219,18 @@ def _report(result: dict[str, Any], source: str) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
+    # a bad count is one usage line (before: a traceback, or rows of nonsense)
+    from suite_arg import count, natural
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", default="xl", help="world size to generate (default xl, >= 100k pages)")
     parser.add_argument("--synthetic", action="store_true", help="use the synthetic corpus instead of a world")
-    parser.add_argument("--synthetic-pages", type=int, default=100_000)
-    parser.add_argument("--queries", type=int, default=500)
-    parser.add_argument("--reference-queries", type=int, default=100)
-    parser.add_argument("--k", type=int, default=10)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--dense-pages", type=int, default=2000, help="pages for the dense/hybrid subset (0: skip)")
+    parser.add_argument("--synthetic-pages", type=count, default=100_000)
+    parser.add_argument("--queries", type=count, default=500)
+    parser.add_argument("--reference-queries", type=count, default=100)
+    parser.add_argument("--k", type=count, default=10)
+    parser.add_argument("--seed", type=natural, default=0)
+    parser.add_argument("--dense-pages", type=natural, default=2000, help="pages for the dense/hybrid subset (0: skip)")
     args = parser.parse_args(argv)
 
     (pages, source), gen_s = _timed(lambda: load_pages(args.size, args.synthetic, args.synthetic_pages))

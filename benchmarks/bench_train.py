@@ -195,19 +195,22 @@ def summary(label: str, runs: list[dict]) -> tuple[float, float, float, float]:
 
 
 def main() -> None:
+    # a bad count is one usage line (before: a traceback, or rows of nonsense)
+    from suite_arg import count, natural
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--before", default="main", help="git ref or checkout folder of the 'before' code (default main)")
     parser.add_argument("--after", default=None, help="git ref or checkout folder of the 'after' code (default: this checkout)")
-    parser.add_argument("--before-threads", type=int, default=os.cpu_count() or 1,
+    parser.add_argument("--before-threads", type=count, default=os.cpu_count() or 1,
                         help="torch threads of the before runs (default: the cores, what `compare --workers 1` used)")
     parser.add_argument("--seeds", default="0,1", help="comma-separated training seeds (default 0,1)")
     parser.add_argument("--env", default="TeamSearch-Generalists-Candidates-v0")
     parser.add_argument("--estimator", default="grpo")
-    parser.add_argument("--budget", type=int, default=2000, help="env steps per run (default 2000)")
-    parser.add_argument("--group-size", type=int, default=8)
-    parser.add_argument("--tasks", type=int, default=8, help="tasks per iteration (default 8)")
-    parser.add_argument("--eval-every", type=int, default=5)
-    parser.add_argument("--eval-tasks", type=int, default=48)
+    parser.add_argument("--budget", type=count, default=2000, help="env steps per run (default 2000)")
+    parser.add_argument("--group-size", type=count, default=8)
+    parser.add_argument("--tasks", type=count, default=8, help="tasks per iteration (default 8)")
+    parser.add_argument("--eval-every", type=count, default=5)
+    parser.add_argument("--eval-tasks", type=natural, default=48)
     parser.add_argument("--size", default="small", help="world size (default small)")
     parser.add_argument("--floor", action="store_true",
                         help="one run on this checkout: the loop's cost per agent-step over its tensor math and env")
@@ -218,8 +221,8 @@ def main() -> None:
                              '"operand_sources": true}\')')
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--tree", help="--floor: measure another checkout (see source_tree.py)")
-    parser.add_argument("--threads", type=int, default=1, help=argparse.SUPPRESS)
-    parser.add_argument("--seed", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--threads", type=count, default=1, help=argparse.SUPPRESS)
+    parser.add_argument("--seed", type=natural, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         child(args)

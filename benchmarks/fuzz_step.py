@@ -127,9 +127,12 @@ def step_times(actions: list[str]) -> tuple[dict[str, list[float]], dict[str, li
 
 
 def main() -> None:
+    # a bad count is one usage line (before: a traceback, or rows of nonsense)
+    from suite_arg import count, natural
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--actions", type=int, default=5000)
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--actions", type=count, default=5000)
+    parser.add_argument("--seed", type=natural, default=0)
     args = parser.parse_args()
     actions = corpus(max(args.actions, 1), args.seed)
     hostile_cpu, hostile_wall, errors = step_times(actions)

@@ -45,11 +45,14 @@ def policy_kwargs(policy: str) -> dict:
 
 
 def main() -> None:
+    # a bad count is one usage line (before: a traceback, or rows of nonsense)
+    from suite_arg import count, natural
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--policy", default="hash", choices=["hash", "minilm", "hf"])
-    parser.add_argument("--budget", type=int, default=40_000)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--eval-tasks", type=int, default=100)
+    parser.add_argument("--budget", type=count, default=40_000)
+    parser.add_argument("--seed", type=natural, default=0)
+    parser.add_argument("--eval-tasks", type=count, default=100)
     args = parser.parse_args()
     torch.set_num_threads(1)
     config = TrainConfig(env_id="SearchQA-Candidates-v0", env_kwargs=ENV_KWARGS, estimator="cw_round",

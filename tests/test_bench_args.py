@@ -41,7 +41,10 @@ def test_a_file_is_not_an_out_folder(tmp_path):
 
 @pytest.mark.parametrize("argv, said", [(["cw_weights.py", "--suite", "nope"], "unknown suite 'nope'"),
                                         (["bench_endpoint.py", "--concurrency", "x"], "argument --concurrency"),
-                                        (["claims.py", "--seeds", "0"], "runs no seed")])
+                                        (["claims.py", "--seeds", "0"], "runs no seed"),
+                                        (["fuzz_step.py", "--actions", "0"], "argument --actions: '0'"),
+                                        (["bench_train.py", "--floor", "--budget", "-3"], "argument --budget"),
+                                        (["bench_mentions.py", "--sizes", "nope"], "unknown world size 'nope'")])
 def test_scripts_answer_bad_arguments_with_one_usage_line(tmp_path, argv, said):
     result = subprocess.run([sys.executable, str(BENCHMARKS / argv[0]), *argv[1:]], cwd=tmp_path,
                             capture_output=True, text=True, timeout=120, check=False)
