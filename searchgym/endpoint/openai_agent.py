@@ -380,12 +380,15 @@ def provider(ctx: Any, model: str, base_url: str, api_key: str | None = None, co
                            getattr(ctx, "eval_limit", None))
     actor = OpenAIActor(config, system_prompt, transcripts=transcripts, prefetch=prefetch)
     prefetch.actor = actor
-    weakref.finalize(actor, _final_write, actor.open, transcripts, path, model)
+    actor.end_run = weakref.finalize(actor, _final_write, actor.open, transcripts, path, model)
     return actor
 
 
 def _final_write(open_episode: dict, transcripts: list, path: Path, model: str) -> None:
-    """When the harness drops the actor: keep the live conversations still open, write the file."""
+    """When the run's evaluation ends (the harness calls the actor's ``end_run``), or else when the
+    actor is dropped: keep the live conversations still open, write the file. Once: before, only at
+    garbage collection, which could come long after the run (a later run in the same process), and
+    rewrote a transcripts file someone had since cut, replaced, or redone."""
     flush_open(open_episode, transcripts, model)
     write_transcripts(path, transcripts)
 

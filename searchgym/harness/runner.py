@@ -16,7 +16,9 @@ A run owns ``<out>/runs/<method>/seed<k>/``:
   (the method finds its checkpoint under ``run_dir/checkpoint``). An actor with an
   ``unfinished_reason()`` that returns a reason (an endpoint agent whose requests mostly got no
   reply) ends the run in :class:`RunNotFinished` before ``predictions.jsonl``, ``result.json`` and
-  ``DONE`` are written: such scores measure the server, and a re-run evaluates again;
+  ``DONE`` are written: such scores measure the server, and a re-run evaluates again. An actor
+  with an ``end_run()`` has it called when its evaluation ends, finished or not (the endpoint
+  agent writes its transcripts then, not whenever it is garbage-collected);
 - ``.lock``: one writer per run folder (:class:`searchgym.fileio.FolderLock`, an ``flock`` that
   dies with its holder): a run another live process is writing comes back "busy", untouched.
 
@@ -272,10 +274,17 @@ def _execute_locked(spec: RunSpec) -> RunOutcome:
         raise TypeError(f"method {spec.method.label!r} returned {type(actor).__name__}; it must return an Actor "
                         "with an act(env, observation(s), info(s)) method")
     trained = time.monotonic()
-    test = evaluate_suite(spec.suite, actor, "test", spec.seed, spec.limit, progress=spec.progress, desc=f"{label} test")
-    dev = evaluate_suite(spec.suite, actor, "dev", spec.seed, spec.limit, progress=spec.progress, desc=f"{label} dev")
-    unfinished = getattr(actor, "unfinished_reason", None)
-    reason = unfinished() if callable(unfinished) else None
+    try:
+        test = evaluate_suite(spec.suite, actor, "test", spec.seed, spec.limit, progress=spec.progress,
+                              desc=f"{label} test")
+        dev = evaluate_suite(spec.suite, actor, "dev", spec.seed, spec.limit, progress=spec.progress,
+                             desc=f"{label} dev")
+        unfinished = getattr(actor, "unfinished_reason", None)
+        reason = unfinished() if callable(unfinished) else None
+    finally:
+        end_run = getattr(actor, "end_run", None)
+        if callable(end_run):
+            end_run()
     if reason:  # no scores, no DONE: the run stays unfinished and a re-run plays every task again
         raise RunNotFinished(str(reason))
     atomic_write_jsonl(folder / "predictions.jsonl", as_rows(test))
