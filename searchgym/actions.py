@@ -226,24 +226,28 @@ def _parse_text(text: str, tool_format: str, tool_names: Sequence[str], team: bo
 
 
 def parse_action(
-    text: str, tool_format: str, tool_names: Sequence[str], allow_team_actions: bool = False
+    text: str, tool_format: str, tool_names: Sequence[str], allow_team_actions: bool = False,
+    shown_tools: Sequence[str] | None = None,
 ) -> Action | ParseError:
     """Read one action from an agent's text; never raises on any ``text``.
 
     ``<think>...</think>`` blocks and special tokens (``<|im_end|>``) are ignored; the first
     action in the text wins. Text longer than ``MAX_ACTION_CHARS`` (after removing think blocks)
     is refused unread; an answer longer than ``MAX_ANSWER_CHARS`` (the leaderboard's limit) is
-    refused too. An unknown ``tool_format`` is a configuration error (ValueError).
+    refused too. An unknown ``tool_format`` is a configuration error (ValueError). ``shown_tools``:
+    the tools whose forms an error lists (default ``tool_names``; a team role reads every tool's
+    call, so another role's is refused, not unreadable, but is told only its own).
     """
     _check_format(tool_format)
     tool_names = [str(t) for t in tool_names]
+    shown = tool_names if shown_tools is None else [str(t) for t in shown_tools]
     if isinstance(text, bytes | bytearray):
         text = bytes(text).decode("utf-8", errors="replace")
     if not isinstance(text, str):
         return _error(
             f"an action must be a string, got {type(text).__name__}",
             tool_format,
-            tool_names,
+            shown,
             allow_team_actions,
         )
     text, unclosed_think = _strip_think(text)
@@ -251,7 +255,7 @@ def parse_action(
         return _error(
             f"the action is {len(text)} characters long (at most {MAX_ACTION_CHARS} outside <think>)",
             tool_format,
-            tool_names,
+            shown,
             allow_team_actions,
         )
     text = _SPECIAL_TOKEN.sub("", text)
@@ -260,11 +264,12 @@ def parse_action(
         return result
     if unclosed_think and not text.strip():
         result = "the <think> block is never closed, so no action follows it"
-    return _error(result, tool_format, tool_names, allow_team_actions)
+    return _error(result, tool_format, shown, allow_team_actions)
 
 
 def parse_tool_call(
-    call: Any, tool_format: str, tool_names: Sequence[str], allow_team_actions: bool = False
+    call: Any, tool_format: str, tool_names: Sequence[str], allow_team_actions: bool = False,
+    shown_tools: Sequence[str] | None = None,
 ) -> Action | ParseError:
     """Read a structured tool call, as frameworks dispatch it; never raises on any ``call``.
 
@@ -277,13 +282,14 @@ def parse_tool_call(
     """
     _check_format(tool_format)
     tool_names = [str(t) for t in tool_names]
+    shown = tool_names if shown_tools is None else [str(t) for t in shown_tools]
     obj = _call_as_dict(call)
     if obj is None:
         problem = (f"a structured action must be a dict {{\"name\": ..., \"arguments\": {{...}}}} or an "
                    f"OpenAI tool call, got {kind_of(call)}")
-        return _error(problem, tool_format, tool_names, allow_team_actions)
+        return _error(problem, tool_format, shown, allow_team_actions)
     result = _action_from_call(obj, tool_names, allow_team_actions)
-    return result if isinstance(result, Action) else _error(result, tool_format, tool_names, allow_team_actions)
+    return result if isinstance(result, Action) else _error(result, tool_format, shown, allow_team_actions)
 
 
 # ------------------------------------------------------------------------------ formatting

@@ -27,7 +27,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from searchgym.action_types import Action, ParseError
-from searchgym.actions import accepted_forms, parse_action, parse_tool_call
+from searchgym.actions import parse_action, parse_tool_call
 from searchgym.candidates import TEXT_MEMO_LIMIT, Round, names_in
 from searchgym.envs.blackboard import MAX_NOTE_CHARS, Blackboard, Note, NoteReader
 from searchgym.envs.config import BOUNDS, EnvConfig, check_int, resolve_config
@@ -255,9 +255,9 @@ class TeamSearchEnv(TeamPosts, MultiSearchEnv):
         session = self.sessions[agent]
         if self._candidate_mode():
             return session.decode(raw, team_actions=True)
-        if not isinstance(raw, str):  # a structured call ({"name", "arguments"}, an OpenAI tool_call)
-            return parse_tool_call(raw, self.config.tool_format, TOOL_NAMES, allow_team_actions=True)
-        return parse_action(raw, self.config.tool_format, TOOL_NAMES, allow_team_actions=True)
+        parse = parse_action if isinstance(raw, str) else parse_tool_call  # text, or a structured call
+        # an error lists the role's own forms, as its prompt (before: every tool's, other roles' too)
+        return parse(raw, self.config.tool_format, TOOL_NAMES, allow_team_actions=True, shown_tools=session.allowed)
 
     def _act(self, agent: str, raw: object) -> StepOutcome:
         outcome = self._settle(agent, raw)
@@ -267,9 +267,8 @@ class TeamSearchEnv(TeamPosts, MultiSearchEnv):
     def _settle(self, agent: str, raw: object) -> StepOutcome:
         session = self.sessions[agent]
         action = self.decode(agent, raw)
-        if isinstance(action, ParseError):  # read with every tool name (decode); name the role's forms, as its prompt
-            forms = [accepted_forms(self.config.tool_format, names, True) for names in (TOOL_NAMES, session.allowed)]
-            return session.settle(None, ToolResult.failure(action.message.replace(*forms)), format_error=True)
+        if isinstance(action, ParseError):
+            return session.settle(None, ToolResult.failure(action.message), format_error=True)
         if action.kind == "tool":
             result, invalid = session.execute(action)
             outcome = session.settle(action, result, invalid=invalid)
