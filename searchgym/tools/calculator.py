@@ -13,6 +13,7 @@ import ast
 import math
 import re
 from collections.abc import Callable
+from decimal import Decimal
 from typing import Any
 
 from searchgym.tools.base import Tool, ToolResult
@@ -31,12 +32,23 @@ class CalculatorError(ValueError):
 
 
 def format_number(value: int | float) -> str:
-    """Integral values without ".0"; others rounded to at most 6 decimals, no exponent."""
+    """Integral values without ".0"; others rounded to 6 decimals, no exponent, no float noise.
+
+    Why these forms: a reader copies the number into an answer or the next expression, so it is
+    written as the decimal it means ("333333333333333.3", not the binary's "...3.3125"), and a
+    nonzero value never reads as 0 (below 0.0000005 it keeps 6 significant digits: 1e-9 is
+    "0.000000001")."""
     if isinstance(value, int) and not isinstance(value, bool):
         return str(value)
-    if math.isfinite(value) and float(value).is_integer():
+    if not math.isfinite(value):
+        return str(value)
+    if float(value).is_integer():
         return str(int(value))
-    text = f"{value:.6f}".rstrip("0").rstrip(".")
+    rounded = round(value, 6)
+    shown = Decimal(f"{value:.6g}") if rounded == 0 else Decimal(repr(rounded))
+    text = format(shown, "f")
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
     return "0" if text in ("-0", "") else text
 
 

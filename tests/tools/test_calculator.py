@@ -144,7 +144,16 @@ def test_bad_arguments(calc, arguments, fragment):
 
 @pytest.mark.parametrize(
     ("value", "text"),
-    [(3, "3"), (3.0, "3"), (-0.0, "0"), (2.5, "2.5"), (1 / 3, "0.333333"), (1e-9, "0"), (-1234567.125, "-1234567.125")],
+    [(3, "3"), (3.0, "3"), (-0.0, "0"), (2.5, "2.5"), (1 / 3, "0.333333"), (-1234567.125, "-1234567.125"),
+     # a nonzero value never reads as 0: below half a millionth, six significant digits
+     (1e-9, "0.000000001"), (-1e-7, "-0.0000001"), (1 / 3e7, "0.0000000333333"), (1.5e-6, "0.000002"),
+     # the decimal the float means, not its binary noise ("333333333333333.3125")
+     (1e15 / 3, "333333333333333.3"), (0.1 + 0.2, "0.3"), (2 / 3, "0.666667")],
 )
 def test_format_number(value, text):
     assert format_number(value) == text
+
+
+def test_a_tiny_result_is_shown_as_the_number_it_is(calc):
+    assert calc(expression="1 / 10000000").text == "0.0000001"
+    assert calc(expression="1000000000000000 / 3").text == "333333333333333.3"
