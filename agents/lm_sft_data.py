@@ -18,6 +18,8 @@ import gzip
 import hashlib
 import json
 import multiprocessing
+import os
+import sys
 import zlib
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -154,6 +156,23 @@ def _read_back(path: Path, settings: dict[str, Any]) -> list[Transcript]:
     return transcripts
 
 
+def spawn_cannot_import_main() -> str | None:
+    """The main program's ``__file__`` when spawned workers could not load it, else None.
+
+    Why: a spawned worker re-runs the parent's main file (``multiprocessing.spawn``'s
+    ``get_preparation_data`` / ``_fixup_main_from_path``): a main run as a module (``python -m``) is
+    imported by name, one without ``__file__`` (``python -c``, a notebook) is left alone, but a
+    ``__file__`` that is no readable file (``python - <<EOF`` gives ``<stdin>``) kills every worker."""
+    main = sys.modules.get("__main__")
+    if main is None or getattr(getattr(main, "__spec__", None), "name", None) is not None:
+        return None
+    path = getattr(main, "__file__", None)
+    if path is None:
+        return None
+    full = path if os.path.isabs(path) else os.path.join(multiprocessing.process.ORIGINAL_DIR or "", path)
+    return None if os.path.isfile(full) else str(path)
+
+
 def sft_transcripts(worlds: Sequence[dict[str, Any]], tokenizer: Any, folder: Path, workers: int = 1,
                     log: Callable[[str], None] = print) -> list[Transcript]:
     """Every world's transcripts, in the order of ``worlds`` (settings from :func:`world_settings`):
@@ -173,12 +192,17 @@ def sft_transcripts(worlds: Sequence[dict[str, Any]], tokenizer: Any, folder: Pa
             missing.append(k)
         else:
             found[k] = transcripts
+    processes = min(workers, len(missing))
+    if processes > 1 and (main := spawn_cannot_import_main()) is not None:
+        log(f"sft data: warning: playing in this process, not {processes} workers: spawned workers cannot "
+            f"load the main program ({main}); run it from a .py file to play in parallel")
+        processes = 1
     if missing:
         log(f"sft data: playing {len(missing)} world(s) of {worlds[missing[0]]['tasks']} train tasks "
-            f"({len(worlds) - len(missing)} read back), {min(workers, len(missing))} process(es)")
-    if len(missing) > 1 and workers > 1:
+            f"({len(worlds) - len(missing)} read back), {processes} process(es)")
+    if processes > 1:
         context = multiprocessing.get_context("spawn")  # the parent holds torch and tokenizer threads: no fork
-        with ProcessPoolExecutor(max_workers=min(workers, len(missing)), mp_context=context) as pool:
+        with ProcessPoolExecutor(max_workers=processes, mp_context=context) as pool:
             jobs = {k: pool.submit(_play_world_in_worker, worlds[k], tokenizer,
                                    str(world_file(folder, worlds[k]["world_seed"]))) for k in missing}
             for k, job in jobs.items():

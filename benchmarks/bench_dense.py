@@ -75,9 +75,9 @@ def compare_indexes(
 
 def main(argv: Sequence[str] | None = None) -> None:
     # a bad count is one usage line (before: a traceback, or rows of nonsense)
-    from suite_arg import count, natural
+    from suite_arg import count, describe, natural
 
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=describe(__doc__))
     parser.add_argument("--real-pages", type=count, default=1000, help="pages encoded with MiniLM")
     parser.add_argument("--vectors", type=count, default=100_000)
     parser.add_argument("--queries", type=count, default=200)

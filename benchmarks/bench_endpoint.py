@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from suite_arg import counts, seconds, suite_id
+from suite_arg import counts, describe, seconds, suite_id
 
 from searchgym.cli import main as cli
 from searchgym.fileio import read_json
@@ -42,7 +42,7 @@ def one_run(suite: str, concurrency: int, latency: float, folder: Path) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=describe(__doc__))
     parser.add_argument("--suite", default="searchqa-text-v2", type=suite_id)
     parser.add_argument("--latency", type=seconds, default=0.02, help="seconds the server waits per request (default 0.02)")
     parser.add_argument("--concurrency", type=counts, default=[1, 8], help="comma-separated levels (default 1,8)")

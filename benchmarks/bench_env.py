@@ -64,9 +64,9 @@ def env_rows(episodes: int, suite_id: str = "quick-v2", modes: tuple[str, ...] =
 
 
 def main() -> None:
-    from suite_arg import count
+    from suite_arg import count, describe
 
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=describe(__doc__))
     parser.add_argument("--quick", action="store_true", help="smaller corpus for the search part")
     parser.add_argument("--episodes", type=count, default=300, help="episodes per env row (default 300)")
     parser.add_argument("--suite", default="quick-v2", help="the suite whose world the env rows use (default quick-v2)")

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from suite_arg import count, natural  # (no searchgym import: --tree comes first)
+from suite_arg import count, describe, natural  # (no searchgym import: --tree comes first)
 
 
 def timed(run):
@@ -52,7 +52,7 @@ def size_row(size: str, pages: int, episodes: int) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=describe(__doc__))
     parser.add_argument("--sizes", default="medium,large,xl", help="world presets or integer scales, comma list")
     parser.add_argument("--pages", type=count, default=3000, help="pages the find row reads (default 3000)")
     parser.add_argument("--episodes", type=natural, default=200, help="random-agent episodes per step row (0: no step row)")

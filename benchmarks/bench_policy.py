@@ -22,7 +22,7 @@ import time
 
 import numpy as np
 import torch
-from suite_arg import count, suite_id
+from suite_arg import count, describe, suite_id
 
 #: the policy kwargs of `make main` (Makefile MAIN_OPTIONS): hash with the comparison and operand features
 MAIN_KWARGS = {"comparison_facts": True, "operand_sources": True}
@@ -84,7 +84,7 @@ def time_policy(policy, obs: list[dict], batch: int, repeats: int) -> dict[str, 
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=describe(__doc__))
     parser.add_argument("--suite", default="quick-v2", type=suite_id)
     parser.add_argument("--tasks", type=count, default=40, help="train tasks the reader plays for observations")
     parser.add_argument("--repeats", type=count, default=3)

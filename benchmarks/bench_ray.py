@@ -93,9 +93,9 @@ def rollout_rate(workers: int, iterations: int) -> tuple[float, Clock, float]:
 
 def main() -> None:
     # a bad count is one usage line (before: a traceback, or rows of nonsense)
-    from suite_arg import count
+    from suite_arg import count, describe
 
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=describe(__doc__))
     parser.add_argument("--cpus", type=count, default=2)
     parser.add_argument("--seeds", type=count, default=2)
     parser.add_argument("--budget", type=count, default=300)

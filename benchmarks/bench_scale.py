@@ -180,9 +180,9 @@ def report(rows: list[dict[str, Any]]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from suite_arg import count, out_file
+    from suite_arg import count, describe, out_file
 
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=describe(__doc__))
     parser.add_argument("--million", action="store_true", help="add the 1M-page row (heavy)")
     parser.add_argument("--sizes", type=count, nargs="*", default=list(DEFAULT_SIZES), help="pages per row")
     parser.add_argument("--queries", type=count, default=300)

@@ -220,9 +220,9 @@ def _report(result: dict[str, Any], source: str) -> str:
 
 def main(argv: Sequence[str] | None = None) -> None:
     # a bad count is one usage line (before: a traceback, or rows of nonsense)
-    from suite_arg import count, natural
+    from suite_arg import count, describe, natural
 
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=describe(__doc__))
     parser.add_argument("--size", default="xl", help="world size to generate (default xl, >= 100k pages)")
     parser.add_argument("--synthetic", action="store_true", help="use the synthetic corpus instead of a world")
     parser.add_argument("--synthetic-pages", type=count, default=100_000)

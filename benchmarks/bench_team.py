@@ -97,9 +97,9 @@ def memo_memory(suite_id: str, episodes: int) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    from suite_arg import count, natural
+    from suite_arg import count, describe, natural
 
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=describe(__doc__))
     parser.add_argument("--suite", default="quick-v2", help="suite whose env and world are measured (default quick-v2)")
     parser.add_argument("--episodes", type=count, default=200, help="episodes per row (default 200)")
     parser.add_argument("--mode", default="candidates", choices=["candidates", "text"])

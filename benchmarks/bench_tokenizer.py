@@ -13,7 +13,7 @@ import os
 from typing import Any
 
 from searchgym.agents.llm_tokenizer import chat_tokenizer
-from suite_arg import splits, suite_id
+from suite_arg import describe, splits, suite_id
 
 from searchgym.actions import parse_action
 from searchgym.endpoint.scripted_endpoint import record_oracle
@@ -44,7 +44,7 @@ def measure(tokenizer: Any, actions: list[str]) -> dict[str, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(description=describe(__doc__))
     parser.add_argument("--suite", default="searchqa-text-v2", type=suite_id)
     parser.add_argument("--splits", type=splits, default="dev")
     args = parser.parse_args()

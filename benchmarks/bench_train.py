@@ -196,9 +196,9 @@ def summary(label: str, runs: list[dict]) -> tuple[float, float, float, float]:
 
 def main() -> None:
     # a bad count is one usage line (before: a traceback, or rows of nonsense)
-    from suite_arg import count, natural
+    from suite_arg import count, describe, natural
 
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=describe(__doc__))
     parser.add_argument("--before", default="main", help="git ref or checkout folder of the 'before' code (default main)")
     parser.add_argument("--after", default=None, help="git ref or checkout folder of the 'after' code (default: this checkout)")
     parser.add_argument("--before-threads", type=count, default=os.cpu_count() or 1,

@@ -41,7 +41,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import claims_report as cr  # noqa: E402
-from suite_arg import count, new_folder, suite_id  # noqa: E402
+from suite_arg import count, describe, new_folder, suite_id  # noqa: E402
 
 from searchgym.commands.compare import parse_options, parse_seeds  # noqa: E402
 from searchgym.harness.compare import Comparison, run_comparison  # noqa: E402
@@ -103,7 +103,7 @@ def ablation_entries(names: list[str]) -> list[str]:
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=describe(__doc__))
     parser.add_argument("--smoke", action="store_true", help="tiny end-to-end check: " + str(SMOKE))
     parser.add_argument("--seeds", default=None, help="count (5 -> 0..4) or comma list; default 5 (smoke 2)")
     parser.add_argument("--budget", type=count, default=None, help="env steps per training run; default 10000 (make main's)")

@@ -28,7 +28,7 @@ import math
 from collections import defaultdict
 
 import numpy as np
-from suite_arg import count, probability, suite_id
+from suite_arg import count, describe, probability, suite_id
 
 from searchgym.agents.advantages import AdvantageConfig, compute_advantages, grpo_group_advantages
 from searchgym.agents.round_kinds import round_kind
@@ -118,7 +118,7 @@ def table(groups: list[list[Trajectory]]) -> list[dict]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=describe(__doc__))
     parser.add_argument("--suite", default="quick-v2", type=suite_id)
     parser.add_argument("--tasks", type=count, default=40)
     parser.add_argument("--group", type=count, default=8)

@@ -15,7 +15,7 @@ import argparse
 import tempfile
 import time
 
-from suite_arg import count, deadlines
+from suite_arg import count, deadlines, describe
 
 from searchgym.endpoint.chat_client import ChatClient, EndpointConfig
 from searchgym.endpoint.openai_agent import evaluate_openai, reply_from_body
@@ -44,7 +44,7 @@ def drip_server(prefix: bytes, dripped: bytes) -> RawServer:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=describe(__doc__))
     parser.add_argument("--deadlines", type=deadlines, default=[1.5, 5.0], help="comma list of seconds")
     parser.add_argument("--repeats", type=count, default=2)
     args = parser.parse_args()
@@ -54,12 +54,14 @@ def main() -> None:
             worst_wall = worst_cpu = 0.0
             for _ in range(args.repeats):
                 server = drip_server(prefix, dripped)
-                client = ChatClient(EndpointConfig("m", server.url, timeout=deadline, retries=3), reply_from_body)
-                wall, cpu = time.monotonic(), time.process_time()
-                reply = client.complete([{"role": "user", "content": "hi"}], None, wall + deadline)
-                worst_wall = max(worst_wall, time.monotonic() - wall)
-                worst_cpu = max(worst_cpu, time.process_time() - cpu)
-                server.close()
+                try:
+                    client = ChatClient(EndpointConfig("m", server.url, timeout=deadline, retries=3), reply_from_body)
+                    wall, cpu = time.monotonic(), time.process_time()
+                    reply = client.complete([{"role": "user", "content": "hi"}], None, wall + deadline)
+                    worst_wall = max(worst_wall, time.monotonic() - wall)
+                    worst_cpu = max(worst_cpu, time.process_time() - cpu)
+                finally:
+                    server.close()
                 assert reply.error, reply
             print(f"{deadline:>10.1f}  {name:<22}{worst_wall:>13.3f}{(worst_wall - deadline) * 1e3:>18.1f}"
                   f"{worst_cpu * 1e3:>8.1f}")
@@ -67,11 +69,15 @@ def main() -> None:
                                  dev_size=1, test_size=3), replace=True)
     server = drip_server(*CASES["drip status line"])
     deadline = max(args.deadlines)
-    start = time.monotonic()
-    evaluate_openai(suite, "m", server.url, concurrency=3, timeout=deadline, out_dir=tempfile.mkdtemp())
+    # Removed on success and on failure (before: a mkdtemp folder was left in /tmp by every run).
+    with tempfile.TemporaryDirectory(prefix="endpoint-deadline-") as out_dir:
+        try:
+            start = time.monotonic()
+            evaluate_openai(suite, "m", server.url, concurrency=3, timeout=deadline, out_dir=out_dir)
+        finally:
+            server.close()
     print(f"evaluate_openai, 3 tasks at concurrency 3, per-task deadline {deadline} s, status-line drip: "
           f"{time.monotonic() - start:.2f} s wall")
-    server.close()
 
 
 if __name__ == "__main__":

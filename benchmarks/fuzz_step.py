@@ -128,9 +128,9 @@ def step_times(actions: list[str]) -> tuple[dict[str, list[float]], dict[str, li
 
 def main() -> None:
     # a bad count is one usage line (before: a traceback, or rows of nonsense)
-    from suite_arg import count, natural
+    from suite_arg import count, describe, natural
 
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=describe(__doc__))
     parser.add_argument("--actions", type=count, default=5000)
     parser.add_argument("--seed", type=natural, default=0)
     args = parser.parse_args()

@@ -292,9 +292,9 @@ def run_part(name: str, fn: Callable[[], dict], results: dict, deadline: float) 
 
 def main(argv: list[str] | None = None) -> int:
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from suite_arg import count, out_file
+    from suite_arg import count, describe, out_file
 
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=describe(__doc__))
     parser.add_argument("--cpu-smoke", action="store_true", help="run every part tiny on CPU (tests the script)")
     parser.add_argument("--skip-backbone", action="store_true", help="skip part a with the backbone trained")
     parser.add_argument("--json", type=out_file, help="also write the figures to this file")

@@ -75,9 +75,9 @@ def bounds(suite_id: str, seeds: list[int]) -> dict[str, float]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from suite_arg import count, suite_id
+    from suite_arg import count, describe, suite_id
 
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=describe(__doc__))
     parser.add_argument("--suite", default="quick-v2", type=suite_id)
     parser.add_argument("--methods", default=",".join(LEARNERS))
     parser.add_argument("--budget", type=count, default=20_000, help="env steps per run (default 20000)")

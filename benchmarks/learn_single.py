@@ -46,9 +46,9 @@ def policy_kwargs(policy: str) -> dict:
 
 def main() -> None:
     # a bad count is one usage line (before: a traceback, or rows of nonsense)
-    from suite_arg import count, natural
+    from suite_arg import count, describe, natural
 
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=describe(__doc__))
     parser.add_argument("--policy", default="hash", choices=["hash", "minilm", "hf"])
     parser.add_argument("--budget", type=count, default=40_000)
     parser.add_argument("--seed", type=natural, default=0)

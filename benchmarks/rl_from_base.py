@@ -100,9 +100,10 @@ def cw_grpo(ctx):
 
 
 def main() -> None:
-    from suite_arg import new_folder, suite_id  # here: compare imports this file as benchmarks.rl_from_base
+    # here: compare imports this file as benchmarks.rl_from_base
+    from suite_arg import describe, new_folder, suite_id
 
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=describe(__doc__))
     parser.add_argument("--suite", default="quick-v2", type=suite_id)
     parser.add_argument("--out", required=True, type=new_folder)
     parser.add_argument("--base-tasks", type=int, default=300)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 
 
 def suite_id(text: str) -> str:
@@ -114,3 +115,10 @@ def out_file(text: str):
     if path.is_dir():
         raise argparse.ArgumentTypeError(f"{text!r} is a folder; give a file name")
     return path
+
+
+def describe(doc: str) -> str:
+    """An argparse ``description``: the script docstring's first paragraph, joined into one line.
+    Why: its first line alone (what the scripts passed before) often stopped mid-sentence in --help."""
+    first = re.split(r"\n\s*\n", doc.strip(), maxsplit=1)[0]
+    return " ".join(first.split())

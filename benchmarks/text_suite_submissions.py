@@ -23,7 +23,7 @@ import sys
 import time
 from pathlib import Path
 
-from suite_arg import count, new_folder
+from suite_arg import count, describe, new_folder
 
 from searchgym.cli import main as cli
 from searchgym.endpoint.scripted_endpoint import ScriptedEndpoint
@@ -47,7 +47,7 @@ def evaluate(suite: str, agent: str, folder: Path, extra: list[str]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=describe(__doc__))
     parser.add_argument("--suites", default=",".join(text_suite_ids()), help="comma-separated suite ids")
     parser.add_argument("--runs", type=Path, default=Path("runs/text-suites"), help="run folders (default runs/text-suites)")
     parser.add_argument("--out", type=new_folder, default=Path("leaderboard/submissions"), help="submission folder")
