@@ -6,10 +6,12 @@
 2. it must be UTF-8 JSON with finite numbers, integers of at most 18 digits and strings free of
    control, bidirectional-override and unpaired surrogate characters (below), valid against the
    schema (which bounds every string and list; anchored patterns must match the whole string);
-3. the suite must be known and its hash equal to the suite regenerated here (looked up once and
+3. a ``run`` block, when there is one, must agree with the board's fields
+   (:func:`run_block_problem`: the comparison a retrain makes, :func:`run_block_mismatch`);
+4. the suite must be known and its hash equal to the suite regenerated here (looked up once and
    passed through);
-4. the predictions must cover every test task of the suite exactly once (no unknown ids);
-5. every claimed metric (success and F1, overall and per family) must equal, within
+5. the predictions must cover every test task of the suite exactly once (no unknown ids);
+6. every claimed metric (success and F1, overall and per family) must equal, within
    :data:`TOLERANCE`, the value re-scored here with :func:`searchgym.scoring.score_answer`.
 
 Any failure while checking a file is that file's rejection: :func:`verify_file` never raises.
@@ -41,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from searchgym.bounded_json import loads_shallow
+from searchgym.harness.methods import AGENT_METHOD, METHODS, load_callable, spends_budget
 from searchgym.scoring import score_answer
 from searchgym.suites import Suite, get_suite, tasks
 
@@ -288,6 +291,53 @@ def check_content(submission: Mapping[str, Any]) -> dict[str, Any]:
     return actual
 
 
+# ---------------------------------------------------------------------------- run block
+def _spends_budget(path: Any) -> bool:
+    """Whether the run's method trains on the run's budget (else the board shows 0, or the supervised
+    base's demonstrations). A method of one's own does; a built-in that cannot be imported here (the
+    supervised base without torch) is not compared: a retrain, which needs it, finds out."""
+    if path not in METHODS.values():
+        return True
+    try:
+        return spends_budget(load_callable(path))
+    except ValueError:
+        return False
+
+
+def run_block_mismatch(submission: Mapping[str, Any]) -> str | None:
+    """The first of the run's budget, seed and policy that differs from the board's field
+    (``training_budget``, ``method.seed``, ``method.policy``), in one line; None when they agree. One
+    copy for verify and retrain; the method is imported only when the budgets differ (light installs)."""
+    run, method = submission["run"], submission.get("method") or {}
+    shown = {"budget": ("training_budget", submission.get("training_budget")),
+             "seed": ("method.seed", method.get("seed")), "policy": ("method.policy", method.get("policy"))}
+    for key, (board_field, board_value) in shown.items():
+        if key in run and board_value is not None and run[key] != board_value:
+            if key == "budget" and not _spends_budget(run.get("method_path")):
+                continue
+            return f"run.{key} ({run[key]!r}) differs from {board_field} ({board_value!r}), which the board shows"
+    return None
+
+
+def run_block_problem(submission: Mapping[str, Any]) -> str | None:
+    """Why verify refuses the run block, or None. Why: verify never read it, so a block edited to hide
+    what ran (another seed; an ``evaluate`` run without the agent the privileged mark is read from)
+    verified. A submission without one is self-reported (the schema does not require it)."""
+    run = submission.get("run")
+    if not isinstance(run, Mapping):
+        return None
+    redo = "the run block must record the run the board shows; submit the run folder again with `leaderboard submit`"
+    mismatch = run_block_mismatch(submission)
+    if mismatch is not None:
+        return f"{mismatch}; {redo}"
+    options = run.get("options")
+    agent = options.get("agent") if isinstance(options, Mapping) else None
+    if run.get("method_path") == AGENT_METHOD and not (isinstance(agent, str) and agent):
+        return (f"run.options.agent is missing or not a name, where a `searchgym evaluate` run (run.method_path "
+                f"{AGENT_METHOD}) records the agent it played; {redo}")
+    return None
+
+
 def verify_file(path: str | os.PathLike, max_bytes: int = MAX_BYTES) -> Verdict:
     """Every check of the module docstring; never raises: whatever goes wrong is a rejection."""
     try:
@@ -295,6 +345,9 @@ def verify_file(path: str | os.PathLike, max_bytes: int = MAX_BYTES) -> Verdict:
         submission = parse_submission(data)
         check_values(submission)
         check_schema(submission)
+        problem = run_block_problem(submission)
+        if problem is not None:
+            raise SubmissionRejected(problem)
         metrics = check_content(submission)
     except SubmissionRejected as exc:
         return Verdict(str(path), False, str(exc))

@@ -12,16 +12,22 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from searchgym.harness.methods import PRIVILEGED_METHOD_NAMES, PRIVILEGED_NOTE
+from searchgym.harness.methods import (
+    AGENT_PROVIDERS,
+    BASELINE_METHODS,
+    PRIVILEGED_METHOD_NAMES,
+    PRIVILEGED_NOTE,
+)
 
 if TYPE_CHECKING:
     from searchgym.leaderboard_checks import Verified
 
-_PRIVILEGED_NOTE = (f"A method marked (privileged) {PRIVILEGED_NOTE}. "
-                   "The reader baseline, like random, reads only what an agent sees.")
+_PRIVILEGED_NOTE = (f"A method marked (privileged) {PRIVILEGED_NOTE} (a run against the scripted endpoint "
+                    "replays the oracle's actions, so it is marked too). "
+                    "The reader baseline, like random, reads only what an agent sees.")
 _TRAINED_NOTE = ("Trained by: `re-trained` rows were re-run by a maintainer from their recorded run config "
                  "(`searchgym leaderboard retrain`) and gave the submitted predictions; `self-reported` rows "
                  "were re-scored, not re-run, so they show what was submitted, not who trained it.")
@@ -60,14 +66,44 @@ def training_status(entry: Verified) -> str:
     return "re-trained" if record.get("matches") is True else "re-trained: differs"
 
 
-def _privileged(submission: dict) -> bool:
-    """Whether the board marks a row privileged: by its name, or by the method its run records (the
-    oracle agent under another label). Why: ``leaderboard submit --name gold-chain`` of an oracle run
-    was shown at 1.000 unmarked, beside methods that read only what an agent sees."""
-    run = submission.get("run") if isinstance(submission.get("run"), dict) else {}
-    options = run.get("options") if isinstance(run.get("options"), dict) else {}
-    return any(str(n) in PRIVILEGED_METHOD_NAMES
-               for n in (submission["method"]["name"], run.get("method"), options.get("agent")) if n is not None)
+#: The label ``benchmarks/text_suite_submissions.py`` gives a run against the scripted endpoint.
+SCRIPTED_ENDPOINT_NAME = "scripted-endpoint"
+#: Names (case-folded) marked privileged by themselves: the oracle, and the endpoint that replays it.
+PRIVILEGED_NAMES = frozenset({*(n.casefold() for n in PRIVILEGED_METHOD_NAMES), SCRIPTED_ENDPOINT_NAME})
+#: Import paths of the privileged methods (the oracle as a method and as an ``evaluate`` agent).
+PRIVILEGED_PATHS = frozenset({*(BASELINE_METHODS[n] for n in PRIVILEGED_METHOD_NAMES if n in BASELINE_METHODS),
+                              *(AGENT_PROVIDERS[n] for n in PRIVILEGED_METHOD_NAMES if n in AGENT_PROVIDERS)})
+#: A model name starting so is a run against the scripted endpoint (the shipped rows record
+#: ``--model scripted-oracle``); the server's own name (``GET /v1/models``) is ``searchgym-scripted``.
+SCRIPTED_MODEL_PREFIX = "scripted-"
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def used_scripted_endpoint(run: Mapping[str, Any]) -> bool:
+    """Whether the run's agent talked to ``searchgym serve``'s scripted endpoint, by the model name it
+    recorded. The board cannot tell which behaviour served it, and the default replays the oracle."""
+    from searchgym.endpoint.scripted_endpoint import DEFAULT_MODEL
+
+    model = _mapping(_mapping(run.get("options")).get("agent_options")).get("model")
+    return isinstance(model, str) and (model == DEFAULT_MODEL or model.casefold().startswith(SCRIPTED_MODEL_PREFIX))
+
+
+def is_privileged(submission: Mapping[str, Any]) -> bool:
+    """Whether the board marks a row privileged: any trace of the oracle in its name or run block (under
+    another label, as an ``evaluate`` agent, or replayed by the scripted endpoint). Why: ``submit --name
+    gold-chain`` of an oracle run, then the ``scripted-endpoint`` rows (their run names the ``openai``
+    agent), were shown at 1.000 unmarked, beside methods that read only what an agent sees."""
+    run = _mapping(submission.get("run"))
+    options = _mapping(run.get("options"))
+    names = (_mapping(submission.get("method")).get("name"), run.get("method"), options.get("agent"))
+    if any(isinstance(n, str) and n.casefold() in PRIVILEGED_NAMES for n in names):
+        return True
+    if run.get("method_path") in PRIVILEGED_PATHS or options.get("agent") in PRIVILEGED_PATHS:
+        return True
+    return used_scripted_endpoint(run)
 
 
 def _row(entry: Verified, rank: int, families: Sequence[str]) -> list[tuple[str, Any, str]]:
@@ -75,7 +111,7 @@ def _row(entry: Verified, rank: int, families: Sequence[str]) -> list[tuple[str,
     s, m = entry.submission, entry.metrics
     hardware = s["hardware"].get("device_name") or s["hardware"]["device"]
     name = s["method"]["name"]
-    name = f"{name} (privileged)" if _privileged(s) else name
+    name = f"{name} (privileged)" if is_privileged(s) else name
     cells = [(str(rank), rank, "number"), (name, name, "text"),
              (f"{m['success']:.3f}", m["success"], "number"), (f"{m['f1']:.3f}", m["f1"], "number")]
     for family in families:

@@ -38,12 +38,12 @@ from searchgym.harness.option_bounds import (  # noqa: F401 (the limits are part
     option_out_of_bounds,
 )
 from searchgym.method_table import METHOD_SPECS
-from searchgym.harness.methods import AGENT_METHOD, METHODS, SPEC_METHOD_PREFIX, MethodRef, load_callable, spends_budget
+from searchgym.harness.methods import AGENT_METHOD, METHODS, SPEC_METHOD_PREFIX, MethodRef, load_callable
 from searchgym.harness.provenance import resolve_device
 from searchgym.harness.preflight import baseline_options, check_comparison
 from searchgym.harness.runner import RunSpec, execute_run_safely, is_done
 from searchgym.leaderboard import DEFAULT_DIR, RETRAINED_FILE, read_retrained
-from searchgym.leaderboard_checks import SubmissionRejected, rescore, verify_file
+from searchgym.leaderboard_checks import SubmissionRejected, rescore, run_block_mismatch, verify_file
 from searchgym.suites import get_suite
 
 
@@ -123,17 +123,10 @@ def _runnable(submission: dict[str, Any]) -> dict[str, Any]:
 def check_run_bounds(submission: dict[str, Any]) -> None:
     """SubmissionRejected, naming the field, its value and the limit, unless the run block runs
     exactly what the board shows and stays within the stated limits (module docstring)."""
-    run, method = submission["run"], submission.get("method") or {}
-    shown = {"budget": ("training_budget", submission.get("training_budget")),
-             "seed": ("method.seed", method.get("seed")), "policy": ("method.policy", method.get("policy"))}
-    if run.get("method_path") in METHODS.values() and not spends_budget(load_callable(run["method_path"])):
-        # the board shows 0 env steps for a method that does not train, and the supervised base shows
-        # what its demonstrations took: neither spends the run's budget
-        del shown["budget"]
-    for field, (board_field, board_value) in shown.items():
-        if field in run and board_value is not None and run[field] != board_value:
-            raise SubmissionRejected(f"run.{field} ({run[field]!r}) differs from {board_field} ({board_value!r}), "
-                                     "which the board shows; a retrain runs only what the board shows")
+    run = submission["run"]
+    mismatch = run_block_mismatch(submission)  # the comparison verify makes too
+    if mismatch is not None:
+        raise SubmissionRejected(f"{mismatch}; a retrain runs only what the board shows")
     budget = run.get("budget", submission.get("training_budget"))
     if isinstance(budget, bool) or not isinstance(budget, int) or not 0 <= budget <= MAX_RETRAIN_BUDGET:
         raise SubmissionRejected(f"run.budget ({budget!r}) is outside the retrain limit: an int in "

@@ -16,14 +16,16 @@ ARGS = ["--deadlines", "0.2", "--repeats", "1"]
 def run(tmp_path: Path, code: str) -> tuple[subprocess.CompletedProcess, Path]:
     scratch = tmp_path / "tmp"
     scratch.mkdir()
-    result = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env={**os.environ, "TMPDIR": str(scratch)},
+    # the benchmarks import their helpers (suite_arg) as top-level modules, as when run from that folder
+    env = {**os.environ, "TMPDIR": str(scratch), "PYTHONPATH": os.pathsep.join([str(BENCHMARKS), os.environ.get("PYTHONPATH", "")])}
+    result = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env,
                             capture_output=True, text=True, timeout=120, check=False)
     return result, scratch
 
 
 def test_a_run_leaves_no_temporary_folder(tmp_path):
     code = f"import runpy, sys; sys.argv = [{str(BENCHMARKS / 'endpoint_deadline.py')!r}, *{ARGS!r}]; " \
-           f"sys.path.insert(0, {str(BENCHMARKS)!r}); runpy.run_path(sys.argv[0], run_name='__main__')"
+           "runpy.run_path(sys.argv[0], run_name='__main__')"
     result, scratch = run(tmp_path, code)
     assert result.returncode == 0, result.stderr
     assert "evaluate_openai, 3 tasks" in result.stdout
@@ -33,7 +35,6 @@ def test_a_run_leaves_no_temporary_folder(tmp_path):
 def test_a_failed_run_leaves_no_temporary_folder(tmp_path):
     code = textwrap.dedent(f"""
         import sys
-        sys.path.insert(0, {str(BENCHMARKS)!r})
         sys.argv = ["endpoint_deadline.py", *{ARGS!r}]
         import endpoint_deadline
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 from pathlib import Path
 
 from searchgym.leaderboard import (
@@ -24,7 +25,7 @@ from searchgym.leaderboard import (
     submission_path,
     write_submission,
 )
-from searchgym.leaderboard_checks import verify_file
+from searchgym.leaderboard_checks import load_schema, verify_file
 
 
 def file_path(text: str) -> Path:
@@ -35,6 +36,30 @@ def file_path(text: str) -> Path:
         raise argparse.ArgumentTypeError(f"{text!r} ends in '/', a folder; give the file to write "
                                          "(FOLDER/NAME.json), or --dir FOLDER for the default file name")
     return Path(text)
+
+
+def check_url(url: str | None) -> None:
+    """A usage error (exit 2) naming the accepted schemes unless ``--url`` is what the schema takes.
+    Why: ``--url ftp://x`` was a "schema violation at method/url", as if the file were at fault."""
+    if url is None:
+        return
+    rule = load_schema()["properties"]["method"]["properties"]["url"]
+    accepted = (f"--url must be in the accepted form ({rule.get('description', 'an http:// or https:// link')}; "
+                f"at most {rule['maxLength']} characters)")
+    if not url.strip():
+        raise ValueError(f"{accepted}, or left out; it is empty")
+    if len(url) <= rule["maxLength"] and re.fullmatch(rule["pattern"].removeprefix("^").removesuffix("$"), url):
+        return
+    scheme = re.match(r"([A-Za-z][A-Za-z0-9+.-]*):", url)
+    if scheme is None:
+        why = "no scheme; accepted schemes: http, https"
+    elif scheme.group(1) not in ("http", "https"):
+        why = f"scheme {scheme.group(1)[:20]!r}; accepted schemes: http, https (lower case)"
+    elif len(url) > rule["maxLength"]:
+        why = f"{len(url)} characters"
+    else:
+        why = "whitespace, a quote or an angle bracket in it, or no // after the scheme"
+    raise ValueError(f"{accepted}, got {url[:80]!r}{'...' if len(url) > 80 else ''} ({why})")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -66,6 +91,7 @@ def run(args: argparse.Namespace) -> int:
         if args.name is not None and not args.name.strip():  # before: "" fell back to the run's label silently
             raise ValueError("--name is empty; give the method name the board shows, or leave --name out "
                              "for the run's method label")
+        check_url(args.url)
         submission = build_submission(args.run_dir, args.name, args.description, args.url)
         path = submission_path(submission, args.out, folder=Path(args.dir) / "submissions")
         check_replaces_only_itself(path, submission)
