@@ -126,19 +126,54 @@ def accepted_kwargs(target: Any) -> list[str] | None:
     return None
 
 
+#: What ``gymnasium.make`` takes itself: a single-agent id passes them on to it (a multi-agent id has none).
+GYMNASIUM_KWARGS = ("disable_env_checker", "max_episode_steps")
+
+
+def _named(function: Any) -> list[str]:
+    """The parameters of ``function`` a keyword can name (not ``*args``, ``**kwargs``)."""
+    return [n for n, p in inspect.signature(function).parameters.items()
+            if p.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)]
+
+
+def wrapper_kwargs(factory: Any, base_id: str) -> list[str] | None:
+    """What a factory that wraps the env of ``base_id`` (passing its ``**kwargs`` on) accepts: its own
+    keywords, then that id's. Why: ``make("SearchQA-Numeric-v0", foo=1)`` was an error naming
+    SearchQA-Candidates-v0, whose list left out question_dim, transcript_dim and candidate_dim."""
+    base = id_kwargs(spec(base_id))
+    if base is None:
+        return None
+    own = _named(factory)
+    return own + [n for n in base if n not in own]
+
+
+def id_kwargs(s: EnvSpec, base_id: str | None = None) -> list[str] | None:
+    """The keywords ``make(s.id, ...)`` accepts (None: not known); ``base_id``: the one the caller gives."""
+    target = s.load()
+    accepted = accepted_kwargs(target)
+    if accepted is None and not isinstance(target, type) and "base_id" in s.kwargs:
+        return wrapper_kwargs(target, s.kwargs["base_id"] if base_id is None else base_id)
+    return accepted
+
+
+def refuse_unknown(owner: str, kwargs: Any, accepted: list[str] | None) -> None:
+    """A TypeError naming ``owner``, the keywords it does not take and those it does."""
+    unknown = sorted(map(str, set(kwargs) - set(accepted))) if accepted is not None else []
+    if unknown:
+        raise TypeError(f"{owner} got unknown keyword argument(s) {', '.join(map(repr, unknown))}; "
+                        f"accepted: {', '.join(accepted)}")
+
+
 def check_kwargs(s: EnvSpec, kwargs: dict[str, Any]) -> None:
     """A misspelled keyword is a clear error that lists the accepted ones (not a bare TypeError)."""
-    accepted = accepted_kwargs(s.load())
-    unknown = sorted(set(kwargs) - set(accepted)) if accepted is not None else []
-    if unknown:
-        raise TypeError(f"{s.id} got unknown keyword argument(s) {', '.join(map(repr, unknown))}; "
-                        f"accepted: {', '.join(accepted)}")
+    refuse_unknown(s.id, kwargs, id_kwargs(s, kwargs.get("base_id")))
 
 
 def make(id: str, **kwargs: Any):
     """A Gymnasium env (single-agent ids) or a PettingZoo ParallelEnv (multi-agent ids)."""
     s = spec(id)
-    check_kwargs(s, {k: v for k, v in kwargs.items() if k not in ("disable_env_checker", "max_episode_steps")})
+    passed_on = GYMNASIUM_KWARGS if s.kind == "single" else ()  # a multi-agent id named its class, not itself
+    check_kwargs(s, {k: v for k, v in kwargs.items() if k not in passed_on})
     if s.kind == "single":
         return gymnasium.make(f"searchgym/{s.id}", **kwargs)
     return s.load()(**{**s.kwargs, **kwargs})

@@ -82,6 +82,13 @@ def check_world_size(size: object, name: str = "world_size") -> str | int:
     raise ValueError(f"{name} must be one of {', '.join(SIZES)} or an int scale in {low}..{high}, got {_shown(size)}")
 
 
+class RenderModeError(ValueError, TypeError):
+    """A render mode the envs do not have: a ValueError, and a TypeError too, which is what
+    Stable-Baselines3's ``make_vec_env`` catches to make the env again without the
+    ``render_mode="rgb_array"`` it asks for by default. Before, a ValueError only:
+    ``make_vec_env("searchgym/SearchQA-Numeric-v0")``, SB3's usual way to vectorise, failed."""
+
+
 class RenderModes(list):
     """``metadata["render_modes"]`` that refuses a render mode that is not a string.
 
@@ -92,7 +99,7 @@ class RenderModes(list):
     def __contains__(self, mode: object) -> bool:
         if mode is not None and not isinstance(mode, str):
             *first, last = ["None", *map(repr, self)]
-            raise ValueError(f"render_mode must be {', '.join(first)} or {last}, got {type(mode).__name__} {mode!r}"[:200])
+            raise RenderModeError(f"render_mode must be {', '.join(first)} or {last}, got {type(mode).__name__} {mode!r}"[:200])
         return super().__contains__(mode)
 
 
@@ -125,7 +132,7 @@ class EnvConfig:
 
     def __post_init__(self) -> None:
         if self.render_mode not in RENDER_MODES:
-            raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {self.render_mode!r}"[:200])
+            raise RenderModeError(f"render_mode must be None, 'ansi' or 'human', got {self.render_mode!r}"[:200])
         for name, (low, high) in BOUNDS.items():  # NumPy ints are kept as ints (what configs and JSON hold)
             object.__setattr__(self, name, check_int(name, getattr(self, name), low, high))
         # a name too: "huge" was refused later, by the world, as "or an int >= 4" (the bound is 4..9000)
@@ -134,6 +141,12 @@ class EnvConfig:
         if shown:
             raise ValueError(f"families must be None, a family name or a list of at most {MAX_FAMILIES} names, "
                              f"got {shown}")
+        # the config's own copies of a list and a dict it is given: a caller that changed them later changed
+        # the env's reported families, and a pickled or copied env rebuilt with other tasks and costs
+        if self.families is not None and not isinstance(self.families, str | tuple):
+            object.__setattr__(self, "families", list(self.families))
+        if isinstance(self.reward, Mapping):
+            object.__setattr__(self, "reward", dict(self.reward))
         self._check_backend()
         if self.world is not None and not isinstance(self.world, World):
             raise ValueError(f"world must be a searchgym World or None, got {type(self.world).__name__}")

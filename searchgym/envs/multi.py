@@ -116,7 +116,11 @@ class MultiSearchEnv(AgentSpaceDicts, ParallelEnv):
         self._np_random = generator
 
     def __reduce__(self):
-        return load_env, (type(self), self.recipe, self.record)
+        # the spaces built so far travel as state: a copy's were new, so a seeded action_space(agent).sample()
+        # drew other actions than the original's; so does what "human" mode has printed (a copy printed
+        # every agent's episode again at its next step)
+        state = {"_spaces": self._spaces, **{k: v for k, v in self.__dict__.items() if k == "_views"}}
+        return load_env, (type(self), self.recipe, self.record), state
 
     def _recorded(self, actions: Mapping[str, Any]) -> None:
         """Remember a step's actions for pickling (after the step succeeded)."""

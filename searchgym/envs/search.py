@@ -173,7 +173,13 @@ class SearchEnv(gym.Env):
         return self.log.data()
 
     def __reduce__(self):
-        return load_env, (type(self), {"config": self.env_config}, self.record)
+        # State that replay does not rebuild: the spec gymnasium.make set (a copy had none, so
+        # gymnasium.make(copy.spec) failed), the spaces, whose generators a seeded sampler relies on
+        # (a copy's action_space.sample() drew other actions than the original's), and what "human"
+        # mode has printed (a copy printed the whole episode again at its next step)
+        state = {"spec": self.spec, "observation_space": self.observation_space, "action_space": self.action_space,
+                 **{k: v for k, v in self.__dict__.items() if k == "_view"}}
+        return load_env, (type(self), {"config": self.env_config}, self.record), state
 
     def _set_generator(self, generator: np.random.Generator, seed: int | None) -> None:
         self._np_random, self._np_random_seed = generator, seed

@@ -160,8 +160,8 @@ class TeamSearchEnv(TeamPosts, MultiSearchEnv):
         max_rounds = check_int("max_rounds", max_rounds, *BOUNDS["max_steps"])
         self.roles: dict[str, Role] = {r.name: r for r in resolve_roles(roles, team_size)}
         self.reward_mode = reward_mode
-        recipe = {"roles": roles, "team_size": team_size, "reward_mode": reward_mode, "max_rounds": max_rounds,
-                  "config": env_config}
+        recipe = {"roles": roles if isinstance(roles, str) else tuple(self.roles.values()),  # not a list changed since
+                  "team_size": team_size, "reward_mode": reward_mode, "max_rounds": max_rounds, "config": env_config}
         super().__init__(list(self.roles), replace(env_config, max_steps=max_rounds), recipe)
         self.max_rounds = max_rounds
         self.blackboard = Blackboard()

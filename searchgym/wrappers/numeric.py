@@ -74,10 +74,14 @@ class NumericObservation(gym.Wrapper):
 def make_numeric(base_id: str = "SearchQA-Candidates-v0", question_dim: int = 32, transcript_dim: int = 64,
                  candidate_dim: int = 16, **kwargs: Any) -> NumericObservation:
     """The entry point of the ``SearchQA-Numeric*`` ids: a candidate-mode env, wrapped."""
-    from searchgym.registry import make, spec
+    from searchgym.registry import GYMNASIUM_KWARGS, make, refuse_unknown, spec, wrapper_kwargs
 
     if spec(base_id).kind != "single":  # was Gymnasium's "Expected env to be a `gymnasium.Env`"
         raise ValueError(f"base_id {base_id!r} is a multi-agent env; a SearchQA-Numeric id wraps a single-agent "
                          "candidate-mode id (e.g. SearchQA-Candidates-v0); for a group or team use "
                          "GroupSearch-Numeric-v0 or TeamSearch-Numeric-v0")
+    # gymnasium.make reaches here without searchgym.make's check: the error named the base id alone and
+    # left this factory's keywords out of what is accepted
+    own = {k: v for k, v in kwargs.items() if k not in GYMNASIUM_KWARGS}  # those go on to gymnasium.make
+    refuse_unknown(f"make_numeric (over {base_id})", own, wrapper_kwargs(make_numeric, base_id))
     return NumericObservation(make(base_id, **kwargs), question_dim, transcript_dim, candidate_dim)

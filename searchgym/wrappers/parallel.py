@@ -181,6 +181,7 @@ class NumericParallel(AgentSpaceDicts, ParallelEnv):
 def make_numeric_parallel(base_id: str = "GroupSearch-Candidates-v0", question_dim: int = 32,
                           transcript_dim: int = 64, candidate_dim: int = 16, **kwargs: Any) -> NumericParallel:
     """The entry point of the ``*-Numeric-v0`` multi-agent ids."""
-    from searchgym.registry import make_parallel
+    from searchgym.registry import make_parallel, refuse_unknown, wrapper_kwargs
 
+    refuse_unknown(f"make_numeric_parallel (over {base_id})", kwargs, wrapper_kwargs(make_numeric_parallel, base_id))
     return NumericParallel(make_parallel(base_id, **kwargs), question_dim, transcript_dim, candidate_dim)
