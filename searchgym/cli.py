@@ -9,7 +9,9 @@ import argparse
 import errno
 import importlib
 import os
+import signal
 import sys
+import threading
 
 from searchgym.damaged import DamagedFile, warnings_on_one_line
 from searchgym.extras import missing_extra_message
@@ -33,6 +35,33 @@ COMMANDS: dict[str, tuple[str, str]] = {
 
 #: Commands whose output folder a re-run of the same command resumes.
 RESUMABLE = ("train", "compare", "recipe")
+#: The exit status of a command stopped by SIGTERM (128 + 15, what a shell reports for it).
+TERMINATED_STATUS = 128 + int(signal.SIGTERM)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM in a resumable command, raised in the main thread so that it stops as Ctrl-C does
+    (every ``finally`` runs, workers are stopped, nothing more is written). A KeyboardInterrupt, so
+    that no ``except Exception`` records it as a failed run. Why: SIGTERM ended `searchgym train`
+    with no word, though a re-run resumes it."""
+
+
+def _on_sigterm(command: str):
+    """Route SIGTERM to :class:`Terminated` while a resumable command runs; the handler it replaced
+    (None: nothing replaced, as off the main thread, where Python allows no handler)."""
+    if command not in RESUMABLE or threading.current_thread() is not threading.main_thread():
+        return None
+    pid = os.getpid()
+
+    def terminated(signum, frame) -> None:
+        if os.getpid() != pid:  # a forked child that kept the handler dies as it would have
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGTERM)
+            return
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second one must not cut the clean-up short
+        raise Terminated
+
+    return signal.signal(signal.SIGTERM, terminated)
 
 DESCRIPTION = """\
 searchgym: seeded, fictional search worlds for training and comparing search agents with RL.
@@ -95,6 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return 0
+    previous = _on_sigterm(args.command)
     try:
         code = int(importlib.import_module(COMMANDS[args.command][0]).run(args) or 0)
         sys.stdout.flush()  # here, so that a reader that stopped early is met below, not at exit
@@ -102,6 +132,9 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # `searchgym suites --json | head -1`: the reader has what it wanted
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the exit flush goes nowhere
         return 1
+    except Terminated:
+        print("stopped by SIGTERM; re-run the same command to resume (finished work is kept)", file=sys.stderr)
+        return TERMINATED_STATUS
     except KeyboardInterrupt:  # the resumable commands say how to go on (before: only "interrupted")
         resume = "; re-run the same command to resume (finished work is kept)" if args.command in RESUMABLE else ""
         print(f"interrupted{resume}", file=sys.stderr)
@@ -121,6 +154,9 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as exc:  # disk full, permissions, a file where a folder belongs
         print(f"searchgym {args.command}: error: {describe_os_error(exc, args.command in RESUMABLE)}", file=sys.stderr)
         return 1
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
 
 
 #: errno -> what to do about it (files already written are kept: every write is atomic).

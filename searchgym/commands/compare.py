@@ -28,6 +28,17 @@ from searchgym.suites import get_suite
 POLICY_MODULES = {"minilm": "sentence_transformers", "hf": "transformers", "llm": "transformers"}
 #: The default --reference; when it is not among --methods the report takes the first learning method.
 REFERENCE = "cw_grpo"
+#: The most env steps ``compare`` and ``train`` accept: a bound on a typo (``--budget 1e20`` trained for
+#: good), not on research: a billion is days of a GPU run (``make main`` trains 10,000). ``leaderboard
+#: retrain`` keeps its own, lower bound (what a maintainer re-runs).
+MAX_BUDGET = 1_000_000_000
+
+
+def check_budget(budget: int, flag: str = "--budget") -> None:
+    """A budget outside 0..MAX_BUDGET is one error line naming the range, before anything is written.
+    Why: ``--budget 99999999999999999999`` was accepted and trained for good."""
+    if not 0 <= budget <= MAX_BUDGET:
+        raise ValueError(f"{flag} must be an int in 0..{MAX_BUDGET} (training env steps), got {budget}")
 
 
 def parse_seeds(text: str) -> list[int]:
@@ -88,7 +99,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"comma list of {', '.join(METHODS)}, import paths module:callable, or label=module:callable; "
                              "a labelled entry may take its own options: grpo_team=grpo[group_by=team;lr=0.001]")
     parser.add_argument("--seeds", default="1", help="number of seeds (3 -> 0,1,2) or a comma list")
-    parser.add_argument("--budget", type=int, default=20_000, help="training budget in env steps")
+    parser.add_argument("--budget", type=int, default=20_000, help=f"training budget in env steps (0..{MAX_BUDGET})")
     parser.add_argument("--device", default="auto", help="auto (CUDA where present), cpu, cuda or cuda:N")
     parser.add_argument("--workers", type=int, default=1, help="parallel worker processes (1 runs inline)")
     parser.add_argument("--out", required=True, type=out_path, help="output folder (re-use it to resume)")
@@ -108,6 +119,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_budget(args.budget)
     comparison = Comparison(suite=get_suite(args.suite), methods=parse_methods(args.methods),
                             seeds=parse_seeds(args.seeds), budget=args.budget, out=args.out, device=args.device,
                             workers=args.workers, policy=args.policy, progress=not args.no_progress,

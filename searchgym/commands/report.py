@@ -5,7 +5,8 @@ written by ``compare`` itself, so rebuilding them (after copying run folders tog
 damaged report, or on a machine that only holds the runs) meant typing the whole ``compare``
 command again, with its methods, seeds and budget. Everything the report needs is in the run
 folders (``OUT/runs/<method>/seed<N>``): the suite and its hash, each run's budget and whether it
-trains. Nothing is trained or evaluated; unfinished runs (no ``DONE``) are left out and counted.
+trains. Nothing is trained or evaluated; unfinished runs (no ``DONE``) are left out and counted, and
+a method none of whose runs finished is named with its first error (``error.txt``).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from pathlib import Path
 from searchgym.commands import out_path
 from searchgym.commands.compare import REFERENCE
 from searchgym.harness.finished_files import finished_json
-from searchgym.harness.report import write_report
+from searchgym.harness.report import run_error, write_report
 from searchgym.harness.runner import is_done
 from searchgym.suites import get_suite
 
@@ -46,6 +47,27 @@ def finished_runs(out: Path) -> dict[str, dict[int, dict]]:
                 continue
             found.setdefault(label_dir.name, {})[int(seed_text)] = finished_json(seed_dir, "config.json")
     return found
+
+
+def unfinished_runs(out: Path, found: dict[str, dict[int, dict]]) -> dict[str, list[int]]:
+    """label -> seeds of every method under ``out/runs`` none of whose runs finished. Why: they were
+    left out of the report without a word, however their runs had failed."""
+    unfinished: dict[str, list[int]] = {}
+    for label_dir in sorted(p for p in (out / "runs").iterdir() if p.is_dir() and p.name not in found):
+        seeds = sorted(int(p.name.removeprefix("seed")) for p in label_dir.iterdir()
+                       if p.is_dir() and p.name.startswith("seed") and p.name.removeprefix("seed").isdigit())
+        if seeds:
+            unfinished[label_dir.name] = seeds
+    return unfinished
+
+
+def _no_finished_run(out: Path, unfinished: dict[str, list[int]]) -> str:
+    """The error when no run finished: with the first failed run's error, if one failed."""
+    failed = [(f"{label}/seed{seed}", error) for label, seeds in unfinished.items() for seed in seeds
+              if (error := run_error(out / "runs" / label / f"seed{seed}")) is not None]
+    why = f" ({len(failed)} failed; the first, {failed[0][0]}: {failed[0][1]})" if failed else ""
+    return (f"{out / 'runs'} holds no finished run (a run folder with a DONE file){why}; "
+            "run `searchgym compare ... --out` first, or re-run it to finish its runs")
 
 
 def ordered_labels(found: dict[str, dict[int, dict]], methods: str | None) -> list[str]:
@@ -78,11 +100,15 @@ def _one(values: set, what: str, runs: str):
 
 def run(args: argparse.Namespace) -> int:
     found = finished_runs(args.out)
+    unfinished = unfinished_runs(args.out, found)
     if not found:
-        raise ValueError(f"{args.out / 'runs'} holds no finished run (a run folder with a DONE file); "
-                         "run `searchgym compare ... --out` first, or re-run it to finish its runs")
+        raise ValueError(_no_finished_run(args.out, unfinished))
     labels = ordered_labels(found, args.methods)
-    configs = [c for label in labels for c in found[label].values()]
+    if args.methods is None:  # after the others: they have no row, and a line under the table says why
+        labels += list(unfinished)
+    else:
+        unfinished = {}
+    configs = [c for label in labels for c in found.get(label, {}).values()]
     where = str(args.out)
     suite_id = _one({str(c.get("suite_id")) for c in configs}, "the suite", where)
     recorded_hash = _one({str(c.get("suite_hash")) for c in configs}, "the suite's hash", where)
@@ -92,15 +118,18 @@ def run(args: argparse.Namespace) -> int:
                          f"searchgym's {suite_id} has hash {suite.content_hash[:12]}: their scores are not on this suite")
     budgets = {c.get("budget") for c in configs if c.get("trains", True)} or {c.get("budget") for c in configs}
     budget = next(iter(budgets)) if len(budgets) == 1 else None
-    seeds = sorted({seed for label in labels for seed in found[label]})
-    if args.reference != REFERENCE and args.reference not in labels:
-        raise ValueError(f"--reference {args.reference!r} has no finished run among {', '.join(labels)}")
+    seeds = sorted({seed for label in labels for seed in found.get(label, unfinished.get(label, {}))})
+    if args.reference != REFERENCE and args.reference not in found:
+        raise ValueError(f"--reference {args.reference!r} has no finished run among "
+                         f"{', '.join(label for label in labels if label in found)}")
     report = write_report(args.out, suite, labels, seeds, reference=args.reference, budget=budget)
     print(f"Success on {suite.id} (test split, mean [95% bootstrap interval]):\n")
     print(report.table)
-    unfinished = len(labels) * len(seeds) - sum(len(found[label]) for label in labels)
-    if unfinished:
-        print(f"\n{unfinished} of {len(labels) * len(seeds)} (method, seed) runs have not finished; they are left out")
+    if report.failures:
+        print("\nno finished run, so no row above:\n" + "\n".join(f"  {line}" for line in report.failures))
+    left_out = len(labels) * len(seeds) - sum(len(found.get(label, {})) for label in labels)
+    if left_out:
+        print(f"\n{left_out} of {len(labels) * len(seeds)} (method, seed) runs have not finished; they are left out")
     if budget is None:
         print(f"\nthe learning runs' budgets differ ({', '.join(sorted(map(str, budgets)))}); results.md gives none")
     print(f"results: {report.results_md}\nsummary: {report.summary_csv}")

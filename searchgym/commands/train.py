@@ -18,16 +18,16 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from searchgym.commands import MAX_SEED, check_at_least, check_at_most, check_world_seed, out_folder
-from searchgym.commands.compare import parse_options, require_extras
+from searchgym.commands.compare import MAX_BUDGET, check_budget, parse_options, require_extras
 from searchgym.damaged import DamagedFile
 from searchgym.extras import require_installed
 from searchgym.harness.finished_files import finished_json
 from searchgym.harness.loggers import LOGGERS
+from searchgym.harness.method_specs import llm_method_spec
 from searchgym.harness.methods import BASELINE_METHODS, METHODS, resolve_method
 from searchgym.harness.preflight import check_comparison, check_policy
 from searchgym.harness.provenance import resolve_device
 from searchgym.harness.runner import RunSpec, execute_run
-from searchgym.method_table import llm_spec
 from searchgym.registry import spec as env_spec
 from searchgym.suites import Suite, tasks
 from searchgym.world import FAMILIES
@@ -39,7 +39,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--method", default="cw_grpo", help=f"{', '.join(METHODS)}, or an import path "
                         "module:callable (--policy llm: the methods whose record in searchgym.method_table allows it)")
     parser.add_argument("--env", default="SearchQA-Candidates-Easy-v0", help="an env id (searchgym list)")
-    parser.add_argument("--budget", type=int, default=20_000, help="training env steps")
+    parser.add_argument("--budget", type=int, default=20_000, help=f"training env steps (0..{MAX_BUDGET})")
     parser.add_argument("--seed", type=int, default=0, help="seed of the run's generators")
     parser.add_argument("--device", default="auto", help="auto, cpu, cuda or cuda:N")
     parser.add_argument("--out", default="runs/train", type=out_folder, help="run folder (resumes if it holds an unfinished run)")
@@ -113,6 +113,7 @@ def check_settings(args: argparse.Namespace) -> None:
     check_at_least((("--budget", args.budget, 0, "training env steps"), ("--seed", args.seed, 0, "the run's seed"),
                     ("--test-size", args.test_size, 1, "test tasks")))
     check_at_most((("--seed", args.seed, MAX_SEED, "the run's seed"),))
+    check_budget(args.budget)  # the most any run trains (compare's and retrain's limit too)
     check_world_seed(args)
     resolve_size(size_from_text(args.world_size))  # "unknown world size 'huge'; accepted: tiny, small, ..."
     unknown = [f for f in families_of(args) or () if f not in FAMILIES]
@@ -181,7 +182,7 @@ def run(args: argparse.Namespace) -> int:
     args.options = train_options(args)  # both paths read the merged dict
     check_policy(args.policy, also=("llm",))
     if args.policy == "llm":
-        llm_spec(args.method or "cw_grpo")  # a method the LLM trainer cannot train: an error naming why
+        llm_method_spec(args.method or "cw_grpo")  # unknown, or one the LLM trainer cannot train: one error line
         require_installed("torch", "searchgym train")
         require_installed("transformers", "searchgym train --policy llm")
         from searchgym.commands.train_llm import llm_run_spec, train_from_args

@@ -16,7 +16,7 @@ from searchgym.agents.llm_policy import PRESETS
 from searchgym.agents.llm_rollout import LLMActor, RolloutConfig
 from searchgym.agents.llm_train import LLMTrainConfig, LLMTrainer
 from searchgym.agents.model_source import check_model_source
-from searchgym.method_table import llm_spec
+from searchgym.harness.method_specs import llm_method_spec
 from searchgym.registry import spec as env_spec
 from searchgym.world import FAMILIES
 from searchgym.world.generate import size_from_text
@@ -91,7 +91,7 @@ def config_from_args(args: Any) -> LLMTrainConfig:
     rollout = RolloutConfig(max_turns=get("max_turns"), max_new_tokens=get("max_new_tokens"),
                             max_episode_tokens=get("max_episode_tokens"))
     method = getattr(args, "method", None) or "cw_grpo"
-    spec = llm_spec(method)  # an unknown method, or one the LLM trainer cannot train, is an error naming why
+    spec = llm_method_spec(method)  # an unknown method, or one the LLM trainer cannot train, is an error naming why
     loss = LLMLossConfig(eps_low=get("eps_low"), eps_high=get("eps_high"), dual_clip=get("dual_clip"),
                          aggregation=get("aggregation") or spec.aggregation, kl_coef=get("kl_coef"),
                          entropy_coef=get("entropy_coef"), norm_length=rollout.max_episode_tokens)

@@ -18,14 +18,29 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-from searchgym.method_table import ENV_STEP_LIMIT, METHOD_SPECS, MethodSpec
 from searchgym.harness.methods import load_callable
 from searchgym.harness.option_types import check_option_type
+from searchgym.method_table import ENV_STEP_LIMIT, METHOD_SPECS, MethodSpec, llm_spec
 
 #: TrainConfig fields that the harness sets from the suite and the command line, not options.
 HARNESS_FIELDS = ("env_id", "env_kwargs", "policy", "budget", "seed", "device", "estimator", "method",
                   "init_checkpoint")
 SECTIONS = ("advantage", "loss", "calibration", "sft")
+
+
+# ------------------------------------------------------------------------------ --policy llm
+def llm_methods() -> list[str]:
+    """The methods ``--policy llm`` trains: the method table's records with no ``llm_unsupported``."""
+    return [spec.name for spec in METHOD_SPECS.values() if not spec.llm_unsupported]
+
+
+def llm_method_spec(name: str) -> MethodSpec:
+    """:func:`~searchgym.method_table.llm_spec`, whose error for an unknown name lists only the methods
+    ``--policy llm`` trains. Why: it listed every learning method, mappo and coma among them, which
+    the LLM trainer then refused."""
+    if name not in METHOD_SPECS:
+        raise ValueError(f"unknown method {name!r} for --policy llm; accepted: {', '.join(llm_methods())}")
+    return llm_spec(name)
 
 
 # ------------------------------------------------------------------------------ options

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import io
+import os
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from searchgym.damaged import DamagedFile, warn_damaged
+from searchgym.damaged import DamagedFile, open_regular, warn_damaged
 from searchgym.fileio import atomic_write_text, read_jsonl
 from searchgym.harness.finished_files import finished_json, finished_predictions, tested_count
 from searchgym.harness.methods import PRIVILEGED_NOTE, shown_label
@@ -57,6 +58,8 @@ class ReportPaths:
     results_md: Path
     curves: tuple[Path, ...]
     table: str
+    #: one line per method with no finished run (:func:`no_finished_run`): the table has no row for it
+    failures: tuple[str, ...] = ()
 
 
 def load_runs(out: Path | str, labels: Sequence[str], seeds: Sequence[int]) -> list[RunRecord]:
@@ -272,6 +275,43 @@ def _unfinished(records: Sequence[RunRecord], labels: Sequence[str], seeds: Sequ
     return f" Not finished (failed, stopped or not run), so in no table: {', '.join(missing[:8])}{more}."
 
 
+#: The end of an error.txt read for its error line (the last exception is written last).
+ERROR_TAIL_BYTES = 64 * 1024
+
+
+def run_error(folder: Path) -> str | None:
+    """The exception line of a failed run's ``error.txt`` ("RuntimeError: ..."), at most 200 characters;
+    None where there is none (or it cannot be read: a folder, a FIFO)."""
+    if (folder / "error.txt").is_symlink():  # a run writes none: not ours to read into results.md
+        return None
+    try:
+        with open_regular(folder / "error.txt") as handle:
+            handle.seek(max(0, os.fstat(handle.fileno()).st_size - ERROR_TAIL_BYTES))
+            lines = handle.read(ERROR_TAIL_BYTES).decode("utf-8", "replace").splitlines()
+    except (OSError, DamagedFile):
+        return None
+    last = max((i for i, line in enumerate(lines) if line.startswith("Traceback (most recent call last)")),
+               default=-1)
+    said = next((line for line in lines[last + 1:] if line.strip() and not line[0].isspace()), "")
+    said = " ".join(said.split())
+    return (said[:197] + "..." if len(said) > 200 else said) or None
+
+
+def no_finished_run(out: Path, records: Sequence[RunRecord], labels: Sequence[str], seeds: Sequence[int]) -> list[str]:
+    """One line per method with no finished run: how many of its runs failed, and the first error.
+    Why: such a method has no row in any table, and `searchgym report` named it nowhere."""
+    done = {r.label for r in records}
+    lines = []
+    for label in (label for label in labels if label not in done):
+        errors = [e for seed in seeds if (e := run_error(run_dir(out, label, seed))) is not None]
+        runs = f"{len(seeds)} run{'s' if len(seeds) != 1 else ''}"
+        what = (("its run failed" if len(seeds) == 1 else f"all {runs} failed") if len(errors) == len(seeds)
+                else f"no run finished, {len(errors)} of {runs} failed" if errors
+                else f"none of its {runs} finished (stopped or not run)")
+        lines.append(f"{label}: {what}" + (f"; first error: {errors[0]}" if errors else ""))
+    return lines
+
+
 def write_report(out: Path | str, suite: Suite, labels: Sequence[str], seeds: Sequence[int],
                  reference: str = "cw_grpo", budget: int | None = None, resamples: int = 2000) -> ReportPaths:
     out = Path(out)
@@ -283,11 +323,14 @@ def write_report(out: Path | str, suite: Suite, labels: Sequence[str], seeds: Se
     privileged = privileged_labels(records)
     success = metric_table(rows, "success", present, privileged)
     note = anchors_note(present, privileged)
+    failures = no_finished_run(out, records, labels, seeds)
     parts = [f"# Comparison on `{suite.id}`", "",
              (f"Suite hash `{suite.content_hash}`; env `{suite.env_id}`; {len(suite.tasks('test'))} test tasks; "
              f"seeds {list(seeds)}; training budget {budget} env steps (methods that train)."), "",
              f"Finished runs: {len(records)} of {len(labels) * len(seeds)}.{_unfinished(records, labels, seeds)}", "",
              "## Success (mean [95% bootstrap interval over seeds and tasks])", "", success, "",
+             *(["No finished run, so no row in any table:", "", *(f"- {line}" for line in failures), ""]
+               if failures else []),
              *([note, ""] if note else []),
              *([CHANCE_NOTE, ""] if any(r["family"] in CHANCE for r in rows) else []),
              *gain_section(records, resamples=resamples),
@@ -311,7 +354,7 @@ def write_report(out: Path | str, suite: Suite, labels: Sequence[str], seeds: Se
                      f"{r.result.get('eval_seconds', 0):.1f} | {r.result.get('attempt', 1)} | "
                      f"{r.config.get('device_name', '?')} |")
     results_path = atomic_write_text(out / "results.md", "\n".join(parts) + "\n")
-    return ReportPaths(summary_path, results_path, tuple(curves_paths), success)
+    return ReportPaths(summary_path, results_path, tuple(curves_paths), success, tuple(failures))
 
 
 def _write_curves(out: Path, records: Sequence[RunRecord], suite: Suite) -> list[Path]:
