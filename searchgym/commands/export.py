@@ -9,6 +9,9 @@ during the rollout, so the reward is the env's and the test split's answers are 
 from __future__ import annotations
 
 import argparse
+import errno
+import os
+from pathlib import Path
 
 from searchgym.commands import check_seed
 
@@ -23,10 +26,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="the seed each task's env is reset with")
 
 
+def check_targets(out: Path, names: tuple[str, ...]) -> None:
+    """Refuse, before anything is written, a folder where ``out`` or one of its files belongs.
+    Why: each file is written atomically but one after the other, so a folder named
+    ``tool_config.yaml`` in ``--out`` failed the export only after ``<split>.parquet`` had been
+    written (or had replaced the one there): a failed export left half a dataset."""
+    if out.exists() and not out.is_dir():  # refused before the tasks are built, as mkdir would after
+        raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), str(out))
+    for name in names:
+        if (out / name).is_dir():
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(out / name))
+
+
 def run(args: argparse.Namespace) -> int:
     check_seed(args)
     if not args.out.strip():  # before: --out '' wrote into the current folder
         raise ValueError("--out is empty; give the folder to write the files into")
+    check_targets(Path(args.out), (f"{args.split}.parquet", "tool_config.yaml"))
     from searchgym.integrations.verl_dataset import export_verl
 
     written = export_verl(args.suite, args.split, args.out, seed=args.seed)

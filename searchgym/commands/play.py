@@ -80,7 +80,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="episode seed (default 0)")
     parser.add_argument("--task-id", default=None, help="play this task (default: drawn from the split)")
     parser.add_argument("--split", default=None, choices=["train", "dev", "test"], help="task split to draw from")
-    parser.add_argument("--world-size", default="small", help="tiny, small, medium, large, xl (default small)")
+    parser.add_argument("--world-size", default="small",
+                        help="tiny, small, medium, large, xl or an int scale in 4..9000 (default small)")
     parser.add_argument("--world-seed", type=int, default=0, help="world seed (default 0)")
 
 
@@ -88,6 +89,9 @@ def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | 
     check_seed(args)
     check_world_seed(args)
     check_world_size(args.world_size, "--world-size")  # before: "world_size must be ..." (the keyword)
+    if stdin is None and sys.stdin is None:  # before: "error: 'NoneType' object is not iterable"
+        raise ValueError("standard input is closed, and play reads your actions from it; run it in a terminal "
+                         "or pipe the actions in, one per line")
     if stdin is None and hasattr(sys.stdin, "reconfigure"):
         # a byte that is not UTF-8 (text pasted from a Latin-1 file) is a replaced character the env
         # answers, not "error: 'utf-8' codec can't decode byte 0xff" ending the game (strict locales)
@@ -155,7 +159,7 @@ def play(env_id: str, role: str | None = None, others: str = "oracle", seed: int
     if others not in ("oracle", "random"):
         raise ValueError(f"others must be 'oracle' or 'random', got {others!r}")
     console = _Console(stdin, stdout)
-    options = {"task_id": task_id} if task_id else None
+    options = {"task_id": task_id} if task_id is not None else None
     kwargs = _env_kwargs(world_size, world_seed, split)
     if spec.kind == "single" and role is not None:
         raise ValueError(f"--role is for team and group ids; {env_id!r} has one agent")
@@ -174,10 +178,22 @@ def play(env_id: str, role: str | None = None, others: str = "oracle", seed: int
 
 
 def _check_task_split(world: Any, task_id: str | None, split: str | None) -> None:
-    """Refuse a --task-id of another split than --split. Why: the env's task_id option picks a task
-    from any split, so `--split test --task-id <a train task>` silently played a train task."""
-    task = world.task_by_id.get(str(task_id)) if task_id and split else None
-    if task is not None and task.split != split:
+    """Refuse a --task-id this world lacks, or of another split than --split. Why: the env's task_id
+    option picks a task from any split, so `--split test --task-id <a train task>` silently played
+    a train task; an empty --task-id drew a task as if none were given, and an unknown one was "no
+    task with id 'x' in this world", with no word of what a task id looks like."""
+    if task_id is None:
+        return
+    task = world.task_by_id.get(str(task_id))
+    if task is None:
+        first_of_family: dict[str, str] = {}
+        for known in world.tasks_in(split) or world.tasks:
+            first_of_family.setdefault(known.family, known.id)
+        shown = ", ".join(list(first_of_family.values())[:3])
+        raise ValueError(f"--task-id {task_id!r} is no task of this world (world seed {world.seed}, size "
+                         f"{world.size}); its {split + ' ' if split else ''}task ids are like {shown}; "
+                         "leave --task-id out to draw one")
+    if split and task.split != split:
         raise ValueError(f"--task-id {task_id} is a {task.split} task, not a {split} one; "
                          f"give --split {task.split} or drop --split")
 

@@ -37,7 +37,8 @@ def split_families(by_split: dict[str, list[str]]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    suites = [get_suite(i) for i in args.ids] if args.ids else list_suites()
+    # an id given twice is shown once (it was listed, and its tasks built, once per mention)
+    suites = [get_suite(i) for i in dict.fromkeys(args.ids)] if args.ids else list_suites()
     rows = []
     for s in suites:
         chosen = {split: tasks(s, split) for split in SPLITS}

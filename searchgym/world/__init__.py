@@ -35,6 +35,10 @@ _ADOPTED: dict[tuple[int, int, tuple[tuple[str, object], ...]], World] = {}
 
 
 def _key(seed: int, size: str | int, knobs: dict[str, object]) -> tuple[int, int, tuple[tuple[str, object], ...]]:
+    accepted = [name for name in inspect.signature(generate_world).parameters if name not in ("seed", "size")]
+    unknown = sorted(set(knobs) - set(accepted))
+    if unknown:  # before: "generate_world() got an unexpected keyword argument", with no word of the knobs
+        raise TypeError(f"unknown world knob(s) {unknown}; accepted: {', '.join(accepted)}")
     _, scale = resolve_size(size)
     if "bridge_shortcut_rate" in knobs:  # checked before it is hashed into the key
         check_rate("bridge_shortcut_rate", knobs["bridge_shortcut_rate"])

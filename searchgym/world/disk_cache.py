@@ -39,6 +39,7 @@ from pathlib import Path
 import numpy as np
 
 from searchgym.damaged import DamagedFile, open_regular
+from searchgym.fileio import _umask
 from searchgym.world.families import families_key
 from searchgym.world.generate import _no_cyclic_gc, generate_world, resolve_size
 from searchgym.world.model import Entity, EvidenceHop, Fact, Page, Sentence, Task
@@ -203,6 +204,9 @@ def write_cached(path: Path, world: World, identity: Mapping[str, object]) -> bo
         path.parent.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".part")
         with os.fdopen(handle, "wb") as out:
+            # 0o666 less the umask, as open() makes it: mkstemp's 0o600 kept every other user of a shared
+            # cache folder from reading the world (each regenerated it, and failed to replace the file)
+            os.fchmod(out.fileno(), 0o666 & ~_umask())
             out.write(_MAGIC + json.dumps(header, sort_keys=True).encode("utf-8") + b"\n")
             out.write(payload)
         os.replace(temporary, path)

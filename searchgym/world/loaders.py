@@ -84,7 +84,11 @@ def load_tasks(path: str | Path, default_split: str = "test") -> list[Task]:
 
 
 def world_from_files(corpus: str | Path, tasks: str | Path, now: dt.date | None = None) -> World:
-    """A world over a user corpus and tasks: no entities and no KB facts, only pages and questions."""
+    """A world over a user corpus and tasks: no entities and no KB facts, only pages and questions.
+    ``now`` (a ``datetime.date``; default 2030-01-01) is the date ``current_time`` tells."""
+    if now is not None and not isinstance(now, dt.date):  # before: taken, and the env failed on it later
+        raise TypeError(f"now must be a datetime.date (the world's clock, e.g. datetime.date(2024, 5, 1)) or None "
+                        f"for 2030-01-01, got {type(now).__name__} {repr(now)[:40]}")
     return World(
         seed=0, size="external", now=now or dt.date(2030, 1, 1), entities={}, facts={},
         pages=tuple(load_corpus(corpus)), kb={}, tasks=tuple(load_tasks(tasks)), version="external-v0",
