@@ -195,10 +195,18 @@ def _offers_answer(request: dict) -> bool:
         for t in tools)
 
 
+#: The reply to a request for a path the endpoint does not serve (a 404).
+_ROUTES = b'{"error": {"message": "POST /v1/chat/completions or GET /v1/models"}}'
+#: The longest stall, in seconds (a day): time.sleep refuses what is longer than its clock (1e308
+#: was taken, and then every reply was an HTTP 500, OverflowError).
+MAX_STALL = 86400.0
+
+
 def check_stall(stall: object, name: str = "stall") -> None:
-    """A stall in seconds: a finite number >= 0 (-1 was taken, and then every reply failed in time.sleep)."""
-    if isinstance(stall, bool) or not isinstance(stall, int | float) or not 0 <= stall < math.inf:
-        raise ValueError(f"{name} must be a number of seconds >= 0 (how long each reply waits), got {stall!r}")
+    """A stall in seconds: a number in 0..MAX_STALL (-1 was taken, and then every reply failed in time.sleep)."""
+    if isinstance(stall, bool) or not isinstance(stall, int | float) or not 0 <= stall <= MAX_STALL:
+        raise ValueError(f"{name} must be a number of seconds in 0..{MAX_STALL:g} (how long each reply waits), "
+                         f"got {stall!r}")
 
 
 class ScriptedEndpoint:
@@ -311,7 +319,12 @@ class ScriptedEndpoint:
             def do_POST(self) -> None:
                 """A Content-Length that is no integer (was a ValueError and no reply), negative (was a read
                 to end of stream, unbounded) or over MAX_BODY gets a 4xx unread, and a body that stops
-                arriving 408 after READ_TIMEOUT; any other failure is a JSON 500, never a dropped connection."""
+                arriving 408 after READ_TIMEOUT; any other failure is a JSON 500, never a dropped connection.
+                A path other than .../chat/completions is a 404 (any path was answered as a chat)."""
+                if not self.path.partition("?")[0].rstrip("/").endswith("/chat/completions"):
+                    self.close_connection = True  # its body is not read
+                    self._send(404, _ROUTES, "application/json")
+                    return
                 if self.headers.get("Transfer-Encoding") is not None and self.headers.get("Content-Length") is None:
                     self.close_connection = True  # before: the chunked body was left unread and got a 400
                     self._send(411, _error("send the body with a Content-Length header; a chunked "
@@ -343,11 +356,10 @@ class ScriptedEndpoint:
                 self._send(*reply)
 
             def do_GET(self) -> None:
-                if self.path.rstrip("/").endswith("/models"):
+                if self.path.partition("?")[0].rstrip("/") in ("/models", "/v1/models"):
                     self._send(200, endpoint.models(), "application/json")
                 else:
-                    self._send(404, b'{"error": {"message": "POST /v1/chat/completions or GET /v1/models"}}',
-                               "application/json")
+                    self._send(404, _ROUTES, "application/json")
 
             def _not_allowed(self) -> None:
                 """Any other method: 405 with JSON, as a wrong path gets 404 (before: the stdlib's HTML 501)."""

@@ -76,13 +76,13 @@ def test_a_world_size_out_of_range_names_the_flag(argv, typed, capsys):
                                                f"medium, large, xl or an int scale in 4..9000, got {shown}")
 
 
-@pytest.mark.parametrize("stall", ["-1", "nan", "inf"])
+@pytest.mark.parametrize("stall", ["-1", "nan", "inf", "1e308", "86401"])
 def test_serve_refuses_a_bad_stall_before_recording_anything(stall, capsys, serve_must_refuse):
     """Before: "recording the stall replies ..." ran first, then the endpoint said "stall must be ..."."""
     assert main(["serve", "--suite", "searchqa-text-v2", "--behaviour", "stall", "--stall", stall]) == 2
     captured = capsys.readouterr()
     assert captured.out == "" and captured.err.strip().startswith(
-        "searchgym serve: error: --stall must be a number of seconds >= 0 (how long each reply waits), got ")
+        "searchgym serve: error: --stall must be a number of seconds in 0..86400 (how long each reply waits), got ")
 
 
 def test_negative_retries_are_refused_before_the_progress_bar(capsys, tmp_path):

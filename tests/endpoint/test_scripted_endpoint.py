@@ -126,8 +126,9 @@ def test_bad_requests_models_and_settings():
         ScriptedEndpoint(TINY, "prose", port=70000)
     with pytest.raises(ValueError, match=r"unknown behaviour 'sage'; accepted: oracle, random, reader, prose, hostile, stall"):
         ScriptedEndpoint(TINY, "sage")
-    for stall in (-1, float("nan"), "2"):  # before: -1 was taken, and then every reply failed in time.sleep
-        with pytest.raises(ValueError, match=r"stall must be a number of seconds >= 0 \(how long each reply waits\)"):
+    # before: -1 was taken, and then every reply failed in time.sleep; 1e308 too, with an OverflowError (HTTP 500)
+    for stall in (-1, float("nan"), "2", 1e308, 86400.5):
+        with pytest.raises(ValueError, match=r"stall must be a number of seconds in 0\.\.86400 \(how long each reply waits\)"):
             ScriptedEndpoint(TINY, "stall", stall=stall, limit=1)
 
 
@@ -283,3 +284,16 @@ def test_a_chunked_body_without_a_length_is_a_411():
         reply = raw(port, chunked)
         assert reply.startswith(b"HTTP/1.0 411") and b"send the body with a Content-Length header" in reply, reply[:300]
         assert post(endpoint.base_url, HI)[0] == 200
+
+
+def test_a_post_to_another_path_is_a_404_not_a_chat():
+    """Before: a POST to any path (``/v1/foo``, ``/``) was answered as a chat completion."""
+    with ScriptedEndpoint(TINY, "prose", limit=1) as endpoint:
+        for path in ("/v1/foo", "/", "/v1/chat/completionsx", "/v1/models"):
+            request = urllib.request.Request(endpoint.base_url.removesuffix("/v1") + path, data=b"{}",
+                                             headers={"Content-Type": "application/json"})
+            with pytest.raises(urllib.error.HTTPError) as refused:
+                urllib.request.urlopen(request, timeout=10)
+            assert refused.value.code == 404, path
+            assert b"POST /v1/chat/completions" in refused.value.read()
+        assert endpoint.requests == 0
