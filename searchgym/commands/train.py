@@ -73,13 +73,19 @@ class _Once(argparse.Action):
 NO_TRAINING = tuple(name for name in BASELINE_METHODS if name != "sft")
 
 
-def describe_plan(args: argparse.Namespace) -> str:
-    """What ``train`` with these arguments does, in words."""
+def describe_plan(args: argparse.Namespace, suite: Suite | None = None) -> str:
+    """What ``train`` with these arguments does, in words; the world and split sizes from ``suite``
+    when given (``--policy llm`` takes them from ``--options`` too: the plan said "up to 200 tasks"
+    for ``{"test_size": 3}``)."""
     env = f"{args.env} in text mode (the model writes its tool calls)" if args.policy == "llm" else args.env
-    return (f"searchgym train: {args.method or 'cw_grpo'} on {env} (world seed {args.world_seed}, size {args.world_size}, "
-            f"families {args.families or 'as the env sets them'}, difficulty {args.difficulty or 'as the env sets it'}), "
+    seed, size, families, difficulty, test_size = (
+        (args.world_seed, args.world_size, args.families, args.difficulty, args.test_size) if suite is None
+        else (suite.world_seed, suite.world_size, suite.families and ",".join(suite.families), suite.difficulty,
+              suite.test_size))
+    return (f"searchgym train: {args.method or 'cw_grpo'} on {env} (world seed {seed}, size {size}, "
+            f"families {families or 'as the env sets them'}, difficulty {difficulty or 'as the env sets it'}), "
             f"{_training(args)}, seed {args.seed}, policy {args.policy}, device {args.device}; "
-            f"then the test split (up to {args.test_size} tasks). Files (resumable) in {args.out}/.")
+            f"then the test split (up to {test_size} tasks). Files (resumable) in {args.out}/.")
 
 
 def _training(args: argparse.Namespace) -> str:
@@ -189,7 +195,7 @@ def run(args: argparse.Namespace) -> int:
 
         spec = llm_run_spec(args)  # its own checks (the options, the model, the world size)
         check_tasks(spec.suite)
-        print(describe_plan(args), flush=True)
+        print(describe_plan(args, spec.suite), flush=True)
         return int(train_from_args(args, spec) or 0)
     require_extras("searchgym train", [resolve_method(args.method)], args.policy, plots=False)
     options = dict(args.options)
