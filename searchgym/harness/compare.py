@@ -198,7 +198,7 @@ def run_comparison(comparison: Comparison, on_outcome: Callable[[RunOutcome], No
     try:
         advance()
         if comparison.executor == "ray":
-            _run_on_ray(comparison, todo, record, bar.write)
+            _run_on_ray(comparison, todo, record, bar.write, advance)
         elif comparison.workers == 1 or len(todo) <= 1:
             for spec in todo:
                 record(execute_run_safely(spec))
@@ -258,12 +258,12 @@ def check_folders(out: Path, specs: Sequence[RunSpec]) -> None:
 
 
 def _run_on_ray(comparison: Comparison, todo: Sequence[RunSpec], record: Callable[[RunOutcome], None],
-                notice: Callable[[str], None]) -> None:
+                notice: Callable[[str], None], tick: Callable[[], None] = lambda: None) -> None:
     from searchgym.harness.ray_executor import DEFAULT_RETRIES, RayCluster, run_on_ray
 
     cluster = RayCluster(comparison.ray_address, comparison.workers if comparison.workers > 1 else None)
     retries = DEFAULT_RETRIES if comparison.retries is None else comparison.retries
-    run_on_ray(todo, record, cluster, retries, notice)
+    run_on_ray(todo, record, cluster, retries, notice, tick=tick)  # the bar moves while runs work
 
 
 def _run_in_pool(todo: Sequence[RunSpec], workers: int, threads: int, record: Callable[[RunOutcome], None],
