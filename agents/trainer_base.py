@@ -19,7 +19,7 @@ import gc
 import io
 import warnings
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, is_dataclass
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +27,14 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from searchgym.damaged import DamagedFile, open_regular, warn_damaged
+from searchgym.damaged import (
+    UNREADABLE_ERRNOS,
+    DamagedFile,
+    OtherRunsFile,
+    UnreadableFile,
+    open_regular,
+    warn_damaged,
+)
 from searchgym.fileio import append_jsonl, atomic_torch_save
 
 CHECKPOINT = "checkpoint.pt"
@@ -51,6 +58,9 @@ def read_checkpoint(path: str | Path, device: torch.device | str = "cpu") -> dic
     except DamagedFile:
         raise
     except Exception as exc:  # noqa: BLE001 - torch and pickle raise many types on a damaged file
+        if isinstance(exc, OSError) and exc.errno in UNREADABLE_ERRNOS:  # says nothing of the file: before,
+            raise UnreadableFile(path, f"could not be read ({exc.strerror or exc})",  # the run restarted over it
+                                 "check the disk and its permissions, then re-run the same command") from None
         raise DamagedFile(path, f"is not a checkpoint searchgym can load ({type(exc).__name__}: "
                                 f"{str(exc)[:160]})", "delete it to start the run again") from None
     if not isinstance(blob, dict):
@@ -82,6 +92,48 @@ def _implausible(blob: dict[str, Any]) -> str:
         elif isinstance(item, torch.Tensor) and item.is_floating_point() and not bool(torch.isfinite(item).all()):
             return f"holds NaN or infinite numbers (at {where[:120]}), which no run writes"
     return ""
+
+
+#: Config fields that make a checkpoint another run's: its seed, its env and its policy. Why these alone:
+#: a trainer may go on from a checkpoint with other hyperparameters (a larger budget, a KL term: see
+#: tests/agents/test_train_kl.py), but a resumed run of another seed, world or policy is neither run.
+#: The harness's config.json holds the rest of a run's identity.
+RUN_IDENTITY = ("seed", "env_id", "env_kwargs", "policy", "policy_kwargs")
+#: Config fields that are no part of what a run trains: where it runs, and paths that may have moved.
+RUNTIME_FIELDS = frozenset({"budget", "device", "rollout_workers", "init_checkpoint"})
+OTHER_RUN_REMEDY = ("move the run folder's files away (or choose another --out), or run the command that made "
+                    "them, to resume that run")
+
+
+def _plain(value: Any) -> Any:
+    """A config value as JSON holds it (tuples as lists), for comparing a checkpoint's record with a run's."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _differences(there: Any, now: Any, name: str) -> list[str]:
+    """``name: X there, Y now`` for each differing leaf (objects compared key by key)."""
+    from searchgym.shown import safe_repr
+
+    if isinstance(there, dict) and isinstance(now, dict):
+        return [line for key in dict.fromkeys([*there, *now]) if there.get(key) != now.get(key)
+                for line in _differences(there.get(key), now.get(key), f"{name}.{key}")]
+    return [f"{name}: {safe_repr(there, 60)} there, {safe_repr(now, 60)} now"]
+
+
+def other_run(recorded: Any, mine: dict[str, Any], fields: tuple[str, ...] | None = RUN_IDENTITY) -> list[str]:
+    """``name: X there, Y now`` for each of ``fields`` (None: every field but :data:`RUNTIME_FIELDS`) in which
+    a checkpoint's recorded config differs from a run's (empty: the same run, or a checkpoint that records
+    no config). Why: a run folder whose config.json was missing or damaged resumed any checkpoint of the
+    same shape, e.g. seed 0's under `--seed 1`, and its results were recorded as the new command's."""
+    if not isinstance(recorded, dict):
+        return []
+    names = [k for k in mine if k not in RUNTIME_FIELDS] if fields is None else [k for k in fields if k in mine]
+    return [line for key in names if key in recorded and _plain(recorded[key]) != _plain(mine[key])
+            for line in _differences(_plain(recorded[key]), _plain(mine[key]), key)]
 
 
 def _mismatch(exc: BaseException) -> str:
@@ -152,7 +204,9 @@ class TrainerBase:
         """Load the run's checkpoint when its folder holds one (an interrupted run goes on).
 
         A damaged checkpoint is warned about and the run starts again from its beginning (exact:
-        a run is a function of its seed), its state first put back as it was before the load.
+        a run is a function of its seed), its state first put back as it was before the load. A
+        checkpoint whose recorded config is another run's (:func:`other_run`) is :class:`OtherRunsFile`:
+        resuming it would mix two runs, and starting again would write over someone's checkpoint.
         """
         if self.out_dir is None:
             return
@@ -162,13 +216,24 @@ class TrainerBase:
         fresh = io.BytesIO()
         torch.save(self.state_dict(), fresh)
         try:
-            self.load(path)
+            blob = read_checkpoint(path, self.device)
         except DamagedFile as exc:
-            if path.is_dir():  # no checkpoint can be written over a folder: say so now
-                raise
-            warn_damaged(exc, "starting the run again from its beginning")
-            fresh.seek(0)
-            self.load_state_dict(torch.load(fresh, map_location=self.device, weights_only=True))
+            blob, damaged = None, exc
+        if blob is not None:  # another run's checkpoint is refused, never loaded nor written over
+            differ = other_run(blob.get("config"), asdict(self.config)) if is_dataclass(self.config) else []
+            if differ:
+                shown = "; ".join(differ[:6]) + (f"; and {len(differ) - 6} more" if len(differ) > 6 else "")
+                raise OtherRunsFile(path, f"was written by another run ({shown})", OTHER_RUN_REMEDY)
+            try:
+                self.load_state_dict(blob)
+                return
+            except CHECKPOINT_MISMATCH as exc:  # a checkpoint of another run's shape, or cut down
+                damaged = DamagedFile(path, _mismatch(exc), "delete it to start the run again")
+        if path.is_dir() or isinstance(damaged, UnreadableFile):  # a folder: no checkpoint can be written over
+            raise damaged  # it; unreadable (no permission, an I/O error): it may be intact, so it is kept
+        warn_damaged(damaged, "starting the run again from its beginning")
+        fresh.seek(0)
+        self.load_state_dict(torch.load(fresh, map_location=self.device, weights_only=True))
 
     # ----------------------------------------------------------------------------- the loop
     def finish_iteration(self, row: dict[str, Any], checkpoint: bool = True) -> None:

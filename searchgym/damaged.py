@@ -10,6 +10,7 @@ Callers that can recover (resume, the world cache) catch it and warn with
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import stat
@@ -31,6 +32,22 @@ class DamagedFile(ValueError):
         self.what = " ".join(str(what).split())  # one line, whatever the cause's message held
         self.remedy = remedy
         super().__init__(f"{self.path}: {self.what}; {remedy}")
+
+
+class OtherRunsFile(DamagedFile):
+    """A file that is intact but was written by another run (another seed, options ...): refused and left
+    as it is, since resuming from it would mix two runs and starting again would write over it."""
+
+
+class UnreadableFile(DamagedFile):
+    """A file that could not be read for a reason that says nothing of its content (no permission, an I/O
+    error, no descriptors left): a caller that sets damaged files aside (resume restarting a run over
+    its checkpoint) must stop instead, since the file may be intact."""
+
+
+#: The errors of :class:`UnreadableFile`: the file may be fine, the reading was not.
+UNREADABLE_ERRNOS = frozenset({errno.EACCES, errno.EPERM, errno.EIO, errno.EMFILE, errno.ENFILE, errno.ENOMEM,
+                               errno.ESTALE, errno.ETIMEDOUT, errno.EAGAIN, errno.EBUSY, errno.EINTR})
 
 
 class DamagedFileWarning(UserWarning):
@@ -86,8 +103,8 @@ def open_regular(path: str | os.PathLike, max_bytes: int | None = None,
     except IsADirectoryError:
         raise DamagedFile(path, "is a folder, not a file", remedy) from None
     except OSError as exc:
-        raise DamagedFile(path, f"cannot be opened ({exc.strerror or exc})",
-                          "check its permissions, or " + remedy) from None
+        kind = UnreadableFile if exc.errno in UNREADABLE_ERRNOS else DamagedFile
+        raise kind(path, f"cannot be opened ({exc.strerror or exc})", "check its permissions, or " + remedy) from None
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):

@@ -28,8 +28,15 @@ class Kind:
 
 
 def is_number(value: Any) -> bool:
-    """A finite int or float, not a bool (``True`` is an int to Python, not a number to a table)."""
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    """A finite int or float, not a bool (``True`` is an int to Python, not a number to a table), and
+    not an int past a float's range (before: ``"steps": 1e400`` written as 401 digits ended in
+    "OverflowError: int too large to convert to float", a traceback naming no file)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
 
 
 NUMBER = Kind("a finite number", is_number)
@@ -58,6 +65,8 @@ def shown(value: Any) -> str:
         return "NaN" if math.isnan(value) else f"{'-' if value < 0 else ''}infinity"
     if isinstance(value, str):
         return f"a string ({value[:40]!r})"
+    if isinstance(value, int) and not is_number(value):
+        return "a number too large to be a float"
     if isinstance(value, (int, float)):
         return "a negative number" if value < 0 else "a number with a fraction" if isinstance(value, float) \
             else "a number"

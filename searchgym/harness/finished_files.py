@@ -77,8 +77,13 @@ def finished_predictions(folder: Path, expected: int | None = None) -> list[dict
                None)
     if bad is not None:
         raise DamagedFile(path, f"prediction {bad + 1} has no text task_id and family", redo)
+    seen: dict[str, int] = {}
     for i, row in enumerate(rows):
         problem = field_problem(row, present=PREDICTION_FIELDS)
         if problem:
             raise DamagedFile(path, f"prediction {i + 1}: {problem}", redo)
+        if row["task_id"] in seen:  # before: rows repeated over others (as many rows) were scored twice
+            raise DamagedFile(path, f"prediction {i + 1} scores task {row['task_id'][:80]!r} again (prediction "
+                              f"{seen[row['task_id']] + 1} scored it); a run scores each task once", redo)
+        seen[row["task_id"]] = i
     return rows

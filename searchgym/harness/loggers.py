@@ -9,7 +9,6 @@ JSONL only. ``none`` (the default) logs nothing extra.
 
 from __future__ import annotations
 
-import math
 import netrc
 import os
 import sys
@@ -17,6 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
+from searchgym.json_fields import is_number
 from searchgym.named_registry import NamedRegistry
 
 
@@ -27,12 +27,10 @@ class MetricsLogger(Protocol):
 
 
 def scalars(row: Mapping[str, Any]) -> dict[str, float]:
-    """The numeric entries of a row (bools as 0/1; NaN and infinities dropped)."""
+    """The numeric entries of a row (bools as 0/1; NaN, infinities and ints past a float dropped)."""
     out = {}
     for key, value in row.items():
-        if isinstance(value, bool):
-            out[key] = float(value)
-        elif isinstance(value, (int, float)) and math.isfinite(value):
+        if isinstance(value, bool) or is_number(value):  # is_number: 10**400 was an OverflowError
             out[key] = float(value)
     return out
 

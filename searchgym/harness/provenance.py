@@ -26,15 +26,26 @@ def package_versions(packages: tuple[str, ...] = PACKAGES) -> dict[str, str]:
     return versions
 
 
+#: The searchgym package folder this module belongs to.
+PACKAGE = Path(__file__).resolve().parents[1]
+
+
 def git_revision(folder: str | os.PathLike | None = None) -> dict[str, object]:
     """``{"revision": sha or "unknown", "dirty": bool | None}`` of the repo holding searchgym.
 
+    Without ``folder``, only a repository whose own ``searchgym/`` is this package counts. Why: an
+    installed package lives in a virtualenv, often inside some project's repository, and that
+    project's revision was recorded as searchgym's (and submitted to the leaderboard as such).
     Read-only: ``--no-optional-locks`` keeps ``git status`` from refreshing the index.
     """
-    folder = Path(folder) if folder else Path(__file__).resolve().parents[2]
+    own = folder is None
+    folder = Path(folder) if folder else PACKAGE.parent
     try:
-        sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=folder, capture_output=True, text=True,
-                             timeout=10, check=True).stdout.strip()
+        sha, *top = subprocess.run(["git", "rev-parse", "HEAD", "--show-toplevel"], cwd=folder, capture_output=True,
+                                   text=True, timeout=10, check=True).stdout.split("\n")
+        sha = sha.strip()
+        if own and not (top and top[0].strip() and (Path(top[0].strip()) / "searchgym").resolve() == PACKAGE):
+            return {"revision": "unknown", "dirty": None}
         status = subprocess.run(["git", "--no-optional-locks", "status", "--porcelain", "--untracked-files=no"],
                                 cwd=folder, capture_output=True, text=True, timeout=10, check=True).stdout
     except (OSError, subprocess.SubprocessError):

@@ -20,9 +20,11 @@ import os
 from pathlib import Path
 
 from searchgym.damaged import DamagedFile, read_bounded
+from searchgym.envs.config import MAX_SEED
 from searchgym.extras import require
 from searchgym.fileio import iter_jsonl, read_json
 from searchgym.harness.runner import is_done
+from searchgym.shown import safe_repr
 
 pd = require("pandas", "searchgym.harness.load_results")  # the report extra
 
@@ -56,8 +58,10 @@ def _rows(folder: Path, kind: str, filename: str) -> list[dict]:
         return []
     config = finished_json(folder, "config.json") if done else read_json(folder / "config.json", expect=dict)
     seed = config.get("seed")
-    if isinstance(seed, bool) or not isinstance(seed, int):  # before: a ValueError from pandas' astype
-        raise DamagedFile(folder / "config.json", f"holds seed {seed!r}, not an integer",
+    # before: a ValueError from pandas' astype, and for a seed past int64 an OverflowError
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        raise DamagedFile(folder / "config.json", f"holds seed {safe_repr(seed, 40)}, not an integer in "
+                          f"0..{MAX_SEED}",
                           f"delete {folder / 'DONE'} and re-run the same command to evaluate the run again" if done
                           else "delete it and re-run the same command")
     head = {"kind": kind, "method": config.get("method"), "seed": config.get("seed"),
@@ -104,7 +108,10 @@ def load_summary(directory: str | os.PathLike) -> pd.DataFrame:
         raise DamagedFile(path, f"is not UTF-8 text (at byte offset {exc.start})", rewrite) from None
     if not text.endswith("\n"):
         raise DamagedFile(path, "is cut short (empty, or its last line has no end)", rewrite)
-    rows = list(csv.reader(io.StringIO(text)))
+    try:
+        rows = list(csv.reader(io.StringIO(text)))
+    except csv.Error as exc:  # before: "_csv.Error: field larger than field limit (131072)", naming no file
+        raise DamagedFile(path, f"is not a CSV file `searchgym compare` writes ({exc})", rewrite) from None
     if not {"method", "family", "aggregate"} <= set(rows[0]):
         raise DamagedFile(path, "does not start with the header `searchgym compare` writes", rewrite)
     bad = next((i for i, row in enumerate(rows) if len(row) != len(rows[0])), None)

@@ -198,6 +198,19 @@ def check_options(options: dict[str, Any]) -> TrainedRun:
     return run
 
 
+def check_same_run(run: TrainedRun, recorded: Any, config: Any) -> None:
+    """DamagedFile when the checkpoint records another run's training settings than config.json's. Why: a
+    checkpoint of another lr or policy (of the same shape) was played, and the evaluation recorded it as
+    config.json's run (``played_run``). The seed is left out: config.json's seed is the evaluation's,
+    and an edited one plays (tests/commands/test_evaluate_run_agent.py)."""
+    from searchgym.agents.trainer_base import other_run
+
+    differ = other_run(recorded, {k: v for k, v in dataclasses.asdict(config).items() if k != "seed"}, fields=None)
+    if differ:
+        raise DamagedFile(run.folder / CHECKPOINT, f"was written by another run than {CONFIG} records "
+                          f"({'; '.join(differ[:6])})", UNPLAYABLE)
+
+
 def check_suite(run: TrainedRun, suite: Suite) -> None:
     """Refuse an evaluation suite the run's policy cannot act in (another env kind or action mode)."""
     from searchgym.registry import spec
@@ -246,7 +259,7 @@ def rebuild(run: TrainedRun, device: str) -> tuple[Any, list[str] | None, str]:
 
     spec = METHOD_SPECS[run.spec_name]
     trainer_cls = load_callable(spec.trainer, f"trainer of {spec.name}")
-    config = build_config(spec, ctx, trainer_cls)
+    config = recorded = build_config(spec, ctx, trainer_cls)
     if config.init == "sft":  # the checkpoint holds every weight: the base is not needed to rebuild
         config = dataclasses.replace(config, init="scratch", init_checkpoint=None, rl_fresh_tasks=False)
     try:
@@ -258,6 +271,9 @@ def rebuild(run: TrainedRun, device: str) -> tuple[Any, list[str] | None, str]:
                           UNPLAYABLE) from None
     path = run.folder / CHECKPOINT
     try:
+        from searchgym.agents.trainer_base import read_checkpoint
+
+        check_same_run(run, read_checkpoint(path).get("config"), recorded)
         trainer.load(path)  # read_checkpoint: weights_only=True
     except DamagedFile as exc:
         raise DamagedFile(path, exc.what, UNPLAYABLE) from None

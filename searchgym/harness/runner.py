@@ -36,10 +36,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from searchgym.damaged import DamagedFile, warn_damaged
+from searchgym.damaged import DamagedFile, OtherRunsFile, UnreadableFile, read_bounded, warn_damaged
 from searchgym.fileio import (
     FolderLock,
     append_jsonl,
+    atomic_write_bytes,
     atomic_write_json,
     atomic_write_jsonl,
     atomic_write_text,
@@ -49,6 +50,7 @@ from searchgym.fileio import (
     remove_stale_temp_files,
 )
 from searchgym.harness.evaluate import as_rows, evaluate_suite, summarise_predictions
+from searchgym.harness.finished_files import redo_remedy
 from searchgym.harness.loggers import make_logger
 from searchgym.harness.methods import MethodRef, RunContext, load_method, privileged, spends_budget, trains
 from searchgym.harness.provenance import provenance, resolve_device
@@ -61,6 +63,10 @@ HARNESS_VERSION = 1
 #: config.json fields that must be equal for a run directory to be resumed or reused.
 IDENTITY_KEYS = ("suite_id", "suite_hash", "method", "method_path", "seed", "budget", "policy", "policy_format",
                  "options")
+
+
+class DifferentRun(ValueError):
+    """The run folder holds another run (its config.json records other settings): refused, untouched."""
 
 
 class RunNotFinished(RuntimeError):
@@ -141,21 +147,27 @@ def check_identity(spec: RunSpec) -> int:
     """The number of earlier attempts in the run dir; a dir made by a different run is an error.
 
     A damaged ``config.json`` (cut, not JSON, not an object) of an unfinished run is warned
-    about and written again (the attempts are counted from ``metrics.jsonl``); of a finished run
-    it is :class:`DamagedFile`, since the run cannot be checked.
+    about and written again (the attempts are counted from ``metrics.jsonl``; the trainer then
+    refuses a checkpoint of another seed, env or policy); of a finished run, or missing from one,
+    it is :class:`DamagedFile`, since the run cannot be checked. One that cannot be read now (no
+    permission, an I/O error: :class:`~searchgym.damaged.UnreadableFile`) is never written over.
     """
     folder = spec.run_dir
     config_path = folder / "config.json"
-    if not (config_path.exists() or config_path.is_symlink()):
-        return 0
     redo = f"delete {folder / DONE} and re-run the same command to redo the run"
+    if not (config_path.exists() or config_path.is_symlink()):
+        if is_done(folder):  # before: skipped unchecked, and `train` showed its result as any command's
+            raise DamagedFile(config_path, "is missing from a finished run", redo_remedy(folder))
+        return 0
     try:
         if config_path.is_dir():
-            raise DamagedFile(config_path, "is a folder, not a file", "delete it and re-run the same command")
+            raise DamagedFile(config_path, "is a folder, not a file", f"delete it and {folder / DONE}, and re-run "
+                              "the same command to redo the run" if is_done(folder) else
+                              "delete it and re-run the same command")
         config = read_json(config_path, expect=dict)
     except DamagedFile as exc:
-        if config_path.is_dir():  # os.replace cannot write a file over a folder
-            raise
+        if config_path.is_dir() or isinstance(exc, UnreadableFile):  # os.replace cannot write a file over a
+            raise  # folder; one not readable now (permissions, an I/O error) may be intact: never written over
         if is_done(folder):
             raise DamagedFile(exc.path, exc.what, redo) from None
         warn_damaged(exc, "writing it again and resuming the run")
@@ -165,7 +177,7 @@ def check_identity(spec: RunSpec) -> int:
     differ = [k for k in (*IDENTITY_KEYS, "feature_versions", "limit") if config.get(k) != mine.get(k)]
     if differ:
         shown = "; ".join(_what_differs(config, mine, differ, spec))
-        raise ValueError(f"{spec.run_dir} holds a different run ({shown}); use another --out or delete it")
+        raise DifferentRun(f"{spec.run_dir} holds a different run ({shown}); use another --out or delete it")
     attempt = config.get("attempt", 1)
     if isinstance(attempt, bool) or not isinstance(attempt, int) or attempt < 0:
         return attempts_logged(folder / "metrics.jsonl")
@@ -229,6 +241,11 @@ def _execute_locked(spec: RunSpec) -> RunOutcome:
         refuse_link(folder / name)  # Before: a linked checkpoint/ had checkpoints written where it pointed
     for part in (folder, folder / "checkpoint"):  # what a killed attempt's atomic writes left, under the lock
         remove_stale_temp_files(part)
+    for name in WRITTEN_LAST:  # before: found only when written, after the whole training and evaluation
+        if (folder / name).is_dir() and not (folder / name).is_symlink():
+            raise DamagedFile(folder / name, "is a folder where the run writes a file at its end",
+                              "move it away and re-run the same command")
+    earlier = _earlier_config(folder / "config.json")
     attempt = check_identity(spec) + 1
     method = load_method(spec.method)
     device = resolve_device(spec.device)
@@ -265,6 +282,9 @@ def _execute_locked(spec: RunSpec) -> RunOutcome:
                      bases_dir=Path(spec.out) / "bases")
     try:
         actor = method(ctx)
+    except OtherRunsFile:  # refused, untouched: so is the folder's record of that run (or its lack of one)
+        _restore_config(folder / "config.json", earlier)
+        raise
     finally:
         metrics_logger.close()
     if ctx.records:  # what the run started from (a supervised base's key and sha256)
@@ -298,6 +318,33 @@ def _execute_locked(spec: RunSpec) -> RunOutcome:
     return RunOutcome(spec.method.label, spec.seed, str(folder), "done", seconds)
 
 
+#: Files a run writes once it has trained and played: a folder in one's place is refused before any work.
+WRITTEN_LAST = ("predictions.jsonl", "result.json", DONE)
+#: The most of an earlier config.json kept to be put back (those we write are a few kilobytes).
+MAX_KEPT_CONFIG = 1024 * 1024
+
+
+def _earlier_config(path: Path) -> bytes | None:
+    """The bytes of the config.json a run folder held before this attempt wrote its own (None: none)."""
+    try:
+        return read_bounded(path, MAX_KEPT_CONFIG)
+    except (OSError, DamagedFile):
+        return None
+
+
+def _restore_config(path: Path, earlier: bytes | None) -> None:
+    """Put back the config.json of before this attempt (none if there was none). Why: when the method
+    refused the folder's checkpoint as another run's, config.json already named this run, and the
+    command that made the folder was then refused as "a different run"."""
+    try:
+        if earlier is None:
+            path.unlink(missing_ok=True)
+        else:
+            atomic_write_bytes(path, earlier)
+    except OSError:
+        pass
+
+
 def execute_run_safely(spec: RunSpec, wait: bool = False) -> RunOutcome:
     """``execute_run`` that turns an exception into a "failed" outcome (and ``error.txt``)."""
     start = time.monotonic()
@@ -305,8 +352,9 @@ def execute_run_safely(spec: RunSpec, wait: bool = False) -> RunOutcome:
         return execute_run(spec, wait)
     except Exception as exc:  # noqa: BLE001 - one failed run must not stop the comparison
         text = "".join(traceback.format_exception(exc))
-        try:
-            if not any(p.is_symlink() for p in folders_below_out(spec)):  # never through a link
+        try:  # never through a link; nor into another run's folder (its error.txt is its own failure)
+            if not any(p.is_symlink() for p in folders_below_out(spec)) and not isinstance(
+                    exc, DifferentRun | OtherRunsFile):
                 atomic_write_text(spec.run_dir / "error.txt", text)
         except OSError:
             pass
