@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from searchgym.damaged import DamagedFile, open_regular, warn_damaged
-from searchgym.fileio import atomic_write_text, read_jsonl
+from searchgym.fileio import atomic_write_text, read_jsonl, refuse_link
 from searchgym.harness.finished_files import finished_json, finished_predictions, tested_count
 from searchgym.harness.methods import PRIVILEGED_NOTE, shown_label
 from searchgym.harness.plots import curve_from_rows, plot_learning_curves
@@ -358,6 +358,8 @@ def write_report(out: Path | str, suite: Suite, labels: Sequence[str], seeds: Se
 
 
 def _write_curves(out: Path, records: Sequence[RunRecord], suite: Suite) -> list[Path]:
+    # a curves/ that is a link (in a folder someone handed over) sent the plots where it pointed
+    refuse_link(out / "curves", "replace the link with a folder (or remove it) and run the report again")
     curves: dict[str, list] = {}
     flat: dict[str, list[float]] = {}
     for r in records:
