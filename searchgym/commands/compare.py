@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-from searchgym.commands import MAX_SEED, MAX_SEEDS, out_path
+from searchgym.commands import MAX_SEED, MAX_SEEDS, check_at_least, check_at_most, out_path
 from searchgym.extras import require_installed
 from searchgym.harness.compare import Comparison, run_comparison
 from searchgym.harness.loggers import LOGGERS
@@ -33,12 +33,6 @@ REFERENCE = "cw_grpo"
 #: retrain`` keeps its own, lower bound (what a maintainer re-runs).
 MAX_BUDGET = 1_000_000_000
 
-
-def check_budget(budget: int, flag: str = "--budget") -> None:
-    """A budget outside 0..MAX_BUDGET is one error line naming the range, before anything is written.
-    Why: ``--budget 99999999999999999999`` was accepted and trained for good."""
-    if not 0 <= budget <= MAX_BUDGET:
-        raise ValueError(f"{flag} must be an int in 0..{MAX_BUDGET} (training env steps), got {budget}")
 
 
 def parse_seeds(text: str) -> list[int]:
@@ -119,7 +113,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    check_budget(args.budget)
+    # before anything is written (--budget 99999999999999999999 was accepted and trained for good)
+    check_at_least((("--budget", args.budget, 0, "training env steps"),))
+    check_at_most((("--budget", args.budget, MAX_BUDGET, "training env steps"),))
     comparison = Comparison(suite=get_suite(args.suite), methods=parse_methods(args.methods),
                             seeds=parse_seeds(args.seeds), budget=args.budget, out=args.out, device=args.device,
                             workers=args.workers, policy=args.policy, progress=not args.no_progress,

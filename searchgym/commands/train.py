@@ -18,7 +18,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from searchgym.commands import MAX_SEED, check_at_least, check_at_most, check_world_seed, out_folder
-from searchgym.commands.compare import MAX_BUDGET, check_budget, parse_options, require_extras
+from searchgym.commands.compare import MAX_BUDGET, parse_options, require_extras
 from searchgym.damaged import DamagedFile
 from searchgym.extras import require_installed
 from searchgym.harness.finished_files import finished_json
@@ -118,8 +118,8 @@ def check_settings(args: argparse.Namespace) -> None:
     env_spec(args.env)  # an unknown id: one error listing the registered ids
     check_at_least((("--budget", args.budget, 0, "training env steps"), ("--seed", args.seed, 0, "the run's seed"),
                     ("--test-size", args.test_size, 1, "test tasks")))
-    check_at_most((("--seed", args.seed, MAX_SEED, "the run's seed"),))
-    check_budget(args.budget)  # the most any run trains (compare's and retrain's limit too)
+    check_at_most((("--seed", args.seed, MAX_SEED, "the run's seed"), ("--budget", args.budget, MAX_BUDGET,
+                                                                      "training env steps")))
     check_world_seed(args)
     resolve_size(size_from_text(args.world_size))  # "unknown world size 'huge'; accepted: tiny, small, ..."
     unknown = [f for f in families_of(args) or () if f not in FAMILIES]

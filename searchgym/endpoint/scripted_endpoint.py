@@ -195,18 +195,16 @@ def _offers_answer(request: dict) -> bool:
         for t in tools)
 
 
-#: The reply to a request for a path the endpoint does not serve (a 404).
-_ROUTES = b'{"error": {"message": "POST /v1/chat/completions or GET /v1/models"}}'
-#: The longest stall, in seconds (a day): time.sleep refuses what is longer than its clock (1e308
-#: was taken, and then every reply was an HTTP 500, OverflowError).
+#: What the endpoint serves: the body of a 404 (another path) and of a 405 (another method).
+ROUTES = "POST /v1/chat/completions or GET /v1/models"
+#: The longest stall, a day (1e308 was taken, and every reply was an HTTP 500: time.sleep's OverflowError).
 MAX_STALL = 86400.0
 
 
 def check_stall(stall: object, name: str = "stall") -> None:
     """A stall in seconds: a number in 0..MAX_STALL (-1 was taken, and then every reply failed in time.sleep)."""
     if isinstance(stall, bool) or not isinstance(stall, int | float) or not 0 <= stall <= MAX_STALL:
-        raise ValueError(f"{name} must be a number of seconds in 0..{MAX_STALL:g} (how long each reply waits), "
-                         f"got {stall!r}")
+        raise ValueError(f"{name} must be a number of seconds in 0..{MAX_STALL:g} (how long each reply waits), got {stall!r}")
 
 
 class ScriptedEndpoint:
@@ -323,7 +321,7 @@ class ScriptedEndpoint:
                 A path other than .../chat/completions is a 404 (any path was answered as a chat)."""
                 if not self.path.partition("?")[0].rstrip("/").endswith("/chat/completions"):
                     self.close_connection = True  # its body is not read
-                    self._send(404, _ROUTES, "application/json")
+                    self._send(404, _error(ROUTES), "application/json")
                     return
                 if self.headers.get("Transfer-Encoding") is not None and self.headers.get("Content-Length") is None:
                     self.close_connection = True  # before: the chunked body was left unread and got a 400
@@ -356,16 +354,13 @@ class ScriptedEndpoint:
                 self._send(*reply)
 
             def do_GET(self) -> None:
-                if self.path.partition("?")[0].rstrip("/") in ("/models", "/v1/models"):
-                    self._send(200, endpoint.models(), "application/json")
-                else:
-                    self._send(404, _ROUTES, "application/json")
+                found = self.path.partition("?")[0].rstrip("/") in ("/models", "/v1/models")
+                self._send(*((200, endpoint.models()) if found else (404, _error(ROUTES))), "application/json")
 
             def _not_allowed(self) -> None:
                 """Any other method: 405 with JSON, as a wrong path gets 404 (before: the stdlib's HTML 501)."""
                 self.close_connection = True  # a body it may have sent is not read
-                self._send(405, b'{"error": {"message": "method not allowed: POST /v1/chat/completions or '
-                                b'GET /v1/models"}}', "application/json", allow="GET, POST")
+                self._send(405, _error(f"method not allowed: {ROUTES}"), "application/json", allow="GET, POST")
 
             do_PUT = do_DELETE = do_PATCH = do_OPTIONS = do_HEAD = do_TRACE = do_CONNECT = _not_allowed
 

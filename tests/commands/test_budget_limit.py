@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from searchgym.cli import main
-from searchgym.commands.compare import MAX_BUDGET, check_budget
+from searchgym.commands.compare import MAX_BUDGET
 from searchgym.leaderboard_retrain import MAX_RETRAIN_BUDGET
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -30,16 +30,11 @@ def test_a_budget_past_the_limit_is_one_usage_line_and_nothing_is_written(argv, 
     assert main([*argv, "--budget", budget, "--out", str(out)]) == 2
     captured = capsys.readouterr()
     err = captured.err.strip()
-    assert err.endswith(f"error: --budget must be an int in 0..{MAX_BUDGET} (training env steps), got {budget}")
+    assert err.endswith(f"error: --budget must be an int <= {MAX_BUDGET} (training env steps), got {budget}")
     assert "\n" not in err and "Traceback" not in err and captured.out == ""
     assert not out.exists()
 
 
-def test_the_limit_itself_is_accepted() -> None:
-    check_budget(MAX_BUDGET)
-    check_budget(0)
-    with pytest.raises(ValueError, match=r"0\.\.1000000000 "):
-        check_budget(MAX_BUDGET + 1)
 
 
 def _budgets() -> list[tuple[str, int]]:
