@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import math
 import re
+import warnings
 from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
@@ -244,7 +245,9 @@ def calculate(expression: str) -> int | float:
     """Evaluate ``expression`` within the bounds; raises :class:`CalculatorError` with a message."""
     text = prepare(expression)
     try:
-        tree = ast.parse(text, mode="eval")
+        with warnings.catch_warnings():  # "2and 3" warns on stderr ("invalid decimal literal"): refuse it instead
+            warnings.simplefilter("error", SyntaxWarning)
+            tree = ast.parse(text, mode="eval")
     except (SyntaxError, ValueError, MemoryError, RecursionError) as exc:
         reason = getattr(exc, "msg", None) or type(exc).__name__
         raise CalculatorError(f"could not parse {text!r} ({reason}); accepted: {ACCEPTED}") from None

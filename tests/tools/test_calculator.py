@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import time
+import warnings
 
 import pytest
 
@@ -157,3 +158,14 @@ def test_format_number(value, text):
 def test_a_tiny_result_is_shown_as_the_number_it_is(calc):
     assert calc(expression="1 / 10000000").text == "0.0000001"
     assert calc(expression="1000000000000000 / 3").text == "333333333333333.3"
+
+
+@pytest.mark.parametrize("expression", ["2and 3", "1if 2 else 3", "0x1for", "3is 3"])
+def test_a_number_glued_to_a_keyword_is_a_parse_error_and_prints_no_warning(calc, expression):
+    """Python's parser warns on stderr ("invalid decimal literal") and then parses these; the
+    calculator refuses them in its message instead of letting the warning reach the user's terminal."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = calc(expression=expression)
+    assert not result.ok and "could not parse" in result.error and "literal" in result.error
+    assert [w for w in caught if issubclass(w.category, SyntaxWarning)] == []
