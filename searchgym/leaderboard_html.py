@@ -15,12 +15,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from searchgym.harness.methods import (
-    AGENT_PROVIDERS,
-    BASELINE_METHODS,
-    PRIVILEGED_METHOD_NAMES,
-    PRIVILEGED_NOTE,
-)
+from searchgym.harness.methods import PRIVILEGED_METHOD_NAMES, PRIVILEGED_NOTE
+from searchgym.harness.privileged_runs import run_reads_private_state
 
 if TYPE_CHECKING:
     from searchgym.leaderboard_checks import Verified
@@ -70,25 +66,10 @@ def training_status(entry: Verified) -> str:
 SCRIPTED_ENDPOINT_NAME = "scripted-endpoint"
 #: Names (case-folded) marked privileged by themselves: the oracle, and the endpoint that replays it.
 PRIVILEGED_NAMES = frozenset({*(n.casefold() for n in PRIVILEGED_METHOD_NAMES), SCRIPTED_ENDPOINT_NAME})
-#: Import paths of the privileged methods (the oracle as a method and as an ``evaluate`` agent).
-PRIVILEGED_PATHS = frozenset({*(BASELINE_METHODS[n] for n in PRIVILEGED_METHOD_NAMES if n in BASELINE_METHODS),
-                              *(AGENT_PROVIDERS[n] for n in PRIVILEGED_METHOD_NAMES if n in AGENT_PROVIDERS)})
-#: A model name starting so is a run against the scripted endpoint (the shipped rows record
-#: ``--model scripted-oracle``); the server's own name (``GET /v1/models``) is ``searchgym-scripted``.
-SCRIPTED_MODEL_PREFIX = "scripted-"
 
 
 def _mapping(value: Any) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
-
-
-def used_scripted_endpoint(run: Mapping[str, Any]) -> bool:
-    """Whether the run's agent talked to ``searchgym serve``'s scripted endpoint, by the model name it
-    recorded. The board cannot tell which behaviour served it, and the default replays the oracle."""
-    from searchgym.endpoint.scripted_endpoint import DEFAULT_MODEL
-
-    model = _mapping(_mapping(run.get("options")).get("agent_options")).get("model")
-    return isinstance(model, str) and (model == DEFAULT_MODEL or model.casefold().startswith(SCRIPTED_MODEL_PREFIX))
 
 
 def is_privileged(submission: Mapping[str, Any]) -> bool:
@@ -97,13 +78,10 @@ def is_privileged(submission: Mapping[str, Any]) -> bool:
     gold-chain`` of an oracle run, then the ``scripted-endpoint`` rows (their run names the ``openai``
     agent), were shown at 1.000 unmarked, beside methods that read only what an agent sees."""
     run = _mapping(submission.get("run"))
-    options = _mapping(run.get("options"))
-    names = (_mapping(submission.get("method")).get("name"), run.get("method"), options.get("agent"))
+    names = (_mapping(submission.get("method")).get("name"), run.get("method"), _mapping(run.get("options")).get("agent"))
     if any(isinstance(n, str) and n.casefold() in PRIVILEGED_NAMES for n in names):
         return True
-    if run.get("method_path") in PRIVILEGED_PATHS or options.get("agent") in PRIVILEGED_PATHS:
-        return True
-    return used_scripted_endpoint(run)
+    return run_reads_private_state(run)  # the rule the harness's tables use
 
 
 def _row(entry: Verified, rank: int, families: Sequence[str]) -> list[tuple[str, Any, str]]:

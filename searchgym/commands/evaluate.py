@@ -36,11 +36,14 @@ from searchgym.fileio import atomic_write_json
 from searchgym.harness.methods import (
     AGENT_METHOD,
     AGENT_PROVIDERS,
+    PRIVILEGED_NOTE,
     MethodRef,
     check_agent_options,
     check_label,
     resolve_agent,
+    shown_label,
 )
+from searchgym.harness.privileged_runs import run_reads_private_state
 from searchgym.harness.provenance import resolve_device
 from searchgym.harness.finished_files import finished_json, redo_remedy
 from searchgym.harness.runner import RunNotFinished, RunSpec, execute_run
@@ -153,9 +156,12 @@ def run(args: argparse.Namespace) -> int:
         raise DamagedFile(folder / "result.json", "has no test table of families with n, success, f1, steps and "
                           "tool_calls", redo_remedy(folder)) from None
     first = "the first " if args.limit is not None else ""
-    print(f"\n{label} on {suite.id} (test split, {first}{tasks} tasks)\n")
+    reads_gold = run_reads_private_state(spec.identity())  # the oracle as an agent, the scripted endpoint
+    print(f"\n{shown_label(label, {label} if reads_gold else ())} on {suite.id} (test split, {first}{tasks} tasks)\n")
     print("| family | n | success | f1 | steps | tool calls |\n|---|---|---|---|---|---|")
     print("\n".join(lines))
+    if reads_gold:
+        print(f"\n{label} (privileged) {PRIVILEGED_NOTE}.")
     print(f"\npredictions: {folder / 'predictions.jsonl'}")
     if report is not None:
         print(f"endpoint: {report['replies'] - report['unparseable']} of {report['replies']} replies were readable "

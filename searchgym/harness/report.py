@@ -25,6 +25,7 @@ from searchgym.fileio import atomic_write_text, read_jsonl, refuse_link
 from searchgym.harness.finished_files import finished_json, finished_predictions, tested_count
 from searchgym.harness.methods import PRIVILEGED_NOTE, shown_label
 from searchgym.harness.plots import curve_from_rows, plot_learning_curves
+from searchgym.harness.privileged_runs import run_reads_private_state
 from searchgym.harness.report_gain import CHANCE, gain_section
 from searchgym.harness.runner import is_done, run_dir
 from searchgym.harness.stats import bootstrap_ci, paired_permutation_test
@@ -164,10 +165,9 @@ def summary_csv(rows: Sequence[dict[str, Any]]) -> str:
 
 
 def privileged_labels(records: Sequence[RunRecord]) -> set[str]:
-    """Labels of runs whose method reads private state (config ``privileged``; runs recorded before
-    that field: the built-in oracle's path)."""
-    return {r.label for r in records
-            if r.config.get("privileged", str(r.config.get("method_path", "")).endswith(":oracle_method"))}
+    """Labels of runs that read private state (``privileged_runs.run_reads_private_state``: the
+    method's flag, the oracle evaluated as an agent, a run against the scripted endpoint)."""
+    return {r.label for r in records if run_reads_private_state(r.config)}
 
 
 def anchors_note(labels: Collection[str], privileged: Collection[str]) -> str:

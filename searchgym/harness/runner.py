@@ -53,6 +53,7 @@ from searchgym.harness.evaluate import as_rows, evaluate_suite, summarise_predic
 from searchgym.harness.finished_files import redo_remedy
 from searchgym.harness.loggers import make_logger
 from searchgym.harness.methods import MethodRef, RunContext, load_method, privileged, spends_budget, trains
+from searchgym.harness.privileged_runs import run_reads_private_state
 from searchgym.harness.provenance import provenance, resolve_device
 from searchgym.policy_format import feature_versions, policy_format
 from searchgym.shown import safe_repr
@@ -251,7 +252,7 @@ def _execute_locked(spec: RunSpec) -> RunOutcome:
     device = resolve_device(spec.device)
     _limit_threads(spec.threads)
     config = {**spec.identity(), "harness_version": HARNESS_VERSION, "suite": spec.suite.definition(),
-              "trains": trains(method), "privileged": privileged(method), "training_budget": spec.budget if spends_budget(method) else 0,
+              "trains": trains(method), "privileged": privileged(method) or run_reads_private_state(spec.identity()), "training_budget": spec.budget if spends_budget(method) else 0,
               "attempt": attempt, "started": _now(), "threads": spec.threads, **provenance(device)}
     atomic_write_json(folder / "config.json", config)
     label = f"{spec.method.label}/seed{spec.seed}"

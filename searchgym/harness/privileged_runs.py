@@ -1,0 +1,50 @@
+"""Which runs read what no agent sees, judged from what a run folder records: one rule for the
+harness's tables (``results.md``, ``report``), its plots and the leaderboard's rows.
+
+Why a rule over the whole config and not only the method's ``privileged`` flag: ``searchgym
+evaluate --agent oracle`` runs the oracle through the generic agent method, whose flag is False,
+and a run against ``searchgym serve``'s scripted endpoint replays the oracle's actions through the
+``openai`` agent; both were shown at 1.000 unmarked beside agents that read only the conversation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from searchgym.harness.methods import AGENT_PROVIDERS, BASELINE_METHODS, PRIVILEGED_METHOD_NAMES
+
+#: A model name starting so is a run against the scripted endpoint (the shipped rows record
+#: ``--model scripted-oracle``); the server's own name (``GET /v1/models``) is ``searchgym-scripted``.
+SCRIPTED_MODEL_PREFIX = "scripted-"
+#: Import paths of the privileged methods (the oracle as a method and as an ``evaluate`` agent).
+PRIVILEGED_PATHS = frozenset({*(BASELINE_METHODS[n] for n in PRIVILEGED_METHOD_NAMES if n in BASELINE_METHODS),
+                              *(AGENT_PROVIDERS[n] for n in PRIVILEGED_METHOD_NAMES if n in AGENT_PROVIDERS)})
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def used_scripted_endpoint(run: Mapping[str, Any]) -> bool:
+    """Whether the run's agent talked to the scripted endpoint, by the model name it recorded. No
+    record says which behaviour served it, and the default replays the oracle."""
+    from searchgym.endpoint.scripted_endpoint import DEFAULT_MODEL
+
+    model = _mapping(_mapping(run.get("options")).get("agent_options")).get("model")
+    return isinstance(model, str) and (model == DEFAULT_MODEL or model.casefold().startswith(SCRIPTED_MODEL_PREFIX))
+
+
+def run_reads_private_state(run: Mapping[str, Any]) -> bool:
+    """Whether a run (its ``config.json``, or a submission's ``run`` block) reads private state: its
+    method is privileged, or it is the oracle evaluated as an agent (by name or import path), or its
+    agent talked to the scripted endpoint."""
+    if run.get("privileged") is True:
+        return True
+    path = run.get("method_path")
+    if path in PRIVILEGED_PATHS or (isinstance(path, str) and path.endswith(":oracle_method")):
+        return True
+    agent = _mapping(run.get("options")).get("agent")
+    if isinstance(agent, str) and (agent.casefold() in PRIVILEGED_METHOD_NAMES or agent in PRIVILEGED_PATHS):
+        return True
+    return used_scripted_endpoint(run)
