@@ -16,7 +16,7 @@ from pathlib import Path
 
 from searchgym.commands import out_path
 from searchgym.commands.compare import REFERENCE
-from searchgym.harness.finished_files import finished_json
+from searchgym.harness.finished_files import finished_config
 from searchgym.harness.report import run_error, write_report
 from searchgym.harness.runner import is_done
 from searchgym.suites import get_suite
@@ -45,7 +45,7 @@ def finished_runs(out: Path) -> dict[str, dict[int, dict]]:
             if not (seed_dir.is_dir() and seed_dir.name.startswith("seed") and seed_text.isdigit()
                     and is_done(seed_dir)):
                 continue
-            found.setdefault(label_dir.name, {})[int(seed_text)] = finished_json(seed_dir, "config.json")
+            found.setdefault(label_dir.name, {})[int(seed_text)] = finished_config(seed_dir, label_dir.name, int(seed_text))
     return found
 
 

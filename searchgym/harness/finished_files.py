@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from searchgym.damaged import DamagedFile, read_json_checked
+from searchgym.damaged import DamagedFile, OtherRunsFile, read_json_checked
 from searchgym.fileio import read_jsonl
 from searchgym.json_fields import COUNT, FLAG, INT, NUMBER, SCORE, TEXT, check_fields, field_problem, optional
 
@@ -45,6 +45,20 @@ def finished_json(folder: Path, name: str) -> dict[str, Any]:
         raise DamagedFile(path, "is missing from a finished run", redo) from None
     check_fields(path, record, present=FILE_FIELDS.get(name), remedy=redo)
     return record
+
+
+def finished_config(folder: Path, label: str, seed: int) -> dict[str, Any]:
+    """The ``config.json`` of a comparison's finished run ``runs/<label>/seed<seed>``, refused when it
+    records another method or seed than its folder says. Why: a copy of ``seed1`` made as ``seed0``
+    was reported as a second seed (one run's predictions counted twice in the pooled interval)."""
+    config = finished_json(folder, "config.json")
+    for key, expected in (("method", label), ("seed", seed)):
+        if key in config and (config[key] != expected or isinstance(config[key], bool)):
+            where = f"{folder.parent.name}/{folder.name}"
+            raise OtherRunsFile(folder / "config.json", f"records {key} {repr(config[key])[:80]} where its folder, "
+                                f"{where}, is {key} {expected!r}: a copy of another run's folder",
+                                "move the folder to runs/<method>/seed<N> as its config.json records, or delete it")
+    return config
 
 
 def tested_count(result: dict[str, Any]) -> int | None:

@@ -22,7 +22,12 @@ import numpy as np
 
 from searchgym.damaged import DamagedFile, open_regular, warn_damaged
 from searchgym.fileio import atomic_write_text, read_jsonl, refuse_link
-from searchgym.harness.finished_files import finished_json, finished_predictions, tested_count
+from searchgym.harness.finished_files import (
+    finished_config,
+    finished_json,
+    finished_predictions,
+    tested_count,
+)
 from searchgym.harness.methods import PRIVILEGED_NOTE, shown_label
 from searchgym.harness.plots import curve_from_rows, plot_learning_curves
 from searchgym.harness.privileged_runs import run_reads_private_state
@@ -71,7 +76,7 @@ def load_runs(out: Path | str, labels: Sequence[str], seeds: Sequence[int]) -> l
             if not is_done(folder):
                 continue
             result = finished_json(folder, "result.json")
-            records.append(RunRecord(label, seed, finished_json(folder, "config.json"), result,
+            records.append(RunRecord(label, seed, finished_config(folder, label, seed), result,
                                      finished_predictions(folder, tested_count(result)),
                                      finished_metrics(folder, result.get("metrics_rows"))))
     return records

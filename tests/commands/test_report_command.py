@@ -65,6 +65,9 @@ def test_an_unfinished_run_is_left_out_and_counted(compared, tmp_path, capsys):
     ("suite_hash", "were made on test-tiny-qa-v0 with hash 000000000000, and this searchgym's test-tiny-qa-v0 has hash"),
     ("mixed", "disagree on the suite's hash"),
     ("config", "damaged file:"),
+    # before: seed1's folder copied as seed0 was reported as two seeds of random
+    ("copied_seed", "records seed 1 where its folder, random/seed0, is seed 0: a copy of another run's folder"),
+    ("copied_method", "records method 'random' where its folder, oracle/seed0, is method 'oracle'"),
 ])
 def test_bad_folders_are_one_line_before_anything_is_written(compared, tmp_path, capsys, change, said):
     out = tmp_path / "out"
@@ -83,6 +86,12 @@ def test_bad_folders_are_one_line_before_anything_is_written(compared, tmp_path,
     elif change == "suite_hash":  # every run made on another version of the suite
         for config in (out / "runs").glob("*/seed*/config.json"):
             config.write_text(json.dumps({**json.loads(config.read_text()), "suite_hash": "0" * 64}))
+    elif change == "copied_seed":
+        shutil.rmtree(out / "runs" / "random" / "seed0")
+        shutil.copytree(out / "runs" / "random" / "seed1", out / "runs" / "random" / "seed0")
+    elif change == "copied_method":
+        shutil.rmtree(out / "runs" / "oracle" / "seed0")
+        shutil.copytree(out / "runs" / "random" / "seed0", out / "runs" / "oracle" / "seed0")
     else:
         (out / "runs" / "random" / "seed0" / "config.json").write_text('{"cut')
     capsys.readouterr()
