@@ -139,9 +139,10 @@ class LLMTrainer(TrainerBase):
     """Owns the envs, the model(s), the optimisers and the generator of one run."""
 
     def __init__(self, config: LLMTrainConfig, out_dir: str | Path | None = None,
-                 log: Callable[[dict], None] | None = None, dev_tasks: list[str] | None = None) -> None:
+                 log: Callable[[dict], None] | None = None, dev_tasks: list[str] | None = None,
+                 strict_resume: bool = False) -> None:
         self.config = config
-        self.init_output(out_dir, log)
+        self.init_output(out_dir, log, strict_resume)
         self.device = resolve_device(config.device)
         self.kind = env_spec(config.env_id).kind
         self.envs = [self._make_env() for _ in range(config.tasks_per_iteration * config.group_size)]

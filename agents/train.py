@@ -133,7 +133,8 @@ class Trainer(TrainerBase):
     method_config_type: type | None = None
 
     def __init__(self, config: TrainConfig, out_dir: str | Path | None = None,
-                 log: Callable[[dict], None] | None = None, dev_tasks: list[str] | None = None) -> None:
+                 log: Callable[[dict], None] | None = None, dev_tasks: list[str] | None = None,
+                 strict_resume: bool = False) -> None:
         if self.method_config_type is None and config.method:
             raise ValueError(f"{type(self).__name__} takes no method options; got {sorted(config.method)}")
         if config.minibatch_size is not None and type(self).update is not Trainer.update:
@@ -141,7 +142,7 @@ class Trainer(TrainerBase):
                              "read by the shared Trainer's update only (leave it None)")
         self.config = config
         check_dynamic_sampling(self, Trainer.update)
-        self.init_output(out_dir, log)
+        self.init_output(out_dir, log, strict_resume)
         self.device = resolve_device(config.device)
         self.kind = env_spec(config.env_id).kind
         self.env = self._make_env()

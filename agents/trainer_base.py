@@ -160,11 +160,20 @@ class TrainerBase:
     device: torch.device
     #: the progress bar's label
     progress_label: str = "train"
+    #: the config fields a checkpoint must agree on to be resumed (:func:`other_run`; None, with
+    #: ``strict_resume``: every field but the runtime ones). The harness asks for every field: its config.json
+    #: fixes every option of a run, and when that file is lost or damaged the checkpoint's own record is all
+    #: that tells another run's apart (before: a lost config.json let `--option lr=0.01` resume lr 0.003's).
+    resume_fields: tuple[str, ...] | None = RUN_IDENTITY
 
-    def init_output(self, out_dir: str | Path | None, log: Callable[[dict], None] | None) -> None:
-        """Rows go to ``log`` when given, else to ``out_dir/metrics.jsonl``; checkpoints to ``out_dir``."""
+    def init_output(self, out_dir: str | Path | None, log: Callable[[dict], None] | None,
+                    strict_resume: bool = False) -> None:
+        """Rows go to ``log`` when given, else to ``out_dir/metrics.jsonl``; checkpoints to ``out_dir``;
+        ``strict_resume``: a checkpoint is resumed only when it agrees on every option (``resume_fields``)."""
         self.out_dir = Path(out_dir) if out_dir is not None else None
         self.log_fn = log
+        if strict_resume:
+            self.resume_fields = None
 
     # ------------------------------------------------------------------------------ logging
     def _log(self, row: dict) -> None:
@@ -220,7 +229,8 @@ class TrainerBase:
         except DamagedFile as exc:
             blob, damaged = None, exc
         if blob is not None:  # another run's checkpoint is refused, never loaded nor written over
-            differ = other_run(blob.get("config"), asdict(self.config)) if is_dataclass(self.config) else []
+            differ = other_run(blob.get("config"), asdict(self.config), self.resume_fields) \
+                if is_dataclass(self.config) else []
             if differ:
                 shown = "; ".join(differ[:6]) + (f"; and {len(differ) - 6} more" if len(differ) > 6 else "")
                 raise OtherRunsFile(path, f"was written by another run ({shown})", OTHER_RUN_REMEDY)

@@ -141,12 +141,12 @@ class COMATrainer(CentralisedTrainer):
     method = "coma"
     method_config_type = COMAConfig
 
-    def __init__(self, config, out_dir=None, log=None, dev_tasks=None) -> None:
+    def __init__(self, config, out_dir=None, log=None, dev_tasks=None, strict_resume=False) -> None:
         self.coma = COMAConfig(**config.method)
         self.target_critic: CandidateQCritic | None = None
         self.adv_scale = RunningMeanStd()
         self.entropy_coef = float(config.loss.entropy_coef)
-        super().__init__(config, out_dir=out_dir, log=log, dev_tasks=dev_tasks)
+        super().__init__(config, out_dir=out_dir, log=log, dev_tasks=dev_tasks, strict_resume=strict_resume)
 
     def build_critic(self) -> None:
         policy = self.population.policy_for(0)

@@ -175,9 +175,11 @@ class CentralisedTrainer(Trainer):
                              f"TeamSearchEnv); {env_id!r} is a single-agent env. Use grpo, dr_grpo or cw_grpo there.")
 
     def __init__(self, config: TrainConfig, out_dir: str | Path | None = None,
-                 log: Callable[[dict], None] | None = None, dev_tasks: list[str] | None = None) -> None:
+                 log: Callable[[dict], None] | None = None, dev_tasks: list[str] | None = None,
+                 strict_resume: bool = False) -> None:
         self.check_env_id(config.env_id, self.method)
-        super().__init__(config, out_dir=None, log=log, dev_tasks=dev_tasks)  # checkpoint: once the critic exists
+        super().__init__(config, out_dir=None, log=log, dev_tasks=dev_tasks,  # checkpoint: once the critic exists
+                         strict_resume=strict_resume)
         self.agents = list(self.env.possible_agents)
         self.state_dim = int(self.env.state_space.shape[0])
         self.critic: nn.Module | None = None

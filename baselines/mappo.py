@@ -91,14 +91,14 @@ class MAPPOTrainer(CentralisedTrainer):
 
     method_config_type = MAPPOConfig
 
-    def __init__(self, config, out_dir=None, log=None, dev_tasks=None) -> None:
+    def __init__(self, config, out_dir=None, log=None, dev_tasks=None, strict_resume=False) -> None:
         self.mappo = MAPPOConfig(**config.method)
         self.method = "mappo" if self.mappo.centralised else "ippo"
         if not 0 < config.loss.eps_low <= 0.2 or not 0 < config.loss.eps_high <= 0.2:
             raise ValueError(f"MAPPO's PPO clip must be in (0, 0.2] (the paper's recommendation); got eps_low="
                              f"{config.loss.eps_low}, eps_high={config.loss.eps_high}")
         self.value_norm = ValueNorm(self.mappo.value_norm)
-        super().__init__(config, out_dir=out_dir, log=log, dev_tasks=dev_tasks)
+        super().__init__(config, out_dir=out_dir, log=log, dev_tasks=dev_tasks, strict_resume=strict_resume)
 
     def build_critic(self) -> None:
         if self.mappo.centralised:

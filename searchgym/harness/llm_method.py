@@ -132,7 +132,8 @@ def harness_method(ctx: Any) -> Any:
     config.env_id, config.env_kwargs = suite.env_id, env_kwargs
     config.budget, config.seed, config.device = int(ctx.budget), int(ctx.seed), str(ctx.device)
     # trains on the suite's train families; the dev curve is on the suite's own dev split
-    trainer = LLMTrainer(config, out_dir=ctx.checkpoint_dir, log=ctx.log, dev_tasks=[t.id for t in ctx.tasks("dev")])
+    trainer = LLMTrainer(config, out_dir=ctx.checkpoint_dir, log=ctx.log, dev_tasks=[t.id for t in ctx.tasks("dev")],
+                         strict_resume=True)  # config.json may be lost: the checkpoint checks every option
     trainer.train(progress=ctx.progress)
     policies = trainer.members[0] if trainer.kind == "single" else trainer.policies
     return LLMActor(policies, config.rollout, seed=config.seed)

@@ -15,6 +15,7 @@ trainer reads it too); this module turns a spec into a harness run.
 from __future__ import annotations
 
 import dataclasses
+import inspect
 from collections.abc import Mapping
 from typing import Any
 
@@ -160,7 +161,10 @@ def train_spec(ctx, spec: MethodSpec):
         config.init_checkpoint = meta["path"]
         ctx.records["base"] = base_record(meta)
     dev = [t.id for t in ctx.tasks("dev")]  # every method's curve is on the suite's own dev split
-    trainer = trainer_cls(config, out_dir=ctx.checkpoint_dir, log=ctx.log, dev_tasks=dev)
+    # config.json may be lost or damaged: the checkpoint then checks every option (a registered trainer of
+    # the older signature, (config, out_dir, log, dev_tasks), checks its seed, env and policy)
+    strict = {"strict_resume": True} if "strict_resume" in inspect.signature(trainer_cls).parameters else {}
+    trainer = trainer_cls(config, out_dir=ctx.checkpoint_dir, log=ctx.log, dev_tasks=dev, **strict)
     trainer.train(progress=ctx.progress)
     agents = list(trainer.env.possible_agents) if trainer.kind == "parallel" else None
     return PolicyActor(trainer.population, agents, decoding=config.decoding, seed=ctx.seed)

@@ -67,6 +67,22 @@ def test_another_runs_checkpoint_is_refused_and_the_folder_left_as_it_was(interr
     assert execute_run(_cw_grpo(folder)).status == "done" and is_done(folder)
 
 
+@pytest.mark.parametrize("config_json", ["missing", "damaged"])
+def test_a_checkpoint_of_other_options_is_refused_when_config_json_cannot_say(interrupted, tmp_path, config_json):
+    """Before: only the seed, env and policy were compared, so with config.json lost `--option lr=0.01`
+    resumed lr 0.003's checkpoint and recorded the mix as a run of lr 0.01."""
+    folder = _copy(interrupted, tmp_path)
+    if config_json == "missing":
+        (folder / "config.json").unlink()
+    else:
+        (folder / "config.json").write_text('{"cut')
+    before = _contents(folder)
+    with pytest.raises(OtherRunsFile) as caught:
+        execute_run(_cw_grpo(folder, lr=0.01))
+    assert "(lr: 0.003 there, 0.01 now)" in str(caught.value)
+    assert _contents(folder) == before
+
+
 def test_the_same_run_still_resumes_from_its_checkpoint(interrupted, tmp_path):
     folder = _copy(interrupted, tmp_path)
     (folder / "config.json").unlink()
