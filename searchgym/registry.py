@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -156,17 +157,27 @@ def id_kwargs(s: EnvSpec, base_id: str | None = None) -> list[str] | None:
     return accepted
 
 
-def refuse_unknown(owner: str, kwargs: Any, accepted: list[str] | None) -> None:
-    """A TypeError naming ``owner``, the keywords it does not take and those it does."""
+def refuse_unknown(owner: str, kwargs: Any, accepted: list[str] | None, unlisted: Sequence[str] = ()) -> None:
+    """A TypeError naming ``owner``, the keywords it does not take and those it does (less ``unlisted``:
+    keywords the env takes only to refuse them with its own message, such as a team's ``max_steps``)."""
     unknown = sorted(map(str, set(kwargs) - set(accepted))) if accepted is not None else []
     if unknown:
         raise TypeError(f"{owner} got unknown keyword argument(s) {', '.join(map(repr, unknown))}; "
-                        f"accepted: {', '.join(accepted)}")
+                        f"accepted: {', '.join(n for n in accepted if n not in unlisted)}")
+
+
+def refused_kwargs(s: EnvSpec, base_id: str | None = None) -> tuple[str, ...]:
+    """The config keywords the env of ``s`` (or of the id it wraps) refuses (``refused_kwargs`` on its class)."""
+    target = s.load()
+    if not isinstance(target, type) and "base_id" in s.kwargs:
+        target = spec(s.kwargs["base_id"] if base_id is None else base_id).load()
+    return tuple(getattr(target, "refused_kwargs", ()))
 
 
 def check_kwargs(s: EnvSpec, kwargs: dict[str, Any]) -> None:
     """A misspelled keyword is a clear error that lists the accepted ones (not a bare TypeError)."""
-    refuse_unknown(s.id, kwargs, id_kwargs(s, kwargs.get("base_id")))
+    base_id = kwargs.get("base_id")
+    refuse_unknown(s.id, kwargs, id_kwargs(s, base_id), refused_kwargs(s, base_id))
 
 
 def make(id: str, **kwargs: Any):

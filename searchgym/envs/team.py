@@ -145,14 +145,14 @@ class TeamSearchEnv(TeamPosts, MultiSearchEnv):
     # How it plays (searchgym.envs.play_rules): one answer for the team; a shared reward, so trainers
     # compare each role with itself across G episodes; members post to the blackboard and wait.
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "render_fps": 4, "name": "searchgym_team_v0",
-                                          "is_parallelizable": True, "answer_rule": "team",
-                                          "group_by": "agent", "team_actions": True}
+                                          "is_parallelizable": True, "answer_rule": "team", "group_by": "agent", "team_actions": True}
+    refused_kwargs = ("max_steps",)  # config keywords taken only to be refused by a message of their own
 
     def __init__(self, roles: str | Sequence[object] = "roles", team_size: int | None = None,
                  reward_mode: str = "shared", max_rounds: int = 16, config: EnvConfig | None = None,
                  **kwargs: Any) -> None:
         own = ("roles", "team_size", "reward_mode", "max_rounds")
-        env_config = resolve_config("TeamSearchEnv", config, kwargs, own, refused=("max_steps",))
+        env_config = resolve_config("TeamSearchEnv", config, kwargs, own, refused=self.refused_kwargs)
         if reward_mode not in REWARD_MODES:
             raise ValueError(f"reward_mode must be one of {REWARD_MODES}, got {reward_mode!r}")
         if "max_steps" in kwargs or env_config.max_steps != EnvConfig.max_steps:

@@ -96,6 +96,19 @@ def test_a_team_counts_rounds_whether_steps_come_by_keyword_or_by_config():
     assert "max_steps" not in str(refused.value)  # before: offered, then refused as above
 
 
+@pytest.mark.parametrize("env_id", ["TeamSearch-Candidates-v0", "TeamSearch-Numeric-v0", "TeamSearch-Generalists-v0"])
+def test_a_team_id_does_not_offer_max_steps_either(env_id):
+    """Before: ``searchgym.make`` of a team id listed max_steps among the accepted keywords (the
+    registry's list), then refused it."""
+    import searchgym
+
+    with pytest.raises(TypeError, match="'max_stepz'; accepted: ") as refused:
+        searchgym.make(env_id, world_size="tiny", max_stepz=4)
+    assert "max_rounds" in str(refused.value) and "max_steps" not in str(refused.value).replace("max_stepz", "")
+    with pytest.raises(ValueError, match="use max_rounds, not max_steps"):
+        searchgym.make(env_id, world_size="tiny", max_steps=4)
+
+
 # ------------------------------------------------------------------------------------- spaces
 def _samples(space, seed: int, n: int = 6) -> list:
     space.seed(seed)
