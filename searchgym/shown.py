@@ -33,3 +33,14 @@ def kind_of(value: Any) -> str:
         return "None"
     name = type(value).__name__
     return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
+
+
+#: C0 and C1 control characters and DEL, but newline and tab: what a terminal would act on.
+_CONTROLS = {code: f"\\x{code:02x}" for code in (*range(0x00, 0x20), *range(0x7F, 0xA0)) if chr(code) not in "\n\t"}
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` with control characters written as ``\\x1b`` and so on. Why: a page of someone else's
+    corpus holding ESC sequences cleared the screen or set the window title when human-mode
+    rendering printed it."""
+    return text.translate(_CONTROLS)

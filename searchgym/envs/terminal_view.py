@@ -11,6 +11,8 @@ from __future__ import annotations
 import sys
 from typing import TextIO
 
+from searchgym.shown import terminal_safe
+
 
 class TerminalView:
     """Prints what an env's ansi text added since the last print (all of it after a reset)."""
@@ -27,4 +29,4 @@ class TerminalView:
         self._shown = text
         if new.strip():
             head = f"== {label}\n" if label else ""
-            print(head + new.strip("\n"), file=self.stream or sys.stdout, flush=True)
+            print(terminal_safe(head + new.strip("\n")), file=self.stream or sys.stdout, flush=True)

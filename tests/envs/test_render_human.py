@@ -66,3 +66,22 @@ def test_a_copy_of_a_human_env_prints_nothing_while_it_is_made(env_id, capsys):
     capsys.readouterr()
     twin = copy.deepcopy(env)
     assert capsys.readouterr().out == "" and twin.unwrapped.render_mode == "human"
+
+
+def test_control_characters_of_someone_elses_corpus_are_shown_not_obeyed(tmp_path, capsys):
+    """Before: ESC sequences in a handed-over corpus or task were printed raw, so watching an episode
+    let the file clear the screen, erase lines or set the terminal's title."""
+    import json
+
+    from searchgym.world import world_from_files
+
+    corpus, tasks = tmp_path / "corpus.jsonl", tmp_path / "tasks.jsonl"
+    corpus.write_text(json.dumps({"id": "p1", "title": "Evil\u001b]0;pwned\u0007\u001b[2J",
+                                  "text": "Beta is in Oslo.\u001b[31m RED \u001b[0m \u009b"}) + "\n")
+    tasks.write_text(json.dumps({"id": "q", "question": "Where is Beta?\u001b[1A", "answers": ["Oslo"]}) + "\n")
+    env = searchgym.make("SearchQA-v0", world=world_from_files(corpus, tasks), split="test", render_mode="human")
+    env.reset(seed=0)
+    env.step('<tool_call>{"name": "web_search", "arguments": {"query": "Beta"}}</tool_call>')
+    printed = capsys.readouterr().out
+    assert "Where is Beta?\\x1b[1A" in printed and "Evil\\x1b]0;pwned\\x07\\x1b[2J" in printed
+    assert "\\x9b" in printed and not any(ch in printed for ch in "\u001b\u0007\u009b")
