@@ -29,4 +29,8 @@ def env_setup(env_config: EnvConfig) -> EnvSetup:
                            max_candidates=c.max_candidates, max_obs_chars=c.max_obs_chars,
                            max_candidate_chars=c.max_candidate_chars, reward=c.reward_config())
     world = c.world if c.world is not None else shared_world(c.world_seed, c.world_size)
+    if config.action_mode != "text" and not world.entities:  # before: only current_time and a clarification
+        raise ValueError("candidate and numeric envs build their actions from the names and facts of a generated world; "
+                         "this world has none (a corpus and tasks from world_from_files): play it in text mode "
+                         "(SearchQA-v0, GroupSearch-v0, TeamSearch-v0, or action_mode='text')")
     return EnvSetup(config, world, shared_tools(world, c.backend), TaskPicker(world, c.split, c.families, c.difficulty))

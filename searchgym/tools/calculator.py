@@ -164,7 +164,8 @@ def _checked(value: int | float) -> int | float:
     if isinstance(value, float) and not math.isfinite(value):
         raise CalculatorError("the result is not a finite number")
     if abs(value) > MAX_MAGNITUDE:
-        shown = f"{float(value):.3g}" if abs(value) < 1e300 else "over 1e300"
+        # every digit while they are few: "1e+15" read as within "the limit of 1e15" for 1e15 + 1
+        shown = format_number(value) if abs(value) < 1e21 else f"{float(value):.3g}" if abs(value) < 1e300 else "over 1e300"
         raise CalculatorError(f"a number exceeds the limit of 1e15 in absolute value ({shown})")
     return value
 

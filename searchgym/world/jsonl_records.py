@@ -84,10 +84,21 @@ def _unicode_error(row: dict[str, Any], fields: tuple[str, ...]) -> str | None:
     return None
 
 
+#: The longest line read (a page of a corpus export is far shorter). Why: one 60 MB line took 1.8 GB
+#: and 14 s to load, so a few hundred MB of someone else's file could exhaust the machine.
+MAX_LINE_BYTES = 16 * 1024 * 1024
+
+
 def _lines(path: Path) -> Iterator[tuple[int, str]]:
-    """(line number, text) of each non-blank line; a byte that is not UTF-8 is an error naming its line."""
+    """(line number, text) of each non-blank line; a byte that is not UTF-8 or a line over
+    :data:`MAX_LINE_BYTES` is an error naming its line."""
     with path.open("rb") as handle:
-        for number, raw in enumerate(handle, start=1):
+        number = 0
+        while raw := handle.readline(MAX_LINE_BYTES + 1):
+            number += 1
+            if len(raw) > MAX_LINE_BYTES:
+                raise RecordError(f"{path}:{number}: a line of more than {MAX_LINE_BYTES // 2**20} MiB; split the "
+                                  "record (a page or a task per line, each at most that long)")
             try:
                 line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
             except UnicodeDecodeError as exc:
@@ -103,6 +114,8 @@ def read_records(path: str | Path, schema: Mapping[str, Any], forms: Mapping[str
 
     ``forms`` says, per field, what it must be (the error text); ``kind`` names a record ("page");
     ``check`` says what else is wrong with a record the schema accepts (None: nothing)."""
+    if str(path) == "":  # before: reported as "not a regular file: ." (Path("") is the current folder)
+        raise FileNotFoundError(f"the {kind}s file path is empty; give the path of a JSONL file")
     path = Path(path)
     if not path.is_file():  # before: a device or a folder there was "no such JSONL file" too
         what = "no such JSONL file" if not path.exists() else "not a regular file (a JSONL file is read from a file)"

@@ -21,7 +21,9 @@ from searchgym.world.world import SPLITS, World
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 ANSWER_TYPES = ("entity", "number", "list", "text")
-_NAME = {"type": "string", "pattern": "\\S", "maxLength": 1000}  # an id or a name: not blank
+#: a character that shows: not a space, and not a zero-width one (U+200B..U+200D, U+2060, U+FEFF)
+_VISIBLE = "[^\\s\\u200b-\\u200d\\u2060\\ufeff]"
+_NAME = {"type": "string", "pattern": _VISIBLE, "maxLength": 1000}  # an id or a name: not blank
 _TEXT = {"type": "string"}
 
 PAGE_SCHEMA = {
@@ -31,7 +33,7 @@ PAGE_SCHEMA = {
 TASK_SCHEMA = {
     "type": "object", "required": ["id", "question", "answers"],
     "properties": {
-        "id": _NAME, "question": {"type": "string", "pattern": "\\S"},
+        "id": _NAME, "question": {"type": "string", "pattern": _VISIBLE},
         "answers": {"anyOf": [_NAME, {"type": "array", "minItems": 1, "items": _NAME}]},
         "split": {"enum": list(SPLITS)}, "family": _NAME, "answer_type": {"enum": list(ANSWER_TYPES)},
     },
@@ -55,6 +57,15 @@ def _task_problem(row: dict) -> str | None:
     if row.get("answer_type") == "number" and not any(_DIGIT.search(a) for a in answers):
         return (f"'answers' of a number task must hold a number written in digits (answers are matched by "
                 f"their first number), got {json.dumps(answers, ensure_ascii=False)[:60]}")
+    from searchgym.scoring import normalize_answer, split_list  # scoring imports the world package
+
+    # a list task is scored item by item (its first answer split as scoring splits a list)
+    scored = split_list(answers[0]) if row.get("answer_type") == "list" else answers
+    empty = next((a for a in scored if not normalize_answer(a)), None)
+    if empty is not None:  # before: "A", "The" or "..." as gold was matched by an answer of "?" or "the"
+        return (f"answer {json.dumps(empty, ensure_ascii=False)[:40]} is empty once normalised as answers are "
+                "scored (lower case, no punctuation, no articles a/an/the), so an empty or punctuation-only answer "
+                "would match it; write the answer's words (for a multiple-choice option, the option's text)")
     return None
 
 
@@ -92,5 +103,7 @@ def world_from_files(corpus: str | Path, tasks: str | Path, now: dt.date | None 
     return World(
         seed=0, size="external", now=now or dt.date(2030, 1, 1), entities={}, facts={},
         pages=tuple(load_corpus(corpus)), kb={}, tasks=tuple(load_tasks(tasks)), version="external-v0",
-        meta={"corpus": str(corpus), "tasks": str(tasks)},
+        # what it is, not where it was read from: the fingerprints hash ``meta``, and the same files gave
+        # three fingerprints when named as c.jsonl, ./c.jsonl and /tmp/c.jsonl
+        meta={"source": "world_from_files"},
     )
