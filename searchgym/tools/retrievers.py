@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import random
 import re
+import unicodedata
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from functools import cache, lru_cache
@@ -39,7 +40,11 @@ _TOKEN = re.compile(r"[^\W_]+")
 
 
 def tokenize(text: str) -> list[str]:
-    """Lower-cased alphanumeric tokens without stopwords: the one tokenizer of both BM25 engines."""
+    """Lower-cased alphanumeric tokens without stopwords: the one tokenizer of both BM25 engines.
+    Text that is not ASCII is NFKC-normalised first, so a query finds a page whatever Unicode form
+    either is written in (decomposed accents, full-width letters)."""
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", text)
     return [t for t in _TOKEN.findall(text.lower()) if t not in STOPWORDS]
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import threading
+import unicodedata
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -29,7 +30,10 @@ _NOT_WORD = re.compile(r"[\W_]+")
 
 
 def normalize_query(query: str) -> str:
-    """Lower-case, punctuation to spaces, whitespace collapsed: "Vexa Corp?" == "  vexa corp"."""
+    """Lower-case, punctuation to spaces, whitespace collapsed: "Vexa Corp?" == "  vexa corp" (and NFKC
+    for text that is not ASCII, as :func:`tokenize` reads it)."""
+    if not query.isascii():
+        query = unicodedata.normalize("NFKC", query)
     return " ".join(_NOT_WORD.sub(" ", query.lower()).split())
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
+import unicodedata
 from pathlib import Path
 
 from searchgym.world.jsonl_records import read_records
@@ -69,12 +70,19 @@ def _task_problem(row: dict) -> str | None:
     return None
 
 
+def _nfc(text: str) -> str:
+    """Text in one Unicode form (NFC). Why: a page exported decomposed (NFD, as some Wikipedia dumps
+    are) was not found by a query typed composed, and an answer copied from it did not score."""
+    return text if text.isascii() else unicodedata.normalize("NFC", text)
+
+
 def load_corpus(path: str | Path) -> list[Page]:
     """Read a JSONL corpus into pages (split into sentences; no fact ids: real text has none)."""
     pages = []
     for row in read_records(path, PAGE_SCHEMA, PAGE_FORMS, "page"):
-        sentences = tuple(Sentence(s) for s in _SENTENCE_END.split(row["text"].strip()) if s)
-        pages.append(Page(row["id"], row.get("url", f"doc://{row['id']}"), row["title"], sentences, "external", None))
+        sentences = tuple(Sentence(s) for s in _SENTENCE_END.split(_nfc(row["text"]).strip()) if s)
+        pages.append(Page(row["id"], row.get("url", f"doc://{row['id']}"), _nfc(row["title"]), sentences, "external",
+                          None))
     return pages
 
 
@@ -86,8 +94,8 @@ def load_tasks(path: str | Path, default_split: str = "test") -> list[Task]:
     for row in read_records(path, TASK_SCHEMA, TASK_FORMS, "task", _task_problem):
         answers = row["answers"]
         tasks.append(Task(
-            id=row["id"], family=row.get("family", "external"), question=row["question"],
-            answers=(answers,) if isinstance(answers, str) else tuple(answers),
+            id=row["id"], family=row.get("family", "external"), question=_nfc(row["question"]),
+            answers=tuple(map(_nfc, (answers,) if isinstance(answers, str) else answers)),
             answer_type=row.get("answer_type", "text"), evidence=(), tools=("web_search",),
             split=row.get("split", default_split),
         ))

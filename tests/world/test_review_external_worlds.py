@@ -91,3 +91,25 @@ def test_candidate_and_numeric_envs_refuse_a_world_with_no_names_or_facts(tmp_pa
 
 def test_the_calculators_overflow_message_shows_the_excess():
     assert Calculator()(expression="1e15+1").error.endswith("(1000000000000001)")  # was "(1e+15)"
+
+
+def test_text_in_another_unicode_form_is_found_and_scored(tmp_path):
+    """Before: a corpus exported decomposed (NFD) was not found by a composed query ("No results"), an
+    answer copied from it did not score, and a full-width query missed an ASCII page."""
+    import unicodedata
+
+    from searchgym.tools import build_tools
+
+    nfd = lambda text: unicodedata.normalize("NFD", text)  # noqa: E731
+    corpus, tasks = tmp_path / "corpus.jsonl", tmp_path / "tasks.jsonl"
+    corpus.write_text(json.dumps({"id": "p1", "title": nfd("Café Zürich"), "text": nfd("Zoë Müller founded the Café "
+                                  "Zürich in 1999.")}, ensure_ascii=False) + "\n"
+                      + json.dumps({"id": "p2", "title": "ABC Corp", "text": "ABC Corp makes kettles."}) + "\n",
+                      encoding="utf-8")
+    tasks.write_text(json.dumps({"id": "q", "question": nfd("Who founded Café Zürich?"), "answers": [nfd("Zoë Müller")]},
+                                ensure_ascii=False) + "\n", encoding="utf-8")
+    world = world_from_files(corpus, tasks)
+    tools = build_tools(world)
+    assert "Zoë Müller founded" in tools["web_search"](query="Café Zürich").text
+    assert "ABC Corp makes kettles" in tools["web_search"](query="ＡＢＣ Ｃｏｒｐ").text
+    assert score_answer(world.tasks[0], "Zoë Müller").success and world.tasks[0].question == "Who founded Café Zürich?"
