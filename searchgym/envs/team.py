@@ -73,7 +73,7 @@ class TeamSearchEnv(TeamPosts, MultiSearchEnv):
     actions ``<post>...</post>`` and ``<wait/>`` in text mode. In candidate mode the candidates are
     the single-agent ones for the role's tools (from what the agent saw, notes included), ``post``
     candidates (lines of its latest tool result that carry evidence the blackboard lacks, those
-    naming what the team talks about first, at most ``MAX_POST_CANDIDATES``; see
+    naming what the team talks about first, at most ``MAX_POST_CANDIDATES`` and under half the list; see
     :mod:`searchgym.envs.team_posts`) and ``wait`` (always admissible).
 
     **Observation Space**

@@ -83,7 +83,8 @@ class TeamPosts:
         cached = self._options_cache.get(agent)
         if cached is not None and cached[0] is rnd and cached[1] is board and cached[2] == len(board.notes):
             return list(cached[3])
-        options = self._rank_post_lines(agent, rnd, lines)
+        # at most half the list, less one: before, max_candidates <= 12 left only posts (not even ``wait``)
+        options = self._rank_post_lines(agent, rnd, lines)[:max(self.config.max_candidates - 1, 0) // 2]
         self._options_cache[agent] = (rnd, board, len(board.notes), options)
         return list(options)
 

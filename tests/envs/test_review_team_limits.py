@@ -1,0 +1,50 @@
+"""The team env at the edges of its settings, as a reviewer met them: a short candidate list keeps
+``wait`` and room for tool calls; a seed given as a NumPy integer is the int it is."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import searchgym
+
+
+def _after_a_search(max_candidates: int) -> list:
+    env = searchgym.make("TeamSearch-Candidates-v0", world_size="tiny", max_candidates=max_candidates)
+    _, infos = env.reset(seed=0)
+
+    def pick(agent, wanted):
+        return next(i for i, c in enumerate(infos[agent]["candidates"]) if wanted(c))
+
+    _, _, _, _, infos = env.step({"lead": pick("lead", lambda c: c.kind == "wait"),
+                                  "searcher": pick("searcher", lambda c: c.kind == "tool"),
+                                  "analyst": pick("analyst", lambda c: c.kind == "wait")})
+    return infos["searcher"]["candidates"]
+
+
+@pytest.mark.parametrize("max_candidates", [2, 3, 4, 8, 12, 13])
+def test_wait_stays_admissible_and_posts_take_under_half_a_short_list(max_candidates):
+    """Before: with max_candidates <= 12 a searcher's list after one search was posts only, so it could
+    not wait (documented as always admissible), search or look anything up."""
+    kinds = [c.kind for c in _after_a_search(max_candidates)]
+    assert "wait" in kinds and kinds.count("post") <= (max_candidates - 1) // 2
+    assert len(kinds) == max_candidates and "tool" in kinds
+
+
+def test_the_default_list_still_offers_up_to_twelve_posts():
+    assert 0 < [c.kind for c in _after_a_search(48)].count("post") <= 12
+
+
+@pytest.mark.parametrize("env_id", ["TeamSearch-Candidates-v0", "GroupSearch-Candidates-v0", "TeamSearch-Numeric-v0"])
+def test_a_numpy_integer_seed_is_the_int_it_is(env_id):
+    """Before: gymnasium.error.Error "Seed must be a python integer" from deep in the reset, though the
+    envs take NumPy integers for their sizes (a sweep's np.arange)."""
+    first = searchgym.make(env_id, world_size="tiny")
+    second = searchgym.make(env_id, world_size="tiny")
+    obs_numpy, _ = first.reset(seed=np.arange(3)[1])
+    obs_int, _ = second.reset(seed=1)
+    agent = first.agents[0]
+    assert str(obs_numpy[agent]) == str(obs_int[agent])
+    for bad in (1.5, True, -1):
+        with pytest.raises(ValueError, match=r"seed must be an int in 0\.\.9223372036854775807, got "):
+            first.reset(seed=bad)
