@@ -171,7 +171,7 @@ def _tag_content(text: str, tag: str, start: int) -> str:
 
 
 # --------------------------------------------------------------------------------- parsing
-def _read_tool_call(rest: str, tool_names: Sequence[str], team: bool) -> Action | str:
+def _read_tool_call(rest: str, tool_names: Sequence[str], team: bool, shown: Sequence[str]) -> Action | str:
     """The JSON after ``<tool_call>``: scanned to its balanced end first (so a closing tag inside a
     string is harmless), then, if that fails, only up to ``</tool_call>``."""
     close = _closer("tool_call").search(rest)
@@ -179,12 +179,14 @@ def _read_tool_call(rest: str, tool_names: Sequence[str], team: bool) -> Action 
     for body in [rest] if close is None else [rest, rest[: close.start()]]:
         obj, problem = _load_object(body)
         if obj is not None:
-            return _action_from_call(obj, tool_names, team)
+            return _action_from_call(obj, tool_names, team, shown)
     return f"could not read the JSON inside <tool_call> ({problem})"
 
 
-def _parse_text(text: str, tool_format: str, tool_names: Sequence[str], team: bool) -> Action | str:
-    """The first action tag of the format in ``text`` (disallowed team tags are skipped)."""
+def _parse_text(text: str, tool_format: str, tool_names: Sequence[str], team: bool,
+                shown: Sequence[str]) -> Action | str:
+    """The first action tag of the format in ``text`` (disallowed team tags are skipped); ``shown``: the
+    tools an error names."""
     skipped_team = False
     for m in _opener(tool_format).finditer(text):
         tag, self_closing = m.group(1).lower(), m.group(2) == "/"
@@ -194,7 +196,7 @@ def _parse_text(text: str, tool_format: str, tool_names: Sequence[str], team: bo
         if tag == "wait":
             return Action.wait()
         if tag == "tool_call":
-            return _read_tool_call(text[m.end() :], tool_names, team)
+            return _read_tool_call(text[m.end() :], tool_names, team, shown)
         tags = tag_tools()
         no_argument = tag in tags and tags[tag][1] is None  # <time> reads nothing after it
         content = "" if self_closing or no_argument else _tag_content(text, tag, m.end())
@@ -209,13 +211,13 @@ def _parse_text(text: str, tool_format: str, tool_names: Sequence[str], team: bo
         tool = _resolve_tool(tool_name, tool_names)
         if tool is None:
             return f"<{tag}> calls {tool_name}, which is not available here; accepted tools: " + (
-                ", ".join(tool_names) or "(none)"
+                ", ".join(shown) or "(none)"
             )
         return Action.call(tool) if arg is None else Action.call(tool, **{arg: content})
     if tool_format == "hermes":
         obj, _ = _load_object(text)  # no tags: a bare (or fenced) JSON tool call
         if isinstance(obj, dict) and any(k in obj for k in (*_NAME_KEYS, "function")):
-            return _action_from_call(obj, tool_names, team)
+            return _action_from_call(obj, tool_names, team, shown)
     if skipped_team:
         return "<post> and <wait/> are team actions, not available here; no other action was found"
     if tool_format == "hermes":
@@ -259,7 +261,7 @@ def parse_action(
             allow_team_actions,
         )
     text = _SPECIAL_TOKEN.sub("", text)
-    result = _parse_text(text, tool_format, tool_names, allow_team_actions)
+    result = _parse_text(text, tool_format, tool_names, allow_team_actions, shown)
     if isinstance(result, Action):
         return result
     if unclosed_think and not text.strip():
@@ -288,7 +290,7 @@ def parse_tool_call(
         problem = (f"a structured action must be a dict {{\"name\": ..., \"arguments\": {{...}}}} or an "
                    f"OpenAI tool call, got {kind_of(call)}")
         return _error(problem, tool_format, shown, allow_team_actions)
-    result = _action_from_call(obj, tool_names, allow_team_actions)
+    result = _action_from_call(obj, tool_names, allow_team_actions, shown)
     return result if isinstance(result, Action) else _error(result, tool_format, shown, allow_team_actions)
 
 

@@ -67,8 +67,10 @@ _ARG_KEYS = ("arguments", "parameters", "args")
 _NOT_ARGS = {*_NAME_KEYS, "function", "type", "id"}
 
 
-def action_from_call(obj: Any, tool_names: Sequence[str], team: bool) -> Action | str:
-    """An Action from a decoded tool call, or a message saying what is wrong with it."""
+def action_from_call(obj: Any, tool_names: Sequence[str], team: bool,
+                     shown_tools: Sequence[str] | None = None) -> Action | str:
+    """An Action from a decoded tool call, or a message saying what is wrong with it (naming the calls
+    the agent may make: ``shown_tools``, default ``tool_names``, then answer, and a team's post_note and wait)."""
     if not isinstance(obj, dict):
         return f"a tool call must be a JSON object with a name and arguments, got {kind_of(obj)}"
     function = obj.get("function")
@@ -115,9 +117,12 @@ def action_from_call(obj: Any, tool_names: Sequence[str], team: bool) -> Action 
                                                '(whitespace and control characters do not count)')
     if team and lowered == "wait":
         return Action.wait()
+    if not team and lowered in ("post_note", "post", "wait"):  # before: "unknown tool 'wait'"
+        return f"{name} is a team action, not available here"
     tool = resolve_tool(name, tool_names)
     if tool is None:
-        return f"unknown tool {name!r}; accepted tools: {', '.join(tool_names) or '(none)'}"
+        calls = [*(tool_names if shown_tools is None else shown_tools), "answer", *(("post_note", "wait") if team else ())]
+        return f"unknown tool {name!r}; accepted calls: {', '.join(calls)}"
     try:
         return Action.call(tool, **args)
     except ValueError as exc:  # an argument nested past MAX_ARGUMENT_DEPTH

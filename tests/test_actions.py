@@ -155,7 +155,7 @@ def test_hermes_team_actions():
     err = hermes("<wait/>")
     assert isinstance(err, ParseError) and "team actions" in err.message
     err = hermes('<tool_call>{"name": "post_note", "arguments": {"note": "hi"}}</tool_call>')
-    assert isinstance(err, ParseError) and "unknown tool 'post_note'" in err.message
+    assert isinstance(err, ParseError) and "post_note is a team action, not available here" in err.message
 
 
 @pytest.mark.parametrize(
@@ -163,7 +163,7 @@ def test_hermes_team_actions():
     [
         (
             '<tool_call>{"name": "browse", "arguments": {}}</tool_call>',
-            "unknown tool 'browse'; accepted tools: web_search",
+            "unknown tool 'browse'; accepted calls: web_search",
         ),
         ("I think the answer is Mara Quell.", "no <tool_call> or <answer> found"),
         ("<tool_call>search for Vexa</tool_call>", "could not read the JSON inside <tool_call>"),

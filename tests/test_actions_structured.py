@@ -54,12 +54,12 @@ def test_answer_post_and_wait_are_calls():
 
 
 @pytest.mark.parametrize(("call", "problem"), [
-    ({"name": "browse", "arguments": {}}, "unknown tool 'browse'; accepted tools: web_search, knowledge_base"),
+    ({"name": "browse", "arguments": {}}, "unknown tool 'browse'; accepted calls: web_search, knowledge_base"),
     ({"name": "web_search", "arguments": "{query: "}, 'could not read the "arguments" of web_search'),
     ({"name": "web_search", "arguments": [1, 2]}, 'the "arguments" of web_search must be a JSON object, got a list'),
     ({"arguments": {"query": "x"}}, 'the tool call has no "name"'),
     ({"name": "answer", "arguments": {"answer": "  "}}, "the answer call is empty"),
-    ({"name": "wait", "arguments": {}}, "unknown tool 'wait'"),  # team actions only in a team
+    ({"name": "wait", "arguments": {}}, "wait is a team action, not available here"),  # team actions only in a team
     (7, "a structured action must be a dict"),
     (None, "a structured action must be a dict"),
 ])

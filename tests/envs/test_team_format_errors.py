@@ -34,3 +34,21 @@ def test_a_structured_call_that_cannot_be_read_lists_the_roles_forms():
     text = obs["lead"]["text"]
     assert "Could not read your action" in text and '"name": "ask_for_clarification"' in text
     assert '"name": "web_search"' not in text
+
+
+def test_an_unknown_structured_call_names_the_roles_own_calls():
+    """Before: a searcher's unknown structured call listed calculator, current_time and
+    ask_for_clarification (not its tools) and never named answer, post_note or wait; in a group,
+    {"name": "wait"} was "unknown tool 'wait'"."""
+    import searchgym
+
+    env = searchgym.make("TeamSearch-v0", world_size="tiny")
+    env.reset(seed=0)
+    obs, *_ = env.step({"lead": "<wait/>", "searcher": {"name": "browse", "arguments": {"url": "x"}},
+                        "analyst": "<wait/>"})
+    first = obs["searcher"]["text"].splitlines()[0]
+    assert first.endswith("unknown tool 'browse'; accepted calls: web_search, knowledge_base, answer, post_note, wait.")
+    group = searchgym.make("GroupSearch-v0", world_size="tiny", group_size=1)
+    group.reset(seed=0)
+    obs, *_ = group.step({"agent_0": {"name": "wait", "arguments": {}}})
+    assert "wait is a team action, not available here" in obs["agent_0"]["text"].splitlines()[0]
