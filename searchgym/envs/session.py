@@ -226,17 +226,19 @@ class SearchSession(Transcript):
         self._shuffled: tuple[list[Action], RankedCandidates, list[int]] | None = None
 
     # ---------------------------------------------------------------------- observations
-    def prompt(self, team_actions: bool = False, chat: bool = False) -> str:
+    def prompt(self, team_actions: bool = False, chat: bool = False, max_chars: int | None = None) -> str:
         """The first observation in text mode: the question, the tools and the accepted forms.
 
         ``chat=True`` is the form for a chat template that renders the tools itself
         (``apply_chat_template(tools=...)``, an OpenAI ``tools`` list): no tool list and no
-        tool-call examples, only the answer (and team) forms and the question."""
+        tool-call examples, only the answer (and team) forms and the question. ``max_chars``: its
+        length at most (default ``max_obs_chars``; a team leaves room for the blackboard after it)."""
+        limit = self.config.max_obs_chars if max_chars is None else max_chars
         forms = accepted_forms(self.config.tool_format, self.allowed, team_actions)
         answer = "Give your final answer with <answer>...</answer>." if self.can_answer else \
             "You cannot submit the final answer; another team member does."
         head = f"{self.header}\n" if self.header else ""
-        question = sanitize("\n" + question_text(self.task.question), self.config.max_obs_chars)
+        question = sanitize("\n" + question_text(self.task.question), limit)
         if chat:
             team = " Team actions: <post>a note for your team</post> or <wait/>." if team_actions else ""
             text = (f"{head}Answer the question by calling the tools you are given, one call per turn. "
@@ -245,7 +247,7 @@ class SearchSession(Transcript):
             schemas = json.dumps([self.tools[t].schema() for t in self.allowed])
             text = f"{head}Answer the question by using the tools. {answer}\nTools: {schemas}\n{forms}"
         # cut before the question, which comes last: a max_obs_chars below the prompt's length cut it off
-        return sanitize(text, self.config.max_obs_chars - len(question)) + question
+        return sanitize(text, limit - len(question)) + question
 
     def refresh_candidates(self, extra: Sequence[Action] = ()) -> list[Action]:
         """Regenerate and shuffle this step's candidates (by the session's generator)."""

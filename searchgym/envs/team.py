@@ -166,9 +166,7 @@ class TeamSearchEnv(TeamPosts, MultiSearchEnv):
         self.max_rounds = max_rounds
         self.blackboard = Blackboard()
         self.reader: NoteReader | None = None
-        self.round = 0
-        self.answered_by: str | None = None
-        self.team_score = None
+        self.round, self.answered_by, self.team_score = 0, None, None
         self.first_found: dict[str, tuple[int, tuple[str, ...]]] = {}
         self._latest_tool_round: dict[str, Round] = {}
         self._line_cache: dict[str, tuple[Round, list, tuple]] = {}  # agent -> (round, lines, their memo key)
@@ -209,8 +207,9 @@ class TeamSearchEnv(TeamPosts, MultiSearchEnv):
             if self._candidate_mode():  # candidate observations do not show the prompt
                 obs[agent] = self._observation(agent, "")
                 continue
-            prompt = self.sessions[agent].prompt(team_actions=True)
-            obs[agent] = self._observation(agent, prompt + "\n" + self.blackboard.text(self.config.max_obs_chars))
+            board = self.blackboard.text(self.config.max_obs_chars)  # the prompt gives way to it: it ends the text
+            prompt = self.sessions[agent].prompt(team_actions=True, max_chars=self.config.max_obs_chars - len(board) - 1)
+            obs[agent] = self._observation(agent, prompt + "\n" + board)
         return obs, {a: self._info(a, None) for a in self.agents}
 
     # ------------------------------------------------------------------------------- step
@@ -235,10 +234,10 @@ class TeamSearchEnv(TeamPosts, MultiSearchEnv):
         rewards = self._rewards(outcomes, terminated, truncated)
         obs, infos = {}, {}
         for agent, outcome in outcomes.items():
-            theirs = [n for n in notes if n.author != agent]
-            text = outcome.text
-            if theirs:
-                text += "\n\n" + self.blackboard.text(self.config.max_obs_chars // 2, theirs, "New notes on the blackboard")
+            theirs, text = [n for n in notes if n.author != agent], outcome.text
+            if theirs:  # the result gives way to the notes (cut together at the end, a long result hid them)
+                block = self.blackboard.text(self.config.max_obs_chars // 2, theirs, "New notes on the blackboard")
+                text = text[:max(self.config.max_obs_chars - len(block) - 2, 0)] + "\n\n" + block
             obs[agent] = self._observation(agent, text)
             infos[agent] = self._info(agent, outcome, rewards[agent])
         live = list(self.agents)

@@ -48,3 +48,25 @@ def test_a_numpy_integer_seed_is_the_int_it_is(env_id):
     for bad in (1.5, True, -1):
         with pytest.raises(ValueError, match=r"seed must be an int in 0\.\.9223372036854775807, got "):
             first.reset(seed=bad)
+
+
+def test_a_long_tool_result_gives_way_to_the_rounds_notes():
+    """Before: the notes were appended after a result already cut to max_obs_chars and cut away with it,
+    while the env counted them as read: the searcher never saw the lead's note."""
+    env = searchgym.make("TeamSearch-v0", world_size="tiny", max_obs_chars=1500)
+    env.reset(seed=0)
+    obs, *_ = env.step({"lead": "<post>Released in 1970, so the answer is 61</post>",
+                        "searcher": '<tool_call>{"name": "web_search", "arguments": {"query": "film released", '
+                                    '"k": 10}}</tool_call>',
+                        "analyst": "<wait/>"})
+    text = obs["searcher"]["text"]
+    assert len(text) == 1500 and text.startswith("<tool_response>\n[1] ")  # the result, cut
+    assert text.endswith("\n\nNew notes on the blackboard:\n[round 1] lead: Released in 1970, so the answer is 61")
+
+
+def test_a_short_first_observation_still_ends_with_the_blackboard():
+    """Before: at max_obs_chars=400 the prompt filled the text and "Blackboard: (empty)" was cut off."""
+    env = searchgym.make("TeamSearch-v0", world_size="tiny", max_obs_chars=400)
+    obs, _ = env.reset(seed=0)
+    text = obs["searcher"]["text"]
+    assert len(text) <= 400 and text.endswith("?\nBlackboard: (empty)") and "\nQuestion: " in text
