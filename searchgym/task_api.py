@@ -28,12 +28,17 @@ from searchgym.tools.team_actions import chat_tools
 from searchgym.world.model import Task
 from searchgym.world.world import SPLITS
 
-__all__ = ["ANSWER_SPLITS", "SYSTEM_PROMPT", "TaskRecord", "make_task_env", "tasks", "to_hf_dataset"]
+__all__ = ["ANSWER_SPLITS", "MEMBER_SYSTEM_PROMPT", "SYSTEM_PROMPT", "TaskRecord", "make_task_env", "tasks", "to_hf_dataset"]
 
 #: The splits whose gold answers the API gives (never the test split).
 ANSWER_SPLITS = ("train", "dev")
 SYSTEM_PROMPT = ("You are a search agent. Answer the user's question by calling the tools you are given, "
                  "one call per turn, and finish by calling answer (or writing <answer>...</answer>).")
+#: The default system message of a team member that cannot answer (before, it was told to finish by
+#: calling answer, a tool it is not given: following it cost the invalid-action penalty).
+MEMBER_SYSTEM_PROMPT = ("You are a search agent in a team. Work on the user's question by calling the tools you are "
+                        "given, one call per turn; share what you find with post_note (or <post>...</post>) for the "
+                        "teammate who answers, and wait when you have nothing to add.")
 
 
 @dataclass
@@ -87,6 +92,8 @@ def _sessions(env: Any) -> tuple[dict[str, Any], bool]:
 
 def _chat(session: Any, team: bool, system_prompt: str) -> dict[str, Any]:
     prompt = session.prompt(team_actions=team, chat=True)
+    if system_prompt == SYSTEM_PROMPT and not session.can_answer:  # the default, for a member who cannot answer
+        system_prompt = MEMBER_SYSTEM_PROMPT
     messages = ([{"role": "system", "content": system_prompt}] if system_prompt else [])
     return {"messages": [*messages, {"role": "user", "content": prompt}],
             "tools": chat_tools(session.allowed, team_actions=team, answer=session.can_answer)}
@@ -98,8 +105,8 @@ def tasks(suite_or_env_id: str | Suite, split: str = "train", system_prompt: str
     ``suite_or_env_id``: a suite id (``"searchqa-text-v2"``: its frozen tasks) or an env id
     (``"SearchQA-v0"``: every task of the split in the env's default world). ``answers`` is None
     on the test split. The chat prompt is the env's (``SearchSession.prompt(chat=True)``, meant
-    for a template that renders ``tools``) after ``system_prompt`` (``""``: no system message).
-    ``messages`` and ``tools`` are for the text-mode suites and envs; a candidate-mode env takes
+    for a template that renders ``tools``) after ``system_prompt`` (``""``: no system message; by default a team
+    member that cannot answer gets :data:`MEMBER_SYSTEM_PROMPT`). ``messages`` and ``tools`` are for the text-mode suites and envs; a candidate-mode env takes
     the index of a listed action instead (its records still give ids, questions and answers).
     """
     if system_prompt is not None and not isinstance(system_prompt, str):  # was sent as the content: 5

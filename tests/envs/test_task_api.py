@@ -10,7 +10,7 @@ import pytest
 
 import searchgym
 from searchgym.suites import Suite
-from searchgym.task_api import HF_INSTALL, SYSTEM_PROMPT
+from searchgym.task_api import HF_INSTALL, MEMBER_SYSTEM_PROMPT, SYSTEM_PROMPT
 
 TINY = Suite("tiny-text-api", 1, "SearchQA-v0", {"max_steps": 6, "tool_format": "hermes"}, world_size="tiny",
              dev_size=4, test_size=3)
@@ -153,3 +153,14 @@ def test_a_one_task_env_pickles_and_plays_the_same_task(suite):
     assert str(twin.reset(seed=4)) == str(env.reset(seed=4))
     with pytest.raises(ValueError, match="this env always plays task"):
         twin.reset(seed=4, options={"task_id": "another"})
+
+
+def test_a_team_member_that_cannot_answer_is_not_told_to_finish_by_answering():
+    """Before: every role's system message said "finish by calling answer", a tool a searcher is not given."""
+    record = searchgym.tasks("team-text-v2", "dev")[0]
+    for agent in record.agents.values():
+        answers = "answer" in [t["function"]["name"] for t in agent["tools"]]
+        assert agent["messages"][0]["content"] == (SYSTEM_PROMPT if answers else MEMBER_SYSTEM_PROMPT)
+    assert sorted(a["messages"][0]["content"] == SYSTEM_PROMPT for a in record.agents.values()) == [False, False, True]
+    custom = searchgym.tasks("team-text-v2", "dev", system_prompt="Be brief.")[0]
+    assert {a["messages"][0]["content"] for a in custom.agents.values()} == {"Be brief."}
