@@ -19,22 +19,36 @@ from torch.distributions import Categorical
 import searchgym
 
 
+def positive(text: str) -> int:
+    """An argparse type: an int of at least 1 (0 divided by zero; a negative size ran nothing)."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+#: The ids this file trains on: one agent, a Box observation and a Discrete action with a mask.
+SINGLE_NUMERIC_IDS = ("SearchQA-Numeric-v0", "SearchQA-Numeric-Easy-v0")
+
+
 def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
                                      formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    parser.add_argument("--env-id", default="SearchQA-Numeric-Easy-v0", help="a numeric searchgym id")
-    parser.add_argument("--total-steps", type=int, default=20_000, help="training env steps")
-    parser.add_argument("--num-steps", type=int, default=512, help="env steps per rollout")
+    parser.add_argument("--env-id", default="SearchQA-Numeric-Easy-v0", choices=SINGLE_NUMERIC_IDS,
+                        help="a single-agent numeric searchgym id")
+    parser.add_argument("--total-steps", type=positive, default=20_000, help="training env steps")
+    parser.add_argument("--num-steps", type=positive, default=512, help="env steps per rollout")
     parser.add_argument("--lr", type=float, default=1e-3, help="Adam learning rate")
     parser.add_argument("--gamma", type=float, default=0.99)
     parser.add_argument("--gae-lambda", type=float, default=0.95)
-    parser.add_argument("--update-epochs", type=int, default=4)
-    parser.add_argument("--minibatch-size", type=int, default=128)
+    parser.add_argument("--update-epochs", type=positive, default=4)
+    parser.add_argument("--minibatch-size", type=positive, default=128)
     parser.add_argument("--clip-coef", type=float, default=0.2)
     parser.add_argument("--ent-coef", type=float, default=0.01)
     parser.add_argument("--vf-coef", type=float, default=0.5)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--eval-episodes", type=int, default=50, help="dev tasks played greedily at the end")
+    parser.add_argument("--eval-episodes", type=positive, default=50,
+                        help="dev tasks played greedily at the end (at most the dev split's)")
     return parser.parse_args()
 
 
@@ -55,7 +69,8 @@ class Agent(nn.Module):
         return action, dist.log_prob(action), dist.entropy(), self.value(obs)
 
 
-def evaluate(agent: Agent, env_id: str, episodes: int) -> float:
+def evaluate(agent: Agent, env_id: str, episodes: int) -> tuple[float, int]:
+    """(greedy success, dev tasks played): the first ``episodes`` dev tasks, or all if there are fewer."""
     env = searchgym.make(env_id, split="dev")
     tasks = env.unwrapped.tasks.tasks("dev")[:episodes]
     wins = []
@@ -68,7 +83,7 @@ def evaluate(agent: Agent, env_id: str, episodes: int) -> float:
             obs, _, terminated, truncated, info = env.step(int(logits.argmax()))
             done = terminated or truncated
         wins.append(info["success"])
-    return float(np.mean(wins))
+    return float(np.mean(wins)), len(wins)
 
 
 def main() -> None:
@@ -138,8 +153,8 @@ def main() -> None:
         print(f"update {update}/{updates}: {update * args.num_steps} steps, mean return (last 50 episodes) "
               f"{recent:.3f}, {time.time() - start:.0f}s", flush=True)
 
-    print(f"dev success {evaluate(agent, args.env_id, args.eval_episodes):.3f} "
-          f"({args.eval_episodes} dev tasks, greedy)")
+    success, played = evaluate(agent, args.env_id, args.eval_episodes)
+    print(f"dev success {success:.3f} ({played} dev tasks, greedy)")  # before: said --eval-episodes, not played
 
 
 if __name__ == "__main__":

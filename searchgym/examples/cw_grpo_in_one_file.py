@@ -31,7 +31,7 @@ import searchgym
 @dataclasses.dataclass
 class Args:
     env_id: str = "SearchQA-Candidates-Easy-v0"  # a single-agent candidate env
-    world_size: str = "tiny"  # tiny, small, medium, ...
+    world_size: str = "tiny"  # tiny, small, medium, ... or an int scale
     seed: int = 0
     updates: int = 40  # policy updates
     tasks_per_update: int = 8  # train tasks drawn per update
@@ -48,7 +48,14 @@ def parse_args() -> Args:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     for f in dataclasses.fields(Args):
         parser.add_argument("--" + f.name.replace("_", "-"), type=type(f.default), default=f.default)
-    return Args(**vars(parser.parse_args()))
+    args = Args(**vars(parser.parse_args()))
+    if args.world_size.isdigit():  # an int scale (4..9000) as well as a preset name
+        args.world_size = int(args.world_size)
+    counts = ("updates", "tasks_per_update", "group_size", "update_epochs", "features")
+    for name in [n for n in counts if getattr(args, n) < 1] + (["eval_tasks"] if args.eval_tasks < 0 else []):
+        parser.error(f"--{name.replace('_', '-')} must be at least {0 if name == 'eval_tasks' else 1}, "
+                     f"got {getattr(args, name)}")
+    return args
 
 
 class Round(NamedTuple):
@@ -140,6 +147,8 @@ def main() -> None:
         raise SystemExit(f"--env-id {args.env_id!r} is not a single-agent candidate env; "
                          "accepted: SearchQA-Candidates-v0, SearchQA-Candidates-Easy-v0")
     train_ids = [t.id for t in env.unwrapped.tasks.tasks("train")]
+    if args.tasks_per_update > len(train_ids):  # drawn without replacement
+        raise SystemExit(f"--tasks-per-update {args.tasks_per_update}: this world has {len(train_ids)} train tasks")
     with torch.random.fork_rng():  # the initial weights come from the seed, global state untouched
         torch.manual_seed(args.seed)
         policy = Scorer(args.features)
