@@ -13,6 +13,9 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 _TOKEN = re.compile(r"[a-z0-9]+")
+#: A text's tokens for a scan: words, and a sentence's end (``.``, ``!`` or ``?`` before a space or the
+#: line's end) as the token ``"."``, which no name holds, so no match runs across it.
+_SCAN_TOKEN = re.compile(r"[a-z0-9]+|[.!?](?=\s|$)")
 #: Lines a finder keeps the tokens of before it starts over (bounds memory: ~1 KB a line, see docs/SCALE.md).
 LINE_MEMO_LIMIT = 20_000
 
@@ -24,8 +27,13 @@ def tokens(text: str) -> list[str]:
 class MentionFinder:
     """Maps surface names (plain and display names) to the ids of entities that carry them."""
 
-    def __init__(self, names: Iterable[tuple[str, str]]) -> None:
-        """``names`` yields (surface name, entity id); one surface may belong to several ids."""
+    def __init__(self, names: Iterable[tuple[str, str]], within_sentences: bool = True) -> None:
+        """``names`` yields (surface name, entity id); one surface may belong to several ids.
+        ``within_sentences``: a name never runs across a sentence's end (before, "... is in Neihio.
+        University of Prestosh ..." was read as the entity "Neihio University", and the city was not
+        offered); False reads as before, for world generation (its shortcut checks, so every world's
+        content and fingerprint stay the same)."""
+        self._scan = _SCAN_TOKEN if within_sentences else _TOKEN
         self._by_first: dict[str, list[tuple[tuple[str, ...], str]]] = defaultdict(list)
         surfaces: dict[tuple[str, ...], str] = {}
         self._ids: dict[tuple[str, ...], list[str]] = defaultdict(list)
@@ -95,7 +103,7 @@ class MentionFinder:
         for line in text.split("\n"):
             read = lines.get(line)
             if read is None:
-                line_tokens = tokens(line)
+                line_tokens = self._scan.findall(line.lower())
                 read = lines[line] = (line_tokens, [i for i, tok in enumerate(line_tokens) if tok in self._by_first])
             if read[1]:
                 offset = len(toks)

@@ -54,7 +54,8 @@ class ShortcutDetector:
                 if not fact_ids and page.entity_id is None:  # news pages: names only in the text
                     if finder is None:
                         finder = MentionFinder([(e.display_name, e.id) for e in self._entities.values()]
-                                               + [(e.name, e.id) for e in self._entities.values()])
+                                               + [(e.name, e.id) for e in self._entities.values()],
+                                               within_sentences=False)  # as worlds were generated
                     for _, ids in finder.find(page.text):
                         for eid in ids:
                             naming[eid].add(i)

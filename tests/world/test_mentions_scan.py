@@ -59,3 +59,29 @@ def test_the_line_memo_starts_over_past_its_limit_and_finds_the_same(monkeypatch
     for text in texts + texts:
         assert finder.find(text) == find_before(finder, text) == [("Vexa Corp", ("e1",)), ("Mara Quell", ("e2",))]
         assert len(finder._lines) <= 3 + 3  # cleared once past the limit, then at most one text's lines added
+
+
+def test_a_name_never_runs_across_a_sentences_end():
+    """Before: "... is in Neihio. University of Prestosh ..." was read as the entity "Neihio University",
+    which the text never names, and the city Neihio was not offered: world 7 (tiny)'s oracle scored
+    0.941 on comparisons (comparison-00005 looked Prestosh up until it ran out of steps)."""
+    names = [("Neihio", "city"), ("Neihio University", "uni1"), ("University of Prestosh", "uni2"),
+             ("Koglecae: A Memoir", "book")]
+    text = ("The campus of University of Prestosh is in Neihio. University of Prestosh opened in 1718! "
+            "Neihio University is old. Koglecae: A Memoir names Neihio\nUniversity of Prestosh again.")
+    assert MentionFinder(names).find(text) == [("University of Prestosh", ("uni2",)), ("Neihio", ("city",)),
+                                               ("Neihio University", ("uni1",)), ("Koglecae: A Memoir", ("book",))]
+    assert MentionFinder(names, within_sentences=False).find(text)[1] == ("Neihio University", ("uni1",))
+
+
+def test_world_seven_s_oracle_finds_the_city_again():
+    from searchgym.baselines import OracleAgent
+    from searchgym.envs.search import SearchEnv
+
+    env = SearchEnv(action_mode="candidates", world_seed=7, world_size="tiny", split="train")
+    env.reset(seed=0, options={"task_id": "comparison-00005"})
+    agent, done, info = OracleAgent(), False, {}
+    while not done:
+        _, _, terminated, truncated, info = env.step(agent.choose_action(env.session))
+        done = terminated or truncated
+    assert info["success"]
