@@ -76,6 +76,7 @@ def test_a_name_never_runs_across_a_sentences_end():
 
 def test_world_seven_s_oracle_finds_the_city_again():
     from searchgym.baselines import OracleAgent
+
     from searchgym.envs.search import SearchEnv
 
     env = SearchEnv(action_mode="candidates", world_seed=7, world_size="tiny", split="train")
