@@ -21,8 +21,10 @@ OPTION_LIMITS: dict[str, int] = {
     "max_episode_tokens": 32_768, "norm_length": 100_000, "max_steps": 1000, "max_rounds": 1000,
     "max_candidates": 1024, "team_size": 32,
 }
-#: Option names whose smallest value is 1 (every other limited option may be 0).
-POSITIVE_OPTIONS = ("group_size", "tasks_per_iteration", "eval_every", "update_epochs", "eval_tasks")
+#: Option names whose smallest value is 1 (every other limited option may be 0); a layer of 0 hidden units
+#: (hidden=0) gave constant logits: a policy that never changed and scored as random did.
+POSITIVE_OPTIONS = ("group_size", "tasks_per_iteration", "eval_every", "update_epochs", "eval_tasks", "hidden",
+                    "critic_hidden")
 #: Any other number in the options (learning rates, coefficients, intervals) is at most this large.
 MAX_OPTION_NUMBER = 1_000_000
 

@@ -180,7 +180,7 @@ def test_the_default_folder_is_named_after_the_played_run(trained, compared, tmp
 HOSTILE_VALUES = {
     "huge hidden": ({"options": {"policy_kwargs": {"hidden": 10**9}}},
                     ("options.policy_kwargs.hidden (1000000000) is outside the bounds of a policy's options (those "
-                     "of `leaderboard retrain`) for hidden: an int in 0..4096")),
+                     "of `leaderboard retrain`) for hidden: an int in 1..4096")),
     "negative dim": ({"options": {"policy_kwargs": {"dim": -5}}}, "options.policy_kwargs.dim (-5) is outside"),
     "hidden as text": ({"options": {"policy_kwargs": {"hidden": "big"}}}, "options.policy_kwargs.hidden ('big')"),
     "policy_kwargs a list": ({"options": {"policy_kwargs": [1]}}, "has options.policy_kwargs of list"),

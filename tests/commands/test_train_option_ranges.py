@@ -28,7 +28,10 @@ CASES = [
     ('{"loss.entropy_coef": NaN}', "option 'loss.entropy_coef' of grpo takes a number, got NaN"),
     # before: a 1.3 TB layer built in the check, memory grown for minutes, a NaN-probability traceback
     ('{"policy_kwargs": {"hidden": 1000000000}}',
-     "policy_kwargs.hidden (1000000000) is outside the bounds of a policy's options for hidden: an int in 0..4096"),
+     "policy_kwargs.hidden (1000000000) is outside the bounds of a policy's options for hidden: an int in 1..4096"),
+    # before: accepted, a policy of constant logits that never changed and scored as random did
+    ('{"policy_kwargs": {"hidden": 0}}',
+     "policy_kwargs.hidden (0) is outside the bounds of a policy's options for hidden: an int in 1..4096"),
     ('{"group_size": 100000000}', "group_size must be an integer <= 4096; got 100000000"),
     ('{"tasks_per_iteration": 5000}', "tasks_per_iteration must be an integer <= 4096; got 5000"),
     ('{"kl_coef": 1e308}', "kl_coef must be in [0, 1e+06] (0: no KL term"),
