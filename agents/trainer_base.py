@@ -99,8 +99,10 @@ def _implausible(blob: dict[str, Any]) -> str:
 #: tests/agents/test_train_kl.py), but a resumed run of another seed, world or policy is neither run.
 #: The harness's config.json holds the rest of a run's identity.
 RUN_IDENTITY = ("seed", "env_id", "env_kwargs", "policy", "policy_kwargs")
-#: Config fields that are no part of what a run trains: where it runs, and paths that may have moved.
-RUNTIME_FIELDS = frozenset({"budget", "device", "rollout_workers", "init_checkpoint"})
+#: Config fields that are no part of what a run trains: where it runs, paths that may have moved, and how
+#: the trained policy is scored (``decoding``: the README's argmax scores copy finished checkpoints into a
+#: folder run with ``decoding=greedy``).
+RUNTIME_FIELDS = frozenset({"budget", "device", "rollout_workers", "init_checkpoint", "decoding"})
 OTHER_RUN_REMEDY = ("move the run folder's files away (or choose another --out), or run the command that made "
                     "them, to resume that run")
 

@@ -181,6 +181,11 @@ def check_options(options: dict[str, Any]) -> TrainedRun:
     base is read too, so that a damaged one is refused now, not inside the evaluation); returns it."""
     if "path" not in options:
         raise ValueError("needs --agent-option path=RUN_FOLDER (a run folder of searchgym train or compare)")
+    from searchgym.agents.policy_actor import DECODINGS
+
+    if options.get("decoding") is not None and options["decoding"] not in DECODINGS:
+        raise ValueError(f"decoding must be one of {', '.join(DECODINGS)} (or left out: the run's own), "
+                         f"got {options['decoding']!r}")
     run = read_run(options["path"])
     check_build(run)
     if run.is_sft:
@@ -190,12 +195,24 @@ def check_options(options: dict[str, Any]) -> TrainedRun:
 
         path = run.folder / CHECKPOINT
         try:
-            lacks = [k for k in ("population", "state") if k not in read_checkpoint(path)]  # weights_only=True
+            blob = read_checkpoint(path)  # weights_only=True
+            lacks = [k for k in ("population", "state") if k not in blob]
+            if not lacks:  # another run's checkpoint: refused now (before: after the evaluation's folder was made)
+                check_same_run(run, blob.get("config"), _recorded_config(run))
         except DamagedFile as exc:  # its remedy ("delete it to start the run again") is not for a reader
             raise DamagedFile(path, exc.what, UNPLAYABLE) from None
         if lacks:
             raise DamagedFile(path, f"is not a trainer's checkpoint (no {', '.join(lacks)})", UNPLAYABLE)
     return run
+
+
+def _recorded_config(run: TrainedRun, device: str = "cpu") -> Any:
+    """The trainer config config.json records (what the checkpoint must have been trained with)."""
+    from searchgym.harness.method_specs import build_config
+    from searchgym.method_table import METHOD_SPECS
+
+    spec = METHOD_SPECS[run.spec_name]
+    return build_config(spec, run.context(device), load_callable(spec.trainer, f"trainer of {spec.name}"))
 
 
 def check_same_run(run: TrainedRun, recorded: Any, config: Any) -> None:
@@ -281,13 +298,15 @@ def rebuild(run: TrainedRun, device: str) -> tuple[Any, list[str] | None, str]:
     return trainer.population, agents, config.decoding
 
 
-def provider(ctx: RunContext, path: str) -> Any:
-    """The policy trained in the run folder ``path``, playing the evaluation's suite with its seed."""
+def provider(ctx: RunContext, path: str, decoding: str | None = None) -> Any:
+    """The policy trained in the run folder ``path``, playing the evaluation's suite with its seed;
+    ``decoding`` (sample or greedy): how it picks actions (default: as the run did)."""
     from searchgym.agents.policy_actor import PolicyActor
 
     run = read_run(path)
     check_suite(run, ctx.suite)
-    population, agents, decoding = rebuild(run, ctx.device)
+    population, agents, recorded = rebuild(run, ctx.device)
+    decoding = recorded if decoding is None else decoding
     ctx.records["played_run"] = {"path": str(run.folder.resolve()), "method": run.config["method"],
                                  "seed": run.config["seed"], "suite_id": run.suite.id,
                                  "finished": is_done(run.folder)}  # else its last checkpoint

@@ -130,6 +130,10 @@ REFUSALS = {
     "a user's method": (lambda t, p: edited(t, p, method_path="mypkg.mod:factory"), "not a built-in learning method"),
     "no checkpoint": (lambda t, p: (shutil.rmtree(edited(t, p) / "checkpoint"), p / "copy")[1],
                       "has no checkpoint/checkpoint.pt"),
+    # before: found only after the evaluation's folder (.lock, config.json) was written
+    "another run's checkpoint": (lambda t, p: edited(t, p, options={"lr": 0.01}),
+                                 "was written by another run than config.json records (lr: 0.003 there, 0.01 now)"),
+    "an unknown decoding": (lambda t, p: t, "decoding must be one of sample, greedy"),
 }
 
 
@@ -137,7 +141,8 @@ REFUSALS = {
 def test_refusals_are_one_line_before_any_folder(case, trained, tmp_path, capsys):
     make, expected = REFUSALS[case]
     path = make(trained, tmp_path)
-    assert evaluate(path, tmp_path / "ev") == 2
+    extra = ["--agent-option", "decoding=top_k"] if case == "an unknown decoding" else []
+    assert evaluate(path, tmp_path / "ev", *extra) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and expected in err[0] and "Traceback" not in err[0], err
     assert not (tmp_path / "ev").exists()
@@ -233,13 +238,15 @@ def test_a_seed_torch_takes_is_played(trained, tmp_path):
     assert evaluate(folder, tmp_path / "ev", "--limit", "1") == 0
 
 
-def test_policy_options_its_encoder_refuses_name_config_json(trained, tmp_path, capsys):
+def test_policy_options_its_encoder_refuses_are_one_line_naming_a_file(trained, tmp_path, capsys):
     """Before: "bad arguments for encoder 'hash': ..." named no file."""
     folder = edited(trained, tmp_path, options={"policy_kwargs": {"nonsense": 3}})
     assert evaluate(folder, tmp_path / "ev") == 2
     [line] = capsys.readouterr().err.strip().splitlines()
-    assert line.startswith(f"searchgym evaluate: damaged file: {folder / 'config.json'}: records a policy its "
-                           "method cannot build (bad arguments for encoder 'hash'"), line
+    # the checkpoint's own record differs from config.json's, which is checked first (before any folder)
+    assert line.startswith(f"searchgym evaluate: damaged file: {folder / 'checkpoint' / 'checkpoint.pt'}: was "
+                           "written by another run than config.json records (policy_kwargs.nonsense: None there, "
+                           "3 now)"), line
 
 
 def test_without_seed_a_run_plays_its_own_seed(tmp_path, capsys):
@@ -252,3 +259,13 @@ def test_without_seed_a_run_plays_its_own_seed(tmp_path, capsys):
     assert (out / "predictions.jsonl").read_bytes() == (run / "predictions.jsonl").read_bytes()
     assert evaluate(run, tmp_path / "ev0", "--seed", "0") == 0
     assert json.loads((tmp_path / "ev0" / "config.json").read_text())["seed"] == 0
+
+
+def test_a_run_is_scored_by_argmax_when_asked(trained, tmp_path, capsys):
+    """--agent-option decoding=greedy scores a sampled run's policy by its argmax (before: refused as an
+    unexpected keyword; the README's argmax scores needed the checkpoints copied into a new comparison)."""
+    assert evaluate(trained, tmp_path / "greedy", "--agent-option", "decoding=greedy") == 0
+    again = tmp_path / "greedy2"
+    assert evaluate(trained, again, "--agent-option", "decoding=greedy") == 0
+    assert (tmp_path / "greedy" / "predictions.jsonl").read_bytes() == (again / "predictions.jsonl").read_bytes()
+    assert json.loads((again / "config.json").read_text())["options"]["agent_options"]["decoding"] == "greedy"

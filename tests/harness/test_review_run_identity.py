@@ -83,6 +83,14 @@ def test_a_checkpoint_of_other_options_is_refused_when_config_json_cannot_say(in
     assert _contents(folder) == before
 
 
+def test_a_finished_checkpoint_is_scored_again_by_argmax_in_another_folder(interrupted, tmp_path):
+    """The README's argmax scores: a run's checkpoint copied into a folder run with decoding=greedy
+    resumes (decoding is how the trained policy is scored, not what it trains)."""
+    folder = tmp_path / "greedy"
+    shutil.copytree(interrupted / "checkpoint", folder / "checkpoint")
+    assert execute_run(_cw_grpo(folder, decoding="greedy")).status == "done" and is_done(folder)
+
+
 def test_the_same_run_still_resumes_from_its_checkpoint(interrupted, tmp_path):
     folder = _copy(interrupted, tmp_path)
     (folder / "config.json").unlink()
