@@ -140,6 +140,11 @@ def run(args: argparse.Namespace) -> int:
     print(f"results: {result.report.results_md}\nsummary: {result.report.summary_csv}")
     print("learning curves: " + ", ".join(str(p) for p in result.report.curves))
     if result.failed:
-        print("re-run the same command to resume the failed runs")
+        refused = [f"{o.label}/seed{o.seed}" for o in result.failed if not o.resumable]
+        if refused:  # before: "re-run ... to resume" for these too, which failed the same way
+            print(f"{', '.join(refused)}: the folder holds another run's files; move them away (or choose another "
+                  "--out), then re-run")
+        if len(refused) < len(result.failed):
+            print("re-run the same command to resume the failed runs")
         return 1
     return 0

@@ -191,7 +191,8 @@ def run_comparison(comparison: Comparison, on_outcome: Callable[[RunOutcome], No
         advance()
         bar.set_postfix_str(f"{outcome.label}/seed{outcome.seed} {outcome.status}")
         if outcome.status == "failed":
-            bar.write(f"run {outcome.label}/seed{outcome.seed} failed: {outcome.error} (see {outcome.run_dir}/error.txt)")
+            see = f" (see {outcome.error_file})" if outcome.error_file else ""  # before: named one never written
+            bar.write(f"run {outcome.label}/seed{outcome.seed} failed: {outcome.error}{see}")
         if on_outcome is not None:
             on_outcome(outcome)
 

@@ -187,12 +187,14 @@ def _run_task(spec: RunSpec, world: Any) -> RunOutcome:
 
 def _failure(spec: RunSpec, error: str) -> RunOutcome:
     """A run that failed outside ``execute_run_safely`` (not placed, process or node lost): error.txt too."""
+    written = None
     try:
         spec.run_dir.mkdir(parents=True, exist_ok=True)
         atomic_write_text(spec.run_dir / "error.txt", error + "\n")
+        written = str(spec.run_dir / "error.txt")
     except OSError:
         pass
-    return RunOutcome(spec.method.label, spec.seed, str(spec.run_dir), "failed", error=error)
+    return RunOutcome(spec.method.label, spec.seed, str(spec.run_dir), "failed", error=error, error_file=written)
 
 
 def run_on_ray(todo: Sequence[RunSpec], record: Callable[[RunOutcome], None], cluster: RayCluster,

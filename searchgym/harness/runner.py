@@ -113,6 +113,8 @@ class RunOutcome:
     status: str  # "done" | "skipped" (already DONE) | "failed" | "busy" (another process writes it)
     seconds: float = 0.0
     error: str | None = None
+    error_file: str | None = None  # the error.txt this failure wrote (None: none, e.g. another run's folder)
+    resumable: bool = True  # False: the folder holds another run's files, so the same command fails again
 
 
 def run_dir(out: Path | str, label: str, seed: int) -> Path:
@@ -352,15 +354,16 @@ def execute_run_safely(spec: RunSpec, wait: bool = False) -> RunOutcome:
     try:
         return execute_run(spec, wait)
     except Exception as exc:  # noqa: BLE001 - one failed run must not stop the comparison
-        text = "".join(traceback.format_exception(exc))
+        text, written = "".join(traceback.format_exception(exc)), None
+        other_run = isinstance(exc, DifferentRun | OtherRunsFile)
         try:  # never through a link; nor into another run's folder (its error.txt is its own failure)
-            if not any(p.is_symlink() for p in folders_below_out(spec)) and not isinstance(
-                    exc, DifferentRun | OtherRunsFile):
+            if not any(p.is_symlink() for p in folders_below_out(spec)) and not other_run:
                 atomic_write_text(spec.run_dir / "error.txt", text)
+                written = str(spec.run_dir / "error.txt")
         except OSError:
             pass
         return RunOutcome(spec.method.label, spec.seed, str(spec.run_dir), "failed",
-                          time.monotonic() - start, f"{type(exc).__name__}: {exc}")
+                          time.monotonic() - start, f"{type(exc).__name__}: {exc}", written, not other_run)
 
 
 def _limit_threads(threads: int) -> None:

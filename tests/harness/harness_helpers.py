@@ -134,3 +134,8 @@ class _BrokenActor:
 def broken_actor(**options):
     """A user's agent whose act has a bug."""
     return _BrokenActor()
+
+
+def broken_method(ctx):
+    """A user's method with a bug: compare and train report it in one line."""
+    raise RuntimeError("the method's own bug")
