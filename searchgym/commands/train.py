@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -24,10 +25,10 @@ from searchgym.extras import require_installed
 from searchgym.harness.finished_files import finished_json
 from searchgym.harness.loggers import LOGGERS
 from searchgym.harness.method_specs import llm_method_spec
-from searchgym.harness.methods import BASELINE_METHODS, METHODS, resolve_method
+from searchgym.harness.methods import BASELINE_METHODS, METHODS, load_method, resolve_method
 from searchgym.harness.preflight import check_comparison, check_policy
 from searchgym.harness.provenance import resolve_device
-from searchgym.harness.runner import RunSpec, execute_run
+from searchgym.harness.runner import RunSpec, execute_run, execute_run_safely
 from searchgym.registry import spec as env_spec
 from searchgym.suites import Suite, tasks
 from searchgym.world import FAMILIES
@@ -205,6 +206,7 @@ def run(args: argparse.Namespace) -> int:
                   world_size=size_from_text(args.world_size), families=families_of(args), difficulty=args.difficulty,
                   test_size=args.test_size, description="ad-hoc suite of `searchgym train`")
     method = resolve_method(args.method)
+    load_method(method)  # a user's path that cannot be imported, or no method, before the run's folder is made
     # as `compare` does: a bad option or policy is one error before the run folder is made (a folder
     # made first would hold "a different run" from the corrected command's, and refuse it); a baseline's
     # options are checked too (it needs no torch for that)
@@ -215,7 +217,14 @@ def run(args: argparse.Namespace) -> int:
     spec = RunSpec(suite=suite, method=method, seed=args.seed, budget=args.budget, out=Path(args.out),
                    device=args.device, policy=args.policy, progress=not args.no_progress, options=options,
                    folder=Path(args.out), logger=args.logger)
-    outcome = execute_run(spec)
+    if method.path.startswith("searchgym."):
+        outcome = execute_run(spec)
+    else:  # a user's method: its exception is one line and error.txt, as in compare (before: a traceback)
+        outcome = execute_run_safely(spec)
+        if outcome.status == "failed":
+            where = f"; its traceback is in {outcome.error_file}" if outcome.error_file else ""
+            print(f"searchgym train: error: method {method.label!r} failed: {outcome.error}{where}", file=sys.stderr)
+            return 1
     if outcome.status == "busy":  # before: "damaged file: .../result.json: is missing from a finished run"
         raise ValueError(f"{outcome.error}; wait for it to finish (then re-run to see its result), or use another --out")
     path = Path(outcome.run_dir) / "result.json"
