@@ -273,6 +273,8 @@ class TrainerBase:
                 bar.update(min(self.state.env_steps, budget) - bar.n)
                 bar.set_postfix(dev=row.get("dev_success", float("nan")), train=round(row["train_success"], 2))
         bar.close()
+        if self.out_dir is not None and not (self.out_dir / CHECKPOINT).exists():  # a budget of 0: no iteration
+            self.save()  # saved the policy it scores; evaluate --agent run found none and said "finish the run"
         return self.state
 
 

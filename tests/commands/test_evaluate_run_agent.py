@@ -269,3 +269,13 @@ def test_a_run_is_scored_by_argmax_when_asked(trained, tmp_path, capsys):
     assert evaluate(trained, again, "--agent-option", "decoding=greedy") == 0
     assert (tmp_path / "greedy" / "predictions.jsonl").read_bytes() == (again / "predictions.jsonl").read_bytes()
     assert json.loads((again / "config.json").read_text())["options"]["agent_options"]["decoding"] == "greedy"
+
+
+def test_a_run_of_budget_zero_is_played_again(tmp_path):
+    """Before: a finished --budget 0 run had no checkpoint, and evaluate said to "finish it with the
+    command that made it"; it now saves the policy it scored."""
+    run = tmp_path / "b0"
+    assert main(["train", *[a if a != "200" else "0" for a in TRAIN], "--out", str(run)]) == 0
+    assert (run / "checkpoint" / "checkpoint.pt").is_file()
+    assert evaluate(run, tmp_path / "ev") == 0
+    assert (tmp_path / "ev" / "predictions.jsonl").read_bytes() == (run / "predictions.jsonl").read_bytes()
