@@ -29,13 +29,40 @@ def _success(run: Any, task_ids: Sequence[str]) -> np.ndarray:
     return np.array([by_id.get(t, 0.0) for t in task_ids], dtype=float)
 
 
+def _base_file(run: Any) -> str | None:
+    """The sha256 of the supervised base a run records starting from (an ``sft`` run: the one it scored)."""
+    record = run.config.get("base")
+    return record.get("sha256") if isinstance(record, dict) and isinstance(record.get("sha256"), str) else None
+
+
+def _paired_seeds(runs: dict[int, Any], base_runs: dict[int, Any]) -> list[int]:
+    """The seeds on which a method started from the very base file scored as ``base``. Why: a variant with
+    its own base settings (``g=grpo[sft_epochs=3]``) or from scratch was shown as a gain over a base it
+    never started from (+0.013 and +0.006 with no RL step at all). A base run recording no file (an older
+    run) is paired as before."""
+    return sorted(k for k in set(runs) & set(base_runs)
+                  if _base_file(base_runs[k]) is None or _base_file(runs[k]) == _base_file(base_runs[k]))
+
+
+def learners_not_from_base(records: Sequence[Any], base: str = BASE_LABEL) -> list[str]:
+    """Labels of learning methods left out of the gain table: they started from another base or none."""
+    base_runs = {r.seed: r for r in records if r.label == base}
+    left = []
+    for label in dict.fromkeys(r.label for r in records):
+        runs = {r.seed: r for r in records if r.label == label}
+        if label != base and base_runs and any(r.config.get("trains", True) for r in runs.values()) \
+                and set(runs) & set(base_runs) and not _paired_seeds(runs, base_runs):
+            left.append(f"{label} ({'another base' if any(map(_base_file, runs.values())) else 'no base'})")
+    return left
+
+
 def gain_rows(records: Sequence[Any], base: str = BASE_LABEL, resamples: int = 2000,
               rng_seed: int = 0) -> list[dict[str, Any]]:
     """One row per (learning method, family): the mean paired gain over ``base`` and its interval.
 
-    Only methods that train and share seeds with the base are compared (random, reader and the
-    oracle do not start from it); a method missing a seed of the base is compared on the seeds both
-    have.
+    Only methods that train and started from the base's own file are compared (random, reader and
+    the oracle do not start from it, nor does a run from scratch or from other base settings); a
+    method missing a seed of the base is compared on the seeds both have.
     """
     base_runs = {r.seed: r for r in records if r.label == base}
     if not base_runs:
@@ -47,7 +74,7 @@ def gain_rows(records: Sequence[Any], base: str = BASE_LABEL, resamples: int = 2
         runs = {r.seed: r for r in records if r.label == label}
         if label == base or not any(r.config.get("trains", True) for r in runs.values()):
             continue
-        seeds = sorted(set(runs) & set(base_runs))
+        seeds = _paired_seeds(runs, base_runs)
         if not seeds:
             continue
         for family in [*families, "all"]:
@@ -85,7 +112,9 @@ def gain_section(records: Sequence[Any], base: str = BASE_LABEL, resamples: int 
     table = gain_table(gain_rows(records, base, resamples))
     if not table:
         return []
+    left = learners_not_from_base(records, base)
+    note = [f"Not in this table, as they did not start from the `{base}` base: {', '.join(left)}.", ""] if left else []
     return [f"## Gain over the supervised base ({base}), paired by seed and task", "",
             f"Success of each learning method minus the success of the `{base}` base of the same seed on the "
             "same task, mean [95% two-level bootstrap interval over seeds and tasks]. An interval above 0 is a "
-            "gain; comparisons are a pick between two options (chance 0.5).", "", table, ""]
+            "gain; comparisons are a pick between two options (chance 0.5).", "", table, "", *note]

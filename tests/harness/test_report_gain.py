@@ -62,3 +62,20 @@ def test_no_base_no_section_and_the_table_shows_the_comparison_chance():
     table = gain_table(gain_rows(_records(), resamples=50))
     assert "comparison (chance 0.5)" in table.splitlines()[0]
     assert "| grpo | 2 | +0.250 [" in table
+
+
+def test_only_runs_started_from_the_bases_own_file_are_paired_with_it():
+    """Before: a variant with its own base settings (g2=grpo[sft_epochs=3]) and a run from scratch were
+    shown as gains over the sft row (+0.013 and +0.006 with --budget 0: no RL step at all)."""
+    def base(sha):
+        return {"base": {"key": sha[:4], "sha256": sha}}
+
+    runs = [Run("sft", k, _preds(v), base(f"base{k}")) for k, v in BASE.items()]
+    runs += [Run("grpo", k, _preds(v), {"options": {"init": "sft"}, **base(f"base{k}")}) for k, v in GRPO.items()]
+    runs += [Run("g2", k, _preds(v), base(f"other{k}")) for k, v in GRPO.items()]
+    runs += [Run("scr", k, _preds(v), {"options": {"init": "scratch"}}) for k, v in GRPO.items()]
+    runs += [Run("half", 0, _preds(GRPO[0]), base("base0")), Run("half", 1, _preds(GRPO[1]), base("other1"))]
+    rows = {(r["method"], r["family"]): r for r in gain_rows(runs, resamples=200)}
+    assert {m for m, _ in rows} == {"grpo", "half"} and rows[("half", "all")]["seeds"] == 1
+    section = "\n".join(gain_section(runs, resamples=200))
+    assert "Not in this table, as they did not start from the `sft` base: g2 (another base), scr (no base)." in section
