@@ -41,10 +41,11 @@ from searchgym.suites import Suite
 CHANCE_NOTE = ("Comparisons are a pick between two options: an agent that always names one of the two "
                "scores 0.5 by chance.")
 
-#: Every column has one type: text (method, family), bool (aggregate), int (seed: empty on
-#: aggregate rows; seeds, n) or float (the rest; the intervals are empty on per-seed rows).
+#: Every column has one type: text (method, family), bool (aggregate; privileged: the method reads what no
+#: agent sees), int (seed: empty on aggregate rows; seeds, n) or float (the rest; the intervals are empty
+#: on per-seed rows).
 SUMMARY_FIELDS = ("method", "family", "aggregate", "seed", "seeds", "n", "success", "f1", "score", "steps", "tool_calls",
-                  "success_low", "success_high", "f1_low", "f1_high")
+                  "success_low", "success_high", "f1_low", "f1_high", "privileged")
 METRICS = ("success", "f1", "score", "steps", "tool_calls")
 
 
@@ -137,7 +138,7 @@ def _by_method(records: Sequence[RunRecord]) -> dict[str, list[RunRecord]]:
 
 
 def summary_rows(records: Sequence[RunRecord], resamples: int = 2000, rng_seed: int = 0) -> list[dict[str, Any]]:
-    rows = []
+    rows, privileged = [], privileged_labels(records)
     for label, runs in _by_method(records).items():
         for family in [*_families(records), "all"]:
             scope = None if family == "all" else family
@@ -145,7 +146,7 @@ def summary_rows(records: Sequence[RunRecord], resamples: int = 2000, rng_seed: 
                 preds = [p for p in r.predictions if scope is None or p["family"] == scope]
                 if preds:
                     rows.append({"method": label, "family": family, "aggregate": False, "seed": r.seed,
-                                 "seeds": 1, "n": len(preds),
+                                 "seeds": 1, "n": len(preds), "privileged": label in privileged,
                                  **{k: float(np.mean([float(p.get(k, 0.0)) for p in preds])) for k in METRICS}})
             success = _matrix(runs, "success", scope)
             if success.size == 0:
@@ -154,7 +155,7 @@ def summary_rows(records: Sequence[RunRecord], resamples: int = 2000, rng_seed: 
             s_ci = bootstrap_ci(success, resamples=resamples, rng=np.random.default_rng([rng_seed, 1]))
             f_ci = bootstrap_ci(f1, resamples=resamples, rng=np.random.default_rng([rng_seed, 2]))
             rows.append({"method": label, "family": family, "aggregate": True, "seed": None,
-                         "seeds": len(runs), "n": success.shape[1],
+                         "seeds": len(runs), "n": success.shape[1], "privileged": label in privileged,
                          **{k: float(_matrix(runs, k, scope).mean()) for k in METRICS},
                          "success_low": s_ci.low, "success_high": s_ci.high, "f1_low": f_ci.low, "f1_high": f_ci.high})
     return rows
@@ -210,7 +211,8 @@ def choose_reference(records: Sequence[RunRecord], preferred: str) -> str | None
     if preferred in labels:
         return preferred
     learners = [r.label for r in records if r.config.get("trains", True)]
-    return learners[0] if learners else (labels[0] if labels else None)
+    plain = [label for label in labels if label not in privileged_labels(records)]  # the oracle bounds, it is
+    return learners[0] if learners else (plain or labels or [None])[0]  # no reference (before: it was one)
 
 
 def significance_table(records: Sequence[RunRecord], reference: str, rng_seed: int = 0) -> str:
@@ -218,7 +220,8 @@ def significance_table(records: Sequence[RunRecord], reference: str, rng_seed: i
     privileged = privileged_labels(records)
     ref = _matrix(grouped[reference], "success", None)
     ref_ids = sorted({p["task_id"] for r in grouped[reference] for p in r.predictions})
-    lines = [f"| {reference} vs | difference in success | p-value | tasks | test |", "|---|---|---|---|---|"]
+    lines = [f"| {shown_label(reference, privileged)} vs | difference in success | p-value | tasks | test |",
+             "|---|---|---|---|---|"]
     for label, runs in grouped.items():
         if label == reference:
             continue
@@ -343,7 +346,7 @@ def write_report(out: Path | str, suite: Suite, labels: Sequence[str], seeds: Se
     ref = choose_reference(records, reference)
     if ref is not None and len(present) > 1:
         note = "" if ref == reference else f" ({reference} has no finished run; {ref} is the reference)"
-        parts += [f"## Significance: {ref} against each other method{note}", "",
+        parts += [f"## Significance: {shown_label(ref, privileged)} against each other method{note}", "",
                   "Paired sign-flip permutation test on per-task success (mean over seeds), two-sided.", "",
                   significance_table(records, ref), ""]
     parts += ["## Training diagnostics (mean over iterations and seeds)", "",
@@ -355,7 +358,7 @@ def write_report(out: Path | str, suite: Suite, labels: Sequence[str], seeds: Se
               "(random, reader, oracle) are flat lines at their dev success."), ""] + [f"![{p.stem}]({p.relative_to(out).as_posix()})" for p in curves_paths]
     parts += ["", "## Runs", "", "| method | seed | train s | eval s | attempts | device |", "|---|---|---|---|---|---|"]
     for r in records:
-        parts.append(f"| {r.label} | {r.seed} | {r.result.get('train_seconds', 0):.1f} | "
+        parts.append(f"| {shown_label(r.label, privileged)} | {r.seed} | {r.result.get('train_seconds', 0):.1f} | "
                      f"{r.result.get('eval_seconds', 0):.1f} | {r.result.get('attempt', 1)} | "
                      f"{r.config.get('device_name', '?')} |")
     results_path = atomic_write_text(out / "results.md", "\n".join(parts) + "\n")

@@ -6,8 +6,8 @@
     test = df[df.kind == "prediction"].groupby(["method", "family"]).success.mean()
 
 Each row has ``kind`` ("metrics": a ``metrics.jsonl`` row; "prediction": a
-``predictions.jsonl`` row), ``method``, ``seed``, ``suite_id``, ``run_dir`` and ``done`` (the run
-finished), then the row's own fields under their file names (``step``, ``dev_success``,
+``predictions.jsonl`` row), ``method``, ``seed``, ``suite_id``, ``run_dir``, ``done`` (the run
+finished) and ``privileged`` (it reads what no agent sees: the oracle), then the row's own fields under their file names (``step``, ``dev_success``,
 ``loss`` ...; ``task_id``, ``family``, ``success``, ``f1`` ...). A field a row lacks is NaN.
 Unfinished runs are included (their metrics so far; predictions only exist once a run is done).
 """
@@ -23,6 +23,7 @@ from searchgym.damaged import DamagedFile, read_bounded
 from searchgym.envs.config import MAX_SEED
 from searchgym.extras import require
 from searchgym.fileio import iter_jsonl, read_json
+from searchgym.harness.privileged_runs import run_reads_private_state
 from searchgym.harness.runner import is_done
 from searchgym.shown import safe_repr
 
@@ -30,7 +31,7 @@ pd = require("pandas", "searchgym.harness.load_results")  # the report extra
 
 #: A summary.csv has a few rows per method, family and seed; more than this is not one we wrote.
 MAX_SUMMARY_BYTES = 64 * 1024 * 1024
-RUN_COLUMNS = ("kind", "method", "seed", "suite_id", "run_dir", "done")
+RUN_COLUMNS = ("kind", "method", "seed", "suite_id", "run_dir", "done", "privileged")
 
 
 def run_folders(directory: str | os.PathLike) -> list[Path]:
@@ -65,7 +66,8 @@ def _rows(folder: Path, kind: str, filename: str) -> list[dict]:
                           f"delete {folder / 'DONE'} and re-run the same command to evaluate the run again" if done
                           else "delete it and re-run the same command")
     head = {"kind": kind, "method": config.get("method"), "seed": config.get("seed"),
-            "suite_id": config.get("suite_id"), "run_dir": str(folder), "done": done}
+            "suite_id": config.get("suite_id"), "run_dir": str(folder), "done": done,
+            "privileged": run_reads_private_state(config)}
     if done and kind == "prediction":
         rows = finished_predictions(folder, tested_count(finished_json(folder, "result.json")))
     else:
@@ -88,6 +90,7 @@ def load_results(directory: str | os.PathLike) -> pd.DataFrame:
     frame = frame[[*RUN_COLUMNS, *(c for c in frame.columns if c not in RUN_COLUMNS)]]
     frame["seed"] = frame["seed"].astype("Int64")
     frame["done"] = frame["done"].astype(bool)
+    frame["privileged"] = frame["privileged"].astype(bool)
     return frame
 
 
@@ -119,7 +122,7 @@ def load_summary(directory: str | os.PathLike) -> pd.DataFrame:
         raise DamagedFile(path, f"line {bad + 1} has {len(rows[bad])} fields where the header has {len(rows[0])}",
                           rewrite)
     try:
-        return pd.read_csv(io.StringIO(text), dtype={"method": str, "family": str, "aggregate": bool,
+        return pd.read_csv(io.StringIO(text), dtype={"method": str, "family": str, "aggregate": bool, "privileged": bool,
                                                      "seed": "Int64", "seeds": "Int64", "n": "Int64"})
     except (ValueError, TypeError) as exc:  # a value of the wrong type (pandas' parser errors are ValueErrors)
         raise DamagedFile(path, f"holds a value of the wrong type ({str(exc).splitlines()[0]})", rewrite) from None

@@ -30,3 +30,28 @@ def test_tables_and_notes_mark_the_oracle():
         "oracle (privileged) reads the task's gold evidence chain: an upper bound, not an agent. "
         "random reads only what an agent sees.")
     assert anchors_note(["random", "reader"], set()) == ""
+
+
+def test_the_oracle_is_marked_in_summary_csv_the_runs_table_and_as_a_reference(tmp_path):
+    """Before: summary.csv and load_results had no marker, the Runs table and the significance heading
+    named it bare, and with no learner the report chose the oracle as the reference by itself."""
+    import csv
+
+    from harness_helpers import TINY_QA
+
+    from searchgym.cli import main
+    from searchgym.harness.results import load_results, load_summary
+
+    out = tmp_path / "out"
+    assert main(["compare", "--suite", TINY_QA.id, "--methods", "oracle,random", "--budget", "0", "--no-progress",
+                 "--out", str(out)]) == 0
+    rows = list(csv.DictReader((out / "summary.csv").open()))
+    assert {(r["method"], r["privileged"]) for r in rows} == {("oracle", "True"), ("random", "False")}
+    assert load_summary(out).groupby("method").privileged.all().to_dict() == {"oracle": True, "random": False}
+    assert load_results(out).groupby("method").privileged.all().to_dict() == {"oracle": True, "random": False}
+    text = (out / "results.md").read_text()
+    assert "## Significance: random against each other method" in text  # not the oracle, which bounds
+    assert "| oracle (privileged) | 0 |" in text  # the Runs table
+    assert main(["report", "--out", str(out), "--reference", "oracle"]) == 0
+    text = (out / "results.md").read_text()
+    assert "## Significance: oracle (privileged) against" in text and "| oracle (privileged) vs |" in text

@@ -116,7 +116,7 @@ def _damage(path, how):
     ("summary.csv", lambda b: b"", "is cut short"),
     ("summary.csv", lambda b: b"\xff" + b, "is not UTF-8 text"),
     ("summary.csv", lambda b: b.replace(b"\n", b",1\n", 2).replace(b",1\n", b"\n", 1),  # a field more on line 2
-     "line 2 has 16 fields where the header has 15"),
+     "line 2 has 17 fields where the header has 16"),
     ("summary.csv", lambda b: b.replace(b"random,all,False,0", b"random,all,maybe,0"),
      "holds a value of the wrong type"),
     ("summary.csv", "folder", "is a folder, not a regular file"),
