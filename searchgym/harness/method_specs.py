@@ -83,6 +83,7 @@ def resolve_options(spec: MethodSpec, options: Mapping[str, Any], trainer_cls: t
     annotations = _annotations(trainer_cls)
     accepted = sorted(places) + sorted(f"{p}.{n}" for n, ps in places.items() for p in ps if p != "train")
     out: dict[str, dict[str, Any]] = {"train": {}, "method": {}, **{s: {} for s in SECTIONS}}
+    given: dict[tuple[str, str], str] = {}  # (place, field) -> the option name that set it
     for name, value in {**spec.defaults, **options}.items():
         place, _, short = name.rpartition(".")
         if name in HARNESS_FIELDS:
@@ -102,6 +103,11 @@ def resolve_options(spec: MethodSpec, options: Mapping[str, Any], trainer_cls: t
             place = found[0]
         if not (short == "norm_length" and value == ENV_STEP_LIMIT):  # the spec's "the env's step limit"
             check_option_type(name, value, annotations[place][short], spec.name)
+        if name in options:  # two spellings of one field (eps_high and loss.eps_high): the last one won
+            if (place, short) in given and given[place, short] != name:
+                raise ValueError(f"options {given[place, short]!r} and {name!r} both set {place}.{short} of "
+                                 f"{spec.name}; give it once")
+            given[place, short] = name
         out[place][short] = value
     return out
 

@@ -195,6 +195,8 @@ def _split_options(entry: str) -> tuple[str, tuple[tuple[str, Any], ...]]:
         if _COMMA_OPTION.search(value):
             raise ValueError(f"method entry {entry!r}: separate the options in brackets with ';' (',' separates "
                              f"methods), e.g. grpo_team=grpo[group_by=team;lr=0.001]")
+        if any(key.strip() == seen for seen, _ in options):  # before: the last one won, silently
+            raise ValueError(f"method entry {entry!r}: option {key.strip()!r} is given twice; give it once")
         options.append((key.strip(), parse_option_value(value.strip())))
     return match["head"], tuple(options)
 

@@ -79,3 +79,21 @@ def test_every_method_draws_its_dev_curve_on_the_suites_dev_split(name, tmp_path
     monkeypatch.setattr(Trainer, "train", lambda self, progress=True: seen.setdefault("dev", list(self.dev_tasks)))
     load_method(name)(make_ctx(TINY_TEAM, tmp_path, eval_tasks=None))
     assert seen["dev"] == [t.id for t in TINY_TEAM.tasks("dev")]
+
+
+def test_one_field_given_twice_is_refused_not_resolved_last_wins():
+    """Before: eps_high and loss.eps_high (either order), or g=grpo[lr=0.01;lr=0.02], ran with whichever
+    came last, and config.json recorded both."""
+    from searchgym.agents.train import Trainer
+    from searchgym.harness.method_specs import resolve_options
+    from searchgym.harness.methods import resolve_method
+    from searchgym.method_table import METHOD_SPECS
+
+    grpo = METHOD_SPECS["grpo"]
+    for options in ({"eps_high": 0.3, "loss.eps_high": 0.1}, {"loss.eps_high": 0.1, "eps_high": 0.3}):
+        with pytest.raises(ValueError, match="both set loss.eps_high of grpo; give it once"):
+            resolve_options(grpo, options, Trainer)
+    with pytest.raises(ValueError, match="option 'lr' is given twice; give it once"):
+        resolve_method("g=grpo[lr=0.01;lr=0.02]")
+    # a spec's own default is overridden by either spelling, as before
+    assert resolve_options(METHOD_SPECS["dr_grpo"], {"norm_length": 5}, Trainer)["loss"]["norm_length"] == 5
