@@ -8,6 +8,7 @@ call the very functions the runs call (``build_config``, ``sft_config``), so the
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import inspect
 from types import SimpleNamespace
@@ -17,6 +18,7 @@ from searchgym.registry import spec as env_spec
 
 from searchgym.harness.methods import (
     BASELINE_METHODS,
+    METHODS,
     SPEC_METHOD_PREFIX,
     MethodRef,
     load_callable,
@@ -24,7 +26,7 @@ from searchgym.harness.methods import (
     trains,
 )
 
-#: The baselines whose options are their keyword parameters after the RunContext (sft checks its own).
+#: The baselines whose options are their keyword parameters after the RunContext (sft: check_sft_options).
 OPTION_CHECKED_BASELINES = ("random", "reader", "oracle")
 
 
@@ -36,6 +38,7 @@ def check_comparison(comparison: Any) -> None:
     check_policy(comparison.policy)
     check_numeric_env(comparison)
     check_baselines(comparison)
+    check_sft_options(comparison)
     if all(baseline_options(m) is not None for m in comparison.methods) or importlib.util.find_spec("torch") is None:
         return
     learners = [m for m in comparison.methods if m.path.startswith("searchgym.") and trains(load_method(m))]
@@ -276,3 +279,20 @@ def check_baselines(comparison: Any) -> None:
     if unknown:
         each = "; ".join(f"{label} takes {', '.join(accepted) or 'none'}" for label, (_, accepted) in checked.items())
         raise ValueError(f"unknown option {unknown[0]!r}: no method of this comparison takes it ({each})")
+
+
+def check_sft_options(comparison: Any) -> None:
+    """The supervised base refuses an option it does not read in its own brackets (``s=sft[nosuch=1]``), and
+    any such ``--option`` when it is the only method (``train --method sft --option lr=0.1``). Why: both
+    ran silently, the option recorded in config.json and unused (lr where sft_lr was meant)."""
+    from searchgym.harness.sft import SFT_ALSO_READS, SFTConfig, sft_reads
+
+    for method in comparison.methods:
+        if method.path != METHODS["sft"]:
+            continue
+        alone = len(comparison.methods) == 1
+        unread = [key for key in [*dict(method.options), *(comparison.options if alone else ())] if not sft_reads(key)]
+        if unread:
+            settings = ", ".join(sorted(f.name for f in dataclasses.fields(SFTConfig)))
+            raise ValueError(f"method {method.label!r}: unknown option {unread[0]!r}; the supervised base accepts: "
+                             f"{settings}, and reads {' and '.join(SFT_ALSO_READS)}")

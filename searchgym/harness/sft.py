@@ -79,6 +79,17 @@ def sft_config(options: Mapping[str, Any]) -> SFTConfig:
     return SFTConfig(**chosen)
 
 
+#: What the ``sft`` method reads from its options besides the ``sft_*`` settings.
+SFT_ALSO_READS = ("decoding", "policy_kwargs")
+
+
+def sft_reads(option: str) -> bool:
+    """Whether the ``sft`` method reads ``option`` (an ``sft_*`` setting, plain or ``sft.``-prefixed, or
+    :data:`SFT_ALSO_READS`)."""
+    names = {f.name for f in dataclasses.fields(SFTConfig)}
+    return option in names or option.removeprefix("sft.") in names or option in SFT_ALSO_READS
+
+
 def base_key(suite: Suite, seed: int, policy: str, config: SFTConfig,
              policy_kwargs: Mapping[str, Any] | None = None) -> str:
     """16 hex digits naming the base of (suite, seed, policy and its kwargs, settings). A policy

@@ -8,6 +8,7 @@ import multiprocessing as mp
 import pytest
 import torch
 from searchgym.agents.sft_base import file_sha256, read_base
+
 from searchgym.fileio import read_json
 from searchgym.harness.methods import RunContext, parse_methods
 from searchgym.harness.runner import RunSpec, execute_run
@@ -172,6 +173,7 @@ def test_every_trainer_starts_from_the_base(tmp_path, method, monkeypatch):
 
 def test_the_reader_is_the_default_demonstrator_and_labels_from_the_observation():
     from searchgym.agents.imitation import demonstrations
+
     from searchgym.harness.sft import demonstrator
     from searchgym.suites import make_env, tasks
 
@@ -195,6 +197,7 @@ def test_sft_scores_sampled_by_default_and_greedy_on_request(tmp_path):
 
 def test_rl_fresh_tasks_trains_only_on_train_tasks_the_base_was_not_shown(tmp_path, monkeypatch):
     from searchgym.agents.train import Trainer
+
     from searchgym.suites import tasks
 
     played, collect = [], Trainer.collect
@@ -262,3 +265,30 @@ def test_a_new_version_of_a_feature_set_is_a_new_base(monkeypatch):
     assert base_key(TEAM, 0, "hash", config, {"operand_sources": True}) == other
     assert base_key(TEAM, 0, "hash", config, {"comparison_facts": True}) != with_facts
     assert formats.feature_versions({"comparison_facts": False}) == {}
+
+
+def test_sft_refuses_options_it_does_not_read_in_its_brackets_or_alone(tmp_path, capsys):
+    """Before: s=sft[nosuch=1] and train --method sft --option lr=0.1 ran silently (lr meant as sft_lr)."""
+    from searchgym.cli import main
+
+    train = ["train", "--method", "sft", "--world-size", "tiny", "--test-size", "3", "--no-progress",
+             "--option", "sft_tasks=10"]
+    for extra, said in ((["--option", "lr=0.1"], "unknown option 'lr'; the supervised base accepts: "),
+                        (["--option", "nosuch=1"], "unknown option 'nosuch'; the supervised base accepts: ")):
+        out = tmp_path / extra[1].split("=")[0]
+        assert main([*train, *extra, "--out", str(out)]) == 2
+        assert said in capsys.readouterr().err and not out.exists()
+    out = tmp_path / "cmp"
+    assert main(["compare", "--suite", "test-tiny-qa-v0", "--methods", "s=sft[nosuch=1],random", "--budget", "0",
+                 "--no-progress", "--out", str(out)]) == 2
+    assert "method 's': unknown option 'nosuch'; the supervised base accepts: " in capsys.readouterr().err
+    # beside other methods, a comparison-wide option is theirs (make main gives lr to every method)
+    from types import SimpleNamespace
+
+    from harness_helpers import TINY_QA
+
+    from searchgym.harness.methods import parse_methods
+    from searchgym.harness.preflight import check_sft_options
+
+    check_sft_options(SimpleNamespace(methods=parse_methods("sft,sg=sft[decoding=greedy],grpo"), suite=TINY_QA,
+                                      options={"lr": 0.001, "init": "sft", "sft_tasks": 10}))
