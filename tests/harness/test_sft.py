@@ -269,7 +269,13 @@ def test_a_new_version_of_a_feature_set_is_a_new_base(monkeypatch):
 
 def test_sft_refuses_options_it_does_not_read_in_its_brackets_or_alone(tmp_path, capsys):
     """Before: s=sft[nosuch=1] and train --method sft --option lr=0.1 ran silently (lr meant as sft_lr)."""
+    from types import SimpleNamespace
+
+    from harness_helpers import TINY_QA
+
     from searchgym.cli import main
+    from searchgym.harness.methods import parse_methods
+    from searchgym.harness.preflight import check_sft_options
 
     train = ["train", "--method", "sft", "--world-size", "tiny", "--test-size", "3", "--no-progress",
              "--option", "sft_tasks=10"]
@@ -279,16 +285,9 @@ def test_sft_refuses_options_it_does_not_read_in_its_brackets_or_alone(tmp_path,
         assert main([*train, *extra, "--out", str(out)]) == 2
         assert said in capsys.readouterr().err and not out.exists()
     out = tmp_path / "cmp"
-    assert main(["compare", "--suite", "test-tiny-qa-v0", "--methods", "s=sft[nosuch=1],random", "--budget", "0",
+    assert main(["compare", "--suite", TINY_QA.id, "--methods", "s=sft[nosuch=1],random", "--budget", "0",
                  "--no-progress", "--out", str(out)]) == 2
     assert "method 's': unknown option 'nosuch'; the supervised base accepts: " in capsys.readouterr().err
     # beside other methods, a comparison-wide option is theirs (make main gives lr to every method)
-    from types import SimpleNamespace
-
-    from harness_helpers import TINY_QA
-
-    from searchgym.harness.methods import parse_methods
-    from searchgym.harness.preflight import check_sft_options
-
     check_sft_options(SimpleNamespace(methods=parse_methods("sft,sg=sft[decoding=greedy],grpo"), suite=TINY_QA,
                                       options={"lr": 0.001, "init": "sft", "sft_tasks": 10}))
