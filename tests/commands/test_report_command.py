@@ -168,3 +168,19 @@ def test_a_metrics_value_that_is_no_finite_number_is_left_out_with_a_warning(com
         assert main(["report", "--out", str(out)]) == 0
     for name in ("results.md", "summary.csv"):
         assert not re.search(r"\b(nan|inf)\b", (out / name).read_text(), re.IGNORECASE)
+
+
+def test_results_md_says_how_many_env_steps_the_learning_runs_used(tmp_path):
+    """A begun iteration ends, so a run trains past its budget (by up to one iteration); before, results.md
+    gave the budget alone."""
+    import json as json_
+
+    out = tmp_path / "out"
+    assert main(["compare", "--suite", TINY_QA.id, "--methods", "cw_grpo,random", "--budget", "40", "--device", "cpu",
+                 "--no-progress", "--option", "group_size=2", "--option", "tasks_per_iteration=2",
+                 "--option", "eval_every=2", "--option", "eval_tasks=1", "--out", str(out)]) == 0
+    rows = [json_.loads(line) for line in (out / "runs" / "cw_grpo" / "seed0" / "metrics.jsonl").read_text().splitlines()]
+    used = max(r["step"] for r in rows if "step" in r)
+    assert used >= 40
+    assert f"training budget 40 env steps (methods that train); the learning runs used {used} (a begun iteration " \
+           "ends)." in (out / "results.md").read_text()
