@@ -100,7 +100,10 @@ def endpoint_options(args: argparse.Namespace) -> dict[str, object]:
         if unknown:
             raise ValueError(f"--agent openai does not take option(s) {unknown}; accepted: "
                              f"{', '.join(sorted(named | fields))}")
-        EndpointConfig(str(given["model"]), str(given["base_url"]))
+        if "api_key" in given:  # before: written into the run's config.json with the other agent options
+            raise ValueError("give the API key with --api-key or the OPENAI_API_KEY environment variable, not as an "
+                             "--agent-option (agent options are written to the run's config.json)")
+        EndpointConfig(**{k: v for k, v in given.items() if k in fields})  # each setting's type and range
     return options
 
 

@@ -19,6 +19,7 @@ import functools
 import http.client
 import io
 import json
+import math
 import re
 import socket
 import ssl
@@ -48,18 +49,41 @@ class EndpointConfig:
     native_tools: bool = False  # send the tool schemas as OpenAI `tools` (needs server support)
 
     def __post_init__(self) -> None:
+        """Each field checked by type and range. Why: ``native_tools=False`` from the command line is the
+        text "False", which switched native tools on; "abc", 1.5 or "hot" for a number reached the
+        requests (every one a 400, blamed on the server) or a bare Python error; 1e400 made the timeout
+        infinite (an OverflowError per request, "Infinity" in config.json); "http://[::1" was retried."""
         if not isinstance(self.model, str) or not self.model:
             raise ValueError("the OpenAI agent needs a model name (--model NAME)")
-        if not isinstance(self.base_url, str) or not re.match(r"^https?://", self.base_url):
-            raise ValueError(f"base_url must start with http:// or https://, got {self.base_url!r} "
+        if not isinstance(self.base_url, str) or not re.match(r"^https?://", self.base_url) or not _host(self.base_url):
+            raise ValueError(f"base_url must be an http:// or https:// URL with a host, got {self.base_url!r} "
                              "(for example http://127.0.0.1:8000/v1)")
-        if not self.timeout > 0 or self.retries < 0 or self.max_tokens < 1:
-            raise ValueError(f"need timeout > 0, retries >= 0, max_tokens >= 1; got {self.timeout}, "
-                             f"{self.retries}, {self.max_tokens}")
+        for name, kind, low, high in _BOUNDS:
+            value = getattr(self, name)
+            fits = isinstance(value, bool) if kind is bool else (
+                isinstance(value, kind) and not isinstance(value, bool) and math.isfinite(value) and low <= value <= high)
+            if not fits:
+                shown = "true or false" if kind is bool else f"{'an integer' if kind is int else 'a number'} in {low}..{high}"
+                raise ValueError(f"{name} must be {shown}, got {value!r:.40}")
+        if self.timeout <= 0:
+            raise ValueError(f"timeout must be above 0 seconds, got {self.timeout!r}")
 
     @property
     def url(self) -> str:
         return self.base_url.rstrip("/") + "/chat/completions"
+
+
+#: (field, type, lowest, highest) of the endpoint settings (a float field takes an int too).
+_BOUNDS = (("timeout", (int, float), 0, 86_400), ("retries", int, 0, 100), ("backoff", (int, float), 0, 3600),
+           ("max_backoff", (int, float), 0, 3600), ("temperature", (int, float), 0, 100),
+           ("max_tokens", int, 1, 1_000_000), ("native_tools", bool, 0, 1))
+
+
+def _host(url: str) -> str | None:
+    try:
+        return urllib.parse.urlsplit(url).hostname
+    except ValueError:  # "http://[::1": an IPv6 address never closed
+        return None
 
 
 @dataclass

@@ -372,7 +372,7 @@ def provider(ctx: Any, model: str, base_url: str, api_key: str | None = None, co
     ``concurrency`` threads, then replays; transcripts go to ``ctx.run_dir/transcripts.jsonl``.
     The API key comes from ``api_key`` or the environment (SEARCHGYM_OPENAI_API_KEY, OPENAI_API_KEY),
     so it is never written to the run's config.json."""
-    config = EndpointConfig(model, base_url, _api_key(api_key), float(timeout), int(retries), **endpoint)
+    config = EndpointConfig(model, base_url, _api_key(api_key), timeout, retries, **endpoint)  # it checks them
     path = Path(ctx.run_dir) / "transcripts.jsonl"
     transcripts: list = []
     write_transcripts(path, transcripts)
