@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import traceback
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -22,13 +23,14 @@ from searchgym.commands import MAX_SEED, check_at_least, check_at_most, check_wo
 from searchgym.commands.compare import MAX_BUDGET, parse_options, require_extras
 from searchgym.damaged import DamagedFile
 from searchgym.extras import require_installed
+from searchgym.fileio import atomic_write_text
 from searchgym.harness.finished_files import finished_json
 from searchgym.harness.loggers import LOGGERS
 from searchgym.harness.method_specs import llm_method_spec
 from searchgym.harness.methods import BASELINE_METHODS, METHODS, load_method, resolve_method
 from searchgym.harness.preflight import check_comparison, check_policy
 from searchgym.harness.provenance import resolve_device
-from searchgym.harness.runner import RunSpec, execute_run, execute_run_safely
+from searchgym.harness.runner import RunSpec, execute_run
 from searchgym.registry import spec as env_spec
 from searchgym.suites import Suite, tasks
 from searchgym.world import FAMILIES
@@ -217,14 +219,17 @@ def run(args: argparse.Namespace) -> int:
     spec = RunSpec(suite=suite, method=method, seed=args.seed, budget=args.budget, out=Path(args.out),
                    device=args.device, policy=args.policy, progress=not args.no_progress, options=options,
                    folder=Path(args.out), logger=args.logger)
-    if method.path.startswith("searchgym."):
+    try:
         outcome = execute_run(spec)
-    else:  # a user's method: its exception is one line and error.txt, as in compare (before: a traceback)
-        outcome = execute_run_safely(spec)
-        if outcome.status == "failed":
-            where = f"; its traceback is in {outcome.error_file}" if outcome.error_file else ""
-            print(f"searchgym train: error: method {method.label!r} failed: {outcome.error}{where}", file=sys.stderr)
-            return 1
+    except Exception as exc:
+        if not _raised_in_users_method(exc, method.path):
+            raise
+        # a user's method that raised: one line and error.txt, as compare reports it (before: a traceback)
+        error_file = Path(spec.run_dir) / "error.txt"
+        atomic_write_text(error_file, "".join(traceback.format_exception(exc)))
+        print(f"searchgym train: error: method {method.label!r} raised {type(exc).__name__}: {exc}; its traceback "
+              f"is in {error_file}", file=sys.stderr)
+        return 1
     if outcome.status == "busy":  # before: "damaged file: .../result.json: is missing from a finished run"
         raise ValueError(f"{outcome.error}; wait for it to finish (then re-run to see its result), or use another --out")
     path = Path(outcome.run_dir) / "result.json"
@@ -240,3 +245,13 @@ def run(args: argparse.Namespace) -> int:
           f"({outcome.status}; files in {outcome.run_dir})")
     return 0
 
+
+
+def _raised_in_users_method(exc: BaseException, path: str) -> bool:
+    """Whether ``exc`` came through the code of the user's method ``module:callable`` (not the harness's
+    own refusals, which keep their one-line usage errors)."""
+    if path.startswith("searchgym.") or isinstance(exc, OSError | DamagedFile):  # a full disk: the CLI's own line
+        return False
+    module = sys.modules.get(path.partition(":")[0])
+    source = getattr(module, "__file__", None)
+    return source is not None and any(frame.filename == source for frame in traceback.extract_tb(exc.__traceback__))

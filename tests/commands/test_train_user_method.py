@@ -13,7 +13,7 @@ def test_a_method_that_raises_is_one_line_and_its_traceback_in_error_txt(tmp_pat
     out = tmp_path / "run"
     assert main([*TRAIN, "--method", "harness_helpers:broken_method", "--out", str(out)]) == 1
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == [f"searchgym train: error: method 'harness_helpers.broken_method' failed: RuntimeError: the method's "
+    assert err == [f"searchgym train: error: method 'harness_helpers.broken_method' raised RuntimeError: the method's "
                    f"own bug; its traceback is in {out / 'error.txt'}"]
     assert "the method's own bug" in (out / "error.txt").read_text()
 
