@@ -95,7 +95,11 @@ def config_from_args(args: Any) -> LLMTrainConfig:
     loss = LLMLossConfig(eps_low=get("eps_low"), eps_high=get("eps_high"), dual_clip=get("dual_clip"),
                          aggregation=get("aggregation") or spec.aggregation, kl_coef=get("kl_coef"),
                          entropy_coef=get("entropy_coef"), norm_length=rollout.max_episode_tokens)
-    model = getattr(args, "model", None) or "random:tiny"
+    model = getattr(args, "model", None)
+    if model is not None and not str(model).strip():  # an unset $MODEL: it trained random:tiny and looked like a run
+        raise ValueError("--model is empty; give a model folder, a cached Hugging Face id or a preset "
+                         f"({', '.join('random:' + p for p in PRESETS)}), or leave --model out for random:tiny")
+    model = model or "random:tiny"
     check_model_source(model, presets=tuple(PRESETS))  # before any run folder: not on disk is one line, not a stale folder
     return LLMTrainConfig(model=model, env_id=getattr(args, "env", None)
                           or "SearchQA-v0", env_kwargs=env_kwargs, method=method, group_by=get("group_by"),

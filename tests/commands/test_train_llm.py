@@ -93,3 +93,11 @@ def test_role_grouping_needs_a_team() -> None:
         from searchgym.agents.llm_train import LLMTrainConfig, LLMTrainer
 
         LLMTrainer(LLMTrainConfig(method="grpo_role", env_kwargs={"world_size": "tiny", "action_mode": "text"}))
+
+
+def test_an_empty_model_is_refused_not_read_as_random_tiny(tmp_path, capsys) -> None:
+    """Before: --model "" (an unset $MODEL) trained random:tiny and printed a result that looked like a run."""
+    code = main(["train", "--policy", "llm", "--model", "", "--out", str(tmp_path / "run")])
+    err = capsys.readouterr().err
+    assert code == 2 and "--model is empty; give a model folder" in err and "random:tiny" in err
+    assert not (tmp_path / "run").exists()
