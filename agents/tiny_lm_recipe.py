@@ -121,10 +121,26 @@ class RecipeConfig:
         check_in_range("RecipeConfig.sft_context_weight", self.sft_context_weight, 0.0, what=CONTEXT_WEIGHT, finite=True)
         if int(self.choice_tasks) < 0:
             raise ValueError(f"RecipeConfig.choice_tasks must be >= 0, got {self.choice_tasks!r}")
+        # before: test_tasks 0 failed after every stage had run (minutes), model_seed -1 with NumPy's words,
+        # sft_lr -1 and sft_epochs 0 after the reader's episodes were played, under SFTConfig's names
+        if self.test_tasks is not None and not (type(self.test_tasks) is int and self.test_tasks >= 1):
+            raise ValueError(f"RecipeConfig.test_tasks must be an int >= 1 or None (the whole test split), "
+                             f"got {self.test_tasks!r}")
+        if type(self.model_seed) is not int or not 0 <= self.model_seed <= MAX_SEED:
+            raise ValueError(f"RecipeConfig.model_seed must be an int in 0..{MAX_SEED}, got {self.model_seed!r}")
+        for name in ("sft_epochs", "sft_lr", "rl_lr", "temperature", "sft_max_seconds"):
+            value = getattr(self, name)
+            if not (value is None and name == "sft_max_seconds") and (
+                    type(value) not in (int, float) or not 0 < value < float("inf")):
+                raise ValueError(f"RecipeConfig.{name} must be a finite number > 0, got {value!r}")
 
     def rollout_config(self, guided: bool | None = None) -> RolloutConfig:
         guided = self.guided if guided is None else guided
         return RolloutConfig(**{"max_new_tokens": self.max_new_tokens, "guided": guided, **self.rollout})
+
+
+#: Settings a re-run into the same --out may change: where and how fast it runs, and which RL runs it adds.
+FREE_ON_RERUN = frozenset({"device", "threads", "sft_workers", "methods", "seeds"})
 
 
 class Recipe:
@@ -134,8 +150,11 @@ class Recipe:
         from searchgym.suites import env_kind, get_suite
 
         self.config, self.out, self.log = config, Path(out), log
+        from searchgym.registry import spec
+
         self.suite = get_suite(config.suite)
-        if env_kind(self.suite) != "single":
+        mode = {**spec(self.suite.env_id).kwargs, **self.suite.kwargs}.get("action_mode", "text")
+        if env_kind(self.suite) != "single" or mode != "text":  # a candidate suite failed late, on a TypeError
             raise ValueError(f"the recipe trains on a single-agent text suite; {config.suite!r} is not one")
         self.times: dict[str, float] = {}
         self.skipped = [0.0, 0.0]  # (wall, CPU) seconds that earlier runs spent on the stages this run skips
@@ -261,10 +280,25 @@ class Recipe:
         return summary
 
     # --------------------------------------------------------------------------------- all
+    def _check_same_recipe(self) -> None:
+        """Refuse an --out made with other settings. Why: its stages were skipped as done and the results
+        then described settings they were not made with (shape l4-w192 over an l2-w128 model)."""
+        path = self.out / "config.json"
+        if not path.exists():
+            return
+        earlier = read_json_checked(path, expect=dict, remedy="delete the folder, or use another --out")
+        mine = json.loads(json.dumps(asdict(self.config)))  # as config.json holds it (tuples as lists)
+        differ = [f"{k}: {earlier.get(k)!r:.40} there, {v!r:.40} now" for k, v in mine.items()
+                  if k not in FREE_ON_RERUN and earlier.get(k, v) != v]
+        if differ:
+            raise ValueError(f"{self.out} holds a recipe run with other settings ({'; '.join(differ[:4])}); use "
+                             "another --out (copy its sft_data/ there to reuse the reader's episodes) or delete it")
+
     def run(self) -> dict[str, Any]:
         from .llm_policy import load_model
 
         torch.set_num_threads(self.config.threads)
+        self._check_same_recipe()
         self.out.mkdir(parents=True, exist_ok=True)
         atomic_write_json(self.out / "config.json", asdict(self.config))
         total, cpu = time.perf_counter(), time.process_time()

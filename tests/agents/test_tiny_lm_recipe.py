@@ -50,6 +50,13 @@ def test_smoke_recipe_runs_every_stage_and_resumes(tmp_path: Path, capsys) -> No
     # the skipped stages report the seconds they took when they ran (the tokenizer is rebuilt, not skipped)
     kept = {name: seconds for name, seconds in results["stage_seconds"].items() if name != "tokenizer"}
     assert kept and {name: again["stage_seconds"][name] for name in kept} == kept
+    # other settings into the same folder are refused (before: the stages were skipped as done, and the
+    # results claimed the new shape and learning rate over the old model)
+    capsys.readouterr()
+    other = ["recipe", "tiny-lm", "--smoke", "--out", str(out), "--options", json.dumps({**SMALL, "sft_lr": 0.1})]
+    assert main(other) == 2
+    assert "holds a recipe run with other settings (sft_lr: " in capsys.readouterr().err
+    assert json.loads((out / "results.json").read_text()) == again
 
 
 def test_bad_options_are_refused_in_one_line(tmp_path: Path, capsys) -> None:
@@ -61,6 +68,14 @@ def test_bad_options_are_refused_in_one_line(tmp_path: Path, capsys) -> None:
     assert "accepted: grpo, cw_grpo, dr_grpo" in capsys.readouterr().err
     assert main(["recipe", "tiny-lm", "--out", str(tmp_path), "--options", '{"device": "gpu"}']) != 0
     assert "unknown device 'gpu'; accepted: 'auto', 'cpu', 'cuda', 'cuda:N'" in capsys.readouterr().err
+    # before: test_tasks 0 failed after every stage had run; the others late or in another's words
+    for options, said in (('{"test_tasks": 0}', "RecipeConfig.test_tasks must be an int >= 1 or None"),
+                          ('{"model_seed": -1}', "RecipeConfig.model_seed must be an int in 0.."),
+                          ('{"sft_lr": -1}', "RecipeConfig.sft_lr must be a finite number > 0, got -1"),
+                          ('{"sft_epochs": 0}', "RecipeConfig.sft_epochs must be a finite number > 0, got 0"),
+                          ('{"suite": "searchqa-v2"}', "the recipe trains on a single-agent text suite")):
+        assert main(["recipe", "tiny-lm", "--out", str(tmp_path / "x"), "--options", options]) == 2
+        assert said in capsys.readouterr().err and not (tmp_path / "x").exists()
 
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="checks the no-GPU error")
