@@ -139,7 +139,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         outcome = execute_run(spec)
     except RunNotFinished as exc:  # an endpoint that gave no replies: no scores, no DONE; a re-run redoes it
-        print(f"searchgym evaluate: error: {exc}; not marked DONE: re-run the same command to evaluate again "
+        print(f"searchgym evaluate: error: {exc}; not marked DONE: re-run the same command to evaluate again, or "
+              f"delete {folder} (or use another --out) to evaluate with other options, such as a longer timeout "
               f"(transcripts: {folder / 'transcripts.jsonl'})", file=sys.stderr)
         return 1
     if outcome.status == "busy":  # Before: it went on to read a result.json not yet written ([Errno 2])

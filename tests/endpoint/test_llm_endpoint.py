@@ -86,6 +86,8 @@ def test_a_run_whose_requests_got_no_reply_is_not_done_and_a_rerun_evaluates_aga
     assert line.startswith(f"searchgym evaluate: error: 36 of 36 requests to {url}/chat/completions got no reply "
                            f"(e.g. gave up after 1 attempts ({error}")
     assert "check --base-url and that the server is running" in line and "not marked DONE" in line
+    # before: only "re-run the same command", and a re-run with a longer timeout was "a different run"
+    assert f"delete {out} (or use another --out) to evaluate with other options" in line
     assert not any((out / name).exists() for name in ("DONE", "result.json", "predictions.jsonl"))
     rows = read_jsonl(out / "transcripts.jsonl")  # kept: they show what the requests came to
     assert rows and all(turn["error"] for row in rows for turn in row["turns"])
