@@ -130,10 +130,11 @@ class ChatClient:
                     reply = self.read_reply(body)
                     reply.attempts = attempt + 1
                     return reply
-                error = f"HTTP {status}" if status >= 300 else "the server answered with an error object"
+                said = server_message(body)  # before: dropped ("HTTP 404" for "the model `m` does not exist")
+                error = (f"HTTP {status}" if status >= 300 else "the server answered with an error object") + (
+                    f": {said}" if said else "")
                 if status >= 300 and status not in RETRYABLE_STATUS:
-                    return Reply(f"(the endpoint refused the request: HTTP {status})", error=error,
-                                 attempts=attempt + 1)
+                    return Reply(f"(the endpoint refused the request: {error})", error=error, attempts=attempt + 1)
             except (http.client.HTTPException, OSError, ValueError) as exc:  # OSError covers timeouts
                 error = f"{type(exc).__name__}: {exc}"[:300]
             except Exception as exc:  # noqa: BLE001 - whatever a server does ends as a failed reply
@@ -198,14 +199,34 @@ def post(url: str, data: bytes, headers: dict[str, str], deadline: float) -> tup
         path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
         conn.request("POST", path, body=data, headers=headers)
         response = conn.getresponse()
-        if not 200 <= response.status < 300:
-            return response.status, b""  # the status decides; the body is not read
+        if not 200 <= response.status < 300:  # the status decides; the start of the body says why
+            return response.status, response.read(ERROR_BODY_BYTES)
         body = response.read(MAX_BODY_BYTES)
         if len(body) < MAX_BODY_BYTES and response.length:  # read(amt) returns a cut body without raising
             raise http.client.IncompleteRead(body, response.length)
         return response.status, body
     finally:
         conn.close()
+
+
+#: How much of an error response's body is read for its message.
+ERROR_BODY_BYTES = 4096
+
+
+def server_message(body: bytes) -> str:
+    """The message of an error body, on one line and at most 200 characters: OpenAI's ``{"error":
+    {"message": ...}}``, ``{"error": "..."}``, a ``detail`` (FastAPI), or the start of a text body."""
+    try:
+        data = loads_shallow(body)
+    except (ValueError, RecursionError):
+        data = None
+    if isinstance(data, dict):
+        error = data.get("error", data.get("detail"))
+        text = error.get("message") if isinstance(error, dict) else error
+        text = text if isinstance(text, str) else ""
+    else:
+        text = body.decode("utf-8", errors="replace") if body[:1] not in (b"{", b"[") else ""
+    return " ".join("".join(ch if ch.isprintable() else " " for ch in text).split())[:200]
 
 
 def _is_error_object(body: bytes) -> bool:

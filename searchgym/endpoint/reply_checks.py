@@ -50,8 +50,11 @@ def unanswered(transcripts: Sequence[Mapping[str, Any]], url: str) -> str | None
     errors = [str(t["error"]) for t in turns if t.get("error") and not t.get("reply")]
     if not turns or len(errors) / len(turns) <= UNPARSEABLE_WARNING_SHARE:
         return None
-    return (f"{len(errors)} of {len(turns)} requests to {url} got no reply (e.g. {errors[0]:.200}); check --base-url "
-            "and that the server is running and answers within the per-task timeout")
+    if all(e.startswith("HTTP 4") for e in errors):  # the server is there and refuses: the request is at fault
+        advice = "check --model, the API key (--api-key or OPENAI_API_KEY) and the --agent-option settings"
+    else:
+        advice = "check --base-url and that the server is running and answers within the per-task timeout"
+    return f"{len(errors)} of {len(turns)} requests to {url} got no reply (e.g. {errors[0]:.300}); {advice}"
 
 
 def read_transcripts(path: str | os.PathLike) -> tuple[list[dict[str, Any]], int]:

@@ -166,3 +166,19 @@ def test_the_evaluate_command_against_a_server_that_never_answers_ends(raw_serve
     # no reply at all is no measurement: not DONE, no scores, exit 1 (a re-run evaluates again)
     assert code == 1 and not (out / "DONE").exists() and not (out / "result.json").exists()
     assert elapsed < 2 * TIMEOUT + SLACK + 5.0, elapsed  # two splits (test, dev), each one wave of the pool
+
+
+def test_an_http_error_keeps_the_servers_message_and_the_advice_fits_it(raw_server, tmp_path: Path, capsys) -> None:
+    """Before: "HTTP 404" alone, and "check --base-url and that the server is running" for a server that
+    answered that the model does not exist."""
+    body = b'{"error": {"message": "The model `m` does not exist.\\nTry another.", "type": "invalid_request_error"}}'
+    server = raw_server(send(b"HTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n"
+                             % len(body) + body))
+    reply = client(server.url).complete([{"role": "user", "content": "hi"}], None, time.monotonic() + TIMEOUT)
+    assert reply.error == "HTTP 404: The model `m` does not exist. Try another."
+    out = tmp_path / "run"
+    assert main(["evaluate", "--suite", SUITE.id, "--agent", "openai", "--model", "m", "--base-url", server.url,
+                 "--agent-option", f"timeout={TIMEOUT}", "--out", str(out), "--no-progress"]) == 1
+    line = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "(e.g. HTTP 404: The model `m` does not exist. Try another.)" in line
+    assert "check --model, the API key" in line and "check --base-url" not in line
