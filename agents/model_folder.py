@@ -41,16 +41,18 @@ def check_model_folder(folder: Path, option: str = "--model") -> None:
     shards = sorted(folder.glob("*.safetensors"))
     if not shards and not any((folder / name).exists() for name in WEIGHTS):
         raise ValueError(f"{given}: the folder has no weights (model.safetensors or pytorch_model.bin)")
-    for shard in shards:
-        _check_safetensors(shard)
+    headers = {shard: _check_safetensors(shard) for shard in shards}
+    _check_shapes(folder, headers)
     if not any((folder / name).exists() for name in TOKENIZERS):
         raise ValueError(f"{given}: the folder has no tokenizer (one of {', '.join(TOKENIZERS)})")
     if (folder / "chat_template.jinja").exists():
         _check_template(folder / "chat_template.jinja")
 
 
-def _check_safetensors(path: Path) -> None:
-    """Its header (an 8-byte length, then that much JSON) is whole; the tensors are not read."""
+def _check_safetensors(path: Path) -> dict:
+    """Its header (an 8-byte length, then that much JSON) is whole, and the tensors it lists end within
+    the file (a copy cut after the header was a safetensors traceback inside the run); the tensors are
+    not read. Returns the header."""
     with open_regular(path, remedy=FIX) as handle:
         size = path.stat().st_size
         head = handle.read(8)
@@ -64,6 +66,38 @@ def _check_safetensors(path: Path) -> None:
         header = None
     if not isinstance(header, dict):
         raise DamagedFile(path, "is not a whole safetensors file (its header is not JSON)", FIX)
+    ends = [entry["data_offsets"][1] for entry in header.values() if isinstance(entry, dict)
+            and isinstance(entry.get("data_offsets"), list) and len(entry["data_offsets"]) == 2]
+    data = size - 8 - length
+    if not all(isinstance(end, int) for end in ends) or max(ends, default=0) > data:
+        raise DamagedFile(path, f"is cut short: its tensors end at byte {max(ends, default=0)} of a data section of "
+                          f"{data} bytes", FIX)
+    return header
+
+
+def _check_shapes(folder: Path, headers: dict[Path, dict]) -> None:
+    """Each stored tensor has the shape config.json's model gives it (the model is built on the meta
+    device: no memory, no weights). Why: a hidden_size or vocab_size edited in config.json was a
+    "size mismatch" traceback from transformers after the run folder was made."""
+    try:
+        import torch
+        from transformers import AutoConfig, AutoModelForCausalLM
+    except ImportError:
+        return
+    from .pretrained import from_pretrained
+
+    try:
+        config = from_pretrained(AutoConfig, str(folder), local_files_only=True)
+        with torch.device("meta"):
+            expected = {k: tuple(v.shape) for k, v in AutoModelForCausalLM.from_config(config).state_dict().items()}
+    except Exception:  # noqa: BLE001 - an architecture built otherwise: its own loader checks it
+        return
+    for shard, header in headers.items():
+        for name, entry in header.items():
+            shape = tuple(entry.get("shape", ())) if isinstance(entry, dict) else None
+            if name in expected and shape != expected[name]:
+                raise DamagedFile(shard, f"holds {name} of shape {list(shape or ())} where config.json's model has "
+                                  f"{list(expected[name])} (a config.json of another model?)", FIX)
 
 
 def _check_template(path: Path) -> None:

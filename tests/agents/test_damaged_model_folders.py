@@ -28,6 +28,14 @@ def _wrong_type(f):
     (f / "config.json").write_text(json.dumps({**config, "hidden_size": "big"}))
 
 
+def _config(f):
+    return json.loads((f / "config.json").read_text())
+
+
+def _edit_config(f, **changes):
+    (f / "config.json").write_text(json.dumps({**_config(f), **changes}))
+
+
 DAMAGE = [
     ("empty", lambda f: [p.unlink() for p in f.iterdir()], "the folder has no config.json"),
     ("no weights", lambda f: (f / "model.safetensors").unlink(), "the folder has no weights"),
@@ -38,6 +46,12 @@ DAMAGE = [
     ("config a list", lambda f: (f / "config.json").write_text("[1]"), "config.json: holds a list"),
     ("field of the wrong type", _wrong_type, "config.json: cannot be read by transformers"),
     ("bad template", lambda f: (f / "chat_template.jinja").write_text("{% bad"), "chat_template.jinja: is not a Jinja"),
+    # before: safetensors' "incomplete metadata" and transformers' "size mismatch" tracebacks inside the run
+    ("weights cut after the header", lambda f: _cut("model.safetensors", (f / "model.safetensors").stat().st_size // 2)(f),
+     "model.safetensors: is cut short: its tensors end at byte"),
+    ("a config of another width", lambda f: _edit_config(f, hidden_size=2 * _config(f)["hidden_size"]),
+     "model.safetensors: holds "),
+    ("a config of another vocabulary", lambda f: _edit_config(f, vocab_size=100), "model.safetensors: holds "),
 ]
 
 
