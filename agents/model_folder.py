@@ -47,6 +47,7 @@ def check_model_folder(folder: Path, option: str = "--model") -> None:
         raise ValueError(f"{given}: the folder has no tokenizer (one of {', '.join(TOKENIZERS)})")
     if (folder / "chat_template.jinja").exists():
         _check_template(folder / "chat_template.jinja")
+    _check_rendering(folder)
 
 
 def _check_safetensors(path: Path) -> dict:
@@ -107,6 +108,33 @@ def _check_template(path: Path) -> None:
         jinja2.Environment().parse(path.read_text(encoding="utf-8"))
     except (jinja2.TemplateSyntaxError, UnicodeDecodeError) as exc:
         raise DamagedFile(path, f"is not a Jinja chat template ({str(exc).splitlines()[0]})", FIX) from None
+
+
+def _check_rendering(folder: Path) -> None:
+    """The chat template renders a short conversation, through transformers' own sandboxed rendering.
+    Why: a template that raises (``{{ raise_exception('boom') }}``) was a jinja2 traceback inside the run."""
+    try:
+        from transformers import AutoTokenizer
+    except ImportError:
+        return
+    from .pretrained import ModelFolderError, from_pretrained
+
+    try:
+        tokenizer = from_pretrained(AutoTokenizer, str(folder), local_files_only=True)
+    except ModelFolderError:
+        raise
+    except Exception:  # noqa: BLE001 - the run's own loader words a tokenizer it cannot read
+        return
+    if getattr(tokenizer, "chat_template", None) is None:
+        return  # the run's default template is used
+    try:
+        tokenizer.apply_chat_template([{"role": "system", "content": "s"}, {"role": "user", "content": "q"}],
+                                      tokenize=False, add_generation_prompt=True)
+    except Exception as exc:  # noqa: BLE001 - any failure of the folder's template is this one line
+        where = folder / ("chat_template.jinja" if (folder / "chat_template.jinja").exists() else "tokenizer_config.json")
+        why = " ".join(str(exc).split())[:160]
+        raise DamagedFile(where, f"holds a chat template that fails to render a conversation ({type(exc).__name__}: "
+                          f"{why})", FIX) from None
 
 
 def _check_config(folder: Path) -> None:

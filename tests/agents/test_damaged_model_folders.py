@@ -52,6 +52,8 @@ DAMAGE = [
     ("a config of another width", lambda f: _edit_config(f, hidden_size=2 * _config(f)["hidden_size"]),
      "model.safetensors: holds "),
     ("a config of another vocabulary", lambda f: _edit_config(f, vocab_size=100), "model.safetensors: holds "),
+    ("a template that raises", lambda f: (f / "chat_template.jinja").write_text("{{ raise_exception('boom') }}"),
+     "chat_template.jinja: holds a chat template that fails to render a conversation (TemplateError: boom)"),
 ]
 
 
