@@ -285,11 +285,11 @@ def check_sft_options(comparison: Any) -> None:
     """The supervised base refuses an option it does not read in its own brackets (``s=sft[nosuch=1]``), and
     any such ``--option`` when it is the only method (``train --method sft --option lr=0.1``). Why: both
     ran silently, the option recorded in config.json and unused (lr where sft_lr was meant)."""
-    from searchgym.harness.sft import SFT_ALSO_READS, SFTConfig, sft_reads
-
     for method in comparison.methods:
         if method.path != METHODS["sft"]:
             continue
+        from searchgym.harness.sft import SFT_ALSO_READS, SFTConfig, sft_reads  # torch: only where sft runs
+
         alone = len(comparison.methods) == 1
         unread = [key for key in [*dict(method.options), *(comparison.options if alone else ())] if not sft_reads(key)]
         if unread:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
+import string
 import unicodedata
 from pathlib import Path
 
@@ -49,6 +50,17 @@ TASK_FORMS = {
 
 
 _DIGIT = re.compile(r"\d")
+_ARTICLE_WORDS = re.compile(r"\b(a|an|the)\b")
+_LIST_PARTS = re.compile(r"[,;\n&]| and ", re.IGNORECASE)
+
+
+def _blank_when_scored(text: str) -> bool:
+    """Whether ``text`` is nothing once normalised as answers are scored: lower case, no punctuation, no
+    articles (SQuAD's rule, ``scoring.normalize_answer``, which this layer may not import; a test keeps
+    the two in step)."""
+    kept = "".join(ch for ch in text.lower() if ch not in string.punctuation and not unicodedata.category(ch)
+                   .startswith("P"))
+    return not _ARTICLE_WORDS.sub(" ", kept).split()
 
 
 def _task_problem(row: dict) -> str | None:
@@ -58,11 +70,9 @@ def _task_problem(row: dict) -> str | None:
     if row.get("answer_type") == "number" and not any(_DIGIT.search(a) for a in answers):
         return (f"'answers' of a number task must hold a number written in digits (answers are matched by "
                 f"their first number), got {json.dumps(answers, ensure_ascii=False)[:60]}")
-    from searchgym.scoring import normalize_answer, split_list  # scoring imports the world package
-
-    # a list task is scored item by item (its first answer split as scoring splits a list)
-    scored = split_list(answers[0]) if row.get("answer_type") == "list" else answers
-    empty = next((a for a in scored if not normalize_answer(a)), None)
+    # a list task is scored item by item (its first answer split at the list's separators)
+    scored = [p for p in _LIST_PARTS.split(answers[0]) if p.strip()] if row.get("answer_type") == "list" else answers
+    empty = next((a for a in scored if _blank_when_scored(a)), None)
     if empty is not None:  # before: "A", "The" or "..." as gold was matched by an answer of "?" or "the"
         return (f"answer {json.dumps(empty, ensure_ascii=False)[:40]} is empty once normalised as answers are "
                 "scored (lower case, no punctuation, no articles a/an/the), so an empty or punctuation-only answer "

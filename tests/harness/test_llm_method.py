@@ -20,7 +20,7 @@ def test_llm_runs_train_on_the_train_families_and_curve_on_the_suite_dev_split(t
     seen = {}
 
     class FakeTrainer:
-        def __init__(self, config, out_dir=None, log=None, dev_tasks=None):
+        def __init__(self, config, out_dir=None, log=None, dev_tasks=None, strict_resume=False):
             seen.update(families=config.env_kwargs["families"], dev_tasks=dev_tasks)
             raise _Captured
 

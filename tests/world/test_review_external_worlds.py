@@ -113,3 +113,13 @@ def test_text_in_another_unicode_form_is_found_and_scored(tmp_path):
     assert "Zoë Müller founded" in tools["web_search"](query="Café Zürich").text
     assert "ABC Corp makes kettles" in tools["web_search"](query="ＡＢＣ Ｃｏｒｐ").text
     assert score_answer(world.tasks[0], "Zoë Müller").success and world.tasks[0].question == "Who founded Café Zürich?"
+
+
+def test_the_loaders_blank_answer_rule_agrees_with_the_scorers_normalisation():
+    """The loader (layer 0) may not import the scorer (layer 1): its rule is written again, checked here."""
+    from searchgym.scoring import normalize_answer
+    from searchgym.world.loaders import _blank_when_scored
+
+    texts = ["A", "The", "an", "...", "?!", "“”", "— the —", "a b", "Oslo", "The Hague", "1990", "¿?", " x ", "A.",
+             "the-the", "café", "l'a", "an apple", "C", "a, an", "Ω"]
+    assert [_blank_when_scored(t) for t in texts] == [not normalize_answer(t) for t in texts]
