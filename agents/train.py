@@ -143,8 +143,7 @@ class Trainer(TrainerBase):
         self.config = config
         check_dynamic_sampling(self, Trainer.update)
         self.init_output(out_dir, log, strict_resume)
-        self.device = resolve_device(config.device)
-        self.kind = env_spec(config.env_id).kind
+        self.device, self.kind = resolve_device(config.device), env_spec(config.env_id).kind
         self.env = self._make_env()
         # Parallel envs: one copy (sharing the world and tools) per episode of an iteration, so that every
         # episode of the iteration is played together and each policy batch holds all their live agents.

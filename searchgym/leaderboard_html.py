@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from searchgym.harness.methods import PRIVILEGED_METHOD_NAMES, PRIVILEGED_NOTE
+from searchgym.harness.privileged_runs import as_mapping as _mapping
 from searchgym.harness.privileged_runs import run_reads_private_state
 
 if TYPE_CHECKING:
@@ -66,10 +67,6 @@ def training_status(entry: Verified) -> str:
 SCRIPTED_ENDPOINT_NAME = "scripted-endpoint"
 #: Names (case-folded) marked privileged by themselves: the oracle, and the endpoint that replays it.
 PRIVILEGED_NAMES = frozenset({*(n.casefold() for n in PRIVILEGED_METHOD_NAMES), SCRIPTED_ENDPOINT_NAME})
-
-
-def _mapping(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
 
 
 def is_privileged(submission: Mapping[str, Any]) -> bool:

@@ -22,7 +22,8 @@ PRIVILEGED_PATHS = frozenset({*(BASELINE_METHODS[n] for n in PRIVILEGED_METHOD_N
                               *(AGENT_PROVIDERS[n] for n in PRIVILEGED_METHOD_NAMES if n in AGENT_PROVIDERS)})
 
 
-def _mapping(value: Any) -> Mapping[str, Any]:
+def as_mapping(value: Any) -> Mapping[str, Any]:
+    """``value`` if it is a mapping, else an empty one (a recorded field may be damaged)."""
     return value if isinstance(value, Mapping) else {}
 
 
@@ -31,7 +32,7 @@ def used_scripted_endpoint(run: Mapping[str, Any]) -> bool:
     record says which behaviour served it, and the default replays the oracle."""
     from searchgym.endpoint.scripted_endpoint import DEFAULT_MODEL
 
-    model = _mapping(_mapping(run.get("options")).get("agent_options")).get("model")
+    model = as_mapping(as_mapping(run.get("options")).get("agent_options")).get("model")
     return isinstance(model, str) and (model == DEFAULT_MODEL or model.casefold().startswith(SCRIPTED_MODEL_PREFIX))
 
 
@@ -44,7 +45,7 @@ def run_reads_private_state(run: Mapping[str, Any]) -> bool:
     path = run.get("method_path")
     if path in PRIVILEGED_PATHS or (isinstance(path, str) and path.endswith(":oracle_method")):
         return True
-    agent = _mapping(run.get("options")).get("agent")
+    agent = as_mapping(run.get("options")).get("agent")
     if isinstance(agent, str) and (agent.casefold() in PRIVILEGED_METHOD_NAMES or agent in PRIVILEGED_PATHS):
         return True
     return used_scripted_endpoint(run)

@@ -211,8 +211,8 @@ def choose_reference(records: Sequence[RunRecord], preferred: str) -> str | None
     if preferred in labels:
         return preferred
     learners = [r.label for r in records if r.config.get("trains", True)]
-    plain = [label for label in labels if label not in privileged_labels(records)]  # the oracle bounds, it is
-    return learners[0] if learners else (plain or labels or [None])[0]  # no reference (before: it was one)
+    privileged = privileged_labels(records)  # the oracle bounds the table; it is no reference (before: it was one)
+    return learners[0] if learners else ([label for label in labels if label not in privileged] or labels or [None])[0]
 
 
 def significance_table(records: Sequence[RunRecord], reference: str, rng_seed: int = 0) -> str:

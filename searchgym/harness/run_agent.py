@@ -271,12 +271,11 @@ def rebuild(run: TrainedRun, device: str) -> tuple[Any, list[str] | None, str]:
 
         population, agents = base_population(ctx, {"path": str(find_base(run))})
         return population, agents, str(ctx.options.get("decoding", "sample"))
-    from searchgym.harness.method_specs import build_config
     from searchgym.method_table import METHOD_SPECS
 
     spec = METHOD_SPECS[run.spec_name]
     trainer_cls = load_callable(spec.trainer, f"trainer of {spec.name}")
-    config = recorded = build_config(spec, ctx, trainer_cls)
+    config = recorded = _recorded_config(run, device)
     if config.init == "sft":  # the checkpoint holds every weight: the base is not needed to rebuild
         config = dataclasses.replace(config, init="scratch", init_checkpoint=None, rl_fresh_tasks=False)
     try:

@@ -42,6 +42,16 @@ def _copy(interrupted: Path, tmp_path: Path) -> Path:
     return folder
 
 
+def _without_config(interrupted: Path, tmp_path: Path, how: str) -> Path:
+    """A copy of the interrupted run whose config.json is ``"missing"`` or ``"damaged"``."""
+    folder = _copy(interrupted, tmp_path)
+    if how == "missing":
+        (folder / "config.json").unlink()
+    else:
+        (folder / "config.json").write_text('{"cut')
+    return folder
+
+
 def _contents(folder: Path) -> dict[str, bytes]:
     return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
             if p.is_file() and p.name != ".lock"}
@@ -51,11 +61,7 @@ def _contents(folder: Path) -> dict[str, bytes]:
 def test_another_runs_checkpoint_is_refused_and_the_folder_left_as_it_was(interrupted, tmp_path, config_json):
     """Before: with config.json missing or damaged, `--seed 1` resumed seed 0's checkpoint and kept its
     metrics rows, and recorded the mix as the new command's run."""
-    folder = _copy(interrupted, tmp_path)
-    if config_json == "missing":
-        (folder / "config.json").unlink()
-    else:
-        (folder / "config.json").write_text('{"cut')
+    folder = _without_config(interrupted, tmp_path, config_json)
     before = _contents(folder)
     with pytest.raises(OtherRunsFile) as caught:
         execute_run(_cw_grpo(folder, seed=1))
@@ -71,11 +77,7 @@ def test_another_runs_checkpoint_is_refused_and_the_folder_left_as_it_was(interr
 def test_a_checkpoint_of_other_options_is_refused_when_config_json_cannot_say(interrupted, tmp_path, config_json):
     """Before: only the seed, env and policy were compared, so with config.json lost `--option lr=0.01`
     resumed lr 0.003's checkpoint and recorded the mix as a run of lr 0.01."""
-    folder = _copy(interrupted, tmp_path)
-    if config_json == "missing":
-        (folder / "config.json").unlink()
-    else:
-        (folder / "config.json").write_text('{"cut')
+    folder = _without_config(interrupted, tmp_path, config_json)
     before = _contents(folder)
     with pytest.raises(OtherRunsFile) as caught:
         execute_run(_cw_grpo(folder, lr=0.01))
