@@ -17,8 +17,10 @@ import torch
 from searchgym.damaged import DamagedFile
 from searchgym.fileio import atomic_torch_save
 from searchgym.policy_format import policy_format
+from searchgym.torch_archive import archive_problem
 
 from .population import Population
+
 
 def save_base(path: str | Path, key: str, policy: str, state_dict: dict[str, torch.Tensor],
               settings: dict[str, Any]) -> str:
@@ -35,6 +37,9 @@ def read_base(path: str | Path) -> dict[str, Any]:
     if not path.is_file():
         raise ValueError(f"no supervised base at {path}; build it with the sft method or --option init=sft")
     rebuild = f"delete {path.parent} and re-run the same command to build the base again"
+    problem = archive_problem(path)  # torch.load reads changed tensor bytes without a word
+    if problem:
+        raise DamagedFile(path, problem, rebuild)
     try:
         blob = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as exc:  # noqa: BLE001 - any unreadable file gets the same message

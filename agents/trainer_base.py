@@ -36,6 +36,7 @@ from searchgym.damaged import (
     warn_damaged,
 )
 from searchgym.fileio import append_jsonl, atomic_torch_save
+from searchgym.torch_archive import archive_problem
 
 CHECKPOINT = "checkpoint.pt"
 METRICS = "metrics.jsonl"
@@ -52,6 +53,9 @@ def read_checkpoint(path: str | Path, device: torch.device | str = "cpu") -> dic
         with open_regular(path, remedy="delete it to start the run again") as handle, warnings.catch_warnings():
             # torch's multi-line note on a pickle of another protocol came before our one-line verdict
             warnings.filterwarnings("ignore", message="Detected pickle protocol", category=UserWarning)
+            problem = archive_problem(handle)  # torch.load reads changed tensor bytes without a word
+            if problem:
+                raise DamagedFile(path, problem, "delete it to start the run again")
             blob = torch.load(handle, map_location=device, weights_only=True)
     except FileNotFoundError:
         raise DamagedFile(path, "is missing", "re-run the same command") from None

@@ -59,6 +59,7 @@ from searchgym.json_fields import (
 )
 from searchgym.policy_format import feature_versions, policy_format
 from searchgym.suites import Suite, env_kind, make_env, tasks
+from searchgym.torch_archive import archive_problem
 
 BASE, META, PARTIAL = "base.pt", "base.json", "partial.pt"
 #: Seed offset of the dev demonstrations that measure held-out agreement.
@@ -255,11 +256,14 @@ def _read_partial(path: Path) -> dict[str, Any] | None:
     another layout ended in a KeyError traceback."""
     if not path.is_file():
         return None
+    loaded = False
     try:
-        progress = torch.load(path, map_location="cpu", weights_only=True)
+        what = archive_problem(path)  # torch.load reads changed tensor bytes without a word
+        if not what:
+            progress, loaded = torch.load(path, map_location="cpu", weights_only=True), True
     except Exception as exc:  # noqa: BLE001 - a torn or foreign file: start the build again
         what = f"is not a base build's progress ({type(exc).__name__}: {exc})"
-    else:
+    if loaded:
         wrong = ["a dict"] if not isinstance(progress, dict) else [
             key for key, kind in PARTIAL_KEYS.items() if not isinstance(progress.get(key), (kind, int) if kind is float
                                                                           else kind)]
