@@ -170,11 +170,18 @@ class LLMEpisode:
         return float(sum(s.reward for s in self.steps))
 
 
-def open_conversation(policy: LLMPolicy, session: Any, first_observation: str, config: RolloutConfig) -> Conversation:
+def opening_messages(session: Any, first_observation: str, config: RolloutConfig
+                     ) -> tuple[list[dict], list[dict] | None, list[dict]]:
+    """The opening prompt's messages (system, user), the tools the template renders, and the agent's
+    tool schemas (what :mod:`~searchgym.agents.llm_prompt_room` measures before a run, too)."""
     schemas = tool_schemas(session)
     tools = schemas if config.tools_in_template else None
     user = strip_tool_listing(first_observation) if config.tools_in_template else first_observation
-    messages = [{"role": "system", "content": config.system_prompt}, {"role": "user", "content": user}]
+    return [{"role": "system", "content": config.system_prompt}, {"role": "user", "content": user}], tools, schemas
+
+
+def open_conversation(policy: LLMPolicy, session: Any, first_observation: str, config: RolloutConfig) -> Conversation:
+    messages, tools, schemas = opening_messages(session, first_observation, config)
     tool_format = getattr(getattr(session, "config", None), "tool_format", "hermes")
     conversation = Conversation(policy.codec, messages, tools, config.max_episode_tokens, schemas, tool_format)
     if conversation.room < config.min_turn_tokens:

@@ -110,9 +110,19 @@ def _check_template(path: Path) -> None:
         raise DamagedFile(path, f"is not a Jinja chat template ({str(exc).splitlines()[0]})", FIX) from None
 
 
+#: The roles of the env's chat format, each with a content a template keeps as it is (plain words:
+#: no whitespace at either end to trim, nothing to escape or to read as reasoning).
+PROBE = (("system", "probe of the system message"), ("user", "probe of the user message"),
+         ("assistant", "probe of the assistant message"))
+TEMPLATE_FIX = "use a chat template that writes each message's content (as the model's own release does)"
+
+
 def _check_rendering(folder: Path) -> None:
-    """The chat template renders a short conversation, through transformers' own sandboxed rendering.
-    Why: a template that raises (``{{ raise_exception('boom') }}``) was a jinja2 traceback inside the run."""
+    """The chat template renders a short conversation, through transformers' own sandboxed rendering,
+    and the text holds each message's content. Why: a template that raises (``{{ raise_exception('boom')
+    }}``) was a jinja2 traceback inside the run, and one that left out the user's content trained a
+    model that never saw a question, silently. A template may add markers, text and whitespace around a
+    content and trim it (ChatML, Qwen2, Llama 3 pass)."""
     try:
         from transformers import AutoTokenizer
     except ImportError:
@@ -127,14 +137,23 @@ def _check_rendering(folder: Path) -> None:
         return
     if getattr(tokenizer, "chat_template", None) is None:
         return  # the run's default template is used
+    where = folder / ("chat_template.jinja" if (folder / "chat_template.jinja").exists() else "tokenizer_config.json")
     try:
         tokenizer.apply_chat_template([{"role": "system", "content": "s"}, {"role": "user", "content": "q"}],
                                       tokenize=False, add_generation_prompt=True)
+        rendered = tokenizer.apply_chat_template([{"role": role, "content": text} for role, text in PROBE],
+                                                 tokenize=False)
     except Exception as exc:  # noqa: BLE001 - any failure of the folder's template is this one line
-        where = folder / ("chat_template.jinja" if (folder / "chat_template.jinja").exists() else "tokenizer_config.json")
         why = " ".join(str(exc).split())[:160]
         raise DamagedFile(where, f"holds a chat template that fails to render a conversation ({type(exc).__name__}: "
                           f"{why})", FIX) from None
+    shown = " ".join(str(rendered).split())  # a template may lay out the whitespace between words its own way
+    missing = [role for role, text in PROBE if text not in shown]
+    if missing:
+        said = " and ".join(f"the {role} message's content" for role in missing)
+        raise DamagedFile(where, f"holds a chat template that leaves out {said} (rendered system, user and "
+                          f"assistant messages; {', '.join(repr(t) for r, t in PROBE if r in missing)} not in the "
+                          "text)", TEMPLATE_FIX)
 
 
 def _check_config(folder: Path) -> None:

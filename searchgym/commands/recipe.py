@@ -35,6 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from searchgym.agents.llm_prompt_room import check_recipe_prompt
     from searchgym.agents.tiny_lm_recipe import Recipe, RecipeConfig
 
     try:
@@ -49,7 +50,9 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"unknown recipe option(s) {unknown}; accepted: {', '.join(sorted(known))}")
     check_options(RecipeConfig, options, "the recipe")  # "seeds": "abc" is refused by name, not by int()
     config = RecipeConfig(**{**(SMOKE if args.smoke else {}), **options})
-    raw = Recipe(config, args.out).run()
+    recipe = Recipe(config, args.out)
+    check_recipe_prompt(recipe)  # before the folder: rollout.max_episode_tokens leaves room after the opening prompt
+    raw = recipe.run()
     results = summarise(config, raw["sft_info"], raw["sft_eval"], raw["runs"], raw.get("sft_eval_free"),
                         raw.get("sft_choices"))
     results["stage_seconds"], results["wall_seconds"] = raw["stage_seconds"], raw["wall_seconds"]

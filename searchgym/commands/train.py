@@ -194,10 +194,11 @@ def run(args: argparse.Namespace) -> int:
         llm_method_spec(args.method or "cw_grpo")  # unknown, or one the LLM trainer cannot train: one error line
         require_installed("torch", "searchgym train")
         require_installed("transformers", "searchgym train --policy llm")
-        from searchgym.commands.train_llm import llm_run_spec, train_from_args
+        from searchgym.commands.train_llm import check_opening_prompt, llm_run_spec, train_from_args
 
         spec = llm_run_spec(args)  # its own checks (the options, the model, the world size)
         check_tasks(spec.suite)
+        check_opening_prompt(spec)  # max_episode_tokens leaves room for a turn after the opening prompt
         print(describe_plan(args, spec.suite), flush=True)
         return int(train_from_args(args, spec) or 0)
     require_extras("searchgym train", [resolve_method(args.method)], args.policy, plots=False)

@@ -38,6 +38,16 @@ def llm_run_spec(args: Any) -> RunSpec:
                    logger=getattr(args, "logger", None) or "none")
 
 
+def check_opening_prompt(spec: RunSpec) -> None:
+    """``max_episode_tokens`` leaves room for a turn after the longest opening prompt of the run's
+    tasks, with the model's tokenizer (:mod:`searchgym.agents.llm_prompt_room`), before any folder is
+    made. Why: it was found when the first episode opened, after config.json and checkpoint/ were written."""
+    from searchgym.agents.llm_prompt_room import check_train_prompt
+    from searchgym.agents.llm_train import LLMTrainConfig
+
+    check_train_prompt(LLMTrainConfig.from_dict(dict(spec.options["llm_config"])), spec.suite)
+
+
 def train_from_args(args: Any, spec: RunSpec | None = None) -> int:
     """``searchgym train --policy llm``: a harness run (config.json, metrics.jsonl, a resumable
     checkpoint under checkpoint/, predictions.jsonl and result.json on the test split, DONE).
@@ -48,9 +58,12 @@ def train_from_args(args: Any, spec: RunSpec | None = None) -> int:
     ``budget`` (env steps: every assistant turn of every agent), ``seed``, ``device``, ``out``
     (the run folder; rerun to resume), ``model`` (path, hub id, or random:tiny /
     random:qwen2-0.5b), ``logger``, and any key of OPTIONAL_ARGS as an attribute or in
-    ``args.options`` (JSON). ``spec``: :func:`llm_run_spec`'s, when the caller has checked it already.
+    ``args.options`` (JSON). ``spec``: :func:`llm_run_spec`'s, when the caller has checked it (and
+    :func:`check_opening_prompt`) already.
     """
-    spec = spec or llm_run_spec(args)
+    if spec is None:
+        spec = llm_run_spec(args)
+        check_opening_prompt(spec)
     config = spec.options["llm_config"]
     outcome = execute_run(spec)
     if outcome.status == "busy":  # before: "[Errno 2] No such file or directory: '.../result.json'"

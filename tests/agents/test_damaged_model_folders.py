@@ -14,6 +14,7 @@ import pytest
 
 pytest.importorskip("transformers")
 
+from searchgym.agents.llm_policy import SIMPLE_CHAT_TEMPLATE
 from searchgym.agents.model_source import check_model_source
 
 from searchgym.cli import main
@@ -36,6 +37,17 @@ def _edit_config(f, **changes):
     (f / "config.json").write_text(json.dumps({**_config(f), **changes}))
 
 
+#: Qwen2-Instruct's template (ChatML), as released
+QWEN2 = ("{% for message in messages %}{% if loop.first and messages[0]['role'] != 'system' %}{{ '<|im_start|>system\\n"
+         "You are a helpful assistant<|im_end|>\\n' }}{% endif %}{{'<|im_start|>' + message['role'] + '\\n' + "
+         "message['content'] + '<|im_end|>' + '\\n'}}{% endfor %}{% if add_generation_prompt %}"
+         "{{ '<|im_start|>assistant\\n' }}{% endif %}")
+DROPS_USER = QWEN2.replace("message['content']", "(message['content'] if message['role'] != 'user' else '')")
+#: Llama 3's layout: each content trimmed, in headers of its own special tokens
+TRIMS = ("{% for message in messages %}{{ '<|start_header_id|>' + message['role'] + '<|end_header_id|>\\n\\n' + "
+         "message['content'] | trim + '<|eot_id|>' }}{% endfor %}{% if add_generation_prompt %}"
+         "{{ '<|start_header_id|>assistant<|end_header_id|>\\n\\n' }}{% endif %}")
+
 DAMAGE = [
     ("empty", lambda f: [p.unlink() for p in f.iterdir()], "the folder has no config.json"),
     ("no weights", lambda f: (f / "model.safetensors").unlink(), "the folder has no weights"),
@@ -54,6 +66,10 @@ DAMAGE = [
     ("a config of another vocabulary", lambda f: _edit_config(f, vocab_size=100), "model.safetensors: holds "),
     ("a template that raises", lambda f: (f / "chat_template.jinja").write_text("{{ raise_exception('boom') }}"),
      "chat_template.jinja: holds a chat template that fails to render a conversation (TemplateError: boom)"),
+    # before: it rendered, so it passed; the run's model never saw a question
+    ("a template that drops the user's content", lambda f: (f / "chat_template.jinja").write_text(DROPS_USER),
+     ("chat_template.jinja: holds a chat template that leaves out the user message's content (rendered system, "
+      "user and assistant messages; 'probe of the user message' not in the text); use a chat template that")),
 ]
 
 
@@ -70,3 +86,13 @@ def test_each_damage_is_one_line_naming_the_file_before_any_run_folder(good_mode
 
 def test_an_undamaged_folder_passes(good_model):
     check_model_source(str(good_model))
+
+
+@pytest.mark.parametrize("template", [QWEN2, SIMPLE_CHAT_TEMPLATE, TRIMS], ids=["qwen2", "chatml", "trimmed"])
+def test_a_template_that_keeps_each_content_passes(good_model, tmp_path, template):
+    """Qwen2's, a plain ChatML one and one that trims each content and adds its own markers (the
+    shipped tokenizer's Qwen2.5 layout is ``good_model``'s own)."""
+    folder = tmp_path / "model"
+    shutil.copytree(good_model, folder)
+    (folder / "chat_template.jinja").write_text(template)
+    check_model_source(str(folder))
