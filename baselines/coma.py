@@ -68,6 +68,8 @@ from searchgym.agents.losses import policy_loss
 from searchgym.agents.trajectory import Trajectory
 from torch import Tensor
 
+from searchgym.method_table import TD_LAMBDA_COUNTERFACTUAL
+
 from .critics import OVERLAP_FEATURES, CandidateQCritic, CentralisedTrainer, critic_inputs
 
 
@@ -140,6 +142,8 @@ class COMATrainer(CentralisedTrainer):
 
     method = "coma"
     method_config_type = COMAConfig
+    #: what its update computes; the config's estimator ("gae", recorded in its checkpoints) it never calls
+    progress_label = TD_LAMBDA_COUNTERFACTUAL
 
     def __init__(self, config, out_dir=None, log=None, dev_tasks=None, strict_resume=False) -> None:
         self.coma = COMAConfig(**config.method)

@@ -171,17 +171,17 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> Path:
 
 
 def atomic_write_json(path: str | os.PathLike, payload: Any) -> Path:
-    return atomic_write_text(path, json.dumps(payload, indent=2, sort_keys=True, default=_jsonable) + "\n")
+    return atomic_write_text(path, json.dumps(payload, indent=2, sort_keys=True, default=jsonable) + "\n")
 
 
 def atomic_write_jsonl(path: str | os.PathLike, rows: Iterable[dict]) -> Path:
-    return atomic_write_text(path, "".join(json.dumps(r, sort_keys=True, default=_jsonable) + "\n" for r in rows))
+    return atomic_write_text(path, "".join(json.dumps(r, sort_keys=True, default=jsonable) + "\n" for r in rows))
 
 
 def append_jsonl(path: str | os.PathLike, row: dict) -> None:
     """Append one JSON line and flush it to disk (one ``write`` call per line). The file is opened
     by :func:`open_in_place`: a link there is refused, never written through."""
-    line = json.dumps(row, sort_keys=True, default=_jsonable)
+    line = json.dumps(row, sort_keys=True, default=jsonable)
     if "\n" in line:  # json.dumps never emits raw newlines; guard against a custom default
         raise ValueError("a JSONL row must serialise to one line")
     path = Path(path)
@@ -258,8 +258,9 @@ def read_json(path: str | os.PathLike, expect: type | None = None) -> Any:
     return read_json_checked(path, expect)
 
 
-def _jsonable(value: Any) -> Any:
-    """numpy scalars and arrays, paths and sets become plain JSON values."""
+def jsonable(value: Any) -> Any:
+    """numpy scalars and arrays, paths and sets become plain JSON values (``json.dumps``'s ``default`` for
+    every file written here, and for ``ctx.log``'s check of a row before it is written)."""
     if hasattr(value, "item") and callable(value.item) and getattr(value, "ndim", 1) == 0:
         return value.item()
     if hasattr(value, "tolist"):

@@ -5,8 +5,9 @@ the predictions of one method on the test split of one suite, with the metrics i
 check of a submission is in :mod:`searchgym.leaderboard_checks` (:func:`verify_file`, which never
 raises), so verifying many files gives a verdict for each, and :func:`build` renders only what passed.
 
-A submission may carry ``run``: the recorded run config (method, import path, seed, budget,
-policy, options) and the SHA-256 of the run folder's ``config.json``. ``leaderboard retrain``
+A submission carries ``run`` (verify refuses one without it, or without its ``method_path``): the
+recorded run config (method, import path, seed, budget, policy, options) and the SHA-256 of the run
+folder's ``config.json``. ``leaderboard retrain``
 (:mod:`searchgym.leaderboard_retrain`) re-runs it and records the outcome, keyed by the
 submission's own hash, in ``retrained.json``; the page marks those rows as re-trained and every
 other row as self-reported.

@@ -6,7 +6,7 @@
 2. it must be UTF-8 JSON with finite numbers, integers of at most 18 digits and strings free of
    control, bidirectional-override and unpaired surrogate characters (below), valid against the
    schema (which bounds every string and list; anchored patterns must match the whole string);
-3. a ``run`` block, when there is one, must agree with the board's fields
+3. the ``run`` block must name the run's method (``run.method_path``) and agree with the board's fields
    (:func:`run_block_problem`: the comparison a retrain makes, :func:`run_block_mismatch`);
 4. the suite must be known and its hash equal to the suite regenerated here (looked up once and
    passed through);
@@ -322,11 +322,14 @@ def run_block_mismatch(submission: Mapping[str, Any]) -> str | None:
 def run_block_problem(submission: Mapping[str, Any]) -> str | None:
     """Why verify refuses the run block, or None. Why: verify never read it, so a block edited to hide
     what ran (another seed; an ``evaluate`` run without the agent the privileged mark is read from)
-    verified. A submission without one is self-reported (the schema does not require it)."""
+    verified; and a submission with no block (or one naming no method) verified too, though nothing
+    then said what ran, nor let ``retrain`` re-run it, while ``leaderboard submit`` always writes one."""
     run = submission.get("run")
-    if not isinstance(run, Mapping):
-        return None
     redo = "the run block must record the run the board shows; submit the run folder again with `leaderboard submit`"
+    if not isinstance(run, Mapping) or not run.get("method_path"):
+        what = "no run block" if not isinstance(run, Mapping) else "a run block without run.method_path"
+        return (f"the submission has {what}, so what ran can be neither checked against the board nor re-trained; "
+                "make it with `searchgym leaderboard submit RUN_DIR` from the run folder, which records the run")
     mismatch = run_block_mismatch(submission)
     if mismatch is not None:
         return f"{mismatch}; {redo}"

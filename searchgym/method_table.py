@@ -38,6 +38,8 @@ class MethodSpec:
 
     name: str
     trainer: str  # "module:Class", a Trainer (sub)class taking (config, out_dir, log, dev_tasks)
+    #: A registered estimator (``agents/advantages.py``), the trainer config's ``estimator``: what the
+    #: shared ``Trainer.update`` computes, and what every checkpoint of the method records.
     estimator: str
     aggregation: str
     value_head: bool  # fits the policy's value head or a critic
@@ -46,6 +48,15 @@ class MethodSpec:
     paper: str = ""
     #: Why the LLM trainer (``--policy llm``) cannot train this method; "" when it can.
     llm_unsupported: str = ""
+    #: What the advantage is when the trainer computes it in its own ``update`` instead of with
+    #: ``estimator``; "" when ``estimator`` is it. Why two names: COMA's record said "gae" alone, which its
+    #: update never computes; the "gae" stays, as its checkpoints record it and resume compares every field.
+    advantage: str = ""
+
+    @property
+    def computes(self) -> str:
+        """The advantage the method's update computes: what tables and progress bars name."""
+        return self.advantage or self.estimator
 
     def __post_init__(self) -> None:
         if self.value_head and not self.llm_unsupported:
@@ -59,6 +70,9 @@ class MethodSpec:
 TRAINER = "searchgym.agents.train:Trainer"
 MAPPO = "searchgym.baselines.mappo:MAPPOTrainer"
 COMA = "searchgym.baselines.coma:COMATrainer"
+#: COMA's advantage (``baselines/coma.py``): the TD(lambda) return G_t (lambda = 1 by default: the
+#: Monte-Carlo return) minus the counterfactual baseline sum_u' pi(u') Q(s, (u_-a, u')).
+TD_LAMBDA_COUNTERFACTUAL = "td_lambda_counterfactual"
 INFO_GAIN = "searchgym.agents.info_gain_trainer:InfoGainTrainer"
 _PPO = {"loss.eps_low": 0.2, "loss.eps_high": 0.2, "loss.dual_clip": None, "loss.entropy_coef": 0.01}
 _CRITIC = "it fits a value head or a critic, and the LLM trainer has no value model"
@@ -99,8 +113,8 @@ for _spec in (
                summary="MAPPO with decentralised critics: the policy's value head on each agent's observation",
                paper="arXiv 2011.09533", llm_unsupported=_CRITIC),
     MethodSpec("coma", COMA, "gae", "token-mean", True, defaults={**_PPO},
-               summary="counterfactual baseline from a centralised per-candidate Q critic",
-               paper="arXiv 1705.08926", llm_unsupported=_CRITIC),
+               summary="TD(lambda) return minus a counterfactual baseline from a centralised per-candidate Q critic",
+               paper="arXiv 1705.08926", llm_unsupported=_CRITIC, advantage=TD_LAMBDA_COUNTERFACTUAL),
     MethodSpec("mt_ppo", TRAINER, "mt_ppo", "token-mean", True,
                summary="PPO/GAE on per-round process rewards from the judge (retrieval, consistency, search cost)",
                paper="arXiv 2604.14267 (its MT-PPO baseline)", llm_unsupported=_CRITIC),

@@ -204,10 +204,11 @@ def test_retrain_tells_a_copied_submission_from_a_trained_one(tmp_path, runs, or
     copied["predictions"], copied["metrics"] = oracle["predictions"], oracle["metrics"]
     copied_path = write_submission(copied, folder=board / "submissions")
     plain = copy.deepcopy(oracle)
-    plain["method"]["name"], plain["run"] = "no run", None
+    plain["method"]["name"] = "no run"
     del plain["run"]
-    write_submission(plain, folder=board / "submissions")
+    plain_path = write_submission(plain, folder=board / "submissions")
     assert verify_file(copied_path).ok  # re-scoring alone cannot tell (issue: a limitation)
+    assert not verify_file(plain_path).ok  # nothing says what ran (before: a self-reported row)
 
     assert main(["leaderboard", "retrain", str(honest), "--out", str(tmp_path / "r1"), "--record",
                  "--dir", str(board)]) == 0
@@ -223,7 +224,7 @@ def test_retrain_tells_a_copied_submission_from_a_trained_one(tmp_path, runs, or
     rows = {line.split(" | ")[1]: line for line in readme.read_text().splitlines() if line.startswith("| ")}
     assert "| re-trained |" in rows[r"oracle \(privileged\)"]
     assert "| re-trained: differs |" in rows["my method"]
-    assert "| self-reported |" in rows["no run"]
+    assert "no run" not in rows
 
     honest_text = json.loads(honest.read_text())
     honest_text["method"]["description"] = "edited after the re-run"
@@ -237,7 +238,7 @@ def test_retrain_refuses_what_it_cannot_or_must_not_run(tmp_path, oracle) -> Non
     del no_run["run"]
     path = tmp_path / "a.json"
     path.write_text(json.dumps(no_run))
-    with pytest.raises(SubmissionRejected, match="records no run config"):
+    with pytest.raises(SubmissionRejected, match="does not verify: the submission has no run block"):
         retrain(path, tmp_path / "out")
     foreign = copy.deepcopy(oracle)
     foreign["run"]["method_path"] = "os:system"

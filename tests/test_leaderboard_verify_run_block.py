@@ -81,3 +81,24 @@ def test_a_method_that_does_not_train_may_record_the_comparisons_budget(tmp_path
     assert verify_file(path).ok
     assert not verify_file(_write(tmp_path, "quick-v2__oracle__seed0.json",
                                   lambda s: s["run"].update(policy="minilm"))).ok
+
+
+NO_RUN = ("the submission has {}, so what ran can be neither checked against the board nor re-trained; make it "
+          "with `searchgym leaderboard submit RUN_DIR` from the run folder, which records the run")
+
+
+@pytest.mark.parametrize(("edit", "what"), [
+    (lambda s: s.pop("run"), "no run block"),
+    (lambda s: s.update(run={"config_sha256": s["run"]["config_sha256"]}), "a run block without run.method_path"),
+    (lambda s: s["run"].update(method_path=""), "a run block without run.method_path"),
+])
+def test_verify_refuses_a_submission_that_records_no_run(tmp_path, capsys, edit, what) -> None:
+    """Before: without a run block it verified and went on the board (only retrain refused it), though
+    none of the checks above was then made: a renamed oracle's row, with its block gone, was unmarked."""
+    def hide(submission):
+        submission["method"]["name"] = "gold-chain"
+        edit(submission)
+
+    path = _write(tmp_path, "quick-v2__oracle__seed0.json", hide)
+    assert main(["leaderboard", "verify", str(path)]) == 1
+    assert capsys.readouterr().out == f"REJECTED {path}: {NO_RUN.format(what)}\n"

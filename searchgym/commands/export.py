@@ -3,7 +3,8 @@
 ``--format verl`` writes verl's multi-turn tool-calling dataset (``<split>.parquet``) and its tool
 config (``tool_config.yaml``) into ``--out``: rows whose tools play the task in searchgym's env
 during the rollout, so the reward is the env's and the test split's answers are never written
-(:mod:`searchgym.integrations.verl_dataset`).
+(:mod:`searchgym.integrations.verl_dataset`). Nothing is written over: an existing ``<split>.parquet``
+is refused, and so is a ``tool_config.yaml`` other than this export's (the splits of a suite share one).
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", required=True, choices=FORMATS, help="the framework whose files to write")
     parser.add_argument("--suite", required=True, help="a single-agent text suite id, e.g. searchqa-text-v2")
     parser.add_argument("--split", default="train", choices=("train", "dev", "test"), help="the split to export")
-    parser.add_argument("--out", required=True, help="folder to write the files into (created if missing)")
+    parser.add_argument("--out", required=True, help="folder to write the files into (created if missing; "
+                        "an existing <split>.parquet is refused, never replaced)")
     parser.add_argument("--seed", type=int, default=0, help="the seed each task's env is reset with")
 
 

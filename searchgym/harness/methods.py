@@ -23,9 +23,9 @@ supervised bases, shared by its runs: ``searchgym.harness.sft``), ``records`` (a
 ``ctx.tasks(split)``, ``ctx.evaluate(actor, split="dev")`` -> ``{"success", "f1", "n", ...}``,
 ``ctx.rng()``.
 
-**Metrics rows** (``ctx.log(row)``): a dict of JSON values. Learning curves read rows that
-carry ``"step"`` (int, env steps consumed so far, increasing) and ``"dev_success"`` (float in
-[0, 1], success on ``ctx.tasks("dev")``, e.g. from ``ctx.evaluate(actor, "dev")``); add
+**Metrics rows** (``ctx.log(row)``): a dict of JSON values; curves read ``"step"`` (env steps consumed
+so far, >= 0, never below the previous row's) and ``"dev_success"`` (in [0, 1], success on ``ctx.tasks("dev")``,
+e.g. ``ctx.evaluate(actor, "dev")``); a row that breaks these is refused (:mod:`~.metrics_rows`). Add
 anything else (``dev_f1``, ``loss``, ``entropy``, ``advantage_mean`` ...). The harness adds
 ``time`` (seconds since the run started) and ``attempt`` (1 for the first try, 2 after a
 resume...). When a resumed run logs a step again, the last row for that step wins.

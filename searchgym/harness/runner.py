@@ -53,6 +53,7 @@ from searchgym.harness.evaluate import as_rows, evaluate_suite, summarise_predic
 from searchgym.harness.finished_files import redo_remedy
 from searchgym.harness.loggers import make_logger
 from searchgym.harness.methods import MethodRef, RunContext, load_method, privileged, spends_budget, trains
+from searchgym.harness.metrics_rows import RowCheck
 from searchgym.harness.privileged_runs import run_reads_private_state
 from searchgym.harness.provenance import provenance, resolve_device
 from searchgym.policy_format import feature_versions, policy_format
@@ -261,11 +262,11 @@ def _execute_locked(spec: RunSpec) -> RunOutcome:
     metrics_logger = make_logger(spec.logger, folder, label, spec.identity())
     metrics = folder / "metrics.jsonl"
     logged = logged_iterations(metrics)  # by earlier attempts; forgotten at this attempt's first new row
+    check_row = RowCheck()  # before: a step that went back, dev_success 2.0 and a non-JSON value were written
 
     def log(row: dict) -> None:
         nonlocal logged
-        if not isinstance(row, dict):
-            raise TypeError(f"ctx.log takes a dict, got {type(row).__name__}")
+        check_row(row)
         iteration = row.get("iteration")
         if logged and isinstance(iteration, int) and not isinstance(iteration, bool):
             if iteration in logged:

@@ -75,7 +75,10 @@ def verl_tool_config(suite: str, split: str = "test") -> dict[str, Any]:
 
 
 def export_verl(suite: str, split: str, out: str | Path, seed: int = 0) -> dict[str, Path]:
-    """Write ``out/<split>.parquet`` and ``out/tool_config.yaml``; their paths by kind."""
+    """Write ``out/<split>.parquet`` and ``out/tool_config.yaml``; their paths by kind. Neither is written
+    over: an existing ``<split>.parquet`` is refused, and so is a ``tool_config.yaml`` that differs from
+    this export's (the splits of one suite share theirs: train and dev go into one folder for verl).
+    Why: a second export replaced the first one's files without a word."""
     try:
         import pandas as pd
         import pyarrow  # noqa: F401  (pandas writes parquet with it)
@@ -83,9 +86,27 @@ def export_verl(suite: str, split: str, out: str | Path, seed: int = 0) -> dict[
     except ImportError as exc:
         raise ImportError(f"the verl export needs pandas, pyarrow and pyyaml: {INSTALL}") from exc
     out = Path(out)
+    data = out / f"{split}.parquet"
+    if data.exists() or data.is_symlink():  # before the rows are built
+        raise ValueError(f"{data} already exists (an earlier export of the {split} split?) and is kept; delete it "
+                         "or export into another folder (--out)")
+    config = out / "tool_config.yaml"
+    text = yaml.safe_dump(verl_tool_config(suite, split), sort_keys=False, allow_unicode=True)
+    same_config = _holds(config, text.encode("utf-8"))
+    if (config.exists() or config.is_symlink()) and not same_config:
+        raise ValueError(f"{config} already exists and holds another tool config than this export's (another "
+                         "suite's export?) and is kept; delete it or export into another folder (--out)")
     buffer = io.BytesIO()
     pd.DataFrame(verl_rows(suite, split, seed)).to_parquet(buffer, index=False)
-    data = atomic_write_bytes(out / f"{split}.parquet", buffer.getvalue())
-    config = atomic_write_text(out / "tool_config.yaml",
-                               yaml.safe_dump(verl_tool_config(suite, split), sort_keys=False, allow_unicode=True))
+    atomic_write_bytes(data, buffer.getvalue())
+    if not same_config:
+        atomic_write_text(config, text)
     return {"data": data, "tool_config": config}
+
+
+def _holds(path: Path, content: bytes) -> bool:
+    """Whether ``path`` is a regular file holding exactly ``content`` (read only when the sizes agree)."""
+    try:
+        return path.is_file() and path.stat().st_size == len(content) and path.read_bytes() == content
+    except OSError:
+        return False
