@@ -53,3 +53,22 @@ def test_cw_grpo_in_one_file_takes_an_int_world_scale(monkeypatch):
     """Before: "--world-size 500" reached the env as the string '500' and was refused as not an int scale."""
     monkeypatch.setattr(sys, "argv", ["cw_grpo_in_one_file.py", "--world-size", "500"])
     assert cw_grpo_in_one_file.parse_args().world_size == 500
+
+
+def test_cleanrl_ppo_trains_on_a_minibatch_of_one(monkeypatch, capsys):
+    """Before: a last minibatch of one sample (3 steps, minibatches of 2) had a NaN std, every weight
+    went NaN and the second rollout failed inside Categorical ("found invalid values")."""
+    monkeypatch.setattr(sys, "argv", ["cleanrl_ppo.py", "--total-steps", "6", "--num-steps", "3",
+                                      "--minibatch-size", "2", "--update-epochs", "1", "--eval-episodes", "1"])
+    cleanrl_ppo.main()
+    assert "update 2/2" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("argv", "said"), [
+    (["--env-id", "nope"], "unknown env id 'nope'; accepted: "),  # was a traceback (UnknownNameError)
+    (["--world-size", "3"], "world_size must be one of tiny, small"),  # was a traceback (ValueError)
+])
+def test_cw_grpo_in_one_file_names_a_bad_env_in_one_line(monkeypatch, argv, said):
+    monkeypatch.setattr(sys, "argv", ["cw_grpo_in_one_file.py", *argv])
+    with pytest.raises(SystemExit, match=said):
+        cw_grpo_in_one_file.main()

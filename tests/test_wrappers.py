@@ -95,6 +95,18 @@ def test_a_single_agent_numeric_id_over_a_multi_agent_base_says_which_to_use(bas
         searchgym.make("SearchQA-Numeric-v0", base_id=base_id, world_size="tiny")
 
 
+def test_each_wrapper_over_the_other_kind_of_env_names_the_one_to_use() -> None:
+    """Before: NumericObservation over a group env was Gymnasium's "Expected env to be a `gymnasium.Env`",
+    NumericParallel over a single-agent candidate env said it "needs a candidate-mode" env, and a
+    multi-agent Numeric id over a single-agent base_id said "use searchgym.make", which the caller had."""
+    with pytest.raises(TypeError, match="got GroupSearchEnv; a group or team env takes NumericParallel"):
+        NumericObservation(searchgym.make("GroupSearch-Candidates-v0", world_size="tiny"))
+    with pytest.raises(ValueError, match="got a single-agent Gymnasium env; a single-agent env takes NumericObservation"):
+        NumericParallel(searchgym.make("SearchQA-Candidates-v0", world_size="tiny"))
+    with pytest.raises(ValueError, match="base_id 'SearchQA-Candidates-v0' is a single-agent env; .*SearchQA-Numeric-v0"):
+        searchgym.make("GroupSearch-Numeric-v0", base_id="SearchQA-Candidates-v0", world_size="tiny")
+
+
 # PettingZoo's api test resets with options={"options": 1}; the env warns that it ignores them.
 @pytest.mark.filterwarnings(r"ignore:reset options \['options'\] are ignored")
 @pytest.mark.parametrize("env_id", ["GroupSearch-Numeric-v0", "TeamSearch-Numeric-v0"])

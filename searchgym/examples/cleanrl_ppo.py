@@ -69,6 +69,15 @@ class Agent(nn.Module):
         return action, dist.log_prob(action), dist.entropy(), self.value(obs)
 
 
+def normalized(adv: torch.Tensor) -> torch.Tensor:
+    """A minibatch's advantages, centred and scaled to unit std. A minibatch of one (``--num-steps``
+    one more than a multiple of ``--minibatch-size``, or ``--minibatch-size 1``) is centred only, to 0:
+    its std is NaN, which made every weight NaN and the next rollout fail inside ``Categorical``."""
+    if adv.numel() < 2:
+        return adv - adv
+    return (adv - adv.mean()) / (adv.std() + 1e-8)
+
+
 def evaluate(agent: Agent, env_id: str, episodes: int) -> tuple[float, int]:
     """(greedy success, dev tasks played): the first ``episodes`` dev tasks, or all if there are fewer."""
     env = searchgym.make(env_id, split="dev")
@@ -140,8 +149,7 @@ def main() -> None:
                 idx = order[begin:begin + args.minibatch_size]
                 _, new_logprob, entropy, new_value = agent.get_action_and_value(obs_buf[idx], mask_buf[idx], actions[idx])
                 ratio = (new_logprob - logprobs[idx]).exp()
-                adv = advantages[idx]
-                adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+                adv = normalized(advantages[idx])
                 policy_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - args.clip_coef, 1 + args.clip_coef)).mean()
                 value_loss = 0.5 * (new_value - returns[idx]).pow(2).mean()
                 loss = policy_loss + args.vf_coef * value_loss - args.ent_coef * entropy.mean()

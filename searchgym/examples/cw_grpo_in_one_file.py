@@ -142,7 +142,10 @@ def main() -> None:
     torch.set_num_threads(1)  # tiny matrices: threads cost more than they save
     gen = torch.Generator().manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
-    env = searchgym.make(args.env_id, world_size=args.world_size)
+    try:  # an unknown id or world size: one line naming what is accepted (before: a traceback)
+        env = searchgym.make(args.env_id, world_size=args.world_size)
+    except ValueError as exc:
+        raise SystemExit(f"cw_grpo_in_one_file: {exc}") from None
     if "candidates" not in getattr(env.observation_space, "spaces", {}):  # a text or a multi-agent env
         raise SystemExit(f"--env-id {args.env_id!r} is not a single-agent candidate env; "
                          "accepted: SearchQA-Candidates-v0, SearchQA-Candidates-Easy-v0")

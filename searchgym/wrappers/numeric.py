@@ -31,6 +31,10 @@ class NumericObservation(gym.Wrapper):
 
     def __init__(self, env: gym.Env, question_dim: int = 32, transcript_dim: int = 64,
                  candidate_dim: int = 16) -> None:
+        if not isinstance(env, gym.Env):  # before: Gymnasium's "Expected env to be a `gymnasium.Env`"
+            raise TypeError(f"NumericObservation wraps a single-agent Gymnasium env in candidate mode (e.g. "
+                            f"SearchQA-Candidates-v0), got {type(env).__name__}; a group or team env takes "
+                            "NumericParallel (GroupSearch-Numeric-v0, TeamSearch-Numeric-v0)")
         super().__init__(env)
         space = env.observation_space
         if not (isinstance(space, spaces.Dict) and "candidates" in space.spaces and "action_mask" in space.spaces):

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import gymnasium
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import ParallelEnv
@@ -37,6 +38,10 @@ class NumericParallel(AgentSpaceDicts, ParallelEnv):
 
     def __init__(self, env: ParallelEnv, question_dim: int = 32, transcript_dim: int = 64,
                  candidate_dim: int = 16) -> None:
+        if not hasattr(env, "possible_agents"):  # before: "needs a candidate-mode env" for a candidate-mode one
+            got = "a single-agent Gymnasium env" if isinstance(env, gymnasium.Env) else type(env).__name__
+            raise ValueError(f"NumericParallel wraps a multi-agent searchgym env (e.g. GroupSearch-Candidates-v0), got "
+                             f"{got}; a single-agent env takes NumericObservation (SearchQA-Numeric-v0)")
         config = getattr(env, "config", None)
         if config is None or config.action_mode != "candidates":
             raise ValueError("NumericParallel needs a candidate-mode searchgym env (e.g. GroupSearch-Candidates-v0, "
@@ -181,7 +186,10 @@ class NumericParallel(AgentSpaceDicts, ParallelEnv):
 def make_numeric_parallel(base_id: str = "GroupSearch-Candidates-v0", question_dim: int = 32,
                           transcript_dim: int = 64, candidate_dim: int = 16, **kwargs: Any) -> NumericParallel:
     """The entry point of the ``*-Numeric-v0`` multi-agent ids."""
-    from searchgym.registry import make_parallel, refuse_unknown, wrapper_kwargs
+    from searchgym.registry import make_parallel, refuse_unknown, spec, wrapper_kwargs
 
+    if spec(base_id).kind != "parallel":  # was make_parallel's "use searchgym.make", which the caller had used
+        raise ValueError(f"base_id {base_id!r} is a single-agent env; a multi-agent Numeric id wraps a candidate-mode "
+                         "group or team id (e.g. GroupSearch-Candidates-v0); for one agent use SearchQA-Numeric-v0")
     refuse_unknown(f"make_numeric_parallel (over {base_id})", kwargs, wrapper_kwargs(make_numeric_parallel, base_id))
     return NumericParallel(make_parallel(base_id, **kwargs), question_dim, transcript_dim, candidate_dim)
