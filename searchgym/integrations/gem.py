@@ -30,18 +30,23 @@ from gem.envs.registration import ENV_REGISTRY, register  # noqa: E402
 
 import searchgym
 from searchgym.integrations.text_tasks import check_seed, text_task_records
+from searchgym.registry import refuse_unknown
 from searchgym.text_suites import TEXT_SUITES
 
 __all__ = ["ENV_PREFIX", "SearchgymGemEnv", "register_gem_envs"]
 
 ENV_PREFIX = "searchgym:"
+#: The keywords ``gem.make("searchgym:<suite>", ...)`` and ``spawn`` take.
+ACCEPTED = ("suite", "split", "task_id", "seed")
 
 
 class SearchgymGemEnv(GemEnv):
     """One split of a single-agent searchgym text suite as a multi-turn GEM env."""
 
     def __init__(self, suite: str = "searchqa-text-v2", split: str = "train", task_id: str | None = None,
-                 seed: int = 0) -> None:
+                 seed: int = 0, **unknown: Any) -> None:
+        # before: Python's "__init__() got an unexpected keyword argument", through gem.make, naming none accepted
+        refuse_unknown(f"GEM env {ENV_PREFIX}{suite}", unknown, list(ACCEPTED))
         super().__init__()
         seed = check_seed(seed, "the GEM env's", optional=False)
         if task_id is not None and not isinstance(task_id, str):  # before: a list was "unhashable type: 'list'"

@@ -114,3 +114,13 @@ def test_gems_wrappers_and_vector_env_take_a_fresh_env() -> None:
 def test_a_task_id_that_is_not_a_string_is_named(task_id) -> None:
     with pytest.raises(ValueError, match=r"task_id must be a task id \(str, searchgym.tasks\) or None, got"):
         gem.make("searchgym:searchqa-text-v2", split=SPLIT, task_id=task_id)
+
+
+def test_an_unknown_keyword_names_the_accepted_ones() -> None:
+    """Before: Python's "__init__() got an unexpected keyword argument 'foo'", which names none accepted."""
+    with pytest.raises(TypeError, match=r"searchgym:searchqa-text-v2 got unknown keyword argument\(s\) 'foo'; "
+                                        r"accepted: suite, split, task_id, seed"):
+        gem.make("searchgym:searchqa-text-v2", foo=1)
+    env = gem.make("searchgym:searchqa-text-v2", seed=3)
+    with pytest.raises(TypeError, match=r"'splt'; accepted: suite, split"):
+        env.spawn(splt="dev")
