@@ -73,7 +73,9 @@ class SearchEnv(gym.Env):
     **Starting State**
 
     ``reset`` draws a task of the env's split (with its seeded generator), or takes
-    ``options={"task_id": id}`` or ``options={"split": "train" | "dev" | "test"}``.
+    ``options={"task_id": id}`` or ``options={"split": "train" | "dev" | "test"}`` (another key is an
+    error that lists these). ``seed`` is a non-negative int, NumPy integers too (the same episode as
+    the int), as in the group and team envs.
 
     **Episode End**
 
@@ -133,6 +135,8 @@ class SearchEnv(gym.Env):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         options = reset_options(options)
         chosen = self.tasks.check(options)  # a bad option is an error before the env changes
+        if isinstance(seed, np.integer):  # the int it is, as the group and team envs take it (Gymnasium refused
+            seed = int(seed)  # it: "Seed must be a python integer", though sizes take NumPy ints, a sweep's np.arange)
         super().reset(seed=seed)
         self.record = EpisodeRecord.start(self.np_random, options, self._np_random_seed)
         task = self.tasks.pick(self.np_random, chosen)
