@@ -78,10 +78,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     from suite_arg import count, describe, natural
 
     parser = argparse.ArgumentParser(description=describe(__doc__))
-    parser.add_argument("--real-pages", type=count, default=1000, help="pages encoded with MiniLM")
-    parser.add_argument("--vectors", type=count, default=100_000)
-    parser.add_argument("--queries", type=count, default=200)
-    parser.add_argument("--seed", type=natural, default=0)
+    parser.add_argument("--real-pages", type=count, default=1000, help="pages encoded with MiniLM (default 1000)")
+    parser.add_argument("--vectors", type=count, default=100_000,
+                        help="vectors of the random and noisy index rows (default 100000)")
+    parser.add_argument("--queries", type=count, default=200, help="queries per index row (default 200)")
+    parser.add_argument("--seed", type=natural, default=0, help="world, sample and vector seed (default 0)")
     args = parser.parse_args(argv)
     import importlib.util
 

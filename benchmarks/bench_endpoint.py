@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from suite_arg import counts, describe, seconds, suite_id
+from suite_arg import counts, describe, seconds, suite_of
 
 from searchgym.cli import main as cli
 from searchgym.fileio import read_json
@@ -43,7 +43,8 @@ def one_run(suite: str, concurrency: int, latency: float, folder: Path) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=describe(__doc__))
-    parser.add_argument("--suite", default="searchqa-text-v2", type=suite_id)
+    parser.add_argument("--suite", default="searchqa-text-v2", type=suite_of("text"),
+                        help="a text-mode suite, whose oracle the server replays (default searchqa-text-v2)")
     parser.add_argument("--latency", type=seconds, default=0.02, help="seconds the server waits per request (default 0.02)")
     parser.add_argument("--concurrency", type=counts, default=[1, 8], help="comma-separated levels (default 1,8)")
     args = parser.parse_args(argv)

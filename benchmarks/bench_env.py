@@ -49,7 +49,8 @@ def env_rows(episodes: int, suite_id: str = "quick-v2", modes: tuple[str, ...] =
     from timing import cartpole, ratio_line, recurring_episodes, three_states, yardstick_line
 
     yardstick = cartpole()
-    print(f"== SearchEnv steps (the {suite_id} world, {episodes} episodes on 40 recurring train tasks per row; "
+    print(f"== SearchEnv steps (the {suite_id} world, {episodes} episodes on {min(episodes, 40)} recurring train "
+          "tasks per row; "
           f"resets included{'; heap frozen as the trainer runs' if frozen_heap else ''}) ==")
     print(yardstick_line(yardstick))
     for mode in modes:
@@ -63,26 +64,29 @@ def env_rows(episodes: int, suite_id: str = "quick-v2", modes: tuple[str, ...] =
                 print(ratio_line(f"{mode} {agent} ({state})", timing, yardstick, "step", goal))
 
 
-def main() -> None:
-    from suite_arg import count, describe
+def main(argv: list[str] | None = None) -> None:
+    from suite_arg import checkout, count, describe
 
     parser = argparse.ArgumentParser(description=describe(__doc__))
     parser.add_argument("--quick", action="store_true", help="smaller corpus for the search part")
     parser.add_argument("--episodes", type=count, default=300, help="episodes per env row (default 300)")
-    parser.add_argument("--suite", default="quick-v2", help="the suite whose world the env rows use (default quick-v2)")
+    parser.add_argument("--suite", default="quick-v2",
+                        help="the suite whose world the env rows use (default quick-v2); without --env-only a "
+                        "multi-agent suite, whose env the team rows time")
     parser.add_argument("--env-only", action="store_true", help="only the SearchEnv rows")
-    parser.add_argument("--tree", default=None, help="measure another checkout of searchgym (see source_tree.py)")
+    parser.add_argument("--tree", type=checkout, default=None,
+                        help="measure another checkout of searchgym (see source_tree.py)")
     parser.add_argument("--frozen-heap", action="store_true",
-                        help="time the env rows under the trainer's garbage-collector settings "
-                        "(timing.under_trainer_gc)")
-    args = parser.parse_args()
+                        help="time the env rows and the team rows under the trainer's garbage-collector "
+                        "settings (timing.under_trainer_gc)")
+    args = parser.parse_args(argv)
     if args.tree:
         from source_tree import use_tree
 
         use_tree(args.tree)
     from suite_arg import check_suite_arg
 
-    check_suite_arg(parser, args.suite)
+    check_suite_arg(parser, args.suite, None if args.env_only else "multi-agent")  # before the rows, not after
     env_rows(args.episodes, args.suite, frozen_heap=args.frozen_heap)
     if args.env_only:
         return
@@ -95,7 +99,8 @@ def main() -> None:
     import bench_team
 
     print("\n== TeamSearchEnv rounds and GroupSearchEnv steps ==")
-    bench_team.main(["--suite", args.suite])  # with --tree, the other checkout is already the one imported
+    # with --tree, the other checkout is already the one imported; --frozen-heap: every row, as documented
+    bench_team.main(["--suite", args.suite, *(["--frozen-heap"] if args.frozen_heap else [])])
 
 
 if __name__ == "__main__":

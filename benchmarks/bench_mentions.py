@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from suite_arg import count, describe, natural  # (no searchgym import: --tree comes first)
+from suite_arg import checkout, count, describe, natural  # (no searchgym import: --tree comes first)
 
 
 def timed(run):
@@ -56,7 +56,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--sizes", default="medium,large,xl", help="world presets or integer scales, comma list")
     parser.add_argument("--pages", type=count, default=3000, help="pages the find row reads (default 3000)")
     parser.add_argument("--episodes", type=natural, default=200, help="random-agent episodes per step row (0: no step row)")
-    parser.add_argument("--tree", default=None, help="measure another checkout of searchgym (see source_tree.py)")
+    parser.add_argument("--tree", type=checkout, default=None,
+                        help="measure another checkout of searchgym (see source_tree.py)")
     args = parser.parse_args(argv)
     if args.tree:
         from source_tree import use_tree

@@ -85,10 +85,12 @@ def time_policy(policy, obs: list[dict], batch: int, repeats: int) -> dict[str, 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=describe(__doc__))
-    parser.add_argument("--suite", default="quick-v2", type=suite_id)
-    parser.add_argument("--tasks", type=count, default=40, help="train tasks the reader plays for observations")
-    parser.add_argument("--repeats", type=count, default=3)
-    parser.add_argument("--threads", type=count, default=1)
+    parser.add_argument("--suite", default="quick-v2", type=suite_id,
+                        help="suite whose train tasks give the observations (default quick-v2)")
+    parser.add_argument("--tasks", type=count, default=40,
+                        help="train tasks the reader plays for observations (default 40)")
+    parser.add_argument("--repeats", type=count, default=3, help="timed passes over the batches (default 3)")
+    parser.add_argument("--threads", type=count, default=1, help="torch threads (default 1)")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     from searchgym.agents.policy import make_policy

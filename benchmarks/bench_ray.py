@@ -96,10 +96,11 @@ def main() -> None:
     from suite_arg import count, describe
 
     parser = argparse.ArgumentParser(description=describe(__doc__))
-    parser.add_argument("--cpus", type=count, default=2)
-    parser.add_argument("--seeds", type=count, default=2)
-    parser.add_argument("--budget", type=count, default=300)
-    parser.add_argument("--iterations", type=count, default=3)
+    parser.add_argument("--cpus", type=count, default=2, help="CPUs of the local Ray cluster and workers (default 2)")
+    parser.add_argument("--seeds", type=count, default=2, help="seeds of the small comparison (default 2)")
+    parser.add_argument("--budget", type=count, default=300, help="env steps per cw_grpo run (default 300)")
+    parser.add_argument("--iterations", type=count, default=3,
+                        help="rollout iterations timed per worker count (default 3)")
     args = parser.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="bench_ray_"))
     try:

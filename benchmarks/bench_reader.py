@@ -39,9 +39,11 @@ def play(env, chosen_tasks, memoised: bool) -> tuple[float, float, list[int]]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=describe(__doc__))
-    parser.add_argument("--suite", default="quick-v2", type=suite_id)
-    parser.add_argument("--tasks", type=count, default=200, help="the split's last N train tasks (multi-hop ones)")
-    parser.add_argument("--repeats", type=count, default=2)
+    parser.add_argument("--suite", default="quick-v2", type=suite_id,
+                        help="suite whose train tasks the reader plays (default quick-v2)")
+    parser.add_argument("--tasks", type=count, default=200,
+                        help="the split's last N train tasks (multi-hop ones; default 200)")
+    parser.add_argument("--repeats", type=count, default=2, help="alternating pairs of passes (default 2)")
     args = parser.parse_args(argv)
     suite = get_suite(args.suite)
     env = make_env(suite, "train")

@@ -180,13 +180,14 @@ def report(rows: list[dict[str, Any]]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from suite_arg import count, describe, out_file
+    from suite_arg import count, describe, natural, out_file
 
     parser = argparse.ArgumentParser(description=describe(__doc__))
     parser.add_argument("--million", action="store_true", help="add the 1M-page row (heavy)")
-    parser.add_argument("--sizes", type=count, nargs="*", default=list(DEFAULT_SIZES), help="pages per row")
-    parser.add_argument("--queries", type=count, default=300)
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--sizes", type=count, nargs="+", default=list(DEFAULT_SIZES),
+                        help="pages per row, one row each (default 10000 100000)")
+    parser.add_argument("--queries", type=count, default=300, help="queries timed per engine and row (default 300)")
+    parser.add_argument("--seed", type=natural, default=0, help="world and query seed (default 0)")
     parser.add_argument("--dense", action="store_true", help="add the dense section (benchmarks/bench_dense.py)")
     parser.add_argument("--row", type=int, help=argparse.SUPPRESS)  # internal: measure one row, print JSON
     parser.add_argument("--json", type=out_file, help="also write the rows to this file")

@@ -97,15 +97,18 @@ def memo_memory(suite_id: str, episodes: int) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    from suite_arg import count, describe, natural
+    from suite_arg import checkout, count, describe, natural
 
     parser = argparse.ArgumentParser(description=describe(__doc__))
-    parser.add_argument("--suite", default="quick-v2", help="suite whose env and world are measured (default quick-v2)")
+    parser.add_argument("--suite", default="quick-v2",
+                        help="multi-agent suite whose env and world are measured (default quick-v2)")
     parser.add_argument("--episodes", type=count, default=200, help="episodes per row (default 200)")
-    parser.add_argument("--mode", default="candidates", choices=["candidates", "text"])
+    parser.add_argument("--mode", default="candidates", choices=["candidates", "text"],
+                        help="the envs' action mode (default candidates)")
     parser.add_argument("--envs", type=count, default=64, help="envs the 'in turn' row spreads episodes over (default 64, "
                         "as a trainer's)")
-    parser.add_argument("--tree", default=None, help="measure another checkout of searchgym (see source_tree.py)")
+    parser.add_argument("--tree", type=checkout, default=None,
+                        help="measure another checkout of searchgym (see source_tree.py)")
     parser.add_argument("--frozen-heap", action="store_true",
                         help="time every row under the trainer's garbage-collector settings "
                         "(timing.under_trainer_gc)")
@@ -118,7 +121,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         use_tree(args.tree)
     from suite_arg import check_suite_arg
 
-    check_suite_arg(parser, args.suite)
+    check_suite_arg(parser, args.suite, "multi-agent")  # its env's rounds are what the rows time
     if args.memory:
         memo_memory(args.suite, args.memory)
         return
@@ -138,7 +141,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     episodes = recurring_episodes([t.id for t in probe.tasks.tasks("train")], args.episodes)
     yardstick = cartpole()
     print(f"the {suite.id} world ({suite.world_size}), {args.mode} mode, random agents, {args.episodes} episodes on "
-          f"40 recurring train tasks per row; {platform.processor() or platform.machine()}, "
+          f"{min(args.episodes, 40)} recurring train tasks per row; {platform.processor() or platform.machine()}, "
           f"python {platform.python_version()}{FROZEN_NOTE if args.frozen_heap else ''}")
     print(yardstick_line(yardstick))
     single_env = SearchEnv(**common)

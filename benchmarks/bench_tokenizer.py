@@ -13,7 +13,7 @@ import os
 from typing import Any
 
 from searchgym.agents.llm_tokenizer import chat_tokenizer
-from suite_arg import describe, splits, suite_id
+from suite_arg import describe, splits, suite_of
 
 from searchgym.actions import parse_action
 from searchgym.endpoint.scripted_endpoint import record_oracle
@@ -43,11 +43,12 @@ def measure(tokenizer: Any, actions: list[str]) -> dict[str, float]:
     return {"actions": n, "round_trip": exact / n, "same_action": parsed / n, "tokens_per_action": tokens / n}
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=describe(__doc__))
-    parser.add_argument("--suite", default="searchqa-text-v2", type=suite_id)
-    parser.add_argument("--splits", type=splits, default="dev")
-    args = parser.parse_args()
+    parser.add_argument("--suite", default="searchqa-text-v2", type=suite_of("text"),
+                        help="a text-mode suite whose oracle's actions are tokenized (default searchqa-text-v2)")
+    parser.add_argument("--splits", type=splits, default="dev", help="comma list of splits played (default dev)")
+    args = parser.parse_args(argv)
     script = record_oracle(get_suite(args.suite), splits=tuple(args.splits.split(",")))
     actions = [a for acts in script.values() for a in acts]
     print(f"{len(actions)} oracle actions of {args.suite} ({args.splits})")

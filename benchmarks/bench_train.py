@@ -55,12 +55,10 @@ def child(args: argparse.Namespace) -> None:
     import torch
 
     torch.set_num_threads(args.threads)
-    from searchgym.agents.train import TrainConfig, Trainer
+    from searchgym.agents.train import Trainer
 
     rows: list[dict] = []
-    config = TrainConfig(env_id=args.env, estimator=args.estimator, budget=args.budget, seed=args.seed,
-                         group_size=args.group_size, tasks_per_iteration=args.tasks, eval_every=args.eval_every,
-                         eval_tasks=args.eval_tasks, device="cpu", env_kwargs={"world_size": args.size})
+    config = child_config(args, args.seed)
     cpu, wall = time.process_time(), time.perf_counter()
     trainer = Trainer(config, log=rows.append)
     setup_cpu, setup_wall = time.process_time() - cpu, time.perf_counter() - wall
@@ -72,9 +70,41 @@ def child(args: argparse.Namespace) -> None:
     print("RESULT " + json.dumps(result))
 
 
-def floor_child(args: argparse.Namespace) -> None:
+def child_config(args: argparse.Namespace, seed: int):
+    """The TrainConfig of one before/after run (its ValueError names a bad estimator or count)."""
+    from searchgym.agents.train import TrainConfig
+
+    return TrainConfig(env_id=args.env, estimator=args.estimator, budget=args.budget, seed=seed,
+                       group_size=args.group_size, tasks_per_iteration=args.tasks, eval_every=args.eval_every,
+                       eval_tasks=args.eval_tasks, device="cpu", env_kwargs={"world_size": args.size})
+
+
+def check_child_args(args: argparse.Namespace, fail) -> None:
+    """Every before/after setting checked here, before a checkout or a run (before: a bad --env,
+    --size or --estimator was a traceback from the first child, after a worktree was made)."""
+    from searchgym.registry import spec
+    from searchgym.world.generate import resolve_size
+
+    checks = (("argument --env: ", lambda: spec(args.env)),
+              ("argument --size: ", lambda: resolve_size(int(args.size) if args.size.isdecimal() else args.size)),
+              ("", lambda: child_config(args, args.seeds[0])))  # names the setting itself (estimator, ...)
+    for flag, check in checks:
+        try:
+            check()
+        except ValueError as exc:
+            fail(f"{flag}{exc}")
+    for flag, ref in (("--before", args.before), ("--after", args.after)):
+        is_ref = ref is None or Path(ref).is_dir() or subprocess.run(
+            ["git", "-C", str(REPO), "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"],
+            capture_output=True, check=False).returncode == 0
+        if not is_ref:
+            fail(f"argument {flag}: {ref!r} is neither a folder nor a git ref of {REPO}")
+
+
+def floor_child(args: argparse.Namespace, fail) -> None:
     """Train once with the policy's forward passes and the env's steps recorded, then replay the
-    forward passes alone; print the loop's cost per agent-step over its floor."""
+    forward passes alone; print the loop's cost per agent-step over its floor. ``fail``: how a bad
+    setting (an unknown policy or estimator: a ValueError naming the accepted ones) is reported."""
     import torch
 
     torch.set_num_threads(1)
@@ -85,11 +115,14 @@ def floor_child(args: argparse.Namespace) -> None:
     families = suite.families_for("train")
     env_kwargs = {**suite.kwargs, "world_seed": suite.world_seed, "world_size": suite.world_size,
                   "families": list(families) if families is not None else None}
-    config = TrainConfig(env_id=suite.env_id, estimator=args.estimator, policy=args.policy, budget=args.budget,
-                         seed=0, group_size=args.group_size, tasks_per_iteration=args.tasks,
-                         eval_every=args.eval_every, eval_tasks=args.eval_tasks, device="cpu", env_kwargs=env_kwargs,
-                         policy_kwargs=args.policy_kwargs)
-    trainer = Trainer(config, log=lambda row: None)
+    try:
+        config = TrainConfig(env_id=suite.env_id, estimator=args.estimator, policy=args.policy, budget=args.budget,
+                             seed=0, group_size=args.group_size, tasks_per_iteration=args.tasks,
+                             eval_every=args.eval_every, eval_tasks=args.eval_tasks, device="cpu",
+                             env_kwargs=env_kwargs, policy_kwargs=args.policy_kwargs)
+        trainer = Trainer(config, log=lambda row: None)
+    except ValueError as exc:
+        fail(str(exc))
     batches: list[tuple[object, list, bool]] = []
     env_cpu = [0.0]
     members = trainer.population.unique_members()
@@ -194,36 +227,38 @@ def summary(label: str, runs: list[dict]) -> tuple[float, float, float, float]:
     return steps / wall, steps / cpu, steps / loop_wall, steps / loop_cpu
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     # a bad count is one usage line (before: a traceback, or rows of nonsense)
-    from suite_arg import count, describe, natural
+    from suite_arg import checkout, count, describe, json_object, natural, seed_list
 
     parser = argparse.ArgumentParser(description=describe(__doc__))
     parser.add_argument("--before", default="main", help="git ref or checkout folder of the 'before' code (default main)")
     parser.add_argument("--after", default=None, help="git ref or checkout folder of the 'after' code (default: this checkout)")
     parser.add_argument("--before-threads", type=count, default=os.cpu_count() or 1,
                         help="torch threads of the before runs (default: the cores, what `compare --workers 1` used)")
-    parser.add_argument("--seeds", default="0,1", help="comma-separated training seeds (default 0,1)")
-    parser.add_argument("--env", default="TeamSearch-Generalists-Candidates-v0")
-    parser.add_argument("--estimator", default="grpo")
+    parser.add_argument("--seeds", type=seed_list, default=[0, 1], help="comma-separated training seeds (default 0,1)")
+    parser.add_argument("--env", default="TeamSearch-Generalists-Candidates-v0",
+                        help="env id trained by the before/after runs (default TeamSearch-Generalists-Candidates-v0)")
+    parser.add_argument("--estimator", default="grpo", help="advantage estimator (default grpo; --floor: cw_round "
+                        "in the documented figures)")
     parser.add_argument("--budget", type=count, default=2000, help="env steps per run (default 2000)")
-    parser.add_argument("--group-size", type=count, default=8)
+    parser.add_argument("--group-size", type=count, default=8, help="episodes per task group (default 8)")
     parser.add_argument("--tasks", type=count, default=8, help="tasks per iteration (default 8)")
-    parser.add_argument("--eval-every", type=count, default=5)
-    parser.add_argument("--eval-tasks", type=natural, default=48)
+    parser.add_argument("--eval-every", type=count, default=5, help="iterations between dev evaluations (default 5)")
+    parser.add_argument("--eval-tasks", type=count, default=48, help="dev tasks per evaluation (default 48)")
     parser.add_argument("--size", default="small", help="world size (default small)")
     parser.add_argument("--floor", action="store_true",
                         help="one run on this checkout: the loop's cost per agent-step over its tensor math and env")
     parser.add_argument("--suite", default="quick-v2", help="--floor: the suite whose env is trained (default quick-v2)")
     parser.add_argument("--policy", default="hash", help="--floor: policy backbone (hash, attn, ...; default hash)")
-    parser.add_argument("--policy-kwargs", default={}, type=json.loads,
+    parser.add_argument("--policy-kwargs", default={}, type=json_object,
                         help='--floor: the policy\'s kwargs as JSON (make main: \'{"comparison_facts": true, '
                              '"operand_sources": true}\')')
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--tree", help="--floor: measure another checkout (see source_tree.py)")
+    parser.add_argument("--tree", type=checkout, help="--floor: measure another checkout (see source_tree.py)")
     parser.add_argument("--threads", type=count, default=1, help=argparse.SUPPRESS)
     parser.add_argument("--seed", type=natural, default=0, help=argparse.SUPPRESS)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.child:
         child(args)
         return
@@ -236,8 +271,9 @@ def main() -> None:
         from suite_arg import check_suite_arg
 
         check_suite_arg(parser, args.suite)
-        floor_child(args)
+        floor_child(args, parser.error)
         return
+    check_child_args(args, parser.error)
     sys.path.insert(0, str(HERE))
     from source_tree import checkout, remove_checkout
 
@@ -250,7 +286,7 @@ def main() -> None:
         else:
             trees[side] = checkout(ref, REPO)
             made.append(trees[side])
-    seeds = [int(s) for s in args.seeds.split(",")]
+    seeds = args.seeds
     print(f"{args.env}, {args.estimator}, budget {args.budget}, G={args.group_size}, {args.tasks} tasks/iteration, "
           f"world {args.size}; before: {args.before} ({args.before_threads} torch threads), after: "
           f"{args.after or 'this checkout'} (1 torch thread); seeds {seeds}, runs alternate before/after")

@@ -41,13 +41,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import claims_report as cr  # noqa: E402
-from suite_arg import count, describe, new_folder, suite_id  # noqa: E402
+from suite_arg import count, describe, new_folder, out_file, suite_id  # noqa: E402
 
 from searchgym.commands.compare import parse_options, parse_seeds  # noqa: E402
 from searchgym.harness.compare import Comparison, run_comparison  # noqa: E402
 from searchgym.harness.methods import parse_methods, shown_label  # noqa: E402
 from searchgym.harness.plots import curve_from_rows, plot_learning_curves  # noqa: E402
-from searchgym.harness.provenance import git_revision  # noqa: E402
+from searchgym.harness.provenance import git_revision, resolve_device  # noqa: E402
 from searchgym.harness.report_gain import gain_section  # noqa: E402
 from searchgym.harness.report import (  # noqa: E402
     RunRecord,
@@ -104,7 +104,10 @@ def ablation_entries(names: list[str]) -> list[str]:
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=describe(__doc__))
-    parser.add_argument("--smoke", action="store_true", help="tiny end-to-end check: " + str(SMOKE))
+    parser.add_argument("--smoke", action="store_true",
+                        help=f"tiny end-to-end check: {SMOKE['seeds']} seeds, budget {SMOKE['budget']}, methods "
+                        f"{SMOKE['methods']}, ablation {SMOKE['ablation']}, a small base ({', '.join(SMOKE['base'])}); "
+                        "writes under --out")
     parser.add_argument("--seeds", default=None, help="count (5 -> 0..4) or comma list; default 5 (smoke 2)")
     parser.add_argument("--budget", type=count, default=None, help="env steps per training run; default 10000 (make main's)")
     parser.add_argument("--suite", default="quick-v2", type=suite_id, help="suite of the main comparison and the ablation")
@@ -112,15 +115,19 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--methods", default=None, help="main comparison methods; default: " + ",".join(MAIN_METHODS))
     parser.add_argument("--ablation", default=None, help="comma list of plain, all, " + ", ".join(FLAGS)
                         + " (default: all of them)")
-    parser.add_argument("--parts", default="main,roles,ablation", help="which comparisons to run")
+    parser.add_argument("--parts", default="main,roles,ablation",
+                        help="comma list of the comparisons to run: main, roles, ablation (default all three)")
     parser.add_argument("--start", choices=("base", "scratch"), default="base",
                         help="learning methods start from the supervised base sft (default) or from scratch")
     parser.add_argument("--workers", type=count, default=2, help="parallel runs (one torch thread each)")
-    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--device", default="cpu", help="auto, cpu, cuda or cuda:N (default cpu)")
     parser.add_argument("--option", action="append", metavar="KEY=VALUE", help="option for every method")
     parser.add_argument("--out", type=new_folder, default=Path("runs/claims"), help="run folders (re-use it to resume)")
-    parser.add_argument("--results", type=Path, default=None, help="default docs/RESULTS.md (smoke: OUT/RESULTS.md)")
-    parser.add_argument("--figures", type=Path, default=None, help="default docs/results (smoke: OUT/figures)")
+    # checked before any run (before: a folder as --results or a file as --figures failed after the last run)
+    parser.add_argument("--results", type=out_file, default=None,
+                        help="the report file; default docs/RESULTS.md (smoke: OUT/RESULTS.md)")
+    parser.add_argument("--figures", type=new_folder, default=None,
+                        help="the figures' folder; default docs/results (smoke: OUT/figures)")
     args = parser.parse_args(argv)
     try:
         args.seeds = parse_seeds(args.seeds or (SMOKE["seeds"] if args.smoke else "5"))
@@ -134,12 +141,24 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     args.parts = [p.strip() for p in args.parts.split(",") if p.strip()]
     args.parts.sort(key=lambda p: ("main", "roles", "ablation").index(p) if p in ("main", "roles", "ablation") else 3)
     if args.start == "base":
+        # an --option of the same name wins over make main's and the smoke base's (before: one of
+        # FROM_BASE's keys, --option lr=0.01, was refused as "given twice" in a traceback)
         given = {item.partition("=")[0] for item in args.option or []}
-        small = [item for item in SMOKE["base"] if item.partition("=")[0] not in given] if args.smoke else []
-        args.option = [*FROM_BASE, *small, *(args.option or [])]
+        defaults = [*FROM_BASE, *(SMOKE["base"] if args.smoke else ())]
+        args.option = [*(item for item in defaults if item.partition("=")[0] not in given), *(args.option or [])]
     bad = [p for p in args.parts if p not in ("main", "roles", "ablation")]
-    if bad:
-        parser.error(f"unknown parts {bad}; accepted: main, roles, ablation")
+    if bad or not args.parts:
+        parser.error(f"argument --parts: unknown parts {bad}; accepted: main, roles, ablation" if bad else
+                     "argument --parts: names no part; accepted: main, roles, ablation")
+    # every name and option checked here, before the first run (before: a traceback, or after a part ran)
+    for flag, check in (("--methods", lambda: parse_methods([m.strip() for m in args.methods.split(",") if m.strip()])),
+                        ("--ablation", lambda: ablation_entries(args.ablation.split(","))),
+                        ("--option", lambda: parse_options(args.option)),
+                        ("--device", lambda: resolve_device(args.device))):
+        try:
+            check()
+        except ValueError as exc:
+            parser.error(f"argument {flag}: {exc}")
     return args
 
 

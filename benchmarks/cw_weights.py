@@ -28,7 +28,7 @@ import math
 from collections import defaultdict
 
 import numpy as np
-from suite_arg import count, describe, probability, suite_id
+from suite_arg import count, describe, natural, probability, suite_of
 
 from searchgym.agents.advantages import AdvantageConfig, compute_advantages, grpo_group_advantages
 from searchgym.agents.round_kinds import round_kind
@@ -39,6 +39,10 @@ from searchgym.suites import get_suite, make_env
 RULES = {"all_g1": AdvantageConfig(round_gamma=1.0, cw_rounds="all"),
          "paper_inf": AdvantageConfig(round_gamma=math.inf, cw_rounds="all", cw_zero_sum="zero"),
          "evid_g1": AdvantageConfig(round_gamma=1.0, cw_rounds="evidence")}
+
+
+class TooManyTasks(ValueError):
+    """``--tasks`` above the suite's train tasks (known once its env is built)."""
 
 
 def play(env, oracle: TeamOracle, task_id: str, seed: int, p: float, rng: np.random.Generator) -> list[Trajectory]:
@@ -73,6 +77,8 @@ def collect(suite_id: str, n_tasks: int, group: int, p: float, seed: int) -> lis
     env = make_env(get_suite(suite_id), "train")
     rng = np.random.default_rng(seed)
     train = [t.id for t in env.unwrapped.tasks.tasks("train")]
+    if n_tasks > len(train):  # before: numpy's "Cannot take a larger sample than population" traceback
+        raise TooManyTasks(f"argument --tasks: {n_tasks} is more than the {len(train)} train tasks of {suite_id}")
     groups = []
     for t, index in enumerate(rng.choice(len(train), size=n_tasks, replace=False)):
         per_agent: dict[str, list[Trajectory]] = defaultdict(list)
@@ -117,15 +123,20 @@ def table(groups: list[list[Trajectory]]) -> list[dict]:
     return out, grpo.stats, {n: r.stats for n, r in results.items()}
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=describe(__doc__))
-    parser.add_argument("--suite", default="quick-v2", type=suite_id)
-    parser.add_argument("--tasks", type=count, default=40)
-    parser.add_argument("--group", type=count, default=8)
+    # the mixture policy follows the team oracle and reads candidate masks: a team suite in candidate mode
+    parser.add_argument("--suite", default="quick-v2", type=suite_of("team-candidates"),
+                        help="a team suite in candidate mode (default quick-v2)")
+    parser.add_argument("--tasks", type=count, default=40, help="train tasks drawn (default 40)")
+    parser.add_argument("--group", type=count, default=8, help="episodes per task: the group size (default 8)")
     parser.add_argument("--p", type=probability, default=0.6, help="probability of following the oracle")
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args()
-    groups = collect(args.suite, args.tasks, args.group, args.p, args.seed)
+    parser.add_argument("--seed", type=natural, default=0, help="seed of the draws and episodes (default 0)")
+    args = parser.parse_args(argv)
+    try:
+        groups = collect(args.suite, args.tasks, args.group, args.p, args.seed)
+    except TooManyTasks as exc:
+        parser.error(str(exc))
     rows, grpo_stats, stats = table(groups)
     trajs = [t for g in groups for t in g]
     print(f"{args.suite}: {args.tasks} tasks x {args.group} episodes, p={args.p}, seed={args.seed}: "

@@ -45,8 +45,10 @@ def drip_server(prefix: bytes, dripped: bytes) -> RawServer:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=describe(__doc__))
-    parser.add_argument("--deadlines", type=deadlines, default=[1.5, 5.0], help="comma list of seconds")
-    parser.add_argument("--repeats", type=count, default=2)
+    parser.add_argument("--deadlines", type=deadlines, default=[1.5, 5.0],
+                        help="comma list of seconds (default 1.5,5)")
+    parser.add_argument("--repeats", type=count, default=2,
+                        help="requests per deadline and case; the worst is printed (default 2)")
     args = parser.parse_args()
     print(f"{'deadline s':>10}  {'case':<22}{'worst wall s':>13}{'past deadline ms':>18}{'CPU ms':>8}")
     for deadline in args.deadlines:

@@ -131,8 +131,9 @@ def main() -> None:
     from suite_arg import count, describe, natural
 
     parser = argparse.ArgumentParser(description=describe(__doc__))
-    parser.add_argument("--actions", type=count, default=5000)
-    parser.add_argument("--seed", type=natural, default=0)
+    parser.add_argument("--actions", type=count, default=5000,
+                        help="corpus size: the nesting cases, then random mutations up to N (default 5000)")
+    parser.add_argument("--seed", type=natural, default=0, help="seed of the mutations (default 0)")
     args = parser.parse_args()
     actions = corpus(max(args.actions, 1), args.seed)
     hostile_cpu, hostile_wall, errors = step_times(actions)

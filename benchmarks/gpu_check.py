@@ -292,7 +292,7 @@ def run_part(name: str, fn: Callable[[], dict], results: dict, deadline: float) 
 
 def main(argv: list[str] | None = None) -> int:
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from suite_arg import count, describe, out_file
+    from suite_arg import count, describe, out_file, seconds
 
     parser = argparse.ArgumentParser(description=describe(__doc__))
     parser.add_argument("--cpu-smoke", action="store_true", help="run every part tiny on CPU (tests the script)")
@@ -301,7 +301,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--gen-tokens", type=count, default=256, help="new tokens per prompt in part c (default 256)")
     parser.add_argument("--model", default=None,
                         help="part d's model: a local Hugging Face folder (default random:qwen2-0.5b)")
-    parser.add_argument("--max-seconds", type=float, default=420.0,
+    parser.add_argument("--max-seconds", type=seconds, default=420.0,
                         help="start no new part after this many seconds (default 420)")
     parser.add_argument("--parts", default="abcd",
                         help="which parts to run, e.g. 'd' to run part d again alone (default abcd)")

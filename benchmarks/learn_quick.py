@@ -75,17 +75,24 @@ def bounds(suite_id: str, seeds: list[int]) -> dict[str, float]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from suite_arg import count, describe, suite_id
+    from suite_arg import count, describe, names, seed_list, suite_id
 
     parser = argparse.ArgumentParser(description=describe(__doc__))
-    parser.add_argument("--suite", default="quick-v2", type=suite_id)
-    parser.add_argument("--methods", default=",".join(LEARNERS))
+    parser.add_argument("--suite", default="quick-v2", type=suite_id, help="suite trained and evaluated (default quick-v2)")
+    parser.add_argument("--methods", type=names, default=list(LEARNERS),
+                        help=f"comma list of harness methods (default {','.join(LEARNERS)})")
     parser.add_argument("--budget", type=count, default=20_000, help="env steps per run (default 20000)")
-    parser.add_argument("--seeds", default="0", help="comma-separated seeds (default 0)")
-    parser.add_argument("--workers", type=count, default=2)
+    parser.add_argument("--seeds", type=seed_list, default=[0], help="comma-separated seeds (default 0)")
+    parser.add_argument("--workers", type=count, default=2, help="runs at a time, one process each (default 2)")
     args = parser.parse_args(argv)
-    methods = [m.strip() for m in args.methods.split(",") if m.strip()]
-    seeds = [int(s) for s in args.seeds.split(",")]
+    methods, seeds = args.methods, args.seeds
+    from searchgym.harness.methods import load_method
+
+    for method in methods:  # here, not in a worker: an unknown name was a traceback from the pool
+        try:
+            load_method(method)
+        except ValueError as exc:
+            parser.error(f"argument --methods: {exc}")
     began = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="learn_quick-") as root:
         jobs = [(m, args.suite, s, args.budget, root) for s in seeds for m in methods]

@@ -49,10 +49,11 @@ def main() -> None:
     from suite_arg import count, describe, natural
 
     parser = argparse.ArgumentParser(description=describe(__doc__))
-    parser.add_argument("--policy", default="hash", choices=["hash", "minilm", "hf"])
-    parser.add_argument("--budget", type=count, default=40_000)
-    parser.add_argument("--seed", type=natural, default=0)
-    parser.add_argument("--eval-tasks", type=count, default=100)
+    parser.add_argument("--policy", default="hash", choices=["hash", "minilm", "hf"],
+                        help="policy backbone (default hash)")
+    parser.add_argument("--budget", type=count, default=40_000, help="env steps of training (default 40000)")
+    parser.add_argument("--seed", type=natural, default=0, help="training seed (default 0)")
+    parser.add_argument("--eval-tasks", type=count, default=100, help="dev tasks per evaluation (default 100)")
     args = parser.parse_args()
     torch.set_num_threads(1)
     config = TrainConfig(env_id="SearchQA-Candidates-v0", env_kwargs=ENV_KWARGS, estimator="cw_round",

@@ -41,7 +41,8 @@ def measure(suite_id: str, limit: int | None, order: tuple[str, ...], rotate: bo
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--suite", default="quick-v2", type=suite_id)
+    parser.add_argument("--suite", default="quick-v2", type=suite_id, help="suite whose test split is played "
+                        "(default quick-v2)")
     parser.add_argument("--rounds", type=counts, default=[], help="comma list of round limits (default: the suite's own)")
     parser.add_argument("--orders", action="store_true", help="also web_search first, and no team rotation")
     args = parser.parse_args()

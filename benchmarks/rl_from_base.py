@@ -8,7 +8,7 @@ it to ``OUT/base.pt``; step 2 runs ``searchgym compare`` with the methods of thi
 (each loads the base into its trainer before the first update, so the KL reference is the base;
 ``base`` trains nothing and is the base itself):
 
-    PYTHONPATH=. .venv/bin/python benchmarks/rl_from_base.py --out runs/from_base --budget 4000 \\
+    .venv/bin/python benchmarks/rl_from_base.py --out runs/from_base --budget 4000 \\
         --methods base,grpo,cw_grpo,cw_all=cw_grpo[cw_rounds=all],grpo_kl=grpo[loss.kl_coef=0.05]
 """
 
@@ -99,37 +99,70 @@ def cw_grpo(ctx):
     return _from_base(ctx, "cw_grpo")
 
 
-def main() -> None:
+#: The methods of this module that ``--methods`` may name (each trains from the base).
+FROM_BASE_METHODS = ("base", "grpo", "cw_grpo")
+#: The folder that holds ``benchmarks/``: ``compare`` imports this file as ``benchmarks.rl_from_base``.
+REPO = Path(__file__).resolve().parents[1]
+
+
+def method_entries(text: str) -> list[str]:
+    """An argparse ``type``: ``--methods`` entries (``label=name[options]`` or ``name``) whose names
+    are this module's methods (before: a misspelled one failed in every run of the comparison)."""
+    entries = [e.strip() for e in text.split(",") if e.strip()]
+    for entry in entries:
+        label, _, rest = entry.partition("=")
+        if (rest or label).partition("[")[0] not in FROM_BASE_METHODS:
+            raise argparse.ArgumentTypeError(f"{entry!r} names none of {', '.join(FROM_BASE_METHODS)} "
+                                             "(entries: name, label=name or label=name[key=value])")
+    if not entries:
+        raise argparse.ArgumentTypeError(f"{text!r} names no method; give a comma list of {', '.join(FROM_BASE_METHODS)}")
+    return entries
+
+
+def main(argv: list[str] | None = None) -> int:
     # here: compare imports this file as benchmarks.rl_from_base
-    from suite_arg import describe, new_folder, suite_id
+    from suite_arg import count, describe, new_folder, probability, suite_of
+
+    from searchgym.commands.compare import parse_seeds
 
     parser = argparse.ArgumentParser(description=describe(__doc__))
-    parser.add_argument("--suite", default="quick-v2", type=suite_id)
-    parser.add_argument("--out", required=True, type=new_folder)
-    parser.add_argument("--base-tasks", type=int, default=300)
-    parser.add_argument("--follow", type=float, default=0.7)
-    parser.add_argument("--epochs", type=int, default=3)
-    parser.add_argument("--budget", type=int, default=4000)
-    parser.add_argument("--seeds", default="1")
-    parser.add_argument("--workers", default="1")
-    parser.add_argument("--methods", default="base,grpo,cw_grpo")
-    args = parser.parse_args()
+    parser.add_argument("--suite", default="quick-v2", type=suite_of("team-candidates"),
+                        help="a team suite in candidate mode, whose oracle team the base imitates (default quick-v2)")
+    parser.add_argument("--out", required=True, type=new_folder, help="folder of base.pt and the comparison")
+    parser.add_argument("--base-tasks", type=count, default=300, help="train tasks the base imitates (default 300)")
+    parser.add_argument("--follow", type=probability, default=0.7,
+                        help="probability that the states follow the oracle (default 0.7)")
+    parser.add_argument("--epochs", type=count, default=3, help="cross-entropy epochs of the base (default 3)")
+    parser.add_argument("--budget", type=count, default=4000, help="env steps per training run (default 4000)")
+    parser.add_argument("--seeds", default="1", help="count (3 -> 0..2) or comma list, as compare takes (default 1)")
+    parser.add_argument("--workers", type=count, default=1, help="parallel runs of the comparison (default 1)")
+    parser.add_argument("--methods", type=method_entries, default=list(FROM_BASE_METHODS),
+                        help="comma list of base, grpo, cw_grpo, each as name or label=name[options] "
+                        "(default base,grpo,cw_grpo)")
+    args = parser.parse_args(argv)
+    try:
+        parse_seeds(args.seeds)
+    except ValueError as exc:
+        parser.error(str(exc))
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     weights = out / "base.pt"
     if not weights.exists():
         print("base:", clone_oracle(args.suite, args.base_tasks, args.follow, args.epochs, 0, weights), flush=True)
     methods = []
-    for entry in args.methods.split(","):
+    for entry in args.methods:
         label, _, rest = entry.partition("=")
         name, bracket, options = (rest or label).partition("[")
         methods.append(f"{label}=benchmarks.rl_from_base:{name}{bracket}{options}")
     command = [sys.executable, "-m", "searchgym.cli", "compare", "--suite", args.suite, "--methods", ",".join(methods),
-               "--seeds", args.seeds, "--budget", str(args.budget), "--device", "cpu", "--workers", args.workers,
+               "--seeds", args.seeds, "--budget", str(args.budget), "--device", "cpu", "--workers", str(args.workers),
                "--out", str(out / "compare"), "--reference", "base", "--no-progress"]
-    env = {**os.environ, BASE_ENV: str(weights.resolve()), "PYTHONPATH": os.getcwd()}
-    subprocess.run(command, check=True, env=env)
+    # the repository, wherever this runs from (before: the working folder, so only `PYTHONPATH=.` from
+    # the repository's root found benchmarks.rl_from_base), ahead of any PYTHONPATH already set
+    path = os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH", "")) if p)
+    env = {**os.environ, BASE_ENV: str(weights.resolve()), "PYTHONPATH": path}
+    return subprocess.run(command, check=False, env=env).returncode  # compare printed why it failed
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

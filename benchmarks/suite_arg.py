@@ -22,13 +22,79 @@ def suite_id(text: str) -> str:
     return text
 
 
-def check_suite_arg(parser: argparse.ArgumentParser, suite: str) -> None:
-    """:func:`suite_id`'s check for scripts that take ``--tree``: made after the other checkout is in
-    place (a ``type=`` would import this checkout's searchgym first)."""
+#: What a script needs of its suite: the test, and the words that name such suites. Why: a suite of
+#: another kind (a single-agent suite for a team benchmark, a candidate suite for a chat endpoint)
+#: ended in a traceback (AttributeError: 'SearchEnv' object has no attribute 'agents', ...).
+SUITE_KINDS = {
+    "multi-agent": (lambda s: _env_spec(s).kind == "parallel", "a multi-agent (team or group) suite"),
+    "text": (lambda s: _action_mode(s) == "text", "a text-mode suite"),
+    "team-candidates": (lambda s: s.env_id.startswith("TeamSearch") and _action_mode(s) == "candidates",
+                        "a team suite in candidate mode"),
+}
+
+
+def _env_spec(suite):
+    from searchgym.registry import spec
+
+    return spec(suite.env_id)
+
+
+def _action_mode(suite) -> str | None:
+    return suite.kwargs.get("action_mode", _env_spec(suite).kwargs.get("action_mode"))
+
+
+def suite_kind_error(text: str, kind: str) -> str | None:
+    """Why suite ``text`` cannot serve as ``kind`` (a key of :data:`SUITE_KINDS`), naming the suites
+    that can; None when it can."""
+    from searchgym.suites import get_suite, list_suites
+
+    accepts, words = SUITE_KINDS[kind]
+    if accepts(get_suite(text)):
+        return None
+    fitting = ", ".join(s.id for s in list_suites() if accepts(s))
+    return f"{text!r} is not {words}; accepted: {fitting}"
+
+
+def suite_of(kind: str):
+    """An argparse ``type``: a suite id of ``kind`` (see :data:`SUITE_KINDS`)."""
+
+    def check(text: str) -> str:
+        suite_id(text)
+        error = suite_kind_error(text, kind)
+        if error:
+            raise argparse.ArgumentTypeError(error)
+        return text
+
+    check.__name__ = f"{kind} suite"
+    return check
+
+
+def check_suite_arg(parser: argparse.ArgumentParser, suite: str, kind: str | None = None) -> None:
+    """:func:`suite_id`'s check (and :func:`suite_of`'s, given ``kind``) for scripts that take
+    ``--tree``: made after the other checkout is in place (a ``type=`` would import this checkout's
+    searchgym first)."""
     try:
         suite_id(suite)
     except argparse.ArgumentTypeError as exc:
         parser.error(f"argument --suite: {exc}")
+    try:
+        error = suite_kind_error(suite, kind) if kind else None
+    except (ImportError, AttributeError):  # an older checkout without the registry's look-up: not checked
+        error = None
+    if error:
+        parser.error(f"argument --suite: {error}")
+
+
+def checkout(text: str):
+    """An argparse ``type`` for ``--tree``: a folder holding a searchgym checkout. Why: a wrong folder
+    was a bare line from ``source_tree.use_tree`` with no usage, after argument parsing."""
+    from pathlib import Path
+
+    path = Path(text)
+    if not (path / "searchgym" / "__init__.py").is_file():
+        raise argparse.ArgumentTypeError(f"{text!r} is not a searchgym checkout (a folder holding "
+                                         "searchgym/__init__.py)")
+    return str(path)
 
 
 def _number(text: str, kind: type, least: float, strict: bool, what: str):
@@ -52,8 +118,11 @@ def natural(text: str) -> int:
 
 
 def seconds(text: str) -> float:
-    """An argparse ``type``: a number of seconds >= 0."""
-    return _number(text, float, 0.0, False, "a number of seconds >= 0")
+    """An argparse ``type``: a finite number of seconds >= 0 (inf failed later, in a traceback)."""
+    value = _number(text, float, 0.0, False, "a finite number of seconds >= 0")
+    if math.isinf(value):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number of seconds >= 0")
+    return value
 
 
 def probability(text: str) -> float:
@@ -76,16 +145,63 @@ def counts(text: str) -> list[int]:
 
 
 def deadlines(text: str) -> list[float]:
-    """An argparse ``type``: a comma list of seconds > 0 (e.g. ``1.5,5``)."""
-    message = f"{text!r} is not a comma list of seconds > 0, e.g. 1.5,5"
+    """An argparse ``type``: a comma list of finite seconds > 0 (e.g. ``1.5,5``)."""
+    message = f"{text!r} is not a comma list of finite seconds > 0, e.g. 1.5,5"
     items = [t.strip() for t in text.split(",") if t.strip()]
     try:
         values = [_number(t, float, 0.0, True, "") for t in items]
     except argparse.ArgumentTypeError:
         raise argparse.ArgumentTypeError(message) from None
-    if not values:
+    if not values or any(math.isinf(v) for v in values):
         raise argparse.ArgumentTypeError(message)
     return values
+
+
+def seed_list(text: str) -> list[int]:
+    """An argparse ``type``: a comma list of seeds, integers >= 0 (e.g. ``0,1``). Why: the scripts
+    split the text themselves, after starting work: ``x`` was a ValueError traceback."""
+    items = [t.strip() for t in text.split(",") if t.strip()]
+    try:
+        values = [natural(t) for t in items]
+    except argparse.ArgumentTypeError:
+        values = []
+    if not values:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a comma list of seeds >= 0, e.g. 0,1")
+    return values
+
+
+def names(text: str) -> list[str]:
+    """An argparse ``type``: a non-empty comma list of names (an empty one ran nothing, silently)."""
+    items = [t.strip() for t in text.split(",") if t.strip()]
+    if not items:
+        raise argparse.ArgumentTypeError(f"{text!r} names nothing; give a comma list")
+    return items
+
+
+def json_object(text: str) -> dict:
+    """An argparse ``type``: a JSON object (``{"k": 1}``). Why: ``json.loads`` as the type said only
+    "invalid loads value", and a list got through to a TypeError mid-run."""
+    import json
+
+    try:
+        value = json.loads(text)
+    except ValueError:
+        value = None
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a JSON object, e.g. '{{\"comparison_facts\": true}}'")
+    return value
+
+
+def world_size(text: str):
+    """An argparse ``type``: a world preset or an integer scale (checked by the generator's own rule)."""
+    from searchgym.world.generate import resolve_size
+
+    size = int(text) if text.strip().lstrip("-").isdecimal() else text.strip()
+    try:
+        resolve_size(size)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return size
 
 
 def splits(text: str) -> str:

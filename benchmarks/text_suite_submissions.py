@@ -49,7 +49,8 @@ def evaluate(suite: str, agent: str, folder: Path, extra: list[str]) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=describe(__doc__))
     parser.add_argument("--suites", default=",".join(text_suite_ids()), help="comma-separated suite ids")
-    parser.add_argument("--runs", type=Path, default=Path("runs/text-suites"), help="run folders (default runs/text-suites)")
+    parser.add_argument("--runs", type=new_folder, default=Path("runs/text-suites"),
+                        help="run folders (default runs/text-suites)")
     parser.add_argument("--out", type=new_folder, default=Path("leaderboard/submissions"), help="submission folder")
     parser.add_argument("--concurrency", type=count, default=8, help="endpoint requests in flight (default 8)")
     args = parser.parse_args(argv)

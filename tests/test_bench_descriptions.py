@@ -1,8 +1,11 @@
 """Every benchmark's ``--help`` description is whole sentences (before: several were the docstring's
-first line, cut mid-sentence: "... (with and without its facts-about")."""
+first line, cut mid-sentence: "... (with and without its facts-about"), and every option says what it
+is (before: bench_ray's four options, bench_dense's --vectors, fuzz_step's --actions and others were
+bare names)."""
 
 from __future__ import annotations
 
+import functools
 import re
 import subprocess
 import sys
@@ -38,11 +41,39 @@ def test_every_script_with_a_parser_is_checked():
     assert len(SCRIPTS) >= 20 and "bench_policy.py" in SCRIPTS and "suite_arg.py" not in SCRIPTS
 
 
-@pytest.mark.parametrize("script", SCRIPTS)
-def test_help_description_is_whole_sentences(tmp_path, script):
-    result = subprocess.run([sys.executable, str(BENCHMARKS / script), "--help"], cwd=tmp_path,
+@functools.cache
+def help_of(script: str) -> str:
+    """The script's ``--help`` (one process per script, shared by the tests below)."""
+    result = subprocess.run([sys.executable, str(BENCHMARKS / script), "--help"], cwd=BENCHMARKS.parent,
                             capture_output=True, text=True, timeout=120, check=False)
     assert result.returncode == 0, result.stderr
-    description = help_description(result.stdout)
-    assert len(description) > 20, result.stdout
+    return result.stdout
+
+
+def undocumented_options(text: str) -> list[str]:
+    """Options in argparse's help with no help text (on their own line, or on the next one)."""
+    lines = re.split(r"\n(?:options|optional arguments):\n", text, maxsplit=1)[-1].splitlines()
+    bare = []
+    for i, line in enumerate(lines):
+        match = re.match(r"^  (-\S.*?)(?:\s{2,}\S.*)?$", line)
+        if match and not re.search(r"\s{2,}\S", line[2:]) and not re.match(r"^\s{20,}\S", "".join(lines[i + 1:i + 2])):
+            bare.append(match.group(1))
+    return bare
+
+
+def test_undocumented_options_are_found():
+    text = "usage: x\n\noptions:\n  -h, --help  show this\n  --bare BARE\n  --long-option LONG_OPTION\n" \
+           "                        explained below\n  --told TOLD  explained\n"
+    assert undocumented_options(text) == ["--bare BARE"]
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
+def test_every_option_is_explained(script):
+    assert undocumented_options(help_of(script)) == [], f"{script}: options without help"
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
+def test_help_description_is_whole_sentences(script):
+    description = help_description(help_of(script))
+    assert len(description) > 20, help_of(script)
     assert re.search(r"[.?!][\"')]*$", description), f"{script}: description stops mid-sentence: {description!r}"
