@@ -13,6 +13,7 @@ print side by side:
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 import time
 from pathlib import Path
@@ -22,6 +23,9 @@ from suite_arg import checkout, count, describe, natural  # (no searchgym import
 
 
 def timed(run):
+    """``run()``, with its CPU and wall seconds, after a full garbage collection (as every benchmark's
+    rows: a collection owed by the world's generation would otherwise land in the row)."""
+    gc.collect()
     cpu, wall = time.process_time(), time.perf_counter()
     value = run()
     return value, time.process_time() - cpu, time.perf_counter() - wall

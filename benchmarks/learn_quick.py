@@ -49,14 +49,15 @@ def run_one(method: str, suite_id: str, seed: int, budget: int, root: str) -> di
     start = ctx0.evaluate(factory(ctx0), "dev")["success"]
     rows: list[dict] = []
     ctx = _context(suite_id, seed, budget, Path(root) / f"{method}-{seed}", rows)
-    began = time.perf_counter()
+    began, cpu = time.perf_counter(), time.process_time()  # CPU time beside wall: the machine may be shared
     actor = factory(ctx)
-    train_s = time.perf_counter() - began
+    train_s, train_cpu = time.perf_counter() - began, time.process_time() - cpu
     end = ctx.evaluate(actor, "dev")["success"]
     zero_var = [r["groups/zero_variance_fraction"] for r in rows if "groups/zero_variance_fraction" in r]
     entropy = [r["loss/entropy"] for r in rows if "loss/entropy" in r]
     steps = max((r.get("step", 0) for r in rows), default=0)
-    return {"method": method, "seed": seed, "start": start, "end": end, "train_s": train_s, "steps": steps,
+    return {"method": method, "seed": seed, "start": start, "end": end, "train_s": train_s, "train_cpu": train_cpu,
+            "steps": steps,
             "zero_var": float(np.mean(zero_var)) if zero_var else float("nan"),
             "entropy": entropy[-1] if entropy else float("nan")}
 
@@ -104,21 +105,23 @@ def main(argv: list[str] | None = None) -> int:
                 result = future.result()
                 results.append(result)
                 print(f"  done {result['method']} seed {result['seed']}: {result['start']:.3f} -> "
-                      f"{result['end']:.3f} in {result['train_s']:.0f}s", flush=True)
+                      f"{result['end']:.3f} in {result['train_s']:.0f}s ({result['train_cpu']:.0f} CPU-s)", flush=True)
     ref = bounds(args.suite, seeds)
     print(f"\nsuite {args.suite}, budget {args.budget} env steps, seeds {seeds}, dev split "
           f"(random {ref['random']:.3f}, oracle {ref['oracle']:.3f})")
-    print(f"{'method':<9} {'seed':>4} {'start':>6} {'end':>6} {'train s':>8} {'steps':>6} {'zero-var':>8} {'entropy':>8}")
+    print(f"{'method':<9} {'seed':>4} {'start':>6} {'end':>6} {'train s':>8} {'cpu s':>6} {'steps':>6} {'zero-var':>8} "
+          f"{'entropy':>8}")
     for r in results:
         print(f"{r['method']:<9} {r['seed']:>4} {r['start']:>6.3f} {r['end']:>6.3f} {r['train_s']:>8.0f} "
-              f"{r['steps']:>6} {r['zero_var']:>8.2f} {r['entropy']:>8.2f}")
+              f"{r['train_cpu']:>6.0f} {r['steps']:>6} {r['zero_var']:>8.2f} {r['entropy']:>8.2f}")
     if len(seeds) > 1:
         for method in methods:
             mine = [r for r in results if r["method"] == method]
-            mean = {k: sum(r[k] for r in mine) / len(mine) for k in ("start", "end", "train_s")}
-            print(f"{method:<9} {'mean':>4} {mean['start']:>6.3f} {mean['end']:>6.3f} {mean['train_s']:>8.0f}")
+            mean = {k: sum(r[k] for r in mine) / len(mine) for k in ("start", "end", "train_s", "train_cpu")}
+            print(f"{method:<9} {'mean':>4} {mean['start']:>6.3f} {mean['end']:>6.3f} {mean['train_s']:>8.0f} "
+                  f"{mean['train_cpu']:>6.0f}")
     for name in ("random", "oracle"):
-        print(f"{name:<9} {'':>4} {ref[name]:>6.3f} {ref[name]:>6.3f} {0:>8} {0:>6}")
+        print(f"{name:<9} {'':>4} {ref[name]:>6.3f} {ref[name]:>6.3f} {0:>8} {0:>6} {0:>6}")
     print(f"total wall time {time.perf_counter() - began:.0f}s")
     return 0
 
