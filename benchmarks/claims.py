@@ -63,6 +63,8 @@ REFERENCE = "cw_grpo"
 #: ``--start base``: the options of ``make main`` (Makefile MAIN_OPTIONS), before any ``--option``.
 FROM_BASE = ("init=sft", "lr=0.001", "update_epochs=4", "loss.entropy_coef=0",
              'policy_kwargs={"comparison_facts": true, "operand_sources": true}')
+#: What the report says of options that are ``make main``'s (another --option, or --smoke's base, is not).
+MAKE_MAIN = ", as in `make main`"
 BASE = "sft"
 MAIN_METHODS = ("cw_grpo", "grpo", "dr_grpo", "mt_ppo", "gigpo", "info_gain", "mappo", "coma", "random", "reader",
                 "oracle")
@@ -340,7 +342,8 @@ def main(argv: list[str] | None = None) -> int:
             "computed from the numbers. Do not edit by hand: rerun the command.", "",
             f"- command: `{command}`", f"- seeds: {args.seeds}; budget: {args.budget} env steps per training run",
             ("- start: every learning method from the supervised base `sft` of its seed (the policy trained to "
-             f"imitate the reader; options {', '.join(FROM_BASE)}, as in `make main`); each part's gain table is "
+             f"imitate the reader; options {', '.join(args.option)}{MAKE_MAIN if tuple(args.option) == FROM_BASE else ''}"
+             "); each part's gain table is "
              "paired against that base" if args.start == "base" else "- start: every learning method from random weights"),
             "- runs trained and scored at: " + ", ".join(f"`{rev}`{' (with uncommitted changes)' if dirty else ''}"
                                                         for rev, dirty in sorted(revisions, key=str)),

@@ -54,6 +54,9 @@ def test_smoke_mode_writes_the_tables_corrected_p_values_and_a_generated_reading
                    "- seeds: [0, 1]", "- start: every learning method from the supervised base `sft`",
                    "### Gain over the supervised base (sft), paired by seed and task", "| sft | 2 |", "- runs trained and scored at: `", "- report written at: `"):
         assert needle in text, needle
+    # the options the runs took, the smoke base's and these among them: not "as in make main" (before, always)
+    start = next(line for line in text.splitlines() if line.startswith("- start: "))
+    assert "as in `make main`" not in start and "sft_tasks=" in start and options[0] in start
     last_run = max(done.stat().st_mtime_ns for done in out.glob("*/runs/*/seed*/DONE"))
     for name in ("main_dev_success", "roles_dev_success", "ablation_dev_success", "ablation_entropy"):
         assert (out / "figures" / f"{name}.png").stat().st_size > 0
