@@ -133,41 +133,33 @@ def probability(text: str) -> float:
     return value
 
 
+def _comma_list(text: str, item, words: str, example: str, finite: bool = False) -> list:
+    """``item`` (an argparse type) of each entry of a non-empty comma list; one message for any bad
+    entry, naming what is accepted."""
+    items = [t.strip() for t in text.split(",") if t.strip()]
+    try:
+        values = [item(t) for t in items]
+    except argparse.ArgumentTypeError:
+        values = []
+    if not values or (finite and any(math.isinf(v) for v in values)):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a comma list of {words}, e.g. {example}")
+    return values
+
+
 def counts(text: str) -> list[int]:
     """An argparse ``type``: a comma list of integers >= 1 (e.g. ``1,8``)."""
-    items = [t.strip() for t in text.split(",") if t.strip()]
-    if not items:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a comma list of whole numbers >= 1, e.g. 1,8")
-    try:
-        return [count(t) for t in items]
-    except argparse.ArgumentTypeError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a comma list of whole numbers >= 1, e.g. 1,8") from None
+    return _comma_list(text, count, "whole numbers >= 1", "1,8")
 
 
 def deadlines(text: str) -> list[float]:
     """An argparse ``type``: a comma list of finite seconds > 0 (e.g. ``1.5,5``)."""
-    message = f"{text!r} is not a comma list of finite seconds > 0, e.g. 1.5,5"
-    items = [t.strip() for t in text.split(",") if t.strip()]
-    try:
-        values = [_number(t, float, 0.0, True, "") for t in items]
-    except argparse.ArgumentTypeError:
-        raise argparse.ArgumentTypeError(message) from None
-    if not values or any(math.isinf(v) for v in values):
-        raise argparse.ArgumentTypeError(message)
-    return values
+    return _comma_list(text, lambda t: _number(t, float, 0.0, True, ""), "finite seconds > 0", "1.5,5", finite=True)
 
 
 def seed_list(text: str) -> list[int]:
     """An argparse ``type``: a comma list of seeds, integers >= 0 (e.g. ``0,1``). Why: the scripts
     split the text themselves, after starting work: ``x`` was a ValueError traceback."""
-    items = [t.strip() for t in text.split(",") if t.strip()]
-    try:
-        values = [natural(t) for t in items]
-    except argparse.ArgumentTypeError:
-        values = []
-    if not values:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a comma list of seeds >= 0, e.g. 0,1")
-    return values
+    return _comma_list(text, natural, "seeds >= 0", "0,1")
 
 
 def names(text: str) -> list[str]:
