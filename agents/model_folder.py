@@ -139,10 +139,10 @@ def _check_rendering(folder: Path) -> None:
         return  # the run's default template is used
     where = folder / ("chat_template.jinja" if (folder / "chat_template.jinja").exists() else "tokenizer_config.json")
     try:
-        tokenizer.apply_chat_template([{"role": "system", "content": "s"}, {"role": "user", "content": "q"}],
-                                      tokenize=False, add_generation_prompt=True)
-        rendered = tokenizer.apply_chat_template([{"role": role, "content": text} for role, text in PROBE],
-                                                 tokenize=False)
+        messages = [{"role": role, "content": text} for role, text in PROBE]
+        # as a run opens an episode (system and user, then the generation prompt), and with a reply after
+        rendered = (tokenizer.apply_chat_template(messages[:2], tokenize=False, add_generation_prompt=True) + " "
+                    + tokenizer.apply_chat_template(messages, tokenize=False))
     except Exception as exc:  # noqa: BLE001 - any failure of the folder's template is this one line
         why = " ".join(str(exc).split())[:160]
         raise DamagedFile(where, f"holds a chat template that fails to render a conversation ({type(exc).__name__}: "

@@ -147,14 +147,12 @@ class Recipe:
     """Runs the stages into ``out`` (see the module docstring)."""
 
     def __init__(self, config: RecipeConfig, out: str | Path, log: Callable[[str], None] = print) -> None:
-        from searchgym.suites import env_kind, get_suite
+        from searchgym.suites import env_kind, get_suite, observation_kind
 
         self.config, self.out, self.log = config, Path(out), log
-        from searchgym.registry import spec
-
         self.suite = get_suite(config.suite)
-        mode = {**spec(self.suite.env_id).kwargs, **self.suite.kwargs}.get("action_mode", "text")
-        if env_kind(self.suite) != "single" or mode != "text":  # a candidate suite failed late, on a TypeError
+        # a candidate suite failed late, on a TypeError
+        if env_kind(self.suite) != "single" or observation_kind(self.suite) != "text":
             raise ValueError(f"the recipe trains on a single-agent text suite; {config.suite!r} is not one")
         self.times: dict[str, float] = {}
         self.skipped = [0.0, 0.0]  # (wall, CPU) seconds that earlier runs spent on the stages this run skips

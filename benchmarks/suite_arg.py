@@ -26,21 +26,18 @@ def suite_id(text: str) -> str:
 #: another kind (a single-agent suite for a team benchmark, a candidate suite for a chat endpoint)
 #: ended in a traceback (AttributeError: 'SearchEnv' object has no attribute 'agents', ...).
 SUITE_KINDS = {
-    "multi-agent": (lambda s: _env_spec(s).kind == "parallel", "a multi-agent (team or group) suite"),
-    "text": (lambda s: _action_mode(s) == "text", "a text-mode suite"),
-    "team-candidates": (lambda s: s.env_id.startswith("TeamSearch") and _action_mode(s) == "candidates",
+    "multi-agent": (lambda s: _suites().env_kind(s) == "parallel", "a multi-agent (team or group) suite"),
+    "text": (lambda s: _suites().observation_kind(s) == "text", "a text-mode suite"),
+    "team-candidates": (lambda s: s.env_id.startswith("TeamSearch") and _suites().observation_kind(s) == "candidates",
                         "a team suite in candidate mode"),
 }
 
 
-def _env_spec(suite):
-    from searchgym.registry import spec
+def _suites():
+    """searchgym.suites, imported when first needed (``--tree`` puts another checkout in place first)."""
+    import searchgym.suites
 
-    return spec(suite.env_id)
-
-
-def _action_mode(suite) -> str | None:
-    return suite.kwargs.get("action_mode", _env_spec(suite).kwargs.get("action_mode"))
+    return searchgym.suites
 
 
 def suite_kind_error(text: str, kind: str) -> str | None:

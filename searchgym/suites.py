@@ -177,6 +177,22 @@ def env_kind(suite: Suite) -> str:
     return spec(suite.env_id).kind
 
 
+#: The entry points of the ``*-Numeric-*`` ids (a numeric wrapper over a candidate env).
+NUMERIC_ENTRY_POINTS = ("searchgym.wrappers.numeric:make_numeric", "searchgym.wrappers.parallel:make_numeric_parallel")
+
+
+def observation_kind(suite: Suite) -> str | None:
+    """"numeric", "text" or "candidates": what the suite's env observes, from the registry and the
+    suite's kwargs (no world is built); None for an env that does not say. The one place this is read
+    (commands, the harness, the recipe and the benchmarks each combined the kwargs their own way)."""
+    from searchgym.registry import spec
+
+    entry = spec(suite.env_id)
+    if entry.entry_point in NUMERIC_ENTRY_POINTS:
+        return "numeric"
+    return {**entry.kwargs, **suite.kwargs}.get("action_mode")
+
+
 # ------------------------------------------------------------------------------- the suites
 SUITES: NamedRegistry[Suite] = NamedRegistry("suite", name_pattern=SLUG)
 

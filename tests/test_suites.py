@@ -138,3 +138,26 @@ def test_the_suites_command_prints_every_hash(capsys):
     assert main(["suites", "quick-v2", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)
     assert rows[0]["hash"] == get_suite("quick-v2").content_hash and rows[0]["tasks"]["test"] == 160
+
+
+def test_observation_kind_reads_the_registry_and_the_suites_kwargs():
+    """The one reading of what a suite's env observes (the recipe, serve, evaluate --agent run, the LLM
+    method and the benchmarks each combined the kwargs themselves, and read a numeric id as text)."""
+    from searchgym.suites import observation_kind
+
+    assert observation_kind(get_suite("searchqa-text-v2")) == "text"
+    assert observation_kind(get_suite("quick-v2")) == "candidates"
+    numeric = Suite("test-numeric-kind-v0", 0, "SearchQA-Numeric-v0", {}, world_size="tiny")
+    assert observation_kind(numeric) == "numeric"
+    text_override = Suite("test-text-kind-v0", 0, "SearchQA-Candidates-v0", {"action_mode": "text"}, world_size="tiny")
+    assert observation_kind(text_override) == "text"
+
+
+def test_the_recipe_refuses_a_numeric_suite():
+    """Before: its check read a numeric id (no action_mode in its kwargs) as text, and the recipe ran on it."""
+    pytest.importorskip("torch")
+    from searchgym.agents.tiny_lm_recipe import Recipe, RecipeConfig
+
+    register_suite(Suite("test-numeric-recipe-v0", 0, "SearchQA-Numeric-v0", {}, world_size="tiny"), replace=True)
+    with pytest.raises(ValueError, match="the recipe trains on a single-agent text suite"):
+        Recipe(RecipeConfig(suite="test-numeric-recipe-v0"), "unused")

@@ -24,8 +24,7 @@ from searchgym.endpoint.scripted_endpoint import (
     ScriptedEndpoint,
     check_stall,
 )
-from searchgym.registry import spec as env_spec
-from searchgym.suites import Suite, get_suite, list_suites
+from searchgym.suites import Suite, get_suite, list_suites, observation_kind
 
 DEFAULT_STALL = 2.0
 
@@ -58,7 +57,7 @@ def check_text_suite(suite_id: str) -> None:
 
 
 def _text_mode(suite: Suite) -> bool:
-    return suite.kwargs.get("action_mode", env_spec(suite.env_id).kwargs.get("action_mode")) == "text"
+    return observation_kind(suite) == "text"
 
 
 def _stall(args: argparse.Namespace) -> float:

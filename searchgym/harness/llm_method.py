@@ -17,7 +17,7 @@ from searchgym.agents.llm_rollout import LLMActor, RolloutConfig
 from searchgym.agents.llm_train import LLMTrainConfig, LLMTrainer
 from searchgym.agents.model_source import check_model_source
 from searchgym.harness.method_specs import llm_method_spec
-from searchgym.registry import spec as env_spec
+from searchgym.suites import observation_kind
 from searchgym.world import FAMILIES
 from searchgym.world.generate import size_from_text
 
@@ -130,7 +130,7 @@ def harness_method(ctx: Any) -> Any:
     env_kwargs = {**suite.kwargs, "world_seed": suite.world_seed, "world_size": suite.world_size,
                   "families": list(suite.families_for("train")) if suite.families_for("train") else None,
                   "difficulty": suite.difficulty}
-    if env_kwargs.get("action_mode", env_spec(suite.env_id).kwargs.get("action_mode")) != "text":
+    if observation_kind(suite) != "text":
         raise ValueError(f"suite {suite.id!r} is not in text mode: an LLM writes its actions (use a text suite, "
                          "e.g. env SearchQA-v0 or env_kwargs action_mode='text')")
     config.env_id, config.env_kwargs = suite.env_id, env_kwargs

@@ -15,6 +15,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from searchgym.registry import spec as env_spec
+from searchgym.suites import observation_kind
 
 from searchgym.harness.methods import (
     BASELINE_METHODS,
@@ -68,20 +69,7 @@ def check_comparison(comparison: Any) -> None:
             raise ValueError(f"method {method.label!r}: {exc}") from None
 
 
-#: Registered entry points whose observations are a numeric ``Box``, not candidate dicts.
-NUMERIC_ENTRY_POINTS = ("searchgym.wrappers.numeric:make_numeric", "searchgym.wrappers.parallel:make_numeric_parallel")
 CANDIDATE_HINT = "use a candidate env ({}) or a candidate suite (searchgym suites)"
-
-
-def observation_kind(suite: Any) -> str | None:
-    """"numeric", "text" or "candidates": what the suite's env observes, from the registry and the
-    suite's kwargs (no world is built); None for an env that does not say."""
-    from searchgym.registry import spec
-
-    entry = spec(suite.env_id)
-    if entry.entry_point in NUMERIC_ENTRY_POINTS:
-        return "numeric"
-    return {**entry.kwargs, **suite.kwargs}.get("action_mode")
 
 
 def check_numeric_env(comparison: Any) -> None:

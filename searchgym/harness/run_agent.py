@@ -31,7 +31,7 @@ from searchgym.damaged import DamagedFile, read_json_checked
 from searchgym.envs.config import MAX_SEED
 from searchgym.harness.methods import AGENT_METHOD, SPEC_METHOD_PREFIX, RunContext, load_callable
 from searchgym.harness.runner import is_done
-from searchgym.suites import Suite, env_kind
+from searchgym.suites import Suite, env_kind, observation_kind
 
 CONFIG = "config.json"
 CHECKPOINT = Path("checkpoint") / "checkpoint.pt"
@@ -230,12 +230,7 @@ def check_same_run(run: TrainedRun, recorded: Any, config: Any) -> None:
 
 def check_suite(run: TrainedRun, suite: Suite) -> None:
     """Refuse an evaluation suite the run's policy cannot act in (another env kind or action mode)."""
-    from searchgym.registry import spec
-
-    def mode(s: Suite) -> str:
-        return str({**spec(s.env_id).kwargs, **s.kwargs}.get("action_mode", "text"))
-
-    theirs, mine = (env_kind(run.suite), mode(run.suite)), (env_kind(suite), mode(suite))
+    theirs, mine = (env_kind(run.suite), observation_kind(run.suite)), (env_kind(suite), observation_kind(suite))
     if theirs != mine:
         raise ValueError(f"{run.folder} trained on {run.suite.env_id} ({theirs[0]}-agent, {theirs[1]} actions); "
                          f"suite {suite.id} is {suite.env_id} ({mine[0]}-agent, {mine[1]} actions): its policy "
