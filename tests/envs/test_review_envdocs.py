@@ -22,3 +22,18 @@ def test_a_single_agent_reset_takes_a_numpy_integer_seed_as_the_int_it_is(env_id
     assert str(obs_numpy) == str(obs_int)
     copy = pickle.loads(pickle.dumps(numpy_env))  # the episode record replays it
     assert copy.unwrapped.task.id == info_int["task_id"]
+
+
+@pytest.mark.parametrize("env_id", ["SearchQA-v0", "SearchQA-Candidates-v0", "SearchQA-Numeric-v0"])
+@pytest.mark.parametrize("bad", [True, 1.5, -1, 2**63, "7"])
+def test_a_single_agent_reset_refuses_what_is_no_seed_as_the_multi_agent_envs_do(env_id, bad):
+    """Before: ``reset(seed=True)`` played seed 1 and ``reset(seed=2**64)`` was taken, past the largest
+    seed the env pages, the group and the team envs state; -1 and 1.5 were Gymnasium's own errors,
+    which named no bounds."""
+    env = searchgym.make(env_id, world_size="tiny")
+    env.reset(seed=3)
+    task = env.unwrapped.task.id
+    with pytest.raises(ValueError, match=r"seed must be an int in 0\.\.9223372036854775807, got "):
+        env.reset(seed=bad)
+    assert env.unwrapped.task.id == task  # the refused reset changed nothing
+    env.reset(seed=2**63 - 1)  # the largest accepted seed plays
