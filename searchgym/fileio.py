@@ -8,7 +8,8 @@ A folder written by one process at a time is guarded by :class:`FolderLock` (``f
 
 A run folder may come from someone else, so the files written in place (the log, the lock) are
 opened with ``O_NOFOLLOW``, and a symbolic link there is refused (:func:`refuse_link`): writing
-through it would change the file it points to, outside the folder.
+through it would change the file it points to, outside the folder. A file with hard links (another
+name for it, in a backup made with ``cp -al`` or anywhere on the disk) is refused for the same reason.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from searchgym.damaged import DamagedFile, file_kind, open_regular, read_json_ch
 MAX_JSONL_LINE = 16 * 1024 * 1024
 LINKED = "is a symbolic link, and searchgym never writes through one (it would write where the link points)"
 DELETE_LINK = "delete the link and re-run the same command"
+UNSHARE_LINK = "give it a copy of its own (cp FILE FILE.own && mv FILE.own FILE) and re-run the same command"
 REPLACE_LINKED_FOLDER = "replace the link with a real folder (or delete it) and re-run the same command"
 
 
@@ -43,8 +45,8 @@ def refuse_link(path: str | os.PathLike, remedy: str = REPLACE_LINKED_FOLDER) ->
 
 def open_in_place(path: str | os.PathLike, flags: int) -> int:
     """A descriptor of the regular file ``path`` (created 0o666 less the umask), opened with
-    ``O_NOFOLLOW`` and ``O_NONBLOCK`` (a FIFO never hangs the open). A link, a FIFO or a device
-    there is :class:`DamagedFile`; other failures are ``OSError`` naming the file.
+    ``O_NOFOLLOW`` and ``O_NONBLOCK`` (a FIFO never hangs the open). A link, a file with other hard
+    links, a FIFO or a device there is :class:`DamagedFile`; other failures are ``OSError`` naming the file.
     Before: ``open(path, "a")`` wrote through a link to its target, and hung on a FIFO."""
     path = Path(path)
     flags |= (os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
@@ -56,9 +58,12 @@ def open_in_place(path: str | os.PathLike, flags: int) -> int:
             raise DamagedFile(path, LINKED, DELETE_LINK) from None
         raise
     try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            raise DamagedFile(path, f"is {file_kind(mode)}, not a regular file")
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise DamagedFile(path, f"is {file_kind(info.st_mode)}, not a regular file")
+        if info.st_nlink > 1:  # a hard link: a write here changes the file under its other names, as through a link
+            raise DamagedFile(path, f"has {info.st_nlink} hard links (other names for the same file), and searchgym "
+                              "never writes into a file it shares", UNSHARE_LINK)
         if hasattr(os, "set_blocking"):
             os.set_blocking(fd, True)
     except BaseException:

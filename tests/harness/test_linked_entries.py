@@ -6,13 +6,14 @@ into the folder it named."""
 
 from __future__ import annotations
 
+import os
 import shutil
 
 import pytest
 from harness_helpers import TINY_QA
 
 from searchgym.cli import main
-from searchgym.fileio import DELETE_LINK, LINKED, REPLACE_LINKED_FOLDER
+from searchgym.fileio import DELETE_LINK, LINKED, REPLACE_LINKED_FOLDER, UNSHARE_LINK
 
 pytestmark = pytest.mark.timeout(300)
 FAST = "harness_helpers:fast_learner"
@@ -61,6 +62,25 @@ def test_a_linked_file_in_a_run_folder_is_refused_and_leaves_its_target(finished
     assert victim.read_text() == "precious data\n"
     (folder / name).unlink()
     assert _train(folder) == 0 and (folder / "DONE").is_file()  # the remedy works
+
+
+@pytest.mark.parametrize("name", [".lock", "metrics.jsonl"])
+def test_a_hard_linked_file_in_a_run_folder_is_refused_and_leaves_its_other_name(finished, tmp_path, capsys, name):
+    """Before: a file with another name on the disk (a ``cp -al`` backup, or a file outside the folder)
+    was written in place: the lock truncated it and the log appended rows to it, under both names."""
+    folder = _unfinished(finished, tmp_path)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious data\n")
+    (folder / name).unlink()
+    os.link(victim, folder / name)
+    assert _train(folder) == 2
+    said = _last_line(capsys.readouterr().err)
+    assert said == (f"searchgym train: damaged file: {folder / name}: has 2 hard links (other names for the same "
+                    f"file), and searchgym never writes into a file it shares; {UNSHARE_LINK}")
+    assert victim.read_text() == "precious data\n"
+    (folder / name).unlink()
+    assert _train(folder) == 0 and (folder / "DONE").is_file()
+    assert victim.read_text() == "precious data\n"
 
 
 @pytest.mark.parametrize("name", ["checkpoint", "tensorboard"])
