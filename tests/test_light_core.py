@@ -168,3 +168,14 @@ def test_missing_extra_message_and_require(monkeypatch) -> None:
             check("no_such_module_xyz", "the thing")
     assert require("json", "x").dumps([1]) == "[1]"
     require_installed("numpy", "x")  # installed: no error
+
+
+@pytest.mark.parametrize("example", ["cleanrl_ppo", "cw_grpo_in_one_file"])
+def test_an_example_without_torch_names_the_line_that_brings_it(tmp_path: Path, example: str) -> None:
+    """Before: ``python -m searchgym.examples.cleanrl_ppo`` on the light core was a traceback ending in
+    "No module named 'torch'", naming no extra."""
+    run = _python(f"import runpy\nrunpy.run_module('searchgym.examples.{example}', run_name='__main__')\n",
+                  ("torch",), tmp_path)
+    assert run.returncode == 1
+    assert "Traceback" not in run.stderr
+    assert run.stderr.strip() == "this example needs torch: pip install 'searchgym[train]'"

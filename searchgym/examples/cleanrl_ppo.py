@@ -12,9 +12,13 @@ import argparse
 import time
 
 import numpy as np
-import torch
-from torch import nn
-from torch.distributions import Categorical
+
+try:  # the light core (pip install searchgym) has no torch: say which line brings it, not a traceback
+    import torch
+    from torch import nn
+    from torch.distributions import Categorical
+except ModuleNotFoundError as missing:
+    raise SystemExit(f"this example needs {missing.name}: pip install 'searchgym[train]'") from None
 
 import searchgym
 

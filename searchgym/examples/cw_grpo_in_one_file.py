@@ -22,8 +22,12 @@ from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
-import torch
-from torch import nn
+
+try:  # the light core (pip install searchgym) has no torch: say which line brings it, not a traceback
+    import torch
+    from torch import nn
+except ModuleNotFoundError as missing:
+    raise SystemExit(f"this example needs {missing.name}: pip install 'searchgym[train]'") from None
 
 import searchgym
 
