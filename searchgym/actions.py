@@ -87,8 +87,10 @@ def _check_format(tool_format: str) -> None:
         raise ValueError(f"unknown tool_format {tool_format!r}; accepted: {', '.join(TOOL_FORMATS)}")
 
 
-def accepted_forms(tool_format: str, tool_names: Sequence[str], allow_team_actions: bool = False) -> str:
-    """The action forms an agent may write, one per line (shown in prompts and parse errors)."""
+def accepted_forms(tool_format: str, tool_names: Sequence[str], allow_team_actions: bool = False,
+                   answer: bool = True) -> str:
+    """The action forms an agent may write, one per line (shown in prompts and parse errors);
+    ``answer=False`` for a team role that cannot submit the answer (its prompt listed ``<answer>``)."""
     _check_format(tool_format)
     lines = [f"Accepted actions ({tool_format} format), one per turn:"]
     if tool_format == "hermes":
@@ -105,15 +107,16 @@ def accepted_forms(tool_format: str, tool_names: Sequence[str], allow_team_actio
                 lines.append(f"  {form}   ({tool})")
         if missing:
             lines.append(f"  (no tag exists for: {', '.join(missing)})")
-    lines.append("  <answer>your final answer</answer>")
+    if answer:
+        lines.append("  <answer>your final answer</answer>")
     if allow_team_actions:
         lines += ["  <post>a note for your team</post>", "  <wait/>"]
     return "\n".join(lines)
 
 
-def _error(problem: str, tool_format: str, tool_names: Sequence[str], team: bool) -> ParseError:
+def _error(problem: str, tool_format: str, tool_names: Sequence[str], team: bool, answer: bool = True) -> ParseError:
     return ParseError(
-        f"Could not read your action: {problem}.\n{accepted_forms(tool_format, tool_names, team)}"
+        f"Could not read your action: {problem}.\n{accepted_forms(tool_format, tool_names, team, answer)}"
     )
 
 
@@ -229,7 +232,7 @@ def _parse_text(text: str, tool_format: str, tool_names: Sequence[str], team: bo
 
 def parse_action(
     text: str, tool_format: str, tool_names: Sequence[str], allow_team_actions: bool = False,
-    shown_tools: Sequence[str] | None = None,
+    shown_tools: Sequence[str] | None = None, shown_answer: bool = True,
 ) -> Action | ParseError:
     """Read one action from an agent's text; never raises on any ``text``.
 
@@ -238,7 +241,8 @@ def parse_action(
     is refused unread; an answer longer than ``MAX_ANSWER_CHARS`` (the leaderboard's limit) is
     refused too. An unknown ``tool_format`` is a configuration error (ValueError). ``shown_tools``:
     the tools whose forms an error lists (default ``tool_names``; a team role reads every tool's
-    call, so another role's is refused, not unreadable, but is told only its own).
+    call, so another role's is refused, not unreadable, but is told only its own); ``shown_answer``:
+    whether the error lists ``<answer>`` (not to a role that cannot submit it; it is still read).
     """
     _check_format(tool_format)
     tool_names = [str(t) for t in tool_names]
@@ -251,6 +255,7 @@ def parse_action(
             tool_format,
             shown,
             allow_team_actions,
+            shown_answer,
         )
     text, unclosed_think = _strip_think(text)
     if len(text) > MAX_ACTION_CHARS:
@@ -259,6 +264,7 @@ def parse_action(
             tool_format,
             shown,
             allow_team_actions,
+            shown_answer,
         )
     text = _SPECIAL_TOKEN.sub("", text)
     result = _parse_text(text, tool_format, tool_names, allow_team_actions, shown)
@@ -266,12 +272,12 @@ def parse_action(
         return result
     if unclosed_think and not text.strip():
         result = "the <think> block is never closed, so no action follows it"
-    return _error(result, tool_format, shown, allow_team_actions)
+    return _error(result, tool_format, shown, allow_team_actions, shown_answer)
 
 
 def parse_tool_call(
     call: Any, tool_format: str, tool_names: Sequence[str], allow_team_actions: bool = False,
-    shown_tools: Sequence[str] | None = None,
+    shown_tools: Sequence[str] | None = None, shown_answer: bool = True,
 ) -> Action | ParseError:
     """Read a structured tool call, as frameworks dispatch it; never raises on any ``call``.
 
@@ -289,9 +295,11 @@ def parse_tool_call(
     if obj is None:
         problem = (f"a structured action must be a dict {{\"name\": ..., \"arguments\": {{...}}}} or an "
                    f"OpenAI tool call, got {kind_of(call)}")
-        return _error(problem, tool_format, shown, allow_team_actions)
+        return _error(problem, tool_format, shown, allow_team_actions, shown_answer)
     result = _action_from_call(obj, tool_names, allow_team_actions, shown)
-    return result if isinstance(result, Action) else _error(result, tool_format, shown, allow_team_actions)
+    if isinstance(result, Action):
+        return result
+    return _error(result, tool_format, shown, allow_team_actions, shown_answer)
 
 
 # ------------------------------------------------------------------------------ formatting

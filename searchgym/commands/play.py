@@ -36,7 +36,7 @@ _TOOLS_LINE = re.compile(r"^Tools: \[.*$", re.MULTILINE)
 
 def text_help(session: Any, team: bool) -> str:
     """The help of a text-mode game: the forms of both formats (either is accepted)."""
-    forms = "\n".join(accepted_forms(f, session.allowed, team) for f in TOOL_FORMATS)
+    forms = "\n".join(accepted_forms(f, session.allowed, team, answer=session.can_answer) for f in TOOL_FORMATS)
     return f"{HELP}\n{forms}"
 
 

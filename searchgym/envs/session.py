@@ -234,7 +234,7 @@ class SearchSession(Transcript):
         tool-call examples, only the answer (and team) forms and the question. ``max_chars``: its
         length at most (default ``max_obs_chars``; a team leaves room for the blackboard after it)."""
         limit = self.config.max_obs_chars if max_chars is None else max_chars
-        forms = accepted_forms(self.config.tool_format, self.allowed, team_actions)
+        forms = accepted_forms(self.config.tool_format, self.allowed, team_actions, answer=self.can_answer)
         answer = "Give your final answer with <answer>...</answer>." if self.can_answer else \
             "You cannot submit the final answer; another team member does."
         head = f"{self.header}\n" if self.header else ""

@@ -256,7 +256,8 @@ class TeamSearchEnv(TeamPosts, MultiSearchEnv):
             return session.decode(raw, team_actions=True)
         parse = parse_action if isinstance(raw, str) else parse_tool_call  # text, or a structured call
         # an error lists the role's own forms, as its prompt (before: every tool's, other roles' too)
-        return parse(raw, self.config.tool_format, TOOL_NAMES, allow_team_actions=True, shown_tools=session.allowed)
+        return parse(raw, self.config.tool_format, TOOL_NAMES, allow_team_actions=True, shown_tools=session.allowed,
+                     shown_answer=session.can_answer)
 
     def _act(self, agent: str, raw: object) -> StepOutcome:
         outcome = self._settle(agent, raw)
