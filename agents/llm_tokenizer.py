@@ -22,7 +22,6 @@ system turn, an assistant's ``tool_calls`` as ``<tool_call>\\n{"name": ..., "arg
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -139,11 +138,20 @@ def chat_tokenizer() -> Any:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Write the trained tokenizer to ``searchgym/assets/chat_tokenizer.json`` (or the path given)."""
+    """Write the trained tokenizer to ``searchgym/assets/chat_tokenizer.json`` (or the path given).
+    Before: the first argument was the path whatever it was, so ``--help`` wrote a file named --help."""
+    import argparse
+
     from searchgym.fileio import atomic_write_text
 
-    args = sys.argv[1:] if argv is None else argv
-    path = Path(args[0]) if args else ASSET
+    parser = argparse.ArgumentParser(prog="python -m searchgym.agents.llm_tokenizer",
+                                     description="Train the byte-level BPE chat tokenizer again (seconds, "
+                                                 "deterministic) and write it as one JSON file.")
+    parser.add_argument("path", nargs="?", type=Path, default=ASSET,
+                        help=f"where to write it (default: the shipped file, {ASSET.name} in searchgym/assets)")
+    path = parser.parse_args(argv).path
+    if path.is_dir():
+        parser.error(f"{path} is a folder; give the path of the JSON file to write")
     atomic_write_text(path, train_tokenizer().to_str(pretty=False) + "\n")
     print(f"wrote {path}")
     return 0

@@ -8,7 +8,7 @@ import json
 import pytest
 import torch
 from searchgym.agents.llm_policy import load_model
-from searchgym.agents.llm_tokenizer import ASSET, MARKUP_TOKENS, chat_tokenizer, train_tokenizer
+from searchgym.agents.llm_tokenizer import ASSET, MARKUP_TOKENS, chat_tokenizer, main
 
 from searchgym.action_types import Action
 from searchgym.actions import format_action, parse_action
@@ -23,8 +23,20 @@ def tokenizer():
     return chat_tokenizer()
 
 
-def test_the_shipped_file_is_what_training_gives():
-    assert train_tokenizer().to_str(pretty=False) + "\n" == ASSET.read_text()
+def test_the_shipped_file_is_what_the_rebuild_command_writes(tmp_path, capsys):
+    assert main([str(tmp_path / "rebuilt.json")]) == 0
+    assert (tmp_path / "rebuilt.json").read_text() == ASSET.read_text()
+    assert capsys.readouterr().out == f"wrote {tmp_path / 'rebuilt.json'}\n"
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["-h"], ["--out", "x.json"], ["a.json", "b.json"], ["."]])
+def test_the_rebuild_command_reads_its_arguments_and_writes_no_file_it_was_not_given(tmp_path, monkeypatch, argv):
+    """Before: its first argument was the path whatever it was: ``--help`` wrote a file named --help."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as stopped:
+        main(argv)
+    assert stopped.value.code == (0 if argv[0] in ("--help", "-h") else 2)
+    assert list(tmp_path.iterdir()) == []
 
 
 def round_trips(tokenizer, text: str) -> bool:
