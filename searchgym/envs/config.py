@@ -27,8 +27,9 @@ from searchgym.world import SIZES, World
 RENDER_MODES = (None, "ansi", "human")
 #: Inclusive (low, high) of each int setting. 1024 candidates cost a reset a few ms (admissible
 #: sets are far smaller); the largest world scale is the largest preset's ("xl").
-#: The largest seed anything takes (a world's, a run's, an episode's): what NumPy, torch and Gymnasium
-#: all accept. Above it a seed ended in "Overflow when unpacking long long", naming nothing.
+#: The largest seed a world, a run or a policy takes: what NumPy, torch and Gymnasium all accept. Above
+#: it a seed ended in "Overflow when unpacking long long", naming nothing. An env's episode seed may be
+#: larger (:func:`check_episode_seed`).
 MAX_SEED = 2**63 - 1
 BOUNDS: dict[str, tuple[int, int]] = {
     "world_seed": (0, MAX_SEED),
@@ -57,6 +58,17 @@ def check_int(name: str, value: object, low: int, high: int) -> int:
     if not _is_int_in(value, low, high):
         raise ValueError(f"{name} must be an int in {low}..{high}, got {_shown(value)}")
     return int(value)
+
+
+def check_episode_seed(seed: object) -> int:
+    """An env's ``reset(seed=...)``: a non-negative int of any size, as Gymnasium takes it (NumPy
+    integers too; a bool is no seed: True was played as 1). Why no upper bound: the harness derives
+    episode seeds from a run's seed by arithmetic (seed x 100,003 + episode), which passes
+    ``MAX_SEED`` for the largest run seeds, and NumPy's SeedSequence takes any size."""
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+        raise ValueError(  # noqa: TRY004 (a ValueError, as every other bad setting of the envs)
+            f"seed must be a non-negative int (NumPy integers too), got {_shown(seed)}")
+    return int(seed)
 
 
 def _families_problem(families: object) -> str:

@@ -74,8 +74,9 @@ class GroupSearchEnv(MultiSearchEnv):
 
     ``reset`` draws one task (with the env's seeded generator, or ``options={"task_id"|"split"}``;
     other options are ignored with a warning) and gives each agent its own generator derived from
-    the reset seed (an int in ``0..2**63 - 1``, NumPy integers too; another value is a ValueError
-    stating that), so candidate shuffles differ per agent and are reproducible.
+    the reset seed (a non-negative int of any size, as Gymnasium takes it, NumPy integers too; a bool,
+    a float or a negative int is a ValueError saying so), so candidate shuffles differ per agent and
+    are reproducible.
 
     **Episode End**
 

@@ -19,7 +19,7 @@ from gymnasium.utils import seeding
 from pettingzoo import ParallelEnv
 
 from searchgym.candidates import shared_generator
-from searchgym.envs.config import CONFIG_KWARGS, MAX_SEED, EnvConfig, check_int
+from searchgym.envs.config import CONFIG_KWARGS, EnvConfig, check_episode_seed
 from searchgym.envs.observation_data import ObservationLog
 from searchgym.envs.replay import EpisodeRecord, load_env, recorded
 from searchgym.envs.session import SearchSession, StepOutcome
@@ -97,8 +97,9 @@ class MultiSearchEnv(AgentSpaceDicts, ParallelEnv):
         """Seed, pick the task, and give each agent its own generator derived from the env's."""
         options = reset_options(options)
         chosen = self.tasks.check({k: options[k] for k in RESET_OPTIONS if k in (options or {})})  # before any change
-        if seed is not None:  # a NumPy integer is the int it is (gymnasium's check refused it), a bool is not
-            self._np_random, _ = seeding.np_random(check_int("seed", seed, 0, MAX_SEED))
+        if seed is not None:  # a NumPy integer is the int it is (gymnasium's check refused it), a bool is not;
+            # no upper bound: a run's largest seeds give episode seeds past MAX_SEED (a team run of one failed)
+            self._np_random, _ = seeding.np_random(check_episode_seed(seed))
         self.record = EpisodeRecord.start(self.np_random, options)
         options = options or {}
         ignored = sorted(set(options) - set(RESET_OPTIONS))

@@ -10,7 +10,7 @@ import gymnasium as gym
 import numpy as np
 
 from searchgym.candidates import shared_generator
-from searchgym.envs.config import CONFIG_KWARGS, MAX_SEED, EnvConfig, RenderModes, check_int, resolve_config
+from searchgym.envs.config import CONFIG_KWARGS, EnvConfig, RenderModes, check_episode_seed, resolve_config
 from searchgym.envs.info import ZEROED_RESET, episode_info
 from searchgym.envs.observation_data import ObservationLog
 from searchgym.envs.replay import EpisodeRecord, load_env, recorded
@@ -74,9 +74,9 @@ class SearchEnv(gym.Env):
 
     ``reset`` draws a task of the env's split (with its seeded generator), or takes
     ``options={"task_id": id}`` or ``options={"split": "train" | "dev" | "test"}`` (another key is an
-    error that lists these). ``seed`` is an int in ``0..2**63 - 1``, NumPy integers too (the same
-    episode as the int), as in the group and team envs; anything else (a bool, a float, a negative or
-    larger int) is a ``ValueError`` that states the bounds.
+    error that lists these). ``seed`` is a non-negative int, NumPy integers too (the same episode as
+    the int), as in the group and team envs; anything else (a bool, a float, a negative int) is a
+    ``ValueError`` that says so.
 
     **Episode End**
 
@@ -137,8 +137,7 @@ class SearchEnv(gym.Env):
         options = reset_options(options)
         chosen = self.tasks.check(options)  # a bad option is an error before the env changes
         if seed is not None:  # a NumPy integer is the int it is (Gymnasium refused it, though sizes take NumPy
-            # ints, a sweep's np.arange); a bool is no seed (True was played as 1) and past MAX_SEED it overflowed
-            seed = check_int("seed", seed, 0, MAX_SEED)  # as the group and team envs check it
+            seed = check_episode_seed(seed)  # ints, a sweep's np.arange); a bool is no seed (True was played as 1)
         super().reset(seed=seed)
         self.record = EpisodeRecord.start(self.np_random, options, self._np_random_seed)
         task = self.tasks.pick(self.np_random, chosen)

@@ -238,6 +238,16 @@ def test_a_seed_torch_takes_is_played(trained, tmp_path):
     assert evaluate(folder, tmp_path / "ev", "--limit", "1") == 0
 
 
+def test_a_team_run_of_the_largest_seed_trains_and_is_played(tmp_path):
+    """Before: its first reset failed ("seed must be an int in 0..9223372036854775807, got 922339...")
+    because the episode seeds derived from the run's passed that bound, which the team env enforced."""
+    run = tmp_path / "team"
+    assert main(["train", "--method", "grpo", "--env", "TeamSearch-Generalists-Candidates-v0", "--world-size", "tiny",
+                 "--test-size", "2", "--budget", "16", "--seed", str(2**63 - 1), "--out", str(run),
+                 "--no-progress"]) == 0
+    assert evaluate(run, tmp_path / "ev") == 0
+
+
 def test_policy_options_its_encoder_refuses_are_one_line_naming_a_file(trained, tmp_path, capsys):
     """Before: "bad arguments for encoder 'hash': ..." named no file."""
     folder = edited(trained, tmp_path, options={"policy_kwargs": {"nonsense": 3}})
@@ -279,3 +289,24 @@ def test_a_run_of_budget_zero_is_played_again(tmp_path):
     assert (run / "checkpoint" / "checkpoint.pt").is_file()
     assert evaluate(run, tmp_path / "ev") == 0
     assert (tmp_path / "ev" / "predictions.jsonl").read_bytes() == (run / "predictions.jsonl").read_bytes()
+
+
+def test_another_evaluation_seed_gets_a_default_folder_of_its_own(trained, tmp_path, monkeypatch, capsys):
+    """Before: ``--seed 1`` then ``--seed 2`` of one run (or of one agent) went to the same default folder,
+    and the second was refused as "holds a different run (seed: 1 there, 2 now)"."""
+    monkeypatch.chdir(tmp_path)
+    common = ["--suite", TINY_QA.id, "--limit", "2", "--no-progress"]
+    for seed in (None, "1", "2"):
+        chosen = [] if seed is None else ["--seed", seed]
+        assert main(["evaluate", "--agent", "run", "--agent-option", f"path={trained}", *common, *chosen]) == 0
+        assert main(["evaluate", "--agent", "random", *common, *chosen]) == 0
+    made = sorted(p.name for p in (tmp_path / "runs" / "evaluate" / TINY_QA.id).iterdir())
+    assert made == ["random", "random-seed1", "random-seed2", "run-cw_grpo-seed0", "run-cw_grpo-seed0-evalseed1",
+                    "run-cw_grpo-seed0-evalseed2"]
+    for name in made:
+        seed = json.loads((tmp_path / "runs" / "evaluate" / TINY_QA.id / name / "config.json").read_text())["seed"]
+        assert seed == (int(name[-1]) if name[-1] in "12" else 0)
+    capsys.readouterr()
+    too_long = ["--seed", str(2**62)]
+    assert main(["evaluate", "--agent", "searchgym.baselines.random_agent:RandomAgent", *common, *too_long]) == 2
+    assert "longer than 64 characters; give one with --name" in capsys.readouterr().err
