@@ -209,7 +209,12 @@ def ws_message_problem(message: dict[str, Any]) -> str | None:
 
 class WsObjectMessagesOnly:
     """ASGI middleware: answers a /ws frame that :func:`ws_message_problem` refuses with OpenEnv's
-    error reply and reads the next one, so the session keeps serving, as after any other bad message."""
+    error reply and reads the next one, so the session keeps serving, as after any other bad message.
+
+    It also lets the close OpenEnv's session handler sends after the client has gone fail quietly:
+    that close raised ``ClientDisconnected`` past the handler (it catches only ``RuntimeError``), and
+    the server printed a 60-line "Exception in ASGI application" traceback for a session that ended
+    normally (about one in three sessions of the documented example)."""
 
     def __init__(self, app: Any) -> None:
         self.app = app
@@ -218,17 +223,29 @@ class WsObjectMessagesOnly:
         if scope["type"] != "websocket" or scope.get("path") != "/ws":
             await self.app(scope, receive, send)
             return
+        gone = False
 
         async def receive_readable() -> dict[str, Any]:
+            nonlocal gone
             while True:
                 message = await receive()
+                gone = gone or message.get("type") == "websocket.disconnect"
                 problem = ws_message_problem(message)
                 if problem is None:
                     return message
                 reply = WSErrorResponse(data={"message": problem, "code": WSErrorCode.VALIDATION_ERROR})
                 await send({"type": "websocket.send", "text": reply.model_dump_json()})
 
-        await self.app(scope, receive_readable, send)
+        async def send_while_connected(message: dict[str, Any]) -> None:
+            if message.get("type") != "websocket.close":
+                await send(message)
+            elif not gone:  # else nobody is left to close it for
+                try:
+                    await send(message)
+                except OSError:  # the client closed first (uvicorn's ClientDisconnected): the session is over
+                    pass
+
+        await self.app(scope, receive_readable, send_while_connected)
 
 
 def create_searchgym_app(suite: str = "searchqa-text-v2", split: str = "test", max_concurrent_envs: int = 8) -> Any:

@@ -226,3 +226,40 @@ def test_the_app_factory_names_a_bad_session_count(value) -> None:
 
     with pytest.raises(ValueError, match=r"max_concurrent_envs must be an integer >= 1 .*got"):
         create_searchgym_app(max_concurrent_envs=value)
+
+
+def test_the_close_after_a_client_has_gone_ends_the_session_quietly() -> None:
+    """Before: OpenEnv's session handler closed the socket in its ``finally`` after the client had left,
+    uvicorn raised ClientDisconnected (an OSError) past it, and the server printed a 60-line "Exception
+    in ASGI application" traceback for about one in three sessions of the documented example."""
+    import asyncio
+
+    from uvicorn.protocols.utils import ClientDisconnected
+
+    from searchgym.integrations.openenv import WsObjectMessagesOnly
+
+    sent = []
+
+    async def send(message):
+        if message["type"] == "websocket.close":
+            raise ClientDisconnected()
+        sent.append(message)
+
+    async def receive():
+        return {"type": "websocket.receive", "text": '{"type": "close"}'}
+
+    async def handler(scope, receive, send):  # as OpenEnv's: read a message, answer, then close in finally
+        assert json.loads((await receive())["text"]) == {"type": "close"}
+        try:
+            await send({"type": "websocket.send", "text": "{}"})
+        finally:
+            await send({"type": "websocket.close", "code": 1000})
+
+    asyncio.run(WsObjectMessagesOnly(handler)({"type": "websocket", "path": "/ws"}, receive, send))
+    assert sent == [{"type": "websocket.send", "text": "{}"}]
+
+    async def failing_send(message):  # a failed send of anything but the close still reaches the handler
+        raise ClientDisconnected()
+
+    with pytest.raises(ClientDisconnected):
+        asyncio.run(WsObjectMessagesOnly(handler)({"type": "websocket", "path": "/ws"}, receive, failing_send))
