@@ -19,7 +19,7 @@ import traceback
 from pathlib import Path
 from types import SimpleNamespace
 
-from searchgym.commands import MAX_SEED, check_at_least, check_at_most, check_world_seed, out_folder
+from searchgym.commands import MAX_SEED, check_at_least, check_at_most, check_world_seed, check_world_size, out_folder
 from searchgym.commands.compare import MAX_BUDGET, parse_options, require_extras
 from searchgym.damaged import DamagedFile
 from searchgym.extras import require_installed
@@ -34,7 +34,7 @@ from searchgym.harness.runner import RunSpec, execute_run
 from searchgym.registry import spec as env_spec
 from searchgym.suites import Suite, tasks
 from searchgym.world import FAMILIES
-from searchgym.world.generate import resolve_size, size_from_text
+from searchgym.world.generate import size_from_text
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -49,7 +49,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--policy", default="hash", help="hash, attn, minilm, hf or llm")
     parser.add_argument("--model", default=None, help="HF model path or id (hf and llm policies)")
     parser.add_argument("--world-seed", type=int, default=0, help="which fictional world")
-    parser.add_argument("--world-size", default="small", help="tiny, small, medium, large, xl or an int")
+    parser.add_argument("--world-size", default="small",
+                        help="tiny, small, medium, large, xl or an int scale in 4..9000 (default small)")
     parser.add_argument("--families", default=None, help="comma-separated task families (default: all)")
     parser.add_argument("--difficulty", default=None, choices=["easy", "hard"],
                         help="only easy or hard tasks (default: both)")
@@ -124,7 +125,8 @@ def check_settings(args: argparse.Namespace) -> None:
     check_at_most((("--seed", args.seed, MAX_SEED, "the run's seed"), ("--budget", args.budget, MAX_BUDGET,
                                                                       "training env steps")))
     check_world_seed(args)
-    resolve_size(size_from_text(args.world_size))  # "unknown world size 'huge'; accepted: tiny, small, ..."
+    check_world_size(args.world_size, "--world-size")  # a preset or an int scale in 4..9000 (before: any int, and
+    # --world-size 99999 generated a world no env loads until it was killed)
     unknown = [f for f in families_of(args) or () if f not in FAMILIES]
     if unknown:
         raise ValueError(f"--families: unknown task family {', '.join(map(repr, unknown))}; accepted: "

@@ -65,12 +65,16 @@ def test_seeds_past_what_numpy_and_torch_take_are_refused_naming_the_flag(argv, 
     assert list(tmp_path.iterdir()) == []
 
 
-@pytest.mark.parametrize("argv", [["demo"], ["play", "SearchQA-v0"]])
-@pytest.mark.parametrize("typed", ["3", "²"])
-def test_a_world_size_out_of_range_names_the_flag(argv, typed, capsys):
+@pytest.mark.parametrize("argv", [["demo"], ["play", "SearchQA-v0"], ["train", "--method", "random", "--budget", "8"]])
+@pytest.mark.parametrize("typed", ["3", "²", "9001", "1000000000"])
+def test_a_world_size_out_of_range_names_the_flag(argv, typed, capsys, tmp_path, monkeypatch):
     """Before: "world_size must be ..." (the env keyword, not the flag the user typed); a superscript
-    digit (a digit to str.isdigit, not to int) was "invalid literal for int() with base 10"."""
-    assert main([*argv, "--world-size", typed]) == 2
+    digit (a digit to str.isdigit, not to int) was "invalid literal for int() with base 10"; ``train``
+    took any int scale, and --world-size 99999 generated a world no env loads until it was killed."""
+    monkeypatch.chdir(tmp_path)
+    out = ["--out", str(tmp_path / "run")] if argv[0] == "train" else []
+    assert main([*argv, "--world-size", typed, *out]) == 2
+    assert list(tmp_path.iterdir()) == []
     shown = typed if typed.isascii() else repr(typed)
     assert capsys.readouterr().err.strip() == (f"searchgym {argv[0]}: error: --world-size must be one of tiny, small, "
                                                f"medium, large, xl or an int scale in 4..9000, got {shown}")
