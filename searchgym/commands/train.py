@@ -19,7 +19,14 @@ import traceback
 from pathlib import Path
 from types import SimpleNamespace
 
-from searchgym.commands import MAX_SEED, check_at_least, check_at_most, check_world_seed, check_world_size, out_folder
+from searchgym.commands import (
+    MAX_SEED,
+    check_at_least,
+    check_at_most,
+    check_world_seed,
+    check_world_size,
+    out_folder,
+)
 from searchgym.commands.compare import MAX_BUDGET, parse_options, require_extras
 from searchgym.damaged import DamagedFile
 from searchgym.extras import require_installed
