@@ -52,6 +52,10 @@ def finished_config(folder: Path, label: str, seed: int) -> dict[str, Any]:
     records another method or seed than its folder says. Why: a copy of ``seed1`` made as ``seed0``
     was reported as a second seed (one run's predictions counted twice in the pooled interval)."""
     config = finished_json(folder, "config.json")
+    lacks = [key for key in ("suite_id", "suite_hash") if not isinstance(config.get(key), str)]
+    if lacks:  # before: "the runs ... disagree on the suite (None, quick-v2)" or "unknown suite 'None'"
+        raise DamagedFile(folder / "config.json", f"has no text {' or '.join(map(repr, lacks))}, which every run "
+                          "of a comparison records", f"restore it, or delete {folder} and re-run the comparison")
     for key, expected in (("method", label), ("seed", seed)):
         if key in config and (config[key] != expected or isinstance(config[key], bool)):
             where = f"{folder.parent.name}/{folder.name}"

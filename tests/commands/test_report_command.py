@@ -68,6 +68,10 @@ def test_an_unfinished_run_is_left_out_and_counted(compared, tmp_path, capsys):
     # before: seed1's folder copied as seed0 was reported as two seeds of random
     ("copied_seed", "records seed 1 where its folder, random/seed0, is seed 0: a copy of another run's folder"),
     ("copied_method", "records method 'random' where its folder, oracle/seed0, is method 'oracle'"),
+    # before: "the runs of OUT disagree on the suite (None, test-tiny-qa-v0)", and with --methods random
+    # "unknown suite 'None'", naming no file
+    ("not_a_config", "random/seed0/config.json: has no text 'suite_id' or 'suite_hash', which every run of a "
+                     "comparison records; restore it, or delete"),
 ])
 def test_bad_folders_are_one_line_before_anything_is_written(compared, tmp_path, capsys, change, said):
     out = tmp_path / "out"
@@ -92,6 +96,8 @@ def test_bad_folders_are_one_line_before_anything_is_written(compared, tmp_path,
     elif change == "copied_method":
         shutil.rmtree(out / "runs" / "oracle" / "seed0")
         shutil.copytree(out / "runs" / "random" / "seed0", out / "runs" / "oracle" / "seed0")
+    elif change == "not_a_config":
+        (out / "runs" / "random" / "seed0" / "config.json").write_text('{"not": "a config"}')
     else:
         (out / "runs" / "random" / "seed0" / "config.json").write_text('{"cut')
     capsys.readouterr()
