@@ -213,6 +213,11 @@ def resolve_method(entry: str) -> MethodRef:
     forms optionally followed by ``[key=value;...]`` (options of this entry only)."""
     entry, options = _split_options(entry.strip())
     label, _, path = entry.rpartition("=") if "=" in entry else ("", "", entry)
+    if "=" in entry and not label.strip():  # before: '=grpo' ran as 'grpo', a typo taken silently
+        raise ValueError(f"method entry {entry!r} has an empty label; write label=method, or the method alone")
+    if label and label != path and label in METHODS:  # before: 'random=grpo' reported a trained GRPO as random
+        raise ValueError(f"method label {label!r} is the name of the built-in method {label}, and would report "
+                         f"{path} as it; choose another label")
     if path in METHODS:
         return MethodRef(check_label(label or path), METHODS[path], options)
     if not IMPORT_PATH.match(path):

@@ -15,12 +15,19 @@ def test_a_labelled_entry_carries_its_own_options():
     assert ref == MethodRef("grpo_team", METHODS["grpo"], (("group_by", "team"), ("lr", 0.001),
                                                            ("loss.dual_clip", None)))
     assert resolve_method("grpo") == MethodRef("grpo", METHODS["grpo"])  # no brackets: no options
+    assert resolve_method("grpo=grpo[lr=0.01]") == MethodRef("grpo", METHODS["grpo"], (("lr", 0.01),))  # its own name
 
 
 @pytest.mark.parametrize("entry, message", [
     ("grpo[group_by=team]", "options go in brackets after a labelled method"),
     ("x=grpo[group_by]", "an option looks like KEY=VALUE, got 'group_by'"),
     ("x=grpo[a=1]]", "options go in brackets"),
+    # before: '=grpo' ran as grpo, and 'random=grpo' reported a trained GRPO as the random baseline
+    ("=grpo", "method entry '=grpo' has an empty label; write label=method, or the method alone"),
+    (" =grpo[lr=0.01]", "has an empty label"),
+    ("random=grpo", "method label 'random' is the name of the built-in method random, and would report grpo as it"),
+    ("oracle=pkg.mod:make", "method label 'oracle' is the name of the built-in method oracle"),
+    ("grpo_role=grpo[lr=0.01]", "method label 'grpo_role' is the name of the built-in method grpo_role"),
 ])
 def test_bad_variants_are_refused_with_the_accepted_form(entry, message):
     with pytest.raises(ValueError, match=message.replace("[", r"\[")):
