@@ -83,8 +83,8 @@ UNKNOWN_ENV = "unknown env id 'Nope-v0'; accepted: GroupSearch-Candidates-v0, Gr
     ([*QUICK_TRAIN, "--world-seed", "-1"], "--world-seed must be an int in 0..9223372036854775807 (a world seed), got -1"),
     ([*QUICK_TRAIN, "--budget", "-5"], "--budget must be an int >= 0 (training env steps), got -5"),
     ([*QUICK_TRAIN, "--test-size", "0"], "--test-size must be an int >= 1 (test tasks), got 0"),
-    ([*QUICK_TRAIN, "--world-size", "huge"], "unknown world size 'huge'; accepted: tiny, small, medium, large, xl "
-                                             "or an int >= 4"),
+    ([*QUICK_TRAIN, "--world-size", "huge"], "--world-size must be one of tiny, small, medium, large, xl or an int "
+                                             "scale in 4..9000, got 'huge'"),
     ([*QUICK_TRAIN, "--families", "lookup,nosuch"], "--families: unknown task family 'nosuch'; accepted: lookup, "),
     ([*QUICK_TRAIN, "--device", "gpu"], "unknown device 'gpu'; accepted: auto, cpu, cuda or cuda:N"),
     ([*QUICK_TRAIN, "--options", "[1]"], "--options must be a JSON object"),
