@@ -117,7 +117,10 @@ _CONFIG_FIELDS = {"suite_id": str, "suite_hash": str, "method": str}
 
 
 def _redo(run: Path) -> str:
-    return f"delete {run / 'DONE'} and re-run the same command to finish the run again"
+    """The remedy for a damaged run: run it again with the command that made it, then submit again. Why:
+    "re-run the same command" sent the user back to `leaderboard submit`, which finishes no run."""
+    return (f"delete {run / 'DONE'} and re-run the same command that made the run (its `searchgym compare`, "
+            "`train` or `evaluate`) to finish it again, then submit again")
 
 
 def _run_config(run: Path) -> tuple[bytes, dict[str, Any]]:

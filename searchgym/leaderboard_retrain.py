@@ -241,3 +241,13 @@ def record_result(result: RetrainResult, directory: str | os.PathLike = DEFAULT_
     records = read_retrained(directory)
     records[result.sha256] = result.record()
     return atomic_write_json(Path(directory) / RETRAINED_FILE, dict(sorted(records.items())))
+
+
+def check_record_dir(directory: str | os.PathLike) -> None:
+    """ValueError unless ``directory/retrained.json`` can be read and replaced, checked before the re-run.
+    Why: a damaged record, or a folder in its place, failed ``--record`` only after minutes of training."""
+    path = Path(directory) / RETRAINED_FILE
+    if os.path.lexists(path) and not path.is_file():
+        raise ValueError(f"{path} is not a regular file, so --dir {directory} cannot hold the record; move it or "
+                         "choose another --dir")
+    read_retrained(directory)  # a damaged record is refused here, naming it

@@ -4,7 +4,8 @@
 config (``tool_config.yaml``) into ``--out``: rows whose tools play the task in searchgym's env
 during the rollout, so the reward is the env's and the test split's answers are never written
 (:mod:`searchgym.integrations.verl_dataset`). Nothing is written over: an existing ``<split>.parquet``
-is refused, and so is a ``tool_config.yaml`` other than this export's (the splits of a suite share one).
+is refused, and so is a ``tool_config.yaml`` other than this export's (the splits of a suite share one),
+and a folder holding another suite's splits: one folder holds one suite's dataset.
 """
 
 from __future__ import annotations

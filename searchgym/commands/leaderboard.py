@@ -38,6 +38,29 @@ def file_path(text: str) -> Path:
     return Path(text)
 
 
+def check_board_dir(text: str | os.PathLike, inside: str = "") -> Path:
+    """``--dir`` as a Path once it can hold the leaderboard's files (``inside`` it): every part of the path
+    that exists is a writable folder. Why: `retrain --record --dir FILE` re-trained for minutes, then
+    failed the record with "choose another --out"; `submit --dir FILE` named --out too."""
+    if not str(text).strip():
+        raise ValueError("--dir is empty; give the leaderboard folder, or leave --dir out for ./leaderboard")
+    folder = Path(text)
+    for part in (folder / inside, *(folder / inside).parents):
+        if not os.path.lexists(part):
+            continue
+        if not part.is_dir():
+            what = "a file" if part.is_file() else "a broken link" if part.is_symlink() else "not a regular file"
+            if part == folder:
+                raise ValueError(f"--dir {text} is {what}, not a folder; give the leaderboard folder (or a path not "
+                                 "yet made) with --dir, or move that file")
+            raise ValueError(f"--dir {text} cannot be a folder: {part} is {what}; move it or choose another --dir")
+        if not os.access(part, os.W_OK | os.X_OK):
+            raise ValueError(f"--dir {text} cannot be written: {part} is a folder this user may not write into; "
+                             "check its permissions or choose another --dir")
+        break
+    return folder
+
+
 def check_url(url: str | None) -> None:
     """A usage error (exit 2) naming the accepted schemes unless ``--url`` is what the schema takes.
     Why: ``--url ftp://x`` was a "schema violation at method/url", as if the file were at fault."""
@@ -65,12 +88,12 @@ def check_url(url: str | None) -> None:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     submit = sub.add_parser("submit", help="write a submission from a finished run folder")
-    submit.add_argument("run_dir", type=Path, help="a run folder (with config.json, predictions.jsonl, DONE)")
+    submit.add_argument("run_dir", help="a run folder (with config.json, predictions.jsonl, DONE)")
     submit.add_argument("--name", help="method name shown on the board (default: the run's method label)")
     submit.add_argument("--description", help="one or two sentences: what the method is")
     submit.add_argument("--url", help="a link to the paper or code (http or https)")
     submit.add_argument("--out", type=file_path, help="file to write (default: DIR/submissions/<suite>__<name>__seed<k>.json)")
-    submit.add_argument("--dir", type=Path, default=DEFAULT_DIR,
+    submit.add_argument("--dir", default=DEFAULT_DIR,
                         help="leaderboard folder for the default file name (default: ./leaderboard)")
     verify = sub.add_parser("verify", help="re-score submissions and accept or reject each")
     verify.add_argument("files", nargs="+", type=Path, metavar="FILE",
@@ -83,11 +106,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     again.add_argument("--out", type=Path, help="folder for the re-run (default: a new temporary folder)")
     again.add_argument("--device", default="cpu", help="device for the re-run (default cpu)")
     again.add_argument("--record", action="store_true", help="write the outcome to DIR/retrained.json")
-    again.add_argument("--dir", type=Path, default=DEFAULT_DIR, help="leaderboard folder (default: ./leaderboard)")
+    again.add_argument("--dir", default=DEFAULT_DIR, help="leaderboard folder (default: ./leaderboard)")
 
 
 def run(args: argparse.Namespace) -> int:
     if args.action == "submit":
+        if not args.run_dir.strip():  # before: "" was read as ".", "'.' is not a finished run folder"
+            raise ValueError("RUN_DIR is empty; give a run folder, e.g. runs/mine/runs/<method>/seed0")
+        if args.out is None:
+            check_board_dir(args.dir, "submissions")
         if args.name is not None and not args.name.strip():  # before: "" fell back to the run's label silently
             raise ValueError("--name is empty; give the method name the board shows, or leave --name out "
                              "for the run's method label")
@@ -128,8 +155,10 @@ def run(args: argparse.Namespace) -> int:
 
 def _retrain(args: argparse.Namespace) -> int:
     from searchgym.leaderboard_checks import SubmissionRejected
-    from searchgym.leaderboard_retrain import record_result, retrain
+    from searchgym.leaderboard_retrain import check_record_dir, record_result, retrain
 
+    if args.record:  # before the re-run, which takes minutes (before: a bad --dir failed only after it)
+        check_record_dir(check_board_dir(args.dir))
     try:
         result = retrain(args.file, args.out, args.device)
     except SubmissionRejected as exc:

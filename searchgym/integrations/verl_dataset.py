@@ -90,6 +90,7 @@ def export_verl(suite: str, split: str, out: str | Path, seed: int = 0) -> dict[
     if data.exists() or data.is_symlink():  # before the rows are built
         raise ValueError(f"{data} already exists (an earlier export of the {split} split?) and is kept; delete it "
                          "or export into another folder (--out)")
+    check_same_suite(out, suite)
     config = out / "tool_config.yaml"
     text = yaml.safe_dump(verl_tool_config(suite, split), sort_keys=False, allow_unicode=True)
     same_config = _holds(config, text.encode("utf-8"))
@@ -102,6 +103,41 @@ def export_verl(suite: str, split: str, out: str | Path, seed: int = 0) -> dict[
     if not same_config:
         atomic_write_text(config, text)
     return {"data": data, "tool_config": config}
+
+
+SPLITS = ("train", "dev", "test")
+
+
+def check_same_suite(out: Path, suite: str) -> None:
+    """ValueError unless every ``<split>.parquet`` in ``out`` is an export of ``suite`` (each row names its
+    suite in ``data_source``, so any earlier export tells, with no record beside it to go stale). Why: an
+    export of another suite into a folder holding one's splits succeeded, mixing two suites in one dataset."""
+    for split in SPLITS:
+        path = out / f"{split}.parquet"
+        if not path.is_file():
+            continue
+        found = _exported_suite(path)
+        if found is None:
+            raise ValueError(f"{out} holds {path.name}, which is not a searchgym verl export (its rows name no single "
+                             f"suite in data_source), so {suite}'s export would be mixed with it; export into "
+                             "another folder (--out)")
+        if found != suite:
+            raise ValueError(f"{out} holds an export of suite {found!r} ({path.name}), not {suite!r}: one folder "
+                             f"holds the splits of one suite; export {suite} into another folder (--out)")
+
+
+def _exported_suite(path: Path) -> str | None:
+    """The suite a searchgym verl parquet file was exported from; None when it is not one (or unreadable)."""
+    import pyarrow.parquet as pq
+
+    try:
+        sources = set(pq.read_table(path, columns=["data_source"]).column("data_source").to_pylist())
+    except Exception:  # noqa: BLE001 - damaged, not parquet, or no such column: not a searchgym export
+        return None
+    if len(sources) != 1:
+        return None
+    source = next(iter(sources))
+    return source.removeprefix("searchgym/") if isinstance(source, str) and source.startswith("searchgym/") else None
 
 
 def _holds(path: Path, content: bytes) -> bool:
