@@ -136,7 +136,8 @@ def main(argv: list[str] | None = None) -> int:
         print("stopped by SIGTERM; re-run the same command to resume (finished work is kept)", file=sys.stderr)
         return TERMINATED_STATUS
     except KeyboardInterrupt:  # the resumable commands say how to go on (before: only "interrupted")
-        resume = "; re-run the same command to resume (finished work is kept)" if args.command in RESUMABLE else ""
+        resume = ("; re-run the same command to resume (finished work is kept)" if args.command in RESUMABLE
+                  else "; re-run the same command to evaluate again" if args.command == "evaluate" else "")
         print(f"interrupted{resume}", file=sys.stderr)
         return 130
     except ImportError as exc:  # an optional dependency (an extra) that is not installed

@@ -139,6 +139,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"  failed: {o.label}/seed{o.seed}: {o.error}")
     print(f"results: {result.report.results_md}\nsummary: {result.report.summary_csv}")
     print("learning curves: " + ", ".join(str(p) for p in result.report.curves))
+    runs = args.out / "runs"
+    others = sorted(p.name for p in runs.iterdir() if p.is_dir() and p.name not in labels) if runs.is_dir() else []
+    if others:  # before: the report shrank to this command's methods without a word
+        print(f"{args.out / 'runs'} also holds {', '.join(others)}, which this report leaves out: "
+              f"`searchgym report --out {args.out}` reports every finished run there")
     if result.failed:
         refused = [f"{o.label}/seed{o.seed}" for o in result.failed if not o.resumable]
         if refused:  # before: "re-run ... to resume" for these too, which failed the same way

@@ -31,3 +31,11 @@ def test_interrupted(monkeypatch, capsys, argv, resumes):
         assert err == "interrupted; re-run the same command to resume (finished work is kept)"
     else:
         assert err == "interrupted"
+
+
+def test_an_interrupted_evaluation_says_the_same_command_evaluates_again(monkeypatch, capsys):
+    """Before: only "interrupted" (an evaluation writes DONE at its end; without it the same command plays
+    it again, replaying an endpoint's recorded replies)."""
+    monkeypatch.setattr(importlib.import_module(COMMANDS["evaluate"][0]), "run", _stopped)
+    assert main(["evaluate", "--suite", "quick-v2", "--agent", "random"]) == 130
+    assert capsys.readouterr().err.strip() == "interrupted; re-run the same command to evaluate again"

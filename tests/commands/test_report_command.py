@@ -190,3 +190,18 @@ def test_results_md_says_how_many_env_steps_the_learning_runs_used(tmp_path):
     assert used >= 40
     assert f"training budget 40 env steps (methods that train); the learning runs used {used} (a begun iteration " \
            "ends)." in (out / "results.md").read_text()
+
+
+def test_compare_with_fewer_methods_says_the_report_leaves_the_others_out(compared, tmp_path, capsys):
+    """Before: results.md and summary.csv were rewritten with this command's methods alone, without a word
+    about the finished runs of the others in the same folder."""
+    out = tmp_path / "out"
+    shutil.copytree(compared, out)
+    capsys.readouterr()
+    assert main(["compare", "--suite", TINY_QA.id, "--methods", "oracle", "--seeds", "2", "--budget", "0",
+                 "--device", "cpu", "--no-progress", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert (f"{out / 'runs'} also holds random, which this report leaves out: `searchgym report --out {out}` "
+            "reports every finished run there") in printed
+    assert main([*ARGS, "--out", str(out)]) == 0  # every method named: no such line
+    assert "also holds" not in capsys.readouterr().out
