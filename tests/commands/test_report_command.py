@@ -70,8 +70,8 @@ def test_an_unfinished_run_is_left_out_and_counted(compared, tmp_path, capsys):
     ("copied_method", "records method 'random' where its folder, oracle/seed0, is method 'oracle'"),
     # before: "the runs of OUT disagree on the suite (None, test-tiny-qa-v0)", and with --methods random
     # "unknown suite 'None'", naming no file
-    ("not_a_config", "random/seed0/config.json: has no text 'suite_id' or 'suite_hash', which every run of a "
-                     "comparison records; restore it, or delete"),
+    ("not_a_config", ("random/seed0/config.json: has no text 'suite_id' or 'suite_hash', which every run of a "
+                      "comparison records; restore it, or delete")),
 ])
 def test_bad_folders_are_one_line_before_anything_is_written(compared, tmp_path, capsys, change, said):
     out = tmp_path / "out"
