@@ -16,14 +16,20 @@ from searchgym.envs.config import MAX_SEED
 MAX_GROUP = 4096
 #: The largest loss coefficient: 1e308 made the loss infinite and every probability NaN.
 MAX_COEF = 1e6
+#: The most passes of a loop over the same data (update epochs, SFT epochs, DAgger rounds, extra draws):
+#: far above any setting that helps (4-16), far below what runs for days (10**8 was taken).
+MAX_LOOP = 1000
 
 
-def check_counts(config: Any, bounds: Iterable[tuple[str, int]]) -> None:
-    """Each named field is an int (not a bool) of at least its bound."""
-    for name, least in bounds:
+def check_counts(config: Any, bounds: Iterable[tuple[str, int] | tuple[str, int, int]]) -> None:
+    """Each named field is an int (not a bool) of at least its bound, and of at most its second bound
+    where one is given (a loop count: sft_epochs=10**8 ran for hours on a budget of 100 env steps)."""
+    for name, least, *most in bounds:
         value = getattr(config, name)
         if type(value) is not int or value < least:
             raise ValueError(f"{name} must be an integer >= {least}; got {value!r}")
+        if most and value > most[0]:
+            raise ValueError(f"{name} must be an integer in {least}..{most[0]}; got {value!r}")
 
 
 def check_rate(name: str, value: Any, what: str = "") -> None:
@@ -63,7 +69,7 @@ def check_update_settings(config: Any, population_modes: Iterable[str]) -> None:
     update_epochs=0 (or -1) trained nothing and reported a result; max_grad_norm=-1 flipped every
     gradient (clip_grad_norm_ scales by max_norm / norm), 0 zeroed them; an unknown population_mode
     and rollout_workers=-1 failed only once the run folder was written."""
-    check_counts(config, (("update_epochs", 1), ("rollout_workers", 0), ("dynamic_sampling", 0)))
+    check_counts(config, (("update_epochs", 1, MAX_LOOP), ("rollout_workers", 0), ("dynamic_sampling", 0, MAX_LOOP)))
     if type(config.max_grad_norm) not in (int, float) or not config.max_grad_norm > 0:  # inf: no clipping
         raise ValueError(f"max_grad_norm must be a number > 0 (gradients are clipped to that norm; inf: no "
                          f"clipping); got {config.max_grad_norm!r}")

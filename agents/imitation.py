@@ -22,10 +22,14 @@ from typing import Any
 import numpy as np
 import torch
 
-from .config_checks import check_counts, check_rate
+from .config_checks import MAX_LOOP, check_counts, check_rate
 from .policy import CandidatePolicy
 
 DEMONSTRATORS = ("reader", "oracle")
+
+
+#: The largest SFT minibatch: far above the default 64; 10**9 asked for the whole set in one batch.
+MAX_BATCH = 65_536
 
 
 @dataclass
@@ -44,8 +48,8 @@ class SFTConfig:
     def __post_init__(self) -> None:
         if self.sft_demonstrator not in DEMONSTRATORS:
             raise ValueError(f"unknown sft_demonstrator {self.sft_demonstrator!r}; accepted: {', '.join(DEMONSTRATORS)}")
-        check_counts(self, (("sft_tasks", 1), ("sft_epochs", 1), ("sft_batch_size", 1), ("sft_dagger_rounds", 0),
-                            ("sft_dagger_tasks", 0)))
+        check_counts(self, (("sft_tasks", 1), ("sft_epochs", 1, MAX_LOOP), ("sft_batch_size", 1, MAX_BATCH),
+                            ("sft_dagger_rounds", 0, MAX_LOOP), ("sft_dagger_tasks", 0)))
         check_rate("sft_lr", self.sft_lr)
 
 

@@ -55,6 +55,10 @@ from .llm_rollout import RolloutConfig
 #: Each stage's (wall, CPU) seconds when it ran, kept across re-runs that skip it.
 STAGE_SECONDS = "stage_seconds.json"
 METHODS = ("grpo", "cw_grpo", "dr_grpo")
+#: Each count's largest value: far above the documented run's, far below one that runs for days.
+RECIPE_COUNTS = {"sft_tasks": 100_000, "sft_worlds": 64, "sft_workers": 64, "sft_batch_size": 4096,
+                 "rl_iterations": 100_000, "group_size": 64, "tasks_per_iteration": 64, "max_new_tokens": 4096,
+                 "eval_batch": 100_000, "threads": 1024}
 TOKENIZERS = ("trailing-space", "shipped")
 
 
@@ -94,7 +98,7 @@ class RecipeConfig:
     rollout: dict[str, Any] = field(default_factory=dict)  # extra RolloutConfig fields
 
     def __post_init__(self) -> None:
-        from .config_checks import MAX_SEED, check_in_range
+        from .config_checks import MAX_LOOP, MAX_SEED, check_in_range
         from .encoders import resolve_device
         from .lm_sft import CONTEXT_WEIGHT
         from .tiny_lm import TINY_SHAPES
@@ -113,10 +117,10 @@ class RecipeConfig:
             raise ValueError(f"unknown tokenizer {self.tokenizer!r}; accepted: {', '.join(TOKENIZERS)}")
         if self.shape not in TINY_SHAPES:
             raise ValueError(f"unknown tiny LM shape {self.shape!r}; accepted: {', '.join(TINY_SHAPES)}")
-        for name in ("sft_tasks", "sft_worlds", "sft_workers", "sft_batch_size", "rl_iterations", "group_size", "tasks_per_iteration",
-                     "max_new_tokens", "eval_batch", "threads"):
-            if int(getattr(self, name)) < 1:
-                raise ValueError(f"RecipeConfig.{name} must be >= 1, got {getattr(self, name)!r}")
+        for name, most in RECIPE_COUNTS.items():  # before: rl_iterations=10**12 was taken, and ran on for good
+            value = getattr(self, name)
+            if type(value) is not int or not 1 <= value <= most:
+                raise ValueError(f"RecipeConfig.{name} must be an int in 1..{most}, got {value!r}")
         # when the options are read, not after the reader has played
         check_in_range("RecipeConfig.sft_context_weight", self.sft_context_weight, 0.0, what=CONTEXT_WEIGHT, finite=True)
         if int(self.choice_tasks) < 0:
@@ -133,6 +137,8 @@ class RecipeConfig:
             if not (value is None and name == "sft_max_seconds") and (
                     type(value) not in (int, float) or not 0 < value < float("inf")):
                 raise ValueError(f"RecipeConfig.{name} must be a finite number > 0, got {value!r}")
+        if self.sft_epochs > MAX_LOOP:
+            raise ValueError(f"RecipeConfig.sft_epochs must be at most {MAX_LOOP}, got {self.sft_epochs!r}")
 
     def rollout_config(self, guided: bool | None = None) -> RolloutConfig:
         guided = self.guided if guided is None else guided

@@ -38,6 +38,9 @@ def run(args: argparse.Namespace) -> int:
     from searchgym.agents.llm_prompt_room import check_recipe_prompt
     from searchgym.agents.tiny_lm_recipe import Recipe, RecipeConfig
 
+    out = Path(args.out)
+    if (out.exists() or out.is_symlink()) and not out.is_dir():  # before: a warning about a file inside it first
+        raise ValueError(f"--out {out} is a file, not a folder; give the recipe's folder (or a path not yet made)")
     try:
         options = json.loads(args.options)
     except json.JSONDecodeError as exc:

@@ -45,7 +45,7 @@ def test_sft_data_comes_from_each_world_s_train_tasks(tmp_path, monkeypatch):
 
 
 def test_sft_worlds_must_be_at_least_one():
-    with pytest.raises(ValueError, match="sft_worlds must be >= 1"):
+    with pytest.raises(ValueError, match=r"RecipeConfig.sft_worlds must be an int in 1\.\.64, got"):
         RecipeConfig(sft_worlds=0)
 
 

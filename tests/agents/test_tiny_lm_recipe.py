@@ -73,7 +73,12 @@ def test_bad_options_are_refused_in_one_line(tmp_path: Path, capsys) -> None:
                           ('{"model_seed": -1}', "RecipeConfig.model_seed must be an int in 0.."),
                           ('{"sft_lr": -1}', "RecipeConfig.sft_lr must be a finite number > 0, got -1"),
                           ('{"sft_epochs": 0}', "RecipeConfig.sft_epochs must be a finite number > 0, got 0"),
-                          ('{"suite": "searchqa-v2"}', "the recipe trains on a single-agent text suite")):
+                          ('{"suite": "searchqa-v2"}', "the recipe trains on a single-agent text suite"),
+                          # before: taken, and the recipe ran on for good
+                          ('{"rl_iterations": 1000000000000}',
+                           "RecipeConfig.rl_iterations must be an int in 1..100000, got 1000000000000"),
+                          ('{"sft_epochs": 1e9}', "RecipeConfig.sft_epochs must be at most 1000, got 1000000000.0"),
+                          ('{"group_size": 10000}', "RecipeConfig.group_size must be an int in 1..64")):
         assert main(["recipe", "tiny-lm", "--out", str(tmp_path / "x"), "--options", options]) == 2
         assert said in capsys.readouterr().err and not (tmp_path / "x").exists()
 
@@ -83,3 +88,13 @@ def test_cuda_without_a_gpu_is_refused_before_any_stage(tmp_path: Path, capsys) 
     assert main(["recipe", "tiny-lm", "--out", str(tmp_path / "run"), "--options", '{"device": "cuda"}']) != 0
     assert "device 'cuda' requested but CUDA is not available" in capsys.readouterr().err
     assert not (tmp_path / "run").exists()
+
+
+def test_an_out_that_is_a_file_is_one_line_naming_the_flag(tmp_path: Path, capsys) -> None:
+    """Before: a warning that <file>/stage_seconds.json could not be opened came first, then "File exists"."""
+    taken = tmp_path / "a_file"
+    taken.write_text("mine\n")
+    assert main(["recipe", "tiny-lm", "--smoke", "--out", str(taken)]) == 2
+    assert capsys.readouterr().err.strip() == (f"searchgym recipe: error: --out {taken} is a file, not a folder; "
+                                               "give the recipe's folder (or a path not yet made)")
+    assert taken.read_text() == "mine\n"
