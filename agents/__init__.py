@@ -11,6 +11,8 @@ How the pieces fit (a rollout/train loop is built on exactly this):
     # rollout: agent k sees obs (dict text/candidates/action_mask); act is batched over obs
     policy = pop.policy_for(k)
     a, logp, v = policy.act([obs], gen)             # tensors of shape [1], no grad
+    obs_next, reward, terminated, truncated, info = env.step(int(a))   # done = terminated or truncated
+    c, u, w = (info["signals"][key] for key in ("contribution", "new_gold", "consistent"))
     step = Step(obs, int(a), float(logp), float(v), reward, done, obs["action_mask"],
                 signals={"contribution": c, "new_gold": u, "consistent": w})
     traj = Trajectory(steps, agent_id="agent_0", group_id=task_index, task_id=..., success=...)
@@ -25,8 +27,9 @@ How the pieces fit (a rollout/train loop is built on exactly this):
     seq = torch.as_tensor(result.seq_ids())
     new_logp, entropy, values = policy.evaluate(obs_b, actions)
     loss, stats = policy_loss(new_logp, old_logp, adv, entropy, seq, LossConfig())
-    # value head: fit_value(policy, optimizer, obs_b, returns, old_values, seq, LossConfig())
-    # with returns = result.flat_returns() and old_values = the stored Step.value's.
+    # value head, with the stored Step.value's (arrays or tensors; tests/agents/test_agents_loop.py runs all this):
+    old_values = np.array([s.value for t in trajs for s in t.steps])
+    fit_value(policy, optimizer, obs_b, result.flat_returns(), old_values, seq, LossConfig())
 
 With "separate" / "shared_trunk" populations, update each member on the steps of the agents it
 plays (split `result.trajectories` by `agent_id`). With return normalisation on, map stored

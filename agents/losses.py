@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 from torch import Tensor, nn
 
@@ -199,15 +200,21 @@ def fit_value(
     policy: nn.Module,
     optimizer: torch.optim.Optimizer,
     obs_batch: list[dict],
-    returns: Tensor,
-    old_values: Tensor,
-    seq_ids: Tensor,
+    returns: Tensor | np.ndarray,
+    old_values: Tensor | np.ndarray,
+    seq_ids: Tensor | np.ndarray,
     config: LossConfig,
 ) -> dict[str, float]:
     """Train the value head for `config.value_epochs` full-batch passes; returns first/last loss.
 
-    `policy(obs_batch)` must return (logits, values) like `CandidatePolicy.forward`.
+    `policy(obs_batch)` must return (logits, values) like `CandidatePolicy.forward`. ``returns``,
+    ``old_values`` and ``seq_ids`` may be tensors or arrays (``AdvantageResult.flat_returns()`` is
+    one). Before: an array failed in torch ("Can't call numpy() on Tensor that requires grad").
     """
+    device = next(policy.parameters()).device
+    returns, old_values = (x if isinstance(x, Tensor) else torch.as_tensor(np.asarray(x), dtype=torch.float32,
+                                                                          device=device) for x in (returns, old_values))
+    seq_ids = seq_ids if isinstance(seq_ids, Tensor) else torch.as_tensor(np.asarray(seq_ids), device=device)
     first = last = 0.0
     stats: dict[str, float] = {}
     for epoch in range(config.value_epochs):
