@@ -21,7 +21,6 @@ from searchgym.harness.methods import (
     parse_option_value,
     trains,
 )
-from searchgym.harness.preflight import check_comparison
 from searchgym.suites import get_suite
 
 #: Policy backbone -> the optional module it loads besides torch.
@@ -128,8 +127,7 @@ def run(args: argparse.Namespace) -> int:
                          f"{REFERENCE}, gives way to the first learning method when it is not among them")
     # Ray runs train on the cluster's nodes, which may hold torch where this process has none.
     require_extras("searchgym compare", comparison.methods if args.executor == "local" else [], args.policy)
-    check_comparison(comparison)
-    result = run_comparison(comparison)
+    result = run_comparison(comparison)  # which checks the settings first (preflight.check_comparison)
     done = sum(o.status == "done" for o in result.outcomes)
     skipped = sum(o.status == "skipped" for o in result.outcomes)
     print(f"\nSuccess on {comparison.suite.id} (test split, mean [95% bootstrap interval]):\n")

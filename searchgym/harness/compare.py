@@ -18,12 +18,14 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from searchgym.damaged import warnings_on_one_line
 from searchgym.fileio import refuse_link
@@ -58,6 +60,7 @@ class Comparison:
     logger: str = "none"  # "tensorboard" or "wandb": also send metrics rows there
 
     def __post_init__(self) -> None:
+        self._read_python_arguments()
         if isinstance(self.budget, bool) or not isinstance(self.budget, int) or self.budget < 0:
             raise ValueError(f"budget must be a non-negative int (env steps), got {self.budget!r}")
         if isinstance(self.workers, bool) or not isinstance(self.workers, int) or self.workers < 1:
@@ -86,6 +89,36 @@ class Comparison:
         if (self.out / "config.json").exists() or is_done(self.out):  # before: a comparison was written into it
             raise ValueError(f"--out {self.out} is one run's folder (it holds config.json), not a "
                              "comparison's; choose a new folder (or the folder of an earlier compare)")
+
+    def _read_python_arguments(self) -> None:
+        """What a Python caller may give as the CLI does: a suite id, a ``--methods`` string or a list of
+        entries, NumPy seeds. Why: ``suite="quick-v2"`` failed after the runs ("'str' object has no
+        attribute 'id'"), ``methods="random"`` was read letter by letter, ``options=[1]`` was "not a
+        mapping" inside a run."""
+        from searchgym.harness.loggers import LOGGERS
+        from searchgym.harness.methods import parse_methods, resolve_method
+        from searchgym.suites import get_suite
+
+        if isinstance(self.suite, str):
+            self.suite = get_suite(self.suite)
+        if not isinstance(self.suite, Suite):
+            raise TypeError(f"suite must be a Suite or a suite id, got {type(self.suite).__name__}")
+        if isinstance(self.methods, str):
+            self.methods = parse_methods(self.methods)
+        elif isinstance(self.methods, Sequence) and self.methods:
+            self.methods = [resolve_method(m) if isinstance(m, str) else m for m in self.methods]
+        if not self.methods or not all(isinstance(m, MethodRef) for m in self.methods):
+            raise TypeError("methods must be a non-empty list of method entries (names such as 'grpo', or "
+                            "MethodRef), or a --methods string such as 'grpo,random'")
+        if isinstance(self.seeds, Sequence) and not isinstance(self.seeds, str):
+            self.seeds = [int(s) if isinstance(s, np.integer) else s for s in self.seeds]
+        if not isinstance(self.options, Mapping):
+            raise TypeError(f"options must be a dict of method options, got {type(self.options).__name__}")
+        self.options = dict(self.options)
+        if not isinstance(self.out, str | os.PathLike):
+            raise TypeError(f"out must be the comparison's folder (a str or a path), got {type(self.out).__name__}")
+        if self.logger not in LOGGERS:
+            raise ValueError(f"unknown logger {self.logger!r}; accepted: {', '.join(LOGGERS)}")
 
     def plan(self) -> list[RunSpec]:
         threads = 1  # one torch thread per run: faster under load, and bit-identical reruns (see provenance)
@@ -155,7 +188,12 @@ def _progress_bar(total: int, enabled: bool):
 
 
 def run_comparison(comparison: Comparison, on_outcome: Callable[[RunOutcome], None] | None = None) -> ComparisonResult:
-    """Do every unfinished run, then write the report from every finished one."""
+    """Check the comparison's settings as ``searchgym compare`` does, do every unfinished run, then write
+    the report from every finished one. Why the check here: a Python caller's unknown option was taken
+    silently (``random`` with ``{"foo": 1}``), or failed in each run, leaving a folder per run."""
+    from searchgym.harness.preflight import check_comparison
+
+    check_comparison(comparison)
     for method in comparison.methods:
         load_method(method)  # fail fast: unknown or unimportable methods, before any work
     if comparison.executor == "local":  # a Ray driver may have no GPU where its workers do

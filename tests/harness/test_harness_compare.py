@@ -158,15 +158,15 @@ def test_bad_comparison_arguments_are_clear_errors(tmp_path):
 def test_a_folder_made_with_another_version_of_a_feature_set_is_not_reused(tmp_path, monkeypatch):
     import searchgym.policy_format as formats
 
-    options = {"policy_kwargs": {"comparison_facts": True}}
-    run_comparison(Comparison(suite=TINY_QA, methods=parse_methods("oracle"), seeds=(0,), budget=40, out=tmp_path,
-                              options=options))
-    assert read_json(tmp_path / "runs" / "oracle" / "seed0" / "config.json")["feature_versions"] == {
+    options = {"policy_kwargs": {"comparison_facts": True}}  # a user's method takes them (oracle refuses options)
+    methods = parse_methods("fast=harness_helpers:fast_learner")
+    run_comparison(Comparison(suite=TINY_QA, methods=methods, seeds=(0,), budget=40, out=tmp_path, options=options))
+    assert read_json(tmp_path / "runs" / "fast" / "seed0" / "config.json")["feature_versions"] == {
         "comparison_facts": formats.FEATURE_VERSIONS["comparison_facts"]}
     monkeypatch.setitem(formats.FEATURE_VERSIONS, "comparison_facts", 99)
     with pytest.raises(ValueError, match="holds a different run.*feature_versions"):
-        run_comparison(Comparison(suite=TINY_QA, methods=parse_methods("oracle"), seeds=(0,), budget=40,
-                                  out=tmp_path, options=options))
+        run_comparison(Comparison(suite=TINY_QA, methods=methods, seeds=(0,), budget=40, out=tmp_path,
+                                  options=options))
 
 
 def test_a_different_run_names_the_option_key_and_the_suite_field_that_changed(tmp_path):
