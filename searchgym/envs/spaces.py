@@ -5,9 +5,9 @@ agent of a multi-agent env) must not share one, or seeding or sampling one env w
 samples of another.
 
 Text spaces need a finite character set. Observations are sanitised into ``OBS_CHARSET``
-(printable ASCII plus Latin-1 letters; accents of other letters are stripped, anything else
-becomes ``?``), so every observation an env returns is inside its space, even over a user's
-corpus.
+(printable ASCII plus Latin-1 letters; typographic quotes, dashes and ellipses become their ASCII
+forms, accents of other letters are stripped, anything else becomes ``?``), so every observation an
+env returns is inside its space, even over a user's corpus.
 
 Text spaces are :class:`SearchText`, a ``Text`` that refuses Gymnasium's shared memory:
 ``AsyncVectorEnv(shared_memory=True)`` (what ``make_vec(..., vectorization_mode="async")``
@@ -45,6 +45,15 @@ def is_clean(text: str) -> bool:
     return (text.isascii() and _CONTROL.search(text) is None) or _OUTSIDE.search(text) is None
 
 
+#: Typographic punctuation a user's corpus holds (curly quotes, dashes, an ellipsis) as the ASCII it
+#: stands for. Before: each became "?", so "O’Brien" read "O?Brien", which no answer matches.
+ASCII_PUNCTUATION = {"\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'",
+                     "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u2033": '"',
+                     "\u00ab": '"', "\u00bb": '"', "\u2010": "-", "\u2011": "-", "\u2012": "-",
+                     "\u2013": "-", "\u2014": "-", "\u2015": "-", "\u2212": "-", "\u2026": "...",
+                     "\u2022": "*", "\u00b7": "*"}
+
+
 def sanitize(text: str, max_length: int) -> str:
     """Map ``text`` into ``OBS_CHARSET`` and cut it to ``max_length`` characters."""
     if is_clean(text):
@@ -53,6 +62,9 @@ def sanitize(text: str, max_length: int) -> str:
     for c in text:
         if c in OBS_CHARSET:
             out.append(c)
+            continue
+        if c in ASCII_PUNCTUATION:
+            out.append(ASCII_PUNCTUATION[c])
             continue
         base = unicodedata.normalize("NFKD", c)
         out.append("".join(b for b in base if b in OBS_CHARSET) or "?")

@@ -123,3 +123,18 @@ def test_the_loaders_blank_answer_rule_agrees_with_the_scorers_normalisation():
     texts = ["A", "The", "an", "...", "?!", "“”", "— the —", "a b", "Oslo", "The Hague", "1990", "¿?", " x ", "A.",
              "the-the", "café", "l'a", "an apple", "C", "a, an", "Ω"]
     assert [_blank_when_scored(t) for t in texts] == [not normalize_answer(t) for t in texts]
+
+
+def test_typographic_punctuation_of_a_users_corpus_reaches_the_agent_as_ascii(tmp_path):
+    """Before: every curly quote, dash and ellipsis became "?": the question read "When did O?Brien
+    write ?The Book??", and a result's "O’Brien" could not be copied into an answer that scores."""
+    corpus, tasks = tmp_path / "corpus.jsonl", tmp_path / "tasks.jsonl"
+    corpus.write_text(json.dumps({"id": "p1", "title": "O’Brien", "text": "O’Brien wrote “The Book” in 1990–1991…"},
+                                 ensure_ascii=False) + "\n", encoding="utf-8")
+    tasks.write_text(json.dumps({"id": "q", "question": "When did O’Brien write “The Book”?", "answers": ["1990"]},
+                                ensure_ascii=False) + "\n", encoding="utf-8")
+    env = searchgym.make("SearchQA-v0", world=world_from_files(corpus, tasks), split="test")
+    obs, _ = env.reset(seed=0)
+    assert obs.endswith("When did O'Brien write \"The Book\"?")
+    obs, *_ = env.step('<tool_call>{"name": "web_search", "arguments": {"query": "O\'Brien"}}</tool_call>')
+    assert "O'Brien wrote \"The Book\" in 1990-1991..." in obs and "?" not in obs.split("O'Brien wrote")[1][:40]
