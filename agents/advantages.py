@@ -302,14 +302,49 @@ def advantage_stats(
     return stats
 
 
+def check_groups(groups: object) -> None:
+    """A list (or tuple) of non-empty lists of Trajectory. Before: a flat list of trajectories failed
+    with "'Trajectory' object is not iterable". One isinstance per group and per trajectory."""
+    if not isinstance(groups, (list, tuple)):
+        raise TypeError(f"groups must be a list of groups (lists of Trajectory); got {type(groups).__name__}")
+    for i, group in enumerate(groups):
+        if isinstance(group, Trajectory):
+            raise TypeError("groups must be a list of groups (lists of Trajectory), got a list of Trajectory: "
+                            "wrap each group (the trajectories that attempted one task) in a list: [[t1, t2], ...]")
+        if not isinstance(group, (list, tuple)):
+            raise TypeError(f"groups[{i}] must be a list of Trajectory; got {type(group).__name__}")
+        if len(group) == 0:
+            raise ValueError(f"every group needs at least one trajectory; groups[{i}] is empty")
+        if not all(isinstance(t, Trajectory) for t in group):
+            bad = next(t for t in group if not isinstance(t, Trajectory))
+            raise TypeError(f"groups[{i}] must hold only Trajectory objects; got a {type(bad).__name__}")
+
+
+def check_finite_rewards(groups: list[list[Trajectory]]) -> None:
+    """ValueError naming the first non-finite reward. Before: a NaN reward made every advantage of its
+    group NaN, silently. Called only when the advantages or returns are not all finite."""
+    for i, group in enumerate(groups):
+        for j, traj in enumerate(group):
+            bad = np.flatnonzero(~np.isfinite(traj.rewards))
+            if bad.size:
+                t = int(bad[0])
+                raise ValueError(f"groups[{i}][{j}] (agent {traj.agent_id!r}, task {traj.task_id!r}) has reward "
+                                 f"{traj.steps[t].reward!r} at step {t}; rewards must be finite numbers")
+
+
 def compute_advantages(
     name: str, groups: list[list[Trajectory]], config: AdvantageConfig | None = None
 ) -> AdvantageResult:
-    """Run estimator `name` on every group and gather per-step advantages, returns and stats."""
+    """Run estimator `name` on every group and gather per-step advantages, returns and stats.
+
+    `groups`: a list of groups, each a list of the Trajectory objects that attempted one task;
+    `config`: an AdvantageConfig (None: the defaults). A non-finite reward is a ValueError."""
     estimator = ADVANTAGE_ESTIMATORS.get(name).estimate  # an unknown name: an error listing the accepted ones
-    if any(len(g) == 0 for g in groups):
-        raise ValueError("every group needs at least one trajectory; got an empty group")
-    config = config or AdvantageConfig()
+    check_groups(groups)
+    if config is None:
+        config = AdvantageConfig()
+    elif not isinstance(config, AdvantageConfig):  # before: a dict failed with "'dict' object has no attribute 'eps'"
+        raise TypeError(f"config must be an AdvantageConfig (or None for the defaults); got {type(config).__name__}")
     trajectories: list[Trajectory] = []
     advantages: list[np.ndarray] = []
     returns: list[np.ndarray] = []
@@ -324,5 +359,7 @@ def compute_advantages(
         for key, values in out.diagnostics.items():
             diagnostics.setdefault(key, []).extend(values)
     flat = np.concatenate(advantages) if advantages else np.zeros(0)
+    if not (np.isfinite(flat).all() and np.isfinite(np.concatenate(returns) if returns else flat).all()):
+        check_finite_rewards(groups)  # only on this (rare) path: which reward was not finite
     stats = advantage_stats(groups, flat, diagnostics)
     return AdvantageResult(trajectories, advantages, returns, group_index, stats)

@@ -156,6 +156,10 @@ class Calibrator:
 
     def apply(self, result: AdvantageResult) -> tuple[AdvantageResult, dict[str, float]]:
         """Return a calibrated copy of `result` (advantages and returns) and the calib/* stats."""
+        if not isinstance(result, AdvantageResult):  # before: None failed with an AttributeError
+            hint = " (apply returns (result, stats): pass its first item)" if isinstance(result, tuple) else ""
+            raise TypeError(f"Calibrator.apply takes the AdvantageResult of compute_advantages; got "
+                            f"{type(result).__name__}{hint}")
         cfg = self.config
         adv = result.flat_advantages().astype(np.float64)
         ret = result.flat_returns().astype(np.float64)

@@ -24,6 +24,7 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
+from searchgym.envs.config import MAX_SEED
 from searchgym.named_registry import NamedRegistry
 from searchgym.observation_format import QUESTION_PREFIX
 
@@ -251,11 +252,53 @@ class CandidatePolicy(nn.Module):
         return actions, chosen, values
 
     def evaluate(self, obs_batch: Sequence[dict[str, Any]], actions: Tensor) -> tuple[Tensor, Tensor, Tensor]:
-        """(log_prob of `actions`, entropy, values), differentiable, for PPO updates."""
+        """(log_prob of `actions`, entropy, values), differentiable, for PPO updates; one admissible
+        action per observation (else a ValueError, see `check_actions`)."""
         logits, values = self(obs_batch)
         log_probs, entropy = self.distribution(logits)
         actions = torch.as_tensor(actions, device=logits.device).long()
+        check_actions(actions, logits)
         return log_probs.gather(-1, actions.view(-1, 1)).squeeze(-1), entropy, values
+
+
+def check_actions(actions: Tensor, logits: Tensor) -> None:
+    """One action per row of the masked ``logits`` [B, N], each an admissible candidate index.
+
+    Before: 2 observations with 1 action gave log-probs [1] beside entropy [2] silently, action 999
+    failed in torch's gather ("index 999 is out of bounds"), a masked action got log-prob -3.4e38.
+    Cost: one vectorised check (a gather of the logits already computed, one sync)."""
+    b, n = logits.shape
+    if actions.numel() != b:
+        raise ValueError(f"evaluate needs one action per observation; got {actions.numel()} action(s) for {b} "
+                         "observations")
+    flat = actions.reshape(-1)
+    inside = flat.clamp(0, n - 1)
+    picked = logits.detach().gather(-1, inside.view(-1, 1)).squeeze(-1)
+    bad = (flat != inside) | (picked == torch.finfo(logits.dtype).min)
+    if bool(bad.any()):
+        i = int(bad.nonzero()[0, 0])
+        a = int(flat[i])
+        if not 0 <= a < n:
+            raise ValueError(f"action {a} at position {i} is not a candidate index: accepted 0..{n - 1}")
+        raise ValueError(f"action {a} at position {i} is masked (action_mask is 0 there): only admissible "
+                         "candidates can be evaluated")
+
+
+def check_int(name: str, value: Any, low: int, high: int | None = None, why: str = "") -> int:
+    """``value`` (a Python or numpy int, not a bool) as an int in low..high; else a one-line TypeError
+    (not an int) or ValueError (out of range) naming ``name`` and the accepted values."""
+    accepted = f"an integer >= {low}" if high is None else f"an integer in {low}..{high}"
+    accepted += f" ({why})" if why else ""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be {accepted}; got {value!r} ({type(value).__name__})")
+    if value < low or (high is not None and value > high):
+        raise ValueError(f"{name} must be {accepted}; got {value!r}")
+    return int(value)
+
+
+#: Size arguments of the policies and encoders make_policy builds: positive ints (before: hidden=0
+#: built a zero-width head silently, hidden=8.0 failed deep in torch).
+SIZE_KWARGS = ("hidden", "dim", "heads", "n_buckets", "cache_size", "batch_size", "max_length")
 
 
 POLICY_KWARGS = ("hidden", "overlap_features", "fact_context", "operand_sources", "comparison_facts")
@@ -286,6 +329,11 @@ def make_policy(
     config=). `seed` makes the initial weights reproducible without touching torch's global RNG
     state. Pass `encoder=` to reuse an existing encoder (shared trunk); `name` must still be valid.
     """
+    if seed is not None:  # before: -1 and 1.5 were taken, 2**70 was "Overflow when unpacking long long"
+        seed = check_int("seed", seed, 0, MAX_SEED)
+    for key in SIZE_KWARGS:
+        if key in kwargs:
+            check_int(key, kwargs[key], 1, why="a size")
     if name in OWN_ARCHITECTURES:  # e.g. learned attention over the observation's tokens, no text encoder
         if encoder is not None:
             raise ValueError(f"the {name} policy has no separate encoder to share; use population mode 'shared' "

@@ -19,8 +19,10 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
+from searchgym.envs.config import MAX_SEED
+
 from .encoders import make_encoder, resolve_device
-from .policy import POLICY_KWARGS, CandidatePolicy, batch_observations, make_policy
+from .policy import POLICY_KWARGS, SIZE_KWARGS, CandidatePolicy, batch_observations, check_int, make_policy
 
 POPULATION_MODES = ("shared", "separate", "shared_trunk")
 
@@ -32,8 +34,7 @@ class Population(nn.Module):
         super().__init__()
         if mode not in POPULATION_MODES:
             raise ValueError(f"unknown population mode {mode!r}; accepted: {list(POPULATION_MODES)}")
-        if n_agents < 1:
-            raise ValueError(f"n_agents must be >= 1; got {n_agents}")
+        n_agents = check_int("n_agents", n_agents, 1)  # before: None failed on '<', 2.0 and True were taken
         expected = 1 if mode == "shared" else n_agents
         if len(members) != expected:
             raise ValueError(
@@ -58,6 +59,12 @@ class Population(nn.Module):
         """Make the members with `make_policy(encoder, ...)`; member i is seeded with seed + i."""
         if mode not in POPULATION_MODES:
             raise ValueError(f"unknown population mode {mode!r}; accepted: {list(POPULATION_MODES)}")
+        # Before: n_agents=None failed on '<', 2.0 passed in "shared" only; seed=-1 or 1.5 was taken
+        # and 2**70 failed in torch ("Overflow when unpacking long long").
+        n_agents = check_int("n_agents", n_agents, 1)
+        extra = {"shared": 0, "separate": n_agents - 1, "shared_trunk": n_agents}[mode]  # largest seed + i
+        seed = check_int("seed", seed, 0, MAX_SEED - extra, f"mode {mode!r} seeds a member with seed + {extra}"
+                         if extra else "")
         if mode == "shared":
             return cls(mode, [make_policy(encoder, device=device, seed=seed, **kwargs)], n_agents)
         if mode == "separate":
@@ -67,6 +74,9 @@ class Population(nn.Module):
                 n_agents,
             )
         head_kwargs = {k: kwargs.pop(k) for k in POLICY_KWARGS if k in kwargs}
+        for key in SIZE_KWARGS:  # the trunk's sizes (dim=, ...) go to make_encoder, past make_policy's check
+            if key in kwargs:
+                check_int(key, kwargs[key], 1, why="a size")
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(seed)
             trunk = make_encoder(encoder, device=resolve_device(device), **kwargs)
@@ -77,6 +87,8 @@ class Population(nn.Module):
         return cls(mode, members, n_agents)
 
     def policy_for(self, agent_index: int) -> CandidatePolicy:
+        if isinstance(agent_index, bool) or not isinstance(agent_index, (int, np.integer)):  # before: 1.0 taken
+            raise TypeError(f"agent_index must be an integer in 0..{self.n_agents - 1}; got {agent_index!r}")
         if not 0 <= agent_index < self.n_agents:
             raise IndexError(
                 f"agent_index {agent_index} out of range: this population has {self.n_agents} agents"
