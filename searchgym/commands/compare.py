@@ -50,8 +50,8 @@ def parse_seeds(text: str) -> list[int]:
             raise
         raise ValueError(f"--seeds takes a count (3) or a comma list of seeds (0,5,7), got {text!r}") from None
     if not seeds:
-        raise ValueError(f"--seeds {text!r} runs no seed; give a count of at least 1 (3 -> 0,1,2) or a comma "
-                         "list (5, runs seed 5 alone)")
+        raise ValueError(f"--seeds {text!r} runs no seed; give a count of at least 1 (3 runs seeds 0,1,2) or a "
+                         "comma list of seeds ('0,' runs seed 0 alone, '5,' seed 5)")
     if any(s < 0 for s in seeds):
         raise ValueError(f"--seeds takes non-negative seeds, got {text!r}")
     if any(s > MAX_SEED for s in seeds) or len(seeds) > MAX_SEEDS:
