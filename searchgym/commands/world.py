@@ -12,8 +12,10 @@ from searchgym.world import shared_world
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("action", choices=["stats"], help="what to show")
-    parser.add_argument("--seed", type=int, default=0, help="world seed (default 0)")
-    parser.add_argument("--size", default="small", help="tiny, small, medium, large, xl or an int (default small)")
+    # --world-seed and --world-size as play, demo and train name them (before: "unrecognized arguments")
+    parser.add_argument("--seed", "--world-seed", dest="seed", type=int, default=0, help="world seed (default 0)")
+    parser.add_argument("--size", "--world-size", dest="size", default="small",
+                        help="tiny, small, medium, large, xl or an int scale in 4..9000 (default small)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
 
