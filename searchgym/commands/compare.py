@@ -13,12 +13,12 @@ from searchgym.commands import MAX_SEED, MAX_SEEDS, check_at_least, check_at_mos
 from searchgym.extras import require_installed
 from searchgym.harness.compare import Comparison, run_comparison
 from searchgym.harness.loggers import LOGGERS
+from searchgym.harness.method_entries import parse_option_value
 from searchgym.harness.methods import (
     METHODS,
     MethodRef,
     load_method,
     parse_methods,
-    parse_option_value,
     trains,
 )
 from searchgym.suites import get_suite

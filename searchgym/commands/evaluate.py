@@ -33,19 +33,19 @@ from searchgym.commands import check_seed
 from searchgym.commands.compare import parse_options
 from searchgym.damaged import DamagedFile
 from searchgym.fileio import atomic_write_json
+from searchgym.harness.finished_files import finished_json, redo_remedy
+from searchgym.harness.method_entries import check_label
 from searchgym.harness.methods import (
     AGENT_METHOD,
     AGENT_PROVIDERS,
     PRIVILEGED_NOTE,
     MethodRef,
     check_agent_options,
-    check_label,
     resolve_agent,
     shown_label,
 )
 from searchgym.harness.privileged_runs import run_reads_private_state
 from searchgym.harness.provenance import resolve_device
-from searchgym.harness.finished_files import finished_json, redo_remedy
 from searchgym.harness.runner import RunNotFinished, RunSpec, execute_run
 from searchgym.suites import Suite, get_suite
 

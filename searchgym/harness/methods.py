@@ -47,8 +47,6 @@ from __future__ import annotations
 
 import importlib
 import inspect
-import json
-import re
 from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -57,6 +55,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from searchgym.baselines.harness_actors import baseline_actor
+from searchgym.harness.method_entries import check_label, split_entries, split_options
 from searchgym.harness.user_agent import UserActor, raised
 from searchgym.method_table import METHOD_SPECS
 from searchgym.named_registry import IMPORT_PATH, NamedRegistry, UnknownNameError
@@ -105,11 +104,6 @@ for _name in ("random", "reader", "oracle"):  # the baseline methods are provide
 AGENT_PROVIDERS.add("openai", "searchgym.endpoint.openai_agent:provider")
 AGENT_PROVIDERS.add("run", "searchgym.harness.run_agent:provider")  # a trained run folder's policy (path=)
 
-#: A method label names a folder and a leaderboard row: no slashes, no "..", no spaces.
-LABEL_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$")
-_WITH_OPTIONS = re.compile(r"^(?P<head>[^\[\]]+)\[(?P<options>[^\[\]]+)\]$")
-#: In an option's value, a comma followed by another option's ``KEY=``: options separated by "," instead of ";".
-_COMMA_OPTION = re.compile(r",\s*[A-Za-z_][\w.]*\s*=")
 
 
 class Actor(Protocol):
@@ -171,47 +165,10 @@ class MethodRef:
     options: tuple[tuple[str, Any], ...] = ()  # this entry's own options, over the comparison's
 
 
-def parse_option_value(text: str) -> Any:
-    """An option's value: JSON when it parses (3, 0.5, true, null), else the text itself."""
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        return text
-
-
-def _split_options(entry: str) -> tuple[str, tuple[tuple[str, Any], ...]]:
-    """``"label=name[k=v;k2=v2]"`` -> (``"label=name"``, ((k, v), (k2, v2))); no brackets: no options."""
-    if "[" not in entry and "]" not in entry:
-        return entry, ()
-    match = _WITH_OPTIONS.match(entry)
-    if match is None or "=" not in match["head"]:
-        raise ValueError(f"method entry {entry!r}: options go in brackets after a labelled method, "
-                         f"e.g. grpo_team=grpo[group_by=team;lr=0.001]")
-    options = []
-    for item in match["options"].split(";"):
-        key, sep, value = item.strip().partition("=")
-        if not sep or not key.strip():
-            raise ValueError(f"method entry {entry!r}: an option looks like KEY=VALUE, got {item!r}")
-        if _COMMA_OPTION.search(value):
-            raise ValueError(f"method entry {entry!r}: separate the options in brackets with ';' (',' separates "
-                             f"methods), e.g. grpo_team=grpo[group_by=team;lr=0.001]")
-        if any(key.strip() == seen for seen, _ in options):  # before: the last one won, silently
-            raise ValueError(f"method entry {entry!r}: option {key.strip()!r} is given twice; give it once")
-        options.append((key.strip(), parse_option_value(value.strip())))
-    return match["head"], tuple(options)
-
-
-def check_label(label: str) -> str:
-    if not LABEL_PATTERN.match(label) or ".." in label:
-        raise ValueError(f"method label {label!r} is not accepted: use letters, digits and . _ + - "
-                         f"(up to 64 characters, starting with a letter or digit, no '..')")
-    return label
-
-
 def resolve_method(entry: str) -> MethodRef:
     """``"name"`` (from METHODS), ``"module:callable"`` or ``"label=module:callable"``, the labelled
     forms optionally followed by ``[key=value;...]`` (options of this entry only)."""
-    entry, options = _split_options(entry.strip())
+    entry, options = split_options(entry.strip())
     label, _, path = entry.rpartition("=") if "=" in entry else ("", "", entry)
     if "=" in entry and not label.strip():  # before: '=grpo' ran as 'grpo', a typo taken silently
         raise ValueError(f"method entry {entry!r} has an empty label; write label=method, or the method alone")
@@ -224,19 +181,6 @@ def resolve_method(entry: str) -> MethodRef:
         raise ValueError(f"unknown method {entry!r}; built-in methods: {', '.join(METHODS)}; "
                          f"or give an import path 'package.module:callable' (optionally 'label=package.module:callable')")
     return MethodRef(check_label(label or path.replace(":", ".")), path, options)
-
-
-def split_entries(text: str) -> list[str]:
-    """``--methods`` cut at the commas between entries, not at those inside an entry's brackets. Why:
-    ``g=grpo[lr=0.01,group_size=4]`` was cut into ``g=grpo[lr=0.01`` and ``group_size=4]``, whose
-    error said options go in brackets (they did); a JSON value's commas were cut the same way."""
-    entries, depth, start = [], 0, 0
-    for i, char in enumerate(text):
-        depth += (char == "[") - (char == "]")
-        if char == "," and depth <= 0:
-            entries.append(text[start:i])
-            start = i + 1
-    return [*entries, text[start:]]
 
 
 def parse_methods(text: str | list[str]) -> list[MethodRef]:
