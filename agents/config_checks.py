@@ -10,6 +10,8 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
+import numpy as np
+
 from searchgym.envs.config import MAX_SEED
 
 #: The largest group (and tasks per iteration) a run takes: far above any published GRPO setting (8-64).
@@ -19,6 +21,20 @@ MAX_COEF = 1e6
 #: The most passes of a loop over the same data (update epochs, SFT epochs, DAgger rounds, extra draws):
 #: far above any setting that helps (4-16), far below what runs for days (10**8 was taken).
 MAX_LOOP = 1000
+
+
+def check_int(name: str, value: Any, low: int, high: int | None = None, why: str = "") -> int:
+    """``value`` (a Python or numpy int, not a bool) as an int in low..high; else a one-line TypeError
+    (not an int) or ValueError (out of range) naming ``name`` and the accepted values. For a Python
+    caller's arguments (policies, populations); the envs' settings use ``searchgym.envs.config.check_int``,
+    a ValueError for every bad value, as Gymnasium's own checks are."""
+    accepted = f"an integer >= {low}" if high is None else f"an integer in {low}..{high}"
+    accepted += f" ({why})" if why else ""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be {accepted}; got {value!r} ({type(value).__name__})")
+    if value < low or (high is not None and value > high):
+        raise ValueError(f"{name} must be {accepted}; got {value!r}")
+    return int(value)
 
 
 def check_counts(config: Any, bounds: Iterable[tuple[str, int] | tuple[str, int, int]]) -> None:

@@ -29,6 +29,7 @@ from searchgym.named_registry import NamedRegistry
 from searchgym.observation_format import QUESTION_PREFIX
 
 from .comparison_features import ComparisonStanding
+from .config_checks import check_int
 from .encoders import ENCODERS, BoundedCache, TextEncoder, make_encoder, resolve_device
 from .hop_features import HopFeatures
 from .lexical_overlap import LexicalOverlap, question_of
@@ -282,18 +283,6 @@ def check_actions(actions: Tensor, logits: Tensor) -> None:
             raise ValueError(f"action {a} at position {i} is not a candidate index: accepted 0..{n - 1}")
         raise ValueError(f"action {a} at position {i} is masked (action_mask is 0 there): only admissible "
                          "candidates can be evaluated")
-
-
-def check_int(name: str, value: Any, low: int, high: int | None = None, why: str = "") -> int:
-    """``value`` (a Python or numpy int, not a bool) as an int in low..high; else a one-line TypeError
-    (not an int) or ValueError (out of range) naming ``name`` and the accepted values."""
-    accepted = f"an integer >= {low}" if high is None else f"an integer in {low}..{high}"
-    accepted += f" ({why})" if why else ""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be {accepted}; got {value!r} ({type(value).__name__})")
-    if value < low or (high is not None and value > high):
-        raise ValueError(f"{name} must be {accepted}; got {value!r}")
-    return int(value)
 
 
 #: Size arguments of the policies and encoders make_policy builds: positive ints (before: hidden=0

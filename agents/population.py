@@ -21,8 +21,9 @@ from torch import Tensor, nn
 
 from searchgym.envs.config import MAX_SEED
 
+from .config_checks import check_int
 from .encoders import make_encoder, resolve_device
-from .policy import POLICY_KWARGS, SIZE_KWARGS, CandidatePolicy, batch_observations, check_int, make_policy
+from .policy import POLICY_KWARGS, SIZE_KWARGS, CandidatePolicy, batch_observations, make_policy
 
 POPULATION_MODES = ("shared", "separate", "shared_trunk")
 
