@@ -43,6 +43,29 @@ def refuse_link(path: str | os.PathLike, remedy: str = REPLACE_LINKED_FOLDER) ->
     return path
 
 
+def check_folder_can_be_made(path: str | os.PathLike, flag: str = "--out") -> Path:
+    """``path`` once a folder not made yet can be made there: every existing part above it is a folder,
+    and in the nearest one a folder can be made (a probe folder, made and removed). Why:
+    ``compare --out /proc/x`` started its runs, which failed one by one with the OS's bare line, and
+    ``train`` and ``recipe`` gave that line too, naming neither the flag nor the folder at fault."""
+    path = Path(path)
+    if os.path.lexists(path):  # it exists: the command's own check says what it must be (a run folder, a
+        return path  # recipe's), and each file is checked as it is written
+    for part in path.parents:
+        if not os.path.lexists(part):
+            continue
+        if not part.is_dir():
+            what = "a file" if part.is_file() else "a broken link" if part.is_symlink() else "not a regular folder"
+            raise ValueError(f"{part} is {what}, so {flag} {path} cannot be a folder; choose another {flag}")
+        try:
+            os.rmdir(tempfile.mkdtemp(prefix=".searchgym-probe-", dir=part))
+        except OSError as exc:
+            raise ValueError(f"{flag} {path} cannot be made: no folder can be made in {part} "
+                             f"({exc.strerror or exc}); choose another {flag}") from None
+        return path
+    return path
+
+
 def open_in_place(path: str | os.PathLike, flags: int) -> int:
     """A descriptor of the regular file ``path`` (created 0o666 less the umask), opened with
     ``O_NOFOLLOW`` and ``O_NONBLOCK`` (a FIFO never hangs the open). A link, a file with other hard

@@ -32,7 +32,7 @@ from typing import Any
 from searchgym.commands import check_seed
 from searchgym.commands.compare import parse_options
 from searchgym.damaged import DamagedFile
-from searchgym.fileio import atomic_write_json
+from searchgym.fileio import atomic_write_json, check_folder_can_be_made
 from searchgym.harness.finished_files import finished_json, redo_remedy
 from searchgym.harness.method_entries import check_label
 from searchgym.harness.methods import (
@@ -140,7 +140,7 @@ def run(args: argparse.Namespace) -> int:
     if args.name is None and len(label) > 64:  # a long method label and seeds: say which flag names it
         raise ValueError(f"the results' default label {label!r} is longer than 64 characters; give one with --name")
     label = check_label(label)
-    folder = args.out or Path("runs") / "evaluate" / suite.id / label
+    folder = check_folder_can_be_made(args.out or Path("runs") / "evaluate" / suite.id / label, "--out")
     spec = RunSpec(suite, MethodRef(label, AGENT_METHOD), args.seed, 0, folder.parent,
                    args.device, progress=not args.no_progress, folder=folder,
                    options={"agent": args.agent, "agent_options": agent_options}, limit=args.limit)

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from searchgym.commands import out_folder
-from searchgym.fileio import atomic_write_json, atomic_write_text
+from searchgym.fileio import atomic_write_json, atomic_write_text, check_folder_can_be_made
 from searchgym.harness.option_types import check_options
 
 RECIPES = ("tiny-lm",)
@@ -55,6 +55,7 @@ def run(args: argparse.Namespace) -> int:
     config = RecipeConfig(**{**(SMOKE if args.smoke else {}), **options})
     recipe = Recipe(config, args.out)
     check_recipe_prompt(recipe)  # before the folder: rollout.max_episode_tokens leaves room after the opening prompt
+    check_folder_can_be_made(out, "--out")
     raw = recipe.run()
     results = summarise(config, raw["sft_info"], raw["sft_eval"], raw["runs"], raw.get("sft_eval_free"),
                         raw.get("sft_choices"))

@@ -30,7 +30,7 @@ from searchgym.commands import (
 from searchgym.commands.compare import MAX_BUDGET, parse_options, require_extras
 from searchgym.damaged import DamagedFile
 from searchgym.extras import require_installed
-from searchgym.fileio import atomic_write_text
+from searchgym.fileio import atomic_write_text, check_folder_can_be_made
 from searchgym.harness.finished_files import finished_json
 from searchgym.harness.loggers import LOGGERS
 from searchgym.harness.method_specs import llm_method_spec
@@ -208,6 +208,7 @@ def run(args: argparse.Namespace) -> int:
         spec = llm_run_spec(args)  # its own checks (the options, the model, the world size)
         check_tasks(spec.suite)
         check_opening_prompt(spec)  # max_episode_tokens leaves room for a turn after the opening prompt
+        check_folder_can_be_made(args.out, "--out")
         print(describe_plan(args, spec.suite), flush=True)
         return int(train_from_args(args, spec) or 0)
     require_extras("searchgym train", [resolve_method(args.method)], args.policy, plots=False)
@@ -225,6 +226,7 @@ def run(args: argparse.Namespace) -> int:
     check_comparison(SimpleNamespace(suite=suite, methods=[method], seeds=[args.seed], budget=args.budget,
                                      policy=args.policy, options=options))
     check_tasks(suite)
+    check_folder_can_be_made(args.out, "--out")  # before: the OS's bare line, naming no flag
     print(describe_plan(args), flush=True)
     spec = RunSpec(suite=suite, method=method, seed=args.seed, budget=args.budget, out=Path(args.out),
                    device=args.device, policy=args.policy, progress=not args.no_progress, options=options,

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from searchgym.damaged import warnings_on_one_line
-from searchgym.fileio import refuse_link
+from searchgym.fileio import check_folder_can_be_made, refuse_link
 from searchgym.harness.methods import BASELINE_METHODS, MethodRef, load_method, trains
 from searchgym.harness.progress import StepProgress
 from searchgym.harness.provenance import resolve_device
@@ -265,9 +265,7 @@ def check_folders(out: Path, specs: Sequence[RunSpec]) -> None:
     every run had trained. A folder written into (all but a finished run's) that is a symbolic link is
     refused too: before, the comparison wrote where it pointed (a folder from someone else may hold one)."""
     out = Path(out)
-    for above in (out, *out.parents):  # before: every run failed on it, each pointing at an error.txt it could not write
-        if above.exists() and not above.is_dir():
-            raise ValueError(f"{above} is a file, so --out {out} cannot be a folder; choose another --out")
+    check_folder_can_be_made(out, "--out")  # before: every run failed on it, each pointing at an error.txt it could not write
     folders: set[Path] = {out / "curves"}
     written: set[Path] = {out / "curves"}
     files: set[Path] = {out / name for name in REPORT_FILES}
