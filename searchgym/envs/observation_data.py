@@ -3,8 +3,9 @@
 Why: a learned policy that wants the question or the actions already taken should not have to
 parse the observation text (``"Question: ..."``, ``"Step k: ..."`` lines, ``"  <- "``
 provenance; the format is documented in docs/OBSERVATIONS.md). Every env keeps an
-:class:`ObservationLog` per agent and gives the data as ``env.observation_data()`` (single
-agent) or ``env.observation_data(agent)``, and in ``info["observation_data"]`` when built with
+:class:`ObservationLog` per agent and gives the data as ``env.unwrapped.observation_data()``
+(single agent; the wrappers of ``searchgym.make`` do not pass methods through) or
+``env.observation_data(agent)``, and in ``info["observation_data"]`` when built with
 ``observation_data=True``. The text itself is unchanged.
 
 The data (plain dicts, lists and strings, JSON-serialisable)::

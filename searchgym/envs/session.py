@@ -233,12 +233,12 @@ class SearchSession(Transcript):
         (``apply_chat_template(tools=...)``, an OpenAI ``tools`` list): no tool list and no
         tool-call examples, only the answer (and team) forms and the question. ``max_chars``: its
         length at most (default ``max_obs_chars``; a team leaves room for the blackboard after it)."""
-        limit = self.config.max_obs_chars if max_chars is None else max_chars
+        limit = max(self.config.max_obs_chars if max_chars is None else max_chars, 0)  # never a negative cut
         forms = accepted_forms(self.config.tool_format, self.allowed, team_actions, answer=self.can_answer)
         answer = "Give your final answer with <answer>...</answer>." if self.can_answer else \
             "You cannot submit the final answer; another team member does."
         head = f"{self.header}\n" if self.header else ""
-        question = sanitize("\n" + question_text(self.task.question), limit)
+        question = self.question_line(limit)
         if chat:
             team = " Team actions: <post>a note for your team</post> or <wait/>." if team_actions else ""
             text = (f"{head}Answer the question by calling the tools you are given, one call per turn. "
@@ -248,6 +248,10 @@ class SearchSession(Transcript):
             text = f"{head}Answer the question by using the tools. {answer}\nTools: {schemas}\n{forms}"
         # cut before the question, which comes last: a max_obs_chars below the prompt's length cut it off
         return sanitize(text, limit - len(question)) + question
+
+    def question_line(self, max_chars: int) -> str:
+        """``"\nQuestion: ..."`` as the prompt ends with it, cut to ``max_chars``: what a prompt keeps first."""
+        return sanitize("\n" + question_text(self.task.question), max(max_chars, 0))
 
     def refresh_candidates(self, extra: Sequence[Action] = ()) -> list[Action]:
         """Regenerate and shuffle this step's candidates (by the session's generator)."""

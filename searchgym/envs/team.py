@@ -207,9 +207,15 @@ class TeamSearchEnv(TeamPosts, MultiSearchEnv):
             if self._candidate_mode():  # candidate observations do not show the prompt
                 obs[agent] = self._observation(agent, "")
                 continue
-            board = self.blackboard.text(self.config.max_obs_chars)  # the prompt gives way to it: it ends the text
-            prompt = self.sessions[agent].prompt(team_actions=True, max_chars=self.config.max_obs_chars - len(board) - 1)
-            obs[agent] = self._observation(agent, prompt + "\n" + board)
+            # the question first, then the board (which ends the text), then the header and tools: as
+            # candidate mode cuts (before: the board's room came first, and a small max_obs_chars cut the
+            # question, or left only the start of the header)
+            limit = self.config.max_obs_chars
+            room = limit - len(self.sessions[agent].question_line(limit)) - 1
+            board = self.blackboard.text(room)
+            board = "\n" + board if len(board) <= room else ""
+            obs[agent] = self._observation(agent, self.sessions[agent].prompt(team_actions=True,
+                                                                              max_chars=limit - len(board)) + board)
         return obs, {a: self._info(a, None) for a in self.agents}
 
     # ------------------------------------------------------------------------------- step

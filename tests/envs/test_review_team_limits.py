@@ -70,3 +70,21 @@ def test_a_short_first_observation_still_ends_with_the_blackboard():
     obs, _ = env.reset(seed=0)
     text = obs["searcher"]["text"]
     assert len(text) <= 400 and text.endswith("?\nBlackboard: (empty)") and "\nQuestion: " in text
+
+
+@pytest.mark.parametrize("max_obs_chars", [120, 80, 66, 40, 19, 1])
+def test_a_small_first_observation_keeps_the_question_before_the_board_and_the_header(max_obs_chars):
+    """As candidate mode cuts, and as the single-agent prompt does: the question first, then the
+    board, then the header and tools. Before: the board's room came first, so at 80 characters the
+    question was cut, and below 20 only the start of "You are lead in a team" was left."""
+    question = searchgym.make("SearchQA-v0", world_size="tiny", max_obs_chars=6000).reset(seed=0)[0]
+    question = question[question.index("\nQuestion: "):]
+    assert len(question) == 66  # the tiny world's first question, whole
+    team = searchgym.make("TeamSearch-v0", world_size="tiny", max_obs_chars=max_obs_chars)
+    for agent, obs in team.reset(seed=0)[0].items():
+        text, kept = obs["text"], question[:max_obs_chars]
+        assert len(text) == max_obs_chars, agent
+        if max_obs_chars >= len(question) + len("\nBlackboard: (empty)"):
+            assert text.endswith(question + "\nBlackboard: (empty)") and text.startswith(f"You are {agent}")
+        else:  # no room for the board's line after the question: the question, cut only when it alone is longer
+            assert text.endswith(kept) and "Blackboard" not in text
