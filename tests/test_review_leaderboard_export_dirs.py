@@ -143,7 +143,7 @@ def test_export_of_another_suite_into_a_folder_is_refused_before_building_rows(t
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
 
     assert _export(tmp_path, "searchqa-text-v2", "train") == 0  # the same suite's other splits still join it
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["dev.parquet", "tool_config.yaml", "train.parquet"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["agent_loop.yaml", "dev.parquet", "tool_config.yaml", "train.parquet"]
 
 
 def test_export_beside_a_parquet_that_is_no_searchgym_export_is_refused(tmp_path, capsys) -> None:

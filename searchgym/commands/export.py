@@ -1,11 +1,12 @@
 """``searchgym export``: a suite's split as a training framework's dataset files.
 
-``--format verl`` writes verl's multi-turn tool-calling dataset (``<split>.parquet``) and its tool
-config (``tool_config.yaml``) into ``--out``: rows whose tools play the task in searchgym's env
-during the rollout, so the reward is the env's and the test split's answers are never written
-(:mod:`searchgym.integrations.verl_dataset`). Nothing is written over: an existing ``<split>.parquet``
-is refused, and so is a ``tool_config.yaml`` other than this export's (the splits of a suite share one),
-and a folder holding another suite's splits: one folder holds one suite's dataset.
+``--format verl`` writes verl's multi-turn tool-calling dataset (``<split>.parquet``), its tool
+config (``tool_config.yaml``) and its agent loop config (``agent_loop.yaml``) into ``--out``: rows
+whose tools play the task in searchgym's env during the rollout, so the reward is the env's and the
+test split's answers are never written (:mod:`searchgym.integrations.verl_dataset`). Nothing is
+written over: an existing ``<split>.parquet`` is refused, and so is a YAML file other than this
+export's (the splits of a suite share them), and a folder holding another suite's splits: one
+folder holds one suite's dataset.
 """
 
 from __future__ import annotations
@@ -45,12 +46,14 @@ def run(args: argparse.Namespace) -> int:
     check_seed(args)
     if not args.out.strip():  # before: --out '' wrote into the current folder
         raise ValueError("--out is empty; give the folder to write the files into")
-    check_targets(Path(args.out), (f"{args.split}.parquet", "tool_config.yaml"))
+    check_targets(Path(args.out), (f"{args.split}.parquet", "tool_config.yaml", "agent_loop.yaml"))
     from searchgym.integrations.verl_dataset import export_verl
 
     written = export_verl(args.suite, args.split, args.out, seed=args.seed)
-    print(f"wrote {written['data']} and {written['tool_config']}; train with verl's tool agent loop: "
+    print(f"wrote {written['data']}, {written['tool_config']} and {written['agent_loop_config']}; train with "
+          f"verl's tool agent loop (verl 0.7 or later): "
           f"actor_rollout_ref.rollout.multi_turn.tool_config_path={written['tool_config']} "
+          f"actor_rollout_ref.rollout.agent.agent_loop_config_path={written['agent_loop_config']} "
           f"reward.custom_reward_function.path=pkg://searchgym.integrations.verl_reward "
           f"reward.custom_reward_function.name=compute_score")
     return 0

@@ -7,12 +7,16 @@ calls ``create`` (with the row's ``tools_kwargs[tool]["create_kwargs"]``), ``exe
 class, each with its schema): ``execute`` steps the row's task in searchgym's env with the call,
 so the tool's reply and step reward are the env's (the reply without the env's ``<tool_response>``
 wrapper: verl makes it a ``tool`` message, which the chat template wraps). All calls of one
-trajectory share one episode: verl 0.6+ creates a tool instance per call and passes the trajectory's ``agent_data``, in whose
-``extra_fields`` the episode's key is kept; older verl (one instance per trajectory, no ``agent_data``) keys it by instance id.
+trajectory share one episode: verl 0.7+ creates a tool instance per call and passes the
+trajectory's ``agent_data``, in whose ``extra_fields`` the episode's key is kept. Without
+``agent_data`` (verl 0.6 passes none) an episode is keyed by the instance, which verl 0.6 makes
+and releases for every call, so each call would play a new episode: hence ``verl>=0.7``.
 
-The episode's return, whether it ended and its calls go in ``agent_data.extra_fields``, which
-verl's reward managers merge into ``extra_info``; :func:`searchgym.integrations.verl_reward.compute_score`
-(re-exported here) gives the env's return from them, reading no gold answer from the dataset.
+The episode's return, whether it ended and its calls go in ``agent_data.extra_fields``.
+verl's ``ToolAgentLoop`` drops those fields, so the export's rows run
+:class:`~searchgym.integrations.verl_agent_loop.SearchgymToolAgentLoop`, which hands them to
+:func:`searchgym.integrations.verl_reward.compute_score` (re-exported here) when the trajectory
+ends and gives verl the env's return as its reward, reading no gold answer from the dataset.
 
 Without verl installed (it needs a GPU to train), the tool subclasses :class:`VerlBaseToolStandIn`,
 a minimal copy of the interface it uses, so the same code can be run and tested; ``VERL_INSTALLED``
@@ -183,7 +187,7 @@ class SearchgymTool(_Base):
         return episode.total if episode is not None else 0.0
 
     async def release(self, instance_id: str, **kwargs: Any) -> None:
-        """Forget the instance; an episode keyed by it (older verl) ends with it, one keyed by the
-        trajectory (verl 0.6+: an instance per call) lives on for the trajectory's next call."""
+        """Forget the instance; an episode keyed by it (no ``agent_data``) ends with it, one keyed by
+        the trajectory (verl 0.7+: an instance per call) lives on for the trajectory's next call."""
         self._instances.pop(instance_id, None)
         EPISODES.drop(f"instance:{instance_id}")

@@ -4,7 +4,10 @@ verl reads a parquet file whose rows hold ``data_source``, ``prompt`` (chat mess
 ``ability``, ``reward_model`` (``style``, ``ground_truth``), ``extra_info`` and ``agent_name``;
 its tool agent loop passes ``extra_info["tools_kwargs"][tool]["create_kwargs"]`` to each tool's
 ``create`` and offers the row only the tools named in ``extra_info["tool_selection"]``. The tool
-config YAML names the tool classes by dotted path (``class_name``) with their OpenAI schemas.
+config YAML names the tool classes by dotted path (``class_name``) with their OpenAI schemas, and
+the agent loop YAML (verl's ``agent_loop_config_path``) registers the row's ``agent_name``:
+:class:`searchgym.integrations.verl_agent_loop.SearchgymToolAgentLoop`, verl's tool agent loop
+whose trajectories carry the episode's return as their reward.
 
 Here every tool's ``create_kwargs`` is the row's task locator (suite, split, task id, seed):
 :class:`searchgym.integrations.verl.SearchgymTool` plays that task in searchgym's env, and the
@@ -20,13 +23,16 @@ import json
 from pathlib import Path
 from typing import Any
 
+from searchgym.extras import MissingExtra
 from searchgym.fileio import atomic_write_bytes, atomic_write_text
 from searchgym.integrations.text_tasks import check_seed, text_task_records
 
-__all__ = ["AGENT_NAME", "TOOL_CLASS", "export_verl", "verl_rows", "verl_tool_config"]
+__all__ = ["AGENT_NAME", "TOOL_CLASS", "export_verl", "verl_agent_loop_config", "verl_rows", "verl_tool_config"]
 
 TOOL_CLASS = "searchgym.integrations.verl.SearchgymTool"
-AGENT_NAME = "tool_agent"  # verl's ToolAgentLoop
+#: The rows' agent loop: verl's ToolAgentLoop with the episode's return as reward (before: "tool_agent",
+#: whose output dropped the episode's record, so a right answer scored as a format error)
+AGENT_NAME = "searchgym_tool_agent"
 INSTALL = "pip install 'searchgym[verl]'  (or: pip install pandas pyarrow pyyaml)"
 
 
@@ -74,35 +80,49 @@ def verl_tool_config(suite: str, split: str = "test") -> dict[str, Any]:
                       for schema in schemas.values()]}
 
 
+def verl_agent_loop_config() -> list[dict[str, str]]:
+    """The agent loop YAML's content: the rows' ``agent_name`` and its class (verl instantiates ``_target_``)."""
+    from searchgym.integrations.verl_agent_loop import AGENT_LOOP_CLASS
+
+    return [{"name": AGENT_NAME, "_target_": AGENT_LOOP_CLASS}]
+
+
 def export_verl(suite: str, split: str, out: str | Path, seed: int = 0) -> dict[str, Path]:
-    """Write ``out/<split>.parquet`` and ``out/tool_config.yaml``; their paths by kind. Neither is written
-    over: an existing ``<split>.parquet`` is refused, and so is a ``tool_config.yaml`` that differs from
-    this export's (the splits of one suite share theirs: train and dev go into one folder for verl).
-    Why: a second export replaced the first one's files without a word."""
+    """Write ``out/<split>.parquet``, ``out/tool_config.yaml`` and ``out/agent_loop.yaml``; their paths
+    by kind. None is written over: an existing ``<split>.parquet`` is refused, and so is a YAML file that
+    differs from this export's (the splits of one suite share them: train and dev go into one folder
+    for verl). Why: a second export replaced the first one's files without a word."""
     try:
         import pandas as pd
         import pyarrow  # noqa: F401  (pandas writes parquet with it)
         import yaml
-    except ImportError as exc:
-        raise ImportError(f"the verl export needs pandas, pyarrow and pyyaml: {INSTALL}") from exc
+    except ImportError as exc:  # one line (a plain ImportError was a traceback in `searchgym export`)
+        raise MissingExtra(f"the verl export needs pandas, pyarrow and pyyaml ({exc.name or exc} is missing): "
+                           f"{INSTALL}") from None
     out = Path(out)
     data = out / f"{split}.parquet"
     if data.exists() or data.is_symlink():  # before the rows are built
         raise ValueError(f"{data} already exists (an earlier export of the {split} split?) and is kept; delete it "
                          "or export into another folder (--out)")
     check_same_suite(out, suite)
-    config = out / "tool_config.yaml"
-    text = yaml.safe_dump(verl_tool_config(suite, split), sort_keys=False, allow_unicode=True)
-    same_config = _holds(config, text.encode("utf-8"))
-    if (config.exists() or config.is_symlink()) and not same_config:
-        raise ValueError(f"{config} already exists and holds another tool config than this export's (another "
-                         "suite's export?) and is kept; delete it or export into another folder (--out)")
+    configs = {"tool_config": (out / "tool_config.yaml", verl_tool_config(suite, split)),
+               "agent_loop_config": (out / "agent_loop.yaml", verl_agent_loop_config())}
+    texts = {}
+    for kind, (path, content) in configs.items():
+        text = yaml.safe_dump(content, sort_keys=False, allow_unicode=True)
+        if _holds(path, text.encode("utf-8")):
+            continue
+        if path.exists() or path.is_symlink():
+            what = "tool config" if kind == "tool_config" else "agent loop config"
+            raise ValueError(f"{path} already exists and holds another {what} than this export's (another "
+                             "suite's export?) and is kept; delete it or export into another folder (--out)")
+        texts[path] = text
     buffer = io.BytesIO()
     pd.DataFrame(verl_rows(suite, split, seed)).to_parquet(buffer, index=False)
     atomic_write_bytes(data, buffer.getvalue())
-    if not same_config:
-        atomic_write_text(config, text)
-    return {"data": data, "tool_config": config}
+    for path, text in texts.items():
+        atomic_write_text(path, text)
+    return {"data": data, **{kind: path for kind, (path, _) in configs.items()}}
 
 
 SPLITS = ("train", "dev", "test")

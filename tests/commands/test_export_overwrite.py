@@ -29,7 +29,7 @@ def test_a_second_export_of_a_split_is_refused_and_the_first_kept(tmp_path, caps
                                        "earlier export of the dev split?) and is kept; delete it or export into "
                                        "another folder (--out)\n")
     assert (tmp_path / "dev.parquet").read_bytes() == data and (tmp_path / "tool_config.yaml").read_bytes() == config
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["dev.parquet", "tool_config.yaml"]  # no temporary file
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["agent_loop.yaml", "dev.parquet", "tool_config.yaml"]  # no temporary file
 
 
 def test_the_splits_of_one_suite_share_one_folder_and_its_tool_config(tmp_path) -> None:
@@ -37,7 +37,8 @@ def test_the_splits_of_one_suite_share_one_folder_and_its_tool_config(tmp_path) 
     config = (tmp_path / "tool_config.yaml").read_bytes()
     assert _export(tmp_path, "test") == 0
     assert (tmp_path / "tool_config.yaml").read_bytes() == config
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["dev.parquet", "test.parquet", "tool_config.yaml"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["agent_loop.yaml", "dev.parquet", "test.parquet",
+                                                           "tool_config.yaml"]
 
 
 def test_a_tool_config_of_another_export_is_refused_before_anything_is_written(tmp_path, capsys) -> None:
@@ -48,3 +49,12 @@ def test_a_tool_config_of_another_export_is_refused_before_anything_is_written(t
                                        "is kept; delete it or export into another folder (--out)\n")
     assert (tmp_path / "tool_config.yaml").read_text() == "tools: []\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["tool_config.yaml"]  # no dev.parquet
+
+
+def test_an_agent_loop_config_of_another_export_is_refused_before_anything_is_written(tmp_path, capsys) -> None:
+    (tmp_path / "agent_loop.yaml").write_text("- name: mine\n")
+    assert _export(tmp_path) == 2
+    assert capsys.readouterr().err == (f"searchgym export: error: {tmp_path / 'agent_loop.yaml'} already exists and "
+                                       "holds another agent loop config than this export's (another suite's export?) "
+                                       "and is kept; delete it or export into another folder (--out)\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["agent_loop.yaml"]  # no dev.parquet, no tool config

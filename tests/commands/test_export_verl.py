@@ -40,7 +40,7 @@ def test_the_test_split_export_holds_the_tasks_and_never_their_answers(tmp_path)
     hidden = set()
     for row, record in zip(frame.to_dict("records"), records, strict=True):
         assert [dict(m) for m in row["prompt"]] == record.messages
-        assert row["data_source"] == f"searchgym/{SUITE}" and row["agent_name"] == "tool_agent"
+        assert row["data_source"] == f"searchgym/{SUITE}" and row["agent_name"] == "searchgym_tool_agent"
         assert row["reward_model"] == {"style": "searchgym-env", "ground_truth": ""}
         info = row["extra_info"]
         assert info["task_id"] == record.task_id and info["question"] == record.question

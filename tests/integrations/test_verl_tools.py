@@ -51,7 +51,7 @@ def _reference(split: str, task_id: str, actions: list) -> float:
 
 
 async def _call_per_instance(tools, row, agent_data, name, arguments):
-    """verl 0.6+'s tool agent loop: create, execute with agent_data, release, for every call."""
+    """verl 0.7+'s tool agent loop: create, execute with agent_data, release, for every call."""
     tool = tools[name]
     instance_id, _ = await tool.create(create_kwargs=row["extra_info"]["tools_kwargs"][name]["create_kwargs"])
     try:
