@@ -130,7 +130,9 @@ class SearchgymRllmEnv(_Base):
     def step(self, action: Any) -> tuple[Any, float, bool, dict[str, Any]]:
         if self.done:
             raise RuntimeError("the episode is over (the agent answered or ran out of steps): reset() first")
-        if isinstance(action, str) or (isinstance(action, dict) and "function" not in action):
+        # a dict with neither "function" (OpenAI's call) nor "name" (the env's own) is no call: the env says so
+        # (before: {"name", "arguments"} went this way too and came back as text, not as tool_outputs)
+        if isinstance(action, str) or (isinstance(action, dict) and "function" not in action and "name" not in action):
             text, reward, info = self._step_one(action)
             return text, reward, self.done, info
         # a list of calls; else one call (a dict or an OpenAI object) or anything else, which the env

@@ -74,6 +74,11 @@ class _SearchGymEnv:
         if not isinstance(task_id, str):
             raise ValueError("reset needs the row's task_id; build the dataset with "
                              "searchgym.integrations.trl.make_dataset(suite, split)")
+        source = row.get("suite")  # before: a row of an env id's tasks played the suite's task of the same id
+        if source is not None and source != self.suite.id:
+            raise ValueError(f"the row is a task of {source!r} and this env plays {self.suite.id!r}, whose task "
+                             f"{task_id!r} is another question; build the dataset with make_dataset("
+                             f"{self.suite.id!r}, {split!r}), or the env with environment_factory of the rows' suite")
         if split not in TRAIN_SPLITS:
             raise ValueError(f"split {split!r} is not one to train on; accepted: {', '.join(TRAIN_SPLITS)}")
         if split not in self._envs:
@@ -243,14 +248,16 @@ def episode_reward(completions: Sequence[list[dict[str, Any]]], environments: Se
 
 def make_dataset(suite: str | Suite = "searchqa-text-v2", split: str = "train",
                  system_prompt: str = SYSTEM_PROMPT) -> Any:
-    """The rows GRPOTrainer trains on: ``prompt`` (the task's chat messages), ``task_id`` and
-    ``split`` (what ``reset`` plays), ``question``, ``family`` and ``answers``. Train or dev only:
-    the test split is the leaderboard's."""
+    """The rows GRPOTrainer trains on: ``prompt`` (the task's chat messages), ``task_id``, ``split``
+    and ``suite`` (what ``reset`` plays: the suite id, or the env id the rows came from),
+    ``question``, ``family`` and ``answers``. Train or dev only: the test split is the leaderboard's."""
     suite = _playable_suite(suite, env_ids=True)
     if split not in TRAIN_SPLITS:
         raise ValueError(f"split {split!r} is not one to train on; accepted: {', '.join(TRAIN_SPLITS)} "
                          "(the test split stays unseen: the leaderboard scores it)")
-    return to_hf_dataset(suite, split, system_prompt).remove_columns(["tools"])
+    rows = to_hf_dataset(suite, split, system_prompt).remove_columns(["tools"])
+    source = suite.id if isinstance(suite, Suite) else suite.removeprefix("searchgym/")
+    return rows.add_column("suite", [source] * len(rows))
 
 
 def trl_tokenizer() -> Any:

@@ -80,6 +80,9 @@ def test_text_and_single_calls_step_too() -> None:
     env.reset()
     text, reward, done, info = env.step("no action here")
     assert isinstance(text, str) and info["format_error"] and not done and reward < 0
+    # one call in the env's own form is a call too: rLLM's tool_outputs, its result unwrapped (before: the text)
+    observation, _, done, _ = env.step({"name": "calculator", "arguments": {"expression": "2+2"}})
+    assert observation == {"tool_outputs": {"call_0": "4"}} and not done
     _, _, done, info = env.step({"name": "answer", "arguments": {"answer": "unknown"}})
     assert done and not info["success"]
 

@@ -254,3 +254,19 @@ def test_episode_reward_scores_a_rollout_the_same_each_time_it_is_asked(env_clas
     with pytest.raises(ValueError, match="one environment per completion; got 2 completions and 1 environments"):
         sg_trl.episode_reward(completions * 2, [env])
 
+
+
+def test_a_row_of_another_suite_is_refused_not_played_as_the_suites_task_of_that_id():
+    """Before: make_dataset("SearchQA-v0") rows reset a searchqa-text-v2 env to the suite's task of the
+    same id, another question than the row's prompt (13 of 99 dev rows; the others were refused only as
+    not in the split)."""
+    env_rows = sg_trl.make_dataset("SearchQA-v0", "dev")
+    row = next(r for r in env_rows if r["task_id"] == "lookup-00012")
+    assert row["suite"] == "SearchQA-v0"
+    env = sg_trl.environment_factory("searchqa-text-v2")()
+    with pytest.raises(ValueError, match=r"^the row is a task of 'SearchQA-v0' and this env plays 'searchqa-text-v2'"):
+        env.reset(**row)
+    suite_row = sg_trl.make_dataset("searchqa-text-v2", "dev")[0]
+    assert suite_row["suite"] == "searchqa-text-v2"
+    env.reset(**suite_row)
+    assert env.task_id == suite_row["task_id"]
