@@ -23,7 +23,7 @@ from typing import Any
 
 from searchgym.integrations.verl_reward import compute_score
 
-__all__ = ["AGENT_LOOP_CLASS", "EPISODE_FIELDS", "SearchgymToolAgentLoop", "finish_output"]
+__all__ = ["AGENT_LOOP_CLASS", "EPISODE_FIELDS", "EpisodeReward", "SearchgymToolAgentLoop", "finish_output"]
 
 AGENT_LOOP_CLASS = "searchgym.integrations.verl_agent_loop.SearchgymToolAgentLoop"
 #: What ``SearchgymTool.execute`` records in ``agent_data.extra_fields`` (see verl.py).
@@ -60,10 +60,11 @@ except ImportError:
     _Loop = ToolAgentLoopStandIn
 
 
-class SearchgymToolAgentLoop(_Loop):
-    """``ToolAgentLoop`` whose output carries the searchgym episode's fields and return (see the
-    module docstring). verl makes one instance per trajectory, so the trajectory's ``agent_data``
-    is kept from its first tool call."""
+class EpisodeReward:
+    """The part of :class:`SearchgymToolAgentLoop` that is searchgym's, over any base with verl's
+    ``ToolAgentLoop`` interface (``run``, ``_call_tool(tool_call, tools_kwargs, agent_data)``,
+    ``tokenizer``, ``loop``): tested on CPU over a stand-in for verl's loop. verl makes one loop
+    per trajectory, so the trajectory's ``agent_data`` is kept from its first tool call."""
 
     async def _call_tool(self, tool_call: Any, tools_kwargs: Any, agent_data: Any = None, *args: Any, **kwargs: Any):
         if agent_data is not None:
@@ -75,9 +76,14 @@ class SearchgymToolAgentLoop(_Loop):
         fields = getattr(self, "_searchgym_fields", None)
         text = await self.loop.run_in_executor(
             None, lambda: self.tokenizer.decode(output.response_ids, skip_special_tokens=True))
-        finish_output(output, fields, kwargs, text)
+        finish_output(output, fields, kwargs, text)  # kwargs: the row's fields (data_source, extra_info, ...)
         if fields and "searchgym_episode" in fields:  # the episode's env is no longer needed
             from searchgym.integrations.verl import EPISODES
 
             EPISODES.drop("trajectory:" + fields["searchgym_episode"])
         return output
+
+
+class SearchgymToolAgentLoop(EpisodeReward, _Loop):
+    """verl's ``ToolAgentLoop`` whose output carries the searchgym episode's record and return
+    (see the module docstring)."""

@@ -17,8 +17,8 @@ from types import SimpleNamespace
 import pytest
 
 import searchgym
-from searchgym.integrations.verl import SearchgymTool
-from searchgym.integrations.verl_agent_loop import SearchgymToolAgentLoop, finish_output
+from searchgym.integrations.verl import EPISODES, SearchgymTool
+from searchgym.integrations.verl_agent_loop import EpisodeReward, SearchgymToolAgentLoop, finish_output
 from searchgym.integrations.verl_dataset import verl_agent_loop_config, verl_rows, verl_tool_config
 from searchgym.integrations.verl_reward import compute_score
 
@@ -36,11 +36,16 @@ def _verl_output(tool_rewards: list[float]):
     return SimpleNamespace(reward_score=None, extra_fields={"turn_scores": [], "tool_rewards": tool_rewards})
 
 
-def _play(row: dict, calls: list[dict]) -> tuple[AgentData, list[float]]:
+def _tools() -> dict[str, SearchgymTool]:
     tools = {}
     for entry in verl_tool_config(SUITE, "dev")["tools"]:
         tool = SearchgymTool(config=entry["config"], tool_schema=entry["tool_schema"])
         tools[tool.name] = tool
+    return tools
+
+
+def _play(row: dict, calls: list[dict]) -> tuple[AgentData, list[float]]:
+    tools = _tools()
     agent_data, rewards = AgentData("request-1"), []
 
     async def rollout():
@@ -137,3 +142,45 @@ def test_the_export_without_its_packages_is_one_line(tmp_path, monkeypatch, caps
     assert capsys.readouterr().err == ("the verl export needs pandas, pyarrow and pyyaml (yaml is missing): pip install "
                                        "'searchgym[verl]'  (or: pip install pandas pyarrow pyyaml)\n")
     assert not (tmp_path / "x").exists()
+
+
+class ScriptedToolAgentLoop:
+    """verl's ToolAgentLoop as far as EpisodeReward relies on it (verl 0.7 to main): ``run`` makes
+    the trajectory's agent_data, calls ``_call_tool(tool_call, tools_kwargs, agent_data)`` for each
+    of the model's calls (create, execute, release), and returns an output that carries only
+    ``turn_scores`` and ``tool_rewards``; ``loop`` and ``tokenizer`` are the base's."""
+
+    def __init__(self, calls: list[dict], response_text: str) -> None:
+        self.tools, self.calls = _tools(), calls
+        self.tokenizer = SimpleNamespace(decode=lambda ids, skip_special_tokens: response_text)
+
+    async def run(self, sampling_params: dict, **kwargs):
+        self.loop = asyncio.get_running_loop()
+        agent_data, rewards = AgentData("request-1"), []
+        for call in self.calls:
+            _, reward, _ = await self._call_tool(call, kwargs["extra_info"]["tools_kwargs"], agent_data)
+            rewards.append(reward)
+        return SimpleNamespace(response_ids=[1, 2, 3], **vars(_verl_output(rewards)))
+
+    async def _call_tool(self, tool_call: dict, tools_kwargs: dict, agent_data: AgentData):
+        tool = self.tools[tool_call["name"]]
+        instance, _ = await tool.create(create_kwargs=tools_kwargs[tool_call["name"]]["create_kwargs"])
+        try:
+            return await tool.execute(instance, tool_call["arguments"], agent_data=agent_data)
+        finally:
+            await tool.release(instance)
+
+
+def test_the_loop_gives_verl_the_env_return_as_the_trajectory_reward_and_frees_the_episode() -> None:
+    class Loop(EpisodeReward, ScriptedToolAgentLoop):
+        pass
+
+    row, record = verl_rows(SUITE, "dev")[2], searchgym.tasks(SUITE, "dev")[2]
+    calls = [{"name": "web_search", "arguments": {"query": record.question}},
+             {"name": "answer", "arguments": {"answer": record.answers[0]}}]
+    loop = Loop(calls, f"<tool_response>\nAnswer submitted: {record.answers[0]}\n</tool_response>\n")
+    output = asyncio.run(loop.run({}, **row))  # verl passes the row's fields as keywords
+    assert output.reward_score == pytest.approx(_env_return(record.task_id, calls))
+    assert output.extra_fields["searchgym_calls"] == calls and output.extra_fields["tool_rewards"]
+    assert EPISODES.peek("trajectory:" + loop._searchgym_fields["searchgym_episode"]) is None
+    assert SearchgymToolAgentLoop.__mro__[1] is EpisodeReward  # the loop verl runs is this one over verl's
