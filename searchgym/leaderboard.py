@@ -21,13 +21,14 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import json
 import os
 import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from searchgym.damaged import DamagedFile, read_json_checked
+from searchgym.damaged import DamagedFile, DamagedFileWarning, read_json_checked
 from searchgym.fileio import atomic_write_json, read_json, read_jsonl
 from searchgym.harness.runner import is_done
 from searchgym.leaderboard_checks import (
@@ -37,6 +38,7 @@ from searchgym.leaderboard_checks import (
     check_values,
     clean_text,
     load_schema,
+    read_limited,
     rescore,
     verify_file,
 )
@@ -230,33 +232,85 @@ def check_replaces_only_itself(path: Path, submission: Mapping[str, Any]) -> Non
                          "--out, or delete that file first (it is kept)")
 
 
+def holds_the_same(path: Path, submission: Mapping[str, Any]) -> bool:
+    """Whether ``path`` holds ``submission`` already, all but its ``created`` time. Why: submitting the
+    same run again rewrote the file with a new time, which changed its SHA-256, the key of its
+    re-training record, so the board's "re-trained" mark was silently lost."""
+    try:
+        there = json.loads(read_limited(path))
+    except (SubmissionRejected, ValueError):
+        return False
+    mine = json.loads(json.dumps(submission))
+    return isinstance(there, dict) and {**there, "created": None} == {**mine, "created": None}
+
+
+def check_run_not_on_board(path: Path, submission: Mapping[str, Any]) -> None:
+    """Refuse a run whose submission is on the board already under another file name (another
+    ``--name``, or the seed edited): the board keeps one row per run (:func:`reject_repeated_rows`).
+    Why: each such ``submit`` said "verified" and the board showed the one run as several rows."""
+    sha = submission["run"]["config_sha256"]
+    for other in sorted(path.parent.glob("*.json")):
+        if other == path or other.is_symlink():
+            continue
+        try:  # bounded as verify reads it; a damaged file is verify's to reject
+            there = json.loads(read_limited(other))
+        except (SubmissionRejected, ValueError):
+            continue
+        run = there.get("run") if isinstance(there, dict) else None
+        if isinstance(run, dict) and run.get("config_sha256") == sha:
+            raise ValueError(f"this run is on the board already as {other}; the board keeps one row per run: give "
+                             f"its --name to replace it (a new description, say), or delete that file first")
+
+
 # -------------------------------------------------------------------------------- build
+#: Why a symbolic link among a board's submissions is refused.
+LINKED_SUBMISSION = ("is a symbolic link, which the board never follows (a link committed to the board could make "
+                     "it read, and print, any file of the machine that builds it); commit the submission file itself")
+
+
 def verify_folder(folder: str | os.PathLike) -> list[Verdict]:
-    """Every ``*.json`` verified; a second file of the same row is rejected (:func:`reject_repeated_rows`)."""
-    return reject_repeated_rows([verify_file(p) for p in sorted(Path(folder).glob("*.json"))])
+    """Every ``*.json`` verified (a symbolic link is refused, unread); a second file of the same row
+    or the same run is rejected (:func:`reject_repeated_rows`)."""
+    return reject_repeated_rows([Verdict(str(p), False, LINKED_SUBMISSION) if p.is_symlink() else verify_file(p)
+                                 for p in sorted(Path(folder).glob("*.json"))])
+
+
+def _row_key(submission: Mapping[str, Any]) -> tuple[str, str, int]:
+    """(suite, method name as shown, seed): the name with its spaces collapsed and case folded, as the
+    board shows it (before: "random " was a second row reading "random")."""
+    name = " ".join(submission["method"]["name"].split()).casefold()
+    return submission["suite"]["id"], name, int(submission["method"].get("seed", 0))
 
 
 def reject_repeated_rows(verdicts: list[Verdict]) -> list[Verdict]:
-    """One row per (suite, method name, seed): of several verified files with that key, the one with
-    the name ``submit`` gives it (else the first by name) stays and the others are rejected, naming
-    it. Why: a copy of a submission under another file name put the same row on the board twice."""
-    rows: dict[tuple[str, str, int], list[Verdict]] = {}
-    for v in verdicts:
-        if v.ok and v.verified is not None:
-            s = v.verified.submission
-            key = (s["suite"]["id"], s["method"]["name"].casefold(), int(s["method"].get("seed", 0)))
-            rows.setdefault(key, []).append(v)
-    for (suite, _, seed), same in rows.items():
-        if len(same) < 2:
-            continue
-        kept = next((v for v in same if Path(v.path).name == submission_filename(v.verified.submission)), same[0])
-        for v in same:
-            if v is not kept:
-                name = v.verified.submission["method"]["name"]
-                v.ok, v.verified = False, None
-                v.reason = (f"the same row as {Path(kept.path).name} ({suite}, method {name!r}, seed {seed}): "
-                            "one file per method name and seed; delete one of them")
+    """One row per (suite, method name, seed) and per run (its ``config.json`` SHA-256): of several
+    verified files with one key, the one with the name ``submit`` gives it (else the first by name)
+    stays and the others are rejected, naming it. Why: a copy of a submission under another file
+    name put the same row on the board twice, and one run submitted under two names (or with its
+    seed edited) put it there as two rows."""
+    for describe in (lambda s: ("row", _row_key(s)), lambda s: ("run", (s["suite"]["id"], s["run"]["config_sha256"]))):
+        groups: dict[tuple, list[Verdict]] = {}
+        for v in verdicts:
+            if v.ok and v.verified is not None:
+                groups.setdefault(describe(v.verified.submission), []).append(v)
+        for (kind, key), same in groups.items():
+            if len(same) < 2:
+                continue
+            kept = next((v for v in same if Path(v.path).name == submission_filename(v.verified.submission)), same[0])
+            for v in same:
+                if v is not kept:
+                    v.reason = _repeat_reason(kind, key, Path(kept.path).name, v.verified.submission)
+                    v.ok, v.verified = False, None
     return verdicts
+
+
+def _repeat_reason(kind: str, key: tuple, kept: str, submission: Mapping[str, Any]) -> str:
+    if kind == "row":
+        suite, _, seed = key
+        return (f"the same row as {kept} ({suite}, method {submission['method']['name']!r}, seed {seed}): one file per "
+                "method name and seed; delete one of them")
+    return (f"the same run as {kept} (run.config_sha256 {key[1][:16]}...): one row per run, whatever its name "
+            "or seed; delete one of them")
 
 
 def read_retrained(directory: str | os.PathLike) -> dict[str, dict[str, Any]]:
@@ -267,8 +321,10 @@ def read_retrained(directory: str | os.PathLike) -> dict[str, dict[str, Any]]:
         return {}
     try:
         records = read_json(path)
-    except (OSError, ValueError) as exc:
-        raise SubmissionRejected(f"{path} is not readable JSON ({exc}); fix or delete it") from None
+    except (OSError, ValueError) as exc:  # its reason once (before: the path twice, and "re-run the same
+        what = exc.what if isinstance(exc, DamagedFile) else str(exc)  # command", which cannot rebuild it)
+        raise SubmissionRejected(f"{path}: {what}; fix it, or delete it and lose every re-training record it "
+                                 "holds") from None
     if not isinstance(records, dict):
         raise SubmissionRejected(f"{path} must hold an object keyed by submission SHA-256")
     return {k: v for k, v in records.items() if isinstance(v, dict)}
@@ -284,7 +340,7 @@ def build(directory: str | os.PathLike = DEFAULT_DIR) -> tuple[list[Verdict], Pa
     try:
         records = read_retrained(directory)
     except SubmissionRejected as exc:  # the board is still built; every row then reads self-reported
-        warnings.warn(str(exc), stacklevel=2)
+        warnings.warn(f"{exc}; the board is built with every row self-reported", DamagedFileWarning, stacklevel=2)
         records = {}
     accepted = [v.verified for v in verdicts if v.ok and v.verified is not None]
     for entry in accepted:

@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from searchgym.bounded_json import loads_shallow
-from searchgym.harness.methods import AGENT_METHOD, METHODS, load_callable, spends_budget
+from searchgym.harness.methods import AGENT_METHOD, METHODS, load_callable, spends_budget, trains
 from searchgym.scoring import score_answer
 from searchgym.suites import Suite, get_suite, tasks
 
@@ -144,7 +144,9 @@ def clean_text(text: str) -> str:
 @lru_cache(maxsize=4)
 def _validator_class() -> Any:
     """Draft 2020-12 with ``pattern`` read as ECMA-262 reads it: an anchored ``^...$`` must match
-    the whole string (``re.fullmatch``), not stop before a final newline."""
+    the whole string (``re.fullmatch``), not stop before a final newline; and ``integer`` read as
+    JSON written without a fraction (an int, not a bool): the draft's also takes 0.0 and 1e17, which
+    verified and showed a seed of "0.0" on the board."""
     import jsonschema
 
     def pattern(validator: Any, regex: str, instance: Any, schema: Mapping[str, Any]) -> Any:
@@ -156,7 +158,9 @@ def _validator_class() -> Any:
             yield jsonschema.ValidationError(f"{instance[:80]!r} does not match {regex!r}")
 
     base = jsonschema.Draft202012Validator
-    return jsonschema.validators.extend(base, {"pattern": pattern})
+    checker = base.TYPE_CHECKER.redefine(
+        "integer", lambda _, instance: isinstance(instance, int) and not isinstance(instance, bool))
+    return jsonschema.validators.extend(base, {"pattern": pattern}, type_checker=checker)
 
 
 #: Size keywords of the schema -> what they count.
@@ -175,11 +179,25 @@ def check_schema(submission: Any, schema: Mapping[str, Any] | None = None) -> No
         message = error.message if len(error.message) <= 300 else error.message[:300] + "..."
         if error.validator == "pattern" or error.validator == "not":
             message = f"value does not match the accepted form ({error.schema.get('description') or error.validator})"
+        elif error.validator == "type":  # named, not shown: a value is never echoed (it may come from any file)
+            message = f"a JSON {_json_type(error.instance)} where {error.validator_value} is accepted"
+        elif error.validator == "additionalProperties":
+            message = (f"{len(set(error.instance) - set(error.schema.get('properties', {})))} key(s) the schema does "
+                       f"not have; accepted keys: {', '.join(error.schema.get('properties', {}))}")
         elif error.validator in _SIZE_UNITS:  # else the value's repr, cut before "is too long" and the limit
             most = "at most" if error.validator.startswith("max") else "at least"
             message = (f"{len(error.instance)} {_SIZE_UNITS[error.validator]}, where {most} {error.validator_value} "
                        "are accepted")
         raise SubmissionRejected(f"schema violation at {where}: {message}")
+
+
+def _json_type(value: Any) -> str:
+    """The JSON type of a parsed value, as the schema names types."""
+    for kind, name in ((bool, "boolean"), (int, "integer"), (float, "number"), (str, "string"), (list, "array"),
+                       (Mapping, "object")):
+        if isinstance(value, kind):
+            return name
+    return "null"
 
 
 @lru_cache(maxsize=4)
@@ -316,7 +334,22 @@ def run_block_mismatch(submission: Mapping[str, Any]) -> str | None:
             if key == "budget" and not _spends_budget(run.get("method_path")):
                 continue
             return f"run.{key} ({run[key]!r}) differs from {board_field} ({board_value!r}), which the board shows"
+    budget = submission.get("training_budget")
+    if budget != 0 and not _trains(run.get("method_path")):  # before: a random row showed any budget it claimed
+        return (f"training_budget ({budget!r}) is not 0, where the run's method ({run.get('method_path')}) does not "
+                "train; the board shows 0 for it")
     return None
+
+
+def _trains(path: Any) -> bool:
+    """Whether the run's method trains at all (a built-in baseline or an evaluated agent does not: its
+    budget is 0). A method of one's own is taken to, as is a built-in that cannot be imported here."""
+    if path != AGENT_METHOD and path not in METHODS.values():
+        return True
+    try:
+        return trains(load_callable(path))
+    except ValueError:
+        return True
 
 
 def run_block_problem(submission: Mapping[str, Any]) -> str | None:

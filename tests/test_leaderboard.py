@@ -194,7 +194,7 @@ def test_submit_command_writes_and_verifies(tmp_path, runs, capsys):
     data = json.loads(out.read_text())
     assert data["method"]["name"] == "My Oracle" and data["method"]["url"] == "https://example.org/paper"
     assert main(["leaderboard", "submit", str(runs / "oracle" / "seed0"), "--name", "../x", "--out", str(out)]) == 2
-    assert "schema violation at method/name" in capsys.readouterr().err
+    assert "error: --name must be 1 to 64 characters: letters, digits" in capsys.readouterr().err
     unfinished = tmp_path / "unfinished"
     unfinished.mkdir()
     assert main(["leaderboard", "submit", str(unfinished)]) == 2

@@ -179,6 +179,7 @@ def test_build_never_fails_on_what_verify_accepted(tmp_path, oracle) -> None:
             odd["run"]["seed"] = value
         if field != "name":
             odd["method"]["name"] = f"odd {i}"
+        odd["run"]["config_sha256"] = f"{i:064x}"  # one run per row: the board keeps one row per run
         path = board / "submissions" / f"odd{i}.json"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(odd, ensure_ascii=i % 2 == 0), encoding="utf-8")

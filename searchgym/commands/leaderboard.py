@@ -17,11 +17,14 @@ import os
 import re
 from pathlib import Path
 
+from searchgym.fileio import check_folder_can_be_made
 from searchgym.leaderboard import (
     DEFAULT_DIR,
     build,
     build_submission,
     check_replaces_only_itself,
+    check_run_not_on_board,
+    holds_the_same,
     submission_path,
     write_submission,
 )
@@ -85,6 +88,43 @@ def check_url(url: str | None) -> None:
     raise ValueError(f"{accepted}, got {url[:80]!r}{'...' if len(url) > 80 else ''} ({why})")
 
 
+def check_name_and_description(name: str | None, description: str | None) -> None:
+    """A usage error naming ``--name`` or ``--description`` unless the schema takes it. Why: a name
+    with a slash, a newline in a description or one too long was a "schema violation at
+    method/name" once the submission was built, as if the run's files were at fault (``check_url``)."""
+    from searchgym.leaderboard_checks import FORBIDDEN_CHARS
+
+    rules = load_schema()["properties"]["method"]["properties"]
+    if name is not None:
+        rule = rules["name"]
+        if not re.fullmatch(rule["pattern"].removeprefix("^").removesuffix("$"), name) or ".." in name:
+            raise ValueError(f"--name must be 1 to 64 characters: {rule['description']}, starting with a letter or "
+                             f"digit; got {name[:80]!r}")
+    limit, description = rules["description"]["maxLength"], description or ""
+    if len(description) > limit:
+        raise ValueError(f"--description is {len(description)} characters; at most {limit} are accepted")
+    found = FORBIDDEN_CHARS.search(description)
+    if found is not None:
+        raise ValueError(f"--description holds the control character {found.group()!r} at position {found.start()} "
+                         "(a newline or tab too); write it on one line, without control characters")
+
+
+def board_folder(text: str) -> Path:
+    """``build --dir`` as typed. Why: an empty one was read as the current folder ("no submissions/
+    folder in ."), where ``submit`` and ``retrain`` say it is empty."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("is empty; give the leaderboard folder, or leave --dir out for ./leaderboard")
+    return Path(text)
+
+
+def shown(path: str | Path) -> str:
+    """A file name as printed in a verdict: with control characters escaped (``ascii``), so one file's
+    verdict is one line. Why: a name holding a newline printed a line of its own ("OK fine.json ...")
+    and escape sequences reached the terminal."""
+    text = str(path)
+    return ascii(text)[1:-1] if any(ord(c) < 32 or 127 <= ord(c) < 160 for c in text) else text
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     submit = sub.add_parser("submit", help="write a submission from a finished run folder")
@@ -99,7 +139,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     verify.add_argument("files", nargs="+", type=Path, metavar="FILE",
                         help="submission files (JSON, as `submit` writes them)")
     board = sub.add_parser("build", help="write README.md and index.html from the verified submissions")
-    board.add_argument("--dir", type=Path, default=DEFAULT_DIR, help="leaderboard folder holding submissions/ (default: ./leaderboard)")
+    board.add_argument("--dir", type=board_folder, default=DEFAULT_DIR, help="leaderboard folder holding submissions/ (default: ./leaderboard)")
     again = sub.add_parser("retrain", help="re-run a submission's recorded config and compare (maintainers)")
     again.add_argument("file", type=Path, metavar="FILE",
                        help="a submission file (JSON) whose recorded run config is re-run")
@@ -119,13 +159,19 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError("--name is empty; give the method name the board shows, or leave --name out "
                              "for the run's method label")
         check_url(args.url)
+        check_name_and_description(args.name, args.description)
         submission = build_submission(args.run_dir, args.name, args.description, args.url)
         path = submission_path(submission, args.out, folder=Path(args.dir) / "submissions")
         check_replaces_only_itself(path, submission)
-        write_submission(submission, path)
+        if args.out is None:
+            check_run_not_on_board(path, submission)
+        kept = holds_the_same(path, submission)
+        if not kept:
+            write_submission(submission, path)
         verdict = verify_file(path)
         state = "verified" if verdict.ok else f"REJECTED: {verdict.reason}"
-        print(f"wrote {path} ({submission['suite']['id']}, {submission['method']['name']}, "
+        done = "kept (it holds this submission already; a re-training record of it still applies)" if kept else "wrote"
+        print(f"{done} {path} ({submission['suite']['id']}, {submission['method']['name']}, "
               f"success {submission['metrics']['success']:.3f}): {state}")
         return 0 if verdict.ok else 1
     if args.action == "retrain":
@@ -136,10 +182,10 @@ def run(args: argparse.Namespace) -> int:
             verdict = verify_file(path)
             if verdict.ok:
                 m = verdict.verified.metrics
-                print(f"OK       {path}: success {m['success']:.3f}, f1 {m['f1']:.3f}")
+                print(f"OK       {shown(path)}: success {m['success']:.3f}, f1 {m['f1']:.3f}")
             else:
                 rejected += 1
-                print(f"REJECTED {path}: {verdict.reason}")
+                print(f"REJECTED {shown(path)}: {verdict.reason}")
         return 1 if rejected else 0
     if not (Path(args.dir) / "submissions").is_dir():
         raise FileNotFoundError(f"no submissions/ folder in {args.dir}; pass the leaderboard folder with --dir "
@@ -147,7 +193,7 @@ def run(args: argparse.Namespace) -> int:
     verdicts, readme, page = build(args.dir)
     for v in verdicts:
         if not v.ok:
-            print(f"REJECTED {v.path}: {v.reason}")
+            print(f"REJECTED {shown(v.path)}: {v.reason}")
     accepted = sum(v.ok for v in verdicts)
     print(f"{accepted} verified submission(s) of {len(verdicts)}; wrote {readme} and {page}")
     return 0 if accepted == len(verdicts) else 1
@@ -159,16 +205,21 @@ def _retrain(args: argparse.Namespace) -> int:
 
     if args.record:  # before the re-run, which takes minutes (before: a bad --dir failed only after it)
         check_record_dir(check_board_dir(args.dir))
+    if args.out is not None:  # before: the re-run "failed: NotADirectoryError ... 'results.md/run'"
+        if args.out.exists() and not args.out.is_dir():
+            raise ValueError(f"--out {args.out} is a file, not a folder; give a folder for the re-run (or leave "
+                             "--out out for a new temporary one)")
+        check_folder_can_be_made(args.out, "--out")
     try:
         result = retrain(args.file, args.out, args.device)
     except SubmissionRejected as exc:
-        print(f"CANNOT RETRAIN {args.file}: {exc}")
+        print(f"CANNOT RETRAIN {shown(args.file)}: {exc}")
         return 1
     if result.failed:  # no outcome: nothing is recorded, an earlier record stands
-        print(f"CANNOT RETRAIN {args.file}: {result.reason} (run in {result.run_dir}); nothing recorded")
+        print(f"CANNOT RETRAIN {shown(args.file)}: {result.reason} (run in {result.run_dir}); nothing recorded")
         return 1
     state = "MATCHES" if result.matches else f"DIFFERS ({result.reason})"
-    print(f"{state} {args.file}: {result.same_answers}/{result.tasks} answers equal; success submitted "
+    print(f"{state} {shown(args.file)}: {result.same_answers}/{result.tasks} answers equal; success submitted "
           f"{result.submitted_success:.3f}, re-trained {result.retrained_success:.3f} (run in {result.run_dir})")
     if args.record:
         print(f"recorded in {record_result(result, args.dir)}")
