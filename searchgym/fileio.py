@@ -183,6 +183,18 @@ def remove_stale_temp_files(folder: str | os.PathLike) -> int:
     return removed
 
 
+def holds_only_others(folder: str | os.PathLike, own: Iterable[str]) -> bool:
+    """Whether ``folder`` holds files and none of them is one of ``own`` (the names a writer makes;
+    its lock and the temp files of a killed write aside): someone's own folder, which a run must
+    not write into (``train --out /`` wrote a run into the root folder, over any config.json there)."""
+    own = set(own)
+    try:
+        names = [n for n in os.listdir(folder) if n != FolderLock.NAME and not _TEMP_NAME.match(n)]
+    except OSError:
+        return False
+    return bool(names) and not own.intersection(names)
+
+
 def atomic_torch_save(path: str | os.PathLike, obj: Any) -> Path:
     """``torch.save`` through the same temp-file-and-replace path (checkpoints)."""
     import io

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from numbers import Real
+from pathlib import Path
 from typing import Any
 
-from searchgym.fileio import jsonable
+from searchgym.fileio import FolderLock, iter_jsonl, jsonable
 from searchgym.shown import kind_of, safe_repr
 
 #: What a row may hold, said in every refusal of a value.
@@ -74,3 +76,25 @@ class RowCheck:
                                  "of this run's previous row; env steps consumed only grow (a row may repeat "
                                  "the previous step, never go back)")
             self.last_step, self.last_shown = step, _shown(row["step"])
+
+
+def attempts_logged(path: Path) -> int:
+    """The highest ``attempt`` in a metrics file (0 without one): what a damaged config.json forgot."""
+    attempts = [r["attempt"] for r in iter_jsonl(path)
+                if isinstance(r.get("attempt"), int) and not isinstance(r.get("attempt"), bool)]
+    return max(attempts, default=0)
+
+
+def logged_iterations(path: Path) -> set[int]:
+    """The ``iteration`` values of a metrics file's rows. Why a set and not the highest: one row of
+    iteration 10**17 (damage) made every row of the resumed run look written already."""
+    return {r["iteration"] for r in iter_jsonl(path)
+            if isinstance(r.get("iteration"), int) and not isinstance(r.get("iteration"), bool)}
+
+
+def holds_a_run(folder: Path) -> bool:
+    """Whether ``folder`` holds what only a run leaves: the lock file of an earlier attempt, a log of
+    its attempts or a checkpoint. Why: a damaged config.json is rewritten only in such a folder (a
+    user's own was replaced)."""
+    return (os.path.lexists(folder / FolderLock.NAME) or bool(attempts_logged(folder / "metrics.jsonl"))
+            or (folder / "checkpoint").is_dir())

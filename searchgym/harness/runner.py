@@ -44,6 +44,7 @@ from searchgym.fileio import (
     atomic_write_json,
     atomic_write_jsonl,
     atomic_write_text,
+    holds_only_others,
     iter_jsonl,
     read_json,
     refuse_link,
@@ -53,7 +54,7 @@ from searchgym.harness.evaluate import as_rows, evaluate_suite, summarise_predic
 from searchgym.harness.finished_files import redo_remedy
 from searchgym.harness.loggers import make_logger
 from searchgym.harness.methods import MethodRef, RunContext, load_method, privileged, spends_budget, trains
-from searchgym.harness.metrics_rows import RowCheck
+from searchgym.harness.metrics_rows import RowCheck, attempts_logged, holds_a_run, logged_iterations
 from searchgym.harness.privileged_runs import run_reads_private_state
 from searchgym.harness.provenance import provenance, resolve_device
 from searchgym.policy_format import feature_versions, policy_format
@@ -154,7 +155,8 @@ def check_identity(spec: RunSpec) -> int:
     about and written again (the attempts are counted from ``metrics.jsonl``; the trainer then
     refuses a checkpoint of another seed, env or policy); of a finished run, or missing from one,
     it is :class:`DamagedFile`, since the run cannot be checked. One that cannot be read now (no
-    permission, an I/O error: :class:`~searchgym.damaged.UnreadableFile`) is never written over.
+    permission, an I/O error: :class:`~searchgym.damaged.UnreadableFile`) is never written over, nor
+    one in a folder the user named that holds no run's log or checkpoint (:class:`DifferentRun`).
     """
     folder = spec.run_dir
     config_path = folder / "config.json"
@@ -174,6 +176,8 @@ def check_identity(spec: RunSpec) -> int:
             raise  # folder; one not readable now (permissions, an I/O error) may be intact: never written over
         if is_done(folder):
             raise DamagedFile(exc.path, exc.what, redo) from None
+        if spec.folder is not None and not holds_a_run(folder):  # a folder the user named, which may be
+            raise _not_a_run(folder, exc) from None  # theirs (before: their config.json was replaced)
         warn_damaged(exc, "writing it again and resuming the run")
         return attempts_logged(folder / "metrics.jsonl")
     mine = spec.identity()
@@ -186,20 +190,6 @@ def check_identity(spec: RunSpec) -> int:
     if isinstance(attempt, bool) or not isinstance(attempt, int) or attempt < 0:
         return attempts_logged(folder / "metrics.jsonl")
     return attempt
-
-
-def attempts_logged(path: Path) -> int:
-    """The highest ``attempt`` in a metrics file (0 without one): what a damaged config.json forgot."""
-    attempts = [r["attempt"] for r in iter_jsonl(path)
-                if isinstance(r.get("attempt"), int) and not isinstance(r.get("attempt"), bool)]
-    return max(attempts, default=0)
-
-
-def logged_iterations(path: Path) -> set[int]:
-    """The ``iteration`` values of a metrics file's rows. Why a set and not the highest: one row of
-    iteration 10**17 (damage) made every row of the resumed run look written already."""
-    return {r["iteration"] for r in iter_jsonl(path)
-            if isinstance(r.get("iteration"), int) and not isinstance(r.get("iteration"), bool)}
 
 
 def folders_below_out(spec: RunSpec) -> list[Path]:
@@ -219,6 +209,15 @@ def execute_run(spec: RunSpec, wait: bool = False) -> RunOutcome:
     if spec.folder is not None and (folder / "runs").is_dir():  # before: one run was written beside its runs
         raise ValueError(f"{folder} holds a comparison (compare's --out, with runs/), not one run; choose a new "
                          "folder (or a run folder) for --out")
+    if spec.folder is not None and holds_only_others(folder, RUN_FILES):  # before: a run was written over them
+        raise ValueError(f"{folder} holds files and none of a run's; choose a new folder (or a run folder) for "
+                         "--out: its files are kept")
+    if spec.folder is not None and not is_done(folder) and not holds_a_run(folder):  # refused before its lock
+        try:  # file is made in a user's folder (check_identity refuses it too, under the lock)
+            read_json(folder / "config.json", expect=dict)
+        except (DamagedFile, OSError) as exc:
+            if not isinstance(exc, UnreadableFile) and (folder / "config.json").is_file():
+                raise _not_a_run(folder, exc) from None
     if is_done(folder):
         check_identity(spec)
         return RunOutcome(spec.method.label, spec.seed, str(folder), "skipped")
@@ -235,6 +234,12 @@ def execute_run(spec: RunSpec, wait: bool = False) -> RunOutcome:
         return _execute_locked(spec)
     finally:
         lock.release()
+
+
+def _not_a_run(folder: Path, damage: Exception) -> DifferentRun:
+    what = damage.what if isinstance(damage, DamagedFile) else str(damage)
+    return DifferentRun(f"{folder} is not a run folder: its config.json {what}, and it holds no run's lock, log "
+                        "(metrics.jsonl) or checkpoint; its files are kept: choose another --out")
 
 
 def _execute_locked(spec: RunSpec) -> RunOutcome:
@@ -324,6 +329,9 @@ def _execute_locked(spec: RunSpec) -> RunOutcome:
 
 #: Files a run writes once it has trained and played: a folder in one's place is refused before any work.
 WRITTEN_LAST = ("predictions.jsonl", "result.json", DONE)
+#: What a run folder may hold (one holding files and none of these is someone's own folder).
+RUN_FILES = ("config.json", "metrics.jsonl", "checkpoint", "error.txt", "transcripts.jsonl", "tensorboard", "wandb",
+             *WRITTEN_LAST)
 #: The most of an earlier config.json kept to be put back (those we write are a few kilobytes).
 MAX_KEPT_CONFIG = 1024 * 1024
 
