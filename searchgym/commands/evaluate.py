@@ -141,9 +141,13 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"the results' default label {label!r} is longer than 64 characters; give one with --name")
     label = check_label(label)
     folder = check_folder_can_be_made(args.out or Path("runs") / "evaluate" / suite.id / label, "--out")
+    options = {"agent": args.agent, "agent_options": agent_options}
+    if trained is not None:  # the played run by content, not by path: retrained in place, it is another evaluation
+        from searchgym.harness.run_agent import played_identity
+
+        options["played"] = played_identity(trained)
     spec = RunSpec(suite, MethodRef(label, AGENT_METHOD), args.seed, 0, folder.parent,
-                   args.device, progress=not args.no_progress, folder=folder,
-                   options={"agent": args.agent, "agent_options": agent_options}, limit=args.limit)
+                   args.device, progress=not args.no_progress, folder=folder, options=options, limit=args.limit)
     try:
         outcome = execute_run(spec)
     except RunNotFinished as exc:  # an endpoint that gave no replies: no scores, no DONE; a re-run redoes it

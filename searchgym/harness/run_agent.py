@@ -111,6 +111,24 @@ def read_run(path: str | Path) -> TrainedRun:
     return run
 
 
+def played_identity(run: TrainedRun) -> dict[str, str]:
+    """What the evaluation of ``run`` plays, by content: its config.json's and its weights' SHA-256
+    (the checkpoint's; an sft run's base, by the sha256 its config records). Part of the evaluation's
+    identity. Why: it was only ``path=`` as typed, so after the run was trained again into the same
+    folder, ``evaluate`` showed the earlier policy's score as this one's ("already evaluated")."""
+    import hashlib
+
+    config = hashlib.sha256((run.folder / CONFIG).read_bytes()).hexdigest()
+    if run.is_sft:
+        base = run.config.get("base")
+        return {"config_sha256": config, "weights_sha256": str(base.get("sha256") if isinstance(base, dict) else "")}
+    digest = hashlib.sha256()
+    with open(run.folder / CHECKPOINT, "rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return {"config_sha256": config, "weights_sha256": digest.hexdigest()}
+
+
 def check_values(config_path: Path, config: dict[str, Any], remedy: str) -> None:
     """DamagedFile naming config.json and the bound when a value it records could not have made a run.
     Before: a seed of 10**30 ended in torch's "Overflow when unpacking long long", naming no file, and
