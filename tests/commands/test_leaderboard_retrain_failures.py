@@ -45,8 +45,12 @@ def test_a_failed_rerun_does_not_overwrite_a_matching_record(board, tmp_path, ca
     assert "unknown device 'tpu'; accepted: auto, cpu, cuda or cuda:N" in captured.err and "DIFFERS" not in captured.out
     assert not (tmp_path / "r2").exists()
 
-    (tmp_path / "afile").write_text("x")
-    assert _retrain(board, "random", "--out", str(tmp_path / "afile")) == 1
+    (tmp_path / "afile").write_text("x")  # a file as --out: refused before any re-run
+    assert _retrain(board, "random", "--out", str(tmp_path / "afile")) == 2
+    assert f"--out {tmp_path / 'afile'} is a file, not a folder" in capsys.readouterr().err
+    (tmp_path / "r3").mkdir()
+    (tmp_path / "r3" / "run").write_text("x")  # a file where the re-run's folder goes: the re-run fails
+    assert _retrain(board, "random", "--out", str(tmp_path / "r3")) == 1
     out = capsys.readouterr().out
     assert out.startswith("CANNOT RETRAIN") and "re-run failed" in out and "nothing recorded" in out
 
