@@ -35,13 +35,25 @@ RUN_COLUMNS = ("kind", "method", "seed", "suite_id", "run_dir", "done", "privile
 
 
 def run_folders(directory: str | os.PathLike) -> list[Path]:
-    """Every run folder (one holding ``config.json``) at or under ``directory``, sorted."""
+    """The run folders (each holding ``config.json``) of ``directory``, sorted: itself when it is one;
+    a comparison's ``runs/<label>/seed<N>`` when it is a ``compare --out`` folder; else every run
+    folder under it, not looking inside one. Why: every ``config.json`` at any depth was read, so a
+    backup copy (``runs.bak/``) doubled every row, and a run's own subfolders were searched."""
     root = Path(directory)
     if not root.is_dir():
         raise FileNotFoundError(f"{root} is not a folder; pass a `searchgym compare --out` or `train --out` folder")
     if (root / "config.json").is_file():
         return [root]
-    return sorted(p.parent for p in root.rglob("config.json"))
+    if (root / "runs").is_dir():  # a comparison: its own layout, and nothing beside it
+        return sorted(p.parent for p in (root / "runs").glob("*/seed*/config.json") if p.parent.name[4:].isdigit())
+    found = []
+    for folder, subfolders, files in os.walk(root):
+        if "config.json" in files:
+            found.append(Path(folder))
+            subfolders.clear()  # a run folder's own folders (checkpoint/, tensorboard/) hold no runs
+        else:
+            subfolders.sort()
+    return sorted(found)
 
 
 def _rows(folder: Path, kind: str, filename: str) -> list[dict]:
