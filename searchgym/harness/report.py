@@ -334,7 +334,9 @@ def write_report(out: Path | str, suite: Suite, labels: Sequence[str], seeds: Se
     failures = no_finished_run(out, records, labels, seeds)
     parts = [f"# Comparison on `{suite.id}`", "",
              (f"Suite hash `{suite.content_hash}`; env `{suite.env_id}`; {len(suite.tasks('test'))} test tasks; "
-             f"seeds {list(seeds)}; training budget {budget} env steps (methods that train){_steps_used(records)}."), "",
+             f"seeds {list(seeds)}; " + (f"training budget {budget} env steps (methods that train)" if budget is not None
+                                         else "training budgets differ between the runs (each run's config.json "
+                                         "records its own)") + f"{_steps_used(records)}."), "",
              f"Finished runs: {len(records)} of {len(labels) * len(seeds)}.{_unfinished(records, labels, seeds)}", "",
              "## Success (mean [95% bootstrap interval over seeds and tasks])", "", success, "",
              *(["No finished run, so no row in any table:", "", *(f"- {line}" for line in failures), ""]

@@ -205,3 +205,15 @@ def test_compare_with_fewer_methods_says_the_report_leaves_the_others_out(compar
             "reports every finished run there") in printed
     assert main([*ARGS, "--out", str(out)]) == 0  # every method named: no such line
     assert "also holds" not in capsys.readouterr().out
+
+
+def test_runs_of_different_budgets_say_so_in_results_md(tmp_path, capsys):
+    """Before: results.md read "training budget None env steps" where the runs' budgets differed."""
+    out = tmp_path / "out"
+    base = ["compare", "--suite", TINY_QA.id, "--methods", "random", "--device", "cpu", "--no-progress", "--out", str(out)]
+    assert main([*base, "--budget", "100", "--seeds", "0,"]) == 0
+    assert main([*base, "--budget", "200", "--seeds", "1,"]) == 0
+    assert main(["report", "--out", str(out)]) == 0
+    header = (out / "results.md").read_text().splitlines()[2]
+    assert "None" not in header
+    assert "training budgets differ between the runs (each run's config.json records its own)" in header
