@@ -19,7 +19,7 @@ from searchgym.commands.compare import REFERENCE
 from searchgym.harness.finished_files import finished_config
 from searchgym.harness.report import run_error, write_report
 from searchgym.harness.runner import is_done
-from searchgym.suites import get_suite
+from searchgym.suites import SUITES, Suite, get_suite
 
 #: Baselines that do not train, listed after the learners in this order (the order ``make main`` uses).
 ANCHORS = ("reader", "random", "oracle")
@@ -98,6 +98,22 @@ def _one(values: set, what: str, runs: str):
     return next(iter(values))
 
 
+def _suite_of(suite_id: str, recorded_hash: str, configs: list[dict], where: str) -> Suite:
+    """The registered suite of that id, else the one the runs' config.json define (a suite made in
+    Python, as docs/ECOSYSTEM.md shows), if it is the suite they ran: its hash is theirs. Why: the
+    report of such a comparison was "unknown suite", though every run records its suite."""
+    if suite_id in SUITES:
+        return get_suite(suite_id)
+    definitions = [c.get("suite") for c in configs if isinstance(c.get("suite"), dict)]
+    try:
+        suite = Suite(**definitions[0]) if definitions else None
+    except (TypeError, ValueError):
+        suite = None
+    if suite is None or suite.id != suite_id or suite.content_hash != recorded_hash:
+        get_suite(suite_id)  # unknown: the registry's error, naming the known suites
+    return suite
+
+
 def run(args: argparse.Namespace) -> int:
     found = finished_runs(args.out)
     unfinished = unfinished_runs(args.out, found)
@@ -112,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
     where = str(args.out)
     suite_id = _one({str(c.get("suite_id")) for c in configs}, "the suite", where)
     recorded_hash = _one({str(c.get("suite_hash")) for c in configs}, "the suite's hash", where)
-    suite = get_suite(suite_id)
+    suite = _suite_of(suite_id, recorded_hash, configs, where)
     if suite.content_hash != recorded_hash:
         raise ValueError(f"the runs in {where} were made on {suite_id} with hash {recorded_hash[:12]}, and this "
                          f"searchgym's {suite_id} has hash {suite.content_hash[:12]}: their scores are not on this suite")

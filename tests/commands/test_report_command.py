@@ -217,3 +217,26 @@ def test_runs_of_different_budgets_say_so_in_results_md(tmp_path, capsys):
     header = (out / "results.md").read_text().splitlines()[2]
     assert "None" not in header
     assert "training budgets differ between the runs (each run's config.json records its own)" in header
+
+
+def test_a_comparison_on_a_suite_made_in_python_is_reported_again(tmp_path, capsys):
+    """Before: `report` of a comparison made with an unregistered Suite (docs/ECOSYSTEM.md's example)
+    was "unknown suite", though every run's config.json defines its suite."""
+    from searchgym.harness.compare import Comparison, run_comparison
+    from searchgym.harness.methods import parse_methods
+    from searchgym.suites import Suite
+
+    suite = Suite("test-report-unregistered-v0", 0, "SearchQA-Candidates-v0", {"max_steps": 4}, world_size="tiny",
+                  dev_size=2, test_size=4, description="tests: a suite made in Python")
+    out = tmp_path / "out"
+    run_comparison(Comparison(suite=suite, methods=parse_methods("random"), seeds=[0], budget=0, out=out,
+                              device="cpu", progress=False))
+    written = (out / "results.md").read_bytes()
+    assert main(["report", "--out", str(out)]) == 0
+    assert (out / "results.md").read_bytes() == written
+    assert "Success on test-report-unregistered-v0" in capsys.readouterr().out
+    config = json.loads((out / "runs" / "random" / "seed0" / "config.json").read_text())
+    config["suite"]["test_size"] = 3  # a definition that is not the suite the runs were scored on
+    (out / "runs" / "random" / "seed0" / "config.json").write_text(json.dumps(config))
+    assert main(["report", "--out", str(out)]) == 2
+    assert "unknown suite 'test-report-unregistered-v0'" in capsys.readouterr().err
