@@ -29,8 +29,10 @@ PREDICTION_FIELDS = {"success": SCORE, "f1": NUMBER, "score": NUMBER, "steps": N
 
 
 def redo_remedy(folder: Path) -> str:
-    """What a damaged file of a finished run says to do: its DONE goes, the same command redoes the end."""
-    return f"delete {folder / 'DONE'} and re-run the same command to evaluate the run again"
+    """What a damaged file of a finished run says to do: its DONE goes, and the command that made the run
+    redoes its end (not "the same command": `report` and `load_results` read runs, they evaluate none)."""
+    return (f"delete {folder / 'DONE'} and re-run the command that made the run (compare, train or evaluate) "
+            "to evaluate it again")
 
 
 def finished_json(folder: Path, name: str) -> dict[str, Any]:

@@ -23,6 +23,7 @@ from searchgym.damaged import DamagedFile, read_bounded
 from searchgym.envs.config import MAX_SEED
 from searchgym.extras import require
 from searchgym.fileio import iter_jsonl, read_json
+from searchgym.harness.finished_files import redo_remedy
 from searchgym.harness.privileged_runs import run_reads_private_state
 from searchgym.harness.runner import is_done
 from searchgym.shown import safe_repr
@@ -75,7 +76,7 @@ def _rows(folder: Path, kind: str, filename: str) -> list[dict]:
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
         raise DamagedFile(folder / "config.json", f"holds seed {safe_repr(seed, 40)}, not an integer in "
                           f"0..{MAX_SEED}",
-                          f"delete {folder / 'DONE'} and re-run the same command to evaluate the run again" if done
+                          redo_remedy(folder) if done
                           else "delete it and re-run the same command")
     head = {"kind": kind, "method": config.get("method"), "seed": config.get("seed"),
             "suite_id": config.get("suite_id"), "run_dir": str(folder), "done": done,

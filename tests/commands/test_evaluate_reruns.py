@@ -70,7 +70,7 @@ def test_a_finished_folder_without_a_readable_result_says_a_remedy_that_works(tm
         assert main(command) == 2
         [line] = capsys.readouterr().err.strip().splitlines()
         assert line == (f"searchgym evaluate: damaged file: {out / 'result.json'}: {what}; delete {out / 'DONE'} "
-                        "and re-run the same command to evaluate the run again")
+                        "and re-run the command that made the run (compare, train or evaluate) to evaluate it again")
         (out / "DONE").unlink()  # the remedy, followed
         assert main(command) == 0
         assert "| all | 3 |" in capsys.readouterr().out

@@ -143,7 +143,8 @@ def test_a_bad_field_of_a_finished_run_is_one_line_naming_its_file(compared, tmp
     assert main(["report", "--out", str(out)]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith(f"searchgym report: damaged file: {run / name}: ") and said in err and "\n" not in err
-    assert err.endswith(f"; delete {run / 'DONE'} and re-run the same command to evaluate the run again")
+    assert err.endswith(f"; delete {run / 'DONE'} and re-run the command that made the run (compare, train or "
+                        "evaluate) to evaluate it again")
 
 
 @pytest.mark.parametrize("name", ["result.json", "config.json"])
@@ -210,7 +211,8 @@ def test_compare_with_fewer_methods_says_the_report_leaves_the_others_out(compar
 def test_runs_of_different_budgets_say_so_in_results_md(tmp_path, capsys):
     """Before: results.md read "training budget None env steps" where the runs' budgets differed."""
     out = tmp_path / "out"
-    base = ["compare", "--suite", TINY_QA.id, "--methods", "random", "--device", "cpu", "--no-progress", "--out", str(out)]
+    base = ["compare", "--suite", TINY_QA.id, "--methods", "random", "--device", "cpu", "--no-progress",
+            "--out", str(out)]
     assert main([*base, "--budget", "100", "--seeds", "0,"]) == 0
     assert main([*base, "--budget", "200", "--seeds", "1,"]) == 0
     assert main(["report", "--out", str(out)]) == 0

@@ -44,7 +44,8 @@ def test_the_remedy_of_a_damaged_finished_file_redoes_the_run(finished, tmp_path
     err = capsys.readouterr().err.strip()
     assert err == (f"searchgym compare: damaged file: {run / name}: {what}"
                    + (err.split(what, 1)[1].split(";")[0] if damage else "")
-                   + f"; delete {run / 'DONE'} and re-run the same command to evaluate the run again")
+                   + f"; delete {run / 'DONE'} and re-run the command that made the run (compare, train or "
+                   "evaluate) to evaluate it again")
     (run / "DONE").unlink()  # what the line says to do
     assert main([*ARGS, "--out", str(out)]) == 0
     assert "runs: 1 done now, 1 already finished, 0 failed" in capsys.readouterr().out
@@ -67,8 +68,8 @@ def test_a_finished_run_whose_predictions_were_cut_short_is_one_line_not_a_small
     assert main([*ARGS, "--out", str(out)]) == 2
     err = capsys.readouterr().err.strip()
     assert err == (f"searchgym compare: damaged file: {path}: holds 3 readable predictions where result.json counts "
-                   f"{len(lines)} (cut short or damaged); delete {run / 'DONE'} and re-run the same command to "
-                   "evaluate the run again")
+                   f"{len(lines)} (cut short or damaged); delete {run / 'DONE'} and re-run the command that made "
+                   "the run (compare, train or evaluate) to evaluate it again")
     (run / "DONE").unlink()
     assert main([*ARGS, "--out", str(out)]) == 0
     assert path.read_bytes() == b"".join(lines)

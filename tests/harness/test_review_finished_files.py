@@ -41,4 +41,5 @@ def test_a_task_scored_twice_is_damage(finished, tmp_path, capsys):
     assert main(["report", "--out", str(out)]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith(f"searchgym report: damaged file: {path}: prediction 2 scores task") and "\n" not in err
-    assert err.endswith(f"delete {run / 'DONE'} and re-run the same command to evaluate the run again")
+    assert err.endswith(f"delete {run / 'DONE'} and re-run the command that made the run (compare, train or "
+                        "evaluate) to evaluate it again")
