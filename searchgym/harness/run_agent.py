@@ -268,9 +268,16 @@ def find_base(run: TrainedRun) -> Path:
     places = [Path(str(record.get("path", ""))), run.folder / "bases" / record["key"] / "base.pt"]
     if run.folder.parent.parent.name == "runs":  # a comparison's run: <out>/runs/<method>/seed<N>
         places.append(run.folder.parents[2] / "bases" / record["key"] / "base.pt")
-    for place in places:
-        if place.is_file() and file_sha256(place) == record["sha256"]:
-            return place
+    other = []
+    for place in dict.fromkeys(places):  # config.json's path is often the comparison's own bases/ file
+        if place.is_file():
+            if file_sha256(place) == record["sha256"]:
+                return place
+            other.append(str(place))
+    if other:  # before: "is in none of", as if it were missing, and a copy of bases/ would not help
+        raise ValueError(f"{run.folder} is an sft run whose supervised base (key {record['key']}) is at "
+                         f"{', '.join(other)} with another sha256 than the run recorded ({record['sha256'][:12]}...): "
+                         "damaged, or another base; restore it from the comparison that built it")
     raise ValueError(f"{run.folder} is an sft run whose supervised base (key {record['key']}, sha256 "
                      f"{record['sha256'][:12]}...) is in none of: {', '.join(str(p) for p in places[1:])}; "
                      "copy the comparison's bases/ folder beside its runs/")

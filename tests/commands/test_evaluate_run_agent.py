@@ -310,3 +310,19 @@ def test_another_evaluation_seed_gets_a_default_folder_of_its_own(trained, tmp_p
     too_long = ["--seed", str(2**62)]
     assert main(["evaluate", "--agent", "searchgym.baselines.random_agent:RandomAgent", *common, *too_long]) == 2
     assert "longer than 64 characters; give one with --name" in capsys.readouterr().err
+
+
+def test_an_sft_runs_damaged_base_is_named_as_damaged_not_missing(compared, tmp_path, capsys):
+    """Before: a base.pt that is there but changed was "in none of: ...; copy the comparison's bases/
+    folder", which is where it already was."""
+    copy = tmp_path / "cmp"
+    shutil.copytree(compared, copy)
+    sft = copy / "runs" / "sft" / "seed0"
+    config = json.loads((sft / "config.json").read_text())
+    base = copy / "bases" / config["base"]["key"] / "base.pt"
+    base.write_bytes(base.read_bytes()[:-10])
+    config["base"]["path"] = str(base)  # the copy's own base (the original comparison's is intact)
+    (sft / "config.json").write_text(json.dumps(config))
+    assert evaluate(sft, tmp_path / "e", "--suite", TINY_QA.id) == 2
+    (err,) = capsys.readouterr().err.strip().splitlines()
+    assert f"is at {base} with another sha256 than the run recorded" in err and "damaged, or another base" in err
