@@ -5,7 +5,7 @@ Why: without ``trust_remote_code=False`` transformers asks "Do you wish to run t
 [y/N]" for a ``config.json`` whose ``auto_map`` names the folder's own Python file, and one "y"
 (even from piped input) imported it. A ``pytorch_model.bin`` that is a pickle was refused by
 ``torch.load(weights_only=True)`` with a traceback advising to load it with ``weights_only=False``;
-a cut ``config.json`` was reported as "not on disk".
+a cut ``config.json`` was reported as "not on disk", a cut ``model.safetensors`` was safetensors' traceback.
 """
 
 from __future__ import annotations
@@ -47,6 +47,26 @@ def from_pretrained(loader: Any, spec: str, **kwargs: Any) -> Any:
             raise
         raise ModelFolderError(f"{what}: {str(exc).splitlines()[0]} (the folder is there, the file is damaged)") \
             from exc
+    except _safetensors_errors() as exc:  # before: safetensors' traceback ("incomplete metadata, file not fully covered")
+        raise ModelFolderError(f"{what}: {_weights_files(spec)} is damaged: safetensors cannot "
+                               f"read it ({' '.join(str(exc).split())[:200]})") from None
+
+
+def _safetensors_errors() -> tuple[type[BaseException], ...]:
+    try:
+        from safetensors import SafetensorError
+    except ImportError:
+        return ()
+    return (SafetensorError,)
+
+
+def _weights_files(spec: str) -> str:
+    """The folder's .safetensors file(s), named for a message (safetensors' own error names none)."""
+    folder = Path(spec).expanduser()
+    shards = sorted(folder.glob("*.safetensors")) if folder.is_dir() else []
+    if len(shards) == 1:
+        return str(shards[0])
+    return f"one of its {len(shards)} .safetensors files" if shards else "a .safetensors weights file"
 
 
 def causal_lm(spec: str, dtype: Any, **kwargs: Any) -> Any:

@@ -1,7 +1,8 @@
 """The tiny-LM recipe: a causal LM from scratch on a CPU, SFT on the reader, then GRPO / CW-GRPO.
 
 ``searchgym recipe tiny-lm --out runs/tiny`` runs every stage into one folder; each stage leaves its output behind, so a re-run skips what
-is done (delete a stage's folder to redo it):
+is done (delete a stage's folder to redo it), and an RL run killed midway goes on from its checkpoint and the rows
+it logged (:mod:`searchgym.agents.tiny_lm_records`); one process at a time writes a folder (its ``.lock``):
 
 1. tokenizer: a byte-level BPE chat tokenizer trained deterministically on the suite's world by
    :mod:`searchgym.agents.llm_tokenizer` (every tool call round-trips), by default with the space
@@ -30,27 +31,33 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 import torch
 
-from searchgym.damaged import DamagedFile, read_json_checked, warn_damaged
-from searchgym.fileio import atomic_write_json
-from searchgym.json_fields import (
-    COUNT,
-    INT,
-    NUMBER,
-    NUMBERS,
-    OBJECT,
-    Kind,
-    check_fields,
-    optional,
-)
+from searchgym.damaged import DamagedFile
+from searchgym.fileio import FolderLock, atomic_write_json
 
 from .llm_rollout import RolloutConfig
+from .tiny_lm_records import (
+    CHOICES_FIELDS,
+    CHOICES_PRESENT,
+    EVAL_FIELDS,
+    REDO_EVALUATION,
+    RL_FIELDS,
+    SFT_FIELDS,
+    SFT_PRESENT,
+    check_same_recipe,
+    read_seconds,
+    read_stage,
+    resume_rows,
+    rl_figures,
+    run_rows,
+)
 
 #: Each stage's (wall, CPU) seconds when it ran, kept across re-runs that skip it.
 STAGE_SECONDS = "stage_seconds.json"
@@ -145,10 +152,6 @@ class RecipeConfig:
         return RolloutConfig(**{"max_new_tokens": self.max_new_tokens, "guided": guided, **self.rollout})
 
 
-#: Settings a re-run into the same --out may change: where and how fast it runs, and which RL runs it adds.
-FREE_ON_RERUN = frozenset({"device", "threads", "sft_workers", "methods", "seeds"})
-
-
 class Recipe:
     """Runs the stages into ``out`` (see the module docstring)."""
 
@@ -162,7 +165,10 @@ class Recipe:
             raise ValueError(f"the recipe trains on a single-agent text suite; {config.suite!r} is not one")
         self.times: dict[str, float] = {}
         self.skipped = [0.0, 0.0]  # (wall, CPU) seconds that earlier runs spent on the stages this run skips
-        self.recorded = _read_seconds(self.out / STAGE_SECONDS)  # stage -> [wall, CPU] when it ran
+        self.recorded = read_seconds(self.out / STAGE_SECONDS)  # stage -> [wall, CPU] when it ran
+        self.resumed: dict[str, list[float]] = {}  # stage -> [wall, CPU] of the iterations earlier runs did
+        self._lock: FolderLock | None = None
+        self._checked: set[Path] = set()  # model folders check_model_folder passed
 
     # ------------------------------------------------------------------------------ stages
     def tokenizer(self) -> Any:
@@ -183,9 +189,7 @@ class Recipe:
 
         cfg, folder = self.config, self.out / "sft"
         if (folder / "sft.json").is_file():
-            return folder, read_stage(folder / "sft.json", SFT_FIELDS, SFT_PRESENT,
-                                      f"delete {folder} and {self.out / 'rl'} (trained from it) and re-run "
-                                      "the same command to redo SFT and the stages after it")
+            return folder, read_stage(folder / "sft.json", SFT_FIELDS, SFT_PRESENT, self.redo_sft)
         start = time.perf_counter()
         # Train tasks of the suite's world and of sft_worlds - 1 worlds of the next seeds (lm_sft_data),
         # kept per world in sft_data/ so a re-run, or a recipe with other SFT settings, reads them back.
@@ -209,6 +213,31 @@ class Recipe:
                 "kept": len(kept), "data_seconds": data_seconds, **stats}
         atomic_write_json(folder / "sft.json", info)
         return folder, info
+
+    @property
+    def redo_sft(self) -> str:
+        return (f"delete {self.out / 'sft'} and {self.out / 'rl'} (trained from it) and re-run the same command "
+                "to redo SFT and the stages after it")
+
+    def load_sft(self, base: Path, load: Callable[[], Any]) -> Any:
+        """``load()`` of the SFT model folder, checked first (check_model_folder): a damaged file is one
+        line naming it and how to redo SFT. Before: a cut model.safetensors was safetensors' traceback,
+        a cut tokenizer.json "Expecting value: line 12007 column 5 (char 195451)", naming no file."""
+        from .model_folder import check_model_folder
+        from .pretrained import ModelFolderError
+
+        try:
+            if base not in self._checked:
+                check_model_folder(base, "the SFT model")
+        except DamagedFile as exc:
+            raise DamagedFile(exc.path, exc.what, self.redo_sft) from None
+        except ValueError as exc:  # a file missing, or a config transformers refuses: one line naming the folder
+            raise ValueError(f"{exc}; {self.redo_sft}") from None
+        self._checked.add(base)
+        try:
+            return load()
+        except ModelFolderError as exc:  # what the check does not read (the tensors themselves)
+            raise ValueError(f"{exc}; {self.redo_sft}") from None
 
     def evaluate(self, model: Any, tokenizer: Any, path: Path, guided: bool | None = None) -> dict[str, Any]:
         from .llm_eval import evaluate_llm
@@ -261,55 +290,59 @@ class Recipe:
             tasks_per_iteration=cfg.tasks_per_iteration, budget=cfg.rl_iterations * steps_per_iteration, lr=cfg.rl_lr,
             micro_batch_size=8, temperature=cfg.temperature, rollout=cfg.rollout_config(), eval_tasks=0, seed=seed,
             device=cfg.device, dtype="float32", log_entropy=False, generation_backend="kv", shared_prefix=True)
-        rows: list[dict] = []
-        trainer = LLMTrainer(train_config, out_dir=folder, log=rows.append)
-        start = time.perf_counter()
+        # the trainer logs each row to metrics.jsonl, then checkpoints: a resumed run keeps the rows its
+        # checkpoint holds (tiny_lm_records), and eval.json is made from the file, not from this process's rows
+        trainer = self.load_sft(base, lambda: LLMTrainer(train_config, out_dir=folder))
+        trainer, rows = resume_rows(folder, trainer, lambda: LLMTrainer(train_config, out_dir=folder))
+        self.resumed[f"rl_{method}_s{seed}"] = [sum(r.get(k, 0.0) for r in rows) for k in ("seconds", "cpu_seconds")]
         while trainer.state.iteration < cfg.rl_iterations:  # iterations, not env steps: same work per seed
+            start, cpu = time.perf_counter(), time.process_time()
             row = trainer.iterate()
+            row.update(seconds=time.perf_counter() - start, cpu_seconds=time.process_time() - cpu)
             trainer.finish_iteration(row)
             self.log(f"rl {method} seed {seed} iteration {row['iteration']}: train success "
                      f"{row['train_success']:.2f}, {row['generate_tokens_per_s']:.0f} generated tokens/s")
-        seconds = time.perf_counter() - start
         result = self.evaluate(trainer.members[0].model, trainer.members[0].tokenizer, folder / "test.json")
-        train_tokens = sum(r.get("tokens/scored", 0.0) for r in rows)
-        update_seconds = sum(r.get("update_seconds", 0.0) for r in rows)
-        generated = sum(r.get("generated_tokens", 0) for r in rows)
-        rollout_seconds = sum(r.get("rollout_seconds", 0.0) for r in rows)
         summary = {"method": method, "seed": seed, "success": result["success"], "parse_rate": result["parse_rate"],
-                   "per_task": result["per_task"], "rl_seconds": seconds,
-                   "rl_generate_tokens_per_s": generated / max(rollout_seconds, 1e-9),
-                   "rl_train_tokens_per_s": train_tokens / max(update_seconds, 1e-9) if rows else None,
-                   "train_success": [r["train_success"] for r in rows]}
+                   "per_task": result["per_task"], **rl_figures(run_rows(folder, trainer.state.iteration))}
         atomic_write_json(folder / "eval.json", summary)
         return summary
 
     # --------------------------------------------------------------------------------- all
-    def _check_same_recipe(self) -> None:
-        """Refuse an --out made with other settings. Why: its stages were skipped as done and the results
-        then described settings they were not made with (shape l4-w192 over an l2-w128 model)."""
-        path = self.out / "config.json"
-        if not path.exists():
+    @contextmanager
+    def locked(self) -> Iterator[None]:
+        """One recipe process per ``out`` (:class:`~searchgym.fileio.FolderLock`; held already: nothing
+        more). Why: two processes on one --out both ran every stage, each writing over the other's files."""
+        if self._lock is not None:
+            yield
             return
-        earlier = read_json_checked(path, expect=dict, remedy="delete the folder, or use another --out")
-        mine = json.loads(json.dumps(asdict(self.config)))  # as config.json holds it (tuples as lists)
-        differ = [f"{k}: {earlier.get(k)!r:.40} there, {v!r:.40} now" for k, v in mine.items()
-                  if k not in FREE_ON_RERUN and earlier.get(k, v) != v]
-        if differ:
-            raise ValueError(f"{self.out} holds a recipe run with other settings ({'; '.join(differ[:4])}); use "
-                             "another --out (copy its sft_data/ there to reuse the reader's episodes) or delete it")
+        lock = FolderLock(self.out)
+        if not lock.acquire():
+            raise ValueError(f"another live process (PID {lock.holder()}) is writing {self.out}; wait for it to "
+                             "finish (then re-run to see its result), or use another --out")
+        self._lock = lock
+        try:
+            yield
+        finally:
+            self._lock = None
+            lock.release()
 
     def run(self) -> dict[str, Any]:
+        with self.locked():
+            return self._run()
+
+    def _run(self) -> dict[str, Any]:
         from .llm_policy import load_model
 
         torch.set_num_threads(self.config.threads)
-        self._check_same_recipe()
+        check_same_recipe(self.out, asdict(self.config))
         self.out.mkdir(parents=True, exist_ok=True)
         atomic_write_json(self.out / "config.json", asdict(self.config))
         total, cpu = time.perf_counter(), time.process_time()
         tokenizer = self._timed("tokenizer", self.tokenizer)
         base = self.out / "sft"
         base, sft_info = self._timed("sft", lambda: self.sft(tokenizer), base / "sft.json")
-        model, tokenizer = load_model(str(base), self.config.device, "float32")
+        model, tokenizer = self.load_sft(base, lambda: load_model(str(base), self.config.device, "float32"))
         sft_eval = self._timed("sft_eval", lambda: self.evaluate(model, tokenizer, base / "eval.json"), base / "eval.json")
         self.log(f"sft: test success {sft_eval['success']:.3f}, replies parsed {sft_eval['parse_rate']:.3f}")
         choices = None
@@ -351,44 +384,10 @@ class Recipe:
             self.skipped = [self.skipped[i] + seconds[i] - spent[i] for i in (0, 1)]
             spent = seconds
         else:
+            earlier = self.resumed.pop(name, [0.0, 0.0])  # a resumed RL run: its iterations that were kept
+            self.skipped = [self.skipped[i] + earlier[i] for i in (0, 1)]
+            spent = [spent[i] + earlier[i] for i in (0, 1)]
             self.recorded[name] = spent
             atomic_write_json(self.out / STAGE_SECONDS, self.recorded)
         self.times[name] = spent[0]
         return value
-
-
-def _read_seconds(path: Path) -> dict[str, Any]:
-    """The stages' recorded seconds; a missing or damaged record is an empty one (seconds are a
-    report, not a result: the stages it names are timed again), with a warning naming it. Before:
-    read whole and without a word, and text nested 100,000 deep ended in a RecursionError."""
-    try:
-        return read_json_checked(path, expect=dict)
-    except FileNotFoundError:
-        return {}
-    except DamagedFile as error:
-        warn_damaged(error, "timing the stages it names again")
-        return {}
-
-
-#: What each stage's file must hold for the results (``present``: checked when there).
-SFT_FIELDS = {"parameters": COUNT, "sft_steps": COUNT, "sft_loss": NUMBER, "sft_tokens_per_s": NUMBER}
-SFT_PRESENT = {"kept": COUNT, "transcripts": COUNT, "worlds": COUNT}
-EVAL_FIELDS = {"success": NUMBER, "parse_rate": NUMBER, "tasks": COUNT, "generate_tokens_per_s": NUMBER,
-               "per_task": NUMBERS}
-CHOICES_FIELDS = {"transcripts": COUNT, "tasks": COUNT, "counts": OBJECT, "episodes": optional(NUMBER),
-                  **{kind: optional(NUMBER) for kind in ("act", "tool", "arg", "answer")}}
-CHOICES_PRESENT = {f"counts.{kind}": COUNT for kind in ("act", "tool", "arg", "answer")}
-RL_FIELDS = {"seed": INT, "success": NUMBER, "parse_rate": NUMBER, "per_task": NUMBERS, "rl_seconds": NUMBER,
-             "rl_generate_tokens_per_s": NUMBER, "rl_train_tokens_per_s": optional(NUMBER)}
-REDO_EVALUATION = "delete it and re-run the same command to redo this evaluation"
-
-
-def read_stage(path: Path, fields: dict[str, Kind], present: dict[str, Kind] | None = None,
-               remedy: str = REDO_EVALUATION) -> dict[str, Any]:
-    """A finished stage's file, read bounded and checked to hold what the results take from it.
-    Before: ``json.loads(read_text())``, so a cut file said "Unterminated string starting at: line 1
-    column 11" naming no file, ``"success": "x"`` ended in "Unknown format code 'f'", a list was
-    taken as the stage's figures, and text nested 100,000 deep ended in a RecursionError."""
-    record = read_json_checked(path, expect=dict, remedy=remedy)
-    check_fields(path, record, fields, present, remedy)
-    return record

@@ -56,13 +56,14 @@ def run(args: argparse.Namespace) -> int:
     recipe = Recipe(config, args.out)
     check_recipe_prompt(recipe)  # before the folder: rollout.max_episode_tokens leaves room after the opening prompt
     check_folder_can_be_made(out, "--out")
-    raw = recipe.run()
-    results = summarise(config, raw["sft_info"], raw["sft_eval"], raw["runs"], raw.get("sft_eval_free"),
-                        raw.get("sft_choices"))
-    results["stage_seconds"], results["wall_seconds"] = raw["stage_seconds"], raw["wall_seconds"]
-    results["cpu_seconds"] = raw.get("cpu_seconds")
-    atomic_write_json(Path(args.out) / "results.json", results)
-    atomic_write_text(Path(args.out) / "RESULTS.md", results_markdown(results))
+    with recipe.locked():  # one process per --out, its results written under the lock too (else: one line)
+        raw = recipe.run()
+        results = summarise(config, raw["sft_info"], raw["sft_eval"], raw["runs"], raw.get("sft_eval_free"),
+                            raw.get("sft_choices"))
+        results["stage_seconds"], results["wall_seconds"] = raw["stage_seconds"], raw["wall_seconds"]
+        results["cpu_seconds"] = raw.get("cpu_seconds")
+        atomic_write_json(Path(args.out) / "results.json", results)
+        atomic_write_text(Path(args.out) / "RESULTS.md", results_markdown(results))
     print(f"tiny-lm recipe: SFT test success {results['sft']['success']:.3f} (replies parsed "
           f"{results['sft']['parse_rate']:.3f}); " + "; ".join(
               f"{m} gain {r['gain']:+.3f} [{r['gain_low']:+.3f}, {r['gain_high']:+.3f}]"

@@ -1,0 +1,134 @@
+"""The tiny-LM recipe's records (:mod:`searchgym.agents.tiny_lm_recipe`): what each finished stage's
+file must hold, the stages' recorded seconds, and each RL run's per-iteration rows.
+
+An RL run (``rl/<method>-s<seed>/``) logs one row per iteration to ``metrics.jsonl`` before its
+checkpoint, as the harness trainer does, and its ``eval.json`` figures are taken from that file. Why:
+the rows were kept in memory, so a recipe killed after a checkpoint and re-run skipped the
+checkpointed iterations and wrote ``train_success []``, ``rl_generate_tokens_per_s 0.0`` and
+``rl_train_tokens_per_s None`` (and about 0 s) where the uninterrupted run had that run's figures.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from searchgym.damaged import DamagedFile, read_json_checked, warn_damaged
+from searchgym.fileio import atomic_write_jsonl, read_jsonl
+from searchgym.json_fields import COUNT, INT, NUMBER, NUMBERS, OBJECT, Kind, check_fields, optional
+
+#: An RL run's per-iteration rows, next to its checkpoint (the trainer's names).
+METRICS, CHECKPOINT = "metrics.jsonl", "checkpoint.pt"
+
+
+def logged_rows(path: Path, iterations: int) -> tuple[list[dict], list[int]]:
+    """The rows of iterations 1..``iterations`` in order, one per iteration (the last one logged:
+    a redone iteration's), and the iterations that have none. A cut last line is skipped."""
+    rows: dict[int, dict] = {}
+    for row in read_jsonl(path):
+        n = row.get("iteration")
+        if isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= iterations:
+            rows[n] = row
+    return [rows[n] for n in sorted(rows)], [n for n in range(1, iterations + 1) if n not in rows]
+
+
+def resume_rows(folder: Path, trainer: Any, restart: Callable[[], Any]) -> tuple[Any, list[dict]]:
+    """The trainer to go on with and the rows of the iterations its checkpoint holds, to which
+    ``metrics.jsonl`` is cut: a row logged after the last checkpoint is of an iteration the resumed run
+    does again (two rows of it would count its tokens twice). A checkpoint whose iterations have no
+    rows (metrics.jsonl deleted, or a folder of a recipe that kept them in memory) is deleted with a
+    warning and ``restart()`` makes the trainer anew: the same run (a function of its seed), whole."""
+    path, iteration = folder / METRICS, trainer.state.iteration
+    rows, missing = logged_rows(path, iteration)
+    if path.exists() or path.is_symlink():
+        atomic_write_jsonl(path, rows)
+    if not missing:
+        return trainer, rows
+    shown = ", ".join(map(str, missing[:8])) + (" ..." if len(missing) > 8 else "")
+    warn_damaged(DamagedFile(path, f"has no rows of iterations {shown}, which the checkpoint (iteration "
+                             f"{iteration}) holds"), "running this RL run again from its beginning")
+    (folder / CHECKPOINT).unlink()
+    path.unlink(missing_ok=True)
+    return restart(), []
+
+
+def run_rows(folder: Path, iterations: int) -> list[dict]:
+    """The rows of a finished run's iterations, each there (this process wrote or kept them)."""
+    rows, missing = logged_rows(folder / METRICS, iterations)
+    if missing:  # deleted or damaged while the run went on
+        raise DamagedFile(folder / METRICS, f"has no rows of iterations {missing[:8]}",
+                          f"delete {folder} and re-run the same command to redo this RL run")
+    return rows
+
+
+def rl_figures(rows: list[dict]) -> dict[str, Any]:
+    """An RL run's figures from its logged rows: the iterations' seconds (collect and update, as
+    logged; not this process's, so a resumed run reports the run's) and tokens per second from the
+    rows' token counts and seconds."""
+    train_tokens = sum(r.get("tokens/scored", 0.0) for r in rows)
+    update_seconds = sum(r.get("update_seconds", 0.0) for r in rows)
+    generated = sum(r.get("generated_tokens", 0) for r in rows)
+    rollout_seconds = sum(r.get("rollout_seconds", 0.0) for r in rows)
+    return {"rl_seconds": sum(r.get("seconds", 0.0) for r in rows),
+            "rl_generate_tokens_per_s": generated / max(rollout_seconds, 1e-9),
+            "rl_train_tokens_per_s": train_tokens / max(update_seconds, 1e-9) if rows else None,
+            "train_success": [r["train_success"] for r in rows]}
+
+
+#: Settings a re-run into the same --out may change: where and how fast it runs, and which RL runs it adds.
+FREE_ON_RERUN = frozenset({"device", "threads", "sft_workers", "methods", "seeds"})
+
+
+def check_same_recipe(out: Path, config: dict[str, Any]) -> None:
+    """Refuse an --out made with other settings (``config``: the dataclass's fields). Why: its stages were
+    skipped as done and the results then described settings they were not made with (shape l4-w192
+    over an l2-w128 model)."""
+    path = out / "config.json"
+    if not path.exists():
+        return
+    earlier = read_json_checked(path, expect=dict, remedy="delete the folder, or use another --out")
+    mine = json.loads(json.dumps(config))  # as config.json holds it (tuples as lists)
+    differ = [f"{k}: {earlier.get(k)!r:.40} there, {v!r:.40} now" for k, v in mine.items()
+              if k not in FREE_ON_RERUN and earlier.get(k, v) != v]
+    if differ:
+        raise ValueError(f"{out} holds a recipe run with other settings ({'; '.join(differ[:4])}); use "
+                         "another --out (copy its sft_data/ there to reuse the reader's episodes) or delete it")
+
+
+def read_seconds(path: Path) -> dict[str, Any]:
+    """The stages' recorded seconds; a missing or damaged record is an empty one (seconds are a
+    report, not a result: the stages it names are timed again), with a warning naming it. Before:
+    read whole and without a word, and text nested 100,000 deep ended in a RecursionError."""
+    try:
+        return read_json_checked(path, expect=dict)
+    except FileNotFoundError:
+        return {}
+    except DamagedFile as error:
+        warn_damaged(error, "timing the stages it names again")
+        return {}
+
+
+#: What each stage's file must hold for the results (``present``: checked when there).
+SFT_FIELDS = {"parameters": COUNT, "sft_steps": COUNT, "sft_loss": NUMBER, "sft_tokens_per_s": NUMBER}
+SFT_PRESENT = {"kept": COUNT, "transcripts": COUNT, "worlds": COUNT}
+EVAL_FIELDS = {"success": NUMBER, "parse_rate": NUMBER, "tasks": COUNT, "generate_tokens_per_s": NUMBER,
+               "per_task": NUMBERS}
+CHOICES_FIELDS = {"transcripts": COUNT, "tasks": COUNT, "counts": OBJECT, "episodes": optional(NUMBER),
+                  **{kind: optional(NUMBER) for kind in ("act", "tool", "arg", "answer")}}
+CHOICES_PRESENT = {f"counts.{kind}": COUNT for kind in ("act", "tool", "arg", "answer")}
+RL_FIELDS = {"seed": INT, "success": NUMBER, "parse_rate": NUMBER, "per_task": NUMBERS, "rl_seconds": NUMBER,
+             "rl_generate_tokens_per_s": NUMBER, "rl_train_tokens_per_s": optional(NUMBER)}
+REDO_EVALUATION = "delete it and re-run the same command to redo this evaluation"
+
+
+def read_stage(path: Path, fields: dict[str, Kind], present: dict[str, Kind] | None = None,
+               remedy: str = REDO_EVALUATION) -> dict[str, Any]:
+    """A finished stage's file, read bounded and checked to hold what the results take from it.
+    Before: ``json.loads(read_text())``, so a cut file said "Unterminated string starting at: line 1
+    column 11" naming no file, ``"success": "x"`` ended in "Unknown format code 'f'", a list was
+    taken as the stage's figures, and text nested 100,000 deep ended in a RecursionError."""
+    record = read_json_checked(path, expect=dict, remedy=remedy)
+    check_fields(path, record, fields, present, remedy)
+    return record
