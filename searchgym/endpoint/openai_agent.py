@@ -49,7 +49,11 @@ from typing import Any
 
 from searchgym.action_types import Action, ParseError
 from searchgym.actions import parse_action, unwrap_tool_result
+from searchgym.endpoint.chat_client import ChatClient, EndpointConfig, Reachability, Reply
+from searchgym.endpoint.chat_replies import ChatReply, QueuedCall, reply_from_body
+from searchgym.endpoint.reply_checks import UNPARSEABLE_WARNING_SHARE, reply_report, unanswered
 from searchgym.envs.play_rules import play_rules
+from searchgym.fileio import atomic_write_json, atomic_write_jsonl
 from searchgym.harness.evaluate import (
     Prediction,
     answer_rule,
@@ -58,10 +62,6 @@ from searchgym.harness.evaluate import (
     play_single,
     score_prediction,
 )
-from searchgym.fileio import atomic_write_json, atomic_write_jsonl
-from searchgym.endpoint.chat_client import ChatClient, EndpointConfig, Reply
-from searchgym.endpoint.chat_replies import ChatReply, QueuedCall, reply_from_body
-from searchgym.endpoint.reply_checks import UNPARSEABLE_WARNING_SHARE, reply_report, unanswered
 from searchgym.suites import Suite, env_kind, get_suite, make_env, tasks
 from searchgym.tools import chat_tools
 from searchgym.tools.toolkit import TOOL_NAMES
@@ -157,8 +157,9 @@ class OpenAIActor:
 
     def __init__(self, config: EndpointConfig, system_prompt: str = SYSTEM_PROMPT, split: str = "",
                  replay: Mapping[tuple[str, str], list[tuple[str, Any]]] | None = None, transcripts: list | None = None,
-                 prefetch: Any = None) -> None:
-        self.config, self.client, self.system_prompt = config, ChatClient(config, reply_from_body), system_prompt
+                 prefetch: Any = None, reachability: Reachability | None = None) -> None:
+        self.config, self.system_prompt = config, system_prompt
+        self.client = ChatClient(config, reply_from_body, reachability)  # a pool's actors share one reachability
         self.replay = dict(replay or {})
         self.transcripts = transcripts if transcripts is not None else []
         self.prefetch = prefetch  # called with the task when the harness reaches a new task
@@ -293,8 +294,8 @@ class _LockedEnv:
 
 
 def _play_one(suite: Suite, split: str, index: int, task: Any, seed: int, config: EndpointConfig,
-              system_prompt: str) -> tuple[Prediction, OpenAIActor]:
-    actor = OpenAIActor(config, system_prompt, split)
+              system_prompt: str, reachability: Reachability | None = None) -> tuple[Prediction, OpenAIActor]:
+    actor = OpenAIActor(config, system_prompt, split, reachability=reachability)
     env = _LockedEnv(make_env(suite, split))
     rule = answer_rule(suite)
     try:
@@ -314,9 +315,10 @@ def run_pool(suite: Suite, split: str, config: EndpointConfig, concurrency: int 
     if int(concurrency) < 1:
         raise ValueError(f"concurrency must be >= 1, got {concurrency!r}")
     chosen = tasks(suite, split)[:limit] if limit else tasks(suite, split)
+    reachability = Reachability()  # one server: a request no retry got through to spares the others' retries
     with ThreadPoolExecutor(max_workers=int(concurrency)) as pool:
-        results = list(pool.map(lambda it: _play_one(suite, split, it[0], it[1], seed, config, system_prompt),
-                                enumerate(chosen)))
+        results = list(pool.map(lambda it: _play_one(suite, split, it[0], it[1], seed, config, system_prompt,
+                                                     reachability), enumerate(chosen)))
     return [p for p, _ in results], [a for _, a in results]
 
 

@@ -182,3 +182,20 @@ def test_an_http_error_keeps_the_servers_message_and_the_advice_fits_it(raw_serv
     line = capsys.readouterr().err.strip().splitlines()[-1]
     assert "(e.g. HTTP 404: The model `m` does not exist. Try another.)" in line
     assert "check --model, the API key" in line and "check --base-url" not in line
+
+
+def test_the_clients_of_a_pool_share_what_a_request_found() -> None:
+    """Before: a pool made one client per task, each with its own flag, so every task's first request
+    waited out every retry: 4.5 minutes for `evaluate --agent openai` to say nothing listened."""
+    from searchgym.endpoint.openai_agent import run_pool
+    from searchgym.suites import get_suite
+
+    probe = socket.create_server(("127.0.0.1", 0))
+    port = probe.getsockname()[1]
+    probe.close()
+    config = EndpointConfig("m", f"http://127.0.0.1:{port}/v1", timeout=TIMEOUT, retries=3, backoff=0.2)
+    predictions, actors = run_pool(get_suite("searchqa-text-v2"), "dev", config, concurrency=1, limit=4)
+    attempts = [turn["attempts"] for a in actors for t in a.transcripts for turn in t["turns"]]
+    assert len(predictions) == 4 and len(attempts) > 4
+    assert attempts[0] == 4 and set(attempts[1:]) == {1}  # one request paid the retries; the rest tried once
+    assert len({id(a.client.reachability) for a in actors}) == 1
