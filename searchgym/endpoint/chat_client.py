@@ -97,6 +97,10 @@ class Reply:
     attempts: int = 0
 
 
+class ReplyTooLong(ValueError):
+    """A 2xx reply past MAX_BODY_BYTES: the server answered, with more than any action can be."""
+
+
 class Reachability:
     """Whether the endpoint's last request got no reply after every retry: until one is answered,
     each request gets one attempt. Why: against a server that is not there every request waited out
@@ -152,6 +156,8 @@ class ChatClient:
                     f": {said}" if said else "")
                 if status >= 300 and status not in RETRYABLE_STATUS:
                     return Reply(f"(the endpoint refused the request: {error})", error=error, attempts=attempt + 1)
+            except ReplyTooLong as exc:  # the server answered: no retry, and it is not unreachable
+                return Reply("", error=str(exc), attempts=attempt + 1)
             except (http.client.HTTPException, OSError, ValueError) as exc:  # OSError covers timeouts
                 error = f"{type(exc).__name__}: {exc}"[:300]
             except Exception as exc:  # noqa: BLE001 - whatever a server does ends as a failed reply
@@ -221,6 +227,9 @@ def post(url: str, data: bytes, headers: dict[str, str], deadline: float) -> tup
         body = response.read(MAX_BODY_BYTES)
         if len(body) < MAX_BODY_BYTES and response.length:  # read(amt) returns a cut body without raising
             raise http.client.IncompleteRead(body, response.length)
+        if len(body) == MAX_BODY_BYTES and response.read(1):  # before: cut, then "reply is not JSON"
+            raise ReplyTooLong(f"the reply is longer than {MAX_BODY_BYTES >> 20} MiB, more than any action; it "
+                               "was not read (a model that writes without end? lower max_tokens)")
         return response.status, body
     finally:
         conn.close()

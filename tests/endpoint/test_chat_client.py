@@ -199,3 +199,16 @@ def test_the_clients_of_a_pool_share_what_a_request_found() -> None:
     assert len(predictions) == 4 and len(attempts) > 4
     assert attempts[0] == 4 and set(attempts[1:]) == {1}  # one request paid the retries; the rest tried once
     assert len({id(a.client.reachability) for a in actors}) == 1
+
+
+def test_a_reply_longer_than_the_limit_says_so_and_spares_the_retries(raw_server) -> None:
+    """Before: cut at MAX_BODY_BYTES, then "reply is not JSON", retried, and the server was taken for
+    unreachable ("check --base-url, that the server is running") though it had answered."""
+    from searchgym.endpoint.chat_client import MAX_BODY_BYTES
+
+    body = b'{"choices": [{"message": {"content": "' + b"x" * MAX_BODY_BYTES + b'"}}]}'
+    server = raw_server(send(STATUS_OK + b"Content-Length: %d\r\n\r\n" % len(body) + body))
+    long = client(server.url)
+    reply = long.complete([], None, time.monotonic() + TIMEOUT)
+    assert reply.attempts == 1 and reply.error.startswith("the reply is longer than 4 MiB, more than any action")
+    assert not long.unreachable
