@@ -18,6 +18,7 @@ ids allowed at each generated token, which the trainer's log-probs normalise ove
 Budgets: at most ``max_new_tokens`` per turn and ``max_episode_tokens`` per stream; a stream
 without room for another turn ends (single agent: truncated, paying the env's
 ``no_answer_score``; team member: it waits for the rest of the episode, steps without tokens).
+At ``max_turns`` turns (a team's or group's: rounds) the episode ends truncated, paying ``no_answer_score``.
 
 Every turn is a :class:`~searchgym.agents.trajectory.Step` carrying the env reward and the
 process judge's signals, so :func:`~searchgym.agents.advantages.compute_advantages` (grpo,
@@ -33,7 +34,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -42,9 +43,11 @@ from searchgym.actions import unwrap_tool_result
 
 from .config_checks import check_rollout_lengths
 from .grouping import TEAM_GROUP, resolve_grouping
-from .llm_policy import ChatCodec, Generation, LLMPolicy
+from .llm_conversation import Conversation, LLMEpisode
+from .llm_policy import Generation, LLMPolicy
+from .llm_turn_limit import TurnLimit
 from .rollout import SIGNAL_KEYS, RolloutStats
-from .trajectory import Step, Trajectory
+from .trajectory import Step
 
 DEFAULT_SYSTEM_PROMPT = ("You are a search agent. Each turn, write exactly one action: one tool call "
                          "<tool_call>{\"name\": ..., \"arguments\": {...}}</tool_call>, or your final "
@@ -88,86 +91,6 @@ def unwrap_tool_response(text: str) -> str:
 def signals_of(info: Mapping[str, Any]) -> dict[str, float]:
     signals = info.get("signals") or {}
     return {k: float(signals[k]) for k in SIGNAL_KEYS if k in signals}
-
-
-class Conversation:
-    """One agent's token stream: ids, the 0/1 loss mask and the turn of each generated token."""
-
-    def __init__(self, codec: ChatCodec, messages: list[dict], tools: list[dict] | None, budget: int,
-                 callable_tools: list[dict] | None = None, tool_format: str = "hermes") -> None:
-        self.codec, self.budget = codec, int(budget)
-        self.messages = list(messages)
-        self.tools = tools
-        self.callable_tools = callable_tools if callable_tools is not None else (tools or [])  # the guide's tools
-        self.tool_format = tool_format
-        self.allowed: dict[int, tuple[int, ...]] = {}  # guided tokens: index in token_ids -> the ids allowed there
-        self.sampled_log_probs: dict[int, float] = {}  # guided tokens: the log-prob each was drawn with
-        self.token_ids = codec.prompt_ids(messages, tools)
-        self.loss_mask = [0] * len(self.token_ids)
-        self.turn_index = [-1] * len(self.token_ids)
-        self.prompt_length = len(self.token_ids)
-        self._last: list[int] = []
-
-    @property
-    def room(self) -> int:
-        return self.budget - len(self.token_ids)
-
-    @property
-    def generated_tokens(self) -> int:
-        return sum(self.loss_mask)
-
-    def add_turn(self, generation: Generation, turn: int) -> None:
-        n = len(generation.token_ids)
-        allowed = getattr(generation, "allowed", None)
-        if allowed is not None:
-            self.allowed.update({len(self.token_ids) + k: ids for k, ids in enumerate(allowed)})
-            self.sampled_log_probs.update({len(self.token_ids) + k: lp for k, lp in enumerate(generation.log_probs)})
-        self.token_ids += generation.token_ids
-        self.loss_mask += [1] * n
-        self.turn_index += [turn] * n
-        self._last = list(generation.token_ids)
-        self.messages.append({"role": "assistant", "content": generation.text})
-
-    def add_message(self, role: str, content: str, min_turn_tokens: int = 1) -> bool:
-        """Append an observation and the next generation prompt; False (nothing added) without room."""
-        extra = self.codec.close_turn_ids(self._last) + self.codec.message_ids(role, content)
-        if len(self.token_ids) + len(extra) + min_turn_tokens > self.budget:
-            return False
-        self.token_ids += extra
-        self.loss_mask += [0] * len(extra)
-        self.turn_index += [-1] * len(extra)
-        self.messages.append({"role": role, "content": content})
-        return True
-
-
-@dataclass
-class LLMEpisode:
-    """One agent's episode: its conversation and one Step per round."""
-
-    task_id: str
-    agent_id: str
-    group_key: str
-    conversation: Conversation
-    steps: list[Step] = field(default_factory=list)
-    success: bool = False
-    done: bool = False
-    muted: bool = False  # out of tokens: waits (team) or ended (single agent)
-    budget_truncated: bool = False
-    _trajectory: Trajectory | None = None
-
-    def trajectory(self) -> Trajectory:
-        if self._trajectory is None:
-            self._trajectory = Trajectory(self.steps, agent_id=self.agent_id, group_id=self.group_key,
-                                          task_id=self.task_id, success=self.success)
-        return self._trajectory
-
-    def token_advantages(self, step_advantages: np.ndarray) -> list[float]:
-        """Each generated token gets its round's advantage; other tokens 0 (they are masked anyway)."""
-        return [float(step_advantages[t]) if t >= 0 else 0.0 for t in self.conversation.turn_index]
-
-    @property
-    def final_return(self) -> float:
-        return float(sum(s.reward for s in self.steps))
 
 
 def opening_messages(session: Any, first_observation: str, config: RolloutConfig
@@ -291,12 +214,11 @@ def collect_llm_parallel(envs: Sequence[Any], policies: Mapping[str, LLMPolicy],
             key = f"{t}.{e}" if group_by == "episode" else f"{t}"
             runs.append((env, {a: LLMEpisode(task_id, a, key, open_conversation(
                 policies[a], env.sessions[a], observations[a]["text"], config)) for a in env.agents}, t))
-    while any(env.agents for env, _, _ in runs):
-        rows = [(policies[a], eps[a]) for env, eps, _ in runs for a in env.agents if not eps[a].muted]
+    playing = [run for run in runs if run[0].agents]  # cut at max_turns, an env's agents are not stepped again
+    while playing:
+        rows = [(policies[a], eps[a]) for env, eps, _ in playing for a in env.agents if not eps[a].muted]
         gens = iter(generate_turns(rows, rng, config, greedy))
-        for env, eps, _ in runs:
-            if not env.agents:
-                continue
+        for env, eps, _ in playing:
             actions, live = {}, list(env.agents)
             for a in live:
                 if eps[a].muted:
@@ -306,15 +228,20 @@ def collect_llm_parallel(envs: Sequence[Any], policies: Mapping[str, LLMPolicy],
                     eps[a].conversation.add_turn(gen, len(eps[a].steps))
                     actions[a] = gen.text
             observations, rewards, terms, truncs, infos = env.step(actions)
+            last = len(eps[live[0]].steps) + 1 >= config.max_turns  # rounds: every live agent steps in each
             for a in live:
-                ep = eps[a]
+                ep, reward = eps[a], rewards.get(a, 0.0)
                 done = bool(terms.get(a) or truncs.get(a))
-                if not done and not ep.muted and not ep.conversation.add_message(
+                if not done and last:  # as collect_llm_single: truncated, paying the env's no_answer_score
+                    done = ep.budget_truncated = True
+                    reward += env.config.reward.no_answer_score
+                elif not done and not ep.muted and not ep.conversation.add_message(
                         config.observation_role, unwrap_tool_response(observations[a]["text"]), config.min_turn_tokens):
                     ep.muted = ep.budget_truncated = True
-                ep.steps.append(_step(rewards.get(a, 0.0), done, infos.get(a, {}), len(ep.steps)))
+                ep.steps.append(_step(reward, done, infos.get(a, {}), len(ep.steps)))
                 if done:
                     ep.done, ep.success = True, bool(infos.get(a, {}).get("success", False))
+        playing = [run for run in playing if run[0].agents and not all(ep.done for ep in run[1].values())]
     return _group(runs, group_by), _stats([list(eps.values()) for _, eps, _ in runs])
 
 
@@ -338,13 +265,15 @@ def _stats(runs: Sequence[Sequence[LLMEpisode]]) -> RolloutStats:
 class LLMActor:
     """A (greedy) LLM as a harness Actor: ``act(env, observation, info) -> str`` on a single-agent
     text env, ``act(env, observations, infos) -> {agent: str}`` on a parallel one (``policies``:
-    one LLMPolicy for every agent, or a mapping agent -> LLMPolicy)."""
+    one LLMPolicy for every agent, or a mapping agent -> LLMPolicy). An episode ends after
+    ``config.max_turns`` steps, truncated with no answer, as a rollout's does (:mod:`.llm_turn_limit`)."""
 
     def __init__(self, policies: LLMPolicy | Mapping[str, LLMPolicy], config: RolloutConfig | None = None,
                  seed: int = 0, greedy: bool = True) -> None:
         self.policies, self.config, self.greedy = policies, config or RolloutConfig(), greedy
         self.rng = np.random.default_rng(seed)
         self.episodes: dict[str, LLMEpisode] = {}
+        self.limit = TurnLimit()
 
     def policy_for(self, agent: str) -> LLMPolicy:
         return self.policies[agent] if isinstance(self.policies, Mapping) else self.policies
@@ -355,6 +284,7 @@ class LLMActor:
 
     def reset(self) -> None:
         self.episodes = {}
+        self.limit.release()
 
     def act(self, env: Any, observation: Any, info: Any) -> Any:
         base = env.unwrapped
@@ -364,6 +294,12 @@ class LLMActor:
 
     def _turns(self, base: Any, seen: Mapping[str, tuple[Any, str, Mapping]]) -> dict[str, str]:
         actions, rows = {}, []
+        steps = {agent: int(info.get("step", 0)) for agent, (_, _, info) in seen.items()}
+        if 0 in steps.values():  # a new episode (played without reset())
+            self.limit.release()
+        last = [agent for agent, step in steps.items() if step + 1 >= self.config.max_turns]
+        if last:  # the env ends the episode after this step, as the rollouts do at max_turns
+            self.limit.end_after_step(base, last)
         for agent, (session, text, info) in seen.items():
             episode = self.episodes.get(agent)
             if episode is None or int(info.get("step", 0)) == 0:

@@ -152,7 +152,10 @@ def main(argv: list[str] | None = None) -> int:
     path = parser.parse_args(argv).path
     if path.is_dir():
         parser.error(f"{path} is a folder; give the path of the JSON file to write")
-    atomic_write_text(path, train_tokenizer().to_str(pretty=False) + "\n")
+    try:  # before: a traceback ("FileNotFoundError ... .tmp") for a path that cannot be written
+        atomic_write_text(path, train_tokenizer().to_str(pretty=False) + "\n")
+    except OSError as exc:
+        parser.error(f"cannot write {path}: {exc.strerror or exc}")
     print(f"wrote {path}")
     return 0
 

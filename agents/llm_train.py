@@ -57,9 +57,9 @@ from .llm_policy import (
     SamplingConfig,
     enable_checkpointing,
     load_model,
-    vllm_available,
 )
 from .llm_rollout import LLMEpisode, RolloutConfig, collect_llm_parallel, collect_llm_single
+from .llm_run_checks import check_generation_backend, check_grouping
 from .trainer_base import TrainerBase, TrainState
 
 TEAM_MODES = ("shared", "separate")
@@ -150,10 +150,8 @@ class LLMTrainer(TrainerBase):
         if first.config.action_mode != "text":
             raise ValueError(f"the LLM policy writes its actions: {config.env_id} is in "
                              f"{first.config.action_mode!r} mode; use a text env (SearchQA-v0, TeamSearch-v0, ...)")
-        if config.group_by != "auto" and (self.kind == "single" or first.metadata.get("group_by") == "episode"):
-            raise ValueError(f"group_by={config.group_by!r} ({config.method}) compares each agent of a team with "
-                             f"itself across a task's episodes; {config.env_id} has no team (use a team env, e.g. "
-                             "TeamSearch-v0, or group_by='auto')")
+        check_grouping(config, self.kind, first.metadata.get("group_by"))  # train --policy llm: before its folder
+        check_generation_backend(config)
         self.agents = ["agent_0"] if self.kind == "single" else list(first.possible_agents)
         sampling = SamplingConfig(config.temperature, config.top_p)
         n_models = len(self.agents) if config.team_mode == "separate" and self.kind != "single" else 1
@@ -183,11 +181,7 @@ class LLMTrainer(TrainerBase):
 
     def _attach_vllm(self) -> None:  # pragma: no cover - needs vLLM and a GPU
         """Generation by vLLM on the same weights (pushed after every update)."""
-        if self.config.model.startswith("random:"):
-            raise ValueError("vLLM loads a model from a path or hub id; random:<preset> models need the transformers backend")
-        if not vllm_available():
-            raise ValueError("generation_backend='vllm' needs vLLM: pip install 'searchgym[vllm]'")
-        from vllm import LLM
+        from vllm import LLM  # the model and vLLM were checked in __init__ (llm_run_checks)
 
         for member in self.members:
             member.vllm_engine = LLM(model=self.config.model, seed=self.config.seed, enable_prefix_caching=True,

@@ -13,9 +13,13 @@ from __future__ import annotations
 
 import json
 import struct
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from searchgym.damaged import DamagedFile, open_regular, read_json_checked
+
+from .model_weights import check_tensor_names
 
 #: JSON files transformers reads from a model folder (when present)
 JSON_FILES = ("config.json", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json",
@@ -89,16 +93,31 @@ def _check_shapes(folder: Path, headers: dict[Path, dict]) -> None:
 
     try:
         config = from_pretrained(AutoConfig, str(folder), local_files_only=True)
-        with torch.device("meta"):
-            expected = {k: tuple(v.shape) for k, v in AutoModelForCausalLM.from_config(config).state_dict().items()}
+        with torch.device("meta"), _quiet_transformers():  # its notes on the config are not this check's
+            model = AutoModelForCausalLM.from_config(config)
+        expected = {k: tuple(v.shape) for k, v in model.state_dict().items()}
     except Exception:  # noqa: BLE001 - an architecture built otherwise: its own loader checks it
         return
+    if headers:
+        check_tensor_names(folder, headers, model)
     for shard, header in headers.items():
         for name, entry in header.items():
             shape = tuple(entry.get("shape", ())) if isinstance(entry, dict) else None
             if name in expected and shape != expected[name]:
                 raise DamagedFile(shard, f"holds {name} of shape {list(shape or ())} where config.json's model has "
                                   f"{list(expected[name])} (a config.json of another model?)", FIX)
+
+
+@contextmanager
+def _quiet_transformers() -> Iterator[None]:
+    from transformers.utils import logging as hf_logging
+
+    level = hf_logging.get_verbosity()
+    hf_logging.set_verbosity_error()
+    try:
+        yield
+    finally:
+        hf_logging.set_verbosity(level)
 
 
 def _check_template(path: Path) -> None:
@@ -133,8 +152,13 @@ def _check_rendering(folder: Path) -> None:
         tokenizer = from_pretrained(AutoTokenizer, str(folder), local_files_only=True)
     except ModelFolderError:
         raise
-    except Exception:  # noqa: BLE001 - the run's own loader words a tokenizer it cannot read
+    except ImportError:  # a library the tokenizer needs (sentencepiece ...): the run's own loader names it
         return
+    except Exception as exc:  # noqa: BLE001 - a tokenizer file transformers cannot read (was "'added_tokens'")
+        named = next((n for n in (*TOKENIZERS, "tokenizer_config.json") if (folder / n).exists()), "tokenizer.json")
+        why = " ".join(str(exc).split())[:160]
+        raise DamagedFile(folder / named, f"cannot be read as a tokenizer by transformers ({type(exc).__name__}: "
+                          f"{why})", FIX) from None
     if getattr(tokenizer, "chat_template", None) is None:
         return  # the run's default template is used
     where = folder / ("chat_template.jinja" if (folder / "chat_template.jinja").exists() else "tokenizer_config.json")

@@ -6,7 +6,9 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from searchgym.agents.llm_run_checks import check_llm_run
 from searchgym.damaged import DamagedFile
+from searchgym.envs.config import BOUNDS
 from searchgym.harness.finished_files import finished_json
 from searchgym.harness.llm_method import WORLD_KEYS, config_from_args, option_getter
 from searchgym.harness.methods import MethodRef
@@ -23,7 +25,9 @@ def llm_run_spec(args: Any) -> RunSpec:
     a world size, families or difficulty that leave no task failed inside the run, after its folder
     was written (the corrected command was then refused as "a different run")."""
     config, get = config_from_args(args), option_getter(args)
+    check_llm_run(config)  # group_by 'role' without a team, vLLM for a random: preset or not installed
     world = {k: config.env_kwargs.pop(k) for k in WORLD_KEYS if k in config.env_kwargs}
+    check_world_seed_option(world.get("world_seed", 0))
     suite = Suite(id=f"train-llm-{config.env_id}", version=0, env_id=config.env_id, env_kwargs=config.env_kwargs,
                   world_seed=int(world.get("world_seed", 0)), world_size=world.get("world_size", "small"),
                   families=world.get("families"), difficulty=world.get("difficulty"), dev_size=get("dev_size"),
@@ -36,6 +40,14 @@ def llm_run_spec(args: Any) -> RunSpec:
                    budget=config.budget, out=out, device=config.device, policy="llm",
                    progress=not get("no_progress"), options={"llm_config": asdict(config)}, folder=out,
                    logger=getattr(args, "logger", None) or "none")
+
+
+def check_world_seed_option(value: Any) -> None:
+    """The ``world_seed`` option named with what it accepts. Why: -5 failed in the suite's task check,
+    whose advice was "choose other --families or --difficulty"; 2.5 was taken as 2."""
+    low, high = BOUNDS["world_seed"]
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise ValueError(f"world_seed (--options) must be an integer in {low}..{high} (a world seed); got {value!r}")
 
 
 def check_opening_prompt(spec: RunSpec) -> None:
