@@ -9,7 +9,7 @@ and its tools are shared and never copied.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from operator import attrgetter
 
@@ -248,6 +248,16 @@ class SearchSession(Transcript):
             text = f"{head}Answer the question by using the tools. {answer}\nTools: {schemas}\n{forms}"
         # cut before the question, which comes last: a max_obs_chars below the prompt's length cut it off
         return sanitize(text, limit - len(question)) + question
+
+    def team_prompt(self, board: Callable[[int], str]) -> str:
+        """A team member's first text observation: the question first, then the board (``board(room)``,
+        which ends the text), then the header and tools, as candidate mode cuts. Why: the board's
+        room came first, so a small ``max_obs_chars`` cut the question, or left only the header's start."""
+        limit = self.config.max_obs_chars
+        room = limit - len(self.question_line(limit)) - 1
+        text = board(room)
+        tail = "\n" + text if len(text) <= room else ""
+        return self.prompt(team_actions=True, max_chars=limit - len(tail)) + tail
 
     def question_line(self, max_chars: int) -> str:
         """``"\nQuestion: ..."`` as the prompt ends with it, cut to ``max_chars``: what a prompt keeps first."""

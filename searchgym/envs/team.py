@@ -207,15 +207,7 @@ class TeamSearchEnv(TeamPosts, MultiSearchEnv):
             if self._candidate_mode():  # candidate observations do not show the prompt
                 obs[agent] = self._observation(agent, "")
                 continue
-            # the question first, then the board (which ends the text), then the header and tools: as
-            # candidate mode cuts (before: the board's room came first, and a small max_obs_chars cut the
-            # question, or left only the start of the header)
-            limit = self.config.max_obs_chars
-            room = limit - len(self.sessions[agent].question_line(limit)) - 1
-            board = self.blackboard.text(room)
-            board = "\n" + board if len(board) <= room else ""
-            obs[agent] = self._observation(agent, self.sessions[agent].prompt(team_actions=True,
-                                                                              max_chars=limit - len(board)) + board)
+            obs[agent] = self._observation(agent, self.sessions[agent].team_prompt(self.blackboard.text))
         return obs, {a: self._info(a, None) for a in self.agents}
 
     # ------------------------------------------------------------------------------- step
