@@ -67,7 +67,7 @@ def test_retrain_record_with_an_unusable_record_is_refused_before_retraining(fin
     (tmp_path / "b2" / "retrained.json").write_text("{cut")
     assert main(["leaderboard", "retrain", str(submission), "--record", "--dir", str(tmp_path / "b2"),
                  "--out", str(tmp_path / "r2")]) == 2
-    assert "retrained.json is not readable JSON" in _error(capsys)
+    assert "retrained.json: is not valid JSON" in _error(capsys)
     assert not (tmp_path / "r1").exists() and not (tmp_path / "r2").exists()
 
 

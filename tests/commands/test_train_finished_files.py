@@ -24,7 +24,7 @@ def test_a_finished_runs_result_json_gone_or_torn_says_to_delete_done(tmp_path, 
     capsys.readouterr()
     assert main([*TRAIN, "--out", str(out)]) == 2
     err = capsys.readouterr().err
-    assert str(result) in err and "DONE and re-run the same command" in err and len(err.strip().splitlines()) == 1
+    assert str(result) in err and "DONE and re-run the command that made the run" in err and len(err.strip().splitlines()) == 1
     (result.parent / "DONE").unlink()
     assert main([*TRAIN, "--out", str(out)]) == 0  # the remedy works
     assert "test success" in capsys.readouterr().out

@@ -124,7 +124,7 @@ def test_a_finished_run_without_config_json_is_damage_not_a_result(tmp_path):
     assert execute_run(spec).status == "done"
     (folder / "config.json").unlink()
     with pytest.raises(DamagedFile, match=r"config\.json: is missing from a finished run.*; delete .*DONE and "
-                                          "re-run the same command to evaluate"):
+                                          "re-run the command that made the run"):
         execute_run(RunSpec(TINY_QA, resolve_method(FAST), 5, 8, folder, "cpu", folder=folder))
 
 
