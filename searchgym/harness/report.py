@@ -334,9 +334,7 @@ def write_report(out: Path | str, suite: Suite, labels: Sequence[str], seeds: Se
     failures = no_finished_run(out, records, labels, seeds)
     parts = [f"# Comparison on `{suite.id}`", "",
              (f"Suite hash `{suite.content_hash}`; env `{suite.env_id}`; {len(suite.tasks('test'))} test tasks; "
-             f"seeds {list(seeds)}; " + (f"training budget {budget} env steps (methods that train)" if budget is not None
-                                         else "training budgets differ between the runs (each run's config.json "
-                                         "records its own)") + f"{_steps_used(records)}."), "",
+             f"seeds {list(seeds)}; {_budget_sentence(budget, records)}."), "",
              f"Finished runs: {len(records)} of {len(labels) * len(seeds)}.{_unfinished(records, labels, seeds)}", "",
              "## Success (mean [95% bootstrap interval over seeds and tasks])", "", success, "",
              *(["No finished run, so no row in any table:", "", *(f"- {line}" for line in failures), ""]
@@ -367,15 +365,16 @@ def write_report(out: Path | str, suite: Suite, labels: Sequence[str], seeds: Se
     return ReportPaths(summary_path, results_path, tuple(curves_paths), success, tuple(failures))
 
 
-def _steps_used(records: Sequence[RunRecord]) -> str:
-    """What the learning runs spent: an iteration begun before the budget is spent is finished, so a run
-    ends past it (by up to one iteration), and config.json's budget alone understated it."""
+def _budget_sentence(budget: int | None, records: Sequence[RunRecord]) -> str:
+    """The budget (None: budgets differ) and what learning runs spent: a begun iteration ends, past the budget."""
+    said = (f"training budget {budget} env steps (methods that train)" if budget is not None else
+            "training budgets differ between the runs (each run's config.json records its own)")
     spending = [r for r in records if r.config.get("training_budget") == r.config.get("budget") != 0]
     last = [max(steps) for r in spending if (steps := [row["step"] for row in r.metrics if is_number(row.get("step"))])]
     if not last:
-        return ""
+        return said
     lo, hi = int(min(last)), int(max(last))
-    return f"; the learning runs used {lo}{'' if lo == hi else f' to {hi}'} (a begun iteration ends)"
+    return f"{said}; the learning runs used {lo}{'' if lo == hi else f' to {hi}'} (a begun iteration ends)"
 
 
 def _write_curves(out: Path, records: Sequence[RunRecord], suite: Suite) -> list[Path]:
