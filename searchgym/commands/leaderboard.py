@@ -29,6 +29,7 @@ from searchgym.leaderboard import (
     write_submission,
 )
 from searchgym.leaderboard_checks import load_schema, verify_file
+from searchgym.shown import terminal_safe
 
 
 def file_path(text: str) -> Path:
@@ -118,11 +119,10 @@ def board_folder(text: str) -> Path:
 
 
 def shown(path: str | Path) -> str:
-    """A file name as printed in a verdict: with control characters escaped (``ascii``), so one file's
-    verdict is one line. Why: a name holding a newline printed a line of its own ("OK fine.json ...")
-    and escape sequences reached the terminal."""
-    text = str(path)
-    return ascii(text)[1:-1] if any(ord(c) < 32 or 127 <= ord(c) < 160 for c in text) else text
+    """A file name as printed in a verdict: control characters escaped (``terminal_safe``, newlines and
+    tabs too), so one file's verdict is one line. Why: a name holding a newline printed a line of its
+    own ("OK fine.json ...") and escape sequences reached the terminal."""
+    return terminal_safe(str(path)).replace("\n", "\\n").replace("\t", "\\t")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

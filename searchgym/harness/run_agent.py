@@ -116,17 +116,13 @@ def played_identity(run: TrainedRun) -> dict[str, str]:
     (the checkpoint's; an sft run's base, by the sha256 its config records). Part of the evaluation's
     identity. Why: it was only ``path=`` as typed, so after the run was trained again into the same
     folder, ``evaluate`` showed the earlier policy's score as this one's ("already evaluated")."""
-    import hashlib
+    from searchgym.agents.sft_base import file_sha256
 
-    config = hashlib.sha256((run.folder / CONFIG).read_bytes()).hexdigest()
+    config = file_sha256(run.folder / CONFIG)
     if run.is_sft:
         base = run.config.get("base")
         return {"config_sha256": config, "weights_sha256": str(base.get("sha256") if isinstance(base, dict) else "")}
-    digest = hashlib.sha256()
-    with open(run.folder / CHECKPOINT, "rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
-    return {"config_sha256": config, "weights_sha256": digest.hexdigest()}
+    return {"config_sha256": config, "weights_sha256": file_sha256(run.folder / CHECKPOINT)}
 
 
 def check_values(config_path: Path, config: dict[str, Any], remedy: str) -> None:
