@@ -43,6 +43,22 @@ def refuse_link(path: str | os.PathLike, remedy: str = REPLACE_LINKED_FOLDER) ->
     return path
 
 
+def folder_argument(value: object, name: str, what: str = "a folder") -> Path:
+    """``value`` as a Path once it is a folder path: a str or an ``os.PathLike``, not empty (else a
+    TypeError or ValueError naming ``name`` and what was given). Why: ``load_results(None)`` was
+    pathlib's "expected str, bytes or os.PathLike object, not NoneType", naming no argument, and
+    ``load_results("")`` read the working folder."""
+    from searchgym.shown import safe_repr
+
+    text = os.fspath(value) if isinstance(value, os.PathLike) else value
+    if not isinstance(text, str):
+        raise TypeError(f"{name} must be a folder path (a str or an os.PathLike naming {what}), got "
+                        f"{safe_repr(value, 60)} ({type(value).__name__})")
+    if not text.strip():
+        raise ValueError(f"{name} is empty, which names no folder; give the path of {what}")
+    return Path(text)
+
+
 def check_folder_can_be_made(path: str | os.PathLike, flag: str = "--out") -> Path:
     """``path`` once a folder not made yet can be made there: every existing part above it is a folder,
     and in the nearest one a folder can be made (a probe folder, made and removed). Why:

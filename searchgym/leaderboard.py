@@ -28,10 +28,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from searchgym.damaged import DamagedFile, DamagedFileWarning, read_json_checked
+from searchgym.damaged import MAX_JSON_BYTES, DamagedFile, DamagedFileWarning, read_bounded
 from searchgym.fileio import atomic_write_json, read_json, read_jsonl
 from searchgym.harness.runner import is_done
 from searchgym.leaderboard_checks import (
+    MAX_BYTES,
     SubmissionRejected,
     Verdict,
     check_schema,
@@ -51,6 +52,13 @@ RETRAINED_FILE = "retrained.json"
 
 
 # ------------------------------------------------------------------------------- submit
+#: Why ``submit`` refuses a run folder's file that is a symbolic link, unread (as ``build`` refuses a linked
+#: submission). Before: it was followed, so a copied run folder's link to another run's predictions (or to
+#: any file) was submitted as this run's.
+LINKED_RUN_FILE = ("is a symbolic link, which submit never follows (a run writes its own files; a link could pass "
+                   "another run's file, or any file, off as this run's)")
+
+
 def build_submission(run: str | os.PathLike, name: str | None = None, description: str | None = None,
                      url: str | None = None) -> dict[str, Any]:
     """A submission from a finished run folder (``config.json`` + ``predictions.jsonl``)."""
@@ -66,6 +74,9 @@ def build_submission(run: str | os.PathLike, name: str | None = None, descriptio
             shown = ", ".join(str(p) for p in runs[:4]) + (f" ... ({len(runs)} in all)" if len(runs) > 4 else "")
             raise ValueError(f"{run} holds finished runs but is not one; submit one run folder: {shown}")
         raise ValueError(f"{run} is not a finished run folder (no DONE marker); finish it with the same command first")
+    linked = next((run / f for f in ("config.json", "predictions.jsonl") if (run / f).is_symlink()), None)
+    if linked is not None:  # checked before either is read
+        raise DamagedFile(linked, LINKED_RUN_FILE, f"copy the file itself into the run folder, or {_redo(run)}")
     config_bytes, config = _run_config(run)
     # a limit below the test split's size (else "damaged ... re-run the same command", which limits it again)
     if config.get("limit") is not None and not _limit_covers_test(config):
@@ -216,29 +227,50 @@ def write_submission(submission: Mapping[str, Any], out: str | os.PathLike | Non
     return atomic_write_json(submission_path(submission, out, folder), submission)
 
 
-def check_replaces_only_itself(path: Path, submission: Mapping[str, Any]) -> None:
+#: ``existing`` not given: the check reads the file itself.
+_UNREAD: Any = object()
+
+
+def read_existing(path: Path) -> bytes | None:
+    """The bytes of the regular file at ``path`` (links followed), read once for
+    :func:`check_replaces_only_itself` and :func:`holds_the_same`; None where there is none or it
+    cannot be read. Why: each read the file again, and it could change between the reads."""
+    if not path.is_file():
+        return None
+    try:
+        return read_bounded(path, MAX_JSON_BYTES)
+    except (DamagedFile, OSError):
+        return None
+
+
+def check_replaces_only_itself(path: Path, submission: Mapping[str, Any], existing: bytes | None = _UNREAD) -> None:
     """A file at ``path`` is replaced only by a submission of the same run (its ``config.json``
     SHA-256), e.g. with a new description. Why: ``submit`` wrote over any file of that name, so a
-    second run submitted under a name already on the board replaced the first run's file unsaid."""
+    second run submitted under a name already on the board replaced the first run's file unsaid.
+    ``existing``: the file's bytes as :func:`read_existing` gave them."""
     if not path.is_file():
         return
+    data = read_existing(path) if existing is _UNREAD else existing
     try:
-        there = read_json_checked(path, expect=dict)
-    except (DamagedFile, OSError):
+        there = json.loads(data.decode("utf-8")) if data is not None and data.strip() else {}
+    except (UnicodeDecodeError, ValueError, RecursionError):  # as read_json_checked: damage is no submission
         there = {}
-    run = there.get("run")
+    run = there.get("run") if isinstance(there, dict) else None
     if not (isinstance(run, dict) and run.get("config_sha256") == submission["run"]["config_sha256"]):
         raise ValueError(f"{path} already exists and is not this run's submission; choose another --name or "
                          "--out, or delete that file first (it is kept)")
 
 
-def holds_the_same(path: Path, submission: Mapping[str, Any]) -> bool:
+def holds_the_same(path: Path, submission: Mapping[str, Any], existing: bytes | None = _UNREAD) -> bool:
     """Whether ``path`` holds ``submission`` already, all but its ``created`` time. Why: submitting the
     same run again rewrote the file with a new time, which changed its SHA-256, the key of its
-    re-training record, so the board's "re-trained" mark was silently lost."""
+    re-training record, so the board's "re-trained" mark was silently lost. ``existing``: as above."""
+    data = read_existing(path) if existing is _UNREAD else existing
+    if data is None or len(data) > MAX_BYTES:  # bounded as verify reads it
+        return False
     try:
-        there = json.loads(read_limited(path))
-    except (SubmissionRejected, ValueError):
+        there = json.loads(data)
+    except (ValueError, RecursionError):
         return False
     mine = json.loads(json.dumps(submission))
     return isinstance(there, dict) and {**there, "created": None} == {**mine, "created": None}

@@ -80,7 +80,7 @@ PREDICTIONS = {  # damage -> words of the message
                        "prediction 1 lacks a text task_id or int steps and tool_calls"),
     "a folder": (_special("folder"), "is a folder"),
     "a FIFO": (_special("fifo"), "is a FIFO"),
-    "a link to /dev/zero": (_special("/dev/zero"), "character device"),
+    "a link to /dev/zero": (_special("/dev/zero"), "is a symbolic link, which submit never follows"),
 }
 CONFIG = {
     "empty": (lambda p: p.write_bytes(b""), "is empty"),
@@ -105,7 +105,7 @@ CONFIG = {
     "an unknown suite": (_config_with(suite_id="no-such-suite-v9"), "which this searchgym does not know"),
     "a folder": (_special("folder"), "is a folder"),
     "a FIFO": (_special("fifo"), "is a FIFO"),
-    "a link to /dev/zero": (_special("/dev/zero"), "character device"),
+    "a link to /dev/zero": (_special("/dev/zero"), "is a symbolic link, which submit never follows"),
     "missing": (_special("missing"), "is missing"),
 }
 CASES = [("predictions.jsonl", name, *PREDICTIONS[name]) for name in PREDICTIONS] + \

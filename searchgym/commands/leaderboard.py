@@ -25,6 +25,7 @@ from searchgym.leaderboard import (
     check_replaces_only_itself,
     check_run_not_on_board,
     holds_the_same,
+    read_existing,
     submission_path,
     write_submission,
 )
@@ -162,10 +163,11 @@ def run(args: argparse.Namespace) -> int:
         check_name_and_description(args.name, args.description)
         submission = build_submission(args.run_dir, args.name, args.description, args.url)
         path = submission_path(submission, args.out, folder=Path(args.dir) / "submissions")
-        check_replaces_only_itself(path, submission)
+        existing = read_existing(path)  # read once: the file could change between two reads
+        check_replaces_only_itself(path, submission, existing)
         if args.out is None:
             check_run_not_on_board(path, submission)
-        kept = holds_the_same(path, submission)
+        kept = holds_the_same(path, submission, existing)
         if not kept:
             write_submission(submission, path)
         verdict = verify_file(path)

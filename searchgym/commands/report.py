@@ -147,7 +147,8 @@ def run(args: argparse.Namespace) -> int:
     if left_out:
         print(f"\n{left_out} of {len(labels) * len(seeds)} (method, seed) runs have not finished; they are left out")
     if budget is None:
-        print(f"\nthe learning runs' budgets differ ({', '.join(sorted(map(str, budgets)))}); results.md gives none")
+        print(f"\nthe learning runs' budgets differ ({', '.join(sorted(map(str, budgets)))}); results.md gives none, "
+              "and a method whose runs differ in budget has a row per budget (<method>@budget<N>)")
     print(f"results: {report.results_md}\nsummary: {report.summary_csv}")
     print("learning curves: " + ", ".join(str(p) for p in report.curves))
     return 0

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import traceback
 from pathlib import Path
@@ -37,7 +38,7 @@ from searchgym.harness.method_specs import llm_method_spec
 from searchgym.harness.methods import BASELINE_METHODS, METHODS, load_method, resolve_method
 from searchgym.harness.preflight import check_comparison, check_policy
 from searchgym.harness.provenance import resolve_device
-from searchgym.harness.runner import RunSpec, execute_run
+from searchgym.harness.runner import RunSpec, execute_run, run_dir
 from searchgym.registry import spec as env_spec
 from searchgym.suites import Suite, tasks
 from searchgym.world import FAMILIES
@@ -151,6 +152,34 @@ def check_tasks(suite: Suite) -> None:
             raise ValueError(f"{exc}; choose other --families or --difficulty") from None
 
 
+def _is_comparison(folder: Path) -> bool:
+    """A ``compare --out`` folder: not a run's, with a ``runs/<label>/seed<N>`` folder or a report."""
+    if (folder / "config.json").exists() or not (folder / "runs").is_dir():
+        return False
+    return (any((folder / name).exists() for name in ("summary.csv", "results.md"))
+            or any(p.name[4:].isdigit() and p.is_dir() for p in (folder / "runs").glob("*/seed*")))
+
+
+def check_out_in_comparison(out: str | os.PathLike, label: str, seed: int) -> None:
+    """Refuse an ``--out`` inside a comparison's folder unless it is the run's own ``runs/<label>/seed<N>``
+    (its method label, its --seed); the comparison's folder itself is refused by the runner. Why:
+    ``report`` and ``load_results`` read a comparison's runs there alone, so a run trained into
+    ``runs/<new label>`` was left out of both without a word, and one at another run's
+    ``<label>/seed<N>`` was refused by the report as a copy of that run, after it had trained."""
+    path = Path(os.path.abspath(out))
+    for folder in path.parents:
+        if _is_comparison(folder):
+            break
+    else:
+        return
+    own = run_dir(folder, label, seed)
+    if path == own:
+        return
+    raise ValueError(f"--out {out} is inside the comparison {folder}, whose report and load_results read only "
+                     f"its runs/<label>/seed<N> folders: give --out {own} (this run's method {label} and --seed "
+                     f"{seed}), or a folder outside {folder}")
+
+
 def families_of(args: argparse.Namespace) -> tuple[str, ...] | None:
     if args.families is not None and not args.families.strip():  # before: '' meant every family, silently
         raise ValueError("--families is empty; give a comma list of task families, or leave it out for every family")
@@ -208,6 +237,7 @@ def run(args: argparse.Namespace) -> int:
         spec = llm_run_spec(args)  # its own checks (the options, the model, the world size)
         check_tasks(spec.suite)
         check_opening_prompt(spec)  # max_episode_tokens leaves room for a turn after the opening prompt
+        check_out_in_comparison(args.out, spec.method.label, spec.seed)
         check_folder_can_be_made(args.out, "--out")
         print(describe_plan(args, spec.suite), flush=True)
         return int(train_from_args(args, spec) or 0)
@@ -226,6 +256,7 @@ def run(args: argparse.Namespace) -> int:
     check_comparison(SimpleNamespace(suite=suite, methods=[method], seeds=[args.seed], budget=args.budget,
                                      policy=args.policy, options=options))
     check_tasks(suite)
+    check_out_in_comparison(args.out, method.label, args.seed)
     check_folder_can_be_made(args.out, "--out")  # before: the OS's bare line, naming no flag
     print(describe_plan(args), flush=True)
     spec = RunSpec(suite=suite, method=method, seed=args.seed, budget=args.budget, out=Path(args.out),

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from searchgym.damaged import DamagedFile, open_regular, warn_damaged
-from searchgym.fileio import atomic_write_text, read_jsonl, refuse_link
+from searchgym.fileio import atomic_write_text, folder_argument, read_jsonl, refuse_link
 from searchgym.harness.finished_files import (
     finished_config,
     finished_json,
@@ -31,12 +31,15 @@ from searchgym.harness.finished_files import (
 from searchgym.harness.methods import PRIVILEGED_NOTE, shown_label
 from searchgym.harness.plots import curve_from_rows, plot_learning_curves
 from searchgym.harness.privileged_runs import run_reads_private_state
+from searchgym.harness.report_budgets import budget_sentence, split_by_budget
 from searchgym.harness.report_gain import CHANCE, gain_section
 from searchgym.harness.runner import is_done, run_dir
 from searchgym.harness.stats import bootstrap_ci, paired_permutation_test
 from searchgym.json_fields import NUMBER, field_problem, is_number
 from searchgym.suites import Suite
 
+#: What ``out`` names, as the error for another value says.
+COMPARISON = "a `searchgym compare --out` folder"
 #: Under every success table with a comparison column: what chance is there.
 CHANCE_NOTE = ("Comparisons are a pick between two options: an agent that always names one of the two "
                "scores 0.5 by chance.")
@@ -70,7 +73,7 @@ class ReportPaths:
 
 
 def load_runs(out: Path | str, labels: Sequence[str], seeds: Sequence[int]) -> list[RunRecord]:
-    records = []
+    out, records = folder_argument(out, "load_runs: out", COMPARISON), []
     for label in labels:
         for seed in seeds:
             folder = run_dir(out, label, seed)
@@ -322,20 +325,22 @@ def no_finished_run(out: Path, records: Sequence[RunRecord], labels: Sequence[st
 
 def write_report(out: Path | str, suite: Suite, labels: Sequence[str], seeds: Sequence[int],
                  reference: str = "cw_grpo", budget: int | None = None, resamples: int = 2000) -> ReportPaths:
-    out = Path(out)
-    records = load_runs(out, labels, seeds)
+    out = folder_argument(out, "write_report: out", COMPARISON)
+    finished = load_runs(out, labels, seeds)
+    records, shown, splits = split_by_budget(finished, labels)  # no row pools runs of different budgets
+    reference = splits.get(reference, [reference])[-1]
     rows = summary_rows(records, resamples=resamples)
     summary_path = atomic_write_text(out / "summary.csv", summary_csv(rows))
-    present = [label for label in labels if any(r.label == label for r in records)]
+    present = [label for label in shown if any(r.label == label for r in records)]
     curves_paths = _write_curves(out, records, suite)
     privileged = privileged_labels(records)
     success = metric_table(rows, "success", present, privileged)
     note = anchors_note(present, privileged)
-    failures = no_finished_run(out, records, labels, seeds)
+    failures = no_finished_run(out, finished, labels, seeds)
     parts = [f"# Comparison on `{suite.id}`", "",
              (f"Suite hash `{suite.content_hash}`; env `{suite.env_id}`; {len(suite.tasks('test'))} test tasks; "
-             f"seeds {list(seeds)}; {_budget_sentence(budget, records)}."), "",
-             f"Finished runs: {len(records)} of {len(labels) * len(seeds)}.{_unfinished(records, labels, seeds)}", "",
+             f"seeds {list(seeds)}; {budget_sentence(None if splits else budget, records, bool(splits))}."), "",
+             f"Finished runs: {len(records)} of {len(labels) * len(seeds)}.{_unfinished(finished, labels, seeds)}", "",
              "## Success (mean [95% bootstrap interval over seeds and tasks])", "", success, "",
              *(["No finished run, so no row in any table:", "", *(f"- {line}" for line in failures), ""]
                if failures else []),
@@ -363,18 +368,6 @@ def write_report(out: Path | str, suite: Suite, labels: Sequence[str], seeds: Se
                      f"{r.config.get('device_name', '?')} |")
     results_path = atomic_write_text(out / "results.md", "\n".join(parts) + "\n")
     return ReportPaths(summary_path, results_path, tuple(curves_paths), success, tuple(failures))
-
-
-def _budget_sentence(budget: int | None, records: Sequence[RunRecord]) -> str:
-    """The budget (None: budgets differ) and what learning runs spent: a begun iteration ends, past the budget."""
-    said = (f"training budget {budget} env steps (methods that train)" if budget is not None else
-            "training budgets differ between the runs (each run's config.json records its own)")
-    spending = [r for r in records if r.config.get("training_budget") == r.config.get("budget") != 0]
-    last = [max(steps) for r in spending if (steps := [row["step"] for row in r.metrics if is_number(row.get("step"))])]
-    if not last:
-        return said
-    lo, hi = int(min(last)), int(max(last))
-    return f"{said}; the learning runs used {lo}{'' if lo == hi else f' to {hi}'} (a begun iteration ends)"
 
 
 def _write_curves(out: Path, records: Sequence[RunRecord], suite: Suite) -> list[Path]:

@@ -22,7 +22,7 @@ from pathlib import Path
 from searchgym.damaged import DamagedFile, read_bounded
 from searchgym.envs.config import MAX_SEED
 from searchgym.extras import require
-from searchgym.fileio import iter_jsonl, read_json
+from searchgym.fileio import folder_argument, iter_jsonl, read_json
 from searchgym.harness.finished_files import redo_remedy
 from searchgym.harness.privileged_runs import run_reads_private_state
 from searchgym.harness.runner import is_done
@@ -32,6 +32,8 @@ pd = require("pandas", "searchgym.harness.load_results")  # the report extra
 
 #: A summary.csv has a few rows per method, family and seed; more than this is not one we wrote.
 MAX_SUMMARY_BYTES = 64 * 1024 * 1024
+#: What ``load_results`` and ``run_folders`` take, as their errors name it.
+RUNS_FOLDER = "a `searchgym compare --out` or `train --out` folder"
 RUN_COLUMNS = ("kind", "method", "seed", "suite_id", "run_dir", "done", "privileged")
 
 
@@ -40,7 +42,7 @@ def run_folders(directory: str | os.PathLike) -> list[Path]:
     a comparison's ``runs/<label>/seed<N>`` when it is a ``compare --out`` folder; else every run
     folder under it, not looking inside one. Why: every ``config.json`` at any depth was read, so a
     backup copy (``runs.bak/``) doubled every row, and a run's own subfolders were searched."""
-    root = Path(directory)
+    root = folder_argument(directory, "run_folders: directory", RUNS_FOLDER)
     if not root.is_dir():
         raise FileNotFoundError(f"{root} is not a folder; pass a `searchgym compare --out` or `train --out` folder")
     if (root / "config.json").is_file():
@@ -90,7 +92,7 @@ def _rows(folder: Path, kind: str, filename: str) -> list[dict]:
 
 def load_results(directory: str | os.PathLike) -> pd.DataFrame:
     """All metrics and prediction rows of every run under ``directory`` (see the module docstring)."""
-    folders = run_folders(directory)
+    folders = run_folders(folder_argument(directory, "load_results: directory", RUNS_FOLDER))
     if not folders:
         raise FileNotFoundError(f"no run folders (with config.json) under {directory}")
     rows = [row for folder in folders
@@ -113,7 +115,7 @@ def load_summary(directory: str | os.PathLike) -> pd.DataFrame:
     A damaged file is :class:`DamagedFile` naming it. Why: a file cut short loaded as fewer rows
     (none at all when cut inside the header) or with a last row of NaNs, and other damage ended
     in a pandas or codec traceback; a folder in its place was "no summary.csv"."""
-    path = Path(directory) / "summary.csv"
+    path = folder_argument(directory, "load_summary: directory", "a `searchgym compare --out` folder") / "summary.csv"
     if not (path.exists() or path.is_symlink()):
         raise FileNotFoundError(f"no summary.csv in {directory}; `searchgym compare` writes it")
     rewrite = "re-run the same `searchgym compare` command to write it again (finished runs are kept)"
