@@ -135,7 +135,14 @@ def read_json_checked(path: str | os.PathLike, expect: type | None = None, max_b
 
     ``expect`` (``dict``, ``list``) is the top-level type the file must hold.
     """
-    data = read_bounded(path, max_bytes, remedy)
+    return parse_json_bytes(path, read_bounded(path, max_bytes, remedy), expect, remedy)
+
+
+def parse_json_bytes(path: str | os.PathLike, data: bytes, expect: type | None = None,
+                     remedy: str = DELETE_AND_RERUN) -> Any:
+    """The JSON document in ``data``, the bytes read from ``path`` (named by its errors), as
+    :func:`read_json_checked` reads it. Why: a caller that also hashes the bytes parses what it hashed,
+    not a second read of a file that may have changed in between."""
     if not data.strip():
         raise DamagedFile(path, "is empty", remedy)
     try:

@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from searchgym.damaged import MAX_JSON_BYTES, DamagedFile, DamagedFileWarning, read_bounded
+from searchgym.damaged import MAX_JSON_BYTES, DamagedFile, DamagedFileWarning, parse_json_bytes, read_bounded
 from searchgym.fileio import atomic_write_json, read_json, read_jsonl
 from searchgym.harness.runner import is_done
 from searchgym.leaderboard_checks import (
@@ -139,8 +139,9 @@ def _redo(run: Path) -> str:
 def _run_config(run: Path) -> tuple[bytes, dict[str, Any]]:
     """A finished run's ``config.json`` (its bytes and its object); damage is :class:`DamagedFile`."""
     path = run / "config.json"
-    try:
-        config = read_json(path, expect=dict)
+    try:  # parsed from the bytes it hashes (it read the file twice: the hash could be of other bytes)
+        data = read_bounded(path, MAX_JSON_BYTES)
+        config = parse_json_bytes(path, data, expect=dict)
     except FileNotFoundError:
         raise DamagedFile(path, "is missing", _redo(run)) from None
     except DamagedFile as exc:
@@ -155,7 +156,7 @@ def _run_config(run: Path) -> tuple[bytes, dict[str, Any]]:
     for key in ("git", "packages"):
         if not isinstance(config.get(key) or {}, dict):
             raise DamagedFile(path, f"{key!r} is not an object", _redo(run))
-    return path.read_bytes(), config
+    return data, config
 
 
 def _run_predictions(run: Path, suite_id: str) -> list[dict[str, Any]]:

@@ -87,3 +87,25 @@ def test_the_file_at_the_destination_is_read_once_before_it_is_verified(runs, tm
     assert reads_before_verify == [1]  # before: 2 (check_replaces_only_itself, then holds_the_same)
     assert capsys.readouterr().out.startswith("kept ")  # the same submission: left as it was
     assert os.stat(target).st_mtime_ns == before
+
+
+def test_the_run_config_is_hashed_from_the_bytes_it_was_parsed_from(runs, tmp_path, monkeypatch):
+    """build_submission read config.json twice (parsed, then its bytes for the SHA-256): a file changed
+    in between gave a hash of other bytes than the config it described."""
+    import hashlib
+    from pathlib import Path
+
+    from searchgym.leaderboard import build_submission
+
+    mine = tmp_path / "mine"
+    shutil.copytree(runs / "random" / "seed0", mine)
+    config = mine / "config.json"
+    original = config.read_bytes()
+    real_read_bytes = Path.read_bytes
+
+    def changed_after_parse(path):  # the file as another process rewrote it after the parse
+        return b" " + real_read_bytes(path) if path == config else real_read_bytes(path)
+
+    monkeypatch.setattr(Path, "read_bytes", changed_after_parse)
+    submission = build_submission(mine)
+    assert submission["run"]["config_sha256"] == hashlib.sha256(original).hexdigest()
