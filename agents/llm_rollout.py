@@ -16,9 +16,10 @@ llm_guided`: only replies admissible from what the agent has seen) and the conve
 ids allowed at each generated token, which the trainer's log-probs normalise over.
 
 Budgets: at most ``max_new_tokens`` per turn and ``max_episode_tokens`` per stream; a stream
-without room for another turn ends (single agent: truncated, paying the env's
-``no_answer_score``; team member: it waits for the rest of the episode, steps without tokens).
-At ``max_turns`` turns (a team's or group's: rounds) the episode ends truncated, paying ``no_answer_score``.
+without room for another turn ends (single agent or group member, an episode of its own: truncated,
+paying the env's ``no_answer_score``; team member: it waits for the rest of the episode, steps
+without tokens). At ``max_turns`` turns (a team's or group's: rounds) the episode ends truncated,
+paying ``no_answer_score``; the harness's :class:`LLMActor` plays an env built with that limit.
 
 Every turn is a :class:`~searchgym.agents.trajectory.Step` carrying the env reward and the
 process judge's signals, so :func:`~searchgym.agents.advantages.compute_advantages` (grpo,
@@ -39,13 +40,13 @@ from typing import Any
 
 import numpy as np
 
+from searchgym.action_types import EndEpisode
 from searchgym.actions import unwrap_tool_result
 
 from .config_checks import check_rollout_lengths
 from .grouping import TEAM_GROUP, resolve_grouping
 from .llm_conversation import Conversation, LLMEpisode
 from .llm_policy import Generation, LLMPolicy
-from .llm_turn_limit import TurnLimit
 from .rollout import SIGNAL_KEYS, RolloutStats
 from .trajectory import Step
 
@@ -53,6 +54,7 @@ DEFAULT_SYSTEM_PROMPT = ("You are a search agent. Each turn, write exactly one a
                          "<tool_call>{\"name\": ..., \"arguments\": {...}}</tool_call>, or your final "
                          "<answer>...</answer>. Tool results come back as tool messages.")
 WAIT_ACTION = "<wait/>"
+OUT_OF_TOKENS = EndEpisode("(out of tokens)")  # a single agent's: the harness ends its episode, unanswered
 _ONE = np.ones(1, dtype=np.int8)
 _TOOLS_LINE = re.compile(r"^Tools: \[.*$", re.MULTILINE)
 
@@ -206,6 +208,7 @@ def collect_llm_parallel(envs: Sequence[Any], policies: Mapping[str, LLMPolicy],
     missing = [a for a in envs[0].possible_agents if a not in policies]
     if missing:
         raise ValueError(f"no policy for agents {missing}; give one LLMPolicy per agent (the same object to share)")
+    own_episodes = envs[0].metadata.get("group_by") == "episode"  # a group: each agent an episode of its own
     runs: list[tuple[Any, dict[str, LLMEpisode], int]] = []
     for t, task_id in enumerate(task_ids):
         for e in range(episodes_per_task):
@@ -216,21 +219,25 @@ def collect_llm_parallel(envs: Sequence[Any], policies: Mapping[str, LLMPolicy],
                 policies[a], env.sessions[a], observations[a]["text"], config)) for a in env.agents}, t))
     playing = [run for run in runs if run[0].agents]  # cut at max_turns, an env's agents are not stepped again
     while playing:
-        rows = [(policies[a], eps[a]) for env, eps, _ in playing for a in env.agents if not eps[a].muted]
+        rows = [(policies[a], eps[a]) for env, eps, _ in playing for a in env.agents
+                if not (eps[a].muted or eps[a].done)]
         gens = iter(generate_turns(rows, rng, config, greedy))
         for env, eps, _ in playing:
             actions, live = {}, list(env.agents)
             for a in live:
-                if eps[a].muted:
+                if eps[a].muted or eps[a].done:  # done: a group member out of tokens, stepped unrecorded
                     actions[a] = WAIT_ACTION
                 else:
                     gen = next(gens)
                     eps[a].conversation.add_turn(gen, len(eps[a].steps))
                     actions[a] = gen.text
+            # rounds so far: every agent the rollout has not ended steps in each
+            last = next(len(eps[a].steps) for a in live if not eps[a].done) + 1 >= config.max_turns
             observations, rewards, terms, truncs, infos = env.step(actions)
-            last = len(eps[live[0]].steps) + 1 >= config.max_turns  # rounds: every live agent steps in each
             for a in live:
                 ep, reward = eps[a], rewards.get(a, 0.0)
+                if ep.done:
+                    continue
                 done = bool(terms.get(a) or truncs.get(a))
                 if not done and last:  # as collect_llm_single: truncated, paying the env's no_answer_score
                     done = ep.budget_truncated = True
@@ -238,6 +245,9 @@ def collect_llm_parallel(envs: Sequence[Any], policies: Mapping[str, LLMPolicy],
                 elif not done and not ep.muted and not ep.conversation.add_message(
                         config.observation_role, unwrap_tool_response(observations[a]["text"]), config.min_turn_tokens):
                     ep.muted = ep.budget_truncated = True
+                    if own_episodes:  # ends at once, as a single agent's (a team member waits for its team)
+                        done = True
+                        reward += env.config.reward.no_answer_score
                 ep.steps.append(_step(reward, done, infos.get(a, {}), len(ep.steps)))
                 if done:
                     ep.done, ep.success = True, bool(infos.get(a, {}).get("success", False))
@@ -265,15 +275,22 @@ def _stats(runs: Sequence[Sequence[LLMEpisode]]) -> RolloutStats:
 class LLMActor:
     """A (greedy) LLM as a harness Actor: ``act(env, observation, info) -> str`` on a single-agent
     text env, ``act(env, observations, infos) -> {agent: str}`` on a parallel one (``policies``:
-    one LLMPolicy for every agent, or a mapping agent -> LLMPolicy). An episode ends after
-    ``config.max_turns`` steps, truncated with no answer, as a rollout's does (:mod:`.llm_turn_limit`)."""
+    one LLMPolicy for every agent, or a mapping agent -> LLMPolicy). Its episodes end as a rollout's:
+    after ``config.max_turns`` steps (a team's: rounds), truncated with no answer, as the harness
+    builds its evaluation env with ``turn_limit``; a single agent out of tokens at once (it returns
+    :data:`OUT_OF_TOKENS`, which the harness ends unanswered); a team or group member out of tokens
+    waits (a group's vote leaves it out: it has no answer)."""
 
     def __init__(self, policies: LLMPolicy | Mapping[str, LLMPolicy], config: RolloutConfig | None = None,
                  seed: int = 0, greedy: bool = True) -> None:
         self.policies, self.config, self.greedy = policies, config or RolloutConfig(), greedy
         self.rng = np.random.default_rng(seed)
         self.episodes: dict[str, LLMEpisode] = {}
-        self.limit = TurnLimit()
+
+    @property
+    def turn_limit(self) -> int:
+        """The steps (a team's: rounds) an episode may take: the harness's evaluation env ends it there."""
+        return int(self.config.max_turns)
 
     def policy_for(self, agent: str) -> LLMPolicy:
         return self.policies[agent] if isinstance(self.policies, Mapping) else self.policies
@@ -284,7 +301,6 @@ class LLMActor:
 
     def reset(self) -> None:
         self.episodes = {}
-        self.limit.release()
 
     def act(self, env: Any, observation: Any, info: Any) -> Any:
         base = env.unwrapped
@@ -294,12 +310,6 @@ class LLMActor:
 
     def _turns(self, base: Any, seen: Mapping[str, tuple[Any, str, Mapping]]) -> dict[str, str]:
         actions, rows = {}, []
-        steps = {agent: int(info.get("step", 0)) for agent, (_, _, info) in seen.items()}
-        if 0 in steps.values():  # a new episode (played without reset())
-            self.limit.release()
-        last = [agent for agent, step in steps.items() if step + 1 >= self.config.max_turns]
-        if last:  # the env ends the episode after this step, as the rollouts do at max_turns
-            self.limit.end_after_step(base, last)
         for agent, (session, text, info) in seen.items():
             episode = self.episodes.get(agent)
             if episode is None or int(info.get("step", 0)) == 0:
@@ -308,7 +318,7 @@ class LLMActor:
             elif episode.muted or not episode.conversation.add_message(
                     self.config.observation_role, unwrap_tool_response(text), self.config.min_turn_tokens):
                 episode.muted = True
-                actions[agent] = WAIT_ACTION if not hasattr(base, "session") else "(out of tokens)"
+                actions[agent] = OUT_OF_TOKENS if hasattr(base, "session") else WAIT_ACTION
                 continue
             rows.append((agent, episode))
         gens = generate_turns([(self.policy_for(a), ep) for a, ep in rows], self.rng, self.config, self.greedy)

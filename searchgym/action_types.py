@@ -202,3 +202,10 @@ class ParseError:
 
     def __str__(self) -> str:
         return self.message
+
+
+class EndEpisode(str):
+    """An action that ends a single-agent episode where it is, truncated without an answer: the
+    harness steps the env no more (an env stepped with it reads its text, an unparseable action).
+    Why: an LLM out of tokens sent "(out of tokens)" each step until its turn limit, where its
+    rollouts end the episode at once."""

@@ -24,6 +24,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from searchgym.action_types import EndEpisode
 from searchgym.scoring import normalize_answer, score_answer
 from searchgym.suites import Suite, env_kind, make_env, tasks
 from searchgym.world.model import Task
@@ -79,12 +80,38 @@ def _reset_actor(actor: Any, seed: int) -> None:
     reset(seed=seed) if takes_seed else reset()
 
 
+def evaluation_env(suite: Suite, split: str, actor: Any = None) -> Any:
+    """The env the harness plays ``split`` on. An actor with a ``turn_limit`` (an LLM's ``max_turns``)
+    has it built to end an episode after that many steps (a team's: rounds), truncated with no answer,
+    or at the suite's own limit where that is lower. Why: the actor lowered the env's limit itself, in
+    the middle of an episode, and a team's stayed lowered after the evaluation."""
+    env = make_env(suite, split)
+    limit = getattr(actor, "turn_limit", None)
+    if limit is None:
+        return env
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        raise ValueError(f"an actor's turn_limit is a positive number of turns (or None), got {limit!r}")
+    base = getattr(env, "unwrapped", env)
+    key = "max_rounds" if hasattr(base, "max_rounds") else "max_steps"
+    own = base.max_rounds if key == "max_rounds" else getattr(getattr(base, "config", None), "max_steps", None)
+    if not isinstance(own, int):
+        raise ValueError(f"{suite.env_id} has no max_steps or max_rounds, so it cannot end an episode at the "  # noqa: TRY004
+                         f"actor's turn_limit {limit}")
+    if own <= limit:
+        return env
+    env.close()
+    return make_env(suite, split, **{key: limit})
+
+
 def play_single(env: Any, actor: Any, task_id: str, seed: int) -> tuple[str | None, int, int]:
-    """One Gymnasium episode: (answer, steps, tool calls)."""
+    """One Gymnasium episode: (answer, steps, tool calls). An :class:`EndEpisode` action ends it unanswered."""
     observation, info = env.reset(seed=seed, options={"task_id": task_id})
     _reset_actor(actor, seed)
     for _ in range(MAX_EPISODE_STEPS):
-        observation, _, terminated, truncated, info = env.step(actor.act(env, observation, info))
+        action = actor.act(env, observation, info)
+        if isinstance(action, EndEpisode):
+            return None, int(info.get("step", 0)), int(info.get("tool_calls", 0))
+        observation, _, terminated, truncated, info = env.step(action)
         if terminated or truncated:
             return info.get("answer"), int(info.get("step", 0)), int(info.get("tool_calls", 0))
     raise RuntimeError(f"task {task_id}: the episode did not end within {MAX_EPISODE_STEPS} steps")
@@ -145,7 +172,7 @@ def evaluate_suite(suite: Suite, actor: Any, split: str = "test", seed: int = 0,
                    progress: bool = False, desc: str | None = None, env: Any = None) -> list[Prediction]:
     """Play every task of the suite's ``split`` (or the first ``limit``) with ``actor``."""
     chosen = tasks(suite, split)[:limit] if limit else tasks(suite, split)
-    env = env if env is not None else make_env(suite, split)
+    env = env if env is not None else evaluation_env(suite, split, actor)
     rule = answer_rule(suite)
     iterator: Iterable = enumerate(chosen)
     if progress:
@@ -186,5 +213,5 @@ def as_rows(predictions: Iterable[Prediction]) -> list[dict[str, Any]]:
     return [asdict(p) for p in predictions]
 
 
-__all__ = ["Prediction", "answer_rule", "env_kind", "episode_seed", "evaluate_suite", "majority_vote",
-           "play_session_agent", "score_prediction", "summarise_predictions", "team_answer"]
+__all__ = ["EndEpisode", "Prediction", "answer_rule", "env_kind", "episode_seed", "evaluate_suite", "evaluation_env",
+           "majority_vote", "play_session_agent", "score_prediction", "summarise_predictions", "team_answer"]

@@ -116,12 +116,10 @@ def config_from_args(args: Any) -> LLMTrainConfig:
                           vllm_gpu_memory=get("vllm_gpu_memory"))
 
 
-def harness_method(ctx: Any) -> Any:
-    """A harness method (``searchgym compare --methods llm=searchgym.harness.llm_method:harness_method``):
-    trains under the RunContext (checkpoints in ``ctx.checkpoint_dir``, rows through ``ctx.log``,
-    resumed after an interruption) and returns a greedy :class:`LLMActor`. ``ctx.options``: an
-    ``llm_config`` dict (LLMTrainConfig fields), or flat OPTIONAL_ARGS keys plus ``model``/``method``."""
-    suite, options = ctx.suite, dict(ctx.options)
+def suite_config(suite: Any, options: dict[str, Any]) -> LLMTrainConfig:
+    """The LLMTrainConfig of a harness run on ``suite`` with ``options`` (before the run's budget, seed
+    and device): what :func:`harness_method` trains and compare's preflight checks before any folder."""
+    options = dict(options)
     if "llm_config" in options:
         config = LLMTrainConfig.from_dict(dict(options["llm_config"]))
     else:
@@ -134,6 +132,15 @@ def harness_method(ctx: Any) -> Any:
         raise ValueError(f"suite {suite.id!r} is not in text mode: an LLM writes its actions (use a text suite, "
                          "e.g. env SearchQA-v0 or env_kwargs action_mode='text')")
     config.env_id, config.env_kwargs = suite.env_id, env_kwargs
+    return config
+
+
+def harness_method(ctx: Any) -> Any:
+    """A harness method (``searchgym compare --methods llm=searchgym.harness.llm_method:harness_method``):
+    trains under the RunContext (checkpoints in ``ctx.checkpoint_dir``, rows through ``ctx.log``,
+    resumed after an interruption) and returns a greedy :class:`LLMActor`. ``ctx.options``: an
+    ``llm_config`` dict (LLMTrainConfig fields), or flat OPTIONAL_ARGS keys plus ``model``/``method``."""
+    config = suite_config(ctx.suite, ctx.options)
     config.budget, config.seed, config.device = int(ctx.budget), int(ctx.seed), str(ctx.device)
     # trains on the suite's train families; the dev curve is on the suite's own dev split
     trainer = LLMTrainer(config, out_dir=ctx.checkpoint_dir, log=ctx.log, dev_tasks=[t.id for t in ctx.tasks("dev")],

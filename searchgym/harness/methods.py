@@ -36,7 +36,10 @@ resume...). When a resumed run logs a step again, the last row for that step win
   (``env.unwrapped.session`` is the live :class:`SearchSession` if the actor wants it);
 - parallel suites (PettingZoo ParallelEnv): ``actor.act(env, observations: dict,
   infos: dict) -> dict[agent, action]`` for the agents in ``observations`` (the live ones);
-- optional ``actor.reset()``: called after each ``env.reset`` (per-episode state).
+- optional ``actor.reset()``: called after each ``env.reset`` (per-episode state);
+- optional ``actor.turn_limit`` (an int): the evaluation env ends each episode after that many steps
+  (a team's: rounds), or at the suite's own limit where lower (:func:`~.evaluate.evaluation_env`);
+- a single-agent actor may return :class:`~searchgym.action_types.EndEpisode` (also exported by `.evaluate`) to end its episode unanswered.
 
 Random, reader and oracle train nothing (``trains = False`` on the callable: the budget is ignored
 and recorded as 0). The oracle is privileged (``privileged = True``: it reads the task's gold

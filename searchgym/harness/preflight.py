@@ -40,6 +40,7 @@ def check_comparison(comparison: Any) -> None:
     check_numeric_env(comparison)
     check_baselines(comparison)
     check_sft_options(comparison)
+    check_llm_runs(comparison)
     if all(baseline_options(m) is not None for m in comparison.methods) or importlib.util.find_spec("torch") is None:
         return
     learners = [m for m in comparison.methods if m.path.startswith("searchgym.") and trains(load_method(m))]
@@ -65,6 +66,29 @@ def check_comparison(comparison: Any) -> None:
             if learner:
                 _check_spec(method.path.removeprefix(SPEC_METHOD_PREFIX), options, comparison)
             _check_sft(options)  # a learner reads the base's settings (init=sft) and decodes as sft does
+        except ValueError as exc:
+            raise ValueError(f"method {method.label!r}: {exc}") from None
+
+
+#: The harness method of an LLM run (``--methods llm=...``; ``train --policy llm`` runs it too).
+LLM_METHOD = "searchgym.harness.llm_method:harness_method"
+
+
+def check_llm_runs(comparison: Any) -> None:
+    """Each LLM run's settings that depend on its env or this machine (``group_by='role'`` without a
+    team, vLLM for a ``random:`` preset or not installed), checked as ``train --policy llm`` checks
+    them (:mod:`searchgym.agents.llm_run_checks`). Why: the trainer found them after the run's folder
+    was made, which then refused the corrected command as "a different run". Skipped where
+    transformers is missing (a Ray cluster's nodes may hold it; the runs check there)."""
+    llm = [m for m in comparison.methods if m.path == LLM_METHOD]
+    if not llm or any(importlib.util.find_spec(name) is None for name in ("torch", "transformers")):
+        return
+    from searchgym.agents.llm_run_checks import check_llm_run
+    from searchgym.harness.llm_method import suite_config
+
+    for method in llm:
+        try:
+            check_llm_run(suite_config(comparison.suite, {**comparison.options, **dict(method.options)}))
         except ValueError as exc:
             raise ValueError(f"method {method.label!r}: {exc}") from None
 

@@ -1,7 +1,7 @@
 """The LLM path, as a reviewer met it.
 
 Before: ``max_turns`` ended no episode of the harness's test split (``LLMActor``: every prediction
-took the env's 12 steps where training took 3) nor of a team or group rollout (16 rounds for
+took the env's 12 steps where training took 3; the harness now builds its env with that limit) nor of a team or group rollout (16 rounds for
 ``max_turns=2``); ``group_by='role'`` without a team, vLLM for a ``random:`` preset or without vLLM,
 and a ``tokenizer.json`` that is JSON but no tokenizer (``error: 'added_tokens'``) failed after the
 run folder was made; a config.json of another architecture over the weights trained from random
@@ -57,27 +57,36 @@ def _play(env, actor, parallel: bool, seed: int):
 
 
 # ------------------------------------------------------------------------------------------- 1. max_turns
+def _suite(env_id: str, **env_kwargs):
+    from searchgym.suites import Suite, register_suite
+
+    return register_suite(Suite(f"test-llm-max-turns-{env_id.lower()}", 0, env_id, {"action_mode": "text", **env_kwargs},
+                                world_size="tiny", dev_size=2, test_size=2, description="tests: an LLM run's turn limit"))
+
+
 def test_the_harness_actor_ends_a_single_agent_episode_at_max_turns(tiny):
-    env = searchgym.make("SearchQA-v0", world_size="tiny", max_steps=12, reward={"no_answer_score": -1.0})
+    from searchgym.harness.evaluate import evaluation_env
+
+    suite = _suite("SearchQA-v0", max_steps=12, reward={"no_answer_score": -1.0})
     actor = LLMActor(tiny, RolloutConfig(max_new_tokens=4, max_turns=3))
-    for seed in (0, 1):  # the next episode too: the env's own limit is unchanged
+    env = evaluation_env(suite, "test", actor)  # as the harness builds it: the env ends the episode
+    for seed in (0, 1):
         steps, answer, truncated = _play(env, actor, False, seed)
         assert (steps, answer, truncated) == (3, None, True)
         assert len(actor.episode.steps) == 3
-    assert env.unwrapped.config.max_steps == 12
     long = LLMActor(tiny, RolloutConfig(max_new_tokens=4, max_turns=20))  # not reached: the env's limit
-    assert _play(env, long, False, 0)[0] == 12
+    assert _play(evaluation_env(suite, "test", long), long, False, 0)[0] == 12
 
 
 @pytest.mark.parametrize("env_id", ["TeamSearch-v0", "GroupSearch-v0"])
 def test_the_harness_actor_ends_a_parallel_episode_at_max_turns(tiny, env_id):
-    env = searchgym.make(env_id, world_size="tiny", action_mode="text")
+    from searchgym.harness.evaluate import evaluation_env
+
+    suite = _suite(env_id)
     actor = LLMActor(tiny, RolloutConfig(max_new_tokens=4, max_turns=2))
+    env = evaluation_env(suite, "test", actor)
     assert _play(env, actor, True, 0) == 2
     assert _play(env, actor, True, 1) == 2
-    actor.reset()
-    if env_id == "TeamSearch-v0":
-        assert env.unwrapped.max_rounds == 16  # restored for the next episode
 
 
 @pytest.mark.parametrize("env_id", ["TeamSearch-v0", "GroupSearch-v0"])
