@@ -199,8 +199,11 @@ def resolve_config(owner: str, config: EnvConfig | None, kwargs: Mapping[str, An
     """``config`` (or the defaults) with ``kwargs`` applied; ``owner`` and ``own`` (the env's
     other keywords) name the env in the error for an unknown keyword, whose list of accepted
     ones leaves out the config fields the env ``refused`` (a team's ``max_steps``)."""
+    if isinstance(config, Mapping):  # an EnvConfig as JSON: env.spec.to_json() writes it so (Minari, saved specs)
+        config = _config_from_mapping(owner, config)
     if config is not None and not isinstance(config, EnvConfig):
-        raise TypeError(f"{owner}: config must be an EnvConfig or None, got {type(config).__name__}")
+        raise TypeError(f"{owner}: config must be an EnvConfig, a dict of its fields, or None, "
+                        f"got {type(config).__name__}")
     unknown = sorted(set(kwargs) - set(CONFIG_KWARGS))
     if unknown:
         accepted = ", ".join([*own, "config", *(name for name in CONFIG_KWARGS if name not in refused)])
@@ -208,3 +211,14 @@ def resolve_config(owner: str, config: EnvConfig | None, kwargs: Mapping[str, An
                         f"accepted: {accepted}")
     base = config if config is not None else EnvConfig()
     return replace(base, **kwargs) if kwargs else base
+
+
+def _config_from_mapping(owner: str, fields_given: Mapping[str, Any]) -> EnvConfig:
+    """An EnvConfig from a dict of its fields (unknown keys refused, as keywords are). Why: Gymnasium's
+    ``EnvSpec.to_json`` writes a ``config=EnvConfig(...)`` keyword as a dict, so
+    ``EnvSpec.from_json(...).make()`` could not rebuild the env."""
+    unknown = sorted(map(str, set(fields_given) - set(CONFIG_KWARGS)))
+    if unknown:
+        raise TypeError(f"{owner}: config has unknown field(s) {', '.join(map(repr, unknown))}; "
+                        f"EnvConfig's fields: {', '.join(CONFIG_KWARGS)}")
+    return replace(EnvConfig(), **fields_given)

@@ -4,7 +4,9 @@ spaces owned by each env instance (never shared, so seeding one env cannot move 
 from __future__ import annotations
 
 import gc
+import json
 import weakref
+from dataclasses import asdict, replace
 
 import numpy as np
 import pytest
@@ -69,7 +71,8 @@ def test_multi_search_env_moved_and_keeps_its_old_import_path():
     (lambda: SearchEnv(max_step=3), r"SearchEnv got unknown keyword argument\(s\) 'max_step'; accepted: config, "),
     (lambda: GroupSearchEnv(group_sise=2), r"'group_sise'; accepted: group_size, config, action_mode"),
     (lambda: TeamSearchEnv(round=2), r"'round'; accepted: roles, team_size, reward_mode, max_rounds, config"),
-    (lambda: SearchEnv(config={"max_steps": 3}), "config must be an EnvConfig or None, got dict"),
+    (lambda: SearchEnv(config={"max_step": 3}), r"SearchEnv: config has unknown field\(s\) 'max_step'; EnvConfig's "),
+    (lambda: SearchEnv(config=[("max_steps", 3)]), "config must be an EnvConfig, a dict of its fields, or None, got list"),
 ])
 def test_bad_keywords_and_configs_are_type_errors_that_say_what_is_accepted(build, match):
     with pytest.raises(TypeError, match=match):
@@ -171,3 +174,29 @@ def test_observation_space_still_holds_every_observation():
     while env.agents:
         assert all(env.observation_space(a).contains(o) for a, o in obs.items())
         obs, *_ = env.step({a: int(rng.integers(len(env.sessions[a].candidates))) for a in env.agents})
+
+
+@pytest.mark.parametrize("env_id", ["SearchQA-Candidates-v0", "TeamSearch-Candidates-v0"])
+def test_an_env_made_with_a_config_is_rebuilt_from_its_json_spec(env_id):
+    """Gymnasium's ``EnvSpec.to_json`` writes ``config=EnvConfig(...)`` as a dict (Minari and other
+    tools save specs so); ``from_json(...).make()`` refused that dict, so the env could not be rebuilt."""
+    import gymnasium
+    from gymnasium.envs.registration import EnvSpec
+
+    import searchgym
+    from searchgym.envs.config import EnvConfig
+
+    if env_id.startswith("SearchQA"):
+        config = EnvConfig(world_size="tiny", max_steps=3, families=("lookup", "bridge"))
+        env = searchgym.make(env_id, config=config)
+        again = EnvSpec.from_json(env.spec.to_json()).make()
+        first, _ = env.reset(seed=5)
+        second, _ = again.reset(seed=5)
+        assert replace(again.unwrapped.env_config, families=config.families) == env.unwrapped.env_config
+        assert first["text"] == second["text"] and first["candidates"] == second["candidates"]
+        assert isinstance(again, gymnasium.Env)
+    else:
+        config = EnvConfig(world_size="tiny", max_candidates=12)
+        env = TeamSearchEnv(config=config)
+        rebuilt = TeamSearchEnv(config=json.loads(json.dumps(asdict(config), default=list)))
+        assert rebuilt.env_config == env.env_config
