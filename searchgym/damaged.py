@@ -19,9 +19,14 @@ import warnings
 from pathlib import Path
 from typing import IO, Any
 
+from searchgym.shown import terminal_safe
+
 #: Largest JSON document :func:`read_json_checked` reads (configs and results are kilobytes).
 MAX_JSON_BYTES = 256 * 1024 * 1024
 DELETE_AND_RERUN = "delete it and re-run the same command"
+#: Why a read with ``follow_links=False`` refuses a link, unread (a write refuses one too: fileio.LINKED).
+LINKED_READ = ("is a symbolic link, which searchgym does not follow in a run folder it reads (a run writes its own "
+               "files; a link could pass a file from elsewhere off as this run's)")
 
 
 class DamagedFile(ValueError):
@@ -31,7 +36,13 @@ class DamagedFile(ValueError):
         self.path = Path(path)
         self.what = " ".join(str(what).split())  # one line, whatever the cause's message held
         self.remedy = remedy
-        super().__init__(f"{self.path}: {self.what}; {remedy}")
+        super().__init__(f"{_shown_path(self.path)}: {terminal_safe(self.what)}; {terminal_safe(remedy)}")
+
+
+def _shown_path(path: Path) -> str:
+    """A file's name as a message prints it: control characters escaped, newlines and tabs too. Why: a run
+    folder handed over under a name holding ESC sequences had them printed raw with the error naming it."""
+    return terminal_safe(str(path)).replace("\n", "\\n").replace("\t", "\\t")
 
 
 class OtherRunsFile(DamagedFile):
@@ -56,7 +67,8 @@ class DamagedFileWarning(UserWarning):
 
 def warn_damaged(error: DamagedFile, action: str, stacklevel: int = 2) -> None:
     """Warn that ``error``'s file was damaged and what is done instead (``action``)."""
-    warnings.warn(f"{error.path}: {error.what}; {action}", DamagedFileWarning, stacklevel=stacklevel + 1)
+    warnings.warn(f"{_shown_path(error.path)}: {terminal_safe(error.what)}; {action}", DamagedFileWarning,
+                  stacklevel=stacklevel + 1)
 
 
 def warnings_on_one_line() -> None:
@@ -87,8 +99,9 @@ def file_kind(mode: int) -> str:
 
 
 def open_regular(path: str | os.PathLike, max_bytes: int | None = None,
-                 remedy: str = DELETE_AND_RERUN) -> IO[bytes]:
-    """``path`` opened for binary reading once it is known to be a regular file (links followed).
+                 remedy: str = DELETE_AND_RERUN, follow_links: bool = True) -> IO[bytes]:
+    """``path`` opened for binary reading once it is known to be a regular file (links followed, unless
+    ``follow_links`` is False: then a link is :class:`DamagedFile`, :data:`LINKED_READ`, unread).
 
     Opened with ``O_NONBLOCK`` and checked with ``fstat`` on the open file, so a FIFO never hangs
     the open and a file swapped after a check is still caught. ``max_bytes`` bounds its size.
@@ -96,6 +109,10 @@ def open_regular(path: str | os.PathLike, max_bytes: int | None = None,
     """
     path = Path(path)
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    if not follow_links:
+        flags |= getattr(os, "O_NOFOLLOW", 0)
+        if path.is_symlink():  # also where O_NOFOLLOW does not exist
+            raise DamagedFile(path, LINKED_READ, remedy)
     try:
         fd = os.open(path, flags)
     except FileNotFoundError:
@@ -103,6 +120,8 @@ def open_regular(path: str | os.PathLike, max_bytes: int | None = None,
     except IsADirectoryError:
         raise DamagedFile(path, "is a folder, not a file", remedy) from None
     except OSError as exc:
+        if not follow_links and path.is_symlink():  # made a link since the check above
+            raise DamagedFile(path, LINKED_READ, remedy) from None
         kind = UnreadableFile if exc.errno in UNREADABLE_ERRNOS else DamagedFile
         raise kind(path, f"cannot be opened ({exc.strerror or exc})", "check its permissions, or " + remedy) from None
     try:
@@ -120,9 +139,10 @@ def open_regular(path: str | os.PathLike, max_bytes: int | None = None,
         raise
 
 
-def read_bounded(path: str | os.PathLike, max_bytes: int, remedy: str = DELETE_AND_RERUN) -> bytes:
+def read_bounded(path: str | os.PathLike, max_bytes: int, remedy: str = DELETE_AND_RERUN,
+                 follow_links: bool = True) -> bytes:
     """The bytes of a regular file of at most ``max_bytes`` (a file that grows meanwhile is refused)."""
-    with open_regular(path, max_bytes, remedy) as handle:
+    with open_regular(path, max_bytes, remedy, follow_links) as handle:
         data = handle.read(max_bytes + 1)
     if len(data) > max_bytes:
         raise DamagedFile(path, f"holds more than {max_bytes} bytes", remedy)
@@ -130,12 +150,12 @@ def read_bounded(path: str | os.PathLike, max_bytes: int, remedy: str = DELETE_A
 
 
 def read_json_checked(path: str | os.PathLike, expect: type | None = None, max_bytes: int = MAX_JSON_BYTES,
-                      remedy: str = DELETE_AND_RERUN) -> Any:
+                      remedy: str = DELETE_AND_RERUN, follow_links: bool = True) -> Any:
     """A JSON document from a regular file; damage of any kind is :class:`DamagedFile`.
 
     ``expect`` (``dict``, ``list``) is the top-level type the file must hold.
     """
-    return parse_json_bytes(path, read_bounded(path, max_bytes, remedy), expect, remedy)
+    return parse_json_bytes(path, read_bounded(path, max_bytes, remedy, follow_links), expect, remedy)
 
 
 def parse_json_bytes(path: str | os.PathLike, data: bytes, expect: type | None = None,

@@ -16,8 +16,9 @@ from pathlib import Path
 
 from searchgym.commands import out_path
 from searchgym.commands.compare import REFERENCE
-from searchgym.harness.finished_files import finished_config
+from searchgym.harness.finished_files import finished_config, redo_remedy
 from searchgym.harness.report import run_error, write_report
+from searchgym.harness.run_reads import linked_runs, shown_text, suite_from_config
 from searchgym.harness.runner import is_done
 from searchgym.suites import SUITES, Suite, get_suite
 
@@ -34,8 +35,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def finished_runs(out: Path) -> dict[str, dict[int, dict]]:
-    """label -> seed -> config.json of every finished run under ``out/runs``."""
+    """label -> seed -> config.json of every finished run under ``out/runs``; a link there (the runs
+    folder, a method's or a seed's folder) is refused unread."""
     runs = out / "runs"
+    linked_runs(runs)
     if not runs.is_dir():
         raise ValueError(f"{out} holds no runs folder; give the --out of a `searchgym compare` run")
     found: dict[str, dict[int, dict]] = {}
@@ -65,7 +68,7 @@ def _no_finished_run(out: Path, unfinished: dict[str, list[int]]) -> str:
     """The error when no run finished: with the first failed run's error, if one failed."""
     failed = [(f"{label}/seed{seed}", error) for label, seeds in unfinished.items() for seed in seeds
               if (error := run_error(out / "runs" / label / f"seed{seed}")) is not None]
-    why = f" ({len(failed)} failed; the first, {failed[0][0]}: {failed[0][1]})" if failed else ""
+    why = f" ({len(failed)} failed; the first, {shown_text(failed[0][0])}: {failed[0][1]})" if failed else ""
     return (f"{out / 'runs'} holds no finished run (a run folder with a DONE file){why}; "
             "run `searchgym compare ... --out` first, or re-run it to finish its runs")
 
@@ -76,8 +79,8 @@ def ordered_labels(found: dict[str, dict[int, dict]], methods: str | None) -> li
         missing = [m for m in labels if m not in found]
         if not labels or missing:
             named = ", ".join(missing) if missing else repr(methods)
-            raise ValueError(f"--methods names no finished run: {named}; finished runs: "
-                             f"{', '.join(sorted(found)) or 'none'}")
+            raise ValueError(f"--methods names no finished run: {shown_text(named)}; finished runs: "
+                             f"{shown_text(', '.join(sorted(found))) or 'none'}")
         repeated = sorted({m for m in labels if labels.count(m) > 1})
         if repeated:  # else its row twice, and its runs counted twice in the pooled intervals
             raise ValueError(f"--methods names a method more than once: {', '.join(repeated)} "
@@ -93,22 +96,20 @@ def ordered_labels(found: dict[str, dict[int, dict]], methods: str | None) -> li
 
 def _one(values: set, what: str, runs: str):
     if len(values) != 1:
-        raise ValueError(f"the runs of {runs} disagree on {what} ({', '.join(sorted(map(str, values)))}); "
+        raise ValueError(f"the runs of {runs} disagree on {what} ({shown_text(', '.join(sorted(map(str, values))))}); "
                          "a report compares runs of one suite: give --methods to choose them")
     return next(iter(values))
 
 
-def _suite_of(suite_id: str, recorded_hash: str, configs: list[dict], where: str) -> Suite:
+def _suite_of(suite_id: str, recorded_hash: str, configs: dict[Path, dict], where: str) -> Suite:
     """The registered suite of that id, else the one the runs' config.json define (a suite made in
     Python, as docs/ECOSYSTEM.md shows), if it is the suite they ran: its hash is theirs. Why: the
-    report of such a comparison was "unknown suite", though every run records its suite."""
+    report of such a comparison was "unknown suite", though every run records its suite. The definition
+    is checked as the envs check it before its world is made (:func:`run_reads.suite_from_config`)."""
     if suite_id in SUITES:
         return get_suite(suite_id)
-    definitions = [c.get("suite") for c in configs if isinstance(c.get("suite"), dict)]
-    try:
-        suite = Suite(**definitions[0]) if definitions else None
-    except (TypeError, ValueError):
-        suite = None
+    path = next((path for path, c in configs.items() if isinstance(c.get("suite"), dict)), None)
+    suite = None if path is None else suite_from_config(path, configs[path], redo_remedy(path.parent))
     if suite is None or suite.id != suite_id or suite.content_hash != recorded_hash:
         get_suite(suite_id)  # unknown: the registry's error, naming the known suites
     return suite
@@ -124,22 +125,24 @@ def run(args: argparse.Namespace) -> int:
         labels += list(unfinished)
     else:
         unfinished = {}
-    configs = [c for label in labels for c in found.get(label, {}).values()]
-    where = str(args.out)
+    paths = {args.out / "runs" / label / f"seed{seed}" / "config.json": c
+             for label in labels for seed, c in found.get(label, {}).items()}
+    configs, where = list(paths.values()), str(args.out)
     suite_id = _one({str(c.get("suite_id")) for c in configs}, "the suite", where)
     recorded_hash = _one({str(c.get("suite_hash")) for c in configs}, "the suite's hash", where)
-    suite = _suite_of(suite_id, recorded_hash, configs, where)
+    suite = _suite_of(suite_id, recorded_hash, paths, where)
     if suite.content_hash != recorded_hash:
-        raise ValueError(f"the runs in {where} were made on {suite_id} with hash {recorded_hash[:12]}, and this "
-                         f"searchgym's {suite_id} has hash {suite.content_hash[:12]}: their scores are not on this suite")
+        raise ValueError(f"the runs in {where} were made on {shown_text(suite_id)} with hash "
+                         f"{shown_text(recorded_hash[:12])}, and this searchgym's {shown_text(suite_id)} has hash "
+                         f"{suite.content_hash[:12]}: their scores are not on this suite")
     budgets = {c.get("budget") for c in configs if c.get("trains", True)} or {c.get("budget") for c in configs}
     budget = next(iter(budgets)) if len(budgets) == 1 else None
     seeds = sorted({seed for label in labels for seed in found.get(label, unfinished.get(label, {}))})
     if args.reference != REFERENCE and args.reference not in found:
         raise ValueError(f"--reference {args.reference!r} has no finished run among "
-                         f"{', '.join(label for label in labels if label in found)}")
+                         f"{shown_text(', '.join(label for label in labels if label in found))}")
     report = write_report(args.out, suite, labels, seeds, reference=args.reference, budget=budget)
-    print(f"Success on {suite.id} (test split, mean [95% bootstrap interval]):\n")
+    print(f"Success on {shown_text(suite.id)} (test split, mean [95% bootstrap interval]):\n")
     print(report.table)
     if report.failures:
         print("\nno finished run, so no row above:\n" + "\n".join(f"  {line}" for line in report.failures))

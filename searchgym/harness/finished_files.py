@@ -10,8 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from searchgym.damaged import DamagedFile, OtherRunsFile, read_json_checked
-from searchgym.fileio import read_jsonl
+from searchgym.damaged import DamagedFile, OtherRunsFile
+from searchgym.harness.run_reads import MAX_PREDICTION_ROWS, prediction_rows, run_json
 from searchgym.json_fields import COUNT, FLAG, INT, NUMBER, SCORE, TEXT, check_fields, field_problem, optional
 
 #: What the report reads from a finished run's files, checked when there (older runs lack some).
@@ -26,6 +26,8 @@ FILE_FIELDS = {
 #: A prediction's scores: before, "success": "yes" ended in "could not convert string to float: 'yes'"
 #: naming no file, and NaN or 1e999 were written into results.md and summary.csv as "nan" and "inf".
 PREDICTION_FIELDS = {"success": SCORE, "f1": NUMBER, "score": NUMBER, "steps": NUMBER, "tool_calls": NUMBER}
+#: Scores a run writes lie in [0, 1] (success true/false). Before: "success": 7 was reported as 7.000.
+UNIT_FIELDS = ("success", "f1", "score")
 
 
 def redo_remedy(folder: Path) -> str:
@@ -41,8 +43,8 @@ def finished_json(folder: Path, name: str) -> dict[str, Any]:
     "[Errno 2] No such file or directory" (the run's DONE still said it was finished)."""
     path = folder / name
     redo = redo_remedy(folder)
-    try:
-        record = read_json_checked(path, expect=dict, remedy=redo)  # before: an int of 5,000 digits named no file
+    try:  # no link, at most a few MB (before: 256 MB, a padded result.json took 1.6 GB to read)
+        record = run_json(path, redo)  # before: an int of 5,000 digits named no file
     except FileNotFoundError:
         raise DamagedFile(path, "is missing from a finished run", redo) from None
     check_fields(path, record, present=FILE_FIELDS.get(name), remedy=redo)
@@ -74,20 +76,32 @@ def tested_count(result: dict[str, Any]) -> int | None:
     return n if isinstance(n, int) and not isinstance(n, bool) else None
 
 
-def finished_predictions(folder: Path, expected: int | None = None) -> list[dict[str, Any]]:
+def finished_predictions(folder: Path, expected: int | None = None,
+                         tests: dict[str, str] | None = None) -> list[dict[str, Any]]:
     """A finished run's prediction rows, each with its text ``task_id`` and ``family``.
 
     A damaged file is :class:`DamagedFile` with the way to redo the run (its ``DONE`` deleted,
     the same command evaluates it again from its checkpoint). ``expected`` is the number of rows
     the run wrote (``result.json``): a file cut short (a partial copy or sync) was reported on the
     rows it still held, e.g. 33 of 160 tasks, as if the run had been scored on those alone.
+    ``tests`` (task id -> family: :func:`run_reads.scored_tasks`) are the tasks the run scored: a row
+    of another task, or of its task with another family, is damage, and so is a task it lacks. Before:
+    ids made up (with families of their choice) were reported as a score on the suite. The file is
+    read no further than those rows (before: every row, of any size, was kept).
     """
     path = folder / "predictions.jsonl"
     redo = redo_remedy(folder)
+    cap = len(tests) if tests is not None else min(expected if expected is not None else MAX_PREDICTION_ROWS,
+                                                    MAX_PREDICTION_ROWS)
     try:
-        rows = read_jsonl(path)
+        found = prediction_rows(path, redo, cap)
     except DamagedFile as exc:  # a folder or a FIFO in its place
         raise DamagedFile(path, exc.what, redo) from None
+    rows = found.rows
+    if found.stopped:
+        said = (f"where the run scored {len(tests)} test tasks" if tests is not None else
+                f"where result.json counts {expected}" if expected == cap else "(no test split holds as many)")
+        raise DamagedFile(path, f"holds more than {cap} predictions {said}", redo)
     if not rows:
         raise DamagedFile(path, "holds no predictions (missing, empty or every line damaged)", redo)
     if expected is not None and len(rows) != expected:
@@ -99,11 +113,32 @@ def finished_predictions(folder: Path, expected: int | None = None) -> list[dict
         raise DamagedFile(path, f"prediction {bad + 1} has no text task_id and family", redo)
     seen: dict[str, int] = {}
     for i, row in enumerate(rows):
-        problem = field_problem(row, present=PREDICTION_FIELDS)
+        problem = field_problem(row, present=PREDICTION_FIELDS) or _outside_unit(row) or _not_scored(row, tests)
         if problem:
             raise DamagedFile(path, f"prediction {i + 1}: {problem}", redo)
         if row["task_id"] in seen:  # before: rows repeated over others (as many rows) were scored twice
             raise DamagedFile(path, f"prediction {i + 1} scores task {row['task_id'][:80]!r} again (prediction "
                               f"{seen[row['task_id']] + 1} scored it); a run scores each task once", redo)
         seen[row["task_id"]] = i
+    if tests is not None and len(rows) != len(tests):
+        raise DamagedFile(path, f"holds predictions of {len(rows)} of the {len(tests)} test tasks the run scored",
+                          redo)
     return rows
+
+
+def _outside_unit(row: dict[str, Any]) -> str:
+    """What a score outside [0, 1] says ("" when none is)."""
+    name = next((k for k in UNIT_FIELDS if k in row and not 0 <= row[k] <= 1), None)
+    return "" if name is None else (f"its {name!r} is {row[name]!r:.40}, outside [0, 1] (a run writes success as "
+                                    "true/false, f1 and score in [0, 1])")
+
+
+def _not_scored(row: dict[str, Any], tests: dict[str, str] | None) -> str:
+    """What a row of a task the run did not score, or of another family than its task's, says."""
+    if tests is None:
+        return ""
+    task, family = row["task_id"], row["family"]
+    if task not in tests:
+        return f"task {task[:80]!r} is not among the {len(tests)} test tasks the run scored"
+    return "" if tests[task] == family else (f"gives task {task[:80]!r} family {family[:40]!r}, where its suite's is "
+                                             f"{tests[task]!r}")

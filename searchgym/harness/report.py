@@ -11,8 +11,8 @@ default) against every other method on per-task success.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
-import os
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,12 +20,14 @@ from typing import Any
 
 import numpy as np
 
-from searchgym.damaged import DamagedFile, open_regular, warn_damaged
-from searchgym.fileio import atomic_write_text, folder_argument, read_jsonl, refuse_link
+from searchgym.damaged import DamagedFile, warn_damaged
+from searchgym.fileio import atomic_write_text, folder_argument, refuse_link
+from searchgym.harness import run_reads
 from searchgym.harness.finished_files import (
     finished_config,
     finished_json,
     finished_predictions,
+    redo_remedy,
     tested_count,
 )
 from searchgym.harness.methods import PRIVILEGED_NOTE, shown_label
@@ -33,6 +35,13 @@ from searchgym.harness.plots import curve_from_rows, plot_learning_curves
 from searchgym.harness.privileged_runs import run_reads_private_state
 from searchgym.harness.report_budgets import budget_sentence, split_by_budget
 from searchgym.harness.report_gain import CHANCE, gain_section
+from searchgym.harness.report_runs import (  # noqa: F401 (run_error, ERROR_TAIL_BYTES: this module's interface)
+    ERROR_TAIL_BYTES,
+    no_finished_run,
+    run_error,
+    unfinished_sentence,
+)
+from searchgym.harness.run_reads import metrics_rows, refuse_linked, scored_tasks, shown_text
 from searchgym.harness.runner import is_done, run_dir
 from searchgym.harness.stats import bootstrap_ci, paired_permutation_test
 from searchgym.json_fields import NUMBER, field_problem, is_number
@@ -72,16 +81,23 @@ class ReportPaths:
     failures: tuple[str, ...] = ()
 
 
-def load_runs(out: Path | str, labels: Sequence[str], seeds: Sequence[int]) -> list[RunRecord]:
+def load_runs(out: Path | str, labels: Sequence[str], seeds: Sequence[int], suite: Suite | None = None) -> list[RunRecord]:
+    """The finished runs among ``labels`` x ``seeds``; a linked run folder is refused unread (before: a
+    ``runs/<method>`` link to a folder elsewhere was reported as this comparison's). With ``suite`` (the
+    runs'), each run's predictions must be of the test tasks it scored (:func:`finished_predictions`)."""
     out, records = folder_argument(out, "load_runs: out", COMPARISON), []
+    tests = [(t.id, t.family) for t in suite.tasks("test")] if suite is not None else None
     for label in labels:
         for seed in seeds:
             folder = run_dir(out, label, seed)
+            for part in (folder.parents[1], folder.parent, folder):
+                refuse_linked(part)
             if not is_done(folder):
                 continue
-            result = finished_json(folder, "result.json")
-            records.append(RunRecord(label, seed, finished_config(folder, label, seed), result,
-                                     finished_predictions(folder, tested_count(result)),
+            result, config = finished_json(folder, "result.json"), finished_config(folder, label, seed)
+            scored = None if tests is None else scored_tasks(tests, config, folder / "config.json", redo_remedy(folder))
+            records.append(RunRecord(label, seed, config, result, finished_predictions(folder, tested_count(result),
+                                                                                       scored),
                                      finished_metrics(folder, result.get("metrics_rows"))))
     return records
 
@@ -92,12 +108,22 @@ def finished_metrics(folder: Path, expected: object = None) -> list[dict[str, An
     drawn from what was left, with no word of the loss. The scores come from predictions, so the
     report is still written. A step, iteration, dev success or diagnostic that is not a finite number
     is left out of its row with a warning (before: a NaN step ended in "cannot convert float NaN to
-    integer", a NaN diagnostic was written into results.md as "nan")."""
-    rows = read_jsonl(folder / "metrics.jsonl")
+    integer", a NaN diagnostic was written into results.md as "nan"). The file is read within bounds
+    (:mod:`run_reads`), and each row keeps only the fields the report reads: before, 60 MB of padded
+    rows took 1.5 GB, held until the report was written."""
+    path, left = folder / "metrics.jsonl", "the learning curves and training diagnostics use the rows left"
+    found = metrics_rows(path, redo_remedy(folder))
+    if found.overlong:
+        warn_damaged(DamagedFile(path, f"holds {found.overlong} line{'s' if found.overlong > 1 else ''} longer than "
+                                 f"{run_reads.MAX_METRICS_LINE} bytes, which no run writes"), left)
+    if found.stopped:
+        warn_damaged(DamagedFile(path, f"{found.stopped}, more than a run writes"), "the learning curves and "
+                     f"training diagnostics use its first {len(found.rows)} rows")
+    rows = found.rows
     if isinstance(expected, int) and not isinstance(expected, bool) and len(rows) < expected:
         error = DamagedFile(folder / "metrics.jsonl", f"holds {len(rows)} readable rows where result.json counts "
                             f"{expected} (cut short or damaged)")
-        warn_damaged(error, "the learning curves and training diagnostics use the rows left")
+        warn_damaged(error, left)
     fields, first, bad = _metric_fields(), "", 0
     for i, row in enumerate(rows):
         wrong = [name for name in fields if name in row and not is_number(row[name])]
@@ -109,7 +135,7 @@ def finished_metrics(folder: Path, expected: object = None) -> list[dict[str, An
         more = f" (and {bad - 1} more row{'s' if bad > 2 else ''})" if bad > 1 else ""
         warn_damaged(DamagedFile(folder / "metrics.jsonl", first + more),
                      "the learning curves and training diagnostics leave such values out")
-    return rows
+    return [{k: row[k] for k in fields if k in row} for row in rows]
 
 
 def _metric_fields() -> dict[str, Any]:
@@ -275,58 +301,12 @@ def diagnostics_table(records: Sequence[RunRecord]) -> str:
     return "\n".join(lines)
 
 
-def _unfinished(records: Sequence[RunRecord], labels: Sequence[str], seeds: Sequence[int]) -> str:
-    """The runs no table shows, named. Why: "Finished runs: 2 of 4" alone left a method whose every
-    run failed out of each table without a word of it in results.md."""
-    done = {(r.label, r.seed) for r in records}
-    missing = [f"{label}/seed{seed}" for label in labels for seed in seeds if (label, seed) not in done]
-    if not missing:
-        return ""
-    more = f" and {len(missing) - 8} more" if len(missing) > 8 else ""
-    return f" Not finished (failed, stopped or not run), so in no table: {', '.join(missing[:8])}{more}."
-
-
-#: The end of an error.txt read for its error line (the last exception is written last).
-ERROR_TAIL_BYTES = 64 * 1024
-
-
-def run_error(folder: Path) -> str | None:
-    """The exception line of a failed run's ``error.txt`` ("RuntimeError: ..."), at most 200 characters;
-    None where there is none (or it cannot be read: a folder, a FIFO)."""
-    if (folder / "error.txt").is_symlink():  # a run writes none: not ours to read into results.md
-        return None
-    try:
-        with open_regular(folder / "error.txt") as handle:
-            handle.seek(max(0, os.fstat(handle.fileno()).st_size - ERROR_TAIL_BYTES))
-            lines = handle.read(ERROR_TAIL_BYTES).decode("utf-8", "replace").splitlines()
-    except (OSError, DamagedFile):
-        return None
-    last = max((i for i, line in enumerate(lines) if line.startswith("Traceback (most recent call last)")),
-               default=-1)
-    said = next((line for line in lines[last + 1:] if line.strip() and not line[0].isspace()), "")
-    said = " ".join(said.split())
-    return (said[:197] + "..." if len(said) > 200 else said) or None
-
-
-def no_finished_run(out: Path, records: Sequence[RunRecord], labels: Sequence[str], seeds: Sequence[int]) -> list[str]:
-    """One line per method with no finished run: how many of its runs failed, and the first error.
-    Why: such a method has no row in any table, and `searchgym report` named it nowhere."""
-    done = {r.label for r in records}
-    lines = []
-    for label in (label for label in labels if label not in done):
-        errors = [e for seed in seeds if (e := run_error(run_dir(out, label, seed))) is not None]
-        runs = f"{len(seeds)} run{'s' if len(seeds) != 1 else ''}"
-        what = (("its run failed" if len(seeds) == 1 else f"all {runs} failed") if len(errors) == len(seeds)
-                else f"no run finished, {len(errors)} of {runs} failed" if errors
-                else f"none of its {runs} finished (stopped or not run)")
-        lines.append(f"{label}: {what}" + (f"; first error: {errors[0]}" if errors else ""))
-    return lines
-
-
 def write_report(out: Path | str, suite: Suite, labels: Sequence[str], seeds: Sequence[int],
                  reference: str = "cw_grpo", budget: int | None = None, resamples: int = 2000) -> ReportPaths:
     out = folder_argument(out, "write_report: out", COMPARISON)
-    finished = load_runs(out, labels, seeds)
+    finished = load_runs(out, labels, seeds, suite)
+    failures, unfinished = no_finished_run(out, finished, labels, seeds), unfinished_sentence(finished, labels, seeds)
+    finished, labels, reference = _shown_labels(finished, labels, reference)
     records, shown, splits = split_by_budget(finished, labels)  # no row pools runs of different budgets
     reference = splits.get(reference, [reference])[-1]
     rows = summary_rows(records, resamples=resamples)
@@ -336,11 +316,10 @@ def write_report(out: Path | str, suite: Suite, labels: Sequence[str], seeds: Se
     privileged = privileged_labels(records)
     success = metric_table(rows, "success", present, privileged)
     note = anchors_note(present, privileged)
-    failures = no_finished_run(out, finished, labels, seeds)
-    parts = [f"# Comparison on `{suite.id}`", "",
-             (f"Suite hash `{suite.content_hash}`; env `{suite.env_id}`; {len(suite.tasks('test'))} test tasks; "
-             f"seeds {list(seeds)}; {budget_sentence(None if splits else budget, records, bool(splits))}."), "",
-             f"Finished runs: {len(records)} of {len(labels) * len(seeds)}.{_unfinished(finished, labels, seeds)}", "",
+    parts = [f"# Comparison on `{shown_text(suite.id)}`", "",
+             (f"Suite hash `{suite.content_hash}`; env `{shown_text(suite.env_id)}`; {len(suite.tasks('test'))} test "
+              f"tasks; seeds {list(seeds)}; {budget_sentence(None if splits else budget, records, bool(splits))}."), "",
+             f"Finished runs: {len(records)} of {len(labels) * len(seeds)}.{unfinished}", "",
              "## Success (mean [95% bootstrap interval over seeds and tasks])", "", success, "",
              *(["No finished run, so no row in any table:", "", *(f"- {line}" for line in failures), ""]
                if failures else []),
@@ -365,9 +344,22 @@ def write_report(out: Path | str, suite: Suite, labels: Sequence[str], seeds: Se
     for r in records:
         parts.append(f"| {shown_label(r.label, privileged)} | {r.seed} | {r.result.get('train_seconds', 0):.1f} | "
                      f"{r.result.get('eval_seconds', 0):.1f} | {r.result.get('attempt', 1)} | "
-                     f"{r.config.get('device_name', '?')} |")
+                     f"{shown_text(r.config.get('device_name', '?'))} |")
     results_path = atomic_write_text(out / "results.md", "\n".join(parts) + "\n")
     return ReportPaths(summary_path, results_path, tuple(curves_paths), success, tuple(failures))
+
+
+def _shown_labels(records: Sequence[RunRecord], labels: Sequence[str],
+                  reference: str) -> tuple[list[RunRecord], list[str], str]:
+    """The runs, labels and reference as the tables show them (:func:`run_reads.shown_text`: a label is a
+    folder name of a folder that may be someone else's). Two labels shown alike are a one-line error."""
+    shown = {label: shown_text(label) for label in labels}
+    alike = sorted(label for label in shown.values() if list(shown.values()).count(label) > 1)
+    if alike:
+        raise ValueError(f"the method folders of {alike[0]} are two folders whose names differ only in control "
+                         "characters; rename one")
+    return ([dataclasses.replace(r, label=shown[r.label]) for r in records], [shown[label] for label in labels],
+            shown.get(reference, shown_text(reference)))
 
 
 def _write_curves(out: Path, records: Sequence[RunRecord], suite: Suite) -> list[Path]:

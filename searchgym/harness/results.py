@@ -10,6 +10,9 @@ Each row has ``kind`` ("metrics": a ``metrics.jsonl`` row; "prediction": a
 finished) and ``privileged`` (it reads what no agent sees: the oracle), then the row's own fields under their file names (``step``, ``dev_success``,
 ``loss`` ...; ``task_id``, ``family``, ``success``, ``f1`` ...). A field a row lacks is NaN.
 Unfinished runs are included (their metrics so far; predictions only exist once a run is done).
+A finished run's predictions must be of the test tasks it scored, when its suite is one this searchgym
+can build with the hash the run recorded (else they are read as they are). Files are read as
+``searchgym report`` reads them (:mod:`searchgym.harness.run_reads`): within bounds, never through a link.
 """
 
 from __future__ import annotations
@@ -19,12 +22,14 @@ import io
 import os
 from pathlib import Path
 
-from searchgym.damaged import DamagedFile, read_bounded
+from searchgym.damaged import DELETE_AND_RERUN, DamagedFile, read_bounded, warn_damaged
 from searchgym.envs.config import MAX_SEED
 from searchgym.extras import require
-from searchgym.fileio import folder_argument, iter_jsonl, read_json
+from searchgym.fileio import folder_argument
+from searchgym.harness import run_reads
 from searchgym.harness.finished_files import redo_remedy
 from searchgym.harness.privileged_runs import run_reads_private_state
+from searchgym.harness.run_reads import linked_runs, metrics_rows, run_json, scored_tasks, suite_from_config
 from searchgym.harness.runner import is_done
 from searchgym.shown import safe_repr
 
@@ -47,7 +52,8 @@ def run_folders(directory: str | os.PathLike) -> list[Path]:
         raise FileNotFoundError(f"{root} is not a folder; pass a `searchgym compare --out` or `train --out` folder")
     if (root / "config.json").is_file():
         return [root]
-    if (root / "runs").is_dir():  # a comparison: its own layout, and nothing beside it
+    if (root / "runs").is_dir() or (root / "runs").is_symlink():  # a comparison: its own layout, nothing beside it
+        linked_runs(root / "runs")  # a link there is refused (before: a folder elsewhere was read as a run)
         return sorted(p.parent for p in (root / "runs").glob("*/seed*/config.json") if p.parent.name[4:].isdigit())
     found = []
     for folder, subfolders, files in os.walk(root):
@@ -59,9 +65,10 @@ def run_folders(directory: str | os.PathLike) -> list[Path]:
     return sorted(found)
 
 
-def _rows(folder: Path, kind: str, filename: str) -> list[dict]:
+def _rows(folder: Path, kind: str, filename: str, suites: dict) -> list[dict]:
     """A run's rows of one kind. A finished run's predictions are read as the report reads them:
-    before, a file cut short (or a folder in its place) gave fewer rows (or none) with no word."""
+    before, a file cut short (or a folder in its place) gave fewer rows (or none) with no word.
+    ``suites`` keeps the test tasks of each suite already built, by (suite_id, suite_hash)."""
     from searchgym.harness.report import (  # numpy: after pandas
         finished_json,
         finished_predictions,
@@ -70,9 +77,9 @@ def _rows(folder: Path, kind: str, filename: str) -> list[dict]:
 
     path = folder / filename
     done = is_done(folder)
-    if not (path.exists() or (done and kind == "prediction")):
+    if not (path.exists() or path.is_symlink() or (done and kind == "prediction")):
         return []
-    config = finished_json(folder, "config.json") if done else read_json(folder / "config.json", expect=dict)
+    config = finished_json(folder, "config.json") if done else run_json(folder / "config.json", DELETE_AND_RERUN)
     seed = config.get("seed")
     # before: a ValueError from pandas' astype, and for a seed past int64 an OverflowError
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
@@ -84,10 +91,40 @@ def _rows(folder: Path, kind: str, filename: str) -> list[dict]:
             "suite_id": config.get("suite_id"), "run_dir": str(folder), "done": done,
             "privileged": run_reads_private_state(config)}
     if done and kind == "prediction":
-        rows = finished_predictions(folder, tested_count(finished_json(folder, "result.json")))
+        tests = _test_tasks(folder / "config.json", config, suites)
+        scored = None if tests is None else scored_tasks(tests, config, folder / "config.json", redo_remedy(folder))
+        rows = finished_predictions(folder, tested_count(finished_json(folder, "result.json")), scored)
     else:
-        rows = list(iter_jsonl(path))
+        rows = _metrics_rows(path, redo_remedy(folder) if done else DELETE_AND_RERUN)
     return [{**head, **{k: v for k, v in row.items() if k not in head}} for row in rows]
+
+
+def _metrics_rows(path: Path, remedy: str) -> list[dict]:
+    """A metrics.jsonl's rows within the bounds a run's file keeps (:mod:`run_reads`): past them, one line
+    naming it (before: every row was kept, so 60 MB of padded rows took 1.5 GB)."""
+    found = metrics_rows(path, remedy)
+    if found.stopped:
+        raise DamagedFile(path, f"{found.stopped}, more than a run writes", remedy)
+    if found.overlong:
+        warn_damaged(DamagedFile(path, f"holds {found.overlong} line(s) longer than {run_reads.MAX_METRICS_LINE} "
+                                 "bytes, which no run writes"), "they are left out")
+    return found.rows
+
+
+def _test_tasks(path: Path, config: dict, suites: dict) -> list[tuple[str, str]] | None:
+    """(task id, family) of the test split of the suite ``config`` records, when this searchgym builds
+    that suite with the recorded hash (a registered one, or the definition config.json holds, checked
+    before its world is made); None when it does not (another version's suite: not checked)."""
+    from searchgym.suites import SUITES
+
+    key = (config.get("suite_id"), config.get("suite_hash"))
+    if key not in suites:
+        suite = SUITES[key[0]] if isinstance(key[0], str) and key[0] in SUITES else None
+        if suite is None and isinstance(config.get("suite"), dict):
+            suite = suite_from_config(path, config, redo_remedy(path.parent))
+        ok = suite is not None and suite.id == key[0] and suite.content_hash == key[1]
+        suites[key] = [(t.id, t.family) for t in suite.tasks("test")] if ok else None
+    return suites[key]
 
 
 def load_results(directory: str | os.PathLike) -> pd.DataFrame:
@@ -95,9 +132,10 @@ def load_results(directory: str | os.PathLike) -> pd.DataFrame:
     folders = run_folders(folder_argument(directory, "load_results: directory", RUNS_FOLDER))
     if not folders:
         raise FileNotFoundError(f"no run folders (with config.json) under {directory}")
+    suites: dict = {}
     rows = [row for folder in folders
             for kind, name in (("metrics", "metrics.jsonl"), ("prediction", "predictions.jsonl"))
-            for row in _rows(folder, kind, name)]
+            for row in _rows(folder, kind, name, suites)]
     frame = pd.DataFrame(rows)
     for column in RUN_COLUMNS:
         if column not in frame:

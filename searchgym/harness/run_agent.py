@@ -24,12 +24,14 @@ retrain`` keeps (the policy is built from them before its checkpoint can be chec
 from __future__ import annotations
 
 import dataclasses
+import re
 from pathlib import Path
 from typing import Any
 
-from searchgym.damaged import DamagedFile, read_json_checked
+from searchgym.damaged import DamagedFile
 from searchgym.envs.config import MAX_SEED
 from searchgym.harness.methods import AGENT_METHOD, SPEC_METHOD_PREFIX, RunContext, load_callable
+from searchgym.harness.run_reads import check_env_settings, refuse_linked, run_json, shown_text
 from searchgym.harness.runner import is_done
 from searchgym.suites import Suite, env_kind, observation_kind
 
@@ -39,6 +41,8 @@ SFT_PATH = "searchgym.harness.sft:sft_method"
 NOT_A_RUN = ("path= must name a run folder: the --out of `searchgym train`, or <out>/runs/<method>/seed<N> "
              "of `searchgym compare`")
 UNPLAYABLE = "its policy cannot be played; point path= at an intact run folder"
+#: A supervised base's key (:func:`searchgym.harness.sft.base_key`): 16 hex digits.
+BASE_KEY = re.compile(r"[0-9a-f]{16}")
 #: config.json fields the provider reads, with their types.
 FIELDS = {"method": str, "method_path": str, "seed": int, "budget": int, "policy": str, "options": dict,
           "suite": dict}
@@ -77,7 +81,7 @@ def read_run(path: str | Path) -> TrainedRun:
     if not (config_path.exists() or config_path.is_symlink()):
         raise ValueError(f"{folder} is not a run folder (no {CONFIG}); {NOT_A_RUN}")
     remedy = "it cannot be read as a run's record; point path= at an intact run folder"
-    config = read_json_checked(config_path, expect=dict, remedy=remedy)  # a 5000-digit number included
+    config = run_json(config_path, remedy)  # no link; a 5000-digit number, a padded file refused
     for name, kind in FIELDS.items():
         value = config.get(name)
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
@@ -105,6 +109,8 @@ def read_run(path: str | Path) -> TrainedRun:
     except (TypeError, ValueError, KeyError) as exc:
         raise DamagedFile(config_path, f"holds a suite definition searchgym cannot read ({exc})", remedy) from None
     run = TrainedRun(folder, config, suite)
+    for part in (folder / CHECKPOINT.parent, folder / CHECKPOINT):  # before: a link was read (and hashed)
+        refuse_linked(part, UNPLAYABLE)
     if not run.is_sft and not (folder / CHECKPOINT).exists():
         raise ValueError(f"{folder} has no {CHECKPOINT} (the run saved no trained policy yet); finish it with the "
                          "command that made it, then evaluate it")
@@ -145,19 +151,6 @@ def check_values(config_path: Path, config: dict[str, Any], remedy: str) -> None
                                    "(those of `leaderboard retrain`)")
     if problem:
         raise DamagedFile(config_path, problem, remedy)
-
-
-def check_env_settings(suite: Suite) -> None:
-    """ValueError unless the envs accept the suite's world and settings, checked as an env checks them
-    (EnvConfig) without building a world. Before: a world_size of 10**11 in a run's config.json
-    started generating that world, for good."""
-    from searchgym.envs.config import CONFIG_KWARGS, EnvConfig
-    from searchgym.registry import spec
-
-    settings = {k: v for k, v in {**spec(suite.env_id).kwargs, **suite.kwargs}.items() if k in CONFIG_KWARGS}
-    for families in (suite.families, suite.train_families):
-        EnvConfig(**{**settings, "world_seed": suite.world_seed, "world_size": suite.world_size,
-                     "families": families, "difficulty": suite.difficulty})
 
 
 def check_build(run: TrainedRun) -> None:
@@ -252,8 +245,10 @@ def check_suite(run: TrainedRun, suite: Suite) -> None:
 
 
 def find_base(run: TrainedRun) -> Path:
-    """The supervised base an ``sft`` run scored: where config.json says, else under the run's or its
-    comparison's ``bases`` folder; its sha256 must be the recorded one."""
+    """The supervised base an ``sft`` run scored: under the run's or its comparison's ``bases`` folder,
+    where the harness writes it; its sha256 must be the recorded one. Why not config.json's
+    ``base.path``: any file it named (``/etc/shadow``) was hashed, and its existence told; one of the
+    recorded hash would have been loaded. A link on the way is refused, unread."""
     from searchgym.agents.sft_base import file_sha256
 
     record = run.config.get("base")
@@ -261,21 +256,26 @@ def find_base(run: TrainedRun) -> Path:
             record.get("sha256"), str):
         raise DamagedFile(run.folder / CONFIG, "records no supervised base (base: key, sha256) for its sft run",
                           "point path= at an intact run folder")
-    places = [Path(str(record.get("path", ""))), run.folder / "bases" / record["key"] / "base.pt"]
+    if not BASE_KEY.fullmatch(record["key"]):  # else a key of "../.." named a file elsewhere
+        raise DamagedFile(run.folder / CONFIG, f"records base key {record['key'][:40]!r}, not the 16 hex digits "
+                          "of a base's key", "point path= at an intact run folder")
+    folders = [run.folder]
     if run.folder.parent.parent.name == "runs":  # a comparison's run: <out>/runs/<method>/seed<N>
-        places.append(run.folder.parents[2] / "bases" / record["key"] / "base.pt")
-    other = []
-    for place in dict.fromkeys(places):  # config.json's path is often the comparison's own bases/ file
+        folders.append(run.folder.parents[2])
+    places, other = [folder / "bases" / record["key"] / "base.pt" for folder in folders], []
+    for place in places:
+        for part in (place.parents[1], place.parent, place):
+            refuse_linked(part, UNPLAYABLE)
         if place.is_file():
             if file_sha256(place) == record["sha256"]:
                 return place
             other.append(str(place))
     if other:  # before: "is in none of", as if it were missing, and a copy of bases/ would not help
         raise ValueError(f"{run.folder} is an sft run whose supervised base (key {record['key']}) is at "
-                         f"{', '.join(other)} with another sha256 than the run recorded ({record['sha256'][:12]}...): "
+                         f"{', '.join(other)} with another sha256 than the run recorded ({shown_text(record['sha256'][:12])}...): "
                          "damaged, or another base; restore it from the comparison that built it")
     raise ValueError(f"{run.folder} is an sft run whose supervised base (key {record['key']}, sha256 "
-                     f"{record['sha256'][:12]}...) is in none of: {', '.join(str(p) for p in places[1:])}; "
+                     f"{shown_text(record['sha256'][:12])}...) is in none of: {', '.join(str(p) for p in places)}; "
                      "copy the comparison's bases/ folder beside its runs/")
 
 

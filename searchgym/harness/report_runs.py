@@ -1,0 +1,65 @@
+"""The runs a comparison's report shows no row for, named, with the first error of those that failed.
+
+Every text here that comes from the comparison's folder (a method's folder name, a line of its
+``error.txt``) is shown through :func:`run_reads.shown_text`: the folder may be someone else's, and
+before, ESC sequences written into an ``error.txt`` (clear the screen, set the window title) were
+printed raw by ``searchgym report`` and written into results.md.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from searchgym.damaged import DamagedFile, open_regular
+from searchgym.harness.run_reads import shown_text
+from searchgym.harness.runner import run_dir
+
+#: The end of an error.txt read for its error line (the last exception is written last).
+ERROR_TAIL_BYTES = 64 * 1024
+
+
+def run_error(folder: Path) -> str | None:
+    """The exception line of a failed run's ``error.txt`` ("RuntimeError: ..."), at most 200 characters,
+    its control characters escaped; None where there is none (or it cannot be read: a folder, a FIFO)."""
+    if (folder / "error.txt").is_symlink():  # a run writes none: not ours to read into results.md
+        return None
+    try:
+        with open_regular(folder / "error.txt") as handle:
+            handle.seek(max(0, os.fstat(handle.fileno()).st_size - ERROR_TAIL_BYTES))
+            lines = handle.read(ERROR_TAIL_BYTES).decode("utf-8", "replace").splitlines()
+    except (OSError, DamagedFile):
+        return None
+    last = max((i for i, line in enumerate(lines) if line.startswith("Traceback (most recent call last)")),
+               default=-1)
+    said = next((line for line in lines[last + 1:] if line.strip() and not line[0].isspace()), "")
+    said = shown_text(" ".join(said.split()))
+    return (said[:197] + "..." if len(said) > 200 else said) or None
+
+
+def no_finished_run(out: Path, records: Sequence[Any], labels: Sequence[str], seeds: Sequence[int]) -> list[str]:
+    """One line per method with no finished run: how many of its runs failed, and the first error.
+    Why: such a method has no row in any table, and `searchgym report` named it nowhere."""
+    done = {r.label for r in records}
+    lines = []
+    for label in (label for label in labels if label not in done):
+        errors = [e for seed in seeds if (e := run_error(run_dir(out, label, seed))) is not None]
+        runs = f"{len(seeds)} run{'s' if len(seeds) != 1 else ''}"
+        what = (("its run failed" if len(seeds) == 1 else f"all {runs} failed") if len(errors) == len(seeds)
+                else f"no run finished, {len(errors)} of {runs} failed" if errors
+                else f"none of its {runs} finished (stopped or not run)")
+        lines.append(f"{shown_text(label)}: {what}" + (f"; first error: {errors[0]}" if errors else ""))
+    return lines
+
+
+def unfinished_sentence(records: Sequence[Any], labels: Sequence[str], seeds: Sequence[int]) -> str:
+    """The runs no table shows, named. Why: "Finished runs: 2 of 4" alone left a method whose every
+    run failed out of each table without a word of it in results.md."""
+    done = {(r.label, r.seed) for r in records}
+    missing = [f"{shown_text(label)}/seed{seed}" for label in labels for seed in seeds if (label, seed) not in done]
+    if not missing:
+        return ""
+    more = f" and {len(missing) - 8} more" if len(missing) > 8 else ""
+    return f" Not finished (failed, stopped or not run), so in no table: {', '.join(missing[:8])}{more}."
