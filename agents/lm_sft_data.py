@@ -93,9 +93,11 @@ def write_world(path: Path, settings: dict[str, Any], transcripts: Sequence[Tran
     return atomic_write_bytes(path, gzip.compress(("\n".join(lines) + "\n").encode("utf-8"), compresslevel=6, mtime=0))
 
 
-def read_world(path: Path, settings: dict[str, Any]) -> list[Transcript] | None:
+def read_world(path: Path, settings: dict[str, Any], vocab: int | None = None) -> list[Transcript] | None:
     """The transcripts of a world file played with ``settings``; None when it is missing or was made
-    with other settings. A damaged file raises :class:`DamagedFile` (one line naming it)."""
+    with other settings. A damaged file raises :class:`DamagedFile` (one line naming it), and so does a
+    token id outside ``vocab`` (the tokenizer's size; before: an id of 10**6 was an IndexError traceback
+    from the embedding, and 10**30 "Overflow when unpacking long long", naming no file)."""
     try:
         with open_regular(path, MAX_BYTES, REMEDY) as handle:
             packed = handle.read(MAX_BYTES + 1)
@@ -115,7 +117,7 @@ def read_world(path: Path, settings: dict[str, Any]) -> list[Transcript] | None:
         raise DamagedFile(path, f"does not start with a {FORMAT} header", REMEDY)
     if header.get("version") != VERSION or header.get("settings") != settings:
         return None
-    return [_transcript(path, _json_line(path, lines, i), i + 1) for i in range(1, len(lines))]
+    return [_transcript(path, _json_line(path, lines, i), i + 1, vocab) for i in range(1, len(lines))]
 
 
 def _json_line(path: Path, lines: list[str], i: int) -> Any:
@@ -127,11 +129,12 @@ def _json_line(path: Path, lines: list[str], i: int) -> Any:
         raise DamagedFile(path, f"line {i + 1} is not JSON ({str(exc)[:60]})", REMEDY) from None
 
 
-def _ints(value: Any) -> bool:
-    return isinstance(value, list) and all(type(x) is int and x >= 0 for x in value)
+def _ints(value: Any, end: int | None = None) -> bool:
+    """A list of ints in ``0..end - 1`` (``end`` None: any int >= 0)."""
+    return isinstance(value, list) and all(type(x) is int and x >= 0 and (end is None or x < end) for x in value)
 
 
-def _transcript(path: Path, row: Any, line: int) -> Transcript:
+def _transcript(path: Path, row: Any, line: int, vocab: int | None = None) -> Transcript:
     def bad(what: str) -> DamagedFile:
         return DamagedFile(path, f"line {line}: {what}", REMEDY)
 
@@ -140,17 +143,18 @@ def _transcript(path: Path, row: Any, line: int) -> Transcript:
     ids, mask, allowed = row.get("token_ids"), row.get("loss_mask"), row.get("allowed")
     if not isinstance(row.get("task_id"), str) or type(row.get("success")) is not bool:
         raise bad("needs a string task_id and a boolean success")
-    if not _ints(ids) or not _ints(mask) or len(mask) != len(ids) or any(m > 1 for m in mask):
-        raise bad("needs token_ids (integers >= 0) and a loss_mask of 0 and 1 as long")
+    ids_are = "integers >= 0" if vocab is None else f"integers in 0..{vocab - 1}, the tokenizer's ids"
+    if not _ints(ids, vocab) or not _ints(mask) or len(mask) != len(ids) or any(m > 1 for m in mask):
+        raise bad(f"needs token_ids ({ids_are}) and a loss_mask of 0 and 1 as long")
     if not isinstance(allowed, list) or not all(
-            isinstance(a, list) and len(a) == 2 and type(a[0]) is int and 0 <= a[0] < len(ids) and _ints(a[1])
+            isinstance(a, list) and len(a) == 2 and type(a[0]) is int and 0 <= a[0] < len(ids) and _ints(a[1], vocab)
             for a in allowed):
-        raise bad("needs allowed as [token index, [ids]] pairs inside the row")
+        raise bad(f"needs allowed as [token index, [ids]] pairs inside the row ({ids_are})")
     return Transcript(row["task_id"], ids, mask, row["success"], allowed={k: tuple(v) for k, v in allowed})
 
 
-def _read_back(path: Path, settings: dict[str, Any]) -> list[Transcript]:
-    transcripts = read_world(path, settings)
+def _read_back(path: Path, settings: dict[str, Any], vocab: int) -> list[Transcript]:
+    transcripts = read_world(path, settings, vocab)
     if transcripts is None:
         raise DamagedFile(path, "was just written by a worker but holds other settings", "re-run the command")
     return transcripts
@@ -178,13 +182,13 @@ def sft_transcripts(worlds: Sequence[dict[str, Any]], tokenizer: Any, folder: Pa
     """Every world's transcripts, in the order of ``worlds`` (settings from :func:`world_settings`):
     read from ``folder`` where a file was played with the same settings, else played (by ``workers``
     processes in parallel when more than one world is missing) and written there."""
-    folder = Path(folder)
+    folder, vocab = Path(folder), len(tokenizer)
     found: dict[int, list[Transcript]] = {}
     missing = []
     for k, settings in enumerate(worlds):
         path = world_file(folder, settings["world_seed"])
         try:
-            transcripts = read_world(path, settings)
+            transcripts = read_world(path, settings, vocab)
         except DamagedFile as error:
             warn_damaged(error, REMEDY)
             transcripts = None
@@ -206,7 +210,7 @@ def sft_transcripts(worlds: Sequence[dict[str, Any]], tokenizer: Any, folder: Pa
             jobs = {k: pool.submit(_play_world_in_worker, worlds[k], tokenizer,
                                    str(world_file(folder, worlds[k]["world_seed"]))) for k in missing}
             for k, job in jobs.items():
-                found[k] = _read_back(Path(job.result()), worlds[k])
+                found[k] = _read_back(Path(job.result()), worlds[k], vocab)
     else:
         for k in missing:
             found[k] = play_world(worlds[k], tokenizer, world_file(folder, worlds[k]["world_seed"]))

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import json
 import struct
+import sys
+import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from searchgym.damaged import DamagedFile, open_regular, read_json_checked
@@ -134,6 +136,38 @@ def _check_template(path: Path) -> None:
 PROBE = (("system", "probe of the system message"), ("user", "probe of the user message"),
          ("assistant", "probe of the assistant message"))
 TEMPLATE_FIX = "use a chat template that writes each message's content (as the model's own release does)"
+#: The most Python lines, and seconds, rendering the probe may take: a release's template takes 1,000 to
+#: 2,500 lines (Qwen2.5's, Qwen3's) and reaches neither; a loop in a loop of 100,000 each reaches them.
+RENDER_LINES, RENDER_SECONDS = 1_000_000, 2.0
+
+
+class _RenderBudgetSpent(BaseException):
+    """Rendering ran past its budget (a BaseException: no ``except Exception`` on the way keeps it running)."""
+
+
+@contextmanager
+def _render_budget() -> Iterator[None]:
+    """Raise :class:`_RenderBudgetSpent` in the code run inside when it executes more than
+    ``RENDER_LINES`` lines or runs past ``RENDER_SECONDS``, counted with a trace function (this thread
+    only; the one there before is put back). Why: jinja2's sandbox caps each ``range`` at 100,000 but
+    not loops in loops, so ``{% for i in range(100000) %}{% for j in range(100000) %}`` kept the
+    preflight busy without end."""
+    deadline, lines = time.monotonic() + RENDER_SECONDS, 0
+
+    def local(frame, event, arg):  # sys.settrace's signature
+        nonlocal lines
+        if event == "line":
+            lines += 1
+            if lines > RENDER_LINES or (lines % 4096 == 0 and time.monotonic() > deadline):
+                raise _RenderBudgetSpent
+        return local
+
+    before = sys.gettrace()
+    sys.settrace(lambda frame, event, arg: local)
+    try:
+        yield
+    finally:
+        sys.settrace(before)
 
 
 def _check_rendering(folder: Path) -> None:
@@ -164,9 +198,15 @@ def _check_rendering(folder: Path) -> None:
     where = folder / ("chat_template.jinja" if (folder / "chat_template.jinja").exists() else "tokenizer_config.json")
     try:
         messages = [{"role": role, "content": text} for role, text in PROBE]
+        _compile_template(tokenizer.chat_template)  # outside the budget: its size bounds it
         # as a run opens an episode (system and user, then the generation prompt), and with a reply after
-        rendered = (tokenizer.apply_chat_template(messages[:2], tokenize=False, add_generation_prompt=True) + " "
-                    + tokenizer.apply_chat_template(messages, tokenize=False))
+        with _render_budget():
+            rendered = (tokenizer.apply_chat_template(messages[:2], tokenize=False, add_generation_prompt=True) + " "
+                        + tokenizer.apply_chat_template(messages, tokenize=False))
+    except _RenderBudgetSpent:
+        raise DamagedFile(where, f"holds a chat template that does not finish rendering a three-message conversation "
+                          f"within {RENDER_LINES:,} steps or {RENDER_SECONDS:g} s (a loop without end, or loops in "
+                          "loops?)", TEMPLATE_FIX) from None
     except Exception as exc:  # noqa: BLE001 - any failure of the folder's template is this one line
         why = " ".join(str(exc).split())[:160]
         raise DamagedFile(where, f"holds a chat template that fails to render a conversation ({type(exc).__name__}: "
@@ -178,6 +218,17 @@ def _check_rendering(folder: Path) -> None:
         raise DamagedFile(where, f"holds a chat template that leaves out {said} (rendered system, user and "
                           f"assistant messages; {', '.join(repr(t) for r, t in PROBE if r in missing)} not in the "
                           "text)", TEMPLATE_FIX)
+
+
+def _compile_template(template: object) -> None:
+    """Compile ``template`` into transformers' cache of compiled templates, so that the budgeted render
+    runs the template only (compiling a release's takes about 120,000 lines). Nothing when transformers
+    has no such cache or the template does not compile (the render then says so)."""
+    with suppress(Exception):  # another transformers, or a template error the render reports
+        from transformers.utils.chat_template_utils import _compile_jinja_template
+
+        if isinstance(template, str):
+            _compile_jinja_template(template)
 
 
 def _check_config(folder: Path) -> None:

@@ -41,12 +41,14 @@ import torch
 
 from searchgym.damaged import DamagedFile
 from searchgym.fileio import FolderLock, atomic_write_json
+from searchgym.json_fields import is_number
 
 from .llm_rollout import RolloutConfig
 from .tiny_lm_records import (
     CHOICES_FIELDS,
     CHOICES_PRESENT,
     EVAL_FIELDS,
+    MAX_SECONDS,
     REDO_EVALUATION,
     RL_FIELDS,
     SFT_FIELDS,
@@ -376,7 +378,7 @@ class Recipe:
         run) reported its own seconds, e.g. "Wall time 3 s (sft 0 s, ...)" for a 12 s recipe."""
         seconds = self.recorded.get(name)
         finished = done is not None and done.is_file() and isinstance(seconds, list) and len(seconds) == 2 \
-            and all(isinstance(x, (int, float)) for x in seconds)
+            and all(is_number(x) and 0 <= x <= MAX_SECONDS for x in seconds)  # NaN was "Wall time nan s"
         start, cpu = time.perf_counter(), time.process_time()
         value = stage()
         spent = [time.perf_counter() - start, time.process_time() - cpu]

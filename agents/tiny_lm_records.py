@@ -17,21 +17,60 @@ from typing import Any
 
 from searchgym.damaged import DamagedFile, read_json_checked, warn_damaged
 from searchgym.fileio import atomic_write_jsonl, read_jsonl
-from searchgym.json_fields import COUNT, INT, NUMBER, NUMBERS, OBJECT, Kind, check_fields, optional
+from searchgym.json_fields import (
+    COUNT,
+    INT,
+    NUMBER,
+    NUMBERS,
+    OBJECT,
+    Kind,
+    check_fields,
+    field_problem,
+    is_number,
+    optional,
+)
 
 #: An RL run's per-iteration rows, next to its checkpoint (the trainer's names).
 METRICS, CHECKPOINT = "metrics.jsonl", "checkpoint.pt"
+#: The most seconds one iteration (or stage) is taken to have run, and tokens it generated or scored:
+#: far above any run's, and low enough that their sums and rates stay finite.
+MAX_SECONDS, MAX_TOKENS = 1e9, 1e15
 
 
-def logged_rows(path: Path, iterations: int) -> tuple[list[dict], list[int]]:
+def _between(low: float, high: float) -> Kind:
+    return Kind(f"a number in {low:g}..{high:g}", lambda v: is_number(v) and low <= v <= high)
+
+
+#: What a row must hold for the resume and the run's figures (rl_figures); the others are left alone.
+ROW_FIELDS = {"train_success": _between(0, 1)}
+ROW_PRESENT = {**dict.fromkeys(("seconds", "cpu_seconds", "rollout_seconds", "update_seconds"),
+                               _between(0, MAX_SECONDS)),
+               **dict.fromkeys(("generated_tokens", "tokens/scored"), _between(0, MAX_TOKENS))}
+
+
+def logged_rows(path: Path, iterations: int) -> tuple[list[dict], list[int], str]:
     """The rows of iterations 1..``iterations`` in order, one per iteration (the last one logged:
-    a redone iteration's), and the iterations that have none. A cut last line is skipped."""
+    a redone iteration's), the iterations that have none, and what was wrong with the first of those
+    that has a damaged row ("" when none has). A cut last line is skipped. A row whose fields
+    (``ROW_FIELDS``, ``ROW_PRESENT``) are missing or not finite numbers of their range counts as none.
+    Why: ``"seconds": "x"`` ended in "unsupported operand type(s) for +", a missing ``train_success``
+    in "error: 'train_success'", naming no file, and ``NaN`` was written into eval.json,
+    results.json and RESULTS.md as the run's seconds."""
     rows: dict[int, dict] = {}
+    problems: dict[int, str] = {}
     for row in read_jsonl(path):
         n = row.get("iteration")
         if isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= iterations:
-            rows[n] = row
-    return [rows[n] for n in sorted(rows)], [n for n in range(1, iterations + 1) if n not in rows]
+            problem = field_problem(row, ROW_FIELDS, ROW_PRESENT)
+            if problem:
+                problems[n] = problem
+                rows.pop(n, None)
+            else:
+                rows[n] = row
+                problems.pop(n, None)
+    missing = [n for n in range(1, iterations + 1) if n not in rows]
+    damaged = next((f"; iteration {n}'s row: {problems[n]}" for n in missing if n in problems), "")
+    return [rows[n] for n in sorted(rows)], missing, damaged
 
 
 def resume_rows(folder: Path, trainer: Any, restart: Callable[[], Any]) -> tuple[Any, list[dict]]:
@@ -41,14 +80,14 @@ def resume_rows(folder: Path, trainer: Any, restart: Callable[[], Any]) -> tuple
     rows (metrics.jsonl deleted, or a folder of a recipe that kept them in memory) is deleted with a
     warning and ``restart()`` makes the trainer anew: the same run (a function of its seed), whole."""
     path, iteration = folder / METRICS, trainer.state.iteration
-    rows, missing = logged_rows(path, iteration)
+    rows, missing, damaged = logged_rows(path, iteration)
     if path.exists() or path.is_symlink():
         atomic_write_jsonl(path, rows)
     if not missing:
         return trainer, rows
     shown = ", ".join(map(str, missing[:8])) + (" ..." if len(missing) > 8 else "")
     warn_damaged(DamagedFile(path, f"has no rows of iterations {shown}, which the checkpoint (iteration "
-                             f"{iteration}) holds"), "running this RL run again from its beginning")
+                             f"{iteration}) holds{damaged}"), "running this RL run again from its beginning")
     (folder / CHECKPOINT).unlink()
     path.unlink(missing_ok=True)
     return restart(), []
@@ -56,9 +95,9 @@ def resume_rows(folder: Path, trainer: Any, restart: Callable[[], Any]) -> tuple
 
 def run_rows(folder: Path, iterations: int) -> list[dict]:
     """The rows of a finished run's iterations, each there (this process wrote or kept them)."""
-    rows, missing = logged_rows(folder / METRICS, iterations)
+    rows, missing, damaged = logged_rows(folder / METRICS, iterations)
     if missing:  # deleted or damaged while the run went on
-        raise DamagedFile(folder / METRICS, f"has no rows of iterations {missing[:8]}",
+        raise DamagedFile(folder / METRICS, f"has no rows of iterations {missing[:8]}{damaged}",
                           f"delete {folder} and re-run the same command to redo this RL run")
     return rows
 
