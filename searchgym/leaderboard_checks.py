@@ -30,6 +30,7 @@ pattern ``^...$`` checked with ``re.search`` lets it through). Each is rejected 
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import math
 import os
@@ -49,12 +50,14 @@ from searchgym.suites import Suite, get_suite, tasks
 
 #: Digits an integer may have (int64 has 19; every count and seed here fits in 18).
 MAX_INT_DIGITS = 18
+_INT_LIMIT = 10**MAX_INT_DIGITS  # the least int of more digits
 #: Characters no submitted string may hold: C0/C1 controls (newlines and tabs included), unpaired
 #: surrogates, and bidirectional embeddings, overrides and isolates.
 FORBIDDEN_CHARS = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff\u202a-\u202e\u2066-\u2069]")
-
-
 MAX_BYTES = 5 * 1024 * 1024
+#: The most items of any list or object (the schema's largest, predictions' maxItems), and the schema
+#: errors looked at to pick the one to name (the first ones: every item's took 85 s for 2.6M items).
+MAX_ITEMS, MAX_SCHEMA_ERRORS = 100_000, 100
 TOLERANCE = 1e-6
 #: Package data, so an installed wheel verifies submissions without the source tree.
 SCHEMA_PATH = Path(__file__).resolve().parent / "assets" / "leaderboard_schema.json"
@@ -107,22 +110,27 @@ def _describe(char: str) -> str:
 
 
 def check_values(submission: Any) -> None:
-    """Every string (keys too) free of FORBIDDEN_CHARS, every number finite and bounded; iterative,
-    so any nesting costs time linear in the size."""
-    pending: list[tuple[str, Any]] = [("", submission)]
+    """Every string (keys too) free of FORBIDDEN_CHARS, every number finite and bounded, every list and object
+    of at most MAX_ITEMS (before the schema); iterative, a path made only for a container or a refusal."""
+    pending: list[tuple[str, Any, Any, bool]] = [("", None, submission, False)]  # parent, key, value, in a list
     while pending:
-        where, value = pending.pop()
+        parent, key, value, listed = pending.pop()
+        if (value is None or isinstance(value, bool) or (type(value) is str and not FORBIDDEN_CHARS.search(value))
+                or (type(value) is int and abs(value) < _INT_LIMIT) or (type(value) is float and math.isfinite(value))):
+            continue
+        where = parent if key is None else f"{parent}/{key}" if parent or listed else str(key)
+        if isinstance(value, Mapping | list | tuple) and len(value) > MAX_ITEMS:
+            raise SubmissionRejected(f"{where or '(top level)'}: {len(value)} {'keys' if isinstance(value, Mapping) else 'items'}"
+                                     f", where at most {MAX_ITEMS} are accepted in any object or list")
         if isinstance(value, Mapping):
-            for key, item in value.items():
-                path = f"{where}/{key}" if where else str(key)
-                _check_string(str(key), f"a key at {where or '(top level)'}")
-                pending.append((path, item))
+            for name, item in value.items():
+                if FORBIDDEN_CHARS.search(str(name)):
+                    _check_string(str(name), f"a key at {where or '(top level)'}")
+                pending.append((where, name, item, False))
         elif isinstance(value, list | tuple):
-            pending.extend((f"{where}/{i}", item) for i, item in enumerate(value))
+            pending.extend((where, i, item, True) for i, item in enumerate(value))
         elif isinstance(value, str):
             _check_string(value, where or "(top level)")
-        elif isinstance(value, bool) or value is None:
-            continue
         elif isinstance(value, float) and not math.isfinite(value):
             raise SubmissionRejected(f"{where}: {value} is not finite; only finite numbers are accepted")
         elif isinstance(value, int) and len(str(abs(value))) > MAX_INT_DIGITS:
@@ -173,7 +181,8 @@ def check_schema(submission: Any, schema: Mapping[str, Any] | None = None) -> No
     import jsonschema
 
     validator = _validator_class()(schema or load_schema())
-    error = jsonschema.exceptions.best_match(validator.iter_errors(submission))
+    first = itertools.islice(validator.iter_errors(submission), MAX_SCHEMA_ERRORS)  # not every item's
+    error = jsonschema.exceptions.best_match(first)
     if error is not None:
         where = "/".join(str(p) for p in error.absolute_path) or "(top level)"
         message = error.message if len(error.message) <= 300 else error.message[:300] + "..."

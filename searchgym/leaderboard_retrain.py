@@ -14,8 +14,11 @@ limit: the run block's budget, seed and policy must be the ones the board shows
 budget of 0 whatever its run recorded, and the supervised base the agent-steps of its
 demonstrations, which its run's budget does not set), the budget at most
 :data:`MAX_RETRAIN_BUDGET` env steps, each size-like option (``group_size``,
-``tasks_per_iteration``, ``hidden``, ... at any depth) within :data:`OPTION_LIMITS` and every
-other number in the options within :data:`MAX_OPTION_NUMBER`. A submission asking for 10^17 env
+``tasks_per_iteration``, ``hidden``, the supervised base's ``sft_epochs``, ... at any depth) within
+:data:`OPTION_LIMITS`, every other number in the options within :data:`MAX_OPTION_NUMBER`, and the
+work those sizes multiply into within a limit of its own: the learning curve's dev episodes
+(:data:`MAX_EVAL_EPISODES`), the base's episodes played (:data:`MAX_BASE_EPISODES`) and fitted
+(:data:`MAX_BASE_FIT`), which the env-step budget does not count. A submission asking for 10^17 env
 steps would otherwise keep the maintainer's machine busy for good.
 """
 
@@ -44,7 +47,7 @@ from searchgym.harness.preflight import baseline_options, check_comparison
 from searchgym.harness.runner import RunSpec, execute_run_safely, is_done
 from searchgym.leaderboard import DEFAULT_DIR, RETRAINED_FILE, read_retrained
 from searchgym.leaderboard_checks import SubmissionRejected, rescore, run_block_mismatch, verify_file
-from searchgym.suites import get_suite
+from searchgym.suites import get_suite, tasks
 
 
 @dataclass(frozen=True)
@@ -75,6 +78,15 @@ MAX_RETRAIN_BUDGET = 1_000_000
 #: Dev episodes a trainer's curve may play over a retrain (evaluations are not part of the budget:
 #: ``group_size=1, tasks_per_iteration=1, eval_every=1`` would evaluate after every env step or so).
 MAX_EVAL_EPISODES = 200_000
+#: Episodes the supervised base's demonstrator plays in a retrain: ``sft_tasks`` (at most the train split)
+#: plus ``sft_dagger_rounds x sft_dagger_tasks`` (those wrap round the split). make main's base plays
+#: quick-v2's 894 train tasks, the docs' DAgger base 1,494 (2 rounds of 300): 13x that.
+MAX_BASE_EPISODES = 20_000
+#: Episodes fitted, summed over the base's epochs: ``sft_epochs`` epochs over the demonstrations, then again
+#: after each DAgger round over all episodes so far (``partial.pt`` is saved, whole, after each epoch).
+#: make main's base fits 16 x 894 = 14,304 (78-100 CPU-s), the docs' DAgger base 57,312 (370-418 CPU-s);
+#: the limit is 70x make main's, as MAX_RETRAIN_BUDGET is 50x the board's RL runs (about 2 CPU-hours).
+MAX_BASE_FIT = 1_000_000
 
 
 def _evaluation_episodes(run: dict[str, Any], suite_id: str) -> tuple[int, dict[str, int]] | None:
@@ -101,6 +113,34 @@ def _evaluation_episodes(run: dict[str, Any], suite_id: str) -> tuple[int, dict[
         return None  # a value out of its own limit is refused by name first
     iterations = -(-int(run["budget"]) // (values["group_size"] * values["tasks_per_iteration"]))
     return (iterations // values["eval_every"] + 1) * values["eval_tasks"], values
+
+
+def _base_work(options: dict[str, Any], suite_id: str) -> tuple[int, int, str] | None:
+    """(episodes played, episodes fitted over every epoch, the settings used) of the supervised base the
+    options ask for (an RL run with ``init=sft`` builds it too), with ``SFTConfig``'s defaults; None when a
+    setting is no int (refused by name elsewhere)."""
+    from searchgym.agents.imitation import SFTConfig
+
+    names = ("sft_tasks", "sft_epochs", "sft_dagger_rounds", "sft_dagger_tasks")
+    values = {name: getattr(SFTConfig, name) for name in names}
+    for key, value in options.items():  # as harness.sft.sft_config reads them: plain or sft.-prefixed
+        if str(key).removeprefix("sft.") in values:
+            values[str(key).removeprefix("sft.")] = value
+    if not all(type(v) is int and v >= 0 for v in values.values()):
+        return None
+    shown_tasks, epochs, rounds, per_round = (values[name] for name in names)
+
+    def work(shown: int) -> tuple[int, int]:
+        return shown + rounds * per_round, epochs * ((rounds + 1) * shown + per_round * rounds * (rounds + 1) // 2)
+
+    episodes, fitted = work(shown_tasks)
+    if episodes > MAX_BASE_EPISODES or fitted > MAX_BASE_FIT:
+        try:  # past the train split's size, sft_tasks demonstrates the split (looked up only here: it is slow)
+            split = len(tasks(get_suite(suite_id), "train"))
+        except Exception:  # noqa: BLE001 - an unknown suite is refused by verify; count the tasks as given
+            split = shown_tasks
+        episodes, fitted = work(min(shown_tasks, split))
+    return episodes, fitted, ", ".join(f"{name}={value}" for name, value in values.items())
 
 
 def _runnable(submission: dict[str, Any]) -> dict[str, Any]:
@@ -148,6 +188,15 @@ def check_run_bounds(submission: dict[str, Any]) -> None:
         shown = ", ".join(f"{k}={v}" for k, v in evaluation[1].items())
         raise SubmissionRejected(f"run.options ({shown}) with run.budget {budget} could play up to {evaluation[0]} "
                                  f"dev episodes for the learning curve; the retrain limit is {MAX_EVAL_EPISODES}")
+    work = _base_work(options, submission["suite"]["id"])
+    if work is not None and work[0] > MAX_BASE_EPISODES:
+        raise SubmissionRejected(f"run.options ({work[2]}) would have the supervised base play {work[0]} episodes "
+                                 f"(sft_tasks + sft_dagger_rounds x sft_dagger_tasks); the retrain limit is "
+                                 f"{MAX_BASE_EPISODES}")
+    if work is not None and work[1] > MAX_BASE_FIT:
+        raise SubmissionRejected(f"run.options ({work[2]}) would have the supervised base fit {work[1]} episodes over "
+                                 f"its epochs (sft_epochs x the episodes so far, after each DAgger round); the retrain "
+                                 f"limit is {MAX_BASE_FIT}")
 
 
 def run_spec(submission: dict[str, Any], out: Path, device: str = "cpu") -> RunSpec:

@@ -20,11 +20,16 @@ OPTION_LIMITS: dict[str, int] = {
     "observation_cache_size": 100_000, "max_length": 4096, "max_turns": 64, "max_new_tokens": 4096,
     "max_episode_tokens": 32_768, "norm_length": 100_000, "max_steps": 1000, "max_rounds": 1000,
     "max_candidates": 1024, "team_size": 32,
+    # the supervised base (SFTConfig): defaults 1000 tasks (past a split's size: the split), 16 epochs,
+    # batches of 64, 0 DAgger rounds of 100 tasks; the docs' runs use up to 24 epochs and 2 rounds of 300.
+    # Its total work is bounded too (leaderboard_retrain.MAX_BASE_EPISODES, MAX_BASE_FIT).
+    "sft_tasks": 100_000, "sft_epochs": 100, "sft_batch_size": 4096, "sft_dagger_rounds": 20,
+    "sft_dagger_tasks": 10_000,
 }
 #: Option names whose smallest value is 1 (every other limited option may be 0); a layer of 0 hidden units
 #: (hidden=0) gave constant logits: a policy that never changed and scored as random did.
 POSITIVE_OPTIONS = ("group_size", "tasks_per_iteration", "eval_every", "update_epochs", "eval_tasks", "hidden",
-                    "critic_hidden")
+                    "critic_hidden", "sft_tasks", "sft_epochs", "sft_batch_size")
 #: Any other number in the options (learning rates, coefficients, intervals) is at most this large.
 MAX_OPTION_NUMBER = 1_000_000
 
