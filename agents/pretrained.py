@@ -25,6 +25,7 @@ def from_pretrained(loader: Any, spec: str, **kwargs: Any) -> Any:
     its own code, holds pickled weights, or whose files are damaged is a :class:`ModelFolderError`.
     Other errors (``OSError`` for a model not on disk) are the caller's to word."""
     what = f"model {spec!r}"
+    _check_torch_weights(spec, what)
     try:
         with warnings.catch_warnings():  # torch's multi-line note on a pickled .bin came before our one line
             warnings.filterwarnings("ignore", message="Detected pickle protocol", category=UserWarning)
@@ -50,6 +51,24 @@ def from_pretrained(loader: Any, spec: str, **kwargs: Any) -> Any:
     except _safetensors_errors() as exc:  # before: safetensors' traceback ("incomplete metadata, file not fully covered")
         raise ModelFolderError(f"{what}: {_weights_files(spec)} is damaged: safetensors cannot "
                                f"read it ({' '.join(str(exc).split())[:200]})") from None
+
+
+def _check_torch_weights(spec: str, what: str) -> None:
+    """A local folder's ``*.bin`` weights (``torch.save`` archives) checked as searchgym's own torch
+    files are (:func:`searchgym.torch_archive.archive_problem`) before transformers inflates them.
+    Why: ``torch.load(weights_only=True)`` refuses code, not size: a 6 MB file of deflated records
+    inflated to 4.6 GB."""
+    from searchgym.torch_archive import archive_problem
+
+    folder = Path(spec).expanduser()
+    for weights in sorted(folder.glob("*.bin")) if folder.is_dir() else ():
+        try:
+            problem = archive_problem(weights)
+        except OSError as exc:
+            problem = f"cannot be read ({exc.strerror or exc})"
+        if problem is not None:
+            raise ModelFolderError(f"{what}: {weights.name} is no intact torch.save archive: {problem}; use a "
+                                   "folder with .safetensors weights, or the model's own release")
 
 
 def _safetensors_errors() -> tuple[type[BaseException], ...]:

@@ -91,3 +91,39 @@ def test_a_cut_config_is_named_as_damaged_not_absent(good_model, tmp_path):
     with pytest.raises(ModelFolderError, match=r"config.json' is not a valid JSON file\. \(the folder is there, the "
                                                r"file is damaged\)"):
         load_model(str(folder))
+
+
+def _bin_weights_folder(good, folder, deflate: bool):
+    """``good`` with its weights as a ``pytorch_model.bin`` (torch.save), its records stored or deflated."""
+    import zipfile
+
+    import torch
+    from safetensors.torch import load_file
+
+    shutil.copytree(good, folder)
+    state = load_file(folder / "model.safetensors")
+    (folder / "model.safetensors").unlink()
+    buffer = io.BytesIO()
+    torch.save(state, buffer)
+    if not deflate:
+        (folder / "pytorch_model.bin").write_bytes(buffer.getvalue())
+        return
+    with zipfile.ZipFile(io.BytesIO(buffer.getvalue())) as source, \
+            zipfile.ZipFile(folder / "pytorch_model.bin", "w", zipfile.ZIP_DEFLATED) as target:
+        for info in source.infolist():
+            target.writestr(info.filename, source.read(info))
+
+
+def test_deflated_torch_weights_are_refused_before_they_are_inflated(good_model, tmp_path):
+    """torch.load(weights_only=True) refuses code, not size: deflated records (a zip bomb: a 6 MB file
+    inflated to 4.6 GB) were inflated; a folder's .bin weights are now checked as searchgym's own files."""
+    folder = tmp_path / "deflated"
+    _bin_weights_folder(good_model, folder, deflate=True)
+    with pytest.raises(ModelFolderError, match=r"pytorch_model\.bin is no intact torch\.save archive: .*compressed"):
+        load_model(str(folder))
+
+
+def test_stored_torch_weights_still_load(good_model, tmp_path):
+    folder = tmp_path / "stored"
+    _bin_weights_folder(good_model, folder, deflate=False)
+    assert load_model(str(folder)) is not None
