@@ -29,7 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from searchgym.damaged import MAX_JSON_BYTES, DamagedFile, DamagedFileWarning, parse_json_bytes, read_bounded
-from searchgym.fileio import atomic_write_json, read_json, read_jsonl
+from searchgym.fileio import atomic_write_json, read_json
+from searchgym.harness.run_reads import prediction_rows
 from searchgym.harness.runner import is_done
 from searchgym.leaderboard_checks import (
     MAX_BYTES,
@@ -163,21 +164,6 @@ def _run_predictions(run: Path, suite_id: str) -> list[dict[str, Any]]:
     """A finished run's predictions, one per test task of its suite; damage is :class:`DamagedFile`."""
     path = run / "predictions.jsonl"
     try:
-        found = read_jsonl(path)
-    except DamagedFile as exc:
-        raise DamagedFile(path, exc.what, _redo(run)) from None
-    rows = []
-    for number, p in enumerate(found, start=1):
-        steps, calls = p.get("steps", 0), p.get("tool_calls", 0)
-        if not isinstance(p.get("task_id"), str) or not all(
-                isinstance(v, int) and not isinstance(v, bool) for v in (steps, calls)):
-            raise DamagedFile(path, f"prediction {number} lacks a text task_id or int steps and tool_calls",
-                              _redo(run))
-        rows.append({"task_id": p["task_id"], "answer": _clean_answer(p.get("answer")), "steps": steps,
-                     "tool_calls": calls})
-    if not rows:
-        raise DamagedFile(path, "holds no predictions (missing, empty or every line damaged)", _redo(run))
-    try:
         expected = {t.id for t in tasks(get_suite(suite_id), "test")}
     except KeyError:
         if suite_id.startswith("train-"):  # before: called damaged, with a remedy that could not help
@@ -187,6 +173,25 @@ def _run_predictions(run: Path, suite_id: str) -> list[dict[str, Any]]:
                              "run") from None
         raise DamagedFile(run / "config.json", f"names suite {suite_id!r}, which this searchgym does not know",
                           "submit it with the searchgym version that ran it") from None
+    cap = 2 * len(expected) + 10  # room to name a few extra rows below, bounded (before: rows of any size, kept)
+    try:
+        found = prediction_rows(path, _redo(run), cap)
+    except DamagedFile as exc:
+        raise DamagedFile(path, exc.what, _redo(run)) from None
+    if found.stopped:
+        raise DamagedFile(path, f"holds more than {cap} predictions, where {suite_id} has {len(expected)} test tasks",
+                          _redo(run))
+    rows = []
+    for number, p in enumerate(found.rows, start=1):
+        steps, calls = p.get("steps", 0), p.get("tool_calls", 0)
+        if not isinstance(p.get("task_id"), str) or not all(
+                isinstance(v, int) and not isinstance(v, bool) for v in (steps, calls)):
+            raise DamagedFile(path, f"prediction {number} lacks a text task_id or int steps and tool_calls",
+                              _redo(run))
+        rows.append({"task_id": p["task_id"], "answer": _clean_answer(p.get("answer")), "steps": steps,
+                     "tool_calls": calls})
+    if not rows:
+        raise DamagedFile(path, "holds no predictions (missing, empty or every line damaged)", _redo(run))
     ids = [r["task_id"] for r in rows]
     missing, unknown = expected - set(ids), set(ids) - expected
     if missing or unknown or len(ids) != len(set(ids)):

@@ -109,3 +109,15 @@ def test_the_run_config_is_hashed_from_the_bytes_it_was_parsed_from(runs, tmp_pa
     monkeypatch.setattr(Path, "read_bytes", changed_after_parse)
     submission = build_submission(mine)
     assert submission["run"]["config_sha256"] == hashlib.sha256(original).hexdigest()
+
+
+def test_a_run_padded_with_predictions_is_refused_within_bounded_rows(runs, tmp_path, capsys):
+    """submit kept every row of predictions.jsonl, of any size and number; it now reads at most twice the
+    suite's test tasks (plus a few, to name extra rows) and refuses more in one line."""
+    mine = tmp_path / "mine"
+    shutil.copytree(runs / "random" / "seed0", mine)
+    rows = (mine / "predictions.jsonl").read_bytes()
+    (mine / "predictions.jsonl").write_bytes(rows * 50)  # 300 rows for 6 test tasks
+    assert main(["leaderboard", "submit", str(mine), "--dir", str(tmp_path / "board")]) == 2
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert "predictions.jsonl: holds more than 22 predictions, where test-lb-links-v0 has 6 test tasks" in line
