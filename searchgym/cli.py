@@ -115,6 +115,7 @@ def build_parser(load: str | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    console = argv is None  # the `searchgym` command itself, not a call from Python
     argv = list(sys.argv[1:] if argv is None else argv)
     name = next((a for a in argv if not a.startswith("-")), None)
     parser = build_parser(name if name in COMMANDS else None)
@@ -133,9 +134,11 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the exit flush goes nowhere
         return 1
     except Terminated:
+        _exiting(console)
         print("stopped by SIGTERM; re-run the same command to resume (finished work is kept)", file=sys.stderr)
         return TERMINATED_STATUS
     except KeyboardInterrupt:  # the resumable commands say how to go on (before: only "interrupted")
+        _exiting(console)
         resume = ("; re-run the same command to resume (finished work is kept)" if args.command in RESUMABLE
                   else "; re-run the same command to evaluate again" if args.command == "evaluate" else "")
         print(f"interrupted{resume}", file=sys.stderr)
@@ -158,6 +161,15 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
+
+
+def _exiting(console: bool) -> None:
+    """After a Ctrl-C or SIGTERM of the ``searchgym`` command itself (``console``: not a call from
+    Python), a further Ctrl-C is ignored while the process exits. Why: pressed again during the exit
+    (torch's and concurrent.futures' atexit clean-up), it printed a KeyboardInterrupt traceback after
+    the one line that says how to resume."""
+    if console:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 #: errno -> what to do about it (files already written are kept: every write is atomic).

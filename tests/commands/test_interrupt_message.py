@@ -39,3 +39,31 @@ def test_an_interrupted_evaluation_says_the_same_command_evaluates_again(monkeyp
     monkeypatch.setattr(importlib.import_module(COMMANDS["evaluate"][0]), "run", _stopped)
     assert main(["evaluate", "--suite", "quick-v2", "--agent", "random"]) == 130
     assert capsys.readouterr().err.strip() == "interrupted; re-run the same command to evaluate again"
+
+
+@pytest.mark.parametrize("stop", [KeyboardInterrupt, "Terminated"])
+def test_the_command_ignores_a_further_ctrl_c_while_it_exits(monkeypatch, capsys, stop):
+    """Before: Ctrl-C pressed again while `searchgym compare` exited (atexit clean-up of torch and of
+    the worker pool) printed a KeyboardInterrupt traceback after the one line. The console command
+    (``main()`` with no argv) now ignores SIGINT once it has stopped; a call from Python leaves it."""
+    import signal
+    import sys
+
+    from searchgym.cli import Terminated
+
+    error = Terminated if stop == "Terminated" else stop
+
+    def stopped(*args, **kwargs):
+        raise error
+
+    monkeypatch.setattr(importlib.import_module(COMMANDS["train"][0]), "run", stopped)
+    before = signal.getsignal(signal.SIGINT)
+    try:
+        assert main(["train", "--start"]) in (130, 143)
+        assert signal.getsignal(signal.SIGINT) is before  # from Python: untouched
+        monkeypatch.setattr(sys, "argv", ["searchgym", "train", "--start"])
+        assert main() in (130, 143)
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, before)
+    assert "Traceback" not in capsys.readouterr().err
