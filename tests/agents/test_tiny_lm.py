@@ -180,3 +180,25 @@ def test_guided_sft_learns_the_readers_choices(tokenizer, guided_transcripts) ->
 
 def transcripts_without_allowed(t):
     return type(t)(t.task_id, t.token_ids, t.loss_mask, t.success)
+
+
+def test_the_same_seed_trains_the_same_weights_when_the_clock_does_not_cut_the_run(transcripts, tokenizer,
+                                                                                    monkeypatch) -> None:
+    """The schedule took the clock's share of max_seconds whenever it was ahead of the steps', at step 0
+    always: two runs of the same seed that the clock never cut ended with other weights (a reviewer's
+    `recipe tiny-lm --smoke`: 3 different files in 13 runs). Two clocks that tick differently now give
+    the same weights."""
+    import itertools
+
+    import agents.lm_sft as lm_sft
+
+    def trained(tick: float) -> list[torch.Tensor]:
+        clock = itertools.count(start=1000.0, step=tick)
+        monkeypatch.setattr(lm_sft.time, "perf_counter", lambda: next(clock))
+        model = new_tiny_model("l2-w128", tokenizer, seed=0)
+        train_sft(model, transcripts, tokenizer.pad_token_id,
+                  SFTConfig(epochs=2, batch_size=3, lr=3e-3, max_seconds=1000.0, seed=0))
+        return [p.detach().clone() for p in model.parameters()]
+
+    first, second = trained(0.001), trained(0.37)
+    assert all(torch.equal(a, b) for a, b in zip(first, second, strict=True))
