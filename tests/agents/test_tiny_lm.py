@@ -190,7 +190,7 @@ def test_the_same_seed_trains_the_same_weights_when_the_clock_does_not_cut_the_r
     the same weights."""
     import itertools
 
-    import agents.lm_sft as lm_sft
+    from searchgym.agents import lm_sft
 
     def trained(tick: float) -> list[torch.Tensor]:
         clock = itertools.count(start=1000.0, step=tick)
