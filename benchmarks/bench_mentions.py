@@ -57,7 +57,8 @@ def size_row(size: str, pages: int, episodes: int) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=describe(__doc__))
-    parser.add_argument("--sizes", default="medium,large,xl", help="world presets or integer scales, comma list")
+    parser.add_argument("--sizes", default="medium,large,xl",
+                        help="world presets or integer scales, comma list (default %(default)s)")
     parser.add_argument("--pages", type=count, default=3000, help="pages the find row reads (default 3000)")
     parser.add_argument("--episodes", type=natural, default=200, help="random-agent episodes per step row (0: no step row)")
     parser.add_argument("--tree", type=checkout, default=None,

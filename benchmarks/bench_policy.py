@@ -22,7 +22,7 @@ import time
 
 import numpy as np
 import torch
-from suite_arg import count, describe, suite_id
+from suite_arg import count, describe, suite_of
 
 #: the policy kwargs of `make main` (Makefile MAIN_OPTIONS): hash with the comparison and operand features
 MAIN_KWARGS = {"comparison_facts": True, "operand_sources": True}
@@ -83,15 +83,15 @@ def time_policy(policy, obs: list[dict], batch: int, repeats: int) -> dict[str, 
     return out
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=describe(__doc__))
-    parser.add_argument("--suite", default="quick-v2", type=suite_id,
-                        help="suite whose train tasks give the observations (default quick-v2)")
+    parser.add_argument("--suite", default="quick-v2", type=suite_of("candidates"),
+                        help="candidate-mode suite whose train tasks give the observations (default quick-v2)")
     parser.add_argument("--tasks", type=count, default=40,
                         help="train tasks the reader plays for observations (default 40)")
     parser.add_argument("--repeats", type=count, default=3, help="timed passes over the batches (default 3)")
     parser.add_argument("--threads", type=count, default=1, help="torch threads (default 1)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
     from searchgym.agents.policy import make_policy
 

@@ -16,7 +16,7 @@ import time
 from searchgym.agents.imitation import demonstrations
 from searchgym.baselines import reader_observation
 from searchgym.baselines.reader import ReaderActor, ReaderPolicy
-from suite_arg import count, describe, suite_id
+from suite_arg import count, describe, suite_of
 
 from searchgym.suites import get_suite, make_env, tasks
 
@@ -39,8 +39,8 @@ def play(env, chosen_tasks, memoised: bool) -> tuple[float, float, list[int]]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=describe(__doc__))
-    parser.add_argument("--suite", default="quick-v2", type=suite_id,
-                        help="suite whose train tasks the reader plays (default quick-v2)")
+    parser.add_argument("--suite", default="quick-v2", type=suite_of("candidates"),
+                        help="candidate-mode suite whose train tasks the reader plays (default quick-v2)")
     parser.add_argument("--tasks", type=count, default=200,
                         help="the split's last N train tasks (multi-hop ones; default 200)")
     parser.add_argument("--repeats", type=count, default=2, help="alternating pairs of passes (default 2)")

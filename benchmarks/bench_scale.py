@@ -180,7 +180,7 @@ def report(rows: list[dict[str, Any]]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from suite_arg import count, describe, natural, out_file
+    from suite_arg import count, describe, flagged, natural, out_file
 
     parser = argparse.ArgumentParser(description=describe(__doc__))
     parser.add_argument("--million", action="store_true", help="add the 1M-page row (heavy)")
@@ -190,7 +190,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--seed", type=natural, default=0, help="world and query seed (default 0)")
     parser.add_argument("--dense", action="store_true", help="add the dense section (benchmarks/bench_dense.py)")
     parser.add_argument("--row", type=int, help=argparse.SUPPRESS)  # internal: measure one row, print JSON
-    parser.add_argument("--json", type=out_file, help="also write the rows to this file")
+    parser.add_argument("--json", type=flagged(out_file, "--json"), help="also write the rows to this file")
     args = parser.parse_args(argv)
     if args.row is not None:
         print(json.dumps(measure_row(args.row, args.queries, args.seed)))

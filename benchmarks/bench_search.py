@@ -243,7 +243,8 @@ def main(argv: Sequence[str] | None = None) -> None:
                         help="of those, the first N also timed on rank_bm25 (default 100)")
     parser.add_argument("--k", type=count, default=10, help="results per query (default 10)")
     parser.add_argument("--seed", type=natural, default=0, help="seed of the query sample (default 0)")
-    parser.add_argument("--dense-pages", type=natural, default=2000, help="pages for the dense/hybrid subset (0: skip)")
+    parser.add_argument("--dense-pages", type=natural, default=2000,
+                        help="pages for the dense/hybrid subset (0: skip; default %(default)s)")
     args = parser.parse_args(argv)
 
     (pages, source), gen_s = _timed(lambda: load_pages(args.size, args.synthetic, args.synthetic_pages))

@@ -41,7 +41,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import claims_report as cr  # noqa: E402
-from suite_arg import count, describe, new_folder, out_file, suite_id  # noqa: E402
+from suite_arg import count, describe, flagged, new_folder, out_file, suite_of  # noqa: E402
 
 from searchgym.commands.compare import parse_options, parse_seeds  # noqa: E402
 from searchgym.harness.compare import Comparison, run_comparison  # noqa: E402
@@ -112,8 +112,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         "writes under --out")
     parser.add_argument("--seeds", default=None, help="count (5 -> 0..4) or comma list; default 5 (smoke 2)")
     parser.add_argument("--budget", type=count, default=None, help="env steps per training run; default 10000 (make main's)")
-    parser.add_argument("--suite", default="quick-v2", type=suite_id, help="suite of the main comparison and the ablation")
-    parser.add_argument("--role-suite", default="team-v2", type=suite_id, help="role-based team suite of the grouping comparison")
+    # the kinds the methods train on, checked here (before: a text suite failed in every run, and a
+    # wrong --role-suite only after the main part, ~38 minutes in)
+    parser.add_argument("--suite", default="quick-v2", type=suite_of("candidates"),
+                        help="candidate-mode suite of the main comparison and the ablation (default %(default)s)")
+    parser.add_argument("--role-suite", default="team-v2", type=suite_of("team-candidates"),
+                        help="role-based team suite, in candidate mode, of the grouping comparison "
+                        "(default %(default)s)")
     parser.add_argument("--methods", default=None, help="main comparison methods; default: " + ",".join(MAIN_METHODS))
     parser.add_argument("--ablation", default=None, help="comma list of plain, all, " + ", ".join(FLAGS)
                         + " (default: all of them)")
@@ -121,14 +126,16 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="comma list of the comparisons to run: main, roles, ablation (default all three)")
     parser.add_argument("--start", choices=("base", "scratch"), default="base",
                         help="learning methods start from the supervised base sft (default) or from scratch")
-    parser.add_argument("--workers", type=count, default=2, help="parallel runs (one torch thread each)")
+    parser.add_argument("--workers", type=count, default=2,
+                        help="parallel runs (one torch thread each; default %(default)s)")
     parser.add_argument("--device", default="cpu", help="auto, cpu, cuda or cuda:N (default cpu)")
     parser.add_argument("--option", action="append", metavar="KEY=VALUE", help="option for every method")
-    parser.add_argument("--out", type=new_folder, default=Path("runs/claims"), help="run folders (re-use it to resume)")
+    parser.add_argument("--out", type=flagged(new_folder, "--out"), default=Path("runs/claims"),
+                        help="run folders (re-use it to resume; default %(default)s)")
     # checked before any run (before: a folder as --results or a file as --figures failed after the last run)
-    parser.add_argument("--results", type=out_file, default=None,
+    parser.add_argument("--results", type=flagged(out_file, "--results"), default=None,
                         help="the report file; default docs/RESULTS.md (smoke: OUT/RESULTS.md)")
-    parser.add_argument("--figures", type=new_folder, default=None,
+    parser.add_argument("--figures", type=flagged(new_folder, "--figures"), default=None,
                         help="the figures' folder; default docs/results (smoke: OUT/figures)")
     args = parser.parse_args(argv)
     try:

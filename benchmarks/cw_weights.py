@@ -130,7 +130,8 @@ def main(argv: list[str] | None = None) -> None:
                         help="a team suite in candidate mode (default quick-v2)")
     parser.add_argument("--tasks", type=count, default=40, help="train tasks drawn (default 40)")
     parser.add_argument("--group", type=count, default=8, help="episodes per task: the group size (default 8)")
-    parser.add_argument("--p", type=probability, default=0.6, help="probability of following the oracle")
+    parser.add_argument("--p", type=probability, default=0.6,
+                        help="probability of following the oracle (default %(default)s)")
     parser.add_argument("--seed", type=natural, default=0, help="seed of the draws and episodes (default 0)")
     args = parser.parse_args(argv)
     try:

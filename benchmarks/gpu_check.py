@@ -292,15 +292,16 @@ def run_part(name: str, fn: Callable[[], dict], results: dict, deadline: float) 
 
 def main(argv: list[str] | None = None) -> int:
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from suite_arg import count, describe, out_file, seconds
+    from suite_arg import count, describe, flagged, out_file, seconds
 
     parser = argparse.ArgumentParser(description=describe(__doc__))
     parser.add_argument("--cpu-smoke", action="store_true", help="run every part tiny on CPU (tests the script)")
     parser.add_argument("--skip-backbone", action="store_true", help="skip part a with the backbone trained")
-    parser.add_argument("--json", type=out_file, help="also write the figures to this file")
+    parser.add_argument("--json", type=flagged(out_file, "--json"), help="also write the figures to this file")
     parser.add_argument("--gen-tokens", type=count, default=256, help="new tokens per prompt in part c (default 256)")
     parser.add_argument("--model", default=None,
-                        help="part d's model: a local Hugging Face folder (default random:qwen2-0.5b)")
+                        help="part d's model: a local Hugging Face folder, a cached Hugging Face id or "
+                        "random:<preset> (default random:qwen2-0.5b)")
     parser.add_argument("--max-seconds", type=seconds, default=420.0,
                         help="start no new part after this many seconds (default 420)")
     parser.add_argument("--parts", default="abcd",
@@ -309,6 +310,14 @@ def main(argv: list[str] | None = None) -> int:
     parts = set(args.parts)
     if not parts or not parts <= set("abcd"):
         parser.error(f"--parts takes letters among a, b, c and d, e.g. 'bd'; got {args.parts!r}")
+    if args.model is not None:  # here, not in part d (before: after parts b, a and c had run)
+        from searchgym.agents.llm_policy import PRESETS
+        from searchgym.agents.model_source import check_model_source
+
+        try:
+            check_model_source(args.model, "--model", presets=tuple(PRESETS))
+        except ValueError as exc:
+            parser.error(str(exc))  # it names --model
     if not args.cpu_smoke and not torch.cuda.is_available():
         print("gpu_check: CUDA is not available on this machine, so nothing is measured "
               "(run with --cpu-smoke to exercise the script on CPU with tiny models).")

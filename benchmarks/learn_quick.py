@@ -76,10 +76,11 @@ def bounds(suite_id: str, seeds: list[int]) -> dict[str, float]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from suite_arg import count, describe, names, seed_list, suite_id
+    from suite_arg import count, describe, names, seed_list, suite_of
 
     parser = argparse.ArgumentParser(description=describe(__doc__))
-    parser.add_argument("--suite", default="quick-v2", type=suite_id, help="suite trained and evaluated (default quick-v2)")
+    parser.add_argument("--suite", default="quick-v2", type=suite_of("candidates"),
+                        help="candidate-mode suite trained and evaluated (default quick-v2)")
     parser.add_argument("--methods", type=names, default=list(LEARNERS),
                         help=f"comma list of harness methods (default {','.join(LEARNERS)})")
     parser.add_argument("--budget", type=count, default=20_000, help="env steps per run (default 20000)")

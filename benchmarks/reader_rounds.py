@@ -16,7 +16,7 @@ from collections import defaultdict
 
 import numpy as np
 from searchgym.baselines.reader import ReaderActor, ReaderPolicy
-from suite_arg import counts, suite_id
+from suite_arg import counts, suite_of
 
 from searchgym.harness.evaluate import evaluate_suite
 from searchgym.suites import get_suite, make_env
@@ -39,13 +39,13 @@ def measure(suite_id: str, limit: int | None, order: tuple[str, ...], rotate: bo
             for family, ps in sorted(groups.items(), key=lambda item: (item[0] == "all", item[0]))}
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--suite", default="quick-v2", type=suite_id, help="suite whose test split is played "
-                        "(default quick-v2)")
+    parser.add_argument("--suite", default="quick-v2", type=suite_of("candidates"),
+                        help="candidate-mode suite whose test split is played (default quick-v2)")
     parser.add_argument("--rounds", type=counts, default=[], help="comma list of round limits (default: the suite's own)")
     parser.add_argument("--orders", action="store_true", help="also web_search first, and no team rotation")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     suite = get_suite(args.suite)
     own = suite.kwargs.get("max_rounds", suite.kwargs.get("max_steps"))
     runs = [(r, KB_FIRST, True) for r in args.rounds] or [(own, KB_FIRST, True)]

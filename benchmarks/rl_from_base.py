@@ -6,7 +6,9 @@ on the suite's train tasks (the states come from the oracle mixed with uniform a
 ``--follow``; every label is the oracle's action), a few epochs of cross-entropy. Step 1 writes
 it to ``OUT/base.pt``; step 2 runs ``searchgym compare`` with the methods of this module
 (each loads the base into its trainer before the first update, so the KL reference is the base;
-``base`` trains nothing and is the base itself):
+``base`` trains nothing and is the base itself). A bare ``grpo`` or ``cw_grpo`` is reported as
+``grpo_from_base`` or ``cw_grpo_from_base`` (compare keeps built-in method names for the built-in
+methods); ``label=name[options]`` names its own:
 
     .venv/bin/python benchmarks/rl_from_base.py --out runs/from_base --budget 4000 \\
         --methods base,grpo,cw_grpo,cw_all=cw_grpo[cw_rounds=all],grpo_kl=grpo[loss.kl_coef=0.05]
@@ -105,30 +107,59 @@ FROM_BASE_METHODS = ("base", "grpo", "cw_grpo")
 REPO = Path(__file__).resolve().parents[1]
 
 
+#: The label of a bare entry: ``grpo`` -> ``grpo_from_base`` (compare refuses a built-in method's
+#: name as the label of another method: ``grpo=benchmarks.rl_from_base:grpo`` stopped the comparison).
+BARE_SUFFIX = "_from_base"
+
+
+def split_entry(entry: str) -> tuple[str, str, str]:
+    """``label=name[options]`` -> (label, name, "[options]"); a bare ``name[options]`` gets the label
+    ``name_from_base`` (``base``: base). An ``=`` inside the brackets is an option's, not the label's."""
+    head = entry.partition("[")[0]
+    if "=" in head:  # an empty label ('=grpo') is left to compare's check, which refuses it
+        label, _, name = head.rpartition("=")
+    else:
+        label, name = (head if head == "base" else head + BARE_SUFFIX), head
+    return label, name, entry[len(head):]
+
+
+def compare_entry(entry: str) -> str:
+    """A ``--methods`` entry of this script as compare takes it: ``label=benchmarks.rl_from_base:name[...]``."""
+    label, name, options = split_entry(entry)
+    return f"{label}=benchmarks.rl_from_base:{name}{options}"
+
+
 def method_entries(text: str) -> list[str]:
     """An argparse ``type``: ``--methods`` entries (``label=name[options]`` or ``name``) whose names
-    are this module's methods (before: a misspelled one failed in every run of the comparison)."""
+    are this module's methods and whose labels compare accepts (before: a misspelled name failed in
+    every run of the comparison, and the default labels grpo and cw_grpo stopped it)."""
+    from searchgym.harness.methods import parse_methods
+
     entries = [e.strip() for e in text.split(",") if e.strip()]
     for entry in entries:
-        label, _, rest = entry.partition("=")
-        if (rest or label).partition("[")[0] not in FROM_BASE_METHODS:
+        if split_entry(entry)[1] not in FROM_BASE_METHODS:
             raise argparse.ArgumentTypeError(f"{entry!r} names none of {', '.join(FROM_BASE_METHODS)} "
-                                             "(entries: name, label=name or label=name[key=value])")
+                                             "(entries: name, name[key=value], label=name or label=name[key=value])")
     if not entries:
         raise argparse.ArgumentTypeError(f"{text!r} names no method; give a comma list of {', '.join(FROM_BASE_METHODS)}")
+    try:  # compare's own check of labels (a built-in method's name, a repeated label, ...)
+        parse_methods([compare_entry(e) for e in entries])
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
     return entries
 
 
 def main(argv: list[str] | None = None) -> int:
     # here: compare imports this file as benchmarks.rl_from_base
-    from suite_arg import count, describe, new_folder, probability, suite_of
+    from suite_arg import count, describe, flagged, new_folder, probability, suite_of
 
     from searchgym.commands.compare import parse_seeds
 
     parser = argparse.ArgumentParser(description=describe(__doc__))
     parser.add_argument("--suite", default="quick-v2", type=suite_of("team-candidates"),
                         help="a team suite in candidate mode, whose oracle team the base imitates (default quick-v2)")
-    parser.add_argument("--out", required=True, type=new_folder, help="folder of base.pt and the comparison")
+    parser.add_argument("--out", required=True, type=flagged(new_folder, "--out"),
+                        help="folder of base.pt and the comparison")
     parser.add_argument("--base-tasks", type=count, default=300, help="train tasks the base imitates (default 300)")
     parser.add_argument("--follow", type=probability, default=0.7,
                         help="probability that the states follow the oracle (default 0.7)")
@@ -137,8 +168,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", default="1", help="count (3 -> 0..2) or comma list, as compare takes (default 1)")
     parser.add_argument("--workers", type=count, default=1, help="parallel runs of the comparison (default 1)")
     parser.add_argument("--methods", type=method_entries, default=list(FROM_BASE_METHODS),
-                        help="comma list of base, grpo, cw_grpo, each as name or label=name[options] "
-                        "(default base,grpo,cw_grpo)")
+                        help="comma list of base, grpo, cw_grpo, each as name (reported as base, grpo_from_base, "
+                        "cw_grpo_from_base) or label=name[options] (default base,grpo,cw_grpo)")
     args = parser.parse_args(argv)
     try:
         parse_seeds(args.seeds)
@@ -149,14 +180,12 @@ def main(argv: list[str] | None = None) -> int:
     weights = out / "base.pt"
     if not weights.exists():
         print("base:", clone_oracle(args.suite, args.base_tasks, args.follow, args.epochs, 0, weights), flush=True)
-    methods = []
-    for entry in args.methods:
-        label, _, rest = entry.partition("=")
-        name, bracket, options = (rest or label).partition("[")
-        methods.append(f"{label}=benchmarks.rl_from_base:{name}{bracket}{options}")
+    methods = [compare_entry(entry) for entry in args.methods]
+    # the base is the reference when it runs (before: --reference base without it stopped compare)
+    reference = ["--reference", "base"] if any(m.startswith("base=") for m in methods) else []
     command = [sys.executable, "-m", "searchgym.cli", "compare", "--suite", args.suite, "--methods", ",".join(methods),
                "--seeds", args.seeds, "--budget", str(args.budget), "--device", "cpu", "--workers", str(args.workers),
-               "--out", str(out / "compare"), "--reference", "base", "--no-progress"]
+               "--out", str(out / "compare"), *reference, "--no-progress"]
     # the repository, wherever this runs from (before: the working folder, so only `PYTHONPATH=.` from
     # the repository's root found benchmarks.rl_from_base), ahead of any PYTHONPATH already set
     path = os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH", "")) if p)

@@ -28,6 +28,9 @@ def suite_id(text: str) -> str:
 SUITE_KINDS = {
     "multi-agent": (lambda s: _suites().env_kind(s) == "parallel", "a multi-agent (team or group) suite"),
     "text": (lambda s: _suites().observation_kind(s) == "text", "a text-mode suite"),
+    # the numeric policies and trainers read each observation's candidates (before, a text suite was
+    # AttributeError: 'str' object has no attribute 'get', or "observation 0 must be a dict", mid-run)
+    "candidates": (lambda s: _suites().observation_kind(s) == "candidates", "a suite in candidate mode"),
     "team-candidates": (lambda s: s.env_id.startswith("TeamSearch") and _suites().observation_kind(s) == "candidates",
                         "a team suite in candidate mode"),
 }
@@ -202,24 +205,51 @@ def splits(text: str) -> str:
     return ",".join(names)
 
 
-def new_folder(text: str):
-    """An argparse ``type``: a folder to write into (a path that exists must be a folder)."""
+def new_folder(text: str, flag: str = "path"):
+    """An argparse ``type``: a folder to write into (a path that exists must be a folder; a new one
+    must be makeable: no file above it). Why: ``--out afile/sub`` was a traceback, at times after
+    the runs. :func:`flagged` names the option in the message."""
     from pathlib import Path
+
+    from searchgym.fileio import check_folder_can_be_made
 
     path = Path(text)
     if path.exists() and not path.is_dir():
         raise argparse.ArgumentTypeError(f"{text!r} is a file; give a folder (new or existing)")
+    try:
+        check_folder_can_be_made(path, flag)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
     return path
 
 
-def out_file(text: str):
-    """An argparse ``type``: a file to write (checked before the run, not after it)."""
+def out_file(text: str, flag: str = "path"):
+    """An argparse ``type``: a file to write (checked before the run, not after it): not a folder,
+    every existing part above it a folder, and a folder makeable where one is missing (``--json
+    afile/x.json`` failed after the run)."""
+    import os
     from pathlib import Path
 
     path = Path(text)
     if path.is_dir():
         raise argparse.ArgumentTypeError(f"{text!r} is a folder; give a file name")
+    above = next((p for p in path.parents if os.path.lexists(p)), None)
+    if above is not None and not above.is_dir():
+        raise argparse.ArgumentTypeError(f"{above} is a file, so {flag} {text} cannot be written; "
+                                         f"choose another {flag}")
+    if above is not None and above != path.parent:  # its folder is made first: can it be?
+        new_folder(str(path.parent), flag)
     return path
+
+
+def flagged(kind, flag: str):
+    """``kind`` (:func:`new_folder` or :func:`out_file`) as an argparse ``type`` whose messages name ``flag``."""
+
+    def check(text: str):
+        return kind(text, flag)
+
+    check.__name__ = kind.__name__
+    return check
 
 
 def describe(doc: str) -> str:

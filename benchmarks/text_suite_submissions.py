@@ -23,7 +23,7 @@ import sys
 import time
 from pathlib import Path
 
-from suite_arg import count, describe, new_folder
+from suite_arg import count, describe, flagged, new_folder
 
 from searchgym.cli import main as cli
 from searchgym.endpoint.scripted_endpoint import ScriptedEndpoint
@@ -48,10 +48,12 @@ def evaluate(suite: str, agent: str, folder: Path, extra: list[str]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=describe(__doc__))
-    parser.add_argument("--suites", default=",".join(text_suite_ids()), help="comma-separated suite ids")
-    parser.add_argument("--runs", type=new_folder, default=Path("runs/text-suites"),
+    parser.add_argument("--suites", default=",".join(text_suite_ids()),
+                        help="comma-separated suite ids (default %(default)s)")
+    parser.add_argument("--runs", type=flagged(new_folder, "--runs"), default=Path("runs/text-suites"),
                         help="run folders (default runs/text-suites)")
-    parser.add_argument("--out", type=new_folder, default=Path("leaderboard/submissions"), help="submission folder")
+    parser.add_argument("--out", type=flagged(new_folder, "--out"), default=Path("leaderboard/submissions"),
+                        help="submission folder (default %(default)s)")
     parser.add_argument("--concurrency", type=count, default=8, help="endpoint requests in flight (default 8)")
     args = parser.parse_args(argv)
     suites = [s.strip() for s in args.suites.split(",") if s.strip()]

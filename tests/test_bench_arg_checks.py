@@ -48,19 +48,50 @@ CASES = [
     case("claims", ["--smoke", "--out", "OUT", "--device", "nope"], "argument --device: unknown device 'nope'"),
     case("text_suite_submissions", ["--runs", "FILE"], "argument --runs: "),
     case("gpu_check", ["--max-seconds", "-1"], "argument --max-seconds"),
+    # a text suite where the script needs candidates (before: a traceback, at times after a part ran)
+    case("bench_policy", ["--suite", "searchqa-text-v2"], "'searchqa-text-v2' is not a suite in candidate mode"),
+    case("bench_reader", ["--suite", "searchqa-text-v2"], "is not a suite in candidate mode; accepted: quick-v2"),
+    case("reader_rounds", ["--suite", "searchqa-text-v2", "--rounds", "2"], "is not a suite in candidate mode"),
+    case("learn_quick", ["--suite", "searchqa-text-v2", "--methods", "grpo", "--budget", "50", "--workers", "1"],
+         "argument --suite: 'searchqa-text-v2' is not a suite in candidate mode"),
+    case("bench_train", ["--floor", "--suite", "searchqa-text-v2"], "is not a suite in candidate mode"),
+    case("bench_train", ["--env", "SearchQA-v0", "--before", "DIR"],
+         "argument --env: 'SearchQA-v0' is not a candidate-mode env; accepted: "),
+    case("claims", ["--smoke", "--parts", "main", "--suite", "searchqa-text-v2"], "is not a suite in candidate mode"),
+    case("claims", ["--role-suite", "searchqa-text-v2"], "'searchqa-text-v2' is not a team suite in candidate mode"),
+    # a file above the folder or file to write (before: a traceback, at times after the runs)
+    case("claims", ["--smoke", "--parts", "main", "--out", "FILE/sub"], "argument --out: "),
+    case("claims", ["--results", "FILE/R.md"], "argument --results: "),
+    case("claims", ["--figures", "FILE/figs"], "argument --figures: "),
+    case("rl_from_base", ["--out", "FILE/sub"], "argument --out: "),
+    case("bench_scale", ["--sizes", "1000", "--queries", "5", "--json", "FILE/x.json"], "argument --json: "),
+    case("gpu_check", ["--cpu-smoke", "--parts", "b", "--max-seconds", "0", "--json", "FILE/x.json"],
+         "argument --json: "),
+    case("text_suite_submissions", ["--out", "FILE/sub"], "argument --out: "),
+    # part d's model, before any part (before: checked in part d, with `hf download /...` as the advice)
+    case("gpu_check", ["--max-seconds", "0", "--model", "/no/such/model-xyz"],
+         "--model '/no/such/model-xyz': no such folder"),
+    case("gpu_check", ["--max-seconds", "0", "--model", "random:nope"], "--model 'random:nope': unknown preset"),
+    # labels compare refuses, refused here (before: after the base was built)
+    case("rl_from_base", ["--out", "OUT", "--methods", "random=grpo"], "method label 'random' is the name of"),
+    case("rl_from_base", ["--out", "OUT", "--methods", "grpo,grpo_from_base=grpo"], "method labels must be unique"),
 ]
+
 
 
 @pytest.mark.parametrize("module, argv, said", CASES)
 def test_a_bad_argument_is_one_usage_line(tmp_path, capsys, module, argv, said):
     (tmp_path / "FILE").write_text("")
-    argv = [str(tmp_path / a) if a in ("OUT", "FILE") else str(tmp_path) if a == "DIR" else a for a in argv]
+    argv = [str(tmp_path / a) if a.split("/")[0] in ("OUT", "FILE") else str(tmp_path) if a == "DIR" else a
+            for a in argv]
     script = importlib.import_module(module)
     with pytest.raises(SystemExit) as exit_:
         (script.parse_args if module == "claims" else script.main)(argv)
     err = capsys.readouterr().err
     assert exit_.value.code == 2, err
     assert said in err and "Traceback" not in err, err
+    if any(a.startswith(str(tmp_path / "FILE") + "/") for a in argv):
+        assert f"{tmp_path / 'FILE'} is a file, so " in err, err
     assert err.startswith("usage:") and ": error: " in err.strip().splitlines()[-1]
     assert not (tmp_path / "OUT").exists()  # nothing written before the check
 
@@ -102,18 +133,78 @@ def test_claims_option_overrides_make_mains_option(tmp_path):
     assert default["lr"] == 0.001 and default["sft_epochs"] == 2  # make main's, and the smoke base's
 
 
-def test_rl_from_base_finds_itself_from_any_folder(tmp_path, monkeypatch):
-    """Before: compare's PYTHONPATH was the working folder, so only a run from the repository's root
-    could import ``benchmarks.rl_from_base``; any other folder failed every run."""
+def _compare_run(rl_from_base, argv, tmp_path, monkeypatch) -> tuple[list, dict]:
+    """rl_from_base's compare commands (exit status 3: compare failed, its status passed on), and
+    each one's settings as ``searchgym compare`` checks them, up to the first run."""
+    import argparse
     import subprocess
 
-    import rl_from_base
+    from searchgym.commands import compare
+
+    class Checked(Exception):
+        """compare's checks all passed: it was about to run the comparison."""
 
     calls = []
     monkeypatch.setattr(rl_from_base, "clone_oracle", lambda *a: {"states": 0})
-    monkeypatch.setattr(subprocess, "run", lambda command, **kw: calls.append(kw["env"]) or
+    monkeypatch.setattr(subprocess, "run", lambda command, **kw: calls.append((command, kw["env"])) or
                         subprocess.CompletedProcess(command, 3))
+    assert rl_from_base.main(["--out", str(tmp_path / "o"), *argv]) == 3  # compare's exit status, not a traceback
+    (command, env), = calls
+    assert command[1:4] == ["-m", "searchgym.cli", "compare"]
+    parser = argparse.ArgumentParser()
+    compare.add_arguments(parser)
+    monkeypatch.setattr(compare, "run_comparison", lambda comparison: (_ for _ in ()).throw(Checked()))
+    with pytest.raises(Checked):
+        compare.run(parser.parse_args(command[4:]))
+    return command, env
+
+
+def test_rl_from_base_finds_itself_from_any_folder(tmp_path, monkeypatch):
+    """Before: compare's PYTHONPATH was the working folder, so only a run from the repository's root
+    could import ``benchmarks.rl_from_base``; any other folder failed every run."""
+    import rl_from_base
+
     monkeypatch.chdir(tmp_path)
-    assert rl_from_base.main(["--out", str(tmp_path / "o")]) == 3  # compare's exit status, not a traceback
-    first = calls[0]["PYTHONPATH"].split(":")[0]
+    _, env = _compare_run(rl_from_base, [], tmp_path, monkeypatch)
+    first = env["PYTHONPATH"].split(":")[0]
     assert (rl_from_base.Path(first) / "benchmarks" / "rl_from_base.py").is_file()
+
+
+@pytest.mark.parametrize("methods, labels", [
+    (None, ["base", "grpo_from_base", "cw_grpo_from_base"]),
+    ("base,grpo,cw_grpo,cw_all=cw_grpo[cw_rounds=all],grpo_kl=grpo[loss.kl_coef=0.05]",  # the docstring's
+     ["base", "grpo_from_base", "cw_grpo_from_base", "cw_all", "grpo_kl"]),
+    ("grpo[loss.kl_coef=0.05]", ["grpo_from_base"]),  # no base: compare's own reference, not --reference base
+])
+def test_rl_from_base_passes_compare_labels_it_accepts(tmp_path, monkeypatch, methods, labels):
+    """Before: the default --methods (and the docstring's) became grpo=benchmarks.rl_from_base:grpo,
+    which compare refuses ("method label 'grpo' is the name of the built-in method grpo"), after the
+    base was built."""
+    import rl_from_base
+
+    from searchgym.harness.methods import parse_methods
+
+    command, _ = _compare_run(rl_from_base, ["--methods", methods] if methods else [], tmp_path, monkeypatch)
+    refs = parse_methods(command[command.index("--methods") + 1])
+    assert [r.label for r in refs] == labels
+    assert {r.path for r in refs} <= {f"benchmarks.rl_from_base:{m}" for m in rl_from_base.FROM_BASE_METHODS}
+
+
+def test_bench_train_sides_share_their_thread_count(tmp_path, monkeypatch, capsys):
+    """Before: the before side ran on every core and the after side on one, so identical code printed
+    a 2.6x "speed-up (goal >= 2x)"; now one thread each unless told, and a warning when they differ."""
+    import bench_train
+
+    threads = []
+    result = {"wall_s": 2.0, "cpu_s": 2.0, "setup_wall_s": 1.0, "setup_cpu_s": 1.0, "env_steps": 100, "dev_tasks": 8,
+              "curve": [(0, 0.5)]}
+    monkeypatch.setattr(bench_train, "run_child", lambda tree, n, seed, args: threads.append(n) or dict(result))
+    monkeypatch.setattr("os.cpu_count", lambda: 8)  # the before side once took them all
+    bench_train.main(["--before", str(tmp_path), "--seeds", "0"])
+    out = capsys.readouterr().out
+    assert threads == [1, 1] and "WARNING" not in out and "(goal >= 2x)" in out
+    threads.clear()
+    bench_train.main(["--before", str(tmp_path), "--seeds", "0", "--before-threads", "4"])
+    out = capsys.readouterr().out
+    assert threads == [4, 1] and "WARNING: the sides run on different torch thread counts" in out
+    assert "(goal >= 2x)" not in out

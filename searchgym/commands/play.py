@@ -79,7 +79,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="who plays the other agents of a team or group (default oracle)")
     parser.add_argument("--seed", type=int, default=0, help="episode seed (default 0)")
     parser.add_argument("--task-id", default=None, help="play this task (default: drawn from the split)")
-    parser.add_argument("--split", default=None, choices=["train", "dev", "test"], help="task split to draw from")
+    parser.add_argument("--split", default=None, choices=["train", "dev", "test"],
+                        help="task split to draw from (default: train; without --split, --task-id may name a "
+                        "task of any split)")
     parser.add_argument("--world-size", default="small",
                         help="tiny, small, medium, large, xl or an int scale in 4..9000 (default small)")
     parser.add_argument("--world-seed", type=int, default=0, help="world seed (default 0)")

@@ -9,6 +9,7 @@ loss. Masked logits are set to -1e8 so the policy only picks admissible candidat
 from __future__ import annotations
 
 import argparse
+import math
 import time
 
 import numpy as np
@@ -31,29 +32,53 @@ def positive(text: str) -> int:
     return value
 
 
+def number(low: float, high: float = math.inf, low_open: bool = False):
+    """An argparse type: a finite float in [low, high] (``(low, high]`` with ``low_open``). Why: a
+    negative or NaN --lr was a ValueError traceback from Adam; a gamma of 2 trained on nonsense."""
+    words = f"{'>' if low_open else '>='} {low:g}" + (f" and <= {high:g}" if high < math.inf else "")
+
+    def check(text: str) -> float:
+        value = float(text)
+        if not math.isfinite(value) or value < low or value > high or (low_open and value == low):
+            raise argparse.ArgumentTypeError(f"must be a finite number {words}, got {text}")
+        return value
+
+    check.__name__ = "number"
+    return check
+
+
+def natural(text: str) -> int:
+    """An argparse type: a seed, an int >= 0 (the env refuses a negative one, in a traceback)."""
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be at least 0, got {value}")
+    return value
+
+
 #: The ids this file trains on: one agent, a Box observation and a Discrete action with a mask.
 SINGLE_NUMERIC_IDS = ("SearchQA-Numeric-v0", "SearchQA-Numeric-Easy-v0")
 
 
-def parse_args() -> argparse.Namespace:
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
                                      formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     parser.add_argument("--env-id", default="SearchQA-Numeric-Easy-v0", choices=SINGLE_NUMERIC_IDS,
                         help="a single-agent numeric searchgym id")
     parser.add_argument("--total-steps", type=positive, default=20_000, help="training env steps")
     parser.add_argument("--num-steps", type=positive, default=512, help="env steps per rollout")
-    parser.add_argument("--lr", type=float, default=1e-3, help="Adam learning rate")
-    parser.add_argument("--gamma", type=float, default=0.99)
-    parser.add_argument("--gae-lambda", type=float, default=0.95)
-    parser.add_argument("--update-epochs", type=positive, default=4)
-    parser.add_argument("--minibatch-size", type=positive, default=128)
-    parser.add_argument("--clip-coef", type=float, default=0.2)
-    parser.add_argument("--ent-coef", type=float, default=0.01)
-    parser.add_argument("--vf-coef", type=float, default=0.5)
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--lr", type=number(0, low_open=True), default=1e-3, help="Adam learning rate")
+    parser.add_argument("--gamma", type=number(0, 1), default=0.99, help="discount factor")
+    parser.add_argument("--gae-lambda", type=number(0, 1), default=0.95, help="GAE lambda")
+    parser.add_argument("--update-epochs", type=positive, default=4, help="passes over each rollout")
+    parser.add_argument("--minibatch-size", type=positive, default=128, help="env steps per gradient step")
+    parser.add_argument("--clip-coef", type=number(0, low_open=True), default=0.2,
+                        help="PPO clip: ratios outside [1 - c, 1 + c] give no gradient")
+    parser.add_argument("--ent-coef", type=number(0), default=0.01, help="weight of the entropy bonus")
+    parser.add_argument("--vf-coef", type=number(0), default=0.5, help="weight of the value loss")
+    parser.add_argument("--seed", type=natural, default=0, help="seed of the env, the weights and the draws")
     parser.add_argument("--eval-episodes", type=positive, default=50,
                         help="dev tasks played greedily at the end (at most the dev split's)")
-    return parser.parse_args()
+    return parser.parse_args(argv)
 
 
 class Agent(nn.Module):

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import math
 import re
 import zlib
 from functools import lru_cache
@@ -32,33 +33,47 @@ except ModuleNotFoundError as missing:
 import searchgym
 
 
+def option(default, help: str):
+    """A field of :class:`Args` with its ``--help`` line."""
+    return dataclasses.field(default=default, metadata={"help": help + " (default %(default)s)"})
+
+
 @dataclasses.dataclass
 class Args:
-    env_id: str = "SearchQA-Candidates-Easy-v0"  # a single-agent candidate env
-    world_size: str = "tiny"  # tiny, small, medium, ... or an int scale
-    seed: int = 0
-    updates: int = 40  # policy updates
-    tasks_per_update: int = 8  # train tasks drawn per update
-    group_size: int = 8  # G attempts per task (the GRPO group)
-    update_epochs: int = 2  # passes over each batch
-    lr: float = 1e-2
-    clip_coef: float = 0.2
-    round_gamma: float = 1.0  # softmax temperature of the round weights
-    features: int = 256  # hashed bag-of-words buckets
-    eval_tasks: int = 0  # dev tasks played greedily at the end (0: all)
+    env_id: str = option("SearchQA-Candidates-Easy-v0", "a single-agent candidate env")
+    world_size: str = option("tiny", "tiny, small, medium, ... or an int scale")
+    seed: int = option(0, "seed of the weights, the task draws and the episodes")
+    updates: int = option(40, "policy updates")
+    tasks_per_update: int = option(8, "train tasks drawn per update")
+    group_size: int = option(8, "G attempts per task: the GRPO group")
+    update_epochs: int = option(2, "passes over each batch")
+    lr: float = option(1e-2, "Adam learning rate")
+    clip_coef: float = option(0.2, "PPO clip: ratios outside [1 - c, 1 + c] give no gradient")
+    round_gamma: float = option(1.0, "softmax temperature of the round weights")
+    features: int = option(256, "hashed bag-of-words buckets")
+    eval_tasks: int = option(0, "dev tasks played greedily at the end, 0 for all")
 
 
-def parse_args() -> Args:
+#: The least value of each number option, and whether it may equal it; floats must also be finite.
+#: Why: a negative or NaN --lr was a ValueError traceback from Adam, a clip of 0 learns nothing.
+LEAST = {"updates": (1, True), "tasks_per_update": (1, True), "group_size": (1, True), "update_epochs": (1, True),
+         "features": (1, True), "eval_tasks": (0, True), "seed": (0, True), "lr": (0, False),
+         "clip_coef": (0, False), "round_gamma": (0, True)}
+
+
+def parse_args(argv: list[str] | None = None) -> Args:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     for f in dataclasses.fields(Args):
-        parser.add_argument("--" + f.name.replace("_", "-"), type=type(f.default), default=f.default)
-    args = Args(**vars(parser.parse_args()))
+        parser.add_argument("--" + f.name.replace("_", "-"), type=type(f.default), default=f.default,
+                            help=f.metadata["help"])
+    args = Args(**vars(parser.parse_args(argv)))
     if args.world_size.isdigit():  # an int scale (4..9000) as well as a preset name
         args.world_size = int(args.world_size)
-    counts = ("updates", "tasks_per_update", "group_size", "update_epochs", "features")
-    for name in [n for n in counts if getattr(args, n) < 1] + (["eval_tasks"] if args.eval_tasks < 0 else []):
-        parser.error(f"--{name.replace('_', '-')} must be at least {0 if name == 'eval_tasks' else 1}, "
-                     f"got {getattr(args, name)}")
+    for name, (least, may_equal) in LEAST.items():
+        value = getattr(args, name)
+        if not math.isfinite(value) or value < least or (value == least and not may_equal):
+            words = f"a finite number {'>=' if may_equal else '>'}" if isinstance(value, float) else "at least"
+            parser.error(f"--{name.replace('_', '-')} must be {words} {least}, got {value}")
     return args
 
 
