@@ -155,14 +155,18 @@ def play(env: Any, demonstrator: Any, task_id: str, seed: int, family: str, lear
     raise RuntimeError(f"task {task_id}: the episode did not end within 10000 steps")
 
 
-def demonstrations(env: Any, demonstrator: Any, tasks: Sequence[Any], seed: int, learner: Any = None) -> tuple[Examples, float]:
+def demonstrations(env: Any, demonstrator: Any, tasks: Sequence[Any], seed: int, learner: Any = None,
+                   on_task: Callable[[int], None] | None = None) -> tuple[Examples, float]:
     """Examples from one episode per task (``tasks``: objects with ``.id`` and ``.family``) and the
-    success rate of whoever acted; episode i is reset with seed ``seed + i``."""
+    success rate of whoever acted; episode i is reset with seed ``seed + i``. ``on_task(done)``
+    runs after each episode (the build's progress; it changes nothing played)."""
     examples, wins = Examples.empty(), 0
     for i, task in enumerate(tasks):
         found, ok = play(env, demonstrator, task.id, seed + i, task.family, learner)
         examples.extend(found)
         wins += ok
+        if on_task is not None:
+            on_task(i + 1)
     return examples, wins / max(1, len(tasks))
 
 

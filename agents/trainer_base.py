@@ -271,11 +271,14 @@ class TrainerBase:
                    disable=not progress, unit="step", leave=False)
         with frozen_heap() as freeze_survivors:
             self.log_start_point()
+            shown: dict[str, float] = {}  # the last dev success measured (before: dev=nan between evaluations)
             while self.state.env_steps < budget:
                 freeze_survivors()
                 row = self.train_iteration()
                 bar.update(min(self.state.env_steps, budget) - bar.n)
-                bar.set_postfix(dev=row.get("dev_success", float("nan")), train=round(row["train_success"], 2))
+                if "dev_success" in row:
+                    shown["dev"] = row["dev_success"]
+                bar.set_postfix(**shown, train=round(row["train_success"], 2))
         bar.close()
         if self.out_dir is not None and not (self.out_dir / CHECKPOINT).exists():  # a budget of 0: no iteration
             self.save()  # saved the policy it scores; evaluate --agent run found none and said "finish the run"

@@ -31,6 +31,7 @@ from searchgym.damaged import warnings_on_one_line
 from searchgym.fileio import check_folder_can_be_made, refuse_link
 from searchgym.harness.methods import BASELINE_METHODS, MethodRef, load_method, trains
 from searchgym.harness.progress import StepProgress
+from searchgym.harness.progress_base import builds_in_progress
 from searchgym.harness.provenance import resolve_device
 from searchgym.harness.report import ReportPaths, write_report
 from searchgym.harness.runner import RunOutcome, RunSpec, check_identity, execute_run_safely, is_done
@@ -214,9 +215,14 @@ def run_comparison(comparison: Comparison, on_outcome: Callable[[RunOutcome], No
     bar = _progress_bar(steps.total, comparison.progress)
     by_run = {(spec.method.label, spec.seed): spec for spec in todo}
     busy: list[RunSpec] = []
+    last = [""]  # the postfix: the last run's outcome, then any base a worker is building
+    started = time.time() - 2.0  # a building.json older than this is a killed build's (coarse mtimes)
 
     def advance() -> None:
         bar.update(steps.poll() - bar.n)
+        if comparison.progress:  # a base builds before its run's first step: the bar said nothing of it
+            bar.set_postfix_str("; ".join(filter(None, [last[0], *builds_in_progress(comparison.out / "bases",
+                                                                                       started)])))
 
     def record(outcome: RunOutcome) -> None:
         if outcome.status == "busy":
@@ -226,8 +232,8 @@ def run_comparison(comparison: Comparison, on_outcome: Callable[[RunOutcome], No
             return
         outcomes.append(outcome)
         steps.finish(outcome.run_dir)
+        last[0] = f"{outcome.label}/seed{outcome.seed} {outcome.status}"
         advance()
-        bar.set_postfix_str(f"{outcome.label}/seed{outcome.seed} {outcome.status}")
         if outcome.status == "failed":
             see = f" (see {outcome.error_file})" if outcome.error_file else ""  # before: named one never written
             bar.write(f"run {outcome.label}/seed{outcome.seed} failed: {outcome.error}{see}")

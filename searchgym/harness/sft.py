@@ -48,6 +48,7 @@ from searchgym.baselines.harness_actors import baseline_actor
 from searchgym.damaged import DamagedFile, read_json_checked, warn_damaged
 from searchgym.fileio import atomic_torch_save, atomic_write_json, refuse_link
 from searchgym.harness.methods import RunContext
+from searchgym.harness.progress_base import BaseProgress
 from searchgym.json_fields import (
     COUNT,
     NUMBER,
@@ -166,7 +167,16 @@ def _population(ctx: RunContext, n_agents: int) -> Population:
 
 
 def build_base(ctx: RunContext, config: SFTConfig, key: str, folder: Path) -> None:
-    """Demonstrate, fit (resuming from ``partial.pt``), measure, write ``base.pt`` then ``base.json``."""
+    """Demonstrate, fit (resuming from ``partial.pt``), measure, write ``base.pt`` then ``base.json``;
+    how far it is shows as a bar (when the run may draw one) and in ``building.json`` (for a parent)."""
+    shown = BaseProgress(folder, ctx.seed, ctx.suite.id, key, config.sft_dagger_rounds, bar=ctx.progress)
+    try:
+        _build_base(ctx, config, key, folder, shown)
+    finally:
+        shown.close()
+
+
+def _build_base(ctx: RunContext, config: SFTConfig, key: str, folder: Path, shown: BaseProgress) -> None:
     start_wall, start_cpu = time.perf_counter(), time.process_time()
     suite, seed = ctx.suite, ctx.seed
     env = make_env(suite, "train")
@@ -192,8 +202,9 @@ def build_base(ctx: RunContext, config: SFTConfig, key: str, folder: Path) -> No
         return [before[0] + time.perf_counter() - start_wall, before[1] + time.process_time() - start_cpu]
 
     if progress is None:
-        examples, demo_success = demonstrations(env, teacher, [train[i] for i in order[:config.sft_tasks]],
-                                                seed * 100_003)
+        demonstrated = [train[i] for i in order[:config.sft_tasks]]
+        shown.start("demonstrations", len(demonstrated))
+        examples, demo_success = demonstrations(env, teacher, demonstrated, seed * 100_003, on_task=shown.step)
         progress = {"examples": examples.as_dict(), "demo_success": demo_success, "round": 0, "epoch": 0,
                     "losses": [], "dagger_success": [], "build_seconds": spent()}
         atomic_torch_save(folder / PARTIAL, progress)
@@ -206,10 +217,13 @@ def build_base(ctx: RunContext, config: SFTConfig, key: str, folder: Path) -> No
         atomic_torch_save(folder / PARTIAL, progress)
 
     while True:
+        shown.start("epoch", config.sft_epochs, round=progress["round"], unit="epoch")
+        shown.step(progress["epoch"])
         while progress["epoch"] < config.sft_epochs:
             progress["losses"].append(fit_epoch(policy, optimizer, examples, config.sft_batch_size, generator))
             progress["epoch"] += 1
             checkpoint()
+            shown.step(progress["epoch"])
         if progress["round"] >= config.sft_dagger_rounds:
             break
         learner = PolicyActor(population, agents, decoding="sample", seed=seed)
@@ -217,14 +231,19 @@ def build_base(ctx: RunContext, config: SFTConfig, key: str, folder: Path) -> No
         # the next tasks of the order, wrapping round: with every train task demonstrated (sft_tasks >= the
         # split), DAgger replays them, now reaching the states the learner's own choices lead to
         picked = [train[order[(first + j) % len(train)]] for j in range(config.sft_dagger_tasks)]
-        found, success = demonstrations(env, teacher, picked, seed * 100_003 + first, learner=learner)
+        shown.start("DAgger demonstrations", len(picked), round=progress["round"] + 1)
+        found, success = demonstrations(env, teacher, picked, seed * 100_003 + first, learner=learner,
+                                        on_task=shown.step)
         examples.extend(found)
         progress["dagger_success"].append(success)
         progress.update(round=progress["round"] + 1, epoch=0)
         checkpoint()
     build_seconds = spent()
-    held_out, _ = demonstrations(make_env(suite, "dev"), teacher, tasks(suite, "dev"), DEV_SEED)
+    dev_tasks = tasks(suite, "dev")
+    shown.start("held-out demonstrations", len(dev_tasks), round=0)
+    held_out, _ = demonstrations(make_env(suite, "dev"), teacher, dev_tasks, DEV_SEED, on_task=shown.step)
     agree = agreement(policy, held_out)
+    shown.start("scoring on dev")
     actor = PolicyActor(population, agents, decoding="sample", seed=seed)
     dev = RunContext(suite=suite, seed=seed, budget=0, device=ctx.device, run_dir=folder).evaluate(actor, "dev")
     sha = save_base(folder / BASE, key, ctx.policy, policy.state_dict(), asdict(config))
