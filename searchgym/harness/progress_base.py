@@ -68,9 +68,12 @@ class BaseProgress:
 
     def step(self, done: int) -> None:
         self.state["done"] = int(done)
+        finished = done >= self.state["total"]
         if self.bar is not None:
             self.bar.update(int(done) - self.bar.n)
-        self._send(force=done >= self.state["total"])
+            if finished:  # drawn even within tqdm's minimum interval: a stage's end is always shown
+                self.bar.refresh()
+        self._send(force=finished)
 
     def _send(self, force: bool) -> None:
         now = time.monotonic()
