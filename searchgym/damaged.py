@@ -36,13 +36,14 @@ class DamagedFile(ValueError):
         self.path = Path(path)
         self.what = " ".join(str(what).split())  # one line, whatever the cause's message held
         self.remedy = remedy
-        super().__init__(f"{_shown_path(self.path)}: {terminal_safe(self.what)}; {terminal_safe(remedy)}")
+        super().__init__(f"{shown_text(self.path)}: {terminal_safe(self.what)}; {terminal_safe(remedy)}")
 
 
-def _shown_path(path: Path) -> str:
-    """A file's name as a message prints it: control characters escaped, newlines and tabs too. Why: a run
-    folder handed over under a name holding ESC sequences had them printed raw with the error naming it."""
-    return terminal_safe(str(path)).replace("\n", "\\n").replace("\t", "\\t")
+def shown_text(text: object) -> str:
+    """Text from someone else's files (a file's name, a label, an error line) as a message prints it or
+    results.md holds it: control characters escaped as ``\\x1b``, newlines and tabs as ``\\n`` and ``\\t``.
+    Why: a run folder handed over under a name holding ESC sequences had them printed raw."""
+    return terminal_safe(str(text)).replace("\n", "\\n").replace("\t", "\\t")
 
 
 class OtherRunsFile(DamagedFile):
@@ -67,7 +68,7 @@ class DamagedFileWarning(UserWarning):
 
 def warn_damaged(error: DamagedFile, action: str, stacklevel: int = 2) -> None:
     """Warn that ``error``'s file was damaged and what is done instead (``action``)."""
-    warnings.warn(f"{_shown_path(error.path)}: {terminal_safe(error.what)}; {action}", DamagedFileWarning,
+    warnings.warn(f"{shown_text(error.path)}: {terminal_safe(error.what)}; {action}", DamagedFileWarning,
                   stacklevel=stacklevel + 1)
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from searchgym.commands import out_path
 from searchgym.commands.compare import REFERENCE
-from searchgym.harness.finished_files import finished_config, redo_remedy
+from searchgym.harness.finished_files import finished_config
 from searchgym.harness.report import run_error, write_report
 from searchgym.harness.run_reads import linked_runs, shown_text, suite_from_config
 from searchgym.harness.runner import is_done
@@ -101,6 +101,10 @@ def _one(values: set, what: str, runs: str):
     return next(iter(values))
 
 
+#: A suite definition this searchgym cannot build is another version's (or was edited): a re-run would not help.
+OTHER_VERSION = "report it with the searchgym version that made the runs (a suite that version defines)"
+
+
 def _suite_of(suite_id: str, recorded_hash: str, configs: dict[Path, dict], where: str) -> Suite:
     """The registered suite of that id, else the one the runs' config.json define (a suite made in
     Python, as docs/ECOSYSTEM.md shows), if it is the suite they ran: its hash is theirs. Why: the
@@ -109,7 +113,7 @@ def _suite_of(suite_id: str, recorded_hash: str, configs: dict[Path, dict], wher
     if suite_id in SUITES:
         return get_suite(suite_id)
     path = next((path for path, c in configs.items() if isinstance(c.get("suite"), dict)), None)
-    suite = None if path is None else suite_from_config(path, configs[path], redo_remedy(path.parent))
+    suite = None if path is None else suite_from_config(path, configs[path], OTHER_VERSION)
     if suite is None or suite.id != suite_id or suite.content_hash != recorded_hash:
         get_suite(suite_id)  # unknown: the registry's error, naming the known suites
     return suite

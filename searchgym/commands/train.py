@@ -31,7 +31,7 @@ from searchgym.commands import (
 from searchgym.commands.compare import MAX_BUDGET, parse_options, require_extras
 from searchgym.damaged import DamagedFile
 from searchgym.extras import require_installed
-from searchgym.fileio import atomic_write_text, check_folder_can_be_made
+from searchgym.fileio import atomic_write_text, check_folder_can_be_made, read_json
 from searchgym.harness.finished_files import finished_json
 from searchgym.harness.loggers import LOGGERS
 from searchgym.harness.method_specs import llm_method_spec
@@ -153,11 +153,21 @@ def check_tasks(suite: Suite) -> None:
 
 
 def _is_comparison(folder: Path) -> bool:
-    """A ``compare --out`` folder: not a run's, with a ``runs/<label>/seed<N>`` folder or a report."""
+    """A ``compare --out`` folder: not a run's, with a report, or a ``runs/<label>/seed<N>`` run on a
+    suite (a ``train`` run's is ``train-<env>``: one ``train --out runs/x/seed0`` makes no comparison)."""
     if (folder / "config.json").exists() or not (folder / "runs").is_dir():
         return False
     return (any((folder / name).exists() for name in ("summary.csv", "results.md"))
-            or any(p.name[4:].isdigit() and p.is_dir() for p in (folder / "runs").glob("*/seed*")))
+            or any(p.name[4:].isdigit() and _suite_run(p / "config.json") for p in (folder / "runs").glob("*/seed*")))
+
+
+def _suite_run(config: Path) -> bool:
+    """Whether ``config`` is a run's config.json on a named suite (not a ``train`` run's ad-hoc one)."""
+    try:
+        suite_id = read_json(config, expect=dict).get("suite_id")
+    except (OSError, ValueError):  # missing, unreadable or damaged: no evidence of a comparison
+        return False
+    return isinstance(suite_id, str) and not suite_id.startswith("train-")
 
 
 def check_out_in_comparison(out: str | os.PathLike, label: str, seed: int) -> None:

@@ -78,10 +78,12 @@ def check_llm_runs(comparison: Any) -> None:
     """Each LLM run's settings that depend on its env or this machine (``group_by='role'`` without a
     team, vLLM for a ``random:`` preset or not installed), checked as ``train --policy llm`` checks
     them (:mod:`searchgym.agents.llm_run_checks`). Why: the trainer found them after the run's folder
-    was made, which then refused the corrected command as "a different run". Skipped where
-    transformers is missing (a Ray cluster's nodes may hold it; the runs check there)."""
+    was made, which then refused the corrected command as "a different run". Skipped for the Ray
+    executor (the model's cache and vLLM are the workers', not the driver's; the runs check there, as
+    ``require_extras`` is skipped for it) and where transformers is missing."""
     llm = [m for m in comparison.methods if m.path == LLM_METHOD]
-    if not llm or any(importlib.util.find_spec(name) is None for name in ("torch", "transformers")):
+    if not llm or getattr(comparison, "executor", "local") == "ray" or any(
+            importlib.util.find_spec(name) is None for name in ("torch", "transformers")):
         return
     from searchgym.agents.llm_run_checks import check_llm_run
     from searchgym.harness.llm_method import suite_config

@@ -31,7 +31,7 @@ from typing import Any
 from searchgym.damaged import DamagedFile
 from searchgym.envs.config import MAX_SEED
 from searchgym.harness.methods import AGENT_METHOD, SPEC_METHOD_PREFIX, RunContext, load_callable
-from searchgym.harness.run_reads import check_env_settings, refuse_linked, run_json, shown_text
+from searchgym.harness.run_reads import refuse_linked, run_json, shown_text, suite_from_config
 from searchgym.harness.runner import is_done
 from searchgym.suites import Suite, env_kind, observation_kind
 
@@ -103,12 +103,7 @@ def read_run(path: str | Path) -> TrainedRun:
                                                    and name in METHOD_SPECS):
         raise ValueError(f"{folder} is a run of {config['method_path']!r}, not a built-in learning method: "
                          "rebuild its actor with --agent module:factory")
-    try:
-        suite = Suite(**config["suite"])
-        check_env_settings(suite)
-    except (TypeError, ValueError, KeyError) as exc:
-        raise DamagedFile(config_path, f"holds a suite definition searchgym cannot read ({exc})", remedy) from None
-    run = TrainedRun(folder, config, suite)
+    run = TrainedRun(folder, config, suite_from_config(config_path, config, remedy))
     for part in (folder / CHECKPOINT.parent, folder / CHECKPOINT):  # before: a link was read (and hashed)
         refuse_linked(part, UNPLAYABLE)
     if not run.is_sft and not (folder / CHECKPOINT).exists():

@@ -15,7 +15,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from searchgym.damaged import LINKED_READ, DamagedFile, open_regular, parse_json_bytes, read_bounded
+from searchgym.damaged import (
+    LINKED_READ,
+    DamagedFile,
+    open_regular,
+    parse_json_bytes,
+    read_bounded,
+    shown_text,
+)
 from searchgym.shown import terminal_safe
 
 #: A run's config.json and result.json are kilobytes (a config with its packages and options: ~10 KB).
@@ -23,7 +30,7 @@ MAX_RUN_JSON_BYTES = 4 * 1024 * 1024
 #: ... and hold a few hundred JSON values; padded with ``{}`` the cap above would hold a million.
 MAX_RUN_JSON_VALUES = 200_000
 #: A prediction row: an answer of at most 10,000 characters (action_types.MAX_ANSWER_CHARS), written
-#: as up to 6 bytes each, and a few fields.
+#: as up to 12 bytes each (a character outside the BMP: two \\u escapes), and a few fields.
 MAX_PREDICTION_LINE = 128 * 1024
 #: ... of eight flat fields: more JSON values in one is no row a run wrote.
 MAX_PREDICTION_VALUES = 64
@@ -44,13 +51,6 @@ def refuse_linked(path: Path, remedy: str = UNLINK) -> Path:
     if path.is_symlink():
         raise DamagedFile(path, LINKED_READ, remedy)
     return path
-
-
-def shown_text(text: object) -> str:
-    """Text from a handed-over folder (a folder name, a label, an error line) as printed or written into
-    results.md: control characters escaped as ``\\x1b``, newlines and tabs as ``\\n`` and ``\\t`` (as the
-    leaderboard's verdicts show a file name). Why: ``report`` printed ESC sequences from error.txt raw."""
-    return terminal_safe(str(text)).replace("\n", "\\n").replace("\t", "\\t")
 
 
 def count_values(value: Any, limit: int) -> int:
@@ -204,7 +204,7 @@ def linked_runs(runs: Path) -> None:
         refuse_linked(label)
         if label.is_dir():
             for seed in sorted(label.iterdir()):
-                if seed.name.startswith("seed"):
+                if seed.name.startswith("seed") and seed.name[4:].isdigit():  # a run's folder (seed_old: not one)
                     refuse_linked(seed)
 
 

@@ -156,3 +156,17 @@ def test_a_group_member_out_of_tokens_ends_at_once_and_a_team_member_waits(tiny,
     else:  # a team member waits for its team's rounds
         assert all(len(ep.steps) == 3 for ep in episodes)
     assert stats.env_steps == sum(len(ep.steps) for ep in episodes)
+
+
+def test_a_ray_comparison_leaves_the_llm_checks_to_its_workers(tmp_path):
+    """The model's cache and vLLM are the Ray workers', not the driver's: compare refused a model the
+    driver had not cached ("neither a folder here nor a Hugging Face id in the local cache")."""
+    from types import SimpleNamespace
+
+    from searchgym.harness.methods import parse_methods
+    from searchgym.harness.preflight import check_llm_runs
+
+    methods = parse_methods(f"{LLM}[model=Some/Model-not-cached-here]")
+    check_llm_runs(SimpleNamespace(suite=_suite("SearchQA-v0"), methods=methods, options={}, executor="ray"))
+    with pytest.raises(ValueError, match="neither a folder here nor a Hugging Face id in the local cache"):
+        check_llm_runs(SimpleNamespace(suite=_suite("SearchQA-v0"), methods=methods, options={}, executor="local"))

@@ -82,8 +82,11 @@ def test_a_handed_over_suite_definition_is_checked_before_any_world_is_made(tmp_
     assert rc == 2 and "\n" not in err, err
     assert err.startswith(f"searchgym report: damaged file: {config}: holds a suite definition searchgym cannot "
                           "read (world_size must be one of"), err
-    with pytest.raises(DamagedFile, match="holds a suite definition searchgym cannot read"):
-        load_results(out)
+    assert err.endswith("report it with the searchgym version that made the runs (a suite that version defines)")
+    # load_results reads such a run's rows as they are (another version's suite, unchecked), building no
+    # world: before this review it refused the whole folder, with a remedy (re-run) that could not help
+    frame = load_results(out)
+    assert len(frame) > 0 and set(frame["suite_id"]) == {"my-suite"}
 
 
 # ------------------------------------------------------------------ item 8: predictions no run writes

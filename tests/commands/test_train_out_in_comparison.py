@@ -47,3 +47,10 @@ def test_the_runs_own_folder_and_folders_elsewhere_are_taken(comparison, tmp_pat
     fresh = tmp_path / "runs" / "train"  # a folder named runs/ that is no comparison's
     assert main([*TRAIN, "--out", str(fresh)]) == 0
     assert main([*TRAIN, "--out", str(tmp_path / "runs" / "again")]) == 0
+
+
+def test_a_folder_holding_only_train_runs_is_no_comparison(tmp_path):
+    """One `train --out runs/random/seed0` made its folder look like a comparison (a runs/<label>/seed<N>),
+    so the next `train --out runs/random_v2` there was refused and told to write into the first run."""
+    assert main([*TRAIN, "--out", str(tmp_path / "runs" / "random" / "seed0")]) == 0
+    assert main([*TRAIN, "--out", str(tmp_path / "runs" / "random_v2")]) == 0
