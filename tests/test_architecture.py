@@ -17,7 +17,7 @@ LAYERS = {
     "envs": 2, "registry": 2, "method_table": 2, "suites": 2, "text_suites": 2, "wrappers": 2, "task_api": 2, "__init__": 2,
     "agents": 3, "baselines": 3,
     "harness": 4, "endpoint": 4, "integrations": 4,
-    "leaderboard": 5, "leaderboard_html": 5, "leaderboard_checks": 5, "leaderboard_retrain": 5,
+    "leaderboard": 5, "leaderboard_html": 5, "leaderboard_checks": 5, "leaderboard_values": 5, "leaderboard_retrain": 5,
     "commands": 5, "cli": 5, "examples": 5,
 }
 

@@ -83,11 +83,11 @@ def run_json(path: Path, remedy: str, what: str = "a run's config.json or result
 @dataclass
 class Rows:
     """A JSONL file's rows as :func:`read_rows` read them: ``overlong`` lines past the line cap and
-    ``damaged`` lines that are no JSON object were skipped; ``stopped`` says a cap ended the reading."""
+    lines that are no JSON object are skipped as iter_jsonl skips them; ``stopped`` says a cap ended the
+    reading."""
 
     rows: list[dict[str, Any]] = field(default_factory=list)
     overlong: int = 0
-    damaged: int = 0
     stopped: str = ""
 
 
@@ -116,7 +116,6 @@ def read_rows(path: Path, max_line: int, remedy: str, max_rows: int | None = Non
             except (UnicodeDecodeError, ValueError, RecursionError):
                 row = None
             if not isinstance(row, dict):
-                found.damaged += 1
                 continue
             if row_values is not None and count_values(row, row_values) > row_values:
                 raise DamagedFile(path, f"row {len(found.rows) + 1} holds more than {row_values} JSON values, "
