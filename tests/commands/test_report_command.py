@@ -9,20 +9,17 @@ import re
 import shutil
 
 import pytest
-from harness_helpers import TINY_QA
+from harness_helpers import TINY_QA, compare_args, compared_folder
 
 from searchgym.cli import main
 from searchgym.damaged import DamagedFileWarning
 
-ARGS = ["compare", "--suite", TINY_QA.id, "--methods", "oracle,random", "--seeds", "2", "--budget", "0",
-        "--device", "cpu", "--no-progress"]
+ARGS = compare_args("oracle,random", seeds=2)
 
 
 @pytest.fixture(scope="module")
 def compared(tmp_path_factory):
-    out = tmp_path_factory.mktemp("report") / "out"
-    assert main([*ARGS, "--out", str(out)]) == 0
-    return out
+    return compared_folder(tmp_path_factory, ARGS, "report")
 
 
 def test_report_rewrites_what_compare_wrote_byte_for_byte(compared, tmp_path, capsys):

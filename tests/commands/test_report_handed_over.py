@@ -9,7 +9,7 @@ import os
 import shutil
 
 import pytest
-from harness_helpers import TINY_QA
+from harness_helpers import TINY_QA, compare_args, compared_folder
 
 import searchgym.suites as suites_module
 from searchgym.cli import main
@@ -20,16 +20,13 @@ from searchgym.harness.report import DIAGNOSTICS, load_runs
 from searchgym.suites import Suite
 
 pytestmark = pytest.mark.timeout(300)
-ARGS = ["compare", "--suite", TINY_QA.id, "--methods", "oracle,random", "--seeds", "1", "--budget", "0",
-        "--device", "cpu", "--no-progress"]
+ARGS = compare_args("oracle,random")
 ESC = "\033[2J\033[31mALL GOOD\033]0;owned\007"
 
 
 @pytest.fixture(scope="module")
 def compared(tmp_path_factory):
-    out = tmp_path_factory.mktemp("handed") / "out"
-    assert main([*ARGS, "--out", str(out)]) == 0
-    return out
+    return compared_folder(tmp_path_factory, ARGS, "handed")
 
 
 @pytest.fixture()

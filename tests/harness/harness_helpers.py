@@ -139,3 +139,18 @@ def broken_actor(**options):
 def broken_method(ctx):
     """A user's method with a bug: compare and train report it in one line."""
     raise RuntimeError("the method's own bug")
+
+
+def compare_args(methods: str, seeds: int = 1, budget: int = 0) -> list[str]:
+    """``searchgym compare`` of ``methods`` on TINY_QA, on the CPU, without bars (add ``--out``)."""
+    return ["compare", "--suite", TINY_QA.id, "--methods", methods, "--seeds", str(seeds), "--budget", str(budget),
+            "--device", "cpu", "--no-progress"]
+
+
+def compared_folder(tmp_path_factory, args: list[str], name: str = "cmp"):
+    """A finished comparison (``args`` from ``compare_args``) in a new folder: a module fixture's body."""
+    from searchgym.cli import main
+
+    out = tmp_path_factory.mktemp(name) / "out"
+    assert main([*args, "--out", str(out)]) == 0
+    return out

@@ -10,20 +10,17 @@ import re
 import shutil
 
 import pytest
-from harness_helpers import TINY_QA
+from harness_helpers import TINY_QA, compare_args, compared_folder
 
 from searchgym.cli import main
 from searchgym.damaged import DamagedFileWarning
 
-ARGS = ["compare", "--suite", TINY_QA.id, "--methods", "random,oracle", "--seeds", "1", "--budget", "0",
-        "--device", "cpu", "--no-progress"]
+ARGS = compare_args("random,oracle")
 
 
 @pytest.fixture(scope="module")
 def finished(tmp_path_factory):
-    out = tmp_path_factory.mktemp("cmp") / "out"
-    assert main([*ARGS, "--out", str(out)]) == 0
-    return out
+    return compared_folder(tmp_path_factory, ARGS)
 
 
 @pytest.mark.parametrize(("name", "damage", "what"), [

@@ -8,22 +8,19 @@ import json
 import shutil
 
 import pytest
-from harness_helpers import TINY_QA
+from harness_helpers import compare_args, compared_folder
 
 from searchgym.cli import main
 from searchgym.damaged import DamagedFile
 from searchgym.harness.finished_files import finished_predictions
 
 pytestmark = pytest.mark.timeout(300)
-ARGS = ["compare", "--suite", TINY_QA.id, "--methods", "random", "--seeds", "1", "--budget", "0",
-        "--device", "cpu", "--no-progress"]
+ARGS = compare_args("random")
 
 
 @pytest.fixture(scope="module")
 def finished(tmp_path_factory):
-    out = tmp_path_factory.mktemp("cmp") / "out"
-    assert main([*ARGS, "--out", str(out)]) == 0
-    return out
+    return compared_folder(tmp_path_factory, ARGS)
 
 
 def test_a_task_scored_twice_is_damage(finished, tmp_path, capsys):

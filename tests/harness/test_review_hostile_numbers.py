@@ -8,7 +8,7 @@ import re
 import shutil
 
 import pytest
-from harness_helpers import TINY_QA
+from harness_helpers import compare_args, compared_folder
 
 from searchgym.cli import main
 from searchgym.damaged import DamagedFile, DamagedFileWarning
@@ -17,8 +17,7 @@ from searchgym.json_fields import NUMBER, field_problem, is_number
 
 pytestmark = pytest.mark.timeout(300)
 HUGE = 10**400  # 401 digits: under Python's 4,300-digit limit, past a float's range
-ARGS = ["compare", "--suite", TINY_QA.id, "--methods", "random,fast=harness_helpers:fast_learner", "--seeds", "1",
-        "--budget", "8", "--device", "cpu", "--no-progress"]
+ARGS = compare_args("random,fast=harness_helpers:fast_learner", budget=8)
 
 
 def test_an_int_past_a_floats_range_is_no_number():
@@ -31,9 +30,7 @@ def test_an_int_past_a_floats_range_is_no_number():
 
 @pytest.fixture(scope="module")
 def finished(tmp_path_factory):
-    out = tmp_path_factory.mktemp("cmp") / "out"
-    assert main([*ARGS, "--out", str(out)]) == 0
-    return out
+    return compared_folder(tmp_path_factory, ARGS)
 
 
 def _first_row_with(path, key, value):
