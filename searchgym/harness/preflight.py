@@ -76,21 +76,26 @@ LLM_METHOD = "searchgym.harness.llm_method:harness_method"
 
 def check_llm_runs(comparison: Any) -> None:
     """Each LLM run's settings that depend on its env or this machine (``group_by='role'`` without a
-    team, vLLM for a ``random:`` preset or not installed), checked as ``train --policy llm`` checks
-    them (:mod:`searchgym.agents.llm_run_checks`). Why: the trainer found them after the run's folder
-    was made, which then refused the corrected command as "a different run". Skipped for the Ray
+    team, vLLM for a ``random:`` preset or not installed), and room for a turn after the longest opening
+    prompt with the model's tokenizer, checked as ``train --policy llm`` checks them
+    (:mod:`searchgym.agents.llm_run_checks`, :mod:`searchgym.agents.llm_prompt_room`). Why: the trainer
+    found them after the run's folder was made, which then refused the corrected command as "a different
+    run". Skipped for the Ray
     executor (the model's cache and vLLM are the workers', not the driver's; the runs check there, as
     ``require_extras`` is skipped for it) and where transformers is missing."""
     llm = [m for m in comparison.methods if m.path == LLM_METHOD]
     if not llm or getattr(comparison, "executor", "local") == "ray" or any(
             importlib.util.find_spec(name) is None for name in ("torch", "transformers")):
         return
+    from searchgym.agents.llm_prompt_room import check_train_prompt
     from searchgym.agents.llm_run_checks import check_llm_run
     from searchgym.harness.llm_method import suite_config
 
     for method in llm:
         try:
-            check_llm_run(suite_config(comparison.suite, {**comparison.options, **dict(method.options)}))
+            config = suite_config(comparison.suite, {**comparison.options, **dict(method.options)})
+            check_llm_run(config)
+            check_train_prompt(config, comparison.suite)  # max_episode_tokens leaves room after the opening prompt
         except ValueError as exc:
             raise ValueError(f"method {method.label!r}: {exc}") from None
 

@@ -87,6 +87,8 @@ def test_a_turn_limit_that_is_no_count_is_one_line():
     ("SearchQA-v0", "group_by=role", "SearchQA-v0 has no team"),
     ("GroupSearch-v0", "method=grpo_role", "group_by='role' (grpo_role) compares each agent"),
     ("SearchQA-v0", "generation_backend=vllm", "vLLM loads a model from a path or hub id"),
+    # before: compare made the folder, and the trainer found it when the first episode opened
+    ("SearchQA-v0", "max_episode_tokens=50", "max_episode_tokens 50 leaves no room for a turn: the opening prompt"),
 ])
 def test_compare_refuses_an_llm_run_that_cannot_start_before_any_folder(tmp_path, capsys, env_id, options, said):
     out = tmp_path / "cmp"
