@@ -7,7 +7,8 @@ an unfinished one is resumed. A run that another live process is writing (a seco
 ``compare`` on the same ``--out``: see the run folder's ``.lock``) is skipped at first, said
 so, then waited for after the others. A run that raises is reported and the others go on; a worker
 that dies (killed, out of memory) breaks the pool: the runs it took down are reported as
-failed and the same command resumes them. Ctrl-C stops at once; finished runs are kept.
+failed and the same command resumes them (a script whose workers re-run its call, having no
+``if __name__ == "__main__":``, is told so: see worker_start). Ctrl-C stops at once; finished runs are kept.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from searchgym.harness.progress_base import builds_in_progress
 from searchgym.harness.provenance import resolve_device
 from searchgym.harness.report import ReportPaths, write_report
 from searchgym.harness.runner import RunOutcome, RunSpec, check_identity, execute_run_safely, is_done
+from searchgym.harness.worker_start import MAIN_RERUN, WORKER_DIED, exit_if_starting_worker, reran_main
 from searchgym.suites import Suite
 
 EXECUTORS = ("local", "ray")
@@ -194,6 +196,7 @@ def run_comparison(comparison: Comparison, on_outcome: Callable[[RunOutcome], No
     silently (``random`` with ``{"foo": 1}``), or failed in each run, leaving a folder per run."""
     from searchgym.harness.preflight import check_comparison
 
+    exit_if_starting_worker()  # a script without `if __name__ == "__main__":`, re-run by a worker
     check_comparison(comparison)
     for method in comparison.methods:
         load_method(method)  # fail fast: unknown or unimportable methods, before any work
@@ -316,13 +319,17 @@ def _run_in_pool(todo: Sequence[RunSpec], workers: int, threads: int, record: Ca
     pool = ProcessPoolExecutor(max_workers=min(workers, len(todo)), mp_context=context,
                                initializer=_init_worker, initargs=(threads, os.getpid()))
     futures = {pool.submit(execute_run_safely, spec): spec for spec in todo}
+    started = list((getattr(pool, "_processes", None) or {}).values())  # "spawn" starts them all at once
+    died: list[str] = []  # why the pool broke, found out once
     pending = set(futures)
     try:
         while pending:
             finished, pending = wait(pending, timeout=tick_seconds, return_when=FIRST_COMPLETED)
             tick()
             for future in finished:
-                _record_future(future, futures[future], record)
+                if not died and not future.cancelled() and isinstance(future.exception(), BrokenProcessPool):
+                    died.append(MAIN_RERUN if reran_main(started) else WORKER_DIED)
+                _record_future(future, futures[future], record, died[0] if died else WORKER_DIED)
     except BaseException:
         workers_now = list((getattr(pool, "_processes", None) or {}).values())  # shutdown forgets them
         pool.shutdown(wait=False, cancel_futures=True)
@@ -344,12 +351,12 @@ def _stop_workers(processes: list, grace: float = 5.0) -> None:
         process.join(timeout=max(deadline - time.monotonic(), 0.0))
 
 
-def _record_future(future, spec: RunSpec, record: Callable[[RunOutcome], None]) -> None:
+def _record_future(future, spec: RunSpec, record: Callable[[RunOutcome], None],
+                   died: str = WORKER_DIED) -> None:
     try:
         outcome = future.result()
     except BrokenProcessPool:
-        outcome = RunOutcome(spec.method.label, spec.seed, str(spec.run_dir), "failed",
-                             error="a worker process died; re-run the same command to resume")
+        outcome = RunOutcome(spec.method.label, spec.seed, str(spec.run_dir), "failed", error=died)
     except Exception as exc:  # noqa: BLE001 - e.g. an unpicklable result
         outcome = RunOutcome(spec.method.label, spec.seed, str(spec.run_dir), "failed",
                              error=f"{type(exc).__name__}: {exc}")
