@@ -12,14 +12,15 @@ a method none of whose runs finished is named with its first error (``error.txt`
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from pathlib import Path
 
 from searchgym.commands import out_path
 from searchgym.commands.compare import REFERENCE
 from searchgym.harness.finished_files import finished_config
 from searchgym.harness.report import run_error, write_report
-from searchgym.harness.run_reads import linked_runs, shown_text, suite_from_config
-from searchgym.harness.runner import is_done
+from searchgym.harness.run_reads import linked_runs, refuse_linked, shown_text, suite_from_config
+from searchgym.harness.runner import DONE, is_done
 from searchgym.suites import SUITES, Suite, get_suite
 
 #: Baselines that do not train, listed after the learners in this order (the order ``make main`` uses).
@@ -34,15 +35,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--reference", default=REFERENCE, help="method tested against every other")
 
 
-def finished_runs(out: Path) -> dict[str, dict[int, dict]]:
-    """label -> seed -> config.json of every finished run under ``out/runs``; a link there (the runs
-    folder, a method's or a seed's folder) is refused unread."""
-    runs = out / "runs"
-    linked_runs(runs)
+def _seed_folder(path: Path) -> bool:
+    return path.name.startswith("seed") and path.name.removeprefix("seed").isdigit()
+
+
+def finished_runs(out: Path, labels: Sequence[str] | None = None) -> dict[str, dict[int, dict]]:
+    """label -> seed -> config.json of every finished run under ``out/runs``, or of ``labels``' runs alone
+    (``--methods``: the other methods' folders are not read); a link among the folders read (the runs
+    folder, a method's or a seed's folder) is refused unread. Why only those: ``report --methods a,b``
+    was refused for a link in the folder of a method it was not asked to show."""
+    runs = refuse_linked(out / "runs")
+    if labels is None:
+        linked_runs(runs)
+    elif runs.is_dir():
+        for label_dir in sorted(p for p in runs.iterdir() if p.name in labels):  # no path made from the text
+            if refuse_linked(label_dir).is_dir():
+                for seed_dir in filter(_seed_folder, sorted(label_dir.iterdir())):
+                    refuse_linked(seed_dir)
     if not runs.is_dir():
         raise ValueError(f"{out} holds no runs folder; give the --out of a `searchgym compare` run")
     found: dict[str, dict[int, dict]] = {}
-    for label_dir in sorted(p for p in runs.iterdir() if p.is_dir()):
+    for label_dir in sorted(p for p in runs.iterdir() if p.is_dir() and (labels is None or p.name in labels)):
         for seed_dir in sorted(label_dir.iterdir()):
             seed_text = seed_dir.name.removeprefix("seed")
             if not (seed_dir.is_dir() and seed_dir.name.startswith("seed") and seed_text.isdigit()
@@ -52,11 +65,24 @@ def finished_runs(out: Path) -> dict[str, dict[int, dict]]:
     return found
 
 
-def unfinished_runs(out: Path, found: dict[str, dict[int, dict]]) -> dict[str, list[int]]:
-    """label -> seeds of every method under ``out/runs`` none of whose runs finished. Why: they were
-    left out of the report without a word, however their runs had failed."""
+def finished_labels(out: Path) -> list[str]:
+    """The method folders under ``out/runs`` that hold a finished run, by name: what an error lists, no
+    link followed and no file read (a ``--methods`` report does not read the other methods' folders)."""
+    def finished(seed_dir: Path) -> bool:
+        done = seed_dir / DONE
+        return _seed_folder(seed_dir) and not seed_dir.is_symlink() and done.is_file() and not done.is_symlink()
+
+    return sorted(p.name for p in (out / "runs").iterdir()
+                  if p.is_dir() and not p.is_symlink() and any(map(finished, p.iterdir())))
+
+
+def unfinished_runs(out: Path, found: dict[str, dict[int, dict]],
+                    labels: Sequence[str] | None = None) -> dict[str, list[int]]:
+    """label -> seeds of every method under ``out/runs`` (of ``labels`` alone, when given) none of whose
+    runs finished. Why: they were left out of the report without a word, however their runs had failed."""
     unfinished: dict[str, list[int]] = {}
-    for label_dir in sorted(p for p in (out / "runs").iterdir() if p.is_dir() and p.name not in found):
+    for label_dir in sorted(p for p in (out / "runs").iterdir() if p.is_dir() and p.name not in found
+                            and (labels is None or p.name in labels)):
         seeds = sorted(int(p.name.removeprefix("seed")) for p in label_dir.iterdir()
                        if p.is_dir() and p.name.startswith("seed") and p.name.removeprefix("seed").isdigit())
         if seeds:
@@ -73,14 +99,22 @@ def _no_finished_run(out: Path, unfinished: dict[str, list[int]]) -> str:
             "run `searchgym compare ... --out` first, or re-run it to finish its runs")
 
 
-def ordered_labels(found: dict[str, dict[int, dict]], methods: str | None) -> list[str]:
+def asked_labels(methods: str | None) -> list[str] | None:
+    """The labels ``--methods`` names (None without it)."""
+    return None if methods is None else [m.strip() for m in methods.split(",") if m.strip()]
+
+
+def ordered_labels(found: dict[str, dict[int, dict]], methods: str | None,
+                   listed: Sequence[str] | None = None) -> list[str]:
+    """The report's labels; ``listed``: the methods with a finished run an error names (default: ``found``'s)."""
     if methods is not None:
-        labels = [m.strip() for m in methods.split(",") if m.strip()]
+        labels = asked_labels(methods) or []
         missing = [m for m in labels if m not in found]
         if not labels or missing:
             named = ", ".join(missing) if missing else repr(methods)
+            listing = ", ".join(sorted(found) if listed is None else listed)
             raise ValueError(f"--methods names no finished run: {shown_text(named)}; finished runs: "
-                             f"{shown_text(', '.join(sorted(found))) or 'none'}")
+                             f"{shown_text(listing) or 'none'}")
         repeated = sorted({m for m in labels if labels.count(m) > 1})
         if repeated:  # else its row twice, and its runs counted twice in the pooled intervals
             raise ValueError(f"--methods names a method more than once: {', '.join(repeated)} "
@@ -120,11 +154,13 @@ def _suite_of(suite_id: str, recorded_hash: str, configs: dict[Path, dict], wher
 
 
 def run(args: argparse.Namespace) -> int:
-    found = finished_runs(args.out)
-    unfinished = unfinished_runs(args.out, found)
-    if not found:
+    asked = asked_labels(args.methods)
+    found = finished_runs(args.out, asked)  # with --methods, only those methods' folders are read
+    unfinished = unfinished_runs(args.out, found, asked)
+    listed = sorted(found) if asked is None else finished_labels(args.out)
+    if not listed:
         raise ValueError(_no_finished_run(args.out, unfinished))
-    labels = ordered_labels(found, args.methods)
+    labels = ordered_labels(found, args.methods, listed)
     if args.methods is None:  # after the others: they have no row, and a line under the table says why
         labels += list(unfinished)
     else:
