@@ -21,6 +21,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 GOALS = {"warm": 10.0, "new seeds": 15.0}
+#: Episodes per env row without --episodes (the team rows then play bench_team's default).
+ENV_EPISODES = 300
 
 
 def episodes_runner(env, agent_name: str, episodes: list):
@@ -46,12 +48,13 @@ def suite_env(suite_id: str, mode: str):
 
 def env_rows(episodes: int, suite_id: str = "quick-v2", modes: tuple[str, ...] = ("candidates", "text"),
              frozen_heap: bool = False) -> None:
+    from source_tree import tree_note
     from timing import cartpole, ratio_line, recurring_episodes, three_states, yardstick_line
 
     yardstick = cartpole()
     print(f"== SearchEnv steps (the {suite_id} world, {episodes} episodes on {min(episodes, 40)} recurring train "
           "tasks per row; "
-          f"resets included{'; heap frozen as the trainer runs' if frozen_heap else ''}) ==")
+          f"resets included{'; heap frozen as the trainer runs' if frozen_heap else ''}{tree_note()}) ==")
     print(yardstick_line(yardstick))
     for mode in modes:
         for agent in ("random", "oracle"):
@@ -69,7 +72,9 @@ def main(argv: list[str] | None = None) -> None:
 
     parser = argparse.ArgumentParser(description=describe(__doc__))
     parser.add_argument("--quick", action="store_true", help="smaller corpus for the search part")
-    parser.add_argument("--episodes", type=count, default=300, help="episodes per env row (default 300)")
+    parser.add_argument("--episodes", type=count, default=None,
+                        help=f"episodes per row, the env rows' and the team rows' (default {ENV_EPISODES} per env row, "
+                        "bench_team's 200 per team row)")
     parser.add_argument("--suite", default="quick-v2",
                         help="the suite whose world the env rows use (default quick-v2); without --env-only a "
                         "multi-agent suite, whose env the team rows time")
@@ -87,7 +92,7 @@ def main(argv: list[str] | None = None) -> None:
     from suite_arg import check_suite_arg
 
     check_suite_arg(parser, args.suite, None if args.env_only else "multi-agent")  # before the rows, not after
-    env_rows(args.episodes, args.suite, frozen_heap=args.frozen_heap)
+    env_rows(ENV_EPISODES if args.episodes is None else args.episodes, args.suite, frozen_heap=args.frozen_heap)
     if args.env_only:
         return
 
@@ -100,7 +105,9 @@ def main(argv: list[str] | None = None) -> None:
 
     print("\n== TeamSearchEnv rounds and GroupSearchEnv steps ==")
     # with --tree, the other checkout is already the one imported; --frozen-heap: every row, as documented
-    bench_team.main(["--suite", args.suite, *(["--frozen-heap"] if args.frozen_heap else [])])
+    # --episodes too (before: the team rows played bench_team's 200 whatever it said)
+    bench_team.main(["--suite", args.suite, *(["--frozen-heap"] if args.frozen_heap else []),
+                     *(["--episodes", str(args.episodes)] if args.episodes is not None else [])])
 
 
 if __name__ == "__main__":

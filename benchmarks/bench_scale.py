@@ -155,16 +155,18 @@ def run_row_in_subprocess(pages: int, n_queries: int, seed: int) -> dict[str, An
 
 
 def report(rows: list[dict[str, Any]]) -> str:
-    lines = ["growth (CPU s / wall s; memory in GB of resident memory added)", "",
+    # gen/load: a CPU-time ratio (before: unlabelled, beside columns of CPU/wall seconds)
+    lines = ["growth (CPU s / wall s; memory in GB of resident memory added; gen/load CPU: generation's CPU time "
+             "over the cache load's)", "",
              f"{'pages':>10}{'generate':>16}{'world GB':>10}{'bm25s build':>16}{'index MB':>10}{'bm25s GB':>10}"
-             f"{'tantivy build':>16}{'cache load':>14}{'gen/load':>10}"]
+             f"{'tantivy build':>16}{'cache load':>14}{'gen/load CPU':>14}"]
     for r in rows:
         tantivy = f"{r['tantivy_build_cpu']:.1f}/{r['tantivy_build_wall']:.1f}" if "tantivy_overlap" in r else "-"
         lines.append(
             f"{r['pages']:>10,}{r['gen_cpu']:>8.1f}/{r['gen_wall']:<7.1f}{r['world_gb']:>10.2f}"
             f"{r['bm25s_build_cpu']:>8.1f}/{r['bm25s_build_wall']:<7.1f}{r['index_mb']:>10.1f}{r['bm25s_gb']:>10.2f}"
             f"{tantivy:>16}{r['cache_load_cpu']:>7.2f}/{r['cache_load_wall']:<6.2f}"
-            f"{r['gen_cpu'] / max(r['cache_load_cpu'], 1e-9):>9.1f}x")
+            f"{r['gen_cpu'] / max(r['cache_load_cpu'], 1e-9):>13.1f}x")
     lines += ["", "single-query latency, ms: CPU p50 / p99 (wall p50 / p99); same queries for every engine", ""]
     for r in rows:
         lines.append(f"{r['pages']:,} pages ({r['tasks']} tasks" + (f"; tantivy top-10 overlap with bm25s "

@@ -125,6 +125,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.memory:
         memo_memory(args.suite, args.memory)
         return
+    from source_tree import tree_note  # with --tree (here or bench_env's): which checkout is measured
     from timing import Timing, cartpole, ratio_line, recurring_episodes, three_states, yardstick_line
 
     from searchgym.envs.group import GroupSearchEnv
@@ -142,7 +143,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     yardstick = cartpole()
     print(f"the {suite.id} world ({suite.world_size}), {args.mode} mode, random agents, {args.episodes} episodes on "
           f"{min(args.episodes, 40)} recurring train tasks per row; {platform.processor() or platform.machine()}, "
-          f"python {platform.python_version()}{FROZEN_NOTE if args.frozen_heap else ''}")
+          f"python {platform.python_version()}{FROZEN_NOTE if args.frozen_heap else ''}{tree_note()}")
     print(yardstick_line(yardstick))
     single_env = SearchEnv(**common)
     single = three_states(single_env.tools, lambda eps: _single_runner(single_env, eps), episodes,

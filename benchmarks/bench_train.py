@@ -124,6 +124,7 @@ def floor_child(args: argparse.Namespace, fail) -> None:
     forward passes alone; print the loop's cost per agent-step over its floor. ``fail``: how a bad
     setting (an unknown policy or estimator: a ValueError naming the accepted ones) is reported."""
     import torch
+    from source_tree import tree_note  # with --tree: which checkout the header's figures are of
 
     torch.set_num_threads(1)
     from searchgym.agents.train import TrainConfig, Trainer
@@ -194,7 +195,7 @@ def floor_child(args: argparse.Namespace, fail) -> None:
     per = 1e6 / steps
     print(f"{suite.id} ({suite.env_id}), {args.estimator}, policy {args.policy} {json.dumps(args.policy_kwargs)}, budget {args.budget}, 1 torch thread: "
           f"{steps} agent-steps, {len(batches)} policy batches (mean {sum(len(b) for _, b, _ in batches) / len(batches):.1f} "
-          f"observations)")
+          f"observations){tree_note()}")
     print(f"training loop  {steps / loop_cpu:8.0f} agent-steps per CPU-second  {loop_cpu * per:8.0f} us cpu/agent-step")
     print(f"tensor math    {math_cpu * per:8.0f} us cpu/agent-step (the run's forward passes replayed, caches warm)")
     print(f"env steps      {env_cpu[0] * per:8.0f} us cpu/agent-step (steps and resets, rollouts and dev evaluations)")

@@ -145,8 +145,16 @@ def method_entries(text: str) -> list[str]:
     try:  # compare's own check of labels (a built-in method's name, a repeated label, ...)
         parse_methods([compare_entry(e) for e in entries])
     except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+        raise argparse.ArgumentTypeError(as_typed(str(exc), entries)) from None
     return entries
+
+
+def as_typed(message: str, entries: list[str]) -> str:
+    """compare's ``message`` about the translated entries, naming the entries as typed. Why: ``--methods =grpo``
+    was refused as "method entry '=benchmarks.rl_from_base:grpo' has an empty label", an entry never typed."""
+    for entry in sorted(entries, key=lambda e: -len(compare_entry(e))):
+        message = message.replace(repr(compare_entry(entry)), repr(entry))
+    return message.replace("benchmarks.rl_from_base:", "rl_from_base.py's ")
 
 
 def main(argv: list[str] | None = None) -> int:

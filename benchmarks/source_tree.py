@@ -19,6 +19,8 @@ import tempfile
 from pathlib import Path
 
 PACKAGES = {"searchgym": "searchgym", "searchgym.agents": "agents", "searchgym.baselines": "baselines"}
+#: The checkout ``use_tree`` switched to (None: this one, the installed searchgym).
+ACTIVE: Path | None = None
 
 
 class _TreeFinder(importlib.abc.MetaPathFinder):
@@ -41,6 +43,33 @@ def use_tree(root: str | Path) -> None:
     if any(name in sys.modules for name in PACKAGES):
         raise RuntimeError("use_tree must run before searchgym is imported")
     sys.meta_path.insert(0, _TreeFinder(root))
+    global ACTIVE
+    ACTIVE = root
+
+
+def describe_tree(root: str | Path) -> str:
+    """``checkout DIR at commit C`` (``+ uncommitted changes`` where its files differ from C), or
+    ``checkout DIR (not a git checkout)``: which code a ``--tree`` benchmark measured, for its header.
+    Why: the numbers of a before/after pair printed no word of which side they were."""
+    root = Path(root).resolve()
+    git = ["git", "--no-optional-locks", "-C", str(root)]
+
+    def ask(*argv: str) -> subprocess.CompletedProcess:
+        return subprocess.run([*git, *argv], capture_output=True, text=True, check=False, timeout=60)
+
+    try:
+        head, top = ask("rev-parse", "--verify", "--quiet", "HEAD"), ask("rev-parse", "--show-toplevel")
+        if head.returncode != 0 or not head.stdout.strip() or Path(top.stdout.strip() or "/").resolve() != root:
+            return f"checkout {root} (not a git checkout)"  # not one, or a folder inside another repository
+        changed = ask("diff", "--quiet", "HEAD", "--").returncode
+    except (OSError, subprocess.SubprocessError):  # no git here
+        return f"checkout {root} (not a git checkout)"
+    return f"checkout {root} at commit {head.stdout.strip()[:12]}" + (" + uncommitted changes" if changed else "")
+
+
+def tree_note(prefix: str = "; ") -> str:
+    """``prefix`` + :func:`describe_tree` of the checkout ``use_tree`` switched to; empty without one."""
+    return "" if ACTIVE is None else prefix + describe_tree(ACTIVE)
 
 
 def checkout(ref: str, repo: str | Path = ".") -> Path:
