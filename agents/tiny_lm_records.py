@@ -11,12 +11,19 @@ checkpointed iterations and wrote ``train_success []``, ``rl_generate_tokens_per
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from searchgym.damaged import DamagedFile, read_json_checked, warn_damaged
-from searchgym.fileio import atomic_write_jsonl, read_jsonl
+from searchgym.damaged import (
+    DELETE_AND_RERUN,
+    DamagedFile,
+    open_regular,
+    parse_json_bytes,
+    read_bounded,
+    warn_damaged,
+)
+from searchgym.fileio import atomic_write_jsonl
 from searchgym.json_fields import (
     COUNT,
     INT,
@@ -32,6 +39,12 @@ from searchgym.json_fields import (
 
 #: An RL run's per-iteration rows, next to its checkpoint (the trainer's names).
 METRICS, CHECKPOINT = "metrics.jsonl", "checkpoint.pt"
+#: A recipe's JSON records (config.json, a stage's figures with one score per test task, its seconds) are
+#: kilobytes: the caps of a run's config.json and result.json (harness.run_reads), far above them.
+MAX_RECORD_BYTES, MAX_RECORD_VALUES = 4 * 1024 * 1024, 200_000
+#: An RL run's metrics.jsonl, bounded as the harness bounds a run's (harness.run_reads): a row of ~50 values
+#: (~2 KB) an iteration, and at most 100,000 iterations (RecipeConfig).
+MAX_ROW_LINE, MAX_ROWS_VALUES, MAX_ROWS_BYTES = 1024 * 1024, 8_000_000, 1024 * 1024 * 1024
 #: The most seconds one iteration (or stage) is taken to have run, and tokens it generated or scored:
 #: far above any run's, and low enough that their sums and rates stay finite.
 MAX_SECONDS, MAX_TOKENS = 1e9, 1e15
@@ -58,7 +71,7 @@ def logged_rows(path: Path, iterations: int) -> tuple[list[dict], list[int], str
     results.json and RESULTS.md as the run's seconds."""
     rows: dict[int, dict] = {}
     problems: dict[int, str] = {}
-    for row in read_jsonl(path):
+    for row in _bounded_rows(path, f"delete {path.parent} and re-run the same command to redo this RL run"):
         n = row.get("iteration")
         if isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= iterations:
             problem = field_problem(row, ROW_FIELDS, ROW_PRESENT)
@@ -71,6 +84,34 @@ def logged_rows(path: Path, iterations: int) -> tuple[list[dict], list[int], str
     missing = [n for n in range(1, iterations + 1) if n not in rows]
     damaged = next((f"; iteration {n}'s row: {problems[n]}" for n in missing if n in problems), "")
     return [rows[n] for n in sorted(rows)], missing, damaged
+
+
+def _bounded_rows(path: Path, remedy: str) -> Iterator[dict]:
+    """The JSON objects of ``path``'s lines (one cut, overlong or not an object is skipped), not through a
+    link and within :data:`MAX_ROWS_BYTES`, :data:`MAX_ROW_LINE` and :data:`MAX_ROWS_VALUES` (counted from
+    commas and brackets, before parsing), else :class:`DamagedFile`; a missing file has none. Before:
+    ``read_jsonl`` followed a link and read a file of any size (lines of 16 MB each, kept per iteration)."""
+    try:
+        handle = open_regular(path, MAX_ROWS_BYTES, remedy, follow_links=False)
+    except FileNotFoundError:
+        return
+    values = 0
+    with handle:
+        while line := handle.readline(MAX_ROW_LINE + 1):
+            if len(line) > MAX_ROW_LINE:  # read past in pieces, unparsed
+                while line and not line.endswith(b"\n"):
+                    line = handle.readline(MAX_ROW_LINE + 1)
+                continue
+            values += 1 + line.count(b",") + line.count(b"{") + line.count(b"[")
+            if values > MAX_ROWS_VALUES:
+                raise DamagedFile(path, f"holds more than {MAX_ROWS_VALUES} JSON values, more than the rows of "
+                                  "any RL run", remedy)
+            try:
+                row = json.loads(line.decode("utf-8"))
+            except (UnicodeDecodeError, ValueError, RecursionError):
+                continue
+            if isinstance(row, dict):
+                yield row
 
 
 def resume_rows(folder: Path, trainer: Any, restart: Callable[[], Any]) -> tuple[Any, list[dict]]:
@@ -127,7 +168,7 @@ def check_same_recipe(out: Path, config: dict[str, Any]) -> None:
     path = out / "config.json"
     if not path.exists():
         return
-    earlier = read_json_checked(path, expect=dict, remedy="delete the folder, or use another --out")
+    earlier = read_record(path, "delete the folder, or use another --out")
     mine = json.loads(json.dumps(config))  # as config.json holds it (tuples as lists)
     differ = [f"{k}: {earlier.get(k)!r:.40} there, {v!r:.40} now" for k, v in mine.items()
               if k not in FREE_ON_RERUN and earlier.get(k, v) != v]
@@ -141,7 +182,7 @@ def read_seconds(path: Path) -> dict[str, Any]:
     report, not a result: the stages it names are timed again), with a warning naming it. Before:
     read whole and without a word, and text nested 100,000 deep ended in a RecursionError."""
     try:
-        return read_json_checked(path, expect=dict)
+        return read_record(path)
     except FileNotFoundError:
         return {}
     except DamagedFile as error:
@@ -168,6 +209,17 @@ def read_stage(path: Path, fields: dict[str, Kind], present: dict[str, Kind] | N
     Before: ``json.loads(read_text())``, so a cut file said "Unterminated string starting at: line 1
     column 11" naming no file, ``"success": "x"`` ended in "Unknown format code 'f'", a list was
     taken as the stage's figures, and text nested 100,000 deep ended in a RecursionError."""
-    record = read_json_checked(path, expect=dict, remedy=remedy)
+    record = read_record(path, remedy)
     check_fields(path, record, fields, present, remedy)
     return record
+
+
+def read_record(path: Path, remedy: str = DELETE_AND_RERUN) -> dict[str, Any]:
+    """One of the recipe's JSON records (an object), not through a link, at most :data:`MAX_RECORD_BYTES`
+    bytes and :data:`MAX_RECORD_VALUES` values; damage is :class:`DamagedFile`. Missing: ``FileNotFoundError``.
+    Why: a handed-over recipe folder's records were read through links, up to 256 MB, values unbounded."""
+    data = read_bounded(path, MAX_RECORD_BYTES, remedy, follow_links=False)
+    if 1 + data.count(b",") + data.count(b"{") + data.count(b"[") > MAX_RECORD_VALUES:  # counted before parsing
+        raise DamagedFile(path, f"holds more than {MAX_RECORD_VALUES} JSON values (by its commas and brackets), "
+                          "more than any recipe's record", remedy)
+    return parse_json_bytes(path, data, dict, remedy)

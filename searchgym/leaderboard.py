@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from searchgym.damaged import MAX_JSON_BYTES, DamagedFile, DamagedFileWarning, parse_json_bytes, read_bounded
-from searchgym.fileio import atomic_write_json, read_json
+from searchgym.fileio import atomic_write_json
 from searchgym.harness.run_reads import prediction_rows
 from searchgym.harness.runner import is_done
 from searchgym.leaderboard_checks import (
@@ -351,14 +351,26 @@ def _repeat_reason(kind: str, key: tuple, kept: str, submission: Mapping[str, An
             "or seed; delete one of them")
 
 
+#: retrained.json: ~250 bytes, 8 values a submission re-trained (room for ~30,000); before: 256 MB, links followed.
+MAX_RETRAINED_BYTES, MAX_RETRAINED_VALUES = 8 * 1024 * 1024, 300_000
+LINKED_RETRAINED = ("is a symbolic link, which the board never follows (a link could pass any file off as the "
+                    "maintainers' re-training records)")
+
+
 def read_retrained(directory: str | os.PathLike) -> dict[str, dict[str, Any]]:
-    """The maintainers' re-training records (``retrained.json``), keyed by submission SHA-256;
-    empty when there is none. A record that cannot be read is reported, never fatal."""
+    """The maintainers' re-training records (``retrained.json``), keyed by submission SHA-256; empty when
+    there is none. One that cannot be read (a link, past a cap, damaged) is one-line SubmissionRejected."""
     path = Path(directory) / RETRAINED_FILE
+    if path.is_symlink():  # checked before is_file, which follows it
+        raise SubmissionRejected(f"{path}: {LINKED_RETRAINED}; replace it with the file itself")
     if not path.is_file():
         return {}
     try:
-        records = read_json(path)
+        data = read_bounded(path, MAX_RETRAINED_BYTES, follow_links=False)
+        if 1 + data.count(b",") + data.count(b"{") + data.count(b"[") > MAX_RETRAINED_VALUES:  # before parsing
+            raise DamagedFile(path, f"holds more than {MAX_RETRAINED_VALUES} JSON values (by its commas and "
+                              "brackets), where a board's records hold a few per submission")
+        records = parse_json_bytes(path, data)
     except (OSError, ValueError) as exc:  # its reason once (before: the path twice, and "re-run the same
         what = exc.what if isinstance(exc, DamagedFile) else str(exc)  # command", which cannot rebuild it)
         raise SubmissionRejected(f"{path}: {what}; fix it, or delete it and lose every re-training record it "

@@ -57,6 +57,7 @@ from searchgym.harness.methods import MethodRef, RunContext, load_method, privil
 from searchgym.harness.metrics_rows import RowCheck, attempts_logged, holds_a_run, logged_iterations
 from searchgym.harness.privileged_runs import run_reads_private_state
 from searchgym.harness.provenance import provenance, resolve_device
+from searchgym.harness.run_reads import refuse_linked
 from searchgym.policy_format import feature_versions, policy_format
 from searchgym.shown import safe_repr
 from searchgym.suites import Suite
@@ -124,7 +125,10 @@ def run_dir(out: Path | str, label: str, seed: int) -> Path:
 
 
 def is_done(path: Path | str) -> bool:
-    return (Path(path) / DONE).is_file()
+    """Whether the run folder ``path`` holds its ``DONE`` marker; a marker that is a symbolic link is
+    :class:`DamagedFile` (:data:`~searchgym.damaged.LINKED_READ`), as every other file of a run folder read
+    back. Why: a linked ``DONE`` was followed, so a link to any file marked an unfinished run finished."""
+    return refuse_linked(Path(path) / DONE).is_file()
 
 
 def _changes(there: Any, now: Any, name: str) -> list[str]:
