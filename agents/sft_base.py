@@ -14,12 +14,25 @@ from typing import Any
 
 import torch
 
-from searchgym.damaged import DamagedFile
+from searchgym.damaged import DELETE_AND_RERUN, DamagedFile, open_regular
 from searchgym.fileio import atomic_torch_save
 from searchgym.policy_format import policy_format
-from searchgym.torch_archive import archive_problem
+from searchgym.torch_archive import MAX_ARCHIVE_BYTES, archive_problem
 
 from .population import Population
+
+#: The policies whose every weight the option bounds limit (harness.option_bounds: n_buckets 2**16 x dim 4096
+#: floats for the words, layers of dim and hidden 4096): a base of one is ~2 GB at the largest, a few MB as
+#: the docs build them. A base of another policy (hf: a whole language model) is capped as every torch file
+#: searchgym reads (torch_archive.MAX_ARCHIVE_BYTES).
+BOUNDED_POLICIES = ("attn", "hash", "minilm")
+MAX_BOUNDED_BASE_BYTES = 4 * 2**30
+
+
+def max_base_bytes(policy: object) -> int:
+    """The largest ``base.pt`` of ``policy`` read or hashed. Why: a base in a comparison's ``bases/`` folder
+    (which may be handed over) was hashed whatever its size: a sparse file of a terabyte, for hours."""
+    return MAX_BOUNDED_BASE_BYTES if policy in BOUNDED_POLICIES else MAX_ARCHIVE_BYTES
 
 
 def save_base(path: str | Path, key: str, policy: str, state_dict: dict[str, torch.Tensor],
@@ -31,20 +44,23 @@ def save_base(path: str | Path, key: str, policy: str, state_dict: dict[str, tor
     return file_sha256(path)
 
 
-def read_base(path: str | Path) -> dict[str, Any]:
-    """The base's contents, read weights_only; a file that is not a base is a one-line error."""
+def read_base(path: str | Path, for_policy: str | None = None) -> dict[str, Any]:
+    """The base's contents, read weights_only from one open regular file (not through a link, at most
+    :func:`max_base_bytes` of ``for_policy``); a file that is not a base is a one-line error."""
     path = Path(path)
-    if not path.is_file():
+    if not path.is_file() and not path.is_symlink():
         raise ValueError(f"no supervised base at {path}; build it with the sft method or --option init=sft")
     rebuild = f"delete {path.parent} and re-run the same command to build the base again"
-    problem = archive_problem(path)  # torch.load reads changed tensor bytes without a word
-    if problem:
-        raise DamagedFile(path, problem, rebuild)
-    try:
-        blob = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as exc:  # noqa: BLE001 - any unreadable file gets the same message
-        # why DamagedFile: one line that says what to do (before: torch's words only, with no remedy)
-        raise DamagedFile(path, f"is not a readable supervised base ({type(exc).__name__}: {exc})", rebuild) from None
+    with open_regular(path, max_base_bytes(for_policy), rebuild, follow_links=False) as handle:
+        problem = archive_problem(handle)  # torch.load reads changed tensor bytes without a word
+        if problem:
+            raise DamagedFile(path, problem, rebuild)
+        try:
+            blob = torch.load(handle, map_location="cpu", weights_only=True)
+        except Exception as exc:  # noqa: BLE001 - any unreadable file gets the same message
+            # why DamagedFile: one line that says what to do (before: torch's words only, with no remedy)
+            raise DamagedFile(path, f"is not a readable supervised base ({type(exc).__name__}: {exc})",
+                              rebuild) from None
     policy = blob.get("policy") if isinstance(blob, dict) else None
     if (not isinstance(policy, str) or blob.get("format") != policy_format(policy)
             or not isinstance(blob.get("state_dict"), dict)):
@@ -60,7 +76,7 @@ def load_base_into(population: Population, path: str | Path | None, policy: str)
     if not path:
         raise ValueError("init='sft' needs the base's file (init_checkpoint); the harness builds it: run the "
                          "method through searchgym compare/train with --option init=sft")
-    blob = read_base(path)
+    blob = read_base(path, policy)
     if blob["policy"] != policy:
         raise ValueError(f"{path} is a base for --policy {blob['policy']}, not {policy}; use the same --policy for "
                          "the base and the runs that start from it")
@@ -73,9 +89,16 @@ def load_base_into(population: Population, path: str | Path | None, policy: str)
     return blob
 
 
-def file_sha256(path: str | Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
+def file_sha256(path: str | Path, max_bytes: int | None = None, remedy: str = DELETE_AND_RERUN,
+                follow_links: bool = True) -> str:
+    """The SHA-256 of a regular file (a FIFO or device is :class:`DamagedFile`, never read); for a file
+    someone else may have made, ``max_bytes`` bounds it and ``follow_links=False`` refuses a link, unread
+    (:func:`searchgym.damaged.open_regular`). Why: base.pt was hashed whatever its size, through a link."""
+    digest, read = hashlib.sha256(), 0
+    with open_regular(path, max_bytes, remedy, follow_links) as handle:
         for chunk in iter(lambda: handle.read(1 << 20), b""):
+            read += len(chunk)
+            if max_bytes is not None and read > max_bytes:  # grown since it was opened
+                raise DamagedFile(path, f"holds more than {max_bytes} bytes", remedy)
             digest.update(chunk)
     return digest.hexdigest()

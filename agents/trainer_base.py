@@ -36,6 +36,7 @@ from searchgym.damaged import (
     warn_damaged,
 )
 from searchgym.fileio import append_jsonl, atomic_torch_save
+from searchgym.shown import safe_repr
 from searchgym.torch_archive import archive_problem
 
 CHECKPOINT = "checkpoint.pt"
@@ -44,10 +45,21 @@ METRICS = "metrics.jsonl"
 CHECKPOINT_MISMATCH = (KeyError, ValueError, RuntimeError, TypeError, AttributeError, IndexError)
 
 
-def read_checkpoint(path: str | Path, device: torch.device | str = "cpu") -> dict[str, Any]:
+#: The top-level keys of the checkpoints searchgym's trainers write: Trainer's (``reference`` with a KL term),
+#: the critic trainers' (baselines.critics: ``critic``, ``critic_optimizer``, ``extra``) and LLMTrainer's. A
+#: trainer that writes another key names it in its ``checkpoint_keys``.
+CHECKPOINT_KEYS = frozenset({"config", "population", "optimizer", "calibrator", "rng", "generator", "state",
+                             "reference", "critic", "critic_optimizer", "extra", "models", "optimizers",
+                             "references"})
+
+
+def read_checkpoint(path: str | Path, device: torch.device | str = "cpu",
+                    keys: frozenset[str] = CHECKPOINT_KEYS) -> dict[str, Any]:
     """A checkpoint's dict, read with ``weights_only=True``; damage is :class:`DamagedFile`.
 
-    The file must be a regular file (a FIFO or a link to a device is refused before reading).
+    The file must be a regular file (a FIFO or a link to a device is refused before reading), and its
+    dict may hold no key but ``keys``. Why: a handed-over checkpoint's other keys were loaded, kept and
+    walked unsaid, as if a run had written them.
     """
     try:
         with open_regular(path, remedy="delete it to start the run again") as handle, warnings.catch_warnings():
@@ -70,6 +82,11 @@ def read_checkpoint(path: str | Path, device: torch.device | str = "cpu") -> dic
     if not isinstance(blob, dict):
         raise DamagedFile(path, f"holds a {type(blob).__name__}, not a checkpoint's dict",
                           "delete it to start the run again")
+    unknown = sorted(safe_repr(key, 40) for key in blob if key not in keys)
+    if unknown:
+        shown = ", ".join(unknown[:4]) + (f" and {len(unknown) - 4} more" if len(unknown) > 4 else "")
+        raise DamagedFile(path, f"holds the key(s) {shown}, which no checkpoint of a searchgym trainer holds "
+                          f"(accepted: {', '.join(sorted(keys))})", "delete it to start the run again")
     problem = _implausible(blob)
     if problem:
         raise DamagedFile(path, problem, "delete it to start the run again")
@@ -122,8 +139,6 @@ def _plain(value: Any) -> Any:
 
 def _differences(there: Any, now: Any, name: str) -> list[str]:
     """``name: X there, Y now`` for each differing leaf (objects compared key by key)."""
-    from searchgym.shown import safe_repr
-
     if isinstance(there, dict) and isinstance(now, dict):
         return [line for key in dict.fromkeys([*there, *now]) if there.get(key) != now.get(key)
                 for line in _differences(there.get(key), now.get(key), f"{name}.{key}")]
@@ -171,6 +186,8 @@ class TrainerBase:
     #: fixes every option of a run, and when that file is lost or damaged the checkpoint's own record is all
     #: that tells another run's apart (before: a lost config.json let `--option lr=0.01` resume lr 0.003's).
     resume_fields: tuple[str, ...] | None = RUN_IDENTITY
+    #: the top-level keys its checkpoints hold (:func:`read_checkpoint` refuses any other)
+    checkpoint_keys: frozenset[str] = CHECKPOINT_KEYS
 
     def init_output(self, out_dir: str | Path | None, log: Callable[[dict], None] | None,
                     strict_resume: bool = False) -> None:
@@ -209,7 +226,7 @@ class TrainerBase:
         The file is read with ``weights_only=True``: tensors and plain types only, so a pickle
         that would run code is refused, never run. Any damage is :class:`DamagedFile`.
         """
-        blob = read_checkpoint(path, self.device)
+        blob = read_checkpoint(path, self.device, self.checkpoint_keys)
         try:
             self.load_state_dict(blob)
         except CHECKPOINT_MISMATCH as exc:  # a checkpoint of another run's shape, or cut down
@@ -231,7 +248,7 @@ class TrainerBase:
         fresh = io.BytesIO()
         torch.save(self.state_dict(), fresh)
         try:
-            blob = read_checkpoint(path, self.device)
+            blob = read_checkpoint(path, self.device, self.checkpoint_keys)
         except DamagedFile as exc:
             blob, damaged = None, exc
         if blob is not None:  # another run's checkpoint is refused, never loaded nor written over

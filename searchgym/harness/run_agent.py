@@ -118,12 +118,16 @@ def played_identity(run: TrainedRun) -> dict[str, str]:
     identity. Why: it was only ``path=`` as typed, so after the run was trained again into the same
     folder, ``evaluate`` showed the earlier policy's score as this one's ("already evaluated")."""
     from searchgym.agents.sft_base import file_sha256
+    from searchgym.harness.run_reads import MAX_RUN_JSON_BYTES
+    from searchgym.torch_archive import MAX_ARCHIVE_BYTES
 
-    config = file_sha256(run.folder / CONFIG)
+    # each bounded as read_run and read_checkpoint bound it, and never through a link (before: any size)
+    config = file_sha256(run.folder / CONFIG, MAX_RUN_JSON_BYTES, UNPLAYABLE, follow_links=False)
     if run.is_sft:
         base = run.config.get("base")
         return {"config_sha256": config, "weights_sha256": str(base.get("sha256") if isinstance(base, dict) else "")}
-    return {"config_sha256": config, "weights_sha256": file_sha256(run.folder / CHECKPOINT)}
+    weights = file_sha256(run.folder / CHECKPOINT, MAX_ARCHIVE_BYTES, UNPLAYABLE, follow_links=False)
+    return {"config_sha256": config, "weights_sha256": weights}
 
 
 def check_values(config_path: Path, config: dict[str, Any], remedy: str) -> None:
@@ -244,7 +248,7 @@ def find_base(run: TrainedRun) -> Path:
     where the harness writes it; its sha256 must be the recorded one. Why not config.json's
     ``base.path``: any file it named (``/etc/shadow``) was hashed, and its existence told; one of the
     recorded hash would have been loaded. A link on the way is refused, unread."""
-    from searchgym.agents.sft_base import file_sha256
+    from searchgym.agents.sft_base import file_sha256, max_base_bytes
 
     record = run.config.get("base")
     if not isinstance(record, dict) or not isinstance(record.get("key"), str) or not isinstance(
@@ -262,7 +266,9 @@ def find_base(run: TrainedRun) -> Path:
         for part in (place.parents[1], place.parent, place):
             refuse_linked(part, UNPLAYABLE)
         if place.is_file():
-            if file_sha256(place) == record["sha256"]:
+            # bounded (before: hashed whatever its size), never through a link
+            sha = file_sha256(place, max_base_bytes(run.config["policy"]), UNPLAYABLE, follow_links=False)
+            if sha == record["sha256"]:
                 return place
             other.append(str(place))
     if other:  # before: "is in none of", as if it were missing, and a copy of bases/ would not help

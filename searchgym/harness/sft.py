@@ -43,7 +43,7 @@ from searchgym.agents.imitation import (
 )
 from searchgym.agents.policy_actor import PolicyActor
 from searchgym.agents.population import Population
-from searchgym.agents.sft_base import file_sha256, load_base_into, save_base
+from searchgym.agents.sft_base import file_sha256, load_base_into, max_base_bytes, save_base
 from searchgym.baselines.harness_actors import baseline_actor
 from searchgym.damaged import DamagedFile, read_json_checked, warn_damaged
 from searchgym.fileio import atomic_torch_save, atomic_write_json, refuse_link
@@ -139,7 +139,8 @@ def ensure_base(ctx: RunContext, config: SFTConfig) -> dict[str, Any]:
         if not (folder / BASE).is_file() or not (folder / META).is_file():
             build_base(ctx, config, key, folder)
         meta = read_meta(folder / META)
-    sha = file_sha256(folder / BASE)
+    # not through a link, and bounded: before, a base.pt there was hashed wherever it pointed, whatever its size
+    sha = file_sha256(folder / BASE, max_base_bytes(ctx.policy), _rebuild(folder), follow_links=False)
     if sha != meta.get("sha256"):
         raise ValueError(f"{folder / BASE} changed after it was built (sha256 {sha}, base.json says "
                          f"{meta.get('sha256')}); delete {folder} to rebuild it")
@@ -151,11 +152,15 @@ META_FIELDS = {"key": TEXT, "sha256": TEXT, "settings": OBJECT, "dev_agreement":
                "examples": COUNT, "curve": OBJECTS}
 
 
+def _rebuild(folder: Path) -> str:
+    return f"delete {folder} and re-run the same command to build the base again"
+
+
 def read_meta(path: Path) -> dict[str, Any]:
     """``base.json``, checked to hold what its users read. Before: read without ``expect=dict``, so
     ``[1]`` ended in "'list' object has no attribute 'get'", and a file without ``dev_agreement``
     in "error: 'dev_agreement'" (a KeyError) naming no file."""
-    rebuild = f"delete {path.parent} and re-run the same command to build the base again"
+    rebuild = _rebuild(path.parent)
     meta = read_json_checked(path, expect=dict, remedy=rebuild)
     check_fields(path, meta, META_FIELDS, {"dev_confidence": OBJECT}, remedy=rebuild)
     return meta
