@@ -171,6 +171,8 @@ class TrainState:
     iteration: int = 0
     env_steps: int = 0
     wall_seconds: float = 0.0
+    #: the last dev success logged: a resumed run's bar shows it before its next evaluation
+    last_dev: float | None = None
 
 
 class TrainerBase:
@@ -202,6 +204,9 @@ class TrainerBase:
     def _log(self, row: dict) -> None:
         """One metrics row, numpy scalars as plain floats."""
         row = {k: (float(v) if isinstance(v, (np.floating, np.integer)) else v) for k, v in row.items()}
+        dev = row.get("dev_success")
+        if isinstance(dev, int | float) and not isinstance(dev, bool):
+            self.state.last_dev = float(dev)
         if self.log_fn is not None:
             self.log_fn(row)
         elif self.out_dir is not None:
@@ -288,7 +293,9 @@ class TrainerBase:
                    disable=not progress, unit="step", leave=False)
         with frozen_heap() as freeze_survivors:
             self.log_start_point()
-            shown: dict[str, float] = {}  # the last dev success measured (before: dev=nan between evaluations)
+            # the last dev success measured (before: dev=nan between evaluations, and after a resume)
+            last = self.state.last_dev
+            shown: dict[str, float] = {"dev": last} if isinstance(last, float) else {}
             while self.state.env_steps < budget:
                 freeze_survivors()
                 row = self.train_iteration()
