@@ -91,6 +91,21 @@ def spec(id: str) -> EnvSpec:
     return ENV_IDS.get(id.removeprefix("searchgym/"))  # unknown: an error (KeyError, ValueError) listing them
 
 
+def registered_setting(id: str, key: str) -> Any:
+    """The value the registration of ``id`` fixes for the env keyword ``key`` (a wrapped id's, its
+    ``base_id``'s), or None. Why: an ad-hoc suite of ``SearchQA-Candidates-Easy-v0`` built with
+    difficulty None overrode the id's own "easy", so `searchgym train` played and tested every family."""
+    entry = spec(id)
+    for _ in range(len(ENV_IDS) + 1):  # a chain of base ids, never a cycle
+        if key in entry.kwargs:
+            return entry.kwargs[key]
+        base = entry.kwargs.get("base_id")
+        if not isinstance(base, str):
+            return None
+        entry = spec(base)
+    return None
+
+
 def declared_rules(id: str) -> PlayRules:
     """How the env of ``id`` plays: its class's declaration (a wrapped id plays as its ``base_id``)."""
     s = spec(id)

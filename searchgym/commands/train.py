@@ -39,6 +39,7 @@ from searchgym.harness.methods import BASELINE_METHODS, METHODS, load_method, re
 from searchgym.harness.preflight import check_comparison, check_policy
 from searchgym.harness.provenance import resolve_device
 from searchgym.harness.runner import RunSpec, execute_run, run_dir
+from searchgym.registry import registered_setting
 from searchgym.registry import spec as env_spec
 from searchgym.suites import Suite, tasks
 from searchgym.world import FAMILIES
@@ -256,7 +257,8 @@ def run(args: argparse.Namespace) -> int:
     if args.model:
         options.setdefault("policy_kwargs", {})["model_name_or_path"] = args.model
     suite = Suite(id=f"train-{args.env}", version=0, env_id=args.env, world_seed=args.world_seed,
-                  world_size=size_from_text(args.world_size), families=families_of(args), difficulty=args.difficulty,
+                  world_size=size_from_text(args.world_size), families=families_of(args),
+                  difficulty=args.difficulty or registered_setting(args.env, "difficulty"),  # an -Easy- id's own
                   test_size=args.test_size, description="ad-hoc suite of `searchgym train`")
     method = resolve_method(args.method)
     load_method(method)  # a user's path that cannot be imported, or no method, before the run's folder is made
@@ -268,7 +270,7 @@ def run(args: argparse.Namespace) -> int:
     check_tasks(suite)
     check_out_in_comparison(args.out, method.label, args.seed)
     check_folder_can_be_made(args.out, "--out")  # before: the OS's bare line, naming no flag
-    print(describe_plan(args), flush=True)
+    print(describe_plan(args, suite), flush=True)
     spec = RunSpec(suite=suite, method=method, seed=args.seed, budget=args.budget, out=Path(args.out),
                    device=args.device, policy=args.policy, progress=not args.no_progress, options=options,
                    folder=Path(args.out), logger=args.logger)
