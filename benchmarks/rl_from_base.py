@@ -157,6 +157,30 @@ def as_typed(message: str, entries: list[str]) -> str:
     return message.replace("benchmarks.rl_from_base:", "rl_from_base.py's ")
 
 
+def check_method_options(suite_id: str, entries: list[str], seeds: list[int], budget: int, out: Path) -> None:
+    """Each entry's options checked as compare checks those of the built-in method it trains
+    (``preflight.check_comparison``: ``base`` trains grpo's), ``ValueError`` naming the first bad one.
+    Why: compare takes this module's methods for a user's, whose options it cannot check, so
+    ``grpo[lr=]`` or ``x=grpo[nope=1]`` was found by every run, after the base was built."""
+    from dataclasses import replace
+
+    from searchgym.harness.compare import Comparison
+    from searchgym.harness.methods import METHODS, parse_methods
+    from searchgym.harness.preflight import check_comparison
+
+    refs = parse_methods([compare_entry(e) for e in entries])
+    builtin = [replace(ref, path=METHODS["grpo" if name == "base" else name])
+               for ref, (_, name, _) in zip(refs, map(split_entry, entries), strict=True)]
+    try:
+        check_comparison(Comparison(suite=suite_id, methods=builtin, seeds=seeds, budget=budget, out=out,
+                                    device="cpu", progress=False))
+    except ValueError as exc:  # "method 'grpo_from_base': ...", of the entry typed as grpo[...]
+        message = str(exc)
+        for entry, ref in zip(entries, refs, strict=True):
+            message = message.replace(f"method {ref.label!r}: ", f"method entry {entry!r}: ", 1)
+        raise ValueError(message) from None
+
+
 def main(argv: list[str] | None = None) -> int:
     # here: compare imports this file as benchmarks.rl_from_base
     from suite_arg import count, describe, flagged, new_folder, probability, suite_of
@@ -180,10 +204,14 @@ def main(argv: list[str] | None = None) -> int:
                         "cw_grpo_from_base) or label=name[options] (default base,grpo,cw_grpo)")
     args = parser.parse_args(argv)
     try:
-        parse_seeds(args.seeds)
+        seeds = parse_seeds(args.seeds)
     except ValueError as exc:
         parser.error(str(exc))
     out = Path(args.out)
+    try:  # before the base is built (minutes): a bad option was found by every run of the comparison
+        check_method_options(args.suite, args.methods, seeds, args.budget, out / "compare")
+    except ValueError as exc:
+        parser.error(f"argument --methods: {as_typed(str(exc), args.methods)}")
     out.mkdir(parents=True, exist_ok=True)
     weights = out / "base.pt"
     if not weights.exists():

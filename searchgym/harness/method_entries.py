@@ -29,6 +29,9 @@ def split_options(entry: str) -> tuple[str, tuple[tuple[str, Any], ...]]:
     """``"label=name[k=v;k2=v2]"`` -> (``"label=name"``, ((k, v), (k2, v2))); no brackets: no options."""
     if "[" not in entry and "]" not in entry:
         return entry, ()
+    if _unclosed(entry):  # before: "options go in brackets after a labelled method", for 'grpo[' too
+        raise ValueError(f"method entry {entry!r}: its '[' is not closed; options go in brackets closed by ']', "
+                         f"after a labelled method, e.g. grpo_kl=grpo[lr=0.001;loss.kl_coef=0.01]")
     match = _WITH_OPTIONS.match(entry)
     if match is None or "=" not in match["head"]:
         raise ValueError(f"method entry {entry!r}: options go in brackets after a labelled method, "
@@ -45,6 +48,14 @@ def split_options(entry: str) -> tuple[str, tuple[tuple[str, Any], ...]]:
             raise ValueError(f"method entry {entry!r}: option {key.strip()!r} is given twice; give it once")
         options.append((key.strip(), parse_option_value(value.strip())))
     return match["head"], tuple(options)
+
+
+def _unclosed(entry: str) -> bool:
+    """Whether a '[' of ``entry`` has no ']' after it to close it."""
+    depth = 0
+    for char in entry:
+        depth = max(0, depth + (char == "[") - (char == "]"))
+    return depth > 0
 
 
 def check_label(label: str) -> str:
