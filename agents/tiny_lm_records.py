@@ -18,7 +18,7 @@ from typing import Any
 from searchgym.damaged import (
     DELETE_AND_RERUN,
     DamagedFile,
-    open_regular,
+    JsonlRows,
     parse_json_bytes,
     read_bounded,
     warn_damaged,
@@ -91,27 +91,11 @@ def _bounded_rows(path: Path, remedy: str) -> Iterator[dict]:
     link and within :data:`MAX_ROWS_BYTES`, :data:`MAX_ROW_LINE` and :data:`MAX_ROWS_VALUES` (counted from
     commas and brackets, before parsing), else :class:`DamagedFile`; a missing file has none. Before:
     ``read_jsonl`` followed a link and read a file of any size (lines of 16 MB each, kept per iteration)."""
-    try:
-        handle = open_regular(path, MAX_ROWS_BYTES, remedy, follow_links=False)
-    except FileNotFoundError:
-        return
-    values = 0
-    with handle:
-        while line := handle.readline(MAX_ROW_LINE + 1):
-            if len(line) > MAX_ROW_LINE:  # read past in pieces, unparsed
-                while line and not line.endswith(b"\n"):
-                    line = handle.readline(MAX_ROW_LINE + 1)
-                continue
-            values += 1 + line.count(b",") + line.count(b"{") + line.count(b"[")
-            if values > MAX_ROWS_VALUES:
-                raise DamagedFile(path, f"holds more than {MAX_ROWS_VALUES} JSON values, more than the rows of "
-                                  "any RL run", remedy)
-            try:
-                row = json.loads(line.decode("utf-8"))
-            except (UnicodeDecodeError, ValueError, RecursionError):
-                continue
-            if isinstance(row, dict):
-                yield row
+    lines = JsonlRows(path, MAX_ROW_LINE, remedy, MAX_ROWS_BYTES, MAX_ROWS_VALUES)
+    yield from lines
+    if lines.past_values:
+        raise DamagedFile(path, f"holds more than {MAX_ROWS_VALUES} JSON values, more than the rows of "
+                          "any RL run", remedy)
 
 
 def resume_rows(folder: Path, trainer: Any, restart: Callable[[], Any]) -> tuple[Any, list[dict]]:

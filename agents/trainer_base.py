@@ -37,7 +37,7 @@ from searchgym.damaged import (
 )
 from searchgym.fileio import append_jsonl, atomic_torch_save
 from searchgym.shown import safe_repr
-from searchgym.torch_archive import archive_problem
+from searchgym.torch_archive import MAX_ARCHIVE_BYTES, archive_problem
 
 CHECKPOINT = "checkpoint.pt"
 METRICS = "metrics.jsonl"
@@ -53,16 +53,33 @@ CHECKPOINT_KEYS = frozenset({"config", "population", "optimizer", "calibrator", 
                              "references"})
 
 
+#: What a checkpoint holds per member policy, each at most a supervised base's size (sft_base.max_base_bytes):
+#: its weights, Adam's two moments and a reference copy (a critic trainer's critic is a small MLP, within
+#: the base cap's headroom).
+CHECKPOINT_COPIES = 4
+
+
+def max_checkpoint_bytes(policy: object, members: int = 1) -> int:
+    """The largest checkpoint of a run of ``policy`` with ``members`` policies that is read: a policy whose
+    weights the option bounds limit (sft_base.BOUNDED_POLICIES) :data:`CHECKPOINT_COPIES` bases' worth per
+    member (16 GiB for one); another (hf, or an LLM trainer's: no ``policy``) as every torch file searchgym
+    reads (torch_archive.MAX_ARCHIVE_BYTES). Why: a checkpoint in torch's legacy (non-zip) format went to
+    torch.load whatever its size, and a zip one was bounded only by MAX_ARCHIVE_BYTES (256 GiB)."""
+    from .sft_base import max_base_bytes
+
+    return min(MAX_ARCHIVE_BYTES, CHECKPOINT_COPIES * max(1, members) * max_base_bytes(policy))
+
+
 def read_checkpoint(path: str | Path, device: torch.device | str = "cpu",
-                    keys: frozenset[str] = CHECKPOINT_KEYS) -> dict[str, Any]:
+                    keys: frozenset[str] = CHECKPOINT_KEYS, max_bytes: int = MAX_ARCHIVE_BYTES) -> dict[str, Any]:
     """A checkpoint's dict, read with ``weights_only=True``; damage is :class:`DamagedFile`.
 
-    The file must be a regular file (a FIFO or a link to a device is refused before reading), and its
-    dict may hold no key but ``keys``. Why: a handed-over checkpoint's other keys were loaded, kept and
-    walked unsaid, as if a run had written them.
+    The file must be a regular file (a FIFO or a link to a device is refused before reading) of at most
+    ``max_bytes`` (:func:`max_checkpoint_bytes`), and its dict may hold no key but ``keys``. Why: a
+    handed-over checkpoint's other keys were loaded, kept and walked unsaid, as if a run had written them.
     """
     try:
-        with open_regular(path, remedy="delete it to start the run again") as handle, warnings.catch_warnings():
+        with open_regular(path, max_bytes, "delete it to start the run again") as handle, warnings.catch_warnings():
             # torch's multi-line note on a pickle of another protocol came before our one-line verdict
             warnings.filterwarnings("ignore", message="Detected pickle protocol", category=UserWarning)
             problem = archive_problem(handle)  # torch.load reads changed tensor bytes without a word
@@ -225,13 +242,19 @@ class TrainerBase:
             return
         atomic_torch_save(self.out_dir / CHECKPOINT, self.state_dict())
 
+    def max_checkpoint_bytes(self) -> int:
+        """The largest checkpoint of this run read (:func:`max_checkpoint_bytes` of its policy and members)."""
+        population = getattr(self, "population", None)
+        members = len(population.unique_members()) if hasattr(population, "unique_members") else 1
+        return max_checkpoint_bytes(getattr(self.config, "policy", None), members)
+
     def load(self, path: str | Path) -> None:
         """Restore everything a checkpoint holds, so the next update is the uninterrupted run's.
 
         The file is read with ``weights_only=True``: tensors and plain types only, so a pickle
         that would run code is refused, never run. Any damage is :class:`DamagedFile`.
         """
-        blob = read_checkpoint(path, self.device, self.checkpoint_keys)
+        blob = read_checkpoint(path, self.device, self.checkpoint_keys, self.max_checkpoint_bytes())
         try:
             self.load_state_dict(blob)
         except CHECKPOINT_MISMATCH as exc:  # a checkpoint of another run's shape, or cut down
@@ -253,7 +276,7 @@ class TrainerBase:
         fresh = io.BytesIO()
         torch.save(self.state_dict(), fresh)
         try:
-            blob = read_checkpoint(path, self.device, self.checkpoint_keys)
+            blob = read_checkpoint(path, self.device, self.checkpoint_keys, self.max_checkpoint_bytes())
         except DamagedFile as exc:
             blob, damaged = None, exc
         if blob is not None:  # another run's checkpoint is refused, never loaded nor written over

@@ -16,6 +16,7 @@ import os
 import stat
 import sys
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -148,6 +149,52 @@ def read_bounded(path: str | os.PathLike, max_bytes: int, remedy: str = DELETE_A
     if len(data) > max_bytes:
         raise DamagedFile(path, f"holds more than {max_bytes} bytes", remedy)
     return data
+
+
+class JsonlRows:
+    """The JSON objects of a JSONL file someone else may have written, read line by line when iterated, not
+    through a link. Why here: the harness's run files (harness.run_reads) and the tiny-LM recipe's rows
+    (agents.tiny_lm_records) are read with the same bounds, and agents/ may not import the harness.
+
+    A line of more than ``max_line`` bytes is skipped unparsed (read past in pieces of that size; counted in
+    ``overlong``); a blank line, one that is not UTF-8 JSON or holds no object is skipped. Reading stops once
+    the lines read hold more than ``max_values`` JSON values in all (counted from their commas and brackets
+    before parsing, a blank line as one: a bound cheap to take), and ``past_values`` says so. A missing file
+    has no rows; a file over ``max_bytes`` is :class:`DamagedFile`, unread."""
+
+    def __init__(self, path: str | os.PathLike, max_line: int, remedy: str = DELETE_AND_RERUN,
+                 max_bytes: int | None = None, max_values: int | None = None) -> None:
+        self.path, self.max_line, self.remedy = Path(path), max_line, remedy
+        self.max_bytes, self.max_values = max_bytes, max_values
+        self.overlong = 0
+        self.past_values = False
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        try:
+            handle = open_regular(self.path, self.max_bytes, self.remedy, follow_links=False)
+        except FileNotFoundError:
+            return
+        values = 0
+        with handle:
+            while line := handle.readline(self.max_line + 1):
+                if len(line) > self.max_line:
+                    while line and not line.endswith(b"\n"):
+                        line = handle.readline(self.max_line + 1)
+                    self.overlong += 1
+                    continue
+                if self.max_values is not None:
+                    values += 1 + line.count(b",") + line.count(b"{") + line.count(b"[")
+                    if values > self.max_values:
+                        self.past_values = True
+                        return
+                if not line.strip():
+                    continue
+                try:
+                    row = json.loads(line.decode("utf-8"))
+                except (UnicodeDecodeError, ValueError, RecursionError):
+                    continue
+                if isinstance(row, dict):
+                    yield row
 
 
 def read_json_checked(path: str | os.PathLike, expect: type | None = None, max_bytes: int = MAX_JSON_BYTES,

@@ -9,8 +9,7 @@ its size. Each limit here is far above what a run writes, and each refusal is on
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,7 +17,7 @@ from typing import Any
 from searchgym.damaged import (
     LINKED_READ,
     DamagedFile,
-    open_regular,
+    JsonlRows,
     parse_json_bytes,
     read_bounded,
     shown_text,
@@ -93,30 +92,15 @@ class Rows:
 
 def read_rows(path: Path, max_line: int, remedy: str, max_rows: int | None = None, max_values: int | None = None,
               max_bytes: int | None = None, row_values: int | None = None) -> Rows:
-    """The rows of a run's JSONL file, not through a link, read line by line: a line longer than
-    ``max_line`` is skipped unparsed; reading stops (``stopped`` says why) past ``max_rows`` rows or once
-    the rows hold ``max_values`` JSON values in all (counted from the line's commas and brackets, a bound
-    that is cheap to take); a row of more than ``row_values`` values is :class:`DamagedFile`. A missing
+    """The rows of a run's JSONL file, not through a link, read line by line (:class:`JsonlRows`): a line
+    longer than ``max_line`` is skipped unparsed; reading stops (``stopped`` says why) past ``max_rows`` rows
+    or once the lines hold ``max_values`` JSON values in all (counted from the line's commas and brackets, a
+    bound that is cheap to take); a row of more than ``row_values`` values is :class:`DamagedFile`. A missing
     file has no rows; a file over ``max_bytes`` is refused unread."""
     found = Rows()
-    try:
-        handle = open_regular(path, max_bytes, remedy, follow_links=False)
-    except FileNotFoundError:
-        return found
-    values = 0
-    with handle:
-        for line in _lines(handle, max_line, found):
-            if max_values is not None:
-                values += 1 + line.count(b",") + line.count(b"{") + line.count(b"[")
-                if values > max_values:
-                    found.stopped = f"holds more than {max_values} JSON values"
-                    break
-            try:
-                row = json.loads(line.decode("utf-8"))
-            except (UnicodeDecodeError, ValueError, RecursionError):
-                row = None
-            if not isinstance(row, dict):
-                continue
+    lines = JsonlRows(path, max_line, remedy, max_bytes, max_values)
+    with closing(iter(lines)) as rows:  # the file closed here, not when the iterator is collected
+        for row in rows:
             if row_values is not None and count_values(row, row_values) > row_values:
                 raise DamagedFile(path, f"row {len(found.rows) + 1} holds more than {row_values} JSON values, "
                                   "which no row a run writes holds", remedy)
@@ -124,6 +108,9 @@ def read_rows(path: Path, max_line: int, remedy: str, max_rows: int | None = Non
                 found.stopped = f"holds more than {max_rows} rows"
                 break
             found.rows.append(row)
+    found.overlong = lines.overlong
+    if lines.past_values:
+        found.stopped = f"holds more than {max_values} JSON values"
     return found
 
 
@@ -139,18 +126,6 @@ def prediction_rows(path: Path, remedy: str, cap: int | None) -> Rows:
     cap = min(MAX_PREDICTION_ROWS if cap is None else cap, MAX_PREDICTION_ROWS)
     return read_rows(path, MAX_PREDICTION_LINE, remedy, max_rows=cap, max_bytes=(cap + 1) * MAX_PREDICTION_LINE,
                      row_values=MAX_PREDICTION_VALUES)
-
-
-def _lines(handle: Any, max_line: int, found: Rows) -> Iterator[bytes]:
-    """The non-blank lines of an open file; one over ``max_line`` bytes is skipped (and counted), read
-    past in pieces of that size."""
-    while line := handle.readline(max_line + 1):
-        if len(line) > max_line:
-            while line and not line.endswith(b"\n"):
-                line = handle.readline(max_line + 1)
-            found.overlong += 1
-        elif line.strip():
-            yield line
 
 
 def suite_from_config(path: Path, config: dict[str, Any], remedy: str) -> Any:
