@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from searchgym.shown import safe_repr
 from searchgym.world.model import Task
 from searchgym.world.tasks import FAMILIES
 from searchgym.world.world import SPLITS, World
@@ -73,7 +74,10 @@ class TaskPicker:
         if "task_id" in options:
             task = self.world.task_by_id.get(str(options["task_id"]))
             if task is None:
-                raise ValueError(f"no task with id {options['task_id']!r} in this world")
+                shown = ", ".join(t.id for t in self._by_split[self.split][:3])
+                raise ValueError(f"no task with id {safe_repr(options['task_id'], 60)} in this world; a task id is "
+                                 f"one of the world's tasks (this env's {self.split} split: {shown}, ...; "
+                                 "env.unwrapped.tasks.tasks(split) lists a split's)")
             if "split" in options and options["split"] != task.split:  # was played as the split's task, silently
                 raise ValueError(f"task {task.id!r} is in split {task.split!r}, not {options['split']!r}; give "
                                  f"task_id alone to play it, or a task id of split {options['split']!r}")

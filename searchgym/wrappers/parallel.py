@@ -32,6 +32,9 @@ class AgentActionError(KeyError, ValueError):
     """Actions for unknown agents or none for a live one: a KeyError as before, and the ValueError
     the unwrapped group and team envs raise for the same mistake."""
 
+    def __str__(self) -> str:  # a KeyError's str is the repr of its argument: the message was printed in quotes
+        return str(self.args[0]) if self.args else ""
+
 
 class NumericParallel(AgentSpaceDicts, ParallelEnv):
     """Fixed agents, Box observations and per-agent masks over a candidate-mode multi-agent env."""
