@@ -44,11 +44,11 @@ def test_empty_families_and_names_are_refused(argv, said, capsys, tmp_path, monk
 
 
 def test_train_says_how_many_test_tasks_it_scored(tmp_path, capsys):
-    """Before: the plan's "(100000 tasks)" was all it said, on a split of 26."""
+    """Before: the plan's "(100000 tasks)" was all it said, on a split of 13 (the default env's easy tasks)."""
     assert main(["train", "--method", "random", "--world-size", "tiny", "--test-size", "100000", "--no-progress",
                  "--out", str(tmp_path / "run")]) == 0
     out = capsys.readouterr().out
-    assert "then the test split (up to 100000 tasks)" in out and " on 26 test tasks, F1 " in out
+    assert "then the test split (up to 100000 tasks)" in out and " on 13 test tasks, F1 " in out
 
 
 def test_an_empty_submission_name_is_refused(tmp_path, capsys):

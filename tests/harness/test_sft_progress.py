@@ -137,11 +137,13 @@ def test_the_training_bar_shows_the_last_dev_value_not_nan(tmp_path, capsys):
     drawn = {int(step): shown for step, shown in re.findall(r"(\d+)/60 \[([^\]]*)\]", err)}  # the last draw per step
     rows = [json.loads(line) for line in (spec.run_dir / "metrics.jsonl").read_text().splitlines()]
     dev, carried = None, 0
-    for row in (r for r in rows if "train_success" in r):
+    for row in rows:  # the start point's dev value too: the bar shows it from the first iteration
         if "dev_success" in row:
             dev = row["dev_success"]
-        else:
+        elif "train_success" in row:
             carried += dev is not None
+        if "train_success" not in row:
+            continue
         shown = drawn[min(row["step"], 60)]  # the bar stops at the budget
         assert ("dev=" not in shown) if dev is None else f"dev={tqdm.format_num(dev)}," in shown
     assert carried  # an iteration without an evaluation showed the last one measured
