@@ -26,10 +26,13 @@ from pathlib import Path
 from typing import Any
 
 import searchgym
+from searchgym.extras import MissingExtra, require_all_installed
 
 ASSET = Path(searchgym.__file__).resolve().parent / "assets" / "chat_tokenizer.json"
 VOCAB_SIZE = 6000
 WORLD = (0, "medium")  # (seed, size) of the world whose corpus trains it: the suites' world
+#: What loading the shipped tokenizer imports (both in the llm extra, which also brings torch).
+LOAD_NEEDS = ("tokenizers", "transformers")
 #: Special tokens (skipped by ``decode(skip_special_tokens=True)``): padding, and the chat turns.
 SPECIAL_TOKENS = ("<|endoftext|>", "<|im_start|>", "<|im_end|>")
 #: The action markup, one token each (not special: a decoded action keeps them).
@@ -101,6 +104,7 @@ def train_tokenizer(world: Any = None, vocab_size: int = VOCAB_SIZE, trailing_sp
     name has the same first token in running text (``made by: Feitio Group``) and in a JSON
     string (``"entity": "Feitio Group"``): what a small model copies into a call is the token it
     read. The tiny-LM recipe trains with it; the shipped tokenizer keeps GPT-2's split."""
+    require_all_installed(("tokenizers",), "training the chat tokenizer", extra="llm")
     from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
 
     tokenizer = Tokenizer(models.BPE())
@@ -128,7 +132,10 @@ def wrap(tokenizer: Any) -> Any:
 
 
 def chat_tokenizer() -> Any:
-    """The shipped tokenizer (``searchgym/assets/chat_tokenizer.json``) as a ``transformers`` tokenizer."""
+    """The shipped tokenizer (``searchgym/assets/chat_tokenizer.json``) as a ``transformers`` tokenizer.
+    Without the llm extra: one MissingExtra line naming both packages (before: a bare
+    ModuleNotFoundError for tokenizers, then another for transformers)."""
+    require_all_installed(LOAD_NEEDS, "the chat tokenizer", extra="llm")
     from tokenizers import Tokenizer
 
     if not ASSET.is_file():
@@ -154,6 +161,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"{path} is a folder; give the path of the JSON file to write")
     try:  # before: a traceback ("FileNotFoundError ... .tmp") for a path that cannot be written
         atomic_write_text(path, train_tokenizer().to_str(pretty=False) + "\n")
+    except MissingExtra as exc:
+        parser.exit(2, f"{exc}\n")
     except OSError as exc:
         parser.error(f"cannot write {path}: {exc.strerror or exc}")
     print(f"wrote {path}")

@@ -21,14 +21,16 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "list": ("searchgym.commands.list_envs", "list registered environment ids"),
     "play": ("searchgym.commands.play", "play an env in the terminal (type tool calls, read results)"),
     "world": ("searchgym.commands.world", "inspect a world: `searchgym world stats`"),
-    "demo": ("searchgym.commands.demo", "random vs oracle agents on a world's test split, per task family"),
+    "demo": ("searchgym.commands.demo", ("random vs oracle agents on one split of a world (--split, default test), "
+                                         "per task family")),
     "suites": ("searchgym.commands.suites", "list the versioned suites with their content hashes"),
     "train": ("searchgym.commands.train", "train one method on one env (bare `train` shows the plan)"),
     "compare": ("searchgym.commands.compare", "train and evaluate methods x seeds on a suite"),
     "report": ("searchgym.commands.report", "write a comparison's results.md and summary.csv again from its run folders"),
     "evaluate": ("searchgym.commands.evaluate", "score any agent (module:factory or an OpenAI-compatible endpoint)"),
     "leaderboard": ("searchgym.commands.leaderboard", "submit, verify and build the leaderboard"),
-    "serve": ("searchgym.commands.serve", "a scripted OpenAI-compatible endpoint (oracle replies) on 127.0.0.1"),
+    "serve": ("searchgym.commands.serve", ("a scripted OpenAI-compatible endpoint on 127.0.0.1 (--behaviour: "
+                                           "oracle, random, reader or misbehaving replies)")),
     "export": ("searchgym.commands.export", "write a split as a training framework's dataset (verl parquet + tool config)"),
     "recipe": ("searchgym.commands.recipe", "run a whole recipe: `searchgym recipe tiny-lm` (from-scratch LM, SFT, RL)"),
 }
@@ -103,9 +105,34 @@ class CommandParser(argparse.ArgumentParser):
         return namespace, extras
 
 
+class VersionAction(argparse.Action):
+    """``--version``: the installed version and, for a git checkout of searchgym, its commit; found
+    only when asked (git runs in a subprocess)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(version_text())  # on stdout, as argparse's own version action
+        parser.exit()
+
+
+def version_text() -> str:
+    """``searchgym 0.1.0``, with ``(git SHA)`` (``+dirty``: uncommitted changes) from a checkout."""
+    from searchgym import __version__
+    from searchgym.harness.provenance import git_revision, installed_package
+
+    version = installed_package()["version"]
+    git = git_revision()
+    commit = f" (git {git['revision']}{'+dirty' if git['dirty'] else ''})" if git["revision"] != "unknown" else ""
+    return f"searchgym {__version__ if version == 'not installed' else version}{commit}"
+
+
 def build_parser(load: str | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="searchgym", description=DESCRIPTION, epilog=EPILOG,
                                      formatter_class=HelpFormatter)
+    parser.add_argument("--version", action=VersionAction,
+                        help="print the installed version (and the git commit of a checkout) and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=CommandParser)
     for name, (module, help_text) in COMMANDS.items():
         command = sub.add_parser(name, help=help_text, description=help_text, formatter_class=HelpFormatter)

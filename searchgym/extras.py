@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+from collections.abc import Sequence
 from types import ModuleType
 
 #: Top-level module -> (the distribution that provides it, the extra that installs it).
@@ -85,3 +86,17 @@ def require_installed(module: str, feature: str) -> None:
     if not installed(module):
         top = module.split(".")[0]
         raise MissingExtra(f"{feature} needs {OPTIONAL_MODULES[top][0]}: {install_line(top)}", name=top)
+
+
+def require_all_installed(modules: Sequence[str], feature: str, extra: str | None = None) -> None:
+    """Raise one MissingExtra naming every one of ``modules`` (top-level names) that is not installed,
+    with one pip line: ``extra`` when it installs all of them, else each module's own extra, joined.
+    Imports nothing. Why: one at a time, a user installed [train], ran again, and only then read that
+    [llm] was missing too."""
+    missing = [m.split(".")[0] for m in modules if not installed(m.split(".")[0])]
+    if not missing:
+        return
+    names = [OPTIONAL_MODULES[m][0] for m in missing]
+    listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+    extras = [extra] if extra else list(dict.fromkeys(OPTIONAL_MODULES[m][1] for m in missing))
+    raise MissingExtra(f"{feature} needs {listed}: pip install 'searchgym[{','.join(extras)}]'", name=missing[0])

@@ -26,8 +26,9 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import shutil
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -65,6 +66,8 @@ class RetrainResult:
     reason: str = ""
     #: the re-run itself failed (a wrong --out, a crash): no outcome, so nothing to record
     failed: bool = False
+    #: whether ``run_dir`` is still there (a temporary folder is removed unless asked to keep it)
+    kept: bool = True
 
     def record(self) -> dict[str, Any]:
         return {"file": Path(self.path).name, "matches": self.matches, "same_answers": self.same_answers,
@@ -237,19 +240,35 @@ def _some_learner_takes(options: dict[str, Any]) -> bool:
     return False
 
 
-def retrain(path: str | os.PathLike, out: str | os.PathLike | None = None, device: str = "cpu") -> RetrainResult:
+def retrain(path: str | os.PathLike, out: str | os.PathLike | None = None, device: str = "cpu",
+            keep: bool = False) -> RetrainResult:
     """Verify the submission, re-run its recorded config into ``out`` (a fresh temporary folder by
-    default) and compare the predictions task by task. A device torch cannot use is a ValueError
+    default, removed when done, whatever the outcome, unless ``keep``; ``out`` itself is never
+    removed) and compare the predictions task by task. A device torch cannot use is a ValueError
     before anything runs; a re-run that fails is a result with ``failed`` set, which
     :func:`record_result` refuses (a typo in ``--device`` or ``--out`` once marked a reproducible
-    submission "re-trained: differs")."""
+    submission "re-trained: differs"). Why the removal: each retrain left a ``searchgym-retrain-*``
+    folder (a whole run) in the temporary folder."""
     resolve_device(device)
     verdict = verify_file(path)
     if not verdict.ok or verdict.verified is None:
         raise SubmissionRejected(f"the submission does not verify: {verdict.reason}")
     submission = verdict.verified.submission
     _runnable(submission)  # refused before any folder is made
-    folder = Path(out) if out is not None else Path(tempfile.mkdtemp(prefix="searchgym-retrain-"))
+    if out is not None:
+        return _retrain_into(path, verdict, Path(out), device)
+    folder = Path(tempfile.mkdtemp(prefix="searchgym-retrain-"))
+    try:
+        result = _retrain_into(path, verdict, folder, device)
+    finally:
+        if not keep:  # made here, just now: nothing of the user's is in it
+            shutil.rmtree(folder, ignore_errors=True)
+    return result if keep else replace(result, kept=False)
+
+
+def _retrain_into(path: str | os.PathLike, verdict: Any, folder: Path, device: str) -> RetrainResult:
+    """:func:`retrain`'s re-run into ``folder`` and the comparison."""
+    submission = verdict.verified.submission
     spec = run_spec(submission, folder, device)
     try:  # the checks compare and train make (before: random re-ran with an "lr" option compare refuses)
         check_comparison(SimpleNamespace(suite=spec.suite, methods=[spec.method], seeds=[spec.seed],

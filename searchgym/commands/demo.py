@@ -1,4 +1,5 @@
-"""``searchgym demo``: the random and the oracle agent on a suite's test split, per task family.
+"""``searchgym demo``: the random and the oracle agent on one split of a world (``--split``, test by
+default), per task family.
 
 A first look at a world without training anything: the two agents bound every table from below
 and above, and the gap between them is what learning methods have to close.

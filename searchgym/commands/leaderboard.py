@@ -5,8 +5,9 @@
 - ``verify FILE...``: accept or reject each file, with the reason (exit 1 if any is rejected);
 - ``build [--dir leaderboard]``: verify ``DIR/submissions/*.json`` and write ``DIR/README.md``
   and ``DIR/index.html`` from the accepted ones (exit 1 if any was rejected);
-- ``retrain FILE [--out DIR] [--device cpu] [--record] [--dir leaderboard]``: re-run the
-  submission's recorded run config and compare its predictions (exit 1 if they differ); with
+- ``retrain FILE [--out DIR] [--keep] [--device cpu] [--record] [--dir leaderboard]``: re-run the
+  submission's recorded run config (in a temporary folder, removed when done, without ``--out`` or
+  ``--keep``) and compare its predictions (exit 1 if they differ); with
   ``--record``, note the outcome in ``DIR/retrained.json`` so the page marks the row re-trained.
 """
 
@@ -144,7 +145,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     again = sub.add_parser("retrain", help="re-run a submission's recorded config and compare (maintainers)")
     again.add_argument("file", type=Path, metavar="FILE",
                        help="a submission file (JSON) whose recorded run config is re-run")
-    again.add_argument("--out", type=Path, help="folder for the re-run (default: a new temporary folder)")
+    again.add_argument("--out", type=Path, help="folder for the re-run, kept (default: a new temporary folder, "
+                                                "removed when done unless --keep)")
+    again.add_argument("--keep", action="store_true",
+                       help="keep the temporary folder of the re-run (an --out folder is always kept)")
     again.add_argument("--device", default="cpu", help="device for the re-run (default cpu)")
     again.add_argument("--record", action="store_true", help="write the outcome to DIR/retrained.json")
     again.add_argument("--dir", default=DEFAULT_DIR, help="leaderboard folder (default: ./leaderboard)")
@@ -213,16 +217,18 @@ def _retrain(args: argparse.Namespace) -> int:
                              "--out out for a new temporary one)")
         check_folder_can_be_made(args.out, "--out")
     try:
-        result = retrain(args.file, args.out, args.device)
+        result = retrain(args.file, args.out, args.device, keep=args.keep)
     except SubmissionRejected as exc:
         print(f"CANNOT RETRAIN {shown(args.file)}: {exc}")
         return 1
+    where = (f"run in {result.run_dir}" if result.kept else
+             "its temporary folder is removed: --keep or --out DIR keeps the run")
     if result.failed:  # no outcome: nothing is recorded, an earlier record stands
-        print(f"CANNOT RETRAIN {shown(args.file)}: {result.reason} (run in {result.run_dir}); nothing recorded")
+        print(f"CANNOT RETRAIN {shown(args.file)}: {result.reason} ({where}); nothing recorded")
         return 1
     state = "MATCHES" if result.matches else f"DIFFERS ({result.reason})"
     print(f"{state} {shown(args.file)}: {result.same_answers}/{result.tasks} answers equal; success submitted "
-          f"{result.submitted_success:.3f}, re-trained {result.retrained_success:.3f} (run in {result.run_dir})")
+          f"{result.submitted_success:.3f}, re-trained {result.retrained_success:.3f} ({where})")
     if args.record:
         print(f"recorded in {record_result(result, args.dir)}")
     return 0 if result.matches else 1

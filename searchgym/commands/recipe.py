@@ -17,10 +17,13 @@ from typing import Any
 import numpy as np
 
 from searchgym.commands import out_folder
+from searchgym.extras import require_all_installed
 from searchgym.fileio import atomic_write_json, atomic_write_text, check_folder_can_be_made
 from searchgym.harness.option_types import check_options
 
 RECIPES = ("tiny-lm",)
+#: What the tiny-LM recipe imports: all three come with the llm extra.
+NEEDS = ("torch", "transformers", "tokenizers")
 #: a run of minutes: every stage, on a handful of tasks
 SMOKE = {"sft_tasks": 16, "sft_epochs": 1.0, "choice_tasks": 6, "rl_iterations": 1, "group_size": 2, "tasks_per_iteration": 2,
          "test_tasks": 8, "eval_batch": 8, "max_new_tokens": 48, "seeds": (0, 1), "rollout": {"max_turns": 3}}
@@ -35,6 +38,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # every missing one in one line (before: torch's [train], then, once installed, transformers' [llm])
+    require_all_installed(NEEDS, f"searchgym recipe {args.recipe}", extra="llm")
     from searchgym.agents.llm_prompt_room import check_recipe_prompt
     from searchgym.agents.tiny_lm_recipe import Recipe, RecipeConfig
 

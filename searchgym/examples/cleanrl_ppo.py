@@ -64,8 +64,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                                      formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     parser.add_argument("--env-id", default="SearchQA-Numeric-Easy-v0", choices=SINGLE_NUMERIC_IDS,
                         help="a single-agent numeric searchgym id")
-    parser.add_argument("--total-steps", type=positive, default=20_000, help="training env steps")
-    parser.add_argument("--num-steps", type=positive, default=512, help="env steps per rollout")
+    parser.add_argument("--total-steps", type=positive, default=20_000,
+                        help="training env steps (the last rollout is shorter when --num-steps does not divide it)")
+    parser.add_argument("--num-steps", type=positive, default=512, help="env steps per rollout (at most)")
     parser.add_argument("--lr", type=number(0, low_open=True), default=1e-3, help="Adam learning rate")
     parser.add_argument("--gamma", type=number(0, 1), default=0.99, help="discount factor")
     parser.add_argument("--gae-lambda", type=number(0, 1), default=0.95, help="GAE lambda")
@@ -124,6 +125,13 @@ def evaluate(agent: Agent, env_id: str, episodes: int) -> tuple[float, int]:
     return float(np.mean(wins)), len(wins)
 
 
+def rollout_sizes(total_steps: int, num_steps: int) -> list[int]:
+    """The env steps of each rollout: ``num_steps`` each, the last one what is left, so exactly
+    ``total_steps`` are trained. Why: ``--total-steps 100`` trained one rollout of 512 steps, and
+    ``--total-steps 1000`` one of 512 (a total that is not a multiple was rounded down)."""
+    return [num_steps] * (total_steps // num_steps) + ([total_steps % num_steps] if total_steps % num_steps else [])
+
+
 def main() -> None:
     args = parse_args()
     generator = torch.Generator().manual_seed(args.seed)
@@ -140,11 +148,12 @@ def main() -> None:
     logprobs, rewards, dones, values = (torch.zeros(args.num_steps) for _ in range(4))
 
     obs, info = env.reset(seed=args.seed)
-    updates = max(1, args.total_steps // args.num_steps)
+    sizes = rollout_sizes(args.total_steps, args.num_steps)
+    updates, done = len(sizes), 0
     episode_returns, running = [], 0.0
     start = time.time()
-    for update in range(1, updates + 1):
-        for t in range(args.num_steps):
+    for update, size in enumerate(sizes, 1):
+        for t in range(size):
             obs_buf[t] = torch.as_tensor(obs)
             mask_buf[t] = torch.as_tensor(info["action_mask"] > 0)
             with torch.random.fork_rng():
@@ -162,19 +171,19 @@ def main() -> None:
 
         with torch.no_grad():
             next_value = agent.value(torch.as_tensor(obs)[None])[0]
-            advantages = torch.zeros(args.num_steps)
+            advantages = torch.zeros(size)
             last = 0.0
-            for t in reversed(range(args.num_steps)):
-                following = next_value if t == args.num_steps - 1 else values[t + 1]
+            for t in reversed(range(size)):
+                following = next_value if t == size - 1 else values[t + 1]
                 nonterminal = 1.0 - dones[t]
                 delta = rewards[t] + args.gamma * following * nonterminal - values[t]
                 last = delta + args.gamma * args.gae_lambda * nonterminal * last
                 advantages[t] = last
-            returns = advantages + values
+            returns = advantages + values[:size]
 
         for _ in range(args.update_epochs):
-            order = torch.randperm(args.num_steps, generator=generator)
-            for begin in range(0, args.num_steps, args.minibatch_size):
+            order = torch.randperm(size, generator=generator)
+            for begin in range(0, size, args.minibatch_size):
                 idx = order[begin:begin + args.minibatch_size]
                 _, new_logprob, entropy, new_value = agent.get_action_and_value(obs_buf[idx], mask_buf[idx], actions[idx])
                 ratio = (new_logprob - logprobs[idx]).exp()
@@ -186,8 +195,9 @@ def main() -> None:
                 loss.backward()
                 nn.utils.clip_grad_norm_(agent.parameters(), 0.5)
                 optimizer.step()
+        done += size
         recent = np.mean(episode_returns[-50:]) if episode_returns else float("nan")
-        print(f"update {update}/{updates}: {update * args.num_steps} steps, mean return (last 50 episodes) "
+        print(f"update {update}/{updates}: {done} steps, mean return (last 50 episodes) "
               f"{recent:.3f}, {time.time() - start:.0f}s", flush=True)
 
     success, played = evaluate(agent, args.env_id, args.eval_episodes)

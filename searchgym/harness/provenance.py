@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import importlib.metadata
+import json
 import os
 import platform
 import subprocess
@@ -51,6 +53,37 @@ def git_revision(folder: str | os.PathLike | None = None) -> dict[str, object]:
     except (OSError, subprocess.SubprocessError):
         return {"revision": "unknown", "dirty": None}
     return {"revision": sha or "unknown", "dirty": bool(status.strip())}
+
+
+def installed_package(distribution: str | importlib.metadata.Distribution = "searchgym") -> dict[str, object]:
+    """What the installed package is, beside :func:`git_revision` (``"unknown"`` for an install from a
+    wheel): its version (importlib.metadata; ``"not installed"`` for a source tree on sys.path),
+    whether it is an editable install, the commit pip installed it from (a ``git+`` URL's, from
+    PEP 610's ``direct_url.json``; ``""`` otherwise), and ``files_sha256``, a SHA-256 over the
+    hashes its ``RECORD`` lists for the package's own files (``""`` for an editable install, whose
+    files are the checkout's). Why: every commit is version 0.1.0, so two wheels of different
+    code were told apart by nothing. Never fails a run: an unreadable part is left empty."""
+    try:
+        dist = (importlib.metadata.distribution(distribution) if isinstance(distribution, str) else distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return {"version": "not installed", "editable": False, "vcs_commit": "", "files_sha256": ""}
+    record: dict[str, object] = {"version": str(dist.version), "editable": False, "vcs_commit": "",
+                                 "files_sha256": ""}
+    try:
+        direct = json.loads(dist.read_text("direct_url.json") or "{}")
+        record["editable"] = bool((direct.get("dir_info") or {}).get("editable"))
+        record["vcs_commit"] = str((direct.get("vcs_info") or {}).get("commit_id") or "")
+    except (ValueError, AttributeError, OSError):
+        pass
+    try:  # the package's files with a hash (not the .pyc files pip compiled, listed without one)
+        package = f"{str(dist.metadata['Name']).replace('-', '_')}/"
+        rows = sorted(line for line in (dist.read_text("RECORD") or "").splitlines()
+                      if line.startswith(package) and line.split(",")[1:2] not in ([""], []))
+        if rows and not record["editable"]:
+            record["files_sha256"] = hashlib.sha256("\n".join(rows).encode()).hexdigest()
+    except (OSError, KeyError, TypeError, AttributeError):
+        pass
+    return record
 
 
 def resolve_device(device: str) -> str:
@@ -131,6 +164,7 @@ def provenance(device: str) -> dict[str, object]:
         "compute": compute_record(),
         "packages": package_versions(),
         "git": git_revision(),
+        "install": installed_package(),  # a wheel's version and fingerprint, where git says "unknown"
         "python": sys.version.split()[0],
         "platform": platform.platform(),
     }
