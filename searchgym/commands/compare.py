@@ -8,6 +8,8 @@ runs and resumes unfinished ones.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
+from pathlib import Path
 
 from searchgym.commands import MAX_SEED, MAX_SEEDS, check_at_least, check_at_most, out_path
 from searchgym.extras import require_installed
@@ -27,6 +29,10 @@ from searchgym.suites import get_suite
 POLICY_MODULES = {"minilm": "sentence_transformers", "hf": "transformers", "llm": "transformers"}
 #: The default --reference; when it is not among --methods the report takes the first learning method.
 REFERENCE = "cw_grpo"
+#: --reference's help, as results.md chooses it (report.choose_reference).
+REFERENCE_HELP = (f"method the significance table tests against every other (default: {REFERENCE}; where it has no "
+                  "finished run, the first method listed that trains, else the first that is not privileged); "
+                  "another must be one of the methods compared")
 #: The most env steps ``compare`` and ``train`` accept: a bound on a typo (``--budget 1e20`` trained for
 #: good), not on research: a billion is days of a GPU run (``make main`` trains 10,000). ``leaderboard
 #: retrain`` keeps its own, lower bound (what a maintainer re-runs).
@@ -75,6 +81,20 @@ def parse_options(items: list[str] | None, flag: str = "--option") -> dict[str, 
     return options
 
 
+def check_reference(reference: str, labels: list[str]) -> None:
+    """A --reference other than the default must be one of --methods (before: silently another reference)."""
+    if reference != REFERENCE and reference not in labels:
+        raise ValueError(f"--reference {reference!r} is not one of --methods ({', '.join(labels)}); the default, "
+                         f"{REFERENCE}, gives way to the first learning method when it is not among them")
+
+
+def print_removed(out: Path, removed: Sequence[Path]) -> None:
+    """Name the earlier report's curves this report removed (of methods it does not draw), and how to draw them."""
+    if removed:
+        print(f"removed {', '.join(str(p) for p in removed)}: an earlier report's curves of methods this report "
+              f"does not draw (`searchgym report --out {out}` draws every method's again)")
+
+
 def require_extras(command: str, methods: list[MethodRef], policy: str, plots: bool = True) -> None:
     """Stop before any run starts when a built-in learning method, its policy or the plots need an extra
     that is not installed (in a worker the missing module would only fail each run)."""
@@ -97,7 +117,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workers", type=int, default=1, help="parallel worker processes (1 runs inline)")
     parser.add_argument("--out", required=True, type=out_path, help="output folder (re-use it to resume)")
     parser.add_argument("--policy", default="hash", help="policy backbone for learning methods: hash, attn, minilm, hf")
-    parser.add_argument("--reference", default=REFERENCE, help="method tested against every other")
+    parser.add_argument("--reference", default=REFERENCE, help=REFERENCE_HELP)
     parser.add_argument("--option", action="append", metavar="KEY=VALUE", help="method option (repeatable)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
     parser.add_argument("--executor", choices=("local", "ray"), default="local",
@@ -122,9 +142,7 @@ def run(args: argparse.Namespace) -> int:
                             executor=args.executor, ray_address=args.ray_address, retries=args.retries,
                             logger=args.logger)
     labels = [m.label for m in comparison.methods]
-    if args.reference != REFERENCE and args.reference not in labels:  # before: silently another reference
-        raise ValueError(f"--reference {args.reference!r} is not one of --methods ({', '.join(labels)}); the default, "
-                         f"{REFERENCE}, gives way to the first learning method when it is not among them")
+    check_reference(args.reference, labels)
     # Ray runs train on the cluster's nodes, which may hold torch where this process has none.
     require_extras("searchgym compare", comparison.methods if args.executor == "local" else [], args.policy)
     result = run_comparison(comparison)  # which checks the settings first (preflight.check_comparison)
@@ -137,6 +155,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"  failed: {o.label}/seed{o.seed}: {o.error}")
     print(f"results: {result.report.results_md}\nsummary: {result.report.summary_csv}")
     print("learning curves: " + ", ".join(str(p) for p in result.report.curves))
+    print_removed(args.out, result.report.removed)
     runs = args.out / "runs"
     others = sorted(p.name for p in runs.iterdir() if p.is_dir() and p.name not in labels) if runs.is_dir() else []
     if others:  # before: the report shrank to this command's methods without a word

@@ -169,6 +169,11 @@ def play(env_id: str, role: str | None = None, others: str = "oracle", seed: int
         raise ValueError(f"--others is for team and group ids; {env_id!r} has one agent")
     env = searchgym.make(env_id, **kwargs)
     _check_task_split(base_env(env).world, task_id, split)
+    agents = getattr(base_env(env), "possible_agents", None) or []
+    if spec.kind != "single" and role is not None and role not in agents:  # before: named the env's class
+        env.close()
+        raise ValueError(f"unknown role {role!r} for {env_id}; --role accepts {', '.join(agents)} (default: "
+                         "the first)")
     try:
         if spec.kind == "single":
             _play_single(env.unwrapped, console, seed, options)
@@ -237,10 +242,7 @@ def _others_actor(others: str, seed: int) -> Any:
 def _play_multi(env: Any, console: _Console, role: str | None, others: str, seed: int,
                 options: dict | None) -> None:
     env = base = base_env(env)  # a *-Numeric-v0 id is played as the candidate env inside its wrapper
-    role = role or base.possible_agents[0]
-    if role not in base.possible_agents:
-        raise ValueError(f"unknown role {role!r} for {type(base).__name__}; choose one of "
-                         f"{', '.join(base.possible_agents)}")
+    role = role or base.possible_agents[0]  # another than possible_agents: refused by play()
     actor = _others_actor(others, seed)
     actor.reset()
     obs, infos = env.reset(seed=seed, options=options)

@@ -16,9 +16,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from searchgym.commands import out_path
-from searchgym.commands.compare import REFERENCE
+from searchgym.commands.compare import REFERENCE, REFERENCE_HELP, check_reference, print_removed
 from searchgym.harness.finished_files import finished_config
 from searchgym.harness.report import run_error, write_report
+from searchgym.harness.report_runs import finished_in_folder
 from searchgym.harness.run_reads import linked_runs, refuse_linked, shown_text, suite_from_config
 from searchgym.harness.runner import DONE, is_done
 from searchgym.suites import SUITES, Suite, get_suite
@@ -32,7 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--methods", default=None,
                         help="comma list of method labels: which runs the report shows, in this order (default: "
                              "every finished one, learners first, then reader, random, oracle)")
-    parser.add_argument("--reference", default=REFERENCE, help="method tested against every other")
+    parser.add_argument("--reference", default=REFERENCE, help=REFERENCE_HELP)
 
 
 def _seed_folder(path: Path) -> bool:
@@ -44,6 +45,12 @@ def finished_runs(out: Path, labels: Sequence[str] | None = None) -> dict[str, d
     (``--methods``: the other methods' folders are not read); a link among the folders read (the runs
     folder, a method's or a seed's folder) is refused unread. Why only those: ``report --methods a,b``
     was refused for a link in the folder of a method it was not asked to show."""
+    if not out.exists() and not out.is_symlink():  # before: "... holds no runs folder", as for an empty one
+        raise ValueError(f"--out {out} does not exist; give the --out folder of a `searchgym compare` run "
+                         "(it holds runs/<method>/seed<N>)")
+    if not out.is_dir():
+        raise ValueError(f"--out {out} is {'a file, ' if out.is_file() else ''}not a folder; give the --out folder "
+                         "of a `searchgym compare` run (it holds runs/<method>/seed<N>)")
     runs = refuse_linked(out / "runs")
     if labels is None:
         linked_runs(runs)
@@ -175,9 +182,12 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"the runs in {where} were made on {shown_text(suite_id)} with hash "
                          f"{shown_text(recorded_hash[:12])}, and this searchgym's {shown_text(suite_id)} has hash "
                          f"{suite.content_hash[:12]}: their scores are not on this suite")
-    budgets = {c.get("budget") for c in configs if c.get("trains", True)} or {c.get("budget") for c in configs}
+    learners = any(c.get("trains", True) for c in configs)  # a baseline's run may be another budget's (reused)
+    budgets = {c.get("budget") for c in configs if c.get("trains", True) or not learners}
     budget = next(iter(budgets)) if len(budgets) == 1 else None
     seeds = sorted({seed for label in labels for seed in found.get(label, unfinished.get(label, {}))})
+    if asked is not None:  # as compare refuses it (before: "has no finished run among ...")
+        check_reference(args.reference, labels)
     if args.reference != REFERENCE and args.reference not in found:
         raise ValueError(f"--reference {args.reference!r} has no finished run among "
                          f"{shown_text(', '.join(label for label in labels if label in found))}")
@@ -186,12 +196,17 @@ def run(args: argparse.Namespace) -> int:
     print(report.table)
     if report.failures:
         print("\nno finished run, so no row above:\n" + "\n".join(f"  {line}" for line in report.failures))
-    left_out = len(labels) * len(seeds) - sum(len(found.get(label, {})) for label in labels)
+    shown_runs, in_folder = sum(len(found.get(label, {})) for label in labels), finished_in_folder(args.out)
+    if asked is not None and shown_runs < in_folder:
+        print(f"\n{args.out / 'runs'} holds {in_folder} finished runs; this report shows "
+              f"{shown_runs} (those of --methods {shown_text(args.methods)}); without --methods it shows them all")
+    left_out = len(labels) * len(seeds) - shown_runs
     if left_out:
         print(f"\n{left_out} of {len(labels) * len(seeds)} (method, seed) runs have not finished; they are left out")
-    if budget is None:
+    if budget is None and learners:
         print(f"\nthe learning runs' budgets differ ({', '.join(sorted(map(str, budgets)))}); results.md gives none, "
               "and a method whose runs differ in budget has a row per budget (<method>@budget<N>)")
     print(f"results: {report.results_md}\nsummary: {report.summary_csv}")
     print("learning curves: " + ", ".join(str(p) for p in report.curves))
+    print_removed(args.out, report.removed)
     return 0

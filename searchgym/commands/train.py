@@ -33,7 +33,7 @@ from searchgym.damaged import DamagedFile
 from searchgym.extras import require_installed
 from searchgym.fileio import atomic_write_text, check_folder_can_be_made, read_json
 from searchgym.harness.finished_files import finished_json
-from searchgym.harness.loggers import LOGGERS
+from searchgym.harness.loggers import LOGGERS, check_logger_installed
 from searchgym.harness.method_specs import llm_method_spec
 from searchgym.harness.methods import BASELINE_METHODS, METHODS, load_method, resolve_method
 from searchgym.harness.preflight import check_comparison, check_policy
@@ -56,7 +56,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--device", default="auto", help="auto, cpu, cuda or cuda:N")
     parser.add_argument("--out", default="runs/train", type=out_folder, help="run folder (resumes if it holds an unfinished run)")
     parser.add_argument("--policy", default="hash", help="hash, attn, minilm, hf or llm")
-    parser.add_argument("--model", default=None, help="HF model path or id (hf and llm policies)")
+    parser.add_argument("--model", default=None,
+                        help="HF model path or id (hf and llm policies); default for --policy llm: random:tiny, "
+                             "a tiny randomly initialised model that checks the pipeline (its scores mean nothing)")
     parser.add_argument("--world-seed", type=int, default=0, help="which fictional world")
     parser.add_argument("--world-size", default="small",
                         help="tiny, small, medium, large, xl or an int scale in 4..9000 (default small)")
@@ -86,10 +88,11 @@ class _Once(argparse.Action):
 NO_TRAINING = tuple(name for name in BASELINE_METHODS if name != "sft")
 
 
-def describe_plan(args: argparse.Namespace, suite: Suite | None = None) -> str:
+def describe_plan(args: argparse.Namespace, suite: Suite | None = None, model: str | None = None) -> str:
     """What ``train`` with these arguments does, in words; the world and split sizes from ``suite``
     when given (``--policy llm`` takes them from ``--options`` too: the plan said "up to 200 tasks"
-    for ``{"test_size": 3}``)."""
+    for ``{"test_size": 3}``); ``model``: the model the policy loads (before: ``--policy llm`` without
+    ``--model`` trained random:tiny, and the plan did not say so)."""
     env = f"{args.env} in text mode (the model writes its tool calls)" if args.policy == "llm" else args.env
     seed, size, families, difficulty, test_size = (
         (args.world_seed, args.world_size, args.families, args.difficulty, args.test_size) if suite is None
@@ -97,7 +100,8 @@ def describe_plan(args: argparse.Namespace, suite: Suite | None = None) -> str:
               suite.test_size))
     return (f"searchgym train: {args.method or 'cw_grpo'} on {env} (world seed {seed}, size {size}, "
             f"families {families or 'as the env sets them'}, difficulty {difficulty or 'as the env sets it'}), "
-            f"{_training(args)}, seed {args.seed}, policy {args.policy}, device {args.device}; "
+            f"{_training(args)}, seed {args.seed}, policy {args.policy}{f' (model {model})' if model else ''}, "
+            f"device {args.device}; "
             f"then the test split (up to {test_size} tasks). Files (resumable) in {args.out}/.")
 
 
@@ -237,6 +241,7 @@ def run(args: argparse.Namespace) -> int:
         _print_defaults()
         return 0
     check_settings(args)
+    check_logger_installed(args.logger)  # before: found by the run, after the plan and its folder (config.json, .lock)
     args.options = train_options(args)  # both paths read the merged dict
     check_policy(args.policy, also=("llm",))
     if args.policy == "llm":
@@ -250,7 +255,7 @@ def run(args: argparse.Namespace) -> int:
         check_opening_prompt(spec)  # max_episode_tokens leaves room for a turn after the opening prompt
         check_out_in_comparison(args.out, spec.method.label, spec.seed)
         check_folder_can_be_made(args.out, "--out")
-        print(describe_plan(args, spec.suite), flush=True)
+        print(describe_plan(args, spec.suite, spec.options["llm_config"]["model"]), flush=True)
         return int(train_from_args(args, spec) or 0)
     require_extras("searchgym train", [resolve_method(args.method)], args.policy, plots=False)
     options = dict(args.options)
@@ -270,7 +275,7 @@ def run(args: argparse.Namespace) -> int:
     check_tasks(suite)
     check_out_in_comparison(args.out, method.label, args.seed)
     check_folder_can_be_made(args.out, "--out")  # before: the OS's bare line, naming no flag
-    print(describe_plan(args, suite), flush=True)
+    print(describe_plan(args, suite, args.model), flush=True)
     spec = RunSpec(suite=suite, method=method, seed=args.seed, budget=args.budget, out=Path(args.out),
                    device=args.device, policy=args.policy, progress=not args.no_progress, options=options,
                    folder=Path(args.out), logger=args.logger)

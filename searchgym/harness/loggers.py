@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
+from searchgym.extras import require_installed
 from searchgym.json_fields import is_number
 from searchgym.named_registry import NamedRegistry
 
@@ -113,6 +114,18 @@ LOGGERS: NamedRegistry[Any] = NamedRegistry("logger")
 LOGGERS.add("none", lambda run_dir, name, config: NoLogger())
 LOGGERS.add("tensorboard", lambda run_dir, name, config: TensorBoardLogger(run_dir, name))
 LOGGERS.add("wandb", WandbLogger)
+
+
+#: ``--logger`` name -> the optional modules it imports (TensorBoard's writer is torch's).
+LOGGER_MODULES = {"tensorboard": ("torch", "tensorboard"), "wandb": ("wandb",)}
+
+
+def check_logger_installed(kind: str) -> None:
+    """MissingExtra (one line with the pip command) when ``--logger KIND`` needs a module that is not
+    installed; imports nothing. Why: it was found when the first run built its logger, after the
+    folders were made, and ``compare`` then advised re-running, which failed the same way."""
+    for module in LOGGER_MODULES.get(kind, ()):
+        require_installed(module, f"--logger {kind}")
 
 
 def make_logger(kind: str, run_dir: Path, name: str, config: Mapping[str, Any] | None = None) -> MetricsLogger:

@@ -37,6 +37,7 @@ def check_comparison(comparison: Any) -> None:
     The learners' checks are skipped where torch is missing (a Ray cluster's nodes may hold it; the
     runs check there); the baselines' need none, nor torch."""
     check_policy(comparison.policy)
+    check_logger(comparison)
     check_numeric_env(comparison)
     check_baselines(comparison)
     check_sft_options(comparison)
@@ -68,6 +69,16 @@ def check_comparison(comparison: Any) -> None:
             _check_sft(options)  # a learner reads the base's settings (init=sft) and decodes as sft does
         except ValueError as exc:
             raise ValueError(f"method {method.label!r}: {exc}") from None
+
+
+def check_logger(comparison: Any) -> None:
+    """``--logger tensorboard`` / ``wandb`` whose package is missing: one line naming the extra, before any
+    folder is made (before: every run failed on it, and the report was written empty). Skipped for the
+    Ray executor, whose runs log on the cluster's nodes (``require_extras`` is skipped for it too)."""
+    if getattr(comparison, "executor", "local") != "ray":
+        from searchgym.harness.loggers import check_logger_installed
+
+        check_logger_installed(getattr(comparison, "logger", "none"))
 
 
 #: The harness method of an LLM run (``--methods llm=...``; ``train --policy llm`` runs it too).

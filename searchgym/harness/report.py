@@ -37,7 +37,9 @@ from searchgym.harness.report_budgets import budget_sentence, split_by_budget
 from searchgym.harness.report_gain import CHANCE, gain_section
 from searchgym.harness.report_runs import (  # noqa: F401 (run_error, ERROR_TAIL_BYTES: this module's interface)
     ERROR_TAIL_BYTES,
+    finished_in_folder,
     no_finished_run,
+    remove_stale_curves,
     run_error,
     unfinished_sentence,
 )
@@ -79,6 +81,8 @@ class ReportPaths:
     table: str
     #: one line per method with no finished run (:func:`no_finished_run`): the table has no row for it
     failures: tuple[str, ...] = ()
+    #: an earlier report's curves/*.png that this one did not draw, removed (:func:`remove_stale_curves`)
+    removed: tuple[Path, ...] = ()
 
 
 def load_runs(out: Path | str, labels: Sequence[str], seeds: Sequence[int], suite: Suite | None = None) -> list[RunRecord]:
@@ -313,13 +317,16 @@ def write_report(out: Path | str, suite: Suite, labels: Sequence[str], seeds: Se
     summary_path = atomic_write_text(out / "summary.csv", summary_csv(rows))
     present = [label for label in shown if any(r.label == label for r in records)]
     curves_paths = _write_curves(out, records, suite)
+    removed = remove_stale_curves(out, curves_paths)
+    in_folder = finished_in_folder(out)
+    asked = f" asked for ({in_folder} finished in the folder)" if in_folder > len(records) else ""
     privileged = privileged_labels(records)
     success = metric_table(rows, "success", present, privileged)
     note = anchors_note(present, privileged)
     parts = [f"# Comparison on `{shown_text(suite.id)}`", "",
              (f"Suite hash `{suite.content_hash}`; env `{shown_text(suite.env_id)}`; {len(suite.tasks('test'))} test "
               f"tasks; seeds {list(seeds)}; {budget_sentence(None if splits else budget, records, bool(splits))}."), "",
-             f"Finished runs: {len(records)} of {len(labels) * len(seeds)}.{unfinished}", "",
+             f"Finished runs: {len(records)} of {len(labels) * len(seeds)}{asked}.{unfinished}", "",
              "## Success (mean [95% bootstrap interval over seeds and tasks])", "", success, "",
              *(["No finished run, so no row in any table:", "", *(f"- {line}" for line in failures), ""]
                if failures else []),
@@ -346,7 +353,7 @@ def write_report(out: Path | str, suite: Suite, labels: Sequence[str], seeds: Se
                      f"{r.result.get('eval_seconds', 0):.1f} | {r.result.get('attempt', 1)} | "
                      f"{shown_text(r.config.get('device_name', '?'))} |")
     results_path = atomic_write_text(out / "results.md", "\n".join(parts) + "\n")
-    return ReportPaths(summary_path, results_path, tuple(curves_paths), success, tuple(failures))
+    return ReportPaths(summary_path, results_path, tuple(curves_paths), success, tuple(failures), tuple(removed))
 
 
 def _shown_labels(records: Sequence[RunRecord], labels: Sequence[str],

@@ -51,9 +51,12 @@ def split_by_budget(records: Sequence[Any], labels: Sequence[str]) -> tuple[list
 
 def budget_sentence(budget: int | None, records: Sequence[Any], split: bool = False) -> str:
     """The budget (None: budgets differ) and what learning runs spent: a begun iteration ends, past the
-    budget. ``split``: a method's runs differ in budget, so it has a row per budget."""
+    budget. ``split``: a method's runs differ in budget, so it has a row per budget. Where budgets differ
+    and no run trains (a baseline's run reused across budgets records its first), it says none applies."""
     said = (f"training budget {budget} env steps (methods that train)" if budget is not None else
             "training budgets differ between the runs (each run's config.json records its own)")
+    if budget is None and records and not any(r.config.get("trains", True) for r in records):
+        said += "; no method here trains, so none applies"  # a baseline's run is one at any budget (reused)
     if split:
         said += "; a method whose runs differ in budget has a row per budget (<method>@budget<N>)"
     spending = [r for r in records if r.config.get("training_budget") == r.config.get("budget") != 0]

@@ -63,3 +63,39 @@ def unfinished_sentence(records: Sequence[Any], labels: Sequence[str], seeds: Se
         return ""
     more = f" and {len(missing) - 8} more" if len(missing) > 8 else ""
     return f" Not finished (failed, stopped or not run), so in no table: {', '.join(missing[:8])}{more}."
+
+
+def _method_folders(out: Path) -> list[Path]:
+    """``out/runs``'s method folders, no link followed (a linked one is not this comparison's)."""
+    runs = out / "runs"
+    if runs.is_symlink() or not runs.is_dir():
+        return []
+    return [p for p in sorted(runs.iterdir()) if p.is_dir() and not p.is_symlink()]
+
+
+def finished_in_folder(out: Path) -> int:
+    """How many finished runs (``runs/<method>/seed<N>`` with a regular ``DONE``) ``out`` holds, of any method
+    and seed, no link followed and no file read. Why: ``report --methods random`` wrote "Finished runs: 1
+    of 1" beside two other finished methods, as if the folder held one run."""
+    def finished(seed_dir: Path) -> bool:
+        done = seed_dir / "DONE"
+        return (seed_dir.name.startswith("seed") and seed_dir.name[4:].isdigit() and not seed_dir.is_symlink()
+                and done.is_file() and not done.is_symlink())
+
+    return sum(finished(seed_dir) for label_dir in _method_folders(out) for seed_dir in label_dir.iterdir())
+
+
+def remove_stale_curves(out: Path, written: Sequence[Path]) -> list[Path]:
+    """Remove the ``curves/<method>.png`` (``<method>@budget<N>.png``) of an earlier report that this one did
+    not draw, for a method folder under ``runs/`` (a file only a report writes; no link, nothing else);
+    returns them. Why: ``report --methods random`` left ``curves/grpo.png`` beside a results.md with no
+    grpo, as if it were this report's; ``searchgym report --out OUT`` draws it again from the runs."""
+    curves, methods = out / "curves", {p.name for p in _method_folders(out)}
+    if curves.is_symlink() or not curves.is_dir():
+        return []
+    kept = {Path(p).name for p in written if Path(p).parent == curves}
+    stale = [p for p in sorted(curves.glob("*.png")) if p.name not in kept and p.stem.partition("@")[0] in methods
+             and p.is_file() and not p.is_symlink()]
+    for path in stale:
+        path.unlink()
+    return stale

@@ -186,7 +186,8 @@ def check_identity(spec: RunSpec) -> int:
         return attempts_logged(folder / "metrics.jsonl")
     mine = spec.identity()
     # the limit too: a folder finished with `evaluate --limit 3` was shown as the full run's result
-    differ = [k for k in (*IDENTITY_KEYS, "feature_versions", "limit") if config.get(k) != mine.get(k)]
+    differ = [k for k in (*IDENTITY_KEYS, "feature_versions", "limit")
+              if config.get(k) != mine.get(k) and (k != "budget" or _budget_matters(config, spec))]
     if differ:
         shown = "; ".join(_what_differs(config, mine, differ, spec))
         raise DifferentRun(f"{spec.run_dir} holds a different run ({shown}); use another --out or delete it")
@@ -194,6 +195,11 @@ def check_identity(spec: RunSpec) -> int:
     if isinstance(attempt, bool) or not isinstance(attempt, int) or attempt < 0:
         return attempts_logged(folder / "metrics.jsonl")
     return attempt
+
+
+def _budget_matters(config: dict, spec: RunSpec) -> bool:
+    """Whether the budget tells runs apart: not for a method that trains nothing (random, reader, oracle; not sft)."""
+    return config.get("trains") is not False or trains(load_method(spec.method))
 
 
 def folders_below_out(spec: RunSpec) -> list[Path]:
@@ -308,10 +314,8 @@ def _execute_locked(spec: RunSpec) -> RunOutcome:
                         "with an act(env, observation(s), info(s)) method")
     trained = time.monotonic()
     try:
-        test = evaluate_suite(spec.suite, actor, "test", spec.seed, spec.limit, progress=spec.progress,
-                              desc=f"{label} test")
-        dev = evaluate_suite(spec.suite, actor, "dev", spec.seed, spec.limit, progress=spec.progress,
-                             desc=f"{label} dev")
+        test, dev = [evaluate_suite(spec.suite, actor, split, spec.seed, spec.limit, progress=spec.progress,
+                                    desc=f"{label} {split}") for split in ("test", "dev")]
         unfinished = getattr(actor, "unfinished_reason", None)
         reason = unfinished() if callable(unfinished) else None
     finally:

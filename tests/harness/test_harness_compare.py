@@ -128,9 +128,11 @@ def test_ctrl_c_keeps_finished_runs_and_the_same_command_resumes(tmp_path):
 
 
 def test_a_folder_of_another_comparison_is_not_reused(tmp_path):
-    run_comparison(comparison(tmp_path, methods="oracle", seeds=(0,)))
+    # a learner: a baseline's budget is no part of its run (it trains nothing; tests/test_ux_baseline_budget.py)
+    learner = "fast=harness_helpers:fast_learner"
+    run_comparison(comparison(tmp_path, methods=learner, seeds=(0,)))
     with pytest.raises(ValueError, match="holds a different run.*budget: 40 there, 80 now"):
-        run_comparison(comparison(tmp_path, methods="oracle", seeds=(0,), budget=80))
+        run_comparison(comparison(tmp_path, methods=learner, seeds=(0,), budget=80))
 
 
 def test_unknown_or_unimportable_methods_fail_before_any_run(tmp_path):
