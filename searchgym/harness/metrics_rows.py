@@ -98,3 +98,15 @@ def holds_a_run(folder: Path) -> bool:
     user's own was replaced)."""
     return (os.path.lexists(folder / FolderLock.NAME) or bool(attempts_logged(folder / "metrics.jsonl"))
             or (folder / "checkpoint").is_dir())
+
+
+def earlier_attempts_seconds(path: Path, attempt: int) -> float:
+    """The seconds the attempts before ``attempt`` ran up to their last logged row (each row's ``time``
+    counts from its attempt's start). Why: a resumed run's ``train_seconds`` covered its last attempt
+    only (7.6 s for a run that trained 12.5 s in one go), so results.md understated resumed runs."""
+    last: dict[int, float] = {}
+    for row in iter_jsonl(path):
+        done, seconds = row.get("attempt"), _number(row.get("time"))
+        if isinstance(done, int) and not isinstance(done, bool) and 0 < done < attempt and seconds is not None:
+            last[done] = max(last.get(done, 0.0), max(seconds, 0.0))
+    return sum(last.values())

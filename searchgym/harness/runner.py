@@ -54,7 +54,13 @@ from searchgym.harness.evaluate import as_rows, evaluate_suite, summarise_predic
 from searchgym.harness.finished_files import redo_remedy
 from searchgym.harness.loggers import make_logger
 from searchgym.harness.methods import MethodRef, RunContext, load_method, privileged, spends_budget, trains
-from searchgym.harness.metrics_rows import RowCheck, attempts_logged, holds_a_run, logged_iterations
+from searchgym.harness.metrics_rows import (
+    RowCheck,
+    attempts_logged,
+    earlier_attempts_seconds,
+    holds_a_run,
+    logged_iterations,
+)
 from searchgym.harness.privileged_runs import run_reads_private_state
 from searchgym.harness.provenance import provenance, resolve_device
 from searchgym.harness.run_reads import refuse_linked
@@ -328,7 +334,8 @@ def _execute_locked(spec: RunSpec) -> RunOutcome:
     seconds = time.monotonic() - start
     atomic_write_json(folder / "result.json", {
         "test": summarise_predictions(test), "dev": summarise_predictions(dev),
-        "train_seconds": round(trained - start, 3), "eval_seconds": round(seconds - (trained - start), 3),
+        "train_seconds": round(trained - start + earlier_attempts_seconds(folder / "metrics.jsonl", attempt), 3),
+        "eval_seconds": round(seconds - (trained - start), 3),
         "attempt": attempt, "metrics_rows": sum(1 for _ in iter_jsonl(folder / "metrics.jsonl")),
     })
     atomic_write_text(folder / DONE, f"finished {_now()}\n")
