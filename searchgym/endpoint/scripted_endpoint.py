@@ -23,6 +23,7 @@ here reaches past the loopback interface.
 from __future__ import annotations
 
 import json
+import logging
 import math
 import re
 import socket
@@ -32,22 +33,27 @@ from collections.abc import Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Self
 
-from searchgym.action_types import Action
-from searchgym.actions import parse_action
 from searchgym.endpoint import check_port, openai_replies
 from searchgym.endpoint.chat_request import wrong_optional_field
 from searchgym.endpoint.request_deadline import deadline_rfile
+from searchgym.endpoint.scripted_replies import (  # noqa: F401 (reader_observations is re-exported)
+    as_native,
+    message_text,
+    offers_answer,
+    reader_action,
+    reader_observations,
+)
 from searchgym.envs.play_rules import play_rules
 from searchgym.harness.evaluate import answer_rule, episode_seed, play_parallel, play_single
 from searchgym.observation_format import MEMBER_PREFIX, question_text
 from searchgym.suites import Suite, get_suite, make_env, tasks
-from searchgym.tools.toolkit import TOOL_NAMES
 from searchgym.world.world import SPLITS
 
 BEHAVIOURS = ("oracle", "random", "reader", "prose", "hostile", "stall")
 #: behaviour -> the baseline whose recorded text actions it replays
 SCRIPTED = {"oracle": "oracle", "stall": "oracle", "random": "random"}
 DEFAULT_MODEL = "searchgym-scripted"
+_log = logging.getLogger(__name__)
 _ROLE = re.compile(rf"^{MEMBER_PREFIX}(\S+) in a team", re.MULTILINE)
 _QUESTION_START = question_text("")
 HOSTILE_BODIES: tuple[bytes, ...] = (
@@ -129,74 +135,9 @@ def record_oracle(suite: Suite, splits: Sequence[str] = ("test", "dev"), seed: i
     return script
 
 
-def _as_native(action: str, n: int, answer_tool: bool = False) -> dict[str, Any]:
-    """The action as an OpenAI ``tool_calls`` reply; an answer only when the request offered the
-    ``answer`` tool (else it stays ``<answer>`` text, as a model without that tool writes it)."""
-    parsed = parse_action(action, "hermes", TOOL_NAMES, allow_team_actions=True)
-    call = None
-    if isinstance(parsed, Action) and parsed.kind == "answer" and answer_tool:
-        call = {"name": "answer", "arguments": json.dumps({"answer": parsed.text})}
-    elif isinstance(parsed, Action) and parsed.kind == "tool":
-        call = {"name": parsed.tool, "arguments": json.dumps(parsed.args)}
-    elif isinstance(parsed, Action) and parsed.kind == "post":
-        call = {"name": "post_note", "arguments": json.dumps({"note": parsed.text})}
-    elif isinstance(parsed, Action) and parsed.kind == "wait":
-        call = {"name": "wait", "arguments": "{}"}
-    if call is None:
-        return {"role": "assistant", "content": action}
-    return {"role": "assistant", "content": None, "tool_calls": [{"id": f"call_{n}", "type": "function", "function": call}]}
-
-
-def _text(content: Any) -> str:
-    """A message's content as text (a string, or the text of a list of content parts)."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        # a part whose text is not a string (a client's {"text": 5}) adds nothing: it was a TypeError, no reply
-        return "".join(p["text"] if isinstance(p, dict) and isinstance(p.get("text"), str)
-                       else p if isinstance(p, str) else "" for p in content)
-    return ""
-
-
-def reader_observations(messages: list[dict]) -> list[str]:
-    """What an agent saw, in order: the first user message (the prompt), then for each assistant
-    turn that has an answer, the tool results and user messages after it (joined)."""
-    first = next((i for i, m in enumerate(messages) if m.get("role") == "user"), None)
-    if first is None:
-        return []
-    observations, pending = [_text(messages[first].get("content"))], None
-    for message in messages[first + 1:]:
-        if message.get("role") == "assistant":
-            if pending is not None:
-                observations.append("\n".join(pending))
-            pending = []
-        elif pending is not None and message.get("role") in ("tool", "user"):
-            pending.append(_text(message.get("content")))
-    if pending:
-        observations.append("\n".join(pending))
-    return observations
-
-
-def reader_action(messages: list[dict]) -> str:
-    """The reader's next action for a conversation: a fresh :class:`ReaderTextAgent` reads each
-    observation in turn (it is deterministic, so its earlier turns are the ones it wrote)."""
-    from searchgym.baselines.reader_text import ReaderTextAgent
-
-    agent, action = ReaderTextAgent(), "<answer>unknown</answer>"
-    for observation in reader_observations(messages):
-        action = agent.act(None, observation)
-    return action
-
-
-def _offers_answer(request: dict) -> bool:
-    tools = request.get("tools")
-    return isinstance(tools, list) and any(
-        isinstance(t, dict) and isinstance(t.get("function"), dict) and t["function"].get("name") == "answer"
-        for t in tools)
-
-
 #: What the endpoint serves: the body of a 404 (another path) and of a 405 (another method).
 ROUTES = "POST /v1/chat/completions or GET /v1/models"
+MAX_UNSCRIPTED = 10_000  # unscripted questions logged (and kept) at most: a client cannot grow them for ever
 #: The longest stall, a day (1e308 was taken, and every reply was an HTTP 500: time.sleep's OverflowError).
 MAX_STALL = 86400.0
 
@@ -235,6 +176,8 @@ class ScriptedEndpoint:
         self.port = port
         kind = SCRIPTED.get(behaviour)
         self.script = record_oracle(self.suite, splits, seed, kind, limit) if kind else {}
+        self._scope = ", ".join(splits) + (f", the first {limit} of each" if limit else "")
+        self.unscripted: dict[tuple[str, str], None] = {}  # (question, role) asked for but not scripted, in order
         self.requests = 0
         self.kept: list[dict] | None = [] if keep_requests else None  # the request bodies, when kept
         self._lock = threading.Lock()
@@ -242,14 +185,29 @@ class ScriptedEndpoint:
 
     # --------------------------------------------------------------------------- replies
     def next_action(self, messages: list[dict]) -> str:
-        # _text: OpenAI's list-of-parts content (or a number) was an AttributeError on .rfind, and no reply
-        first = next((_text(m.get("content")) for m in messages if m.get("role") == "user"), "")
+        # message_text: OpenAI's list-of-parts content (or a number) was an AttributeError on .rfind, and no reply
+        first = next((message_text(m.get("content")) for m in messages if m.get("role") == "user"), "")
         at = first.rfind(_QUESTION_START)
         question = first[at + len(_QUESTION_START):].split("\n", 1)[0].strip() if at >= 0 else ""
         role = _ROLE.search(first)
-        actions = self.script.get((question, role.group(1) if role else ""), [])
+        key = (question, role.group(1) if role else "")
+        actions = self.script.get(key, [])
+        if not actions:
+            self._unscripted(question[:300], key[1])
         turn = sum(m.get("role") == "assistant" for m in messages)
         return actions[turn] if turn < len(actions) else "<answer>unknown</answer>"
+
+    def _unscripted(self, question: str, role: str) -> None:
+        """One warning (``searchgym serve``: on stderr) the first time a question has no script. Why: a task
+        outside --splits/--limit was answered "unknown" silently (0.600 for `evaluate --limit 5`)."""
+        with self._lock:
+            new = (question, role) not in self.unscripted and len(self.unscripted) < MAX_UNSCRIPTED
+            if new:
+                self.unscripted[question, role] = None
+        if new:
+            shown = f"question {question[:120]!r}" if question else "a chat with no question in its first user message"
+            _log.warning("no %s reply for %s%s (not among the scripted tasks: %s); replying <answer>unknown</answer>",
+                         self.behaviour, shown, f" as {role}" if role else "", self._scope)
 
     def respond(self, body: bytes) -> tuple[int, bytes, str]:
         """(status, body, content type) of one request."""
@@ -279,7 +237,7 @@ class ScriptedEndpoint:
             if self.behaviour == "stall":
                 time.sleep(self.stall)
             action = reader_action(messages) if self.behaviour == "reader" else self.next_action(messages)
-            message = _as_native(action, n, _offers_answer(request)) if self.native else \
+            message = as_native(action, n, offers_answer(request)) if self.native else \
                 {"role": "assistant", "content": action}
         model = request.get("model") if isinstance(request.get("model"), str) else DEFAULT_MODEL
         reply_id = f"chatcmpl-{n}"

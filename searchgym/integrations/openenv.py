@@ -12,8 +12,12 @@ The observation's ``reward`` is the env's step reward, so an episode's rewards s
 
     python -m searchgym.integrations.openenv --suite searchqa-text-v2 --split dev --port 8000
 
-A ``reset`` plays ``task_id`` if given, else the task drawn by ``seed`` from the split's tasks,
-else the next task in the split's order. Only single-agent text suites are served.
+The split is ``train`` unless given (a training server's rewards must not come from the test split,
+the leaderboard's; TRL refuses it, GEM defaults to train too). A ``reset`` plays ``task_id`` if
+given, else the task drawn by ``seed`` from the split's tasks, else the next task in the split's
+order. Only single-agent text suites are served. Over plain HTTP, ``GET /state`` is OpenEnv's: a
+fresh env's state, typed as OpenEnv's base ``State`` (``episode_id``, ``step_count``); the
+episode's :class:`SearchgymState` comes over the ``/ws`` session (``EnvClient.state()``).
 """
 
 from __future__ import annotations
@@ -104,7 +108,7 @@ class SearchgymEnvironment(Environment[SearchgymAction, SearchgymObservation, Se
 
     SUPPORTS_CONCURRENT_SESSIONS = True
 
-    def __init__(self, suite: str = "searchqa-text-v2", split: str = "test") -> None:
+    def __init__(self, suite: str = "searchqa-text-v2", split: str = "train") -> None:
         super().__init__()
         self.suite, self.split = suite, split
         self.records = {r.task_id: r for r in text_task_records(suite, split, "the OpenEnv server")}
@@ -248,8 +252,9 @@ class WsObjectMessagesOnly:
         await self.app(scope, receive_readable, send_while_connected)
 
 
-def create_searchgym_app(suite: str = "searchqa-text-v2", split: str = "test", max_concurrent_envs: int = 8) -> Any:
-    """The OpenEnv FastAPI app serving ``suite``'s ``split``; builds the world once, before serving."""
+def create_searchgym_app(suite: str = "searchqa-text-v2", split: str = "train", max_concurrent_envs: int = 8) -> Any:
+    """The OpenEnv FastAPI app serving ``suite``'s ``split``; builds the world once, before serving. Why
+    train by default: with ``test`` a training server rewarded on the leaderboard's split unless told not to."""
     if type(max_concurrent_envs) is not int or max_concurrent_envs < 1:  # else pydantic's validation dump
         raise ValueError(f"max_concurrent_envs must be an integer >= 1 (sessions served at once); "
                          f"got {max_concurrent_envs!r}")
@@ -294,7 +299,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m searchgym.integrations.openenv",
                                      description="Serve a searchgym text suite as an OpenEnv environment.")
     parser.add_argument("--suite", default="searchqa-text-v2", help="a single-agent text suite (default: %(default)s)")
-    parser.add_argument("--split", default="test", choices=("train", "dev", "test"), help="(default: %(default)s)")
+    parser.add_argument("--split", default="train", choices=("train", "dev", "test"),
+                        help="the split whose tasks are served (default: %(default)s; test is the leaderboard's "
+                             "split: serve it to evaluate, never to train)")
     parser.add_argument("--host", default="127.0.0.1", help="interface to listen on (default: %(default)s)")
     parser.add_argument("--port", type=int, default=8000, help="(default: %(default)s)")
     parser.add_argument("--max-concurrent-envs", type=int, default=8,

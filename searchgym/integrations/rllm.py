@@ -9,7 +9,8 @@ of OpenAI-style tool calls (its ``finish`` call's ``response`` is read as the mo
 ``<answer>...</answer>`` in it answers), or the model's text, or one call; the observation is
 ``{"tool_outputs": {call id: result}}`` for calls (each result without the env's
 ``<tool_response>`` wrapper: the ToolAgent makes it a ``tool`` message, which the chat template
-wraps), the env's observation text for text. The reward is the
+wraps; an empty list or None is the env's format error as ``call_0``'s output), the env's
+observation text for text. The reward is the
 sum of searchgym's step rewards over the calls of that step.
 
 rLLM is not on the package registry this project installs from (it is installed from its git
@@ -138,9 +139,9 @@ class SearchgymRllmEnv(_Base):
         # a list of calls; else one call (a dict or an OpenAI object) or anything else, which the env
         # answers with its format error (before: ``list(action)`` raised on 5 and iterated an object)
         calls = list(action) if isinstance(action, (list, tuple)) else [] if action is None else [action]
-        if not calls:
-            text, reward, info = self._step_one("")  # no call at all: the env's format error
-            return text, reward, self.done, info
+        if not calls:  # no call at all: the env's format error, as the output of a call_0, as for any other list
+            text, reward, info = self._step_one("")  # (before: a plain string, which the ToolAgent reads as a user turn)
+            return {"tool_outputs": {"call_0": unwrap_tool_result(text)}}, reward, self.done, info
         outputs: dict[str, str] = {}
         total, info = 0.0, {}
         for index, call in enumerate(calls):

@@ -24,9 +24,9 @@ from typing import Any
 
 from searchgym.integrations.text_tasks import check_seed
 from searchgym.registry import spec
-from searchgym.suites import SUITES, Suite, env_kind, get_suite, make_env
-from searchgym.suites import tasks as suite_tasks
+from searchgym.suites import SUITES, Suite, env_kind, get_suite
 from searchgym.task_api import SYSTEM_PROMPT, to_hf_dataset
+from searchgym.task_api import _source as task_source  # the env and tasks that to_hf_dataset's rows come from
 from searchgym.tools.team_actions import chat_tools
 
 __all__ = ["RESPONSE_TEMPLATE", "environment_factory", "episode_reward", "make_dataset", "trl_tokenizer"]
@@ -54,9 +54,11 @@ class _SearchGymEnv:
     """One rollout's env for TRL; :func:`environment_factory` adds the suite's tools as methods.
 
     ``reward`` (the env's return so far), ``done`` and ``info`` (the last step's info) are
-    attributes, not methods, so TRL offers none of them as a tool."""
+    attributes, not methods, so TRL offers none of them as a tool. ``suite`` is a Suite, or an env id
+    (``"SearchQA-v0"``: every task of the env's default world); ``source`` is its id, as rows name it."""
 
-    suite: Suite
+    suite: Suite | str
+    source: str
     seed: int = 0
 
     def __init__(self) -> None:
@@ -75,17 +77,17 @@ class _SearchGymEnv:
             raise ValueError("reset needs the row's task_id; build the dataset with "
                              "searchgym.integrations.trl.make_dataset(suite, split)")
         source = row.get("suite")  # before: a row of an env id's tasks played the suite's task of the same id
-        if source is not None and source != self.suite.id:
-            raise ValueError(f"the row is a task of {source!r} and this env plays {self.suite.id!r}, whose task "
+        if source is not None and source != self.source:
+            raise ValueError(f"the row is a task of {source!r} and this env plays {self.source!r}, whose task "
                              f"{task_id!r} is another question; build the dataset with make_dataset("
-                             f"{self.suite.id!r}, {split!r}), or the env with environment_factory of the rows' suite")
+                             f"{self.source!r}, {split!r}), or the env with environment_factory({source!r})")
         if split not in TRAIN_SPLITS:
             raise ValueError(f"split {split!r} is not one to train on; accepted: {', '.join(TRAIN_SPLITS)}")
         if split not in self._envs:
-            self._envs[split] = make_env(self.suite, split)
-            self._ids[split] = {task.id for task in suite_tasks(self.suite, split)}
+            self._envs[split], found = task_source(self.suite, split)
+            self._ids[split] = {task.id for task in found}
         if task_id not in self._ids[split]:  # the env's task_id option picks from any split: a test task too
-            raise ValueError(f"task {task_id!r} is not in the {split} split of {self.suite.id!r}; accepted: one of "
+            raise ValueError(f"task {task_id!r} is not in the {split} split of {self.source!r}; accepted: one of "
                              f"its {len(self._ids[split])} task ids (make_dataset(suite, {split!r}) gives them)")
         self._env = self._envs[split]
         _, self.info = self._env.reset(seed=self.seed, options={"task_id": task_id})
@@ -148,9 +150,9 @@ def _tool_method(schema: dict[str, Any]) -> Any:
     return method
 
 
-def _suite_tool_schemas(suite: Suite) -> list[dict[str, Any]]:
-    """The function schemas of the suite's single agent (its tools, then ``answer``)."""
-    env = make_env(suite, "dev")
+def _suite_tool_schemas(suite: Suite | str) -> list[dict[str, Any]]:
+    """The function schemas of the suite's (or env id's) single agent (its tools, then ``answer``)."""
+    env, _ = task_source(suite, "dev")
     try:
         env.reset(seed=0)
         session = env.unwrapped.session  # a single-agent env: _playable_suite checked it
@@ -187,24 +189,29 @@ def _playable_suite(suite: Any, env_ids: bool = False) -> Any:
 
 def environment_factory(suite: str | Suite = "searchqa-text-v2", seed: int = 0) -> type:
     """The env class for ``GRPOTrainer(environment_factory=...)`` (the class is the zero-argument
-    factory): its public methods are the suite's tools and ``answer``, plus TRL's ``reset``."""
+    factory): its public methods are the suite's tools and ``answer``, plus TRL's ``reset``. ``suite``
+    is what :func:`make_dataset` takes: a suite, or a single-agent text env id, whose rows it plays
+    (before: ``environment_factory("SearchQA-v0")`` was "unknown suite" though its rows were made)."""
     check_seed(seed, "environment_factory's", optional=False)  # before: -1 failed at the first reset, in Gymnasium
-    suite = _playable_suite(suite)
+    suite = _playable_suite(suite, env_ids=True)
+    if isinstance(suite, str):  # an env id (an unknown id: task_source names the suites and env ids)
+        suite = suite.removeprefix("searchgym/")
+    source = suite if isinstance(suite, str) else suite.id
     methods = {s["function"]["name"]: _tool_method(s) for s in _suite_tool_schemas(suite)}
-    name = "SearchGym_" + "".join(c if c.isalnum() else "_" for c in suite.id)
-    env_class = type(name, (_SearchGymEnv,), {"suite": suite, "seed": int(seed), "__doc__": _SearchGymEnv.__doc__,
-                                              **methods})
-    _MADE[(suite.id, int(seed))] = env_class
+    name = "SearchGym_" + "".join(c if c.isalnum() else "_" for c in source)
+    env_class = type(name, (_SearchGymEnv,), {"suite": suite, "source": source, "seed": int(seed),
+                                              "__doc__": _SearchGymEnv.__doc__, **methods})
+    _MADE[(source, int(seed))] = env_class
     return env_class
 
 
-#: The class :func:`environment_factory` made last for each (suite id, seed): a copy keeps its class.
+#: The class :func:`environment_factory` made last for each (suite or env id, seed): a copy keeps its class.
 _MADE: dict[tuple[str, int], type] = {}
 
 
-def _unpickle_env(suite: Suite, seed: int) -> _SearchGymEnv:
+def _unpickle_env(suite: Suite | str, seed: int) -> _SearchGymEnv:
     """An uninitialised instance of ``environment_factory(suite, seed)``'s class (pickle sets its state)."""
-    env_class = _MADE.get((suite.id, seed))
+    env_class = _MADE.get((suite if isinstance(suite, str) else suite.id, seed))
     if env_class is None or env_class.suite != suite:
         env_class = environment_factory(suite, seed)
     return env_class.__new__(env_class)
@@ -249,8 +256,9 @@ def episode_reward(completions: Sequence[list[dict[str, Any]]], environments: Se
 def make_dataset(suite: str | Suite = "searchqa-text-v2", split: str = "train",
                  system_prompt: str = SYSTEM_PROMPT) -> Any:
     """The rows GRPOTrainer trains on: ``prompt`` (the task's chat messages), ``task_id``, ``split``
-    and ``suite`` (what ``reset`` plays: the suite id, or the env id the rows came from),
-    ``question``, ``family`` and ``answers``. Train or dev only: the test split is the leaderboard's."""
+    and ``suite`` (what ``reset`` plays: the suite id, or the env id the rows came from, which
+    ``environment_factory`` of that id plays), ``question``, ``family`` and ``answers``. Train or dev
+    only: the test split is the leaderboard's."""
     suite = _playable_suite(suite, env_ids=True)
     if split not in TRAIN_SPLITS:
         raise ValueError(f"split {split!r} is not one to train on; accepted: {', '.join(TRAIN_SPLITS)} "

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -90,8 +91,9 @@ def verl_agent_loop_config() -> list[dict[str, str]]:
 def export_verl(suite: str, split: str, out: str | Path, seed: int = 0) -> dict[str, Path]:
     """Write ``out/<split>.parquet``, ``out/tool_config.yaml`` and ``out/agent_loop.yaml``; their paths
     by kind. None is written over: an existing ``<split>.parquet`` is refused, and so is a YAML file that
-    differs from this export's (the splits of one suite share them: train and dev go into one folder
-    for verl). Why: a second export replaced the first one's files without a word."""
+    differs from this export's, or a link in its place (the splits of one suite share them: train and
+    dev go into one folder for verl). Why: a second export replaced the first one's files without a word.
+    ``out`` is made first: one that cannot be is a ValueError naming ``--out``."""
     try:
         import pandas as pd
         import pyarrow  # noqa: F401  (pandas writes parquet with it)
@@ -105,24 +107,70 @@ def export_verl(suite: str, split: str, out: str | Path, seed: int = 0) -> dict[
         raise ValueError(f"{data} already exists (an earlier export of the {split} split?) and is kept; delete it "
                          "or export into another folder (--out)")
     check_same_suite(out, suite)
-    configs = {"tool_config": (out / "tool_config.yaml", verl_tool_config(suite, split)),
-               "agent_loop_config": (out / "agent_loop.yaml", verl_agent_loop_config())}
-    texts = {}
-    for kind, (path, content) in configs.items():
-        text = yaml.safe_dump(content, sort_keys=False, allow_unicode=True)
-        if _holds(path, text.encode("utf-8")):
-            continue
-        if path.exists() or path.is_symlink():
-            what = "tool config" if kind == "tool_config" else "agent loop config"
-            raise ValueError(f"{path} already exists and holds another {what} than this export's (another "
-                             "suite's export?) and is kept; delete it or export into another folder (--out)")
-        texts[path] = text
-    buffer = io.BytesIO()
-    pd.DataFrame(verl_rows(suite, split, seed)).to_parquet(buffer, index=False)
+    made = _make_folder(out)
+    try:
+        configs = {"tool_config": (out / "tool_config.yaml", verl_tool_config(suite, split)),
+                   "agent_loop_config": (out / "agent_loop.yaml", verl_agent_loop_config())}
+        texts = {}
+        for kind, (path, content) in configs.items():
+            text = yaml.safe_dump(content, sort_keys=False, allow_unicode=True)
+            if not _holds(path, text.encode("utf-8")):
+                _check_replaceable(path, content, "tool config" if kind == "tool_config" else "agent loop config")
+                texts[path] = text
+        buffer = io.BytesIO()
+        pd.DataFrame(verl_rows(suite, split, seed)).to_parquet(buffer, index=False)
+    except BaseException:
+        for folder in made:  # an export that failed before writing leaves no empty folder behind
+            try:
+                folder.rmdir()
+            except OSError:
+                break
+        raise
     atomic_write_bytes(data, buffer.getvalue())
     for path, text in texts.items():
         atomic_write_text(path, text)
     return {"data": data, **{kind: path for kind, (path, _) in configs.items()}}
+
+
+def _make_folder(out: Path) -> list[Path]:
+    """Make ``out`` (and its missing parents) before the tasks are built; the folders made, deepest first.
+    Why: ``--out /proc/nope`` was a bare "[Errno 2] No such file or directory: '/proc/nope'", after the rows."""
+    made = [folder for folder in (out, *out.parents) if not folder.exists()]
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ValueError(f"--out {out} cannot be made a folder ({exc.strerror or exc}); accepted: a folder that "
+                         "exists or that this user can create, on a writable disk (not under /proc or /sys)") from None
+    return made
+
+
+#: The most bytes of an existing YAML file read to tell what it holds (this export's are a few kB).
+MAX_CONFIG_BYTES = 1 << 20
+
+
+def _check_replaceable(path: Path, content: Any, what: str) -> None:
+    """ValueError unless ``path`` is free to write: a link, or a file that differs from this export's
+    ``content``, is kept, each said as what it is. Why: a dangling link, or this export's own file with a
+    comment added, was said to hold "another tool config"."""
+    import yaml
+
+    keep = "is kept; delete it or export into another folder (--out)"
+    if path.is_symlink():
+        raise ValueError(f"{path} is a symbolic link (to {os.readlink(path)}), which the export does not write "
+                         f"through or replace; remove the link or export into another folder (--out)")
+    if not path.exists():
+        return
+    try:
+        found = yaml.safe_load(path.read_text("utf-8")) if path.stat().st_size <= MAX_CONFIG_BYTES else None
+    except (OSError, ValueError, RecursionError, yaml.YAMLError):  # unreadable, not UTF-8, not YAML, too deep
+        found = None
+    if found == content:
+        raise ValueError(f"{path} already exists and differs from what this export writes only in its text (the "
+                         f"same {what}, with a comment or its layout edited?) and is kept; delete it (the export "
+                         "writes it again) or export into another folder (--out)")
+    holds = ("holds another {what} than this export's (another suite's export?)" if isinstance(found, dict | list)
+             else "differs from what this export writes (it holds no {what}: not YAML, or not a mapping or list)")
+    raise ValueError(f"{path} already exists and {holds.format(what=what)} and {keep}")
 
 
 SPLITS = ("train", "dev", "test")
