@@ -15,6 +15,7 @@ every step. Here ``agents`` stays ``possible_agents`` until the whole episode en
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from typing import Any
 
@@ -63,6 +64,12 @@ class NumericParallel(AgentSpaceDicts, ParallelEnv):
         self._answered: dict[str, bool] = {}
         self._last_info: dict[str, dict[str, Any]] = {}  # each agent's info of its last live step
         self._spaces: dict[str, tuple[spaces.Box, spaces.Discrete]] = {}
+
+    def __copy__(self) -> NumericParallel:
+        """A copy with an inner env of its own, as ``copy.copy`` of the unwrapped multi-agent envs gives
+        (their copies replay the episode). Why: a shallow copy shared the inner env, so resetting the copy
+        switched the original's episode under its own bookkeeping."""
+        return copy.deepcopy(self)
 
     def observation_space(self, agent: str) -> spaces.Box:
         return self._agent_spaces(agent)[0]

@@ -24,3 +24,16 @@ def test_a_missing_agent_action_is_printed_without_quotes():
     with pytest.raises(AgentActionError) as caught:
         env.step({env.agents[0]: 0})
     assert str(caught.value).startswith("no action for live agent"), str(caught.value)
+
+
+def test_a_shallow_copy_of_a_numeric_multi_agent_env_has_its_own_episode():
+    import copy
+
+    env = searchgym.make("GroupSearch-Numeric-v0", world_size="tiny", group_size=2)
+    env.reset(seed=0)
+    task = env.env.task.id
+    clone = copy.copy(env)
+    clone.reset(seed=1)
+    assert clone.env is not env.env and env.env.task.id == task  # before: the copy's reset switched it
+    observations, *_ = env.step(dict.fromkeys(env.agents, 0))
+    assert set(observations) <= set(env.possible_agents)
