@@ -7,10 +7,11 @@ socket timeout to what is left first, so a server that drips one byte at a time 
 the deadline, not after a timeout per byte. Retries and their backoff stop at the deadline too.
 
 An error that may pass (connection refused or reset, a timeout, 408, 409, 425, 429, 5xx, an
-``{"error": ...}`` body, a malformed or truncated reply) is retried up to ``retries`` times with
-exponential backoff; every transport error ends as a failed :class:`Reply` (empty action, the
-error named): nothing here raises on what a server sends or fails to send. What a 200 body means
-is the agent's business (``read_reply``), not the transport's.
+``{"error": ...}`` body, a malformed or truncated reply, a 2xx body that is no usable chat
+completion) is retried up to ``retries`` times with exponential backoff; every such error ends as
+a failed :class:`Reply` (empty action, no message, the error named): nothing here raises on what
+a server sends or fails to send. What a 200 body says is the agent's business (``read_reply``);
+a Reply it returns with an ``error`` is a body it could not use.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import math
 import re
 import socket
 import ssl
+import threading
 import time
 import urllib.parse
 from collections.abc import Callable, Sequence
@@ -55,9 +57,11 @@ class EndpointConfig:
         infinite (an OverflowError per request, "Infinity" in config.json); "http://[::1" was retried."""
         if not isinstance(self.model, str) or not self.model:
             raise ValueError("the OpenAI agent needs a model name (--model NAME)")
-        if not isinstance(self.base_url, str) or not re.match(r"^https?://", self.base_url) or not _host(self.base_url):
-            raise ValueError(f"base_url must be an http:// or https:// URL with a host, got {self.base_url!r} "
-                             "(for example http://127.0.0.1:8000/v1)")
+        wrong = _wrong_url(self.base_url)
+        if wrong:
+            raise ValueError(f"base_url (--base-url) must be an http:// or https:// URL with a host, no spaces and a "
+                             f"port in 1..65535 if it names one (for example http://127.0.0.1:8000/v1); got "
+                             f"{self.base_url!r:.200}: {wrong}")
         for name, kind, low, high in _BOUNDS:
             value = getattr(self, name)
             fits = isinstance(value, bool) if kind is bool else (
@@ -73,17 +77,30 @@ class EndpointConfig:
         return self.base_url.rstrip("/") + "/chat/completions"
 
 
-#: (field, type, lowest, highest) of the endpoint settings (a float field takes an int too).
+#: (field, type, lowest, highest) of the endpoint settings (a float field takes an int too). Temperature
+#: is OpenAI's range, 0..2: before, 0..100 let temperature=5 through to a 400 on every request of the run.
 _BOUNDS = (("timeout", (int, float), 0, 86_400), ("retries", int, 0, 100), ("backoff", (int, float), 0, 3600),
-           ("max_backoff", (int, float), 0, 3600), ("temperature", (int, float), 0, 100),
+           ("max_backoff", (int, float), 0, 3600), ("temperature", (int, float), 0, 2),
            ("max_tokens", int, 1, 1_000_000), ("native_tools", bool, 0, 1))
 
 
-def _host(url: str) -> str | None:
+def _wrong_url(url: object) -> str | None:
+    """What is wrong with a base URL, or None. Why: a port past 65535 passed, then failed every request
+    ("Port out of range"); a trailing space went into every request line ("/v1 /chat/completions")."""
+    if not isinstance(url, str):
+        return "it is not text"
+    if any(ch.isspace() or not ch.isprintable() for ch in url):
+        return "it has a space or a control character (one at its start or end counts); remove it"
+    if not re.match(r"^https?://", url):
+        return "it does not start with http:// or https://"
     try:
-        return urllib.parse.urlsplit(url).hostname
-    except ValueError:  # "http://[::1": an IPv6 address never closed
-        return None
+        parts = urllib.parse.urlsplit(url)
+        host, port = parts.hostname, parts.port
+    except ValueError as exc:  # "http://[::1" (an IPv6 address never closed), ":99999", ":abc"
+        return "its port is not a number in 1..65535" if "Port" in str(exc) else f"it cannot be read ({exc})"
+    if not host:
+        return "it names no host"
+    return "its port is not a number in 1..65535" if port == 0 else None
 
 
 @dataclass
@@ -101,15 +118,42 @@ class ReplyTooLong(ValueError):
     """A 2xx reply past MAX_BODY_BYTES: the server answered, with more than any action can be."""
 
 
+#: A run whose server has never replied stops sending once the requests of this many tasks have all run
+#: past the per-task timeout: the rest of the run gets failed replies at once ("not sent: ...").
+STALLED_TASKS = 3
+NOT_SENT = "not sent: "
+TOO_LONG = "the reply is longer than"
+
+
 class Reachability:
-    """Whether the endpoint's last request got no reply after every retry: until one is answered,
-    each request gets one attempt. Why: against a server that is not there every request waited out
-    its backoff (3.5 s with the defaults), 24 of them a task, so a 300-task suite took about an hour
-    to say nothing listened. One is shared by the clients of a pool (one per task): with a flag per
-    task, each task's first request still paid every retry (4.5 minutes for 300 tasks)."""
+    """What the endpoint's requests found, shared by the clients of a run (one per task).
+
+    ``unreachable``: the last request got no usable reply after every retry; until one does, each
+    request gets one attempt. Why: against a server that is not there every request waited out its
+    backoff (3.5 s with the defaults), 24 of them a task: an hour for a 300-task suite.
+    ``answered``: the server has sent an HTTP response, ever. Until it has, a task whose requests ran
+    past its deadline is counted (by its deadline); after :data:`STALLED_TASKS` of them no request is
+    sent. Why: a server that accepts and never answers made every task wait its whole timeout (75
+    minutes for a run at the defaults). A server that has answered once is never cut off."""
 
     def __init__(self) -> None:
         self.unreachable = False
+        self.answered = False
+        self.stalled: set[float] = set()
+        self._lock = threading.Lock()
+
+    def timed_out(self, deadline: float) -> None:
+        """A request of the task with this deadline ran past it."""
+        with self._lock:
+            if not self.answered:
+                self.stalled.add(deadline)
+
+    def stopped(self, timeout: float) -> str | None:
+        """Why no more requests are sent, or None."""
+        if self.answered or len(self.stalled) < STALLED_TASKS:
+            return None
+        return (f"{NOT_SENT}the server has not replied to any request, and the requests of {STALLED_TASKS} tasks "
+                f"all ran past the per-task timeout ({timeout:g} s)")
 
 
 class ChatClient:
@@ -139,27 +183,39 @@ class ChatClient:
         headers = {"Content-Type": "application/json"}
         if cfg.api_key:
             headers["Authorization"] = f"Bearer {cfg.api_key}"
+        stopped = self.reachability.stopped(cfg.timeout)
+        if stopped:
+            return Reply("", error=stopped)
         error = "the per-task timeout passed before any request"
         retries = 0 if self.unreachable else cfg.retries
         for attempt in range(retries + 1):
             if deadline - time.monotonic() <= 0:
+                self.reachability.timed_out(deadline)
                 return Reply("", error=f"timeout ({error})", attempts=attempt)
             try:
                 status, body = post(cfg.url, data, headers, deadline)
+                self.reachability.answered = True
                 if 200 <= status < 300 and not _is_error_object(body):
-                    self.unreachable = False
                     reply = self.read_reply(body)
-                    reply.attempts = attempt + 1
-                    return reply
-                said = server_message(body)  # before: dropped ("HTTP 404" for "the model `m` does not exist")
-                error = (f"HTTP {status}" if status >= 300 else "the server answered with an error object") + (
-                    f": {said}" if said else "")
-                if status >= 300 and status not in RETRYABLE_STATUS:
-                    return Reply(f"(the endpoint refused the request: {error})", error=error, attempts=attempt + 1)
+                    if reply.error is None:
+                        self.unreachable = False
+                        reply.attempts = attempt + 1
+                        return reply
+                    # Before: handed to the env as the action, scored 0 and the run marked DONE
+                    error = f"HTTP {status} but the body is no chat completion ({reply.error}): {_start(body)}"
+                else:
+                    said = server_message(body)  # before: dropped ("HTTP 404" for "the model `m` does not exist")
+                    error = (f"HTTP {status}" if status >= 300 else "the server answered with an error object") + (
+                        f": {said}" if said else "")
+                    if status >= 300 and status not in RETRYABLE_STATUS:
+                        return Reply(f"(the endpoint refused the request: {error})", error=error, attempts=attempt + 1)
             except ReplyTooLong as exc:  # the server answered: no retry, and it is not unreachable
+                self.reachability.answered = True
                 return Reply("", error=str(exc), attempts=attempt + 1)
             except (http.client.HTTPException, OSError, ValueError) as exc:  # OSError covers timeouts
                 error = f"{type(exc).__name__}: {exc}"[:300]
+                if isinstance(exc, TimeoutError):  # post waits only the time left: the task's time is up
+                    self.reachability.timed_out(deadline)
             except Exception as exc:  # noqa: BLE001 - whatever a server does ends as a failed reply
                 error = f"{type(exc).__name__}: {exc}"[:300]
             pause = min(cfg.backoff * 2**attempt, cfg.max_backoff, max(deadline - time.monotonic(), 0.0))
@@ -228,7 +284,7 @@ def post(url: str, data: bytes, headers: dict[str, str], deadline: float) -> tup
         if len(body) < MAX_BODY_BYTES and response.length:  # read(amt) returns a cut body without raising
             raise http.client.IncompleteRead(body, response.length)
         if len(body) == MAX_BODY_BYTES and response.read(1):  # before: cut, then "reply is not JSON"
-            raise ReplyTooLong(f"the reply is longer than {MAX_BODY_BYTES >> 20} MiB, more than any action; it "
+            raise ReplyTooLong(f"{TOO_LONG} {MAX_BODY_BYTES >> 20} MiB, more than any action; it "
                                "was not read (a model that writes without end? lower max_tokens)")
         return response.status, body
     finally:
@@ -255,6 +311,12 @@ def server_message(body: bytes) -> str:
     return " ".join("".join(ch if ch.isprintable() else " " for ch in text).split())[:200]
 
 
+def _start(body: bytes, limit: int = 60) -> str:
+    """The start of a body as a quoted one-line excerpt ('{not json'), '…' when cut."""
+    text = body[:limit].decode("utf-8", errors="replace")
+    return repr(text) + ("…" if len(body) > limit else "") if body else "an empty body"
+
+
 def _is_error_object(body: bytes) -> bool:
     try:
         data = loads_shallow(body)
@@ -263,4 +325,5 @@ def _is_error_object(body: bytes) -> bool:
     return isinstance(data, dict) and "error" in data and "choices" not in data
 
 
-__all__ = ["ChatClient", "EndpointConfig", "MAX_BODY_BYTES", "RETRYABLE_STATUS", "Reply", "post"]
+__all__ = ["ChatClient", "EndpointConfig", "MAX_BODY_BYTES", "NOT_SENT", "RETRYABLE_STATUS", "STALLED_TASKS",
+           "TOO_LONG", "Reachability", "Reply", "ReplyTooLong", "post"]

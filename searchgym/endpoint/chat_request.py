@@ -33,3 +33,10 @@ def wrong_optional_field(request: dict) -> str | None:
             accepted = " or ".join(_TYPE_NAMES[t] for t in types if not (t is int and float in types))
             return f"the field {name!r} must be {accepted}, got {json_kind(value)}"
     return None
+
+
+def check_system_prompt(prompt: object) -> None:
+    """The endpoint agent's ``system_prompt`` is non-empty text. Why: ``--agent-option system_prompt=3``
+    went out as a number, and a real server answered 400 to every request of the run."""
+    if not isinstance(prompt, str) or not prompt.strip():
+        raise ValueError(f"system_prompt must be a non-empty text, got {prompt!r:.40}")

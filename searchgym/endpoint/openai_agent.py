@@ -1,36 +1,33 @@
 """Any OpenAI-compatible chat endpoint as a searchgym agent (vLLM, llama.cpp, hosted APIs).
 
 ``POST {base_url}/chat/completions`` with the conversation, through
-:class:`searchgym.endpoint.chat_client.ChatClient` (the transport: retries, timeouts).
-The env's observation is the user message (then, after each action, the env's reply: a
-``tool`` message answering a native tool call, a ``user`` message otherwise). The model's reply
-becomes the env action: its text, or its native ``tool_calls`` written as Hermes ``<tool_call>``
-text (see :mod:`searchgym.endpoint.chat_replies`: several calls in one reply are played in
-order, one per env step, each answered by its own tool message; calls past the limit are
-refused with a message the model sees). With ``native_tools=True`` the request carries the
-tool schemas (``answer`` for an agent that may answer, a team's ``post_note`` and ``wait`` included), the first message is the chat form
-of the prompt (``SearchSession.prompt(chat=True)``: no tool list) and tool results go back raw
-(``unwrap_tool_result``). Candidate-mode suites list the admissible actions, numbered, and the
-reply is matched to one (by the action it writes, or by its number). Every turn records
-whether the env could read it (``parsed``); :func:`reply_report` sums that up and warns when
-most replies were unreadable (``searchgym evaluate`` puts it in ``result.json["endpoint"]``). When
-most requests got no reply at all, :meth:`OpenAIActor.unfinished_reason` says so and the harness
-run ends without scores or DONE (see :mod:`searchgym.endpoint.reply_checks`).
+:class:`searchgym.endpoint.chat_client.ChatClient` (the transport: retries, timeouts). The env's observation
+is the user message (then, after each action, the env's reply: a ``tool`` message answering a native tool
+call, a ``user`` message otherwise). The model's reply becomes the env action: its text, or its native
+``tool_calls`` written as Hermes ``<tool_call>`` text (see :mod:`searchgym.endpoint.chat_replies`: several
+calls in one reply are played in order, one per env step, each answered by its own tool message; calls past
+the limit are refused with a message the model sees). With ``native_tools=True`` the request carries the
+tool schemas (``answer`` for an agent that may answer, a team's ``post_note`` and ``wait`` included), the
+first message is the chat form of the prompt (``SearchSession.prompt(chat=True)``: no tool list) and tool
+results go back raw (``unwrap_tool_result``). Candidate-mode suites list the admissible actions, numbered,
+and the reply is matched to one (by the action it writes, or by its number). Every turn records whether the
+env could read it (``parsed``); :func:`reply_report` sums that up and warns when most replies were
+unreadable (``searchgym evaluate`` puts it in ``result.json["endpoint"]``). When most requests got no usable
+reply, :meth:`OpenAIActor.unfinished_reason` says so and the harness run ends without scores or DONE (see
+:mod:`searchgym.endpoint.reply_checks`).
 
-Robustness: the client retries what may pass (see chat_client); a
-reply that is not a chat completion (invalid JSON, HTML, no choices, odd types, a hostile tool
-call) is handed to the env as the action text: the env scores it as a malformed action; nothing
-here raises on what a server sends. Each task has a wall-clock ``timeout``: once it has passed,
-the agent stops calling and writes an unparseable action until the env's step limit.
+Robustness: the client retries what may pass (see chat_client); a 200 whose body is no chat completion
+(invalid JSON, HTML, no choices) is a failed request like one with no reply; a reply with odd content (odd
+types, a hostile tool call) goes to the env, which scores it as a malformed action; nothing here raises on
+what a server sends. Each task has a wall-clock ``timeout``: once it has passed, the agent writes an
+unparseable action until the step limit.
 
-Concurrency: :func:`evaluate_openai` plays tasks on a thread pool, each on its own env. The
-harness plays tasks one by one, so the harness actor (:func:`provider`, for ``searchgym
-evaluate --agent openai``) first plays a whole split on the pool, recording every (observation,
-action), then replays the recorded actions as the harness steps its env (identical seeds, so
-identical observations); should an observation differ, it continues live from there.
-
-Transcripts: ``transcripts.jsonl`` (one line per agent and episode: task, split, turns with the
-observation, the raw reply, the action, attempts, seconds, error) next to ``predictions.jsonl``.
+Concurrency: :func:`evaluate_openai` plays tasks on a thread pool, each on its own env. The harness plays
+tasks one by one, so the harness actor (:func:`provider`, for ``searchgym evaluate --agent openai``) first
+plays a whole split on the pool, recording every (observation, action), then replays the recorded actions as
+the harness steps its env (identical seeds, so identical observations); should an observation differ, it
+continues live from there. Transcripts: ``transcripts.jsonl`` (one line per agent and episode: task, split,
+turns with the observation, the raw reply, the action, attempts, seconds, error).
 """
 
 from __future__ import annotations
@@ -51,6 +48,7 @@ from searchgym.action_types import Action, ParseError
 from searchgym.actions import parse_action, unwrap_tool_result
 from searchgym.endpoint.chat_client import ChatClient, EndpointConfig, Reachability, Reply
 from searchgym.endpoint.chat_replies import ChatReply, QueuedCall, reply_from_body
+from searchgym.endpoint.chat_request import check_system_prompt
 from searchgym.endpoint.reply_checks import UNPARSEABLE_WARNING_SHARE, reply_report, unanswered
 from searchgym.envs.play_rules import play_rules
 from searchgym.fileio import atomic_write_json, atomic_write_jsonl
@@ -310,12 +308,13 @@ def _play_one(suite: Suite, split: str, index: int, task: Any, seed: int, config
 
 
 def run_pool(suite: Suite, split: str, config: EndpointConfig, concurrency: int = 4, seed: int = 0,
-             limit: int | None = None, system_prompt: str = SYSTEM_PROMPT) -> tuple[list[Prediction], list[OpenAIActor]]:
-    """Every task of the split on a thread pool (each on its own env); predictions in task order."""
+             limit: int | None = None, system_prompt: str = SYSTEM_PROMPT,
+             reachability: Reachability | None = None) -> tuple[list[Prediction], list[OpenAIActor]]:
+    """Every task of the split on a thread pool (each on its own env, all sharing ``reachability``), in order."""
     if int(concurrency) < 1:
         raise ValueError(f"concurrency must be >= 1, got {concurrency!r}")
     chosen = tasks(suite, split)[:limit] if limit else tasks(suite, split)
-    reachability = Reachability()  # one server: a request no retry got through to spares the others' retries
+    reachability = reachability or Reachability()
     with ThreadPoolExecutor(max_workers=int(concurrency)) as pool:
         results = list(pool.map(lambda it: _play_one(suite, split, it[0], it[1], seed, config, system_prompt,
                                                      reachability), enumerate(chosen)))
@@ -349,6 +348,7 @@ class _Prefetcher:
         self.system_prompt, self.transcripts, self.path = system_prompt, transcripts, path
         self.done: set[str] = set()
         self.actor: OpenAIActor | None = None
+        self.reachability = Reachability()  # the dev split's pool knows what the test split's found
 
     def __call__(self, task: Any) -> None:
         split = task.split
@@ -356,7 +356,7 @@ class _Prefetcher:
             return
         self.done.add(split)
         _, actors = run_pool(self.suite, split, self.config, self.concurrency, self.seed, self.limit,
-                             self.system_prompt)
+                             self.system_prompt, self.reachability)
         for pool_actor in actors:
             self.transcripts.extend({**t, "source": "pool"} for t in pool_actor.transcripts)
             self.actor.replay.update(pool_actor.recording())
@@ -375,15 +375,19 @@ def provider(ctx: Any, model: str, base_url: str, api_key: str | None = None, co
     The API key comes from ``api_key`` or the environment (SEARCHGYM_OPENAI_API_KEY, OPENAI_API_KEY),
     so it is never written to the run's config.json."""
     config = EndpointConfig(model, base_url, _api_key(api_key), timeout, retries, **endpoint)  # it checks them
+    check_system_prompt(system_prompt)
     path = Path(ctx.run_dir) / "transcripts.jsonl"
     transcripts: list = []
     write_transcripts(path, transcripts)
     prefetch = _Prefetcher(ctx.suite, ctx.seed, config, int(concurrency), system_prompt, transcripts, path,
                            getattr(ctx, "eval_limit", None))
-    actor = OpenAIActor(config, system_prompt, transcripts=transcripts, prefetch=prefetch)
+    actor = OpenAIActor(config, system_prompt, transcripts=transcripts, prefetch=prefetch, reachability=prefetch.reachability)
     prefetch.actor = actor
     actor.end_run = weakref.finalize(actor, _final_write, actor.open, transcripts, path, model)
     return actor
+
+
+provider.check_options = lambda options: check_system_prompt(options.get("system_prompt", SYSTEM_PROMPT))  # type: ignore[attr-defined]
 
 
 def _final_write(open_episode: dict, transcripts: list, path: Path, model: str) -> None:

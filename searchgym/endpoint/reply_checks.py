@@ -3,19 +3,23 @@
 at all (:func:`unanswered`).
 
 Why two checks: a reply that arrives but is no readable action is the model's doing, and scores
-zero in a finished evaluation; a request that got nothing back (a wrong URL, a server down or
-stalled past the per-task timeout, an HTTP error) measures the server, not the model, so such a
-run is not finished: ``searchgym evaluate`` writes no scores and no DONE, and a re-run plays again.
+zero in a finished evaluation; a request that got nothing usable back (a wrong URL, a server down
+or stalled past the per-task timeout, an HTTP error, a 200 whose body is no chat completion, a
+reply too long to read) measures the server, not the model, so such a run is not finished:
+``searchgym evaluate`` writes no scores and no DONE, and a re-run plays again.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from searchgym.endpoint.chat_client import NOT_SENT, TOO_LONG
+
 #: A warning goes to the results when more than this share of a run's replies are unparseable; a
-#: run where more than this share of its requests got no reply at all is not finished.
+#: run where more than this share of its requests got no usable reply is not finished.
 UNPARSEABLE_WARNING_SHARE = 0.5
 
 
@@ -43,18 +47,47 @@ def reply_report(transcripts: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
 
 
 def unanswered(transcripts: Sequence[Mapping[str, Any]], url: str) -> str | None:
-    """One line naming the request error when most requests got no reply at all (an error and no
-    assistant message: refused, timed out, an HTTP error), else None. A body that arrived but is
-    not a chat completion has a message (the raw text) and counts as a reply."""
+    """One line naming the request error when most requests got no usable reply (an error and no
+    assistant message: refused, timed out, an HTTP error, a body that is no chat completion, one too
+    long to read), else None; the advice fits what came back."""
     turns = _turns(transcripts)
     errors = [str(t["error"]) for t in turns if t.get("error") and not t.get("reply")]
     if not turns or len(errors) / len(turns) <= UNPARSEABLE_WARNING_SHARE:
         return None
-    if all(e.startswith("HTTP 4") for e in errors):  # the server is there and refuses: the request is at fault
-        advice = "check --model, the API key (--api-key or OPENAI_API_KEY) and the --agent-option settings"
+    sent = [e for e in errors if not e.startswith(NOT_SENT)] or errors
+    kinds = [_kind(e) for e in sent]
+    kind = max(dict.fromkeys(kinds), key=kinds.count)  # the most common; a tie goes to the first seen
+    example = next(e for e, k in zip(sent, kinds) if k == kind)
+    got = "no usable reply" if kind in ("unusable", "too long") else "no reply"
+    if len(sent) < len(errors):  # the run stopped sending: the server never answered
+        stop = next(e for e in errors if e.startswith(NOT_SENT))[len(NOT_SENT):]
+        advice = (f"{stop}, so the rest were not sent; check --base-url and that the server is running and answers "
+                  "within the per-task timeout (--agent-option timeout=SECONDS)")
     else:
-        advice = "check --base-url and that the server is running and answers within the per-task timeout"
-    return f"{len(errors)} of {len(turns)} requests to {url} got no reply (e.g. {errors[0]:.300}); {advice}"
+        advice = _ADVICE[kind].format(url=url)
+    return f"{len(errors)} of {len(turns)} requests to {url} got {got} (e.g. {example:.300}); {advice}"
+
+
+_ADVICE = {
+    "too long": ("the model writes without end: lower --agent-option max_tokens, or make the server stop it (a stop "
+                 "sequence, its own token limit); the same options will fail the same way"),
+    "unusable": ("the server answers, but not with chat completions: check that --base-url is the base of an "
+                 "OpenAI-compatible API (requests go to {url}) and the transcripts"),
+    "path": "check the --base-url path: requests go to {url} (a missing /v1?)",
+    "refused": "check --model, the API key (--api-key or OPENAI_API_KEY) and the --agent-option settings",
+    "no reply": "check --base-url and that the server is running and answers within the per-task timeout",
+}
+
+
+def _kind(error: str) -> str:
+    """What a failed request's error says came back (the key of its advice)."""
+    if error.startswith(TOO_LONG):
+        return "too long"
+    if re.search(r"HTTP 2\d\d but the body is no chat completion", error):
+        return "unusable"
+    if error.startswith("HTTP 404") and "model" not in error.lower():  # no route there; "the model `m` does not exist"
+        return "path"  # is the request's fault
+    return "refused" if error.startswith("HTTP 4") else "no reply"
 
 
 def read_transcripts(path: str | os.PathLike) -> tuple[list[dict[str, Any]], int]:

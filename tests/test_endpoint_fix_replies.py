@@ -1,0 +1,150 @@
+"""What ``evaluate --agent openai`` makes of replies it cannot use, against fake servers on 127.0.0.1.
+
+Before: an HTTP 200 whose body was no chat completion (``{not json``, HTML, no ``choices``) was handed
+to the env as the action, scored 0, and the run exited 0 with DONE while its own warning blamed the
+server; a reply over 4 MiB ended in "check --base-url and that the server is running", which a re-run
+cannot fix; a 404 from a wrong path (a missing /v1) was blamed on --model and the API key.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from searchgym.cli import main
+from searchgym.endpoint.chat_client import MAX_BODY_BYTES, ChatClient, EndpointConfig
+from searchgym.endpoint.chat_replies import reply_from_body
+from searchgym.endpoint.reply_checks import unanswered
+from searchgym.suites import Suite, register_suite
+
+SUITE = register_suite(Suite("test-endpoint-fix-replies-v0", 0, "SearchQA-v0", {"max_steps": 3}, world_size="tiny",
+                             dev_size=1, test_size=2, description="tests: unusable endpoint replies"))
+GOOD = b'{"choices": [{"message": {"content": "<answer>x</answer>"}}]}'
+#: a reply the env cannot read, in a chat completion: the model's doing, not the server's
+ODD = b'{"choices": [{"message": {"content": "I think the answer is somewhere"}}]}'
+
+Answer = Callable[[int], tuple[int, bytes]]  # request number -> (status, body)
+
+
+@pytest.fixture
+def serve() -> Iterator[Callable[[Answer], tuple[str, list[int]]]]:
+    """Start a server answering each POST with ``answer(n)``; its base URL and the request count."""
+    servers: list[ThreadingHTTPServer] = []
+
+    def start(answer: Answer) -> tuple[str, list[int]]:
+        seen: list[int] = []
+        lock = threading.Lock()
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                with lock:
+                    seen.append(len(seen))
+                    n = seen[-1]
+                status, body = answer(n)
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        server.daemon_threads = True
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        servers.append(server)
+        return f"http://127.0.0.1:{server.server_address[1]}/v1", seen
+
+    yield start
+    for server in servers:
+        server.shutdown()
+        server.server_close()
+
+
+def evaluate(url: str, out: Path, *options: str) -> int:
+    return main(["evaluate", "--suite", SUITE.id, "--agent", "openai", "--model", "m", "--base-url", url,
+                 "--out", str(out), "--no-progress", "--concurrency", "1", "--agent-option", "timeout=5",
+                 "--agent-option", "backoff=0", *options])
+
+
+@pytest.mark.parametrize(("body", "said"), [
+    (b"{not json", "(reply is not JSON): '{not json'"),
+    (b"<html><body>Welcome to nginx!</body></html>", "(reply is not JSON): '<html><body>Welcome"),
+    (b'{"choices": []}', "(reply has no choices): '{\"choices\": []}'"),
+    (b'{"id": "x", "object": "list"}', "(reply has no choices)"),
+])
+def test_a_200_that_is_no_chat_completion_ends_the_run_in_an_error_naming_it(serve, tmp_path, capsys, body, said):
+    url, seen = serve(lambda n: (200, body))
+    out = tmp_path / "run"
+    assert evaluate(url, out, "--agent-option", "retries=1") == 1
+    line = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "got no usable reply" in line and "HTTP 200 but the body is no chat completion" in line, line
+    assert said in line, line
+    assert "not an OpenAI-compatible API" not in line and "not with chat completions" in line
+    assert not (out / "DONE").exists() and not (out / "result.json").exists()
+    assert len(seen) >= 2  # retried, as a request with no reply is
+
+
+def test_a_client_retries_an_unusable_body_then_reads_a_good_one(serve) -> None:
+    url, _ = serve(lambda n: (200, b"{not json") if n == 0 else (200, GOOD))
+    client = ChatClient(EndpointConfig("m", url, retries=2, backoff=0), reply_from_body)
+    reply = client.complete([{"role": "user", "content": "hi"}], None, time.monotonic() + 5)
+    assert (reply.action, reply.error, reply.attempts) == ("<answer>x</answer>", None, 2)
+
+
+def test_an_unusable_body_after_every_retry_is_a_failed_reply_with_no_message(serve) -> None:
+    url, seen = serve(lambda n: (200, b"<html>oops</html>"))
+    client = ChatClient(EndpointConfig("m", url, retries=2, backoff=0), reply_from_body)
+    reply = client.complete([{"role": "user", "content": "hi"}], None, time.monotonic() + 5)
+    assert reply.action == "" and not reply.message and reply.attempts == 3 and len(seen) == 3
+    assert reply.error == ("gave up after 3 attempts (HTTP 200 but the body is no chat completion (reply is not "
+                           "JSON): '<html>oops</html>')")
+
+
+def test_chat_completions_the_env_cannot_read_still_finish_the_run(serve, tmp_path) -> None:
+    url, _ = serve(lambda n: (200, ODD))
+    out = tmp_path / "run"
+    assert evaluate(url, out) == 0 and (out / "DONE").is_file()
+
+
+def test_a_reply_over_4_mib_advises_max_tokens_not_the_server(serve, tmp_path, capsys) -> None:
+    huge = b'{"choices": [{"message": {"content": "' + b"x" * MAX_BODY_BYTES + b'"}}]}'
+    url, _ = serve(lambda n: (200, huge))
+    out = tmp_path / "run"
+    assert evaluate(url, out, "--limit", "1") == 1
+    line = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "got no usable reply (e.g. the reply is longer than 4 MiB" in line, line
+    assert "the model writes without end: lower --agent-option max_tokens" in line
+    assert "the same options will fail the same way" in line
+    assert "check --base-url and that the server is running" not in line
+
+
+def test_a_404_from_a_wrong_path_points_at_the_base_url_path(serve, tmp_path, capsys) -> None:
+    url, _ = serve(lambda n: (404, b'{"detail": "Not Found"}'))
+    out = tmp_path / "run"
+    assert evaluate(url.removesuffix("/v1"), out, "--limit", "1") == 1
+    line = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "(e.g. HTTP 404: Not Found)" in line and "check the --base-url path" in line and "a missing /v1" in line
+    assert "check --model" not in line
+
+
+@pytest.mark.parametrize(("error", "advice"), [
+    ("HTTP 404: Not Found", "check the --base-url path: requests go to U (a missing /v1?)"),
+    ("HTTP 404: The model `m` does not exist.", "check --model, the API key"),
+    ("HTTP 401: Invalid API key", "check --model, the API key"),
+    ("the reply is longer than 4 MiB, more than any action", "the model writes without end"),
+    ("gave up after 4 attempts (HTTP 200 but the body is no chat completion (reply has no choices): '{}')",
+     "the server answers, but not with chat completions"),
+    ("gave up after 4 attempts (ConnectionRefusedError: [Errno 111] Connection refused)",
+     "check --base-url and that the server is running"),
+])
+def test_the_advice_fits_what_came_back(error: str, advice: str) -> None:
+    rows = [{"turns": [{"parsed": False, "error": error, "reply": None}] * 3}]
+    assert advice in unanswered(rows, "U")
