@@ -113,9 +113,16 @@ def not_shown_to_base(task_ids: Sequence[str], seed: int, config: SFTConfig) -> 
     trains with ``rl_fresh_tasks``."""
     shown = shown_to_base(len(task_ids), seed, config)
     fresh = [task for i, task in enumerate(task_ids) if i not in shown]
-    if not fresh:
-        raise ValueError(f"rl_fresh_tasks=true: the base was shown every train task (sft_tasks={config.sft_tasks}, "
-                         f"{len(task_ids)} in the split); lower sft_tasks to leave some for RL")
+    if not fresh:  # before: named only sft_tasks, also where the DAgger rounds' tasks took the rest
+        dagger = config.sft_dagger_rounds * config.sft_dagger_tasks
+        if not dagger:
+            shown_by, lower = f"sft_tasks={config.sft_tasks}", "sft_tasks"
+        else:
+            shown_by = (f"sft_tasks={config.sft_tasks} demonstrated and sft_dagger_rounds={config.sft_dagger_rounds}"
+                        f" x sft_dagger_tasks={config.sft_dagger_tasks} played in DAgger rounds")
+            lower = "sft_tasks" if config.sft_tasks >= len(task_ids) else "sft_dagger_tasks, sft_dagger_rounds or sft_tasks"
+        raise ValueError(f"rl_fresh_tasks=true: the base was shown every train task ({shown_by}, "
+                         f"{len(task_ids)} in the split); lower {lower} to leave some for RL")
     return fresh
 
 

@@ -41,6 +41,7 @@ def check_comparison(comparison: Any) -> None:
     check_numeric_env(comparison)
     check_baselines(comparison)
     check_sft_options(comparison)
+    check_sft_used(comparison)
     check_llm_runs(comparison)
     if all(baseline_options(m) is not None for m in comparison.methods) or importlib.util.find_spec("torch") is None:
         return
@@ -326,3 +327,35 @@ def check_sft_options(comparison: Any) -> None:
             settings = ", ".join(sorted(f.name for f in dataclasses.fields(SFTConfig)))
             raise ValueError(f"method {method.label!r}: unknown option {unread[0]!r}; the supervised base accepts: "
                              f"{settings}, and reads {' and '.join(SFT_ALSO_READS)}")
+
+
+def _sft_setting(option: str) -> bool:
+    """Whether ``option`` is a setting of the supervised base (``sft_tasks``, ``sft.sft_tasks``)."""
+    return option.removeprefix("sft.").startswith("sft_") or option.startswith("sft.")
+
+
+def _uses_base(method: MethodRef, options: dict[str, Any]) -> bool | None:
+    """True for the base itself (``sft``, ``sft_greedy=sft[...]``) and a learner with init=sft, False for
+    another built-in method, None for a method of the user's own (it may read the option)."""
+    if method.path == BASELINE_METHODS["sft"]:
+        return True
+    if method.path.startswith(SPEC_METHOD_PREFIX):
+        return options.get("init", options.get("train.init")) == "sft"
+    return False if method.path in set(BASELINE_METHODS.values()) or method.path == LLM_METHOD else None
+
+
+def check_sft_used(comparison: Any) -> None:
+    """An ``sft_*`` option that no method receiving it uses is refused (as ``rl_fresh_tasks=true`` is): a
+    comparison-wide one when no method uses a base, a bracketed one on a method that does not. Why:
+    ``--methods grpo --option sft_tasks=5`` ran with rc 0, recorded the option and trained from scratch."""
+    uses = {m.label: _uses_base(m, {**comparison.options, **dict(m.options)}) for m in comparison.methods}
+    hint = "needs init=sft (--option init=sft) or the sft method"
+    for method in comparison.methods:
+        own = next((key for key in dict(method.options) if _sft_setting(key)), None)
+        if own is not None and uses[method.label] is False:
+            raise ValueError(f"method {method.label!r}: option {own!r} sets the supervised base, which this method "
+                             f"does not start from: it needs init=sft (in its brackets, or --option init=sft)")
+    wide = next((key for key in comparison.options if _sft_setting(key)), None)
+    if wide is not None and not any(use is not False for use in uses.values()):
+        raise ValueError(f"option {wide!r} sets the supervised base, and no method of this comparison uses one: "
+                         f"it {hint}")

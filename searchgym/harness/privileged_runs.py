@@ -21,6 +21,10 @@ SCRIPTED_MODEL_PREFIX = "scripted-"
 PRIVILEGED_PATHS = frozenset({*(BASELINE_METHODS[n] for n in PRIVILEGED_METHOD_NAMES if n in BASELINE_METHODS),
                               *(AGENT_PROVIDERS[n] for n in PRIVILEGED_METHOD_NAMES if n in AGENT_PROVIDERS)})
 
+#: What results.md says of a base fitted to imitate the oracle, and of the runs started from it.
+IMITATED_NOTE = ("is, or started from, a supervised base fitted to imitate the privileged oracle "
+                 "(sft_demonstrator=oracle): it learned from the task's gold evidence chain")
+
 
 def as_mapping(value: Any) -> Mapping[str, Any]:
     """``value`` if it is a mapping, else an empty one (a recorded field may be damaged)."""
@@ -36,11 +40,24 @@ def used_scripted_endpoint(run: Mapping[str, Any]) -> bool:
     return isinstance(model, str) and (model == DEFAULT_MODEL or model.casefold().startswith(SCRIPTED_MODEL_PREFIX))
 
 
+def imitated_oracle(run: Mapping[str, Any]) -> bool:
+    """Whether the run is a supervised base, or starts from one, fitted to imitate the oracle
+    (``sft_demonstrator=oracle``), by its options or the base it recorded. Why: such a base learned from
+    the gold evidence chain, and its ``sft`` row and the RL runs from it were shown unmarked."""
+    options = as_mapping(run.get("options"))
+    settings = as_mapping(as_mapping(run.get("base")).get("settings"))
+    if settings.get("sft_demonstrator") == "oracle":
+        return True
+    uses_base = run.get("method_path") == BASELINE_METHODS["sft"] or options.get("init", options.get("train.init")) == "sft"
+    demonstrator = options.get("sft_demonstrator", options.get("sft.sft_demonstrator"))
+    return uses_base and demonstrator == "oracle"
+
+
 def run_reads_private_state(run: Mapping[str, Any]) -> bool:
     """Whether a run (its ``config.json``, or a submission's ``run`` block) reads private state: its
     method is privileged, or it is the oracle evaluated as an agent (by name or import path), or its
-    agent talked to the scripted endpoint."""
-    if run.get("privileged") is True:
+    agent talked to the scripted endpoint, or it is (or starts from) a base that imitated the oracle."""
+    if run.get("privileged") is True or imitated_oracle(run):
         return True
     path = run.get("method_path")
     if path in PRIVILEGED_PATHS or (isinstance(path, str) and path.endswith(":oracle_method")):

@@ -63,6 +63,9 @@ class BaseProgress:
         if self.bar is not None:
             self.bar.set_description_str(f"{_head(self.state)}: {stage}{_round(self.state)}", refresh=False)
             self.bar.unit = unit
+            # tqdm's dynamic miniters (raised by a stage of quick steps) survives reset(): before, the epoch
+            # bar of 16 waited for ~30 steps between draws and stood at 0/16 for the whole fit
+            self.bar.miniters = 0
             self.bar.reset(total=total or None)  # the bar counts this stage's work: n/total
         self._send(force=True)
 

@@ -32,7 +32,7 @@ from searchgym.harness.finished_files import (
 )
 from searchgym.harness.methods import PRIVILEGED_NOTE, shown_label
 from searchgym.harness.plots import curve_from_rows, plot_learning_curves
-from searchgym.harness.privileged_runs import run_reads_private_state
+from searchgym.harness.privileged_runs import IMITATED_NOTE, imitated_oracle, run_reads_private_state
 from searchgym.harness.report_budgets import budget_sentence, split_by_budget
 from searchgym.harness.report_gain import CHANCE, gain_section
 from searchgym.harness.report_runs import (  # noqa: F401 (run_error, ERROR_TAIL_BYTES: this module's interface)
@@ -209,8 +209,13 @@ def privileged_labels(records: Sequence[RunRecord]) -> set[str]:
     return {r.label for r in records if run_reads_private_state(r.config)}
 
 
-def anchors_note(labels: Collection[str], privileged: Collection[str]) -> str:
-    """The line under a table that says which rows are anchors and which one is privileged."""
+def anchors_note(labels: Collection[str], privileged: Collection[str], imitating: Collection[str] = ()) -> str:
+    """The line under a table that says which rows are anchors and which one is privileged (``imitating``:
+    those marked as a base fitted to the oracle, or runs from one: :func:`imitated_oracle`)."""
+    taught = [label for label in labels if label in privileged and label in imitating]
+    if taught:
+        rest = anchors_note([label for label in labels if label not in taught], privileged)
+        return " ".join(filter(None, [rest, f"{', '.join(taught)} (privileged) {IMITATED_NOTE}."]))
     marked = [label for label in labels if label in privileged]
     if not marked:
         return ""
@@ -322,7 +327,7 @@ def write_report(out: Path | str, suite: Suite, labels: Sequence[str], seeds: Se
     asked = f" asked for ({in_folder} finished in the folder)" if in_folder > len(records) else ""
     privileged = privileged_labels(records)
     success = metric_table(rows, "success", present, privileged)
-    note = anchors_note(present, privileged)
+    note = anchors_note(present, privileged, {r.label for r in records if imitated_oracle(r.config)})
     parts = [f"# Comparison on `{shown_text(suite.id)}`", "",
              (f"Suite hash `{suite.content_hash}`; env `{shown_text(suite.env_id)}`; {len(suite.tasks('test'))} test "
               f"tasks; seeds {list(seeds)}; {budget_sentence(None if splits else budget, records, bool(splits))}."), "",

@@ -18,8 +18,10 @@ import numpy as np
 
 from searchgym.harness.stats import bootstrap_ci
 
-#: The label of the supervised base's row (the ``sft`` method).
+#: The label of the supervised base's row (the ``sft`` method), preferred when there.
 BASE_LABEL = "sft"
+#: The harness method of the base (``BASELINE_METHODS["sft"]``, without importing the methods here).
+SFT_METHOD_PATH = "searchgym.harness.sft:sft_method"
 #: Families whose answer is a pick between two named options, and the chance rate of such a pick.
 CHANCE = {"comparison": 0.5}
 
@@ -107,8 +109,31 @@ def gain_table(rows: Sequence[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def gain_section(records: Sequence[Any], base: str = BASE_LABEL, resamples: int = 2000) -> list[str]:
-    """The results.md lines of the gain table (none when the comparison has no base)."""
+def base_label(records: Sequence[Any]) -> str | None:
+    """The label of the runs that score the base: ``sft`` when there, else the first label whose runs are
+    the ``sft`` method sampled (``base=sft``). Why: the gain table vanished under any other label."""
+    labels = list(dict.fromkeys(r.label for r in records))
+    if BASE_LABEL in labels:
+        return BASE_LABEL
+    for label in labels:
+        configs = [r.config for r in records if r.label == label]
+        if all(c.get("method_path") == SFT_METHOD_PATH and (c.get("options") or {}).get("decoding", "sample")
+               == "sample" for c in configs):
+            return label
+    return None
+
+
+def gain_section(records: Sequence[Any], base: str | None = None, resamples: int = 2000) -> list[str]:
+    """The results.md lines of the gain table (``base``: its label, else :func:`base_label`); none when no
+    method started from a base, one line saying why when some did but no run of the base is here."""
+    base = base if base is not None else base_label(records)
+    if base is None:
+        started = [label for label in dict.fromkeys(r.label for r in records)
+                   if any(_base_file(r) for r in records if r.label == label)]
+        if not started:
+            return []
+        return [(f"No gain over the supervised base: {', '.join(started)} started from one, and no finished run of "
+                 "the base itself (the `sft` method, sampled) is in this report; add it to --methods."), ""]
     table = gain_table(gain_rows(records, base, resamples))
     if not table:
         return []

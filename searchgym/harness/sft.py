@@ -71,11 +71,13 @@ def sft_config(options: Mapping[str, Any]) -> SFTConfig:
     """The SFT settings among a run's options (``sft_tasks=300`` or ``sft.sft_tasks=300``); other
     options belong to other methods and are left alone, an unknown ``sft_*`` name is an error."""
     names = {f.name for f in dataclasses.fields(SFTConfig)}
-    chosen = {}
+    chosen, given = {}, {}
     for key, value in options.items():
         short = key[len("sft."):] if key.startswith("sft.") else key
         if short in names:
-            chosen[short] = value
+            if short in given:  # before: sft.sft_tasks=20 and sft_tasks=30 built with 30 and recorded both
+                raise ValueError(f"options {given[short]!r} and {key!r} both set {short}; give it once")
+            chosen[short], given[short] = value, key
         elif short.startswith("sft_") or key.startswith("sft."):
             raise ValueError(f"unknown option {key!r}; the supervised base accepts: {', '.join(sorted(names))}")
     return SFTConfig(**chosen)
