@@ -64,7 +64,7 @@ def _check_split(split: str) -> None:
         raise ValueError(f"unknown split {split!r}; accepted: {', '.join(SPLITS)}")
 
 
-def _source(suite_or_env_id: str | Suite, split: str) -> tuple[Any, list[Task]]:
+def task_source(suite_or_env_id: str | Suite, split: str) -> tuple[Any, list[Task]]:
     """(the env on ``split``, its tasks in order) for a suite (its frozen tasks) or an env id (all)."""
     _check_split(split)
     if not isinstance(suite_or_env_id, Suite | str):
@@ -112,7 +112,7 @@ def tasks(suite_or_env_id: str | Suite, split: str = "train", system_prompt: str
     if system_prompt is not None and not isinstance(system_prompt, str):  # was sent as the content: 5
         raise TypeError(f"system_prompt must be a string ('' or None: no system message), "
                         f"got {type(system_prompt).__name__} {system_prompt!r:.40}")
-    env, chosen = _source(suite_or_env_id, split)
+    env, chosen = task_source(suite_or_env_id, split)
     records = []
     try:
         for task in chosen:
@@ -170,7 +170,7 @@ def make_task_env(suite_or_env_id: str | Suite, split: str, task_id: str) -> Any
     """The env of ``suite_or_env_id`` on ``split`` whose every ``reset`` plays task ``task_id``
     (a Gymnasium env, or a PettingZoo ParallelEnv for multi-agent ids). The task must be one
     that :func:`tasks` lists for that split."""
-    env, chosen = _source(suite_or_env_id, split)
+    env, chosen = task_source(suite_or_env_id, split)
     ids = [t.id for t in chosen]
     if task_id not in ids:
         env.close()

@@ -148,3 +148,13 @@ def test_a_404_from_a_wrong_path_points_at_the_base_url_path(serve, tmp_path, ca
 def test_the_advice_fits_what_came_back(error: str, advice: str) -> None:
     rows = [{"turns": [{"parsed": False, "error": error, "reply": None}] * 3}]
     assert advice in unanswered(rows, "U")
+
+
+def test_a_completions_style_choice_text_is_still_the_reply():
+    """A 200 whose choice has ``text`` and no ``message`` (the completions API's shape) is played as
+    before, not retried as a broken reply; a choice with neither is the server's fault."""
+    from searchgym.endpoint.chat_replies import reply_from_body
+
+    played = reply_from_body(b'{"choices": [{"text": "<answer>Paris</answer>"}]}')
+    assert played.error is None and "Paris" in played.action
+    assert reply_from_body(b'{"choices": [{"text": 5}]}').error == "choice has no message"

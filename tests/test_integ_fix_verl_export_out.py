@@ -66,3 +66,9 @@ def test_a_file_that_is_no_config_is_said_to_differ(tmp_path, capsys):
                                        "differs from what this export writes (it holds no agent loop config: not "
                                        "YAML, or not a mapping or list) and is kept; delete it or export into "
                                        "another folder (--out)\n")
+
+
+def test_a_fifo_in_the_way_is_refused_unread(tmp_path, capsys):
+    os.mkfifo(tmp_path / "agent_loop.yaml")  # before: read_text() blocked on it for ever
+    assert _export(tmp_path) == 2
+    assert "agent_loop.yaml already exists and differs from what this export writes" in capsys.readouterr().err

@@ -12,7 +12,7 @@ from searchgym.harness.sft import sft_config
 
 
 def test_sft_config_refuses_both_spellings():
-    with pytest.raises(ValueError, match="options 'sft.sft_tasks' and 'sft_tasks' both set sft_tasks; give it once"):
+    with pytest.raises(ValueError, match="options 'sft.sft_tasks' and 'sft_tasks' both set sft_tasks .* give it once, or in one spelling"):
         sft_config({"sft.sft_tasks": 20, "sft_tasks": 30})
     assert sft_config({"sft.sft_tasks": 20, "sft_epochs": 3}).sft_tasks == 20  # one spelling each: fine
 

@@ -191,7 +191,7 @@ def run(args: argparse.Namespace) -> int:
     if args.reference != REFERENCE and args.reference not in found:
         raise ValueError(f"--reference {args.reference!r} has no finished run among "
                          f"{shown_text(', '.join(label for label in labels if label in found))}")
-    report = write_report(args.out, suite, labels, seeds, reference=args.reference, budget=budget)
+    report = write_report(args.out, suite, labels, seeds, reference=args.reference, budget=budget, prune_curves=True)
     print(f"Success on {shown_text(suite.id)} (test split, mean [95% bootstrap interval]):\n")
     print(report.table)
     if report.failures:

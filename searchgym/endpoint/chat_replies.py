@@ -112,8 +112,10 @@ def reply_from_body(body: bytes) -> ChatReply:
         return ChatReply("", {"role": "assistant", "content": ""}, error="reply has no choices")
     message = choices[0].get("message")
     if not isinstance(message, dict):
-        return ChatReply(content_text(choices[0].get("text")), {"role": "assistant", "content": ""},
-                         error="choice has no message")
+        text = choices[0].get("text")
+        if isinstance(text, str):  # a completions-style choice: its text is the reply (played as before)
+            return _text_reply(text[:MAX_ACTION_CHARS])
+        return ChatReply("", {"role": "assistant", "content": ""}, error="choice has no message")
     content = content_text(message.get("content"))[:MAX_ACTION_CHARS]
     calls = message.get("tool_calls")
     if isinstance(calls, list) and calls:

@@ -311,7 +311,10 @@ def diagnostics_table(records: Sequence[RunRecord]) -> str:
 
 
 def write_report(out: Path | str, suite: Suite, labels: Sequence[str], seeds: Sequence[int],
-                 reference: str = "cw_grpo", budget: int | None = None, resamples: int = 2000) -> ReportPaths:
+                 reference: str = "cw_grpo", budget: int | None = None, resamples: int = 2000,
+                 prune_curves: bool = False) -> ReportPaths:
+    """``prune_curves`` (``searchgym report``): remove the curves of methods this report does not show;
+    ``compare`` over a few methods keeps the others' (it adds runs to a folder; it does not prune it)."""
     out = folder_argument(out, "write_report: out", COMPARISON)
     finished = load_runs(out, labels, seeds, suite)
     failures, unfinished = no_finished_run(out, finished, labels, seeds), unfinished_sentence(finished, labels, seeds)
@@ -322,7 +325,7 @@ def write_report(out: Path | str, suite: Suite, labels: Sequence[str], seeds: Se
     summary_path = atomic_write_text(out / "summary.csv", summary_csv(rows))
     present = [label for label in shown if any(r.label == label for r in records)]
     curves_paths = _write_curves(out, records, suite)
-    removed = remove_stale_curves(out, curves_paths)
+    removed = remove_stale_curves(out, curves_paths) if prune_curves else []
     in_folder = finished_in_folder(out)
     asked = f" asked for ({in_folder} finished in the folder)" if in_folder > len(records) else ""
     privileged = privileged_labels(records)

@@ -76,7 +76,8 @@ def sft_config(options: Mapping[str, Any]) -> SFTConfig:
         short = key[len("sft."):] if key.startswith("sft.") else key
         if short in names:
             if short in given:  # before: sft.sft_tasks=20 and sft_tasks=30 built with 30 and recorded both
-                raise ValueError(f"options {given[short]!r} and {key!r} both set {short}; give it once")
+                raise ValueError(f"options {given[short]!r} and {key!r} both set {short} (a method's brackets "
+                                 f"override --option only in the same spelling); give it once, or in one spelling")
             chosen[short], given[short] = value, key
         elif short.startswith("sft_") or key.startswith("sft."):
             raise ValueError(f"unknown option {key!r}; the supervised base accepts: {', '.join(sorted(names))}")

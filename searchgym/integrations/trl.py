@@ -25,8 +25,11 @@ from typing import Any
 from searchgym.integrations.text_tasks import check_seed
 from searchgym.registry import spec
 from searchgym.suites import SUITES, Suite, env_kind, get_suite
-from searchgym.task_api import SYSTEM_PROMPT, to_hf_dataset
-from searchgym.task_api import _source as task_source  # the env and tasks that to_hf_dataset's rows come from
+from searchgym.task_api import (
+    SYSTEM_PROMPT,
+    task_source,  # the env and tasks that to_hf_dataset's rows come from
+    to_hf_dataset,
+)
 from searchgym.tools.team_actions import chat_tools
 
 __all__ = ["RESPONSE_TEMPLATE", "environment_factory", "episode_reward", "make_dataset", "trl_tokenizer"]

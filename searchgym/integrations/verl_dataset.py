@@ -24,6 +24,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from searchgym.damaged import DamagedFile, open_regular
 from searchgym.extras import MissingExtra
 from searchgym.fileio import atomic_write_bytes, atomic_write_text
 from searchgym.integrations.text_tasks import check_seed, text_task_records
@@ -160,9 +161,10 @@ def _check_replaceable(path: Path, content: Any, what: str) -> None:
                          f"through or replace; remove the link or export into another folder (--out)")
     if not path.exists():
         return
-    try:
-        found = yaml.safe_load(path.read_text("utf-8")) if path.stat().st_size <= MAX_CONFIG_BYTES else None
-    except (OSError, ValueError, RecursionError, yaml.YAMLError):  # unreadable, not UTF-8, not YAML, too deep
+    try:  # one regular file, bounded (a FIFO of that name blocked read_text for ever)
+        with open_regular(path, MAX_CONFIG_BYTES, keep, follow_links=False) as handle:
+            found = yaml.safe_load(handle.read().decode("utf-8"))
+    except (DamagedFile, OSError, ValueError, RecursionError, yaml.YAMLError):  # not a file, too big, not YAML
         found = None
     if found == content:
         raise ValueError(f"{path} already exists and differs from what this export writes only in its text (the "
