@@ -128,7 +128,7 @@ def test_ctrl_c_keeps_finished_runs_and_the_same_command_resumes(tmp_path):
 
 
 def test_a_folder_of_another_comparison_is_not_reused(tmp_path):
-    # a learner: a baseline's budget is no part of its run (it trains nothing; tests/test_ux_baseline_budget.py)
+    # a learner: a baseline's budget is no part of its run (it trains nothing; tests/harness/test_baseline_budget.py)
     learner = "fast=harness_helpers:fast_learner"
     run_comparison(comparison(tmp_path, methods=learner, seeds=(0,)))
     with pytest.raises(ValueError, match="holds a different run.*budget: 40 there, 80 now"):

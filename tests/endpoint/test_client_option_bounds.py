@@ -21,7 +21,7 @@ from searchgym.suites import Suite, register_suite
 
 SUITE = register_suite(Suite("test-endpoint-fix-settings-v0", 0, "SearchQA-v0", {"max_steps": 2}, world_size="tiny",
                              dev_size=1, test_size=1, description="tests: endpoint settings"))
-LLM_DOC = Path(__file__).resolve().parents[1] / "docs" / "llm.md"
+LLM_DOC = Path(__file__).resolve().parents[2] / "docs" / "llm.md"
 
 
 def _closed_port() -> int:
