@@ -19,6 +19,7 @@ from searchgym.damaged import (
     DELETE_AND_RERUN,
     DamagedFile,
     JsonlRows,
+    json_values_at_most,
     parse_json_bytes,
     read_bounded,
     warn_damaged,
@@ -203,7 +204,7 @@ def read_record(path: Path, remedy: str = DELETE_AND_RERUN) -> dict[str, Any]:
     bytes and :data:`MAX_RECORD_VALUES` values; damage is :class:`DamagedFile`. Missing: ``FileNotFoundError``.
     Why: a handed-over recipe folder's records were read through links, up to 256 MB, values unbounded."""
     data = read_bounded(path, MAX_RECORD_BYTES, remedy, follow_links=False)
-    if 1 + data.count(b",") + data.count(b"{") + data.count(b"[") > MAX_RECORD_VALUES:  # counted before parsing
+    if json_values_at_most(data) > MAX_RECORD_VALUES:  # counted before parsing
         raise DamagedFile(path, f"holds more than {MAX_RECORD_VALUES} JSON values (by its commas and brackets), "
                           "more than any recipe's record", remedy)
     return parse_json_bytes(path, data, dict, remedy)

@@ -151,6 +151,12 @@ def read_bounded(path: str | os.PathLike, max_bytes: int, remedy: str = DELETE_A
     return data
 
 
+def json_values_at_most(data: bytes) -> int:
+    """An upper bound of the JSON values ``data`` holds, from its commas and brackets, before parsing: a
+    bound cheap to take, so a file of millions of tiny values is refused before ``json.loads`` builds them."""
+    return 1 + data.count(b",") + data.count(b"{") + data.count(b"[")
+
+
 class JsonlRows:
     """The JSON objects of a JSONL file someone else may have written, read line by line when iterated, not
     through a link. Why here: the harness's run files (harness.run_reads) and the tiny-LM recipe's rows
@@ -183,7 +189,7 @@ class JsonlRows:
                     self.overlong += 1
                     continue
                 if self.max_values is not None:
-                    values += 1 + line.count(b",") + line.count(b"{") + line.count(b"[")
+                    values += json_values_at_most(line)
                     if values > self.max_values:
                         self.past_values = True
                         return

@@ -28,7 +28,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from searchgym.damaged import MAX_JSON_BYTES, DamagedFile, DamagedFileWarning, parse_json_bytes, read_bounded
+from searchgym.damaged import (
+    MAX_JSON_BYTES,
+    DamagedFile,
+    DamagedFileWarning,
+    json_values_at_most,
+    parse_json_bytes,
+    read_bounded,
+)
 from searchgym.fileio import atomic_write_json
 from searchgym.harness.run_reads import prediction_rows
 from searchgym.harness.runner import is_done
@@ -367,7 +374,7 @@ def read_retrained(directory: str | os.PathLike) -> dict[str, dict[str, Any]]:
         return {}
     try:
         data = read_bounded(path, MAX_RETRAINED_BYTES, follow_links=False)
-        if 1 + data.count(b",") + data.count(b"{") + data.count(b"[") > MAX_RETRAINED_VALUES:  # before parsing
+        if json_values_at_most(data) > MAX_RETRAINED_VALUES:  # before parsing
             raise DamagedFile(path, f"holds more than {MAX_RETRAINED_VALUES} JSON values (by its commas and "
                               "brackets), where a board's records hold a few per submission")
         records = parse_json_bytes(path, data)
