@@ -19,9 +19,7 @@ from searchgym.damaged import (
     DELETE_AND_RERUN,
     DamagedFile,
     JsonlRows,
-    json_values_at_most,
-    parse_json_bytes,
-    read_bounded,
+    read_json_capped,
     warn_damaged,
 )
 from searchgym.fileio import atomic_write_jsonl
@@ -203,8 +201,4 @@ def read_record(path: Path, remedy: str = DELETE_AND_RERUN) -> dict[str, Any]:
     """One of the recipe's JSON records (an object), not through a link, at most :data:`MAX_RECORD_BYTES`
     bytes and :data:`MAX_RECORD_VALUES` values; damage is :class:`DamagedFile`. Missing: ``FileNotFoundError``.
     Why: a handed-over recipe folder's records were read through links, up to 256 MB, values unbounded."""
-    data = read_bounded(path, MAX_RECORD_BYTES, remedy, follow_links=False)
-    if json_values_at_most(data) > MAX_RECORD_VALUES:  # counted before parsing
-        raise DamagedFile(path, f"holds more than {MAX_RECORD_VALUES} JSON values (by its commas and brackets), "
-                          "more than any recipe's record", remedy)
-    return parse_json_bytes(path, data, dict, remedy)
+    return read_json_capped(path, MAX_RECORD_BYTES, MAX_RECORD_VALUES, "more than any recipe's record", dict, remedy)

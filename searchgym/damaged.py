@@ -157,6 +157,18 @@ def json_values_at_most(data: bytes) -> int:
     return 1 + data.count(b",") + data.count(b"{") + data.count(b"[")
 
 
+def read_json_capped(path: str | os.PathLike, max_bytes: int, max_values: int, holds: str,
+                     expect: type | None = None, remedy: str = DELETE_AND_RERUN) -> Any:
+    """A JSON document from one regular file, never through a link, of at most ``max_bytes`` bytes and
+    (counted before parsing: :func:`json_values_at_most`) ``max_values`` values; ``holds`` says what such a
+    file holds, in the error. Why: files handed over with a run or a board are read bounded, not whole."""
+    data = read_bounded(path, max_bytes, remedy, follow_links=False)
+    if json_values_at_most(data) > max_values:
+        raise DamagedFile(path, f"holds more than {max_values} JSON values (by its commas and brackets), {holds}",
+                          remedy)
+    return parse_json_bytes(path, data, expect, remedy)
+
+
 class JsonlRows:
     """The JSON objects of a JSONL file someone else may have written, read line by line when iterated, not
     through a link. Why here: the harness's run files (harness.run_reads) and the tiny-LM recipe's rows

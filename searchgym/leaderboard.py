@@ -32,9 +32,9 @@ from searchgym.damaged import (
     MAX_JSON_BYTES,
     DamagedFile,
     DamagedFileWarning,
-    json_values_at_most,
     parse_json_bytes,
     read_bounded,
+    read_json_capped,
 )
 from searchgym.fileio import atomic_write_json
 from searchgym.harness.run_reads import prediction_rows
@@ -53,16 +53,13 @@ from searchgym.leaderboard_checks import (
 )
 from searchgym.suites import get_suite, tasks
 
-#: The leaderboard folder when none is given: ``./leaderboard`` under the working directory
-#: (``submissions/`` in it; ``build`` writes README.md and index.html there), never site-packages.
+#: The default board folder: ``./leaderboard`` (its ``submissions/``; build writes there), not site-packages.
 DEFAULT_DIR = Path("leaderboard")
 RETRAINED_FILE = "retrained.json"
 
 
 # ------------------------------------------------------------------------------- submit
-#: Why ``submit`` refuses a run folder's file that is a symbolic link, unread (as ``build`` refuses a linked
-#: submission). Before: it was followed, so a copied run folder's link to another run's predictions (or to
-#: any file) was submitted as this run's.
+#: Why ``submit`` refuses a run's file that is a link, unread (one to another run's predictions was submitted).
 LINKED_RUN_FILE = ("is a symbolic link, which submit never follows (a run writes its own files; a link could pass "
                    "another run's file, or any file, off as this run's)")
 
@@ -365,19 +362,15 @@ LINKED_RETRAINED = ("is a symbolic link, which the board never follows (a link c
 
 
 def read_retrained(directory: str | os.PathLike) -> dict[str, dict[str, Any]]:
-    """The maintainers' re-training records (``retrained.json``), keyed by submission SHA-256; empty when
-    there is none. One that cannot be read (a link, past a cap, damaged) is one-line SubmissionRejected."""
+    """The maintainers' re-training records (``retrained.json``) by submission SHA-256, {} without one."""
     path = Path(directory) / RETRAINED_FILE
-    if path.is_symlink():  # checked before is_file, which follows it
+    if path.is_symlink():  # before is_file, which follows it
         raise SubmissionRejected(f"{path}: {LINKED_RETRAINED}; replace it with the file itself")
-    if not path.is_file():
+    if not path.is_file():  # none yet
         return {}
     try:
-        data = read_bounded(path, MAX_RETRAINED_BYTES, follow_links=False)
-        if json_values_at_most(data) > MAX_RETRAINED_VALUES:  # before parsing
-            raise DamagedFile(path, f"holds more than {MAX_RETRAINED_VALUES} JSON values (by its commas and "
-                              "brackets), where a board's records hold a few per submission")
-        records = parse_json_bytes(path, data)
+        records = read_json_capped(path, MAX_RETRAINED_BYTES, MAX_RETRAINED_VALUES,
+                                   "where a board's records hold a few per submission")
     except (OSError, ValueError) as exc:  # its reason once (before: the path twice, and "re-run the same
         what = exc.what if isinstance(exc, DamagedFile) else str(exc)  # command", which cannot rebuild it)
         raise SubmissionRejected(f"{path}: {what}; fix it, or delete it and lose every re-training record it "

@@ -16,11 +16,9 @@ unreadable (``searchgym evaluate`` puts it in ``result.json["endpoint"]``). When
 reply, :meth:`OpenAIActor.unfinished_reason` says so and the harness run ends without scores or DONE (see
 :mod:`searchgym.endpoint.reply_checks`).
 
-Robustness: the client retries what may pass (see chat_client); a 200 whose body is no chat completion
-(invalid JSON, HTML, no choices) is a failed request like one with no reply; a reply with odd content (odd
-types, a hostile tool call) goes to the env, which scores it as a malformed action; nothing here raises on
-what a server sends. Each task has a wall-clock ``timeout``: once it has passed, the agent writes an
-unparseable action until the step limit.
+Robustness (see chat_client): a 200 that is no chat completion is a failed request; odd content goes to the
+env, which scores it as a malformed action; nothing here raises on what a server sends. Each task has a
+wall-clock ``timeout``, after which the agent writes an unparseable action until the step limit.
 
 Concurrency: :func:`evaluate_openai` plays tasks on a thread pool, each on its own env. The harness plays
 tasks one by one, so the harness actor (:func:`provider`, for ``searchgym evaluate --agent openai``) first
@@ -34,20 +32,20 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import threading
 import time
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from searchgym.action_types import Action, ParseError
-from searchgym.actions import parse_action, unwrap_tool_result
+from searchgym.action_types import ParseError
+from searchgym.actions import parse_action
 from searchgym.endpoint.chat_client import ChatClient, EndpointConfig, Reachability, Reply
-from searchgym.endpoint.chat_replies import ChatReply, QueuedCall, reply_from_body
+from searchgym.endpoint.chat_episode import ChatEpisode, choose_candidate
+from searchgym.endpoint.chat_replies import reply_from_body
 from searchgym.endpoint.chat_request import check_system_prompt
 from searchgym.endpoint.reply_checks import UNPARSEABLE_WARNING_SHARE, reply_report, unanswered
 from searchgym.envs.play_rules import play_rules
@@ -67,83 +65,6 @@ from searchgym.tools.toolkit import TOOL_NAMES
 SYSTEM_PROMPT = ("You are a search agent answering a question with tools. Each reply is exactly one action, "
                  "written in the format the user message shows; finish with <answer>...</answer>.")
 API_KEY_ENV = ("SEARCHGYM_OPENAI_API_KEY", "OPENAI_API_KEY")
-_TOOLS_LINE = re.compile(r"^Tools: \[.*$\n?", re.MULTILINE)
-
-
-# --------------------------------------------------------------------------------- episodes
-def choose_candidate(reply: str, candidates: Sequence[Action]) -> int:
-    """The candidate the reply names: the action it writes (equal to a candidate), or, when it
-    writes no action, its first in-range number; -1 otherwise (the env refuses it as malformed)."""
-    tools = sorted({c.tool for c in candidates if c.tool})
-    parsed = parse_action(reply, "hermes", tools, allow_team_actions=True)
-    if isinstance(parsed, Action):
-        return next((i for i, c in enumerate(candidates) if c == parsed), -1)
-    for match in re.finditer(r"\b\d{1,4}\b", reply[:2000]):
-        if int(match.group()) < len(candidates):
-            return int(match.group())
-    return -1
-
-
-class ChatEpisode:
-    """One agent's conversation in one episode, and its transcript.
-
-    ``chat=True`` (native tools): the first message is ``chat_prompt`` (no tool list: the
-    ``tools`` field carries it) and each tool result goes back raw in a ``tool`` message.
-    Further tool calls of one reply are played in order, one per env step, without a request.
-    """
-
-    def __init__(self, client: ChatClient, deadline: float, tools: list[dict] | None, system_prompt: str,
-                 chat_prompt: str | None = None) -> None:
-        self.client, self.deadline, self.tools = client, deadline, tools
-        self.chat_prompt = chat_prompt
-        self.messages: list[dict] = [{"role": "system", "content": system_prompt}]
-        self.turns: list[dict] = []
-        self._call_id: str | None = None
-        self._queued: list[QueuedCall] = []
-        self._refusal = ""
-
-    def _add_observation(self, observation: str) -> None:
-        if len(self.messages) == 1:
-            text = self.chat_prompt if self.chat_prompt is not None else \
-                (_TOOLS_LINE.sub("", observation) if self.tools else observation)
-            self.messages.append({"role": "user", "content": text})
-        elif self._call_id is not None:
-            content = unwrap_tool_result(observation) if self.tools else observation
-            self.messages.append({"role": "tool", "tool_call_id": self._call_id, "content": content})
-        else:
-            self.messages.append({"role": "user", "content": observation})
-        if self._refusal and not self._queued:  # the calls of the last reply that were not run
-            if self.messages[-1]["role"] == "tool":
-                self.messages.append({"role": "user", "content": self._refusal})
-            else:
-                self.messages[-1]["content"] += "\n" + self._refusal
-            self._refusal = ""
-
-    def unplayed(self) -> list[str]:
-        """The queued calls of the last reply that have not run (the episode may have ended)."""
-        return [call.action for call in self._queued]
-
-    def reply_to(self, observation: str) -> str:
-        self._add_observation(observation)
-        start = time.monotonic()
-        if self._queued:
-            call = self._queued.pop(0)
-            self._call_id = call.call_id
-            self.turns.append({"observation": observation, "reply": None, "action": call.action, "error": None,
-                               "attempts": 0, "seconds": 0.0, "queued": True})
-            return call.action
-        if start >= self.deadline:
-            reply: Reply = Reply("(no reply: the per-task timeout has passed)", error="timeout")
-        else:
-            reply = self.client.complete(self.messages, self.tools, self.deadline)
-        self._call_id = reply.tool_call_id
-        if isinstance(reply, ChatReply):
-            self._queued, self._refusal = list(reply.queued), reply.refusal
-        self.messages.append(reply.message or {"role": "assistant", "content": reply.action[:2000]})
-        self.turns.append({"observation": observation, "reply": reply.message, "action": reply.action,
-                           "error": reply.error, "attempts": reply.attempts,
-                           "seconds": round(time.monotonic() - start, 3)})
-        return reply.action
 
 
 class OpenAIActor:
@@ -387,7 +308,12 @@ def provider(ctx: Any, model: str, base_url: str, api_key: str | None = None, co
     return actor
 
 
-provider.check_options = lambda options: check_system_prompt(options.get("system_prompt", SYSTEM_PROMPT))  # type: ignore[attr-defined]
+def _check_options(options: dict) -> None:
+    """What ``searchgym evaluate`` checks before any folder: the system prompt (a number went out as one)."""
+    check_system_prompt(options.get("system_prompt", SYSTEM_PROMPT))
+
+
+provider.check_options = _check_options  # type: ignore[attr-defined]
 
 
 def _final_write(open_episode: dict, transcripts: list, path: Path, model: str) -> None:
@@ -399,5 +325,18 @@ def _final_write(open_episode: dict, transcripts: list, path: Path, model: str) 
     write_transcripts(path, transcripts)
 
 
-__all__ = ["ChatClient", "EndpointConfig", "OpenAIActor", "Reply", "UNPARSEABLE_WARNING_SHARE", "choose_candidate",
-           "env_kind", "evaluate_openai", "provider", "reply_from_body", "reply_report", "run_pool", "unanswered"]
+__all__ = [
+    "UNPARSEABLE_WARNING_SHARE",
+    "ChatClient",
+    "EndpointConfig",
+    "OpenAIActor",
+    "Reply",
+    "choose_candidate",
+    "env_kind",
+    "evaluate_openai",
+    "provider",
+    "reply_from_body",
+    "reply_report",
+    "run_pool",
+    "unanswered",
+]

@@ -100,13 +100,14 @@ def holds_a_run(folder: Path) -> bool:
             or (folder / "checkpoint").is_dir())
 
 
-def earlier_attempts_seconds(path: Path, attempt: int) -> float:
-    """The seconds the attempts before ``attempt`` ran up to their last logged row (each row's ``time``
-    counts from its attempt's start). Why: a resumed run's ``train_seconds`` covered its last attempt
-    only (7.6 s for a run that trained 12.5 s in one go), so results.md understated resumed runs."""
-    last: dict[int, float] = {}
+def attempts_summary(path: Path, attempt: int) -> tuple[int, float]:
+    """(the rows of a metrics file, the seconds the attempts before ``attempt`` ran up to their last logged row),
+    in one pass (each row's ``time`` counts from its attempt's start). Why: a resumed run's ``train_seconds``
+    covered its last attempt only (7.6 s for a run that trained 12.5 s in one go)."""
+    rows, last = 0, {}
     for row in iter_jsonl(path):
+        rows += 1
         done, seconds = row.get("attempt"), _number(row.get("time"))
         if isinstance(done, int) and not isinstance(done, bool) and 0 < done < attempt and seconds is not None:
             last[done] = max(last.get(done, 0.0), max(seconds, 0.0))
-    return sum(last.values())
+    return rows, sum(last.values())

@@ -36,20 +36,19 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from searchgym.damaged import DamagedFile, OtherRunsFile, UnreadableFile, read_bounded, warn_damaged
+from searchgym.damaged import DamagedFile, OtherRunsFile, UnreadableFile, warn_damaged
 from searchgym.fileio import (
     FolderLock,
     append_jsonl,
-    atomic_write_bytes,
     atomic_write_json,
     atomic_write_jsonl,
     atomic_write_text,
     holds_only_others,
-    iter_jsonl,
     read_json,
     refuse_link,
     remove_stale_temp_files,
 )
+from searchgym.harness.config_backup import earlier_config, restore_config
 from searchgym.harness.evaluate import as_rows, evaluate_suite, summarise_predictions
 from searchgym.harness.finished_files import redo_remedy
 from searchgym.harness.loggers import make_logger
@@ -57,7 +56,7 @@ from searchgym.harness.methods import MethodRef, RunContext, load_method, privil
 from searchgym.harness.metrics_rows import (
     RowCheck,
     attempts_logged,
-    earlier_attempts_seconds,
+    attempts_summary,
     holds_a_run,
     logged_iterations,
 )
@@ -270,7 +269,7 @@ def _execute_locked(spec: RunSpec) -> RunOutcome:
         if (folder / name).is_dir() and not (folder / name).is_symlink():
             raise DamagedFile(folder / name, "is a folder where the run writes a file at its end",
                               "move it away and re-run the same command")
-    earlier = _earlier_config(folder / "config.json")
+    earlier = earlier_config(folder / "config.json")
     attempt = check_identity(spec) + 1
     method = load_method(spec.method)
     device = resolve_device(spec.device)
@@ -308,7 +307,7 @@ def _execute_locked(spec: RunSpec) -> RunOutcome:
     try:
         actor = method(ctx)
     except OtherRunsFile:  # refused, untouched: so is the folder's record of that run (or its lack of one)
-        _restore_config(folder / "config.json", earlier)
+        restore_config(folder / "config.json", earlier)
         raise
     finally:
         metrics_logger.close()
@@ -331,13 +330,11 @@ def _execute_locked(spec: RunSpec) -> RunOutcome:
     if reason:  # no scores, no DONE: the run stays unfinished and a re-run plays every task again
         raise RunNotFinished(str(reason))
     atomic_write_jsonl(folder / "predictions.jsonl", as_rows(test))
-    seconds = time.monotonic() - start
+    seconds, (rows, earlier) = time.monotonic() - start, attempts_summary(folder / "metrics.jsonl", attempt)
     atomic_write_json(folder / "result.json", {
         "test": summarise_predictions(test), "dev": summarise_predictions(dev),
-        "train_seconds": round(trained - start + earlier_attempts_seconds(folder / "metrics.jsonl", attempt), 3),
-        "eval_seconds": round(seconds - (trained - start), 3),
-        "attempt": attempt, "metrics_rows": sum(1 for _ in iter_jsonl(folder / "metrics.jsonl")),
-    })
+        "train_seconds": round(trained - start + earlier, 3), "eval_seconds": round(seconds - (trained - start), 3),
+        "attempt": attempt, "metrics_rows": rows})
     atomic_write_text(folder / DONE, f"finished {_now()}\n")
     return RunOutcome(spec.method.label, spec.seed, str(folder), "done", seconds)
 
@@ -347,31 +344,6 @@ WRITTEN_LAST = ("predictions.jsonl", "result.json", DONE)
 #: What a run folder may hold (one holding files and none of these is someone's own folder).
 RUN_FILES = ("config.json", "metrics.jsonl", "checkpoint", "error.txt", "transcripts.jsonl", "tensorboard", "wandb",
              *WRITTEN_LAST)
-#: The most of an earlier config.json kept to be put back (those we write are a few kilobytes).
-MAX_KEPT_CONFIG = 1024 * 1024
-
-
-def _earlier_config(path: Path) -> bytes | None:
-    """The bytes of the config.json a run folder held before this attempt wrote its own (None: none)."""
-    try:
-        return read_bounded(path, MAX_KEPT_CONFIG)
-    except (OSError, DamagedFile):
-        return None
-
-
-def _restore_config(path: Path, earlier: bytes | None) -> None:
-    """Put back the config.json of before this attempt (none if there was none). Why: when the method
-    refused the folder's checkpoint as another run's, config.json already named this run, and the
-    command that made the folder was then refused as "a different run"."""
-    try:
-        if earlier is None:
-            path.unlink(missing_ok=True)
-        else:
-            atomic_write_bytes(path, earlier)
-    except OSError:
-        pass
-
-
 def execute_run_safely(spec: RunSpec, wait: bool = False) -> RunOutcome:
     """``execute_run`` that turns an exception into a "failed" outcome (and ``error.txt``)."""
     start = time.monotonic()

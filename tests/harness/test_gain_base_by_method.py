@@ -53,3 +53,11 @@ def test_learners_from_a_base_without_the_base_get_a_note():
     assert "add it to --methods" in lines[0]
     scratch = [Run("grpo", 0, _preds([1]), {"method_path": GRPO["method_path"]})]
     assert gain_section(scratch, resamples=50) == []  # nothing started from a base: nothing to say
+
+
+def test_the_copies_of_the_base_method_path_name_the_registered_method():
+    """report_gain and run_agent name the sft method's path without importing the methods (a copy each)."""
+    from searchgym.harness import report_gain, run_agent
+    from searchgym.harness.methods import BASELINE_METHODS
+
+    assert report_gain.SFT_METHOD_PATH == run_agent.SFT_PATH == BASELINE_METHODS["sft"]

@@ -11,7 +11,7 @@ from harness_helpers import CRASH_ENV, SLEEP_ENV, TINY_QA
 
 from searchgym.fileio import read_jsonl
 from searchgym.harness.methods import MethodRef
-from searchgym.harness.metrics_rows import earlier_attempts_seconds
+from searchgym.harness.metrics_rows import attempts_summary
 from searchgym.harness.runner import RunSpec, execute_run
 
 
@@ -36,5 +36,5 @@ def test_earlier_attempts_are_each_counted_once_and_damage_is_skipped(tmp_path):
             {"attempt": 3, "time": 9.0}, {"attempt": True, "time": 5.0}, {"attempt": 2, "time": "x"},
             {"attempt": 2, "time": float("nan")}, {"time": 7.0}]
     metrics.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    assert earlier_attempts_seconds(metrics, 3) == 6.5  # attempts 1 and 2; the current one not
-    assert earlier_attempts_seconds(tmp_path / "missing.jsonl", 2) == 0.0
+    assert attempts_summary(metrics, 3) == (8, 6.5)  # every row counted; attempts 1 and 2, not the current one
+    assert attempts_summary(tmp_path / "missing.jsonl", 2) == (0, 0.0)
