@@ -177,24 +177,31 @@ class JsonlRows:
     A line of more than ``max_line`` bytes is skipped unparsed (read past in pieces of that size; counted in
     ``overlong``); a blank line, one that is not UTF-8 JSON or holds no object is skipped. Reading stops once
     the lines read hold more than ``max_values`` JSON values in all (counted from their commas and brackets
-    before parsing, a blank line as one: a bound cheap to take), and ``past_values`` says so. A missing file
-    has no rows; a file over ``max_bytes`` is :class:`DamagedFile`, unread."""
+    before parsing, a blank line as one: a bound cheap to take), and ``past_values`` says so; it stops
+    likewise once more than ``max_lines`` lines are read, blank, skipped and overlong ones included, and
+    ``past_lines`` says so (why: without ``max_values``, a file of millions of blank lines was read through,
+    none of them counted against any cap). A missing file has no rows; a file over ``max_bytes`` is
+    :class:`DamagedFile`, unread."""
 
     def __init__(self, path: str | os.PathLike, max_line: int, remedy: str = DELETE_AND_RERUN,
-                 max_bytes: int | None = None, max_values: int | None = None) -> None:
+                 max_bytes: int | None = None, max_values: int | None = None, max_lines: int | None = None) -> None:
         self.path, self.max_line, self.remedy = Path(path), max_line, remedy
-        self.max_bytes, self.max_values = max_bytes, max_values
+        self.max_bytes, self.max_values, self.max_lines = max_bytes, max_values, max_lines
         self.overlong = 0
-        self.past_values = False
+        self.past_values = self.past_lines = False
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
         try:
             handle = open_regular(self.path, self.max_bytes, self.remedy, follow_links=False)
         except FileNotFoundError:
             return
-        values = 0
+        values = lines = 0
         with handle:
             while line := handle.readline(self.max_line + 1):
+                lines += 1
+                if self.max_lines is not None and lines > self.max_lines:
+                    self.past_lines = True
+                    return
                 if len(line) > self.max_line:
                     while line and not line.endswith(b"\n"):
                         line = handle.readline(self.max_line + 1)

@@ -12,7 +12,9 @@ own suite; :mod:`searchgym.harness.run_agent`). The output folder is a run folde
 and a warning is printed and recorded there when most were not (a finished run shown again keeps
 the report it has: it is never re-summed from a cut transcripts file). When most requests got no reply
 at all (the server down, a wrong ``--base-url``), the run writes no scores and no ``DONE``, the
-command ends in one error line (exit 1), and running it again evaluates again.
+command ends in one error line (exit 1), and running it again evaluates again; where the server's
+answer decides the failure (it refused the requests, or answered them with no chat completion), the
+line says to evaluate into another folder with other options instead.
 
 Put an OpenAI-compatible model on the leaderboard with a text-mode suite::
 
@@ -151,8 +153,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         outcome = execute_run(spec)
     except RunNotFinished as exc:  # an endpoint that gave no replies: no scores, no DONE; a re-run redoes it
-        print(f"searchgym evaluate: error: {exc}; not marked DONE: re-run the same command to evaluate again, or "
-              f"delete {folder} (or use another --out) to evaluate with other options, such as a longer timeout "
+        print(f"searchgym evaluate: error: {exc}; not marked DONE: {_unfinished_remedy(str(exc), folder)} "
               f"(transcripts: {folder / 'transcripts.jsonl'})", file=sys.stderr)
         return 1
     if outcome.status == "busy":  # Before: it went on to read a result.json not yet written ([Errno 2])
@@ -185,6 +186,18 @@ def run(args: argparse.Namespace) -> int:
         if report["warning"]:
             print(f"WARNING: {report['warning']}", file=sys.stderr)
     return 0
+
+
+def _unfinished_remedy(reason: str, folder: Path) -> str:
+    """What to do after a run that measured the server (:class:`RunNotFinished`). Why: "re-run the same
+    command to evaluate again" closed every such line, also where the server refused every request or
+    answered with no chat completion, which the same command meets again."""
+    from searchgym.endpoint.reply_checks import rerun_cannot_help
+
+    other = f"delete {folder} (or use another --out) to evaluate with other options"
+    if rerun_cannot_help(reason):
+        return other
+    return f"re-run the same command to evaluate again, or {other}, such as a longer timeout"
 
 
 def evaluation_suite(args: argparse.Namespace) -> tuple[Suite, Any]:

@@ -5,8 +5,8 @@ config (``tool_config.yaml``) and its agent loop config (``agent_loop.yaml``) in
 whose tools play the task in searchgym's env during the rollout, so the reward is the env's and the
 test split's answers are never written (:mod:`searchgym.integrations.verl_dataset`). Nothing is
 written over: an existing ``<split>.parquet`` is refused, and so is a YAML file other than this
-export's (the splits of a suite share them), and a folder holding another suite's splits: one
-folder holds one suite's dataset.
+export's (the splits of a suite share them), a symbolic link in the place of any of them, and a
+folder holding another suite's splits: one folder holds one suite's dataset.
 """
 
 from __future__ import annotations
@@ -37,8 +37,8 @@ def check_targets(out: Path, names: tuple[str, ...]) -> None:
     written (or had replaced the one there): a failed export left half a dataset."""
     if out.exists() and not out.is_dir():  # refused before the tasks are built, as mkdir would after
         raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), str(out))
-    for name in names:
-        if (out / name).is_dir():
+    for name in names:  # a link, even to a folder, is refused as a link (verl_dataset._refuse_link)
+        if (out / name).is_dir() and not (out / name).is_symlink():
             raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(out / name))
 
 

@@ -37,7 +37,6 @@ import time
 import weakref
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +52,7 @@ from searchgym.fileio import atomic_write_json, atomic_write_jsonl
 from searchgym.harness.evaluate import (
     Prediction,
     answer_rule,
+    as_rows,
     episode_seed,
     play_parallel,
     play_single,
@@ -250,7 +250,7 @@ def evaluate_openai(suite: Suite | str, model: str, base_url: str, api_key: str 
     config = EndpointConfig(model, base_url, _api_key(api_key), timeout, retries, **endpoint)
     predictions, actors = run_pool(suite, split, config, concurrency, seed, limit)
     if out_dir is not None:
-        atomic_write_jsonl(Path(out_dir) / "predictions.jsonl", [asdict(p) for p in predictions])
+        atomic_write_jsonl(Path(out_dir) / "predictions.jsonl", as_rows(predictions))
         atomic_write_jsonl(Path(out_dir) / "transcripts.jsonl", [t for a in actors for t in a.transcripts])
         atomic_write_json(Path(out_dir) / "endpoint.json", reply_report([t for a in actors for t in a.transcripts]))
     return predictions

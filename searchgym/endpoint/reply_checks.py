@@ -21,6 +21,9 @@ from searchgym.endpoint.chat_client import NOT_SENT, TOO_LONG
 #: A warning goes to the results when more than this share of a run's replies are unparseable; a
 #: run where more than this share of its requests got no usable reply is not finished.
 UNPARSEABLE_WARNING_SHARE = 0.5
+#: How :func:`unanswered`'s line ends when the server answered and what it answered is not up to chance
+#: (a refusal, a wrong path, no chat completion, a reply without end): running it again cannot help.
+SAME_FAILURE = "the same options will fail the same way"
 
 
 def _turns(transcripts: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
@@ -64,19 +67,22 @@ def unanswered(transcripts: Sequence[Mapping[str, Any]], url: str) -> str | None
         advice = (f"{stop}, so the rest were not sent; check --base-url and that the server is running and answers "
                   "within the per-task timeout (--agent-option timeout=SECONDS)")
     else:
-        advice = _ADVICE[kind].format(url=url)
+        advice = _ADVICE[kind].format(url=url) + (f"; {SAME_FAILURE}" if kind in _LASTING else "")
     return f"{len(errors)} of {len(turns)} requests to {url} got {got} (e.g. {example:.300}); {advice}"
 
 
 _ADVICE = {
     "too long": ("the model writes without end: lower --agent-option max_tokens, or make the server stop it (a stop "
-                 "sequence, its own token limit); the same options will fail the same way"),
+                 "sequence, its own token limit)"),
     "unusable": ("the server answers, but not with chat completions: check that --base-url is the base of an "
                  "OpenAI-compatible API (requests go to {url}) and the transcripts"),
     "path": "check the --base-url path: requests go to {url} (a missing /v1?)",
     "refused": "check --model, the API key (--api-key or OPENAI_API_KEY) and the --agent-option settings",
     "no reply": "check --base-url and that the server is running and answers within the per-task timeout",
 }
+#: The kinds of failure that the server's answer decides (every other kind is a server down or slow, which
+#: may be up by the next run).
+_LASTING = frozenset({"too long", "unusable", "path", "refused"})
 
 
 def _kind(error: str) -> str:
@@ -88,6 +94,13 @@ def _kind(error: str) -> str:
     if error.startswith("HTTP 404") and "model" not in error.lower():  # no route there; "the model `m` does not exist"
         return "path"  # is the request's fault
     return "refused" if error.startswith("HTTP 4") else "no reply"
+
+
+def rerun_cannot_help(reason: str) -> bool:
+    """Whether :func:`unanswered`'s ``reason`` is a failure that the same command meets again. Why:
+    ``searchgym evaluate`` said "re-run the same command to evaluate again" after a server refused every
+    request, or answered them with no chat completion after every retry, which a re-run only repeats."""
+    return reason.endswith(SAME_FAILURE)
 
 
 def read_transcripts(path: str | os.PathLike) -> tuple[list[dict[str, Any]], int]:
@@ -114,4 +127,5 @@ def is_report(value: Any) -> bool:
     return counts and 0 <= bad <= replies and (value.get("warning") is None or isinstance(value["warning"], str))
 
 
-__all__ = ["UNPARSEABLE_WARNING_SHARE", "is_report", "read_transcripts", "reply_report", "unanswered"]
+__all__ = ["SAME_FAILURE", "UNPARSEABLE_WARNING_SHARE", "is_report", "read_transcripts", "reply_report",
+           "rerun_cannot_help", "unanswered"]

@@ -19,6 +19,7 @@ normalisation; ties go to the answer given first in ``possible_agents`` order.
 from __future__ import annotations
 
 import inspect
+import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
@@ -210,8 +211,26 @@ def summarise_predictions(predictions: Iterable[Prediction | Mapping[str, Any]])
 
 
 def as_rows(predictions: Iterable[Prediction]) -> list[dict[str, Any]]:
-    return [asdict(p) for p in predictions]
+    """The rows of ``predictions.jsonl``, each answer as :func:`written_answer` writes it."""
+    return [{**asdict(p), "answer": written_answer(p.answer)} for p in predictions]
+
+
+#: A UTF-16 surrogate pair held as two code points, or one surrogate alone.
+_SURROGATES = re.compile("[\ud800-\udbff][\udc00-\udfff]|[\ud800-\udfff]")
+
+
+def written_answer(answer: str | None) -> str | None:
+    """``answer`` with each unpaired surrogate code point (a cut emoji, bytes decoded with surrogateescape)
+    as its escape text ``\\udXXX`` (six characters), and a pair held as two code points as the character it
+    encodes. Why: ``json.dumps`` wrote a lone surrogate as the JSON escape ``"\\ud800"``, which strict JSON
+    readers (pyarrow's, jq) refuse, so no row of the file could be read there. The answer was scored as given;
+    other characters (a NUL included: JSON escapes it as ``\\u0000``, which every reader takes) are kept."""
+    if answer is None or answer.isascii():
+        return answer
+    return _SURROGATES.sub(lambda found: found.group().encode("utf-16-le", "surrogatepass").decode("utf-16-le")
+                           if len(found.group()) == 2 else f"\\u{ord(found.group()):04x}", answer)
 
 
 __all__ = ["EndEpisode", "Prediction", "answer_rule", "env_kind", "episode_seed", "evaluate_suite", "evaluation_env",
-           "majority_vote", "play_session_agent", "score_prediction", "summarise_predictions", "team_answer"]
+           "majority_vote", "play_session_agent", "score_prediction", "summarise_predictions", "team_answer",
+           "written_answer"]

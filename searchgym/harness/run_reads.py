@@ -35,6 +35,8 @@ MAX_PREDICTION_LINE = 128 * 1024
 MAX_PREDICTION_VALUES = 64
 #: Rows read where neither the run's suite nor its result.json says how many it scored.
 MAX_PREDICTION_ROWS = 100_000
+#: Lines a predictions.jsonl may hold beyond two a row (:func:`prediction_lines`).
+PREDICTION_SPARE_LINES = 10
 #: A metrics row of a learning run holds ~50 values (~1.5 KB); a user's row may hold lists.
 MAX_METRICS_LINE = 1024 * 1024
 #: JSON values of one metrics file, counted as it is read: ~160,000 rows of a GRPO run (one an
@@ -91,14 +93,15 @@ class Rows:
 
 
 def read_rows(path: Path, max_line: int, remedy: str, max_rows: int | None = None, max_values: int | None = None,
-              max_bytes: int | None = None, row_values: int | None = None) -> Rows:
+              max_bytes: int | None = None, row_values: int | None = None, max_lines: int | None = None) -> Rows:
     """The rows of a run's JSONL file, not through a link, read line by line (:class:`JsonlRows`): a line
     longer than ``max_line`` is skipped unparsed; reading stops (``stopped`` says why) past ``max_rows`` rows
     or once the lines hold ``max_values`` JSON values in all (counted from the line's commas and brackets, a
-    bound that is cheap to take); a row of more than ``row_values`` values is :class:`DamagedFile`. A missing
-    file has no rows; a file over ``max_bytes`` is refused unread."""
+    bound that is cheap to take); a row of more than ``row_values`` values, or a file of more than
+    ``max_lines`` lines (blank and skipped ones included), is :class:`DamagedFile`. A missing file has no
+    rows; a file over ``max_bytes`` is refused unread."""
     found = Rows()
-    lines = JsonlRows(path, max_line, remedy, max_bytes, max_values)
+    lines = JsonlRows(path, max_line, remedy, max_bytes, max_values, max_lines)
     with closing(iter(lines)) as rows:  # the file closed here, not when the iterator is collected
         for row in rows:
             if row_values is not None and count_values(row, row_values) > row_values:
@@ -108,6 +111,9 @@ def read_rows(path: Path, max_line: int, remedy: str, max_rows: int | None = Non
                 found.stopped = f"holds more than {max_rows} rows"
                 break
             found.rows.append(row)
+    if lines.past_lines:
+        raise DamagedFile(path, f"holds more than {max_lines} lines (blank or unreadable ones among them), more "
+                          "than a run writes", remedy)
     found.overlong = lines.overlong
     if lines.past_values:
         found.stopped = f"holds more than {max_values} JSON values"
@@ -122,10 +128,18 @@ def metrics_rows(path: Path, remedy: str) -> Rows:
 
 def prediction_rows(path: Path, remedy: str, cap: int | None) -> Rows:
     """A run's predictions.jsonl, at most ``cap`` rows (:data:`MAX_PREDICTION_ROWS` when None) of at most
-    :data:`MAX_PREDICTION_LINE` bytes and :data:`MAX_PREDICTION_VALUES` values each."""
+    :data:`MAX_PREDICTION_LINE` bytes and :data:`MAX_PREDICTION_VALUES` values each, in at most
+    :func:`prediction_lines` lines."""
     cap = min(MAX_PREDICTION_ROWS if cap is None else cap, MAX_PREDICTION_ROWS)
     return read_rows(path, MAX_PREDICTION_LINE, remedy, max_rows=cap, max_bytes=(cap + 1) * MAX_PREDICTION_LINE,
-                     row_values=MAX_PREDICTION_VALUES)
+                     row_values=MAX_PREDICTION_VALUES, max_lines=prediction_lines(cap))
+
+
+def prediction_lines(cap: int) -> int:
+    """The lines a predictions.jsonl of at most ``cap`` rows may hold: a run writes one a row; room for a
+    blank line after each and a few more (an edited copy). Why: blank lines counted against no cap, so a
+    file of millions of them (or one run of newlines as long as the byte bound allows) was read through."""
+    return 2 * cap + PREDICTION_SPARE_LINES
 
 
 def suite_from_config(path: Path, config: dict[str, Any], remedy: str) -> Any:
@@ -183,6 +197,7 @@ def linked_runs(runs: Path) -> None:
 
 
 __all__ = ["MAX_METRICS_BYTES", "MAX_METRICS_LINE", "MAX_METRICS_VALUES", "MAX_PREDICTION_LINE",
-           "MAX_PREDICTION_ROWS", "MAX_PREDICTION_VALUES", "MAX_RUN_JSON_BYTES", "MAX_RUN_JSON_VALUES", "Rows",
-           "check_env_settings", "count_values", "linked_runs", "metrics_rows", "prediction_rows", "read_rows",
-           "refuse_linked", "run_json", "scored_tasks", "shown_text", "suite_from_config"]
+           "MAX_PREDICTION_ROWS", "MAX_PREDICTION_VALUES", "MAX_RUN_JSON_BYTES", "MAX_RUN_JSON_VALUES",
+           "PREDICTION_SPARE_LINES", "Rows", "check_env_settings", "count_values", "linked_runs", "metrics_rows",
+           "prediction_lines", "prediction_rows", "read_rows", "refuse_linked", "run_json", "scored_tasks",
+           "shown_text", "suite_from_config"]

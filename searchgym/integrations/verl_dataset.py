@@ -104,7 +104,8 @@ def export_verl(suite: str, split: str, out: str | Path, seed: int = 0) -> dict[
                            f"{INSTALL}") from None
     out = Path(out)
     data = out / f"{split}.parquet"
-    if data.exists() or data.is_symlink():  # before the rows are built
+    _refuse_link(data)  # before: a dangling link there "already exists (an earlier export ...?)"
+    if data.exists():  # before the rows are built
         raise ValueError(f"{data} already exists (an earlier export of the {split} split?) and is kept; delete it "
                          "or export into another folder (--out)")
     check_same_suite(out, suite)
@@ -149,6 +150,14 @@ def _make_folder(out: Path) -> list[Path]:
 MAX_CONFIG_BYTES = 1 << 20
 
 
+def _refuse_link(path: Path) -> None:
+    """ValueError naming ``path`` if it is a symbolic link (dangling or not): the export never writes
+    through a link, nor replaces one."""
+    if path.is_symlink():
+        raise ValueError(f"{path} is a symbolic link (to {os.readlink(path)}), which the export does not write "
+                         f"through or replace; remove the link or export into another folder (--out)")
+
+
 def _check_replaceable(path: Path, content: Any, what: str) -> None:
     """ValueError unless ``path`` is free to write: a link, or a file that differs from this export's
     ``content``, is kept, each said as what it is. Why: a dangling link, or this export's own file with a
@@ -156,9 +165,7 @@ def _check_replaceable(path: Path, content: Any, what: str) -> None:
     import yaml
 
     keep = "is kept; delete it or export into another folder (--out)"
-    if path.is_symlink():
-        raise ValueError(f"{path} is a symbolic link (to {os.readlink(path)}), which the export does not write "
-                         f"through or replace; remove the link or export into another folder (--out)")
+    _refuse_link(path)
     if not path.exists():
         return
     try:  # one regular file, bounded (a FIFO of that name blocked read_text for ever)

@@ -45,6 +45,23 @@ def test_a_link_in_the_way_is_refused_as_a_link(tmp_path, capsys):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["tool_config.yaml"]  # no dev.parquet
 
 
+@pytest.mark.parametrize("target", ["missing.parquet", "elsewhere.parquet", "a_folder"])
+def test_a_link_named_as_the_split_is_refused_as_a_link(tmp_path, capsys, target):
+    """Before: a dangling link named dev.parquet "already exists (an earlier export of the dev split?)",
+    and one to a folder was "[Errno 21] Is a directory"."""
+    (tmp_path / "elsewhere.parquet").write_bytes(b"theirs")
+    (tmp_path / "a_folder").mkdir()
+    out = tmp_path / "out"
+    out.mkdir()
+    os.symlink(tmp_path / target, out / "dev.parquet")
+    assert _export(out) == 2
+    assert capsys.readouterr().err == (f"searchgym export: error: {out / 'dev.parquet'} is a symbolic link (to "
+                                       f"{tmp_path / target}), which the export does not write through or replace; "
+                                       "remove the link or export into another folder (--out)\n")
+    assert sorted(p.name for p in out.iterdir()) == ["dev.parquet"] and (out / "dev.parquet").is_symlink()
+    assert (tmp_path / "elsewhere.parquet").read_bytes() == b"theirs" and not any((tmp_path / "a_folder").iterdir())
+
+
 def test_this_exports_config_edited_is_said_to_differ_in_its_text_and_how_to_go_on(tmp_path, capsys):
     assert _export(tmp_path, "dev") == 0
     config = tmp_path / "tool_config.yaml"

@@ -19,7 +19,7 @@ import pytest
 from searchgym.cli import main
 from searchgym.endpoint.chat_client import MAX_BODY_BYTES, ChatClient, EndpointConfig
 from searchgym.endpoint.chat_replies import reply_from_body
-from searchgym.endpoint.reply_checks import unanswered
+from searchgym.endpoint.reply_checks import rerun_cannot_help, unanswered
 from searchgym.suites import Suite, register_suite
 
 SUITE = register_suite(Suite("test-endpoint-fix-replies-v0", 0, "SearchQA-v0", {"max_steps": 3}, world_size="tiny",
@@ -158,3 +158,31 @@ def test_a_completions_style_choice_text_is_still_the_reply():
     played = reply_from_body(b'{"choices": [{"text": "<answer>Paris</answer>"}]}')
     assert played.error is None and "Paris" in played.action
     assert reply_from_body(b'{"choices": [{"text": 5}]}').error == "choice has no message"
+
+
+@pytest.mark.parametrize(("answer", "lasting"), [
+    ((200, b"<html><body>Welcome to nginx!</body></html>"), True),  # no chat completion, after every retry
+    ((400, b'{"error": {"message": "the prompt is longer than the maximum context length of 16 tokens"}}'), True),
+    ((401, b'{"error": {"message": "Invalid API key"}}'), True),
+    ((503, b'{"error": {"message": "the model is loading"}}'), False),  # retried: may be up by the next run
+])
+def test_the_same_command_is_advised_again_only_where_it_can_help(serve, tmp_path, capsys, answer, lasting):
+    """Before: every unfinished run ended in "re-run the same command to evaluate again", also where the
+    server refused each request or never sent a chat completion, which the re-run only repeats."""
+    url, _ = serve(lambda n: answer)
+    out = tmp_path / "run"
+    assert evaluate(url, out, "--limit", "1", "--agent-option", "retries=1") == 1
+    line = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "not marked DONE" in line and f"delete {out} (or use another --out) to evaluate with other options" in line
+    assert ("re-run the same command" not in line) == lasting, line
+    assert line.endswith(f"(transcripts: {out / 'transcripts.jsonl'})")
+    assert ("the same options will fail the same way" in line) == lasting, line
+
+
+def test_a_server_message_cannot_pass_for_a_lasting_failure() -> None:
+    """Only the advice ends the line: a 503 that says the words still advises a re-run."""
+    said = "gave up after 2 attempts (HTTP 503: the same options will fail the same way)"
+    reason = unanswered([{"turns": [{"parsed": False, "error": said, "reply": None}] * 3}], "U")
+    assert reason is not None and not rerun_cannot_help(reason)
+    lasting = unanswered([{"turns": [{"parsed": False, "error": "HTTP 401: Invalid API key", "reply": None}] * 3}], "U")
+    assert lasting is not None and rerun_cannot_help(lasting)
