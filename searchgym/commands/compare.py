@@ -23,6 +23,8 @@ from searchgym.harness.methods import (
     parse_methods,
     trains,
 )
+from searchgym.harness.rerun_advice import OTHER_RUN
+from searchgym.harness.runner import RunOutcome
 from searchgym.suites import get_suite
 
 #: Policy backbone -> the optional module it loads besides torch.
@@ -81,11 +83,14 @@ def parse_options(items: list[str] | None, flag: str = "--option") -> dict[str, 
     return options
 
 
-def check_reference(reference: str, labels: list[str]) -> None:
-    """A --reference other than the default must be one of --methods (before: silently another reference)."""
-    if reference != REFERENCE and reference not in labels:
+def check_reference(reference: str | None, labels: list[str]) -> str:
+    """The reference: a --reference given must be one of --methods (before: silently another reference;
+    and ``--reference cw_grpo`` passed unchecked, argparse giving the default's value); without one, the
+    default, :data:`REFERENCE`, which the report replaces where it has no finished run."""
+    if reference is not None and reference not in labels:
         raise ValueError(f"--reference {reference!r} is not one of --methods ({', '.join(labels)}); the default, "
                          f"{REFERENCE}, gives way to the first learning method when it is not among them")
+    return REFERENCE if reference is None else reference
 
 
 def print_removed(out: Path, removed: Sequence[Path]) -> None:
@@ -117,7 +122,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workers", type=int, default=1, help="parallel worker processes (1 runs inline)")
     parser.add_argument("--out", required=True, type=out_path, help="output folder (re-use it to resume)")
     parser.add_argument("--policy", default="hash", help="policy backbone for learning methods: hash, attn, minilm, hf")
-    parser.add_argument("--reference", default=REFERENCE, help=REFERENCE_HELP)
+    parser.add_argument("--reference", default=None, help=REFERENCE_HELP)  # None: not given (check_reference)
     parser.add_argument("--option", action="append", metavar="KEY=VALUE", help="method option (repeatable)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
     parser.add_argument("--executor", choices=("local", "ray"), default="local",
@@ -138,7 +143,8 @@ def run(args: argparse.Namespace) -> int:
     comparison = Comparison(suite=get_suite(args.suite), methods=parse_methods(args.methods),
                             seeds=parse_seeds(args.seeds), budget=args.budget, out=args.out, device=args.device,
                             workers=args.workers, policy=args.policy, progress=not args.no_progress,
-                            reference=args.reference, options=parse_options(args.option),
+                            reference=REFERENCE if args.reference is None else args.reference,
+                            options=parse_options(args.option),
                             executor=args.executor, ray_address=args.ray_address, retries=args.retries,
                             logger=args.logger)
     labels = [m.label for m in comparison.methods]
@@ -162,11 +168,20 @@ def run(args: argparse.Namespace) -> int:
         print(f"{args.out / 'runs'} also holds {', '.join(others)}, which this report leaves out: "
               f"`searchgym report --out {args.out}` reports every finished run there")
     if result.failed:
-        refused = [f"{o.label}/seed{o.seed}" for o in result.failed if not o.resumable]
-        if refused:  # before: "re-run ... to resume" for these too, which failed the same way
-            print(f"{', '.join(refused)}: the folder holds another run's files; move them away (or choose another "
-                  "--out), then re-run")
-        if len(refused) < len(result.failed):
-            print("re-run the same command to resume the failed runs")
+        print_rerun_advice(result.failed)
         return 1
     return 0
+
+
+def print_rerun_advice(failed: Sequence[RunOutcome]) -> None:
+    """How to go on after failed runs: what to do first where the same command fails again (another run's
+    files; a changed base to delete), then whether re-running resumes the others. Before: "re-run ... to
+    resume" for those too, which failed the same way."""
+    refused: dict[str, list[str]] = {}
+    for o in failed:
+        if not o.resumable:
+            refused.setdefault(o.advice or OTHER_RUN, []).append(f"{o.label}/seed{o.seed}")
+    for advice, runs in refused.items():
+        print(f"{', '.join(runs)}: {advice}")
+    if any(o.resumable for o in failed):
+        print("re-run the same command to resume the failed runs")

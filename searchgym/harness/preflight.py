@@ -17,6 +17,7 @@ from typing import Any
 from searchgym.registry import spec as env_spec
 from searchgym.suites import observation_kind
 
+from searchgym.harness.learner_init import INIT_OPTIONS, learners_init
 from searchgym.harness.methods import (
     BASELINE_METHODS,
     METHODS,
@@ -39,6 +40,7 @@ def check_comparison(comparison: Any) -> None:
     check_policy(comparison.policy)
     check_logger(comparison)
     check_numeric_env(comparison)
+    check_init_unread(comparison)
     check_baselines(comparison)
     check_sft_options(comparison)
     check_sft_used(comparison)
@@ -303,13 +305,23 @@ def check_baselines(comparison: Any) -> None:
             raise ValueError(f"method {method.label!r}: {exc}") from None
     if len(checked) < len(comparison.methods):
         return
-    unknown = sorted(set(comparison.options) - {option for _, accepted in checked.values() for option in accepted})
+    unknown = sorted(set(comparison.options) - {option for _, accepted in checked.values() for option in accepted}
+                     - set(INIT_OPTIONS))  # a learner's, a no-op here (check_init_unread)
     if unknown and len(checked) == 1:
         label, (name, accepted) = next(iter(checked.items()))
         raise ValueError(f"method {label!r}: {_unknown(unknown[0], name, accepted)}")
     if unknown:
         each = "; ".join(f"{label} takes {', '.join(accepted) or 'none'}" for label, (_, accepted) in checked.items())
         raise ValueError(f"unknown option {unknown[0]!r}: no method of this comparison takes it ({each})")
+
+
+def check_init_unread(comparison: Any) -> None:
+    """A comparison-wide ``init`` where every method is the supervised base or a baseline, which read none:
+    accepted as a no-op (``make main``'s command with a subset of its methods), its value checked as a learner
+    checks it (:func:`~searchgym.harness.learner_init.learners_init`)."""
+    if all(m.path in set(BASELINE_METHODS.values()) for m in comparison.methods):
+        for option, value in comparison.options.items():
+            learners_init(option, value)
 
 
 def check_sft_options(comparison: Any) -> None:
@@ -322,7 +334,8 @@ def check_sft_options(comparison: Any) -> None:
         from searchgym.harness.sft import SFT_ALSO_READS, SFTConfig, sft_reads  # torch: only where sft runs
 
         alone = len(comparison.methods) == 1
-        unread = [key for key in [*dict(method.options), *(comparison.options if alone else ())] if not sft_reads(key)]
+        wide = [key for key in comparison.options if key not in INIT_OPTIONS] if alone else []  # init: a no-op here
+        unread = [key for key in [*dict(method.options), *wide] if not sft_reads(key)]
         if unread:
             settings = ", ".join(sorted(f.name for f in dataclasses.fields(SFTConfig)))
             raise ValueError(f"method {method.label!r}: unknown option {unread[0]!r}; the supervised base accepts: "

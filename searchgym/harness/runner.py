@@ -51,6 +51,7 @@ from searchgym.fileio import (
 from searchgym.harness.config_backup import earlier_config, restore_config
 from searchgym.harness.evaluate import as_rows, evaluate_suite, summarise_predictions
 from searchgym.harness.finished_files import redo_remedy
+from searchgym.harness.identity_reads import compared_settings
 from searchgym.harness.loggers import make_logger
 from searchgym.harness.methods import MethodRef, RunContext, load_method, privileged, spends_budget, trains
 from searchgym.harness.metrics_rows import (
@@ -62,6 +63,7 @@ from searchgym.harness.metrics_rows import (
 )
 from searchgym.harness.privileged_runs import run_reads_private_state
 from searchgym.harness.provenance import provenance, resolve_device
+from searchgym.harness.rerun_advice import OTHER_RUN, rerun_advice
 from searchgym.harness.run_reads import refuse_linked
 from searchgym.policy_format import feature_versions, policy_format
 from searchgym.shown import safe_repr
@@ -76,6 +78,8 @@ IDENTITY_KEYS = ("suite_id", "suite_hash", "method", "method_path", "seed", "bud
 
 class DifferentRun(ValueError):
     """The run folder holds another run (its config.json records other settings): refused, untouched."""
+
+    rerun_helps = False  # the same command meets the same folder again (see rerun_advice)
 
 
 class RunNotFinished(RuntimeError):
@@ -122,7 +126,8 @@ class RunOutcome:
     seconds: float = 0.0
     error: str | None = None
     error_file: str | None = None  # the error.txt this failure wrote (None: none, e.g. another run's folder)
-    resumable: bool = True  # False: the folder holds another run's files, so the same command fails again
+    resumable: bool = True  # False: the same command fails again (another run's files; a file to delete first)
+    advice: str | None = None  # for a failure that is not resumable: what to do before a re-run helps
 
 
 def run_dir(out: Path | str, label: str, seed: int) -> Path:
@@ -189,22 +194,17 @@ def check_identity(spec: RunSpec) -> int:
             raise _not_a_run(folder, exc) from None  # theirs (before: their config.json was replaced)
         warn_damaged(exc, "writing it again and resuming the run")
         return attempts_logged(folder / "metrics.jsonl")
-    mine = spec.identity()
+    # what the method does not read is left out (a budget it spends none of; options it never reads: sft)
+    there, mine = compared_settings(config, spec.identity(), spec.method)
     # the limit too: a folder finished with `evaluate --limit 3` was shown as the full run's result
-    differ = [k for k in (*IDENTITY_KEYS, "feature_versions", "limit")
-              if config.get(k) != mine.get(k) and (k != "budget" or _budget_matters(config, spec))]
+    differ = [k for k in (*IDENTITY_KEYS, "feature_versions", "limit") if there.get(k) != mine.get(k)]
     if differ:
-        shown = "; ".join(_what_differs(config, mine, differ, spec))
+        shown = "; ".join(_what_differs(there, mine, differ, spec))
         raise DifferentRun(f"{spec.run_dir} holds a different run ({shown}); use another --out or delete it")
     attempt = config.get("attempt", 1)
     if isinstance(attempt, bool) or not isinstance(attempt, int) or attempt < 0:
         return attempts_logged(folder / "metrics.jsonl")
     return attempt
-
-
-def _budget_matters(config: dict, spec: RunSpec) -> bool:
-    """Whether the budget tells runs apart: not for a method that trains nothing (random, reader, oracle; not sft)."""
-    return config.get("trains") is not False or trains(load_method(spec.method))
 
 
 def folders_below_out(spec: RunSpec) -> list[Path]:
@@ -352,6 +352,7 @@ def execute_run_safely(spec: RunSpec, wait: bool = False) -> RunOutcome:
     except Exception as exc:  # noqa: BLE001 - one failed run must not stop the comparison
         text, written = "".join(traceback.format_exception(exc)), None
         other_run = isinstance(exc, DifferentRun | OtherRunsFile)
+        advice = OTHER_RUN if other_run else rerun_advice(exc)
         try:  # never through a link; nor into another run's folder (its error.txt is its own failure)
             if not any(p.is_symlink() for p in folders_below_out(spec)) and not other_run:
                 atomic_write_text(spec.run_dir / "error.txt", text)
@@ -359,7 +360,7 @@ def execute_run_safely(spec: RunSpec, wait: bool = False) -> RunOutcome:
         except OSError:
             pass
         return RunOutcome(spec.method.label, spec.seed, str(spec.run_dir), "failed",
-                          time.monotonic() - start, f"{type(exc).__name__}: {exc}", written, not other_run)
+                          time.monotonic() - start, f"{type(exc).__name__}: {exc}", written, advice is None, advice)
 
 
 def _limit_threads(threads: int) -> None:

@@ -145,9 +145,23 @@ def ensure_base(ctx: RunContext, config: SFTConfig) -> dict[str, Any]:
     # not through a link, and bounded: before, a base.pt there was hashed wherever it pointed, whatever its size
     sha = file_sha256(folder / BASE, max_base_bytes(ctx.policy), _rebuild(folder), follow_links=False)
     if sha != meta.get("sha256"):
-        raise ValueError(f"{folder / BASE} changed after it was built (sha256 {sha}, base.json says "
-                         f"{meta.get('sha256')}); delete {folder} to rebuild it")
+        raise BaseChanged(f"{folder / BASE} changed after it was built (sha256 {sha}, base.json says "
+                          f"{meta.get('sha256')}); delete {folder} to rebuild it", _rebuild(folder))
     return {**meta, "path": str(folder / BASE)}
+
+
+class BaseChanged(ValueError):
+    """``base.pt`` is not the file its ``base.json`` recorded: every run of that base fails on it until the
+    folder is deleted, so a re-run alone cannot help (``remedy``: what to do; see rerun_advice)."""
+
+    rerun_helps = False
+
+    def __init__(self, message: str, remedy: str) -> None:
+        super().__init__(message)
+        self.remedy = remedy
+
+    def __reduce__(self):  # whole across processes (a worker's or a Ray task's exception is pickled)
+        return type(self), (str(self), self.remedy)
 
 
 #: What ``base.json`` must hold for the runs that use the base (``dev_confidence``: when there).
@@ -378,3 +392,5 @@ def sft_method(ctx: RunContext) -> PolicyActor:
 
 #: It fits demonstrations, not the run's env-step budget: its runs record what those took as ``training_budget``.
 sft_method.spends_budget = False  # type: ignore[attr-defined]
+#: Only these options tell two of its runs apart (identity_reads): a comparison's init=sft, lr ... are not its.
+sft_method.reads_option = sft_reads  # type: ignore[attr-defined]

@@ -3,7 +3,8 @@
 Before: after ``compare --budget 2000``, ``compare --methods random --budget 20000`` on the same --out
 said "runs/random/seed0 holds a different run (budget: 2000 there, 20000 now)". A baseline reused
 across budgets gets no ``random@budget<N>`` row, and ``report`` no "the learning runs' budgets differ" line
-(results.md says no method trains). sft fits a base (it trains), so its budget still tells its runs apart.
+(results.md says no method trains). sft fits a base on demonstrations, not on the budget (its base has no
+budget in its key), so its runs are the same at any budget too; an option the base reads still tells them apart.
 """
 
 from __future__ import annotations
@@ -63,15 +64,16 @@ def test_the_report_of_baseline_runs_of_two_budgets_splits_nothing(compared, tmp
     assert "(each run's config.json records its own); no method here trains, so none applies" in results
 
 
-def test_sft_keeps_its_budget_in_the_run(compared, tmp_path):
-    """A finished sft run (it trains a base) of another budget is still a different run."""
+def test_sft_is_the_same_run_at_another_budget(compared, tmp_path):
+    """A finished sft run of another budget is the same run (before: "budget: 5 there, 0 now"), one of
+    another sft setting is not."""
     out = tmp_path / "out"
     shutil.copytree(compared / "runs" / "random" / "seed0", out / "runs" / "sft" / "seed0")
     config_path = out / "runs" / "sft" / "seed0" / "config.json"
     config = json.loads(config_path.read_text())
     config.update(method="sft", method_path=BASELINE_METHODS["sft"], trains=True, training_budget=12)
     config_path.write_text(json.dumps(config))
-    same = RunSpec(TINY_QA, resolve_method("sft"), 0, 5, out)
-    assert check_identity(same) >= 0
-    with pytest.raises(DifferentRun, match="budget: 5 there, 0 now"):
-        check_identity(RunSpec(TINY_QA, resolve_method("sft"), 0, 0, out))
+    for budget in (5, 0):
+        assert check_identity(RunSpec(TINY_QA, resolve_method("sft"), 0, budget, out)) >= 0
+    with pytest.raises(DifferentRun, match="options.sft_tasks: None there, 4 now"):
+        check_identity(RunSpec(TINY_QA, resolve_method("sft"), 0, 0, out, options={"sft_tasks": 4}))
