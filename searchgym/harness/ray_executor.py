@@ -285,12 +285,12 @@ def _drive(ray, todo: Sequence[RunSpec], record: Callable[[RunOutcome], None], r
             except ray.exceptions.RayError as exc:  # the task's process or node died, or it was cancelled
                 first_line = (str(exc).strip().splitlines() or [""])[0]
                 outcome = _failure(spec, f"{type(exc).__name__}: {first_line}")
-            if outcome.status == "failed" and attempt <= retries:
+            if outcome.status == "failed" and outcome.resumable and attempt <= retries:  # else it fails the same way
                 notice(f"run {spec.method.label}/seed{spec.seed} failed (attempt {attempt} of {retries + 1}): "
                        f"{outcome.error}; retrying")
                 submit(spec, attempt + 1, resources)
                 continue
-            if outcome.status == "failed" and retries:
+            if outcome.status == "failed" and retries and outcome.resumable:
                 outcome = dataclasses.replace(outcome, error=f"{outcome.error} (after {attempt} attempts)")
             record(outcome)
     except BaseException:  # Ctrl-C or a failing record(): stop the tasks; finished runs stay on disk

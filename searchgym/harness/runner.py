@@ -83,7 +83,15 @@ class DifferentRun(ValueError):
 
 
 class RunNotFinished(RuntimeError):
-    """The actor played every task but says its play measured nothing (see ``unfinished_reason``)."""
+    """The actor played every task but says its play measured nothing (see ``unfinished_reason``); where
+    the reason is one the same command meets again (a server that refused every request), ``rerun_helps``
+    is False (see rerun_advice)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        from searchgym.endpoint.reply_checks import rerun_cannot_help
+
+        self.rerun_helps = not rerun_cannot_help(reason)
 
 
 @dataclass(frozen=True)
