@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import gymnasium
+import numpy as np
 
 from searchgym.envs.play_rules import PlayRules, play_rules
 from searchgym.named_registry import SLUG, NamedRegistry
@@ -195,9 +196,23 @@ def check_kwargs(s: EnvSpec, kwargs: dict[str, Any]) -> None:
     refuse_unknown(s.id, kwargs, id_kwargs(s, base_id), refused_kwargs(s, base_id))
 
 
+def plain_settings(value: Any) -> Any:
+    """``value`` with NumPy scalars as Python ints, floats, bools and strings, inside dicts, lists and
+    tuples too. Why: Gymnasium keeps the keywords in ``env.spec``, and ``spec.to_json()`` failed on
+    ``world_seed=np.int64(3)`` ("Object of type int64 is not JSON serializable")."""
+    if isinstance(value, np.generic):
+        return value.item()
+    if type(value) is dict:
+        return {plain_settings(key): plain_settings(item) for key, item in value.items()}
+    if type(value) in (list, tuple):
+        return type(value)(plain_settings(item) for item in value)
+    return value
+
+
 def make(id: str, **kwargs: Any):
     """A Gymnasium env (single-agent ids) or a PettingZoo ParallelEnv (multi-agent ids)."""
     s = spec(id)
+    kwargs = plain_settings(kwargs)
     passed_on = GYMNASIUM_KWARGS if s.kind == "single" else ()  # a multi-agent id named its class, not itself
     check_kwargs(s, {k: v for k, v in kwargs.items() if k not in passed_on})
     if s.kind == "single":

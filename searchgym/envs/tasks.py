@@ -9,10 +9,9 @@ import numpy as np
 
 from searchgym.shown import safe_repr
 from searchgym.world.model import Task
-from searchgym.world.tasks import FAMILIES
-from searchgym.world.world import SPLITS, World
+from searchgym.world.world import DIFFICULTIES, SPLITS, World
 
-DIFFICULTIES = ("easy", "hard")
+__all__ = ["DIFFICULTIES", "RESET_OPTIONS", "TaskPicker", "reset_options"]
 #: The keys of ``reset(options=...)`` (every env picks its task through :meth:`TaskPicker.pick`).
 RESET_OPTIONS = ("task_id", "split")
 
@@ -37,15 +36,13 @@ class TaskPicker:
                  difficulty: str | None = None) -> None:
         if split not in SPLITS:
             raise ValueError(f"split must be one of {SPLITS}, got {split!r}")
+        if families is not None and not isinstance(families, str) and len(families) == 0:
+            # was "no tasks in split 'train' for families=[] ...; check families and difficulty"
+            raise ValueError(f"families={families!r} is empty, which is not accepted: None (the default) "
+                             f"means every family; or name some of: {', '.join(world.known_families())}")
         if isinstance(families, str):
             families = [families]
-        known = set(FAMILIES) | {t.family for t in world.tasks}
-        if families is not None:
-            unknown = [f for f in families if f not in known]
-            if unknown:
-                raise ValueError(f"unknown task families {unknown}; accepted: {', '.join(sorted(known))}")
-        if difficulty is not None and difficulty not in DIFFICULTIES:
-            raise ValueError(f"difficulty must be None or one of {DIFFICULTIES}, got {difficulty!r}")
+        world.check_task_filter(families, difficulty)
         self.world, self.split, self.families, self.difficulty = world, split, families, difficulty
         self._by_split = {s: world.tasks_in(s, families, difficulty) for s in SPLITS}
         if not self._by_split[split]:

