@@ -34,12 +34,13 @@ UNSHARE_LINK = "give it a copy of its own (cp FILE FILE.own && mv FILE.own FILE)
 REPLACE_LINKED_FOLDER = "replace the link with a real folder (or delete it) and re-run the same command"
 
 
-def refuse_link(path: str | os.PathLike, remedy: str = REPLACE_LINKED_FOLDER) -> Path:
-    """``path``, once it is known not to be a symbolic link (else :class:`DamagedFile` naming it).
-    Why: a run folder, or a folder in it, that was a link sent the run's writes to where it pointed."""
+def refuse_link(path: str | os.PathLike, remedy: str = REPLACE_LINKED_FOLDER, why: str = LINKED) -> Path:
+    """``path``, once it is known not to be a symbolic link (else :class:`DamagedFile` naming it, saying
+    ``why``: a write's reason by default, a read's in :func:`run_reads.refuse_linked`). Why: a run folder,
+    or a folder in it, that was a link sent the run's writes to where it pointed."""
     path = Path(path)
     if path.is_symlink():
-        raise DamagedFile(path, LINKED, remedy)
+        raise DamagedFile(path, why, remedy)
     return path
 
 

@@ -9,9 +9,14 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
-from pathlib import Path
 
 from searchgym.commands import MAX_SEED, MAX_SEEDS, check_at_least, check_at_most, out_path
+from searchgym.commands.comparison_report import (
+    REFERENCE,
+    REFERENCE_HELP,
+    check_reference,
+    print_removed,
+)
 from searchgym.extras import require_installed
 from searchgym.harness.compare import Comparison, run_comparison
 from searchgym.harness.loggers import LOGGERS
@@ -29,12 +34,6 @@ from searchgym.suites import get_suite
 
 #: Policy backbone -> the optional module it loads besides torch.
 POLICY_MODULES = {"minilm": "sentence_transformers", "hf": "transformers", "llm": "transformers"}
-#: The default --reference; when it is not among --methods the report takes the first learning method.
-REFERENCE = "cw_grpo"
-#: --reference's help, as results.md chooses it (report.choose_reference).
-REFERENCE_HELP = (f"method the significance table tests against every other (default: {REFERENCE}; where it has no "
-                  "finished run, the first method listed that trains, else the first that is not privileged); "
-                  "another must be one of the methods compared")
 #: The most env steps ``compare`` and ``train`` accept: a bound on a typo (``--budget 1e20`` trained for
 #: good), not on research: a billion is days of a GPU run (``make main`` trains 10,000). ``leaderboard
 #: retrain`` keeps its own, lower bound (what a maintainer re-runs).
@@ -81,23 +80,6 @@ def parse_options(items: list[str] | None, flag: str = "--option") -> dict[str, 
             raise ValueError(f"{flag} {key} is given twice ({key}={options[key]!r}, then {key}={parsed!r}); give it once")
         options[key] = parsed
     return options
-
-
-def check_reference(reference: str | None, labels: list[str]) -> str:
-    """The reference: a --reference given must be one of --methods (before: silently another reference;
-    and ``--reference cw_grpo`` passed unchecked, argparse giving the default's value); without one, the
-    default, :data:`REFERENCE`, which the report replaces where it has no finished run."""
-    if reference is not None and reference not in labels:
-        raise ValueError(f"--reference {reference!r} is not one of --methods ({', '.join(labels)}); the default, "
-                         f"{REFERENCE}, gives way to the first learning method when it is not among them")
-    return REFERENCE if reference is None else reference
-
-
-def print_removed(out: Path, removed: Sequence[Path]) -> None:
-    """Name the earlier report's curves this report removed (of methods it does not draw), and how to draw them."""
-    if removed:
-        print(f"removed {', '.join(str(p) for p in removed)}: an earlier report's curves of methods this report "
-              f"does not draw (`searchgym report --out {out}` draws every method's again)")
 
 
 def require_extras(command: str, methods: list[MethodRef], policy: str, plots: bool = True) -> None:

@@ -13,15 +13,16 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from searchgym.commands import out_path
-from searchgym.commands.compare import REFERENCE, REFERENCE_HELP, check_reference, print_removed
+from searchgym.commands.comparison_report import REFERENCE, REFERENCE_HELP, check_reference, print_removed
 from searchgym.harness.finished_files import finished_config
 from searchgym.harness.report import run_error, write_report
-from searchgym.harness.report_runs import finished_in_folder
-from searchgym.harness.run_reads import linked_runs, refuse_linked, shown_text, suite_from_config
-from searchgym.harness.runner import DONE, is_done
+from searchgym.harness.report_runs import finished_counts
+from searchgym.harness.run_reads import linked_runs, shown_text, suite_from_config
+from searchgym.harness.runner import is_done
 from searchgym.suites import SUITES, Suite, get_suite
 
 #: Baselines that do not train, listed after the learners in this order (the order ``make main`` uses).
@@ -36,65 +37,45 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--reference", default=None, help=REFERENCE_HELP)  # None: not given (check_reference)
 
 
-def _seed_folder(path: Path) -> bool:
-    return path.name.startswith("seed") and path.name.removeprefix("seed").isdigit()
+@dataclass
+class FolderRuns:
+    """What a report read of ``out/runs`` (the methods ``--methods`` names, or every one), each thing once."""
+
+    #: label -> seed -> config.json of every finished run
+    finished: dict[str, dict[int, dict]] = field(default_factory=dict)
+    #: label -> seeds of every method none of whose runs finished. Why: they were left out of the report
+    #: without a word, however their runs had failed.
+    unfinished: dict[str, list[int]] = field(default_factory=dict)
+    #: run folder -> its config.json, as read (:func:`write_report` reads none again)
+    configs: dict[Path, dict] = field(default_factory=dict)
 
 
-def finished_runs(out: Path, labels: Sequence[str] | None = None) -> dict[str, dict[int, dict]]:
-    """label -> seed -> config.json of every finished run under ``out/runs``, or of ``labels``' runs alone
-    (``--methods``: the other methods' folders are not read); a link among the folders read (the runs
-    folder, a method's or a seed's folder) is refused unread. Why only those: ``report --methods a,b``
-    was refused for a link in the folder of a method it was not asked to show."""
+def finished_runs(out: Path, labels: Sequence[str] | None = None) -> FolderRuns:
+    """The runs under ``out/runs``, or ``labels``' runs alone (``--methods``: the other methods' folders are
+    not read); a link among the folders read (the runs folder, a method's or a seed's folder) is refused
+    unread. Why only those: ``report --methods a,b`` was refused for a link in the folder of a method it was
+    not asked to show."""
     if not out.exists() and not out.is_symlink():  # before: "... holds no runs folder", as for an empty one
         raise ValueError(f"--out {out} does not exist; give the --out folder of a `searchgym compare` run "
                          "(it holds runs/<method>/seed<N>)")
     if not out.is_dir():
         raise ValueError(f"--out {out} is {'a file, ' if out.is_file() else ''}not a folder; give the --out folder "
                          "of a `searchgym compare` run (it holds runs/<method>/seed<N>)")
-    runs = refuse_linked(out / "runs")
-    if labels is None:
-        linked_runs(runs)
-    elif runs.is_dir():
-        for label_dir in sorted(p for p in runs.iterdir() if p.name in labels):  # no path made from the text
-            if refuse_linked(label_dir).is_dir():
-                for seed_dir in filter(_seed_folder, sorted(label_dir.iterdir())):
-                    refuse_linked(seed_dir)
-    if not runs.is_dir():
+    checked = linked_runs(out / "runs", labels)
+    if not (out / "runs").is_dir():
         raise ValueError(f"{out} holds no runs folder; give the --out of a `searchgym compare` run")
-    found: dict[str, dict[int, dict]] = {}
-    for label_dir in sorted(p for p in runs.iterdir() if p.is_dir() and (labels is None or p.name in labels)):
-        for seed_dir in sorted(label_dir.iterdir()):
-            seed_text = seed_dir.name.removeprefix("seed")
-            if not (seed_dir.is_dir() and seed_dir.name.startswith("seed") and seed_text.isdigit()
-                    and is_done(seed_dir)):
-                continue
-            found.setdefault(label_dir.name, {})[int(seed_text)] = finished_config(seed_dir, label_dir.name, int(seed_text))
+    found = FolderRuns()
+    for label_dir, seed_dirs in checked.items():
+        for seed_dir in seed_dirs:
+            if seed_dir.is_dir() and is_done(seed_dir):
+                seed = int(seed_dir.name[4:])
+                config = found.configs[seed_dir] = finished_config(seed_dir, label_dir.name, seed)
+                found.finished.setdefault(label_dir.name, {})[seed] = config
+    for label_dir, seed_dirs in checked.items():  # after every run's config.json: those errors come first
+        if label_dir.name not in found.finished:
+            if seeds := sorted(int(p.name[4:]) for p in seed_dirs if p.is_dir()):
+                found.unfinished[label_dir.name] = seeds
     return found
-
-
-def finished_labels(out: Path) -> list[str]:
-    """The method folders under ``out/runs`` that hold a finished run, by name: what an error lists, no
-    link followed and no file read (a ``--methods`` report does not read the other methods' folders)."""
-    def finished(seed_dir: Path) -> bool:
-        done = seed_dir / DONE
-        return _seed_folder(seed_dir) and not seed_dir.is_symlink() and done.is_file() and not done.is_symlink()
-
-    return sorted(p.name for p in (out / "runs").iterdir()
-                  if p.is_dir() and not p.is_symlink() and any(map(finished, p.iterdir())))
-
-
-def unfinished_runs(out: Path, found: dict[str, dict[int, dict]],
-                    labels: Sequence[str] | None = None) -> dict[str, list[int]]:
-    """label -> seeds of every method under ``out/runs`` (of ``labels`` alone, when given) none of whose
-    runs finished. Why: they were left out of the report without a word, however their runs had failed."""
-    unfinished: dict[str, list[int]] = {}
-    for label_dir in sorted(p for p in (out / "runs").iterdir() if p.is_dir() and p.name not in found
-                            and (labels is None or p.name in labels)):
-        seeds = sorted(int(p.name.removeprefix("seed")) for p in label_dir.iterdir()
-                       if p.is_dir() and p.name.startswith("seed") and p.name.removeprefix("seed").isdigit())
-        if seeds:
-            unfinished[label_dir.name] = seeds
-    return unfinished
 
 
 def _no_finished_run(out: Path, unfinished: dict[str, list[int]]) -> str:
@@ -162,9 +143,9 @@ def _suite_of(suite_id: str, recorded_hash: str, configs: dict[Path, dict], wher
 
 def run(args: argparse.Namespace) -> int:
     asked = asked_labels(args.methods)
-    found = finished_runs(args.out, asked)  # with --methods, only those methods' folders are read
-    unfinished = unfinished_runs(args.out, found, asked)
-    listed = sorted(found) if asked is None else finished_labels(args.out)
+    read = finished_runs(args.out, asked)  # with --methods, only those methods' folders are read
+    found, unfinished, counts = read.finished, read.unfinished, finished_counts(args.out)
+    listed = sorted(found) if asked is None else [label for label, finished in counts.items() if finished]
     if not listed:
         raise ValueError(_no_finished_run(args.out, unfinished))
     labels = ordered_labels(found, args.methods, listed)
@@ -192,12 +173,13 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--reference {args.reference!r} has no finished run among "
                          f"{shown_text(', '.join(label for label in labels if label in found))}")
     reference = REFERENCE if args.reference is None else args.reference
-    report = write_report(args.out, suite, labels, seeds, reference=reference, budget=budget, prune_curves=True)
+    report = write_report(args.out, suite, labels, seeds, reference=reference, budget=budget, prune_curves=True,
+                          counts=counts, configs=read.configs)
     print(f"Success on {shown_text(suite.id)} (test split, mean [95% bootstrap interval]):\n")
     print(report.table)
     if report.failures:
         print("\nno finished run, so no row above:\n" + "\n".join(f"  {line}" for line in report.failures))
-    shown_runs, in_folder = sum(len(found.get(label, {})) for label in labels), finished_in_folder(args.out)
+    shown_runs, in_folder = sum(len(found.get(label, {})) for label in labels), sum(counts.values())
     if asked is not None and shown_runs < in_folder:
         print(f"\n{args.out / 'runs'} holds {in_folder} finished runs; this report shows "
               f"{shown_runs} (those of --methods {shown_text(args.methods)}); without --methods it shows them all")

@@ -38,6 +38,7 @@ from searchgym.harness.method_specs import llm_method_spec
 from searchgym.harness.methods import BASELINE_METHODS, METHODS, load_method, resolve_method
 from searchgym.harness.preflight import check_comparison, check_policy
 from searchgym.harness.provenance import resolve_device
+from searchgym.harness.run_reads import is_seed_folder
 from searchgym.harness.runner import RunSpec, execute_run, run_dir
 from searchgym.registry import registered_setting
 from searchgym.registry import spec as env_spec
@@ -163,7 +164,7 @@ def _is_comparison(folder: Path) -> bool:
     if (folder / "config.json").exists() or not (folder / "runs").is_dir():
         return False
     return (any((folder / name).exists() for name in ("summary.csv", "results.md"))
-            or any(p.name[4:].isdigit() and _suite_run(p / "config.json") for p in (folder / "runs").glob("*/seed*")))
+            or any(is_seed_folder(p) and _suite_run(p / "config.json") for p in (folder / "runs").glob("*/seed*")))
 
 
 def _suite_run(config: Path) -> bool:

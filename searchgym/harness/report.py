@@ -13,7 +13,7 @@ from __future__ import annotations
 import csv
 import dataclasses
 import io
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,10 +34,15 @@ from searchgym.harness.methods import PRIVILEGED_NOTE, shown_label
 from searchgym.harness.plots import curve_from_rows, plot_learning_curves
 from searchgym.harness.privileged_runs import IMITATED_NOTE, imitated_oracle, run_reads_private_state
 from searchgym.harness.report_budgets import budget_sentence, split_by_budget
+from searchgym.harness.report_diagnostics import (  # noqa: F401 (DIAGNOSTICS: this module's interface)
+    DIAGNOSTICS,
+    diagnostics_table,
+    metric_fields,
+)
 from searchgym.harness.report_gain import CHANCE, gain_section
 from searchgym.harness.report_runs import (  # noqa: F401 (run_error, ERROR_TAIL_BYTES: this module's interface)
     ERROR_TAIL_BYTES,
-    finished_in_folder,
+    finished_counts,
     no_finished_run,
     remove_stale_curves,
     run_error,
@@ -85,11 +90,13 @@ class ReportPaths:
     removed: tuple[Path, ...] = ()
 
 
-def load_runs(out: Path | str, labels: Sequence[str], seeds: Sequence[int], suite: Suite | None = None) -> list[RunRecord]:
+def load_runs(out: Path | str, labels: Sequence[str], seeds: Sequence[int], suite: Suite | None = None,
+              configs: Mapping[Path, dict[str, Any]] | None = None) -> list[RunRecord]:
     """The finished runs among ``labels`` x ``seeds``; a linked run folder is refused unread (before: a
     ``runs/<method>`` link to a folder elsewhere was reported as this comparison's). With ``suite`` (the
-    runs'), each run's predictions must be of the test tasks it scored (:func:`finished_predictions`)."""
-    out, records = folder_argument(out, "load_runs: out", COMPARISON), []
+    runs'), each run's predictions must be of the test tasks it scored (:func:`finished_predictions`).
+    ``configs``: run folder -> its config.json, as the caller read it (:func:`finished_config`): not read again."""
+    out, records, configs = folder_argument(out, "load_runs: out", COMPARISON), [], configs or {}
     tests = [(t.id, t.family) for t in suite.tasks("test")] if suite is not None else None
     for label in labels:
         for seed in seeds:
@@ -98,7 +105,8 @@ def load_runs(out: Path | str, labels: Sequence[str], seeds: Sequence[int], suit
                 refuse_linked(part)
             if not is_done(folder):
                 continue
-            result, config = finished_json(folder, "result.json"), finished_config(folder, label, seed)
+            result = finished_json(folder, "result.json")
+            config = configs[folder] if folder in configs else finished_config(folder, label, seed)
             scored = None if tests is None else scored_tasks(tests, config, folder / "config.json", redo_remedy(folder))
             records.append(RunRecord(label, seed, config, result, finished_predictions(folder, tested_count(result),
                                                                                        scored),
@@ -128,7 +136,7 @@ def finished_metrics(folder: Path, expected: object = None) -> list[dict[str, An
         error = DamagedFile(folder / "metrics.jsonl", f"holds {len(rows)} readable rows where result.json counts "
                             f"{expected} (cut short or damaged)")
         warn_damaged(error, left)
-    fields, first, bad = _metric_fields(), "", 0
+    fields, first, bad = metric_fields(), "", 0
     for i, row in enumerate(rows):
         wrong = [name for name in fields if name in row and not is_number(row[name])]
         if wrong:
@@ -140,12 +148,6 @@ def finished_metrics(folder: Path, expected: object = None) -> list[dict[str, An
         warn_damaged(DamagedFile(folder / "metrics.jsonl", first + more),
                      "the learning curves and training diagnostics leave such values out")
     return [{k: row[k] for k in fields if k in row} for row in rows]
-
-
-def _metric_fields() -> dict[str, Any]:
-    """The metrics rows' fields the curves and the diagnostics table read: finite numbers."""
-    names = ("step", "iteration", "dev_success", *(key for key, _ in DIAGNOSTICS), *BEFORE_FILTERING.values())
-    return dict.fromkeys(names, NUMBER)
 
 
 def _families(records: Sequence[RunRecord]) -> list[str]:
@@ -275,48 +277,15 @@ def significance_table(records: Sequence[RunRecord], reference: str, rng_seed: i
     return "\n".join(lines)
 
 
-#: metrics.jsonl keys summarised per learning method in results.md (mean over iterations and seeds)
-DIAGNOSTICS = (
-    ("estimator/differs_from_grpo_mean", "trajectories whose advantage differs from GRPO's"),
-    ("estimator/differs_among_positive_mean", "the same among trajectories with a positive advantage"),
-    ("groups/zero_variance_fraction", "zero-variance groups"),
-    ("loss/entropy", "policy entropy"),
-)
-
-#: the same share among every group drawn, where dynamic sampling kept only some (agents/dynamic_sampling.py)
-BEFORE_FILTERING = {"groups/zero_variance_fraction": "dynamic/zero_variance_fraction"}
-
-
-def diagnostics_table(records: Sequence[RunRecord]) -> str:
-    """Per learning method, training diagnostics averaged over iterations (and seeds): above all the
-    fraction of trajectories whose CW-GRPO advantage differs from their GRPO advantage (0 would
-    mean the suite cannot tell CW-GRPO from GRPO), with the share of iterations where it was 0."""
-    lines = ["| method | " + " | ".join(what for _, what in DIAGNOSTICS) + " | iterations with no difference |",
-             "|---|" + "---|" * (len(DIAGNOSTICS) + 1)]
-    for label, runs in _by_method(records).items():
-        rows = [m for r in runs for m in r.metrics if "iteration" in m and m.get("iteration", 0) > 0]
-        if not rows:
-            continue
-        cells = []
-        for key, _ in DIAGNOSTICS:
-            drawn = BEFORE_FILTERING.get(key, key)  # dynamic sampling updates on groups with signal only
-            values = [float(m[drawn] if drawn in m else m[key]) for m in rows if key in m or drawn in m]
-            cells.append(f"{np.mean(values):.3f}" if values else "—")
-        differs = [float(m[DIAGNOSTICS[0][0]]) for m in rows if DIAGNOSTICS[0][0] in m]
-        cells.append(f"{np.mean([d == 0 for d in differs]):.2f} of {len(differs)}" if differs else "—")
-        lines.append(f"| {label} | " + " | ".join(cells) + " |")
-    if len(lines) == 2:  # before: a header with no rows, as if the diagnostics had been lost
-        return "No finished run logged training iterations (no method here trained)."
-    return "\n".join(lines)
-
-
 def write_report(out: Path | str, suite: Suite, labels: Sequence[str], seeds: Sequence[int],
                  reference: str = "cw_grpo", budget: int | None = None, resamples: int = 2000,
-                 prune_curves: bool = False) -> ReportPaths:
+                 prune_curves: bool = False, counts: Mapping[str, int] | None = None,
+                 configs: Mapping[Path, dict[str, Any]] | None = None) -> ReportPaths:
     """``prune_curves`` (``searchgym report``): remove the curves of methods this report does not show;
-    ``compare`` over a few methods keeps the others' (it adds runs to a folder; it does not prune it)."""
+    ``compare`` over a few methods keeps the others' (it adds runs to a folder; it does not prune it).
+    ``counts`` (:func:`finished_counts`) and ``configs`` (:func:`load_runs`): what the caller read already."""
     out = folder_argument(out, "write_report: out", COMPARISON)
-    finished = load_runs(out, labels, seeds, suite)
+    finished = load_runs(out, labels, seeds, suite, configs)
     failures, unfinished = no_finished_run(out, finished, labels, seeds), unfinished_sentence(finished, labels, seeds)
     finished, labels, reference = _shown_labels(finished, labels, reference)
     records, shown, splits = split_by_budget(finished, labels)  # no row pools runs of different budgets
@@ -325,8 +294,9 @@ def write_report(out: Path | str, suite: Suite, labels: Sequence[str], seeds: Se
     summary_path = atomic_write_text(out / "summary.csv", summary_csv(rows))
     present = [label for label in shown if any(r.label == label for r in records)]
     curves_paths = _write_curves(out, records, suite)
-    removed = remove_stale_curves(out, curves_paths) if prune_curves else []
-    in_folder = finished_in_folder(out)
+    counts = finished_counts(out) if counts is None else counts
+    removed = remove_stale_curves(out, curves_paths, counts) if prune_curves else []
+    in_folder = sum(counts.values())
     asked = f" asked for ({in_folder} finished in the folder)" if in_folder > len(records) else ""
     privileged = privileged_labels(records)
     success = metric_table(rows, "success", present, privileged)

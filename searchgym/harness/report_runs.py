@@ -9,13 +9,13 @@ printed raw by ``searchgym report`` and written into results.md.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any
 
 from searchgym.damaged import DamagedFile, open_regular
-from searchgym.harness.run_reads import shown_text
-from searchgym.harness.runner import run_dir
+from searchgym.harness.run_reads import is_seed_folder, shown_text
+from searchgym.harness.runner import DONE, run_dir
 
 #: The end of an error.txt read for its error line (the last exception is written last).
 ERROR_TAIL_BYTES = 64 * 1024
@@ -65,32 +65,29 @@ def unfinished_sentence(records: Sequence[Any], labels: Sequence[str], seeds: Se
     return f" Not finished (failed, stopped or not run), so in no table: {', '.join(missing[:8])}{more}."
 
 
-def _method_folders(out: Path) -> list[Path]:
-    """``out/runs``'s method folders, no link followed (a linked one is not this comparison's)."""
+def finished_counts(out: Path) -> dict[str, int]:
+    """Every method folder under ``out/runs`` -> how many finished runs it holds (``seed<N>`` with a regular
+    ``DONE``), no link followed (a linked one is not this comparison's) and no file read. Why: ``report
+    --methods random`` wrote "Finished runs: 1 of 1" beside two other finished methods, as if the folder held
+    one run; an error lists the methods with a finished run, and stale curves are those of a method folder."""
+    def finished(seed_dir: Path) -> bool:
+        done = seed_dir / DONE
+        return is_seed_folder(seed_dir) and not seed_dir.is_symlink() and done.is_file() and not done.is_symlink()
+
     runs = out / "runs"
     if runs.is_symlink() or not runs.is_dir():
-        return []
-    return [p for p in sorted(runs.iterdir()) if p.is_dir() and not p.is_symlink()]
+        return {}
+    return {p.name: sum(map(finished, p.iterdir())) for p in sorted(runs.iterdir())
+            if p.is_dir() and not p.is_symlink()}
 
 
-def finished_in_folder(out: Path) -> int:
-    """How many finished runs (``runs/<method>/seed<N>`` with a regular ``DONE``) ``out`` holds, of any method
-    and seed, no link followed and no file read. Why: ``report --methods random`` wrote "Finished runs: 1
-    of 1" beside two other finished methods, as if the folder held one run."""
-    def finished(seed_dir: Path) -> bool:
-        done = seed_dir / "DONE"
-        return (seed_dir.name.startswith("seed") and seed_dir.name[4:].isdigit() and not seed_dir.is_symlink()
-                and done.is_file() and not done.is_symlink())
-
-    return sum(finished(seed_dir) for label_dir in _method_folders(out) for seed_dir in label_dir.iterdir())
-
-
-def remove_stale_curves(out: Path, written: Sequence[Path]) -> list[Path]:
+def remove_stale_curves(out: Path, written: Sequence[Path], methods: Collection[str]) -> list[Path]:
     """Remove the ``curves/<method>.png`` (``<method>@budget<N>.png``) of an earlier report that this one did
-    not draw, for a method folder under ``runs/`` (a file only a report writes; no link, nothing else);
-    returns them. Why: ``report --methods random`` left ``curves/grpo.png`` beside a results.md with no
-    grpo, as if it were this report's; ``searchgym report --out OUT`` draws it again from the runs."""
-    curves, methods = out / "curves", {p.name for p in _method_folders(out)}
+    not draw, for a method folder under ``runs/`` (``methods``: :func:`finished_counts`' keys; a file only a
+    report writes; no link, nothing else); returns them. Why: ``report --methods random`` left
+    ``curves/grpo.png`` beside a results.md with no grpo, as if it were this report's; ``searchgym report
+    --out OUT`` draws it again from the runs."""
+    curves = out / "curves"
     if curves.is_symlink() or not curves.is_dir():
         return []
     kept = {Path(p).name for p in written if Path(p).parent == curves}

@@ -29,7 +29,14 @@ from searchgym.fileio import folder_argument
 from searchgym.harness import run_reads
 from searchgym.harness.finished_files import redo_remedy
 from searchgym.harness.privileged_runs import run_reads_private_state
-from searchgym.harness.run_reads import linked_runs, metrics_rows, run_json, scored_tasks, suite_from_config
+from searchgym.harness.run_reads import (
+    is_seed_folder,
+    linked_runs,
+    metrics_rows,
+    run_json,
+    scored_tasks,
+    suite_from_config,
+)
 from searchgym.harness.runner import is_done
 from searchgym.shown import safe_repr
 
@@ -54,7 +61,7 @@ def run_folders(directory: str | os.PathLike) -> list[Path]:
         return [root]
     if (root / "runs").is_dir() or (root / "runs").is_symlink():  # a comparison: its own layout, nothing beside it
         linked_runs(root / "runs")  # a link there is refused (before: a folder elsewhere was read as a run)
-        return sorted(p.parent for p in (root / "runs").glob("*/seed*/config.json") if p.parent.name[4:].isdigit())
+        return sorted(p.parent for p in (root / "runs").glob("*/seed*/config.json") if is_seed_folder(p.parent))
     found = []
     for folder, subfolders, files in os.walk(root):
         if "config.json" in files:
@@ -65,19 +72,21 @@ def run_folders(directory: str | os.PathLike) -> list[Path]:
     return sorted(found)
 
 
-def _rows(folder: Path, kind: str, filename: str, suites: dict) -> list[dict]:
-    """A run's rows of one kind. A finished run's predictions are read as the report reads them:
-    before, a file cut short (or a folder in its place) gave fewer rows (or none) with no word.
-    ``suites`` keeps the test tasks of each suite already built, by (suite_id, suite_hash)."""
+def _rows(folder: Path, suites: dict) -> list[dict]:
+    """A run's metrics rows, then its prediction rows, its config.json and DONE read once for both. A
+    finished run's predictions are read as the report reads them: before, a file cut short (or a folder in
+    its place) gave fewer rows (or none) with no word. ``suites`` keeps the test tasks of each suite already
+    built, by (suite_id, suite_hash)."""
     from searchgym.harness.report import (  # numpy: after pandas
         finished_json,
         finished_predictions,
         tested_count,
     )
 
-    path = folder / filename
     done = is_done(folder)
-    if not (path.exists() or path.is_symlink() or (done and kind == "prediction")):
+    kinds = [(kind, folder / name) for kind, name in (("metrics", "metrics.jsonl"), ("prediction", "predictions.jsonl"))
+             if (folder / name).exists() or (folder / name).is_symlink() or (done and kind == "prediction")]
+    if not kinds:
         return []
     config = finished_json(folder, "config.json") if done else run_json(folder / "config.json", DELETE_AND_RERUN)
     seed = config.get("seed")
@@ -87,16 +96,18 @@ def _rows(folder: Path, kind: str, filename: str, suites: dict) -> list[dict]:
                           f"0..{MAX_SEED}",
                           redo_remedy(folder) if done
                           else "delete it and re-run the same command")
-    head = {"kind": kind, "method": config.get("method"), "seed": config.get("seed"),
-            "suite_id": config.get("suite_id"), "run_dir": str(folder), "done": done,
-            "privileged": run_reads_private_state(config)}
-    if done and kind == "prediction":
-        tests = _test_tasks(folder / "config.json", config, suites)
-        scored = None if tests is None else scored_tasks(tests, config, folder / "config.json", redo_remedy(folder))
-        rows = finished_predictions(folder, tested_count(finished_json(folder, "result.json")), scored)
-    else:
-        rows = _metrics_rows(path, redo_remedy(folder) if done else DELETE_AND_RERUN)
-    return [{**head, **{k: v for k, v in row.items() if k not in head}} for row in rows]
+    found, run = [], {"method": config.get("method"), "seed": config.get("seed"), "suite_id": config.get("suite_id"),
+                      "run_dir": str(folder), "done": done, "privileged": run_reads_private_state(config)}
+    for kind, path in kinds:
+        head = {"kind": kind, **run}
+        if done and kind == "prediction":
+            tests = _test_tasks(folder / "config.json", config, suites)
+            scored = None if tests is None else scored_tasks(tests, config, folder / "config.json", redo_remedy(folder))
+            rows = finished_predictions(folder, tested_count(finished_json(folder, "result.json")), scored)
+        else:
+            rows = _metrics_rows(path, redo_remedy(folder) if done else DELETE_AND_RERUN)
+        found += [{**head, **{k: v for k, v in row.items() if k not in head}} for row in rows]
+    return found
 
 
 def _metrics_rows(path: Path, remedy: str) -> list[dict]:
@@ -136,9 +147,7 @@ def load_results(directory: str | os.PathLike) -> pd.DataFrame:
     if not folders:
         raise FileNotFoundError(f"no run folders (with config.json) under {directory}")
     suites: dict = {}
-    rows = [row for folder in folders
-            for kind, name in (("metrics", "metrics.jsonl"), ("prediction", "predictions.jsonl"))
-            for row in _rows(folder, kind, name, suites)]
+    rows = [row for folder in folders for row in _rows(folder, suites)]
     frame = pd.DataFrame(rows)
     for column in RUN_COLUMNS:
         if column not in frame:

@@ -9,6 +9,7 @@ its size. Each limit here is far above what a run writes, and each refusal is on
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +23,7 @@ from searchgym.damaged import (
     read_bounded,
     shown_text,
 )
+from searchgym.fileio import refuse_link
 from searchgym.shown import terminal_safe
 
 #: A run's config.json and result.json are kilobytes (a config with its packages and options: ~10 KB).
@@ -48,10 +50,9 @@ UNLINK = "replace the link with a copy of what it points to (if that is this run
 
 
 def refuse_linked(path: Path, remedy: str = UNLINK) -> Path:
-    """``path`` once it is no symbolic link (else :class:`DamagedFile` naming it, unread)."""
-    if path.is_symlink():
-        raise DamagedFile(path, LINKED_READ, remedy)
-    return path
+    """``path`` once it is no symbolic link (else :class:`DamagedFile` naming it, unread): a read's
+    :func:`fileio.refuse_link`, saying why a read refuses one."""
+    return refuse_link(path, remedy, LINKED_READ)
 
 
 def count_values(value: Any, limit: int) -> int:
@@ -182,22 +183,31 @@ def scored_tasks(tests: list[tuple[str, str]], config: dict[str, Any], path: Pat
     return dict(tests[:limit])
 
 
-def linked_runs(runs: Path) -> None:
-    """:class:`DamagedFile` for the first link among a comparison's ``runs`` folder, its method folders
-    and their ``seed<N>`` folders (a folder elsewhere, reported as one of this comparison's runs)."""
+def is_seed_folder(path: Path) -> bool:
+    """Whether ``path`` is named as a comparison's run folder, ``seed<N>`` as the harness writes it (``seed_old``, a
+    backup, is not; nor ``seed00``, a copy the report never reads, nor ``seed²``: ``str.isdigit`` took it, and
+    ``int`` then failed the report)."""
+    digits = path.name[4:]
+    return path.name.startswith("seed") and digits.isascii() and digits.isdigit() and str(int(digits)) == digits
+
+
+def linked_runs(runs: Path, labels: Collection[str] | None = None) -> dict[Path, list[Path]]:
+    """:class:`DamagedFile` for the first link among a comparison's ``runs`` folder, its method folders (those
+    named in ``labels`` alone, when given: the others are not read) and their ``seed<N>`` folders (a folder
+    elsewhere, reported as one of this comparison's runs); else each method folder checked -> its ``seed<N>``
+    folders, sorted, so that a caller reads on without listing them again."""
     refuse_linked(runs)
     if not runs.is_dir():
-        return
+        return {}
+    checked: dict[Path, list[Path]] = {}
     for label in sorted(runs.iterdir()):
-        refuse_linked(label)
-        if label.is_dir():
-            for seed in sorted(label.iterdir()):
-                if seed.name.startswith("seed") and seed.name[4:].isdigit():  # a run's folder (seed_old: not one)
-                    refuse_linked(seed)
+        if (labels is None or label.name in labels) and refuse_linked(label).is_dir():
+            checked[label] = [refuse_linked(seed) for seed in sorted(label.iterdir()) if is_seed_folder(seed)]
+    return checked
 
 
 __all__ = ["MAX_METRICS_BYTES", "MAX_METRICS_LINE", "MAX_METRICS_VALUES", "MAX_PREDICTION_LINE",
            "MAX_PREDICTION_ROWS", "MAX_PREDICTION_VALUES", "MAX_RUN_JSON_BYTES", "MAX_RUN_JSON_VALUES",
-           "PREDICTION_SPARE_LINES", "Rows", "check_env_settings", "count_values", "linked_runs", "metrics_rows",
-           "prediction_lines", "prediction_rows", "read_rows", "refuse_linked", "run_json", "scored_tasks",
-           "shown_text", "suite_from_config"]
+           "PREDICTION_SPARE_LINES", "Rows", "check_env_settings", "count_values", "is_seed_folder", "linked_runs",
+           "metrics_rows", "prediction_lines", "prediction_rows", "read_rows", "refuse_linked", "run_json",
+           "scored_tasks", "shown_text", "suite_from_config"]

@@ -154,3 +154,20 @@ def compared_folder(tmp_path_factory, args: list[str], name: str = "cmp"):
     out = tmp_path_factory.mktemp(name) / "out"
     assert main([*args, "--out", str(out)]) == 0
     return out
+
+
+def count_calls(monkeypatch, name: str, *owners):
+    """Patch ``name`` on each of ``owners`` (modules, or a class such as Path) to count its calls by their
+    first argument, a path: the Counter returned says how often each file or folder was read."""
+    from collections import Counter
+    from pathlib import Path
+
+    calls, original = Counter(), getattr(owners[0], name)
+
+    def counted(path, *args, **kwargs):
+        calls[Path(path)] += 1
+        return original(path, *args, **kwargs)
+
+    for owner in owners:
+        monkeypatch.setattr(owner, name, counted)
+    return calls
