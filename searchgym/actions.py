@@ -79,6 +79,7 @@ from searchgym.lenient_json import load_object as _load_object  # noqa: E402
 from searchgym.tool_calls import _NAME_KEYS, resolve_tool as _resolve_tool  # noqa: E402
 from searchgym.tool_calls import action_from_call as _action_from_call  # noqa: E402
 from searchgym.tool_calls import call_as_dict as _call_as_dict  # noqa: E402
+from searchgym.tool_calls import json_chars_over as _json_chars_over  # noqa: E402
 
 
 # ------------------------------------------------------------------------------ accepted forms
@@ -286,7 +287,8 @@ def parse_tool_call(
     with ``.function.name`` and ``.function.arguments`` (OpenAI's ``ChatCompletionMessageToolCall``).
     ``answer`` (``{"answer": ...}``), and for a team ``post_note`` and ``wait``, are calls too. It
     gives the :class:`Action` that the text form of the same call gives, and a bad call the same
-    :class:`ParseError` (``tool_format`` only picks the accepted forms that error shows).
+    :class:`ParseError` (``tool_format`` only picks the accepted forms that error shows). A call over
+    ``MAX_ACTION_CHARS`` characters as JSON is refused unread, as its text would be.
     """
     _check_format(tool_format)
     tool_names = [str(t) for t in tool_names]
@@ -295,6 +297,9 @@ def parse_tool_call(
     if obj is None:
         problem = (f"a structured action must be a dict {{\"name\": ..., \"arguments\": {{...}}}} or an "
                    f"OpenAI tool call, got {kind_of(call)}")
+        return _error(problem, tool_format, shown, allow_team_actions, shown_answer)
+    if _json_chars_over(obj, MAX_ACTION_CHARS):  # as its text would be (before: run, and the tool refused it)
+        problem = f"the call is over {MAX_ACTION_CHARS} characters long as JSON (at most {MAX_ACTION_CHARS})"
         return _error(problem, tool_format, shown, allow_team_actions, shown_answer)
     result = _action_from_call(obj, tool_names, allow_team_actions, shown)
     if isinstance(result, Action):

@@ -1,6 +1,6 @@
 """Lenient JSON for agent-written tool calls: the first ``{...}`` in a text, repaired (trailing
-commas, unterminated strings and brackets), parsed as JSON, else as a Python literal (literals
-only, never code) on bounded, shallow text."""
+commas, unterminated strings and brackets), parsed as JSON (raw control characters inside strings
+allowed), else as a Python literal (literals only, never code) on bounded, shallow text."""
 
 from __future__ import annotations
 
@@ -63,9 +63,9 @@ def _extract_object(s: str) -> tuple[str, int] | None:
 
 
 def load_object(s: str) -> tuple[Any, str]:
-    """Parse lenient JSON: strict JSON first, then Python literals (single quotes, True/None) by
-    ``ast.literal_eval`` (literals only, never code) on bounded, shallow text. Returns (value, "")
-    or (None, what was wrong)."""
+    """Parse lenient JSON: JSON first (raw control characters allowed in strings), then Python
+    literals (single quotes, True/None) by ``ast.literal_eval`` (literals only, never code) on
+    bounded, shallow text. Returns (value, "") or (None, what was wrong)."""
     found = _extract_object(s)
     if found is None:
         return None, "no JSON object found"
@@ -73,7 +73,10 @@ def load_object(s: str) -> tuple[Any, str]:
     if depth > MAX_JSON_DEPTH:
         return None, f"the JSON nests {depth} brackets deep; at most {MAX_JSON_DEPTH} are accepted"
     try:
-        return json.loads(candidate), ""
+        # strict=False: a raw newline, tab or other control character inside a string is read as
+        # itself, as LLMs write them (a raw newline was an "Invalid control character" error, while a
+        # raw tab passed through the literal fallback); the env judges the text it gets as before
+        return json.loads(candidate, strict=False), ""
     except (ValueError, RecursionError) as exc:
         error = str(exc)
     if len(candidate) <= MAX_OBJECT_CHARS:

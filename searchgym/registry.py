@@ -69,9 +69,9 @@ def register(id: str, entry_point: str, kind: str = "single", description: str =
 
 def base_env(env: Any) -> Any:
     """The searchgym env under any wrappers (Gymnasium's, PettingZoo's, the ``*-Numeric-v0`` feature
-    wrappers). Why not ``env.unwrapped``: a PettingZoo env that is not a ``BaseParallelWrapper``
-    (``NumericParallel``) is its own ``unwrapped``, so ``tasks("GroupSearch-Numeric-v0")`` failed
-    ("'NumericParallel' object has no attribute 'tasks'") and ``searchgym play`` on those ids too."""
+    wrappers). Why not ``env.unwrapped`` alone: a PettingZoo env that is not a ``BaseParallelWrapper``
+    is its own ``unwrapped`` unless it says otherwise (``NumericParallel`` was, so
+    ``tasks("GroupSearch-Numeric-v0")`` failed with "'NumericParallel' object has no attribute 'tasks'")."""
     base = env.unwrapped
     while not hasattr(base, "tasks") and hasattr(base, "env"):
         base = base.env.unwrapped
@@ -183,11 +183,14 @@ def refuse_unknown(owner: str, kwargs: Any, accepted: list[str] | None, unlisted
 
 
 def refused_kwargs(s: EnvSpec, base_id: str | None = None) -> tuple[str, ...]:
-    """The config keywords the env of ``s`` (or of the id it wraps) refuses (``refused_kwargs`` on its class)."""
+    """The config keywords the env of ``s`` (or of the id it wraps) refuses (``refused_kwargs`` on its class),
+    and those a wrapping factory takes but does not offer (``unlisted_kwargs`` on it). Why: a Numeric id's
+    list offered action_mode, which it refuses unless 'candidates', and tool_format, which it never reads."""
     target = s.load()
+    unlisted = tuple(getattr(target, "unlisted_kwargs", ()))
     if not isinstance(target, type) and "base_id" in s.kwargs:
         target = spec(s.kwargs["base_id"] if base_id is None else base_id).load()
-    return tuple(getattr(target, "refused_kwargs", ()))
+    return unlisted + tuple(getattr(target, "refused_kwargs", ()))
 
 
 def check_kwargs(s: EnvSpec, kwargs: dict[str, Any]) -> None:

@@ -15,17 +15,23 @@ from typing import Any
 
 from searchgym.action_types import Action, _literal, answer_length_problem, has_visible_text
 from searchgym.lenient_json import load_object as _load_object
-from searchgym.shown import kind_of
+from searchgym.shown import kind_of, safe_repr
 
-__all__ = ["action_from_call", "call_as_dict", "resolve_tool"]
+__all__ = ["action_from_call", "call_as_dict", "json_chars_over", "name_key", "resolve_tool"]
+
+
+def name_key(name: str) -> str:
+    """``name`` as it is compared: lower case, each run of blanks, dashes and underscores one ``_``,
+    none at the ends (``Post-Note``, ``post note`` and ``wait-`` are ``post_note`` and ``wait``)."""
+    return re.sub(r"[\s\-_]+", "_", name.lower()).strip("_")
 
 
 def resolve_tool(name: str, tool_names: Sequence[str]) -> str | None:
-    """``name`` as one of ``tool_names``, matched exactly, else case- and separator-insensitively."""
+    """``name`` as one of ``tool_names``, matched exactly, else by :func:`name_key`."""
     if name in tool_names:
         return name
-    key = re.sub(r"[\s\-]+", "_", name.strip().lower())
-    matches = [t for t in tool_names if t.lower() == key]
+    key = name_key(name)
+    matches = [t for t in tool_names if name_key(t) == key]
     return matches[0] if len(matches) == 1 else None
 
 
@@ -45,6 +51,34 @@ def call_as_dict(call: Any) -> dict | None:
     return {"name": name, "arguments": getattr(holder, "arguments", None)}
 
 
+def json_chars_over(call: Any, limit: int) -> bool:
+    """Whether ``call`` written as JSON takes more than ``limit`` characters. Why: a structured call
+    reads as its text, and text over the action limit is a format error, while the same call as a dict
+    was run (and its tool refused the argument). Walks iteratively and stops once over ``limit``, so any
+    value (nested deeply, cyclic, or huge) costs time linear in its size, never a deep recursion."""
+    total, pending = 0, [call]
+    while pending and total <= limit:
+        item = pending.pop()
+        if isinstance(item, dict):
+            total += 2 + 4 * len(item)  # braces; each entry's quotes, colon and comma
+            pending.extend(str(k) for k in item)
+            pending.extend(item.values())
+        elif isinstance(item, list | tuple):
+            total += 2 + len(item)  # brackets and commas
+            pending.extend(item)
+        elif isinstance(item, str):
+            total += len(item) + 2
+        elif hasattr(item, "tolist") and not isinstance(item, int | float):  # a NumPy array or scalar
+            pending.append(item.tolist())
+            total += 1  # so a tolist() that gives itself back still ends the walk
+        else:
+            try:
+                total += len(_literal(item))
+            except Exception:  # a repr that raises: reading a call never raises; Action.call judges the value
+                total += 2
+    return total > limit
+
+
 def _as_text(value: Any) -> str:
     """An answer or note given as JSON: strings stripped, lists flattened (iteratively, so any
     nesting costs linear time), other values as JSON; the pieces with visible text (not only
@@ -62,6 +96,26 @@ def _as_text(value: Any) -> str:
     return ", ".join(pieces)
 
 
+def _answer_action(args: dict[str, Any]) -> Action | str:
+    """An answer call's Action: its ``answer`` argument, else its ``text``, else its only one; or what
+    was wrong (before, every failure read "the answer call is empty", also for arguments it never read)."""
+    named = next((k for k in ("answer", "text") if k in args), None)
+    if named is None and len(args) > 1:
+        shown = ", ".join(safe_repr(k, 40) for k in list(args)[:3]) + (", ..." if len(args) > 3 else "")
+        return (f'the answer call has several arguments ({shown}) and none named "answer" or "text", so none '
+                'is read as the answer; write {"answer": "..."}')
+    key = named if named is not None else next(iter(args), None)
+    value = None if key is None else args[key]
+    text = _as_text(value)
+    if text:
+        return answer_length_problem(text) or Action.answer(text)
+    if key is not None and value is None:
+        first = ' (it is read before "text")' if key == "answer" and "text" in args else ""
+        return f'the answer call\'s "{key}" is null{first}; write {{"answer": "..."}} with a string'
+    return ('the answer call is empty (whitespace and control characters do not count); '
+            'write {"answer": "..."} with visible text')
+
+
 _NAME_KEYS = ("name", "tool", "tool_name")
 _ARG_KEYS = ("arguments", "parameters", "args")
 _NOT_ARGS = {*_NAME_KEYS, "function", "type", "id"}
@@ -77,7 +131,9 @@ def action_from_call(obj: Any, tool_names: Sequence[str], team: bool,
     if isinstance(function, dict) and not any(k in obj for k in _NAME_KEYS):
         obj = function  # OpenAI style {"function": {"name": ..., "arguments": ...}}
     name = next((obj[k] for k in _NAME_KEYS if k in obj), function if isinstance(function, str) else None)
-    if not isinstance(name, str) or not name.strip():
+    if name is not None and not isinstance(name, str):  # was 'has no "name"' for {"name": 5}
+        return f'the "name" of a tool call must be a string, got {kind_of(name)}'
+    if name is None or not name.strip():
         return 'the tool call has no "name"'
     name = name.strip()
     arg_key = next((k for k in _ARG_KEYS if k in obj), None)
@@ -90,7 +146,7 @@ def action_from_call(obj: Any, tool_names: Sequence[str], team: bool,
             break
         if raw.strip().startswith('"'):  # a JSON string literal holding the JSON: decode one level
             try:
-                raw = json.loads(raw.strip())
+                raw = json.loads(raw.strip(), strict=False)  # raw control characters, as load_object
                 continue
             except (ValueError, RecursionError):
                 pass
@@ -101,23 +157,16 @@ def action_from_call(obj: Any, tool_names: Sequence[str], team: bool,
     if not isinstance(raw, dict):
         return f'the "arguments" of {name} must be a JSON object, got {kind_of(raw)}'
     args = {str(k): v for k, v in raw.items()}
-    lowered = name.lower()
-    if lowered == "answer":
-        value = args.get("answer", args.get("text"))
-        if value is None and len(args) == 1:
-            value = next(iter(args.values()))
-        text = _as_text(value)
-        if text:
-            return answer_length_problem(text) or Action.answer(text)
-        return ('the answer call is empty (whitespace and control characters do not count); '
-                'write {"answer": "..."} with visible text')
-    if team and lowered in ("post_note", "post"):
+    key = name_key(name)  # team actions and answer match as tools do (was: only their exact lower-case names)
+    if key == "answer":
+        return _answer_action(args)
+    if team and key in ("post_note", "post"):
         note = _as_text(args.get("note", args.get("text")))
         return Action.post(note) if note else ('post_note needs {"note": "..."} with visible text '
                                                '(whitespace and control characters do not count)')
-    if team and lowered == "wait":
+    if team and key == "wait":
         return Action.wait()
-    if not team and lowered in ("post_note", "post", "wait"):  # before: "unknown tool 'wait'"
+    if not team and key in ("post_note", "post", "wait"):  # before: "unknown tool 'wait'"
         return f"{name} is a team action, not available here"
     tool = resolve_tool(name, tool_names)
     if tool is None:

@@ -26,6 +26,11 @@ from gymnasium import spaces
 from searchgym.wrappers.features import Encoded, FeatureLayout
 
 
+#: Taken, as the candidate env takes them, but left out of the keywords an error offers: action_mode
+#: can only be "candidates" here and tool_format changes nothing in candidate mode.
+UNLISTED_KWARGS = ("action_mode", "tool_format")
+
+
 class NumericObservation(gym.Wrapper):
     """Hashed-feature ``Box`` observations and ``action_masks()`` over a candidate-mode env."""
 
@@ -87,5 +92,9 @@ def make_numeric(base_id: str = "SearchQA-Candidates-v0", question_dim: int = 32
     # gymnasium.make reaches here without searchgym.make's check: the error named the base id alone and
     # left this factory's keywords out of what is accepted
     own = {k: v for k, v in kwargs.items() if k not in GYMNASIUM_KWARGS}  # those go on to gymnasium.make
-    refuse_unknown(f"make_numeric (over {base_id})", own, wrapper_kwargs(make_numeric, base_id))
+    refuse_unknown(f"make_numeric (over {base_id})", own, wrapper_kwargs(make_numeric, base_id),
+                   UNLISTED_KWARGS)
     return NumericObservation(make(base_id, **kwargs), question_dim, transcript_dim, candidate_dim)
+
+
+make_numeric.unlisted_kwargs = UNLISTED_KWARGS  # left out of the accepted keywords that errors list

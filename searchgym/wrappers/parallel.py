@@ -29,6 +29,11 @@ from searchgym.envs.spaces import AgentSpaceDicts
 from searchgym.wrappers.features import Encoded, FeatureLayout
 
 
+#: Taken, as the candidate env takes them, but left out of the keywords an error offers: action_mode
+#: can only be "candidates" here and tool_format changes nothing in candidate mode.
+UNLISTED_KWARGS = ("action_mode", "tool_format")
+
+
 class AgentActionError(KeyError, ValueError):
     """Actions for unknown agents or none for a live one: a KeyError as before, and the ValueError
     the unwrapped group and team envs raise for the same mistake."""
@@ -47,9 +52,10 @@ class NumericParallel(AgentSpaceDicts, ParallelEnv):
             raise ValueError(f"NumericParallel wraps a multi-agent searchgym env (e.g. GroupSearch-Candidates-v0), got "
                              f"{got}; a single-agent env takes NumericObservation (SearchQA-Numeric-v0)")
         config = getattr(env, "config", None)
-        if config is None or config.action_mode != "candidates":
-            raise ValueError("NumericParallel needs a candidate-mode searchgym env (e.g. GroupSearch-Candidates-v0, "
-                             "TeamSearch-Candidates-v0)")
+        if config is None or config.action_mode != "candidates":  # before: no word of action_mode
+            got = "" if config is None else f"; this env's action_mode is {config.action_mode!r}"
+            raise ValueError("NumericParallel needs a candidate-mode searchgym env (action_mode='candidates', "
+                             f"e.g. GroupSearch-Candidates-v0, TeamSearch-Candidates-v0){got}")
         self.env = env
         self.layout = FeatureLayout(config.max_candidates, config.max_steps, question_dim, transcript_dim,
                                     candidate_dim)
@@ -70,6 +76,13 @@ class NumericParallel(AgentSpaceDicts, ParallelEnv):
         (their copies replay the episode). Why: a shallow copy shared the inner env, so resetting the copy
         switched the original's episode under its own bookkeeping."""
         return copy.deepcopy(self)
+
+    @property
+    def unwrapped(self) -> ParallelEnv:
+        """The searchgym env inside, as a PettingZoo ``BaseParallelWrapper`` and Gymnasium's
+        ``NumericObservation`` give it. Why: this wrapper was its own ``unwrapped``, so the hint of the
+        env's own errors, ``env.unwrapped.tasks.tasks(split)``, was an AttributeError on these ids."""
+        return self.env.unwrapped
 
     def observation_space(self, agent: str) -> spaces.Box:
         return self._agent_spaces(agent)[0]
@@ -169,9 +182,8 @@ class NumericParallel(AgentSpaceDicts, ParallelEnv):
         return self._masks.get(agent, self._idle_mask()).astype(bool)
 
     def observation_data(self, agent: str) -> dict[str, Any]:
-        """The structured data behind ``agent``'s observation, as the wrapped env gives it (this
-        wrapper is its own ``unwrapped``, so there was no way to reach it; the data holds no
-        candidates, so the slot order does not apply)."""
+        """The structured data behind ``agent``'s observation, as the wrapped env gives it (the data
+        holds no candidates, so the slot order does not apply)."""
         self._check(agent)
         return self.env.observation_data(agent)
 
@@ -201,5 +213,9 @@ def make_numeric_parallel(base_id: str = "GroupSearch-Candidates-v0", question_d
     if spec(base_id).kind != "parallel":  # was make_parallel's "use searchgym.make", which the caller had used
         raise ValueError(f"base_id {base_id!r} is a single-agent env; a multi-agent Numeric id wraps a candidate-mode "
                          "group or team id (e.g. GroupSearch-Candidates-v0); for one agent use SearchQA-Numeric-v0")
-    refuse_unknown(f"make_numeric_parallel (over {base_id})", kwargs, wrapper_kwargs(make_numeric_parallel, base_id))
+    refuse_unknown(f"make_numeric_parallel (over {base_id})", kwargs, wrapper_kwargs(make_numeric_parallel, base_id),
+                   UNLISTED_KWARGS)
     return NumericParallel(make_parallel(base_id, **kwargs), question_dim, transcript_dim, candidate_dim)
+
+
+make_numeric_parallel.unlisted_kwargs = UNLISTED_KWARGS  # left out of the accepted keywords that errors list
