@@ -11,19 +11,30 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 from searchgym.action_types import Action, _literal, answer_length_problem, has_visible_text
+from searchgym.lenient_json import LENIENT_DECODER
 from searchgym.lenient_json import load_object as _load_object
 from searchgym.shown import kind_of, safe_repr
 
 __all__ = ["action_from_call", "call_as_dict", "json_chars_over", "name_key", "resolve_tool"]
 
 
+_SEPARATORS = re.compile(r"[\s\-_]+")
+
+
 def name_key(name: str) -> str:
     """``name`` as it is compared: lower case, each run of blanks, dashes and underscores one ``_``,
-    none at the ends (``Post-Note``, ``post note`` and ``wait-`` are ``post_note`` and ``wait``)."""
-    return re.sub(r"[\s\-_]+", "_", name.lower()).strip("_")
+    none at the ends (``Post-Note``, ``post note`` and ``wait-`` are ``post_note`` and ``wait``).
+    Short names, the few every call repeats, are memoised: each text step reads one."""
+    return _short_name_key(name) if len(name) <= 64 else _SEPARATORS.sub("_", name.lower()).strip("_")
+
+
+@lru_cache(maxsize=1024)
+def _short_name_key(name: str) -> str:
+    return _SEPARATORS.sub("_", name.lower()).strip("_")
 
 
 def resolve_tool(name: str, tool_names: Sequence[str]) -> str | None:
@@ -146,7 +157,7 @@ def action_from_call(obj: Any, tool_names: Sequence[str], team: bool,
             break
         if raw.strip().startswith('"'):  # a JSON string literal holding the JSON: decode one level
             try:
-                raw = json.loads(raw.strip(), strict=False)  # raw control characters, as load_object
+                raw = LENIENT_DECODER.decode(raw.strip())  # raw control characters, as load_object
                 continue
             except (ValueError, RecursionError):
                 pass
