@@ -36,7 +36,7 @@ from searchgym.damaged import (
     read_bounded,
     read_json_capped,
 )
-from searchgym.fileio import atomic_write_json
+from searchgym.fileio import atomic_write_json, refuse_link
 from searchgym.harness.run_reads import prediction_rows
 from searchgym.harness.runner import is_done
 from searchgym.leaderboard_checks import (
@@ -79,9 +79,8 @@ def build_submission(run: str | os.PathLike, name: str | None = None, descriptio
             shown = ", ".join(str(p) for p in runs[:4]) + (f" ... ({len(runs)} in all)" if len(runs) > 4 else "")
             raise ValueError(f"{run} holds finished runs but is not one; submit one run folder: {shown}")
         raise ValueError(f"{run} is not a finished run folder (no DONE marker); finish it with the same command first")
-    linked = next((run / f for f in ("config.json", "predictions.jsonl") if (run / f).is_symlink()), None)
-    if linked is not None:  # checked before either is read
-        raise DamagedFile(linked, LINKED_RUN_FILE, f"copy the file itself into the run folder, or {_redo(run)}")
+    for run_file in ("config.json", "predictions.jsonl"):  # both checked before either is read
+        refuse_link(run / run_file, f"copy the file itself into the run folder, or {_redo(run)}", why=LINKED_RUN_FILE)
     config_bytes, config = _run_config(run)
     # a limit below the test split's size (else "damaged ... re-run the same command", which limits it again)
     if config.get("limit") is not None and not _limit_covers_test(config):

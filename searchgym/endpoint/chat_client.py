@@ -103,6 +103,12 @@ def _wrong_url(url: object) -> str | None:
     return "its port is not a number in 1..65535" if port == 0 else None
 
 
+#: What a failed request came to (:attr:`Reply.error_kind`): the requests a run stopped sending, a reply too
+#: long to read, a 2xx that is no chat completion, a 404 from a wrong path, another 4xx, and no reply at all
+#: (a server down, slow, or erring). Why a field: the run's advice was told apart by its error's wording.
+FAILURE_KINDS = ("not sent", "too long", "unusable", "path", "refused", "no reply")
+
+
 @dataclass
 class Reply:
     """What one chat request came to: the action text for the env, and what happened."""
@@ -112,6 +118,7 @@ class Reply:
     tool_call_id: str | None = None
     error: str | None = None
     attempts: int = 0
+    error_kind: str | None = None  # one of FAILURE_KINDS when the request failed
 
 
 class ReplyTooLong(ValueError):
@@ -185,13 +192,13 @@ class ChatClient:
             headers["Authorization"] = f"Bearer {cfg.api_key}"
         stopped = self.reachability.stopped(cfg.timeout)
         if stopped:
-            return Reply("", error=stopped)
-        error = "the per-task timeout passed before any request"
+            return Reply("", error=stopped, error_kind="not sent")
+        error, kind = "the per-task timeout passed before any request", "no reply"  # the last attempt's
         retries = 0 if self.unreachable else cfg.retries
         for attempt in range(retries + 1):
             if deadline - time.monotonic() <= 0:
                 self.reachability.timed_out(deadline)
-                return Reply("", error=f"timeout ({error})", attempts=attempt)
+                return Reply("", error=f"timeout ({error})", attempts=attempt, error_kind=kind)
             try:
                 status, body = post(cfg.url, data, headers, deadline)
                 self.reachability.answered = True
@@ -203,26 +210,37 @@ class ChatClient:
                         return reply
                     # Before: handed to the env as the action, scored 0 and the run marked DONE
                     error = f"HTTP {status} but the body is no chat completion ({reply.error}): {_start(body)}"
+                    kind = "unusable"
                 else:
                     said = server_message(body)  # before: dropped ("HTTP 404" for "the model `m` does not exist")
                     error = (f"HTTP {status}" if status >= 300 else "the server answered with an error object") + (
                         f": {said}" if said else "")
+                    kind = "no reply"
                     if status >= 300 and status not in RETRYABLE_STATUS:
-                        return Reply(f"(the endpoint refused the request: {error})", error=error, attempts=attempt + 1)
+                        return Reply(f"(the endpoint refused the request: {error})", error=error, attempts=attempt + 1,
+                                     error_kind=_refusal_kind(status, error))
             except ReplyTooLong as exc:  # the server answered: no retry, and it is not unreachable
                 self.reachability.answered = True
-                return Reply("", error=str(exc), attempts=attempt + 1)
+                return Reply("", error=str(exc), attempts=attempt + 1, error_kind="too long")
             except (http.client.HTTPException, OSError, ValueError) as exc:  # OSError covers timeouts
-                error = f"{type(exc).__name__}: {exc}"[:300]
+                error, kind = f"{type(exc).__name__}: {exc}"[:300], "no reply"
                 if isinstance(exc, TimeoutError):  # post waits only the time left: the task's time is up
                     self.reachability.timed_out(deadline)
             except Exception as exc:  # noqa: BLE001 - whatever a server does ends as a failed reply
-                error = f"{type(exc).__name__}: {exc}"[:300]
+                error, kind = f"{type(exc).__name__}: {exc}"[:300], "no reply"
             pause = min(cfg.backoff * 2**attempt, cfg.max_backoff, max(deadline - time.monotonic(), 0.0))
             if attempt < retries and pause > 0:
                 time.sleep(pause)
         self.unreachable = True
-        return Reply("", error=f"gave up after {retries + 1} attempts ({error})", attempts=retries + 1)
+        return Reply("", error=f"gave up after {retries + 1} attempts ({error})", attempts=retries + 1, error_kind=kind)
+
+
+def _refusal_kind(status: int, error: str) -> str:
+    """The kind of a request answered with a status not retried: a 404 that names no model is a wrong path
+    (not "the model `m` does not exist", which is the request's fault), another 4xx a refusal, else no reply."""
+    if status == 404 and "model" not in error.lower():
+        return "path"
+    return "refused" if 400 <= status < 500 else "no reply"
 
 
 class _DeadlineSocketReader(io.RawIOBase):
@@ -325,5 +343,5 @@ def _is_error_object(body: bytes) -> bool:
     return isinstance(data, dict) and "error" in data and "choices" not in data
 
 
-__all__ = ["ChatClient", "EndpointConfig", "MAX_BODY_BYTES", "NOT_SENT", "RETRYABLE_STATUS", "STALLED_TASKS",
-           "TOO_LONG", "Reachability", "Reply", "ReplyTooLong", "post"]
+__all__ = ["FAILURE_KINDS", "ChatClient", "EndpointConfig", "MAX_BODY_BYTES", "NOT_SENT", "RETRYABLE_STATUS",
+           "STALLED_TASKS", "TOO_LONG", "Reachability", "Reply", "ReplyTooLong", "post"]

@@ -75,10 +75,10 @@ class ChatEpisode:
             call = self._queued.pop(0)
             self._call_id = call.call_id
             self.turns.append({"observation": observation, "reply": None, "action": call.action, "error": None,
-                               "attempts": 0, "seconds": 0.0, "queued": True})
+                               "error_kind": None, "attempts": 0, "seconds": 0.0, "queued": True})
             return call.action
         if start >= self.deadline:
-            reply: Reply = Reply("(no reply: the per-task timeout has passed)", error="timeout")
+            reply: Reply = Reply("(no reply: the per-task timeout has passed)", error="timeout", error_kind="no reply")
         else:
             reply = self.client.complete(self.messages, self.tools, self.deadline)
         self._call_id = reply.tool_call_id
@@ -86,6 +86,6 @@ class ChatEpisode:
             self._queued, self._refusal = list(reply.queued), reply.refusal
         self.messages.append(reply.message or {"role": "assistant", "content": reply.action[:2000]})
         self.turns.append({"observation": observation, "reply": reply.message, "action": reply.action,
-                           "error": reply.error, "attempts": reply.attempts,
+                           "error": reply.error, "error_kind": reply.error_kind, "attempts": reply.attempts,
                            "seconds": round(time.monotonic() - start, 3)})
         return reply.action

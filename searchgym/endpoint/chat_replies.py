@@ -44,12 +44,25 @@ class ChatReply(Reply):
     refusal: str = ""
 
 
+def message_text(content: Any) -> str:
+    """A chat message's content as text: a string, or the text of a list of content parts (``[{"type":
+    "text", "text": ...}]``, a bare string counting as its text; a part with no string text adds nothing:
+    a client's ``{"text": 5}`` was a TypeError, and no reply); anything else is no text. The one reading of
+    a message's text for the endpoint agent, the scripted endpoint and the TRL reward."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(p["text"] if isinstance(p, dict) and isinstance(p.get("text"), str)
+                       else p if isinstance(p, str) else "" for p in content)
+    return ""
+
+
 def content_text(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    if isinstance(value, list):  # content parts: [{"type": "text", "text": ...}]
-        return "".join(p.get("text", "") if isinstance(p, dict) and isinstance(p.get("text"), str) else "" for p in value)
-    return "" if value is None else json.dumps(value)[:MAX_ACTION_CHARS]
+    """A reply's content as the action: its text (:func:`message_text`), or, for content that is neither
+    text nor parts, its JSON, which the env scores as malformed and the transcript shows as it came."""
+    if value is None or isinstance(value, str | list):
+        return message_text(value)
+    return json.dumps(value)[:MAX_ACTION_CHARS]
 
 
 def tool_call_text(call: Any) -> tuple[str, str | None]:
@@ -123,4 +136,5 @@ def reply_from_body(body: bytes) -> ChatReply:
     return _text_reply(content)
 
 
-__all__ = ["MAX_PARALLEL_CALLS", "ChatReply", "QueuedCall", "content_text", "reply_from_body", "tool_call_text"]
+__all__ = ["MAX_PARALLEL_CALLS", "ChatReply", "QueuedCall", "content_text", "message_text", "reply_from_body",
+           "tool_call_text"]

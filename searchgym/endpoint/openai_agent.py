@@ -25,7 +25,8 @@ tasks one by one, so the harness actor (:func:`provider`, for ``searchgym evalua
 plays a whole split on the pool, recording every (observation, action), then replays the recorded actions as
 the harness steps its env (identical seeds, so identical observations); should an observation differ, it
 continues live from there. Transcripts: ``transcripts.jsonl`` (one line per agent and episode: task, split,
-turns with the observation, the raw reply, the action, attempts, seconds, error).
+turns with the observation, the raw reply, the action, attempts, seconds, error and its kind: ``error_kind``,
+one of ``chat_client.FAILURE_KINDS``).
 """
 
 from __future__ import annotations

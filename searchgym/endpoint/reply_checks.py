@@ -16,7 +16,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from searchgym.endpoint.chat_client import NOT_SENT, TOO_LONG
+from searchgym.endpoint.chat_client import FAILURE_KINDS, NOT_SENT, TOO_LONG
 
 #: A warning goes to the results when more than this share of a run's replies are unparseable; a
 #: run where more than this share of its requests got no usable reply is not finished.
@@ -54,21 +54,21 @@ def unanswered(transcripts: Sequence[Mapping[str, Any]], url: str) -> str | None
     assistant message: refused, timed out, an HTTP error, a body that is no chat completion, one too
     long to read), else None; the advice fits what came back."""
     turns = _turns(transcripts)
-    errors = [str(t["error"]) for t in turns if t.get("error") and not t.get("reply")]
-    if not turns or len(errors) / len(turns) <= UNPARSEABLE_WARNING_SHARE:
+    failed = [(str(t["error"]), _failure_kind(t)) for t in turns if t.get("error") and not t.get("reply")]
+    if not turns or len(failed) / len(turns) <= UNPARSEABLE_WARNING_SHARE:
         return None
-    sent = [e for e in errors if not e.startswith(NOT_SENT)] or errors
-    kinds = [_kind(e) for e in sent]
+    sent = [(e, k) for e, k in failed if k != "not sent"] or failed
+    kinds = [k for _, k in sent]
     kind = max(dict.fromkeys(kinds), key=kinds.count)  # the most common; a tie goes to the first seen
-    example = next(e for e, k in zip(sent, kinds) if k == kind)
+    example = next(e for e, k in sent if k == kind)
     got = "no usable reply" if kind in ("unusable", "too long") else "no reply"
-    if len(sent) < len(errors):  # the run stopped sending: the server never answered
-        stop = next(e for e in errors if e.startswith(NOT_SENT))[len(NOT_SENT):]
+    if len(sent) < len(failed):  # the run stopped sending: the server never answered
+        stop = next(e for e, k in failed if k == "not sent").removeprefix(NOT_SENT)
         advice = (f"{stop}, so the rest were not sent; check --base-url and that the server is running and answers "
                   "within the per-task timeout (--agent-option timeout=SECONDS)")
     else:
         advice = _ADVICE[kind].format(url=url) + (f"; {SAME_FAILURE}" if kind in _LASTING else "")
-    return f"{len(errors)} of {len(turns)} requests to {url} got {got} (e.g. {example:.300}); {advice}"
+    return f"{len(failed)} of {len(turns)} requests to {url} got {got} (e.g. {example:.300}); {advice}"
 
 
 _ADVICE = {
@@ -80,13 +80,23 @@ _ADVICE = {
     "refused": "check --model, the API key (--api-key or OPENAI_API_KEY) and the --agent-option settings",
     "no reply": "check --base-url and that the server is running and answers within the per-task timeout",
 }
+_ADVICE["not sent"] = _ADVICE["no reply"]  # where every failed request went unsent: no server has answered
 #: The kinds of failure that the server's answer decides (every other kind is a server down or slow, which
 #: may be up by the next run).
 _LASTING = frozenset({"too long", "unusable", "path", "refused"})
 
 
-def _kind(error: str) -> str:
-    """What a failed request's error says came back (the key of its advice)."""
+def _failure_kind(turn: Mapping[str, Any]) -> str:
+    """What a failed request came to (the key of its advice): the kind the client gave it, else, in a
+    transcript written before turns kept one (``error_kind``), what its error's text says."""
+    kind = turn.get("error_kind")
+    return kind if isinstance(kind, str) and kind in FAILURE_KINDS else _kind_of_text(str(turn["error"]))
+
+
+def _kind_of_text(error: str) -> str:
+    """What a failed request's error says came back, read from its wording (transcripts without ``error_kind``)."""
+    if error.startswith(NOT_SENT):
+        return "not sent"
     if error.startswith(TOO_LONG):
         return "too long"
     if re.search(r"HTTP 2\d\d but the body is no chat completion", error):
@@ -99,7 +109,8 @@ def _kind(error: str) -> str:
 def rerun_cannot_help(reason: str) -> bool:
     """Whether :func:`unanswered`'s ``reason`` is a failure that the same command meets again. Why:
     ``searchgym evaluate`` said "re-run the same command to evaluate again" after a server refused every
-    request, or answered them with no chat completion after every retry, which a re-run only repeats."""
+    request, or answered them with no chat completion after every retry, which a re-run only repeats. The
+    reason is all a caller has (it crosses processes in an exception), so its advice's last words say it."""
     return reason.endswith(SAME_FAILURE)
 
 

@@ -34,11 +34,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Self
 
 from searchgym.endpoint import check_port, openai_replies
+from searchgym.endpoint.chat_replies import message_text
 from searchgym.endpoint.chat_request import wrong_optional_field
 from searchgym.endpoint.request_deadline import deadline_rfile
 from searchgym.endpoint.scripted_replies import (  # noqa: F401 (reader_observations is re-exported)
     as_native,
-    message_text,
     offers_answer,
     reader_action,
     reader_observations,

@@ -9,6 +9,7 @@ from typing import Any
 
 from searchgym.action_types import Action
 from searchgym.actions import parse_action
+from searchgym.endpoint.chat_replies import message_text
 from searchgym.tools.toolkit import TOOL_NAMES
 
 
@@ -28,17 +29,6 @@ def as_native(action: str, n: int, answer_tool: bool = False) -> dict[str, Any]:
     if call is None:
         return {"role": "assistant", "content": action}
     return {"role": "assistant", "content": None, "tool_calls": [{"id": f"call_{n}", "type": "function", "function": call}]}
-
-
-def message_text(content: Any) -> str:
-    """A message's content as text (a string, or the text of a list of content parts)."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        # a part whose text is not a string (a client's {"text": 5}) adds nothing: it was a TypeError, no reply
-        return "".join(p["text"] if isinstance(p, dict) and isinstance(p.get("text"), str)
-                       else p if isinstance(p, str) else "" for p in content)
-    return ""
 
 
 def reader_observations(messages: list[dict]) -> list[str]:

@@ -22,6 +22,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from searchgym.endpoint.chat_replies import message_text
 from searchgym.integrations.text_tasks import check_seed
 from searchgym.registry import spec
 from searchgym.suites import SUITES, Suite, env_kind, get_suite
@@ -220,17 +221,6 @@ def _unpickle_env(suite: Suite | str, seed: int) -> _SearchGymEnv:
     return env_class.__new__(env_class)
 
 
-def _text_of(content: Any) -> str:
-    """A message's text: a string, or the text parts of a list of content parts (the multimodal
-    format, ``[{"type": "text", "text": ...}]``; before, such an ``<answer>`` was dropped unscored)."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(part["text"] for part in content
-                       if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str))
-    return ""
-
-
 def episode_reward(completions: Sequence[list[dict[str, Any]]], environments: Sequence[Any] | None = None,
                    **_: Any) -> list[float]:
     """TRL reward function: each rollout's env return (the sum of the env's step rewards).
@@ -251,7 +241,7 @@ def episode_reward(completions: Sequence[list[dict[str, Any]]], environments: Se
     for completion, env in zip(completions, environments, strict=True):
         last = completion[-1] if completion else {}
         if isinstance(last, dict) and last.get("role") == "assistant" and not last.get("tool_calls"):
-            env._finish_with_text(_text_of(last.get("content")))
+            env._finish_with_text(message_text(last.get("content")))  # content parts too (were dropped unscored)
         rewards.append(float(env.reward))
     return rewards
 

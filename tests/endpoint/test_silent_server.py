@@ -87,6 +87,7 @@ def test_a_server_that_never_answers_is_cut_off_after_a_few_tasks(serve, tmp_pat
     assert not (out / "DONE").exists()
     turns = [turn for row in read_jsonl(out / "transcripts.jsonl") for turn in row["turns"]]
     assert sum(str(t["error"]).startswith("not sent: ") for t in turns) > 0
+    assert {t["error_kind"] for t in turns if str(t["error"]).startswith("not sent: ")} == {"not sent"}
 
 
 def test_a_server_that_answered_once_is_not_cut_off_for_being_slow_later(serve, tmp_path) -> None:
@@ -113,6 +114,7 @@ def test_a_client_whose_server_never_answered_sends_nothing_once_stopped(serve) 
     config = EndpointConfig("m", url, timeout=0.2, retries=0)
     for _ in range(STALLED_TASKS):  # one client per task, as a pool makes them
         reply = ChatClient(config, reply_from_body, shared).complete([], None, time.monotonic() + 0.2)
-        assert "TimeoutError" in reply.error
+        assert "TimeoutError" in reply.error and reply.error_kind == "no reply"
     reply = ChatClient(config, reply_from_body, shared).complete([], None, time.monotonic() + 0.2)
     assert reply.error.startswith("not sent: ") and reply.attempts == 0 and len(seen) == STALLED_TASKS
+    assert reply.error_kind == "not sent"

@@ -8,6 +8,7 @@ cannot fix; a 404 from a wrong path (a missing /v1) was blamed on --model and th
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -19,7 +20,7 @@ import pytest
 from searchgym.cli import main
 from searchgym.endpoint.chat_client import MAX_BODY_BYTES, ChatClient, EndpointConfig
 from searchgym.endpoint.chat_replies import reply_from_body
-from searchgym.endpoint.reply_checks import rerun_cannot_help, unanswered
+from searchgym.endpoint.reply_checks import read_transcripts, rerun_cannot_help, unanswered
 from searchgym.suites import Suite, register_suite
 
 SUITE = register_suite(Suite("test-endpoint-fix-replies-v0", 0, "SearchQA-v0", {"max_steps": 3}, world_size="tiny",
@@ -186,3 +187,86 @@ def test_a_server_message_cannot_pass_for_a_lasting_failure() -> None:
     assert reason is not None and not rerun_cannot_help(reason)
     lasting = unanswered([{"turns": [{"parsed": False, "error": "HTTP 401: Invalid API key", "reply": None}] * 3}], "U")
     assert lasting is not None and rerun_cannot_help(lasting)
+
+
+# ------------------------------------------------------------------------------ the kind of a failure
+HUGE = b'{"choices": [{"message": {"content": "' + b"x" * MAX_BODY_BYTES + b'"}}]}'
+
+
+@pytest.mark.parametrize(("answer", "kind"), [
+    ((401, b'{"error": {"message": "Invalid API key"}}'), "refused"),
+    ((404, b'{"detail": "Not Found"}'), "path"),
+    ((404, b'{"error": {"message": "The model `m` does not exist."}}'), "refused"),
+    ((200, b"<html>oops</html>"), "unusable"),
+    ((200, HUGE), "too long"),
+    ((503, b'{"error": {"message": "the model is loading"}}'), "no reply"),
+    ((200, b'{"error": {"message": "overloaded"}}'), "no reply"),
+])
+def test_a_failed_reply_names_its_kind(serve, answer, kind) -> None:
+    url, _ = serve(lambda n: answer)
+    client = ChatClient(EndpointConfig("m", url, retries=1, backoff=0), reply_from_body)
+    reply = client.complete([{"role": "user", "content": "hi"}], None, time.monotonic() + 5)
+    assert reply.error and reply.error_kind == kind, reply.error
+
+
+def test_the_kind_not_the_wording_decides_the_advice(serve, tmp_path, capsys) -> None:
+    """Before: a 503 whose message read like an unusable body was advised as one (no re-run), since the
+    advice was told apart by the error's wording; the transcript now keeps what the client saw."""
+    url, _ = serve(lambda n: (503, b'{"error": {"message": "HTTP 200 but the body is no chat completion"}}'))
+    out = tmp_path / "run"
+    assert evaluate(url, out, "--limit", "1", "--agent-option", "retries=1") == 1
+    line = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "got no reply" in line and "re-run the same command" in line, line
+    assert "the same options will fail the same way" not in line
+    rows, damaged = read_transcripts(out / "transcripts.jsonl")
+    assert damaged == 0 and {t["error_kind"] for row in rows for t in row["turns"]} == {"no reply"}
+
+
+#: Errors as transcripts written before turns kept ``error_kind`` hold them, with the kind the client now gives.
+OLD_ERRORS = [
+    ("HTTP 401: Invalid API key", "refused"),
+    ("HTTP 404: Not Found", "path"),
+    ("HTTP 404: The model `m` does not exist.", "refused"),
+    ("the reply is longer than 4 MiB, more than any action; it was not read", "too long"),
+    ("gave up after 2 attempts (HTTP 200 but the body is no chat completion (reply is not JSON): '<html>')",
+     "unusable"),
+    ("timeout (HTTP 200 but the body is no chat completion (reply has no choices): '{}')", "unusable"),
+    ("gave up after 2 attempts (HTTP 503: the model is loading)", "no reply"),
+    ("timeout", "no reply"),
+]
+NOT_SENT_ERROR = ("not sent: the server has not replied to any request, and the requests of 3 tasks all ran past "
+                  "the per-task timeout (1 s)")
+
+
+def _old_turn(error: str) -> dict:
+    """A failed turn as transcripts held it before ``error_kind``."""
+    return {"observation": "Q", "reply": None, "action": "", "error": error, "attempts": 1, "seconds": 0.1,
+            "parsed": False}
+
+
+@pytest.mark.parametrize(("error", "kind"), OLD_ERRORS)
+def test_transcripts_without_error_kind_are_advised_as_before(tmp_path, error, kind) -> None:
+    old = tmp_path / "transcripts.jsonl"
+    old.write_text(json.dumps({"task_id": "t", "split": "test", "turns": [_old_turn(error)] * 3}) + "\n")
+    rows, damaged = read_transcripts(old)
+    said = unanswered(rows, "U")
+    advice = {"refused": "check --model, the API key", "path": "check the --base-url path: requests go to U",
+              "too long": "the model writes without end", "unusable": "not with chat completions",
+              "no reply": "check --base-url and that the server is running"}[kind]
+    assert damaged == 0 and said.startswith("3 of 3 requests to U got ") and f"(e.g. {error})" in said, said
+    assert advice in said and rerun_cannot_help(said) == (kind != "no reply"), said
+    kept = [{**_old_turn(error), "error_kind": kind}] * 3  # the same failure, as a transcript now holds it
+    assert unanswered([{"turns": kept}], "U") == said
+
+
+def test_old_transcripts_that_stopped_sending_are_advised_as_before(tmp_path) -> None:
+    old = tmp_path / "transcripts.jsonl"
+    turns = [_old_turn("gave up after 1 attempts (TimeoutError: timed out)")] * 3 + [_old_turn(NOT_SENT_ERROR)] * 4
+    old.write_text(json.dumps({"task_id": "t", "split": "test", "turns": turns}) + "\n")
+    said = unanswered(read_transcripts(old)[0], "U")
+    assert said == ("7 of 7 requests to U got no reply (e.g. gave up after 1 attempts (TimeoutError: timed out)); the "
+                    "server has not replied to any request, and the requests of 3 tasks all ran past the per-task "
+                    "timeout (1 s), so the rest were not sent; check --base-url and that the server is running and "
+                    "answers within the per-task timeout (--agent-option timeout=SECONDS)")
+    kinds = ["no reply"] * 3 + ["not sent"] * 4
+    assert unanswered([{"turns": [{**t, "error_kind": k} for t, k in zip(turns, kinds)]}], "U") == said

@@ -190,11 +190,13 @@ def test_a_bad_seed_is_refused_when_the_factory_is_made(seed):
         sg_trl.environment_factory(TINY, seed=seed)
 
 
-def test_a_text_answer_in_content_parts_is_scored(env_class, dataset):
+@pytest.mark.parametrize("first", [{"type": "text", "text": "<answer>"}, "<answer>"])
+def test_a_text_answer_in_content_parts_is_scored(env_class, dataset, first):
     """Before: an <answer> in a list of content parts ([{"type": "text", "text": ...}]) was dropped:
-    the reward was 0.0 (no step) instead of the env's score of that answer."""
+    the reward was 0.0 (no step) instead of the env's score of that answer. A bare string part is its
+    text, as the endpoint reads it (it was dropped here)."""
     row = dataset[0]
-    answer = [{"type": "text", "text": "<answer>"}, {"type": "text", "text": row["answers"][0] + "</answer>"}]
+    answer = [first, {"type": "text", "text": row["answers"][0] + "</answer>"}]
     env = env_class()
     env.reset(**row)
     [reward] = sg_trl.episode_reward([[{"role": "assistant", "content": answer}]], [env])
