@@ -71,17 +71,23 @@ def max_checkpoint_bytes(policy: object, members: int = 1) -> int:
 
 
 def read_checkpoint(path: str | Path, device: torch.device | str = "cpu",
-                    keys: frozenset[str] = CHECKPOINT_KEYS, max_bytes: int = MAX_ARCHIVE_BYTES) -> dict[str, Any]:
+                    keys: frozenset[str] = CHECKPOINT_KEYS, max_bytes: int = MAX_ARCHIVE_BYTES,
+                    digest: Any = None, follow_links: bool = True) -> dict[str, Any]:
     """A checkpoint's dict, read with ``weights_only=True``; damage is :class:`DamagedFile`.
 
-    The file must be a regular file (a FIFO or a link to a device is refused before reading) of at most
-    ``max_bytes`` (:func:`max_checkpoint_bytes`), and its dict may hold no key but ``keys``. Why: a
-    handed-over checkpoint's other keys were loaded, kept and walked unsaid, as if a run had written them.
+    The file must be a regular file (a FIFO or a link to a device is refused before reading; with
+    ``follow_links=False`` any link) of at most ``max_bytes`` (:func:`max_checkpoint_bytes`), and its dict
+    may hold no key but ``keys``. Why: a handed-over checkpoint's other keys were loaded, kept and walked
+    unsaid, as if a run had written them. ``digest`` (a :mod:`hashlib` object) is fed the bytes loaded,
+    from the same open file: a reader that records the file's hash hashes what it loaded.
     """
     try:
-        with open_regular(path, max_bytes, "delete it to start the run again") as handle, warnings.catch_warnings():
+        with open_regular(path, max_bytes, "delete it to start the run again", follow_links) as handle, \
+                warnings.catch_warnings():
             # torch's multi-line note on a pickle of another protocol came before our one-line verdict
             warnings.filterwarnings("ignore", message="Detected pickle protocol", category=UserWarning)
+            if digest is not None:
+                _feed(digest, handle, path, max_bytes)
             problem = archive_problem(handle)  # torch.load reads changed tensor bytes without a word
             if problem:
                 raise DamagedFile(path, problem, "delete it to start the run again")
@@ -108,6 +114,17 @@ def read_checkpoint(path: str | Path, device: torch.device | str = "cpu",
     if problem:
         raise DamagedFile(path, problem, "delete it to start the run again")
     return blob
+
+
+def _feed(digest: Any, handle: Any, path: str | Path, max_bytes: int) -> None:
+    """Hash the open file whole, then rewind it; one grown past ``max_bytes`` since it was opened is refused."""
+    read = 0
+    for chunk in iter(lambda: handle.read(1 << 20), b""):
+        read += len(chunk)
+        if read > max_bytes:
+            raise DamagedFile(path, f"holds more than {max_bytes} bytes", "delete it to start the run again")
+        digest.update(chunk)
+    handle.seek(0)
 
 
 def _implausible(blob: dict[str, Any]) -> str:
@@ -254,7 +271,12 @@ class TrainerBase:
         The file is read with ``weights_only=True``: tensors and plain types only, so a pickle
         that would run code is refused, never run. Any damage is :class:`DamagedFile`.
         """
-        blob = read_checkpoint(path, self.device, self.checkpoint_keys, self.max_checkpoint_bytes())
+        self.load_checkpoint(path, read_checkpoint(path, self.device, self.checkpoint_keys,
+                                                   self.max_checkpoint_bytes()))
+
+    def load_checkpoint(self, path: str | Path, blob: dict[str, Any]) -> None:
+        """Restore ``blob``, the checkpoint at ``path`` already read (:func:`read_checkpoint` with this
+        trainer's ``checkpoint_keys`` and cap: ``evaluate --agent run`` reads it before the trainer is built)."""
         try:
             self.load_state_dict(blob)
         except CHECKPOINT_MISMATCH as exc:  # a checkpoint of another run's shape, or cut down

@@ -33,10 +33,19 @@ OPTION_CHECKED_BASELINES = ("random", "reader", "oracle")
 
 
 def check_comparison(comparison: Any) -> None:
-    """Raise ``ValueError`` naming the first method whose settings no run of it would accept.
+    """Raise ``ValueError`` naming the first method whose settings no run of it would accept; once all are
+    accepted, note an ``sft_tasks`` past the train split (:func:`~searchgym.harness.sft_bounds.note_whole_split`).
 
     The learners' checks are skipped where torch is missing (a Ray cluster's nodes may hold it; the
     runs check there); the baselines' need none, nor torch."""
+    _check_comparison(comparison)
+    from searchgym.harness.sft_bounds import note_whole_split
+
+    merged = [(m, {**comparison.options, **dict(m.options)}) for m in comparison.methods]
+    note_whole_split(comparison.suite, [options for m, options in merged if _uses_base(m, options) is not False])
+
+
+def _check_comparison(comparison: Any) -> None:
     check_policy(comparison.policy)
     check_logger(comparison)
     check_numeric_env(comparison)
@@ -207,8 +216,10 @@ def _check_policy_kwargs(policy: str, options: dict[str, Any]) -> None:
 def _check_sft(options: dict[str, Any]) -> None:
     from searchgym.agents.policy_actor import DECODINGS
     from searchgym.harness.sft import sft_config
+    from searchgym.harness.sft_bounds import check_sft_bounds
 
     sft_config(options)
+    check_sft_bounds(options)  # those leaderboard retrain keeps (before: sft_tasks=10**7 ran, clamped unsaid)
     decoding = options.get("decoding", "sample")
     if decoding not in DECODINGS:
         raise ValueError(f"unknown decoding {decoding!r}; accepted: {', '.join(DECODINGS)}")

@@ -9,7 +9,9 @@ Why it rebuilds the trainer rather than reading weights alone: the recorded meth
 (:func:`searchgym.harness.method_specs.build_config`) and trainer class give the population the
 layout, options and decoding the run had, for every learning method alike. The trainer is built
 with no output folder (it writes nothing anywhere, so the run folder may be read-only) and is never
-trained: its checkpoint is loaded with ``weights_only=True`` (:meth:`TrainerBase.load`). A run that
+trained. Its checkpoint is read once, with ``weights_only=True`` and the trainer's own cap and keys,
+before any policy is built (:mod:`searchgym.harness.run_checkpoint`), and loaded into it
+(:meth:`TrainerBase.load_checkpoint`). A run that
 started from a supervised base (``init=sft``) does not need the base: its checkpoint holds every
 weight. The ``sft`` method's runs have no checkpoint; their base (``<out>/bases/<key>/base.pt``,
 checked against the sha256 in ``config.json``) is the policy.
@@ -31,6 +33,7 @@ from typing import Any
 from searchgym.damaged import DamagedFile
 from searchgym.envs.config import MAX_SEED
 from searchgym.harness.methods import AGENT_METHOD, SPEC_METHOD_PREFIX, RunContext, load_callable
+from searchgym.harness.run_checkpoint import ReadCheckpoint, checkpoint_limits, read_once
 from searchgym.harness.run_reads import refuse_linked, run_json, shown_text, suite_from_config
 from searchgym.harness.runner import is_done
 from searchgym.suites import Suite, env_kind, observation_kind
@@ -119,15 +122,14 @@ def played_identity(run: TrainedRun) -> dict[str, str]:
     folder, ``evaluate`` showed the earlier policy's score as this one's ("already evaluated")."""
     from searchgym.agents.sft_base import file_sha256
     from searchgym.harness.run_reads import MAX_RUN_JSON_BYTES
-    from searchgym.torch_archive import MAX_ARCHIVE_BYTES
 
-    # each bounded as read_run and read_checkpoint bound it, and never through a link (before: any size)
+    # bounded as read_run bounds it, and never through a link (before: any size)
     config = file_sha256(run.folder / CONFIG, MAX_RUN_JSON_BYTES, UNPLAYABLE, follow_links=False)
     if run.is_sft:
         base = run.config.get("base")
         return {"config_sha256": config, "weights_sha256": str(base.get("sha256") if isinstance(base, dict) else "")}
-    weights = file_sha256(run.folder / CHECKPOINT, MAX_ARCHIVE_BYTES, UNPLAYABLE, follow_links=False)
-    return {"config_sha256": config, "weights_sha256": weights}
+    # the bytes check_options read (and the rebuild loads), hashed as they were read, with the trainer's cap
+    return {"config_sha256": config, "weights_sha256": played_checkpoint(run).sha256}
 
 
 def check_values(config_path: Path, config: dict[str, Any], remedy: str) -> None:
@@ -197,19 +199,15 @@ def check_options(options: dict[str, Any]) -> TrainedRun:
     if run.is_sft:
         find_base(run)
     else:
-        from searchgym.agents.trainer_base import read_checkpoint
-
-        path = run.folder / CHECKPOINT
-        try:
-            blob = read_checkpoint(path)  # weights_only=True
-            lacks = [k for k in ("population", "state") if k not in blob]
-            if not lacks:  # another run's checkpoint: refused now (before: after the evaluation's folder was made)
-                check_same_run(run, blob.get("config"), _recorded_config(run))
-        except DamagedFile as exc:  # its remedy ("delete it to start the run again") is not for a reader
-            raise DamagedFile(path, exc.what, UNPLAYABLE) from None
-        if lacks:
-            raise DamagedFile(path, f"is not a trainer's checkpoint (no {', '.join(lacks)})", UNPLAYABLE)
+        played_checkpoint(run)  # kept for the rebuild: a damaged or another run's one is refused now
     return run
+
+
+def _trainer_cls(run: TrainedRun) -> type:
+    from searchgym.method_table import METHOD_SPECS
+
+    spec = METHOD_SPECS[run.spec_name]
+    return load_callable(spec.trainer, f"trainer of {spec.name}")
 
 
 def _recorded_config(run: TrainedRun, device: str = "cpu") -> Any:
@@ -217,8 +215,24 @@ def _recorded_config(run: TrainedRun, device: str = "cpu") -> Any:
     from searchgym.harness.method_specs import build_config
     from searchgym.method_table import METHOD_SPECS
 
-    spec = METHOD_SPECS[run.spec_name]
-    return build_config(spec, run.context(device), load_callable(spec.trainer, f"trainer of {spec.name}"))
+    return build_config(METHOD_SPECS[run.spec_name], run.context(device), _trainer_cls(run))
+
+
+def played_checkpoint(run: TrainedRun, recorded: Any = None, keep: bool = True) -> ReadCheckpoint:
+    """The run's checkpoint (its dict and the SHA-256 of its bytes), read once per
+    command with the keys and cap its trainer reads it with, so refused in the trainer's words (past
+    its size, a key no trainer writes) before any policy is built; then checked to be a trainer's
+    checkpoint of config.json's run (``recorded``: its trainer config). ``keep=False``: the last use."""
+    path = run.folder / CHECKPOINT
+    refuse_linked(path, UNPLAYABLE)  # before its config is built (read_once opens it without following one)
+    recorded = _recorded_config(run) if recorded is None else recorded
+    read = read_once(path, *checkpoint_limits(recorded, _trainer_cls(run)), UNPLAYABLE, keep)
+    lacks = [k for k in ("population", "state") if k not in read.blob]
+    if lacks:
+        raise DamagedFile(path, f"is not a trainer's checkpoint (no {', '.join(lacks)})", UNPLAYABLE)
+    # another run's checkpoint: refused before the evaluation's folder is made
+    check_same_run(run, read.blob.get("config"), recorded)
+    return read
 
 
 def check_same_run(run: TrainedRun, recorded: Any, config: Any) -> None:
@@ -288,11 +302,9 @@ def rebuild(run: TrainedRun, device: str) -> tuple[Any, list[str] | None, str]:
 
         population, agents = base_population(ctx, {"path": str(find_base(run))})
         return population, agents, str(ctx.options.get("decoding", "sample"))
-    from searchgym.method_table import METHOD_SPECS
-
-    spec = METHOD_SPECS[run.spec_name]
-    trainer_cls = load_callable(spec.trainer, f"trainer of {spec.name}")
+    trainer_cls = _trainer_cls(run)
     config = recorded = _recorded_config(run, device)
+    read = played_checkpoint(run, recorded, keep=False)  # what check_options read, before the trainer is built
     if config.init == "sft":  # the checkpoint holds every weight: the base is not needed to rebuild
         config = dataclasses.replace(config, init="scratch", init_checkpoint=None, rl_fresh_tasks=False)
     try:
@@ -304,10 +316,7 @@ def rebuild(run: TrainedRun, device: str) -> tuple[Any, list[str] | None, str]:
                           UNPLAYABLE) from None
     path = run.folder / CHECKPOINT
     try:
-        from searchgym.agents.trainer_base import read_checkpoint
-
-        check_same_run(run, read_checkpoint(path).get("config"), recorded)
-        trainer.load(path)  # read_checkpoint: weights_only=True
+        trainer.load_checkpoint(path, read.blob)
     except DamagedFile as exc:
         raise DamagedFile(path, exc.what, UNPLAYABLE) from None
     agents = list(trainer.env.possible_agents) if trainer.kind == "parallel" else None

@@ -5,8 +5,8 @@ reader by default, the oracle as an option) on ``sft_tasks`` train tasks (see
 :mod:`searchgym.agents.imitation`). RL methods start from it with ``--option init=sft``; the
 ``sft`` method is the base itself, scored like them (sampled, :class:`PolicyActor`).
 
-One base per (suite, seed, policy, sft settings), named by a hash of those (:func:`base_key`), in
-``<out>/bases/<key>/`` shared by the comparison's runs:
+One base per (suite, seed, policy, sft settings), named by a hash of those as the build uses them
+(:mod:`searchgym.harness.base_key`), in ``<out>/bases/<key>/`` shared by the comparison's runs:
 
 - ``base.pt``: the weights (:mod:`searchgym.agents.sft_base`, read weights_only), written last;
 - ``base.json``: key, settings, the file's sha256, held-out agreement and confidence, dev success, timings, the
@@ -19,8 +19,6 @@ One base per (suite, seed, policy, sft settings), named by a hash of those (:fun
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import json
 import os
 import time
 from collections.abc import Mapping
@@ -47,6 +45,7 @@ from searchgym.agents.sft_base import file_sha256, load_base_into, max_base_byte
 from searchgym.baselines.harness_actors import baseline_actor
 from searchgym.damaged import DamagedFile, read_json_checked, warn_damaged
 from searchgym.fileio import atomic_torch_save, atomic_write_json, refuse_link
+from searchgym.harness.base_key import base_key, used_policy_kwargs, used_sft_config
 from searchgym.harness.methods import RunContext
 from searchgym.harness.progress_base import BaseProgress
 from searchgym.json_fields import (
@@ -58,7 +57,7 @@ from searchgym.json_fields import (
     check_fields,
     is_number,
 )
-from searchgym.policy_format import feature_versions, policy_format
+from searchgym.policy_format import policy_format
 from searchgym.suites import Suite, env_kind, make_env, tasks
 from searchgym.torch_archive import archive_problem
 
@@ -95,20 +94,6 @@ def sft_reads(option: str) -> bool:
     return option in names or option.removeprefix("sft.") in names or option in SFT_ALSO_READS
 
 
-def base_key(suite: Suite, seed: int, policy: str, config: SFTConfig,
-             policy_kwargs: Mapping[str, Any] | None = None) -> str:
-    """16 hex digits naming the base of (suite, seed, policy and its kwargs, settings). A policy
-    without kwargs keeps the key it had before they were part of it."""
-    ident = {"format": policy_format(policy), "suite": suite.id, "suite_hash": suite.content_hash, "seed": int(seed),
-             "policy": policy, "sft": asdict(config)}
-    if policy_kwargs:
-        ident["policy_kwargs"] = dict(policy_kwargs)
-    versions = feature_versions(policy_kwargs)
-    if versions:  # what a feature set computes is part of the layout (policy_format.FEATURE_VERSIONS)
-        ident["feature_versions"] = versions
-    return hashlib.sha256(json.dumps(ident, sort_keys=True, default=str).encode()).hexdigest()[:16]
-
-
 def policy_kwargs_of(options: Mapping[str, Any]) -> dict[str, Any]:
     """The run's ``policy_kwargs`` option (``--option 'policy_kwargs={"operand_sources": true}'``),
     checked to be a mapping ({} when absent): the base is built with them, so that the RL runs that
@@ -134,7 +119,9 @@ def bases_dir(ctx: RunContext) -> Path:
 
 
 def ensure_base(ctx: RunContext, config: SFTConfig) -> dict[str, Any]:
-    """The base's record (``base.json`` plus ``path``), built first if no run has built it yet."""
+    """The base's record (``base.json`` plus ``path``), built first if no run has built it yet; built with
+    ``config`` as the build reads it (:func:`used_sft_config`), the settings its key and base.json hold."""
+    config = used_sft_config(config, len(tasks(ctx.suite, "train")))
     key = base_key(ctx.suite, ctx.seed, ctx.policy, config, policy_kwargs_of(ctx.options))
     folder = refuse_link(refuse_link(bases_dir(ctx)) / key)  # before: a linked bases/ was written where it pointed
     folder.mkdir(parents=True, exist_ok=True)
@@ -272,7 +259,8 @@ def _build_base(ctx: RunContext, config: SFTConfig, key: str, folder: Path, show
     steps = len(examples)
     atomic_write_json(folder / META, {
         "key": key, "format": policy_format(ctx.policy), "suite": suite.id, "suite_hash": suite.content_hash, "seed": seed,
-        "policy": ctx.policy, "policy_kwargs": policy_kwargs_of(ctx.options), "settings": asdict(config), "sha256": sha, "examples": steps,
+        "policy": ctx.policy, "policy_kwargs": used_policy_kwargs(ctx.policy, policy_kwargs_of(ctx.options)),
+        "settings": asdict(config), "sha256": sha, "examples": steps,
         "demonstrated_tasks": min(config.sft_tasks, len(train)),
         "shown_tasks": sorted(train[i].id for i in shown_to_base(len(train), seed, config)),
         "demonstrator_train_success": progress["demo_success"], "dagger_success": progress["dagger_success"],
