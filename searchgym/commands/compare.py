@@ -8,6 +8,7 @@ runs and resumes unfinished ones.
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Sequence
 
 from searchgym.commands import MAX_SEED, MAX_SEEDS, check_at_least, check_at_most, out_path
@@ -18,7 +19,7 @@ from searchgym.commands.comparison_report import (
     print_removed,
 )
 from searchgym.extras import require_installed
-from searchgym.harness.compare import Comparison, run_comparison
+from searchgym.harness.compare import Comparison, ComparisonResult, run_comparison
 from searchgym.harness.loggers import LOGGERS
 from searchgym.harness.method_entries import parse_option_value
 from searchgym.harness.methods import (
@@ -28,6 +29,7 @@ from searchgym.harness.methods import (
     parse_methods,
     trains,
 )
+from searchgym.harness.report_files import ReportNotWritten
 from searchgym.harness.rerun_advice import OTHER_RUN
 from searchgym.harness.runner import RunOutcome
 from searchgym.suites import get_suite
@@ -133,7 +135,11 @@ def run(args: argparse.Namespace) -> int:
     check_reference(args.reference, labels)
     # Ray runs train on the cluster's nodes, which may hold torch where this process has none.
     require_extras("searchgym compare", comparison.methods if args.executor == "local" else [], args.policy)
-    result = run_comparison(comparison)  # which checks the settings first (preflight.check_comparison)
+    unsaved: ReportNotWritten | None = None
+    try:
+        result = run_comparison(comparison)  # which checks the settings first (preflight.check_comparison)
+    except ReportNotWritten as exc:  # the table still (before: only the OS's error, naming a temp file)
+        result, unsaved = ComparisonResult(exc.outcomes or [], exc.report), exc
     done = sum(o.status == "done" for o in result.outcomes)
     skipped = sum(o.status == "skipped" for o in result.outcomes)
     print(f"\nSuccess on {comparison.suite.id} (test split, mean [95% bootstrap interval]):\n")
@@ -141,6 +147,9 @@ def run(args: argparse.Namespace) -> int:
     print(f"\nruns: {done} done now, {skipped} already finished, {len(result.failed)} failed")
     for o in result.failed:
         print(f"  failed: {o.label}/seed{o.seed}: {o.error}")
+    if unsaved is not None:
+        print(f"searchgym compare: error: {unsaved.line()}", file=sys.stderr)
+        return 1
     print(f"results: {result.report.results_md}\nsummary: {result.report.summary_csv}")
     print("learning curves: " + ", ".join(str(p) for p in result.report.curves))
     print_removed(args.out, result.report.removed)

@@ -12,6 +12,7 @@ a method none of whose runs finished is named with its first error (``error.txt`
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +21,8 @@ from searchgym.commands import out_path
 from searchgym.commands.comparison_report import REFERENCE, REFERENCE_HELP, check_reference, print_removed
 from searchgym.harness.finished_files import finished_config
 from searchgym.harness.report import run_error, write_report
-from searchgym.harness.report_runs import finished_counts
+from searchgym.harness.report_files import ReportNotWritten
+from searchgym.harness.report_runs import finished_counts, running_pid
 from searchgym.harness.run_reads import linked_runs, shown_text, suite_from_config
 from searchgym.harness.runner import is_done
 from searchgym.suites import SUITES, Suite, get_suite
@@ -79,10 +81,17 @@ def finished_runs(out: Path, labels: Sequence[str] | None = None) -> FolderRuns:
 
 
 def _no_finished_run(out: Path, unfinished: dict[str, list[int]]) -> str:
-    """The error when no run finished: with the first failed run's error, if one failed."""
-    failed = [(f"{label}/seed{seed}", error) for label, seeds in unfinished.items() for seed in seeds
-              if (error := run_error(out / "runs" / label / f"seed{seed}")) is not None]
+    """The error when no run finished: with the first failed run's error, if one failed, and the runs that live
+    processes are writing (their folder's lock held), if any."""
+    folders = [(f"{label}/seed{seed}", out / "runs" / label / f"seed{seed}") for label, seeds in unfinished.items()
+               for seed in seeds]
+    running = [(name, pid) for name, folder in folders if (pid := running_pid(folder)) is not None]
+    failed = [(name, error) for name, folder in folders  # a running run's error.txt is an earlier attempt's
+              if name not in dict(running) and (error := run_error(folder)) is not None]
     why = f" ({len(failed)} failed; the first, {shown_text(failed[0][0])}: {failed[0][1]})" if failed else ""
+    if running:  # before: "re-run it to finish its runs" of runs being trained
+        return (f"{out / 'runs'} holds no finished run yet: {len(running)} running (the first, "
+                f"{shown_text(running[0][0])}, in PID {running[0][1]}){why}; report again once they have finished")
     return (f"{out / 'runs'} holds no finished run (a run folder with a DONE file){why}; "
             "run `searchgym compare ... --out` first, or re-run it to finish its runs")
 
@@ -173,10 +182,16 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--reference {args.reference!r} has no finished run among "
                          f"{shown_text(', '.join(label for label in labels if label in found))}")
     reference = REFERENCE if args.reference is None else args.reference
-    report = write_report(args.out, suite, labels, seeds, reference=reference, budget=budget, prune_curves=True,
-                          counts=counts, configs=read.configs)
+    try:
+        report, unsaved = write_report(args.out, suite, labels, seeds, reference=reference, budget=budget,
+                                       prune_curves=True, counts=counts, configs=read.configs), None
+    except ReportNotWritten as exc:  # the table still (before: only the OS's error, naming a temp file)
+        report, unsaved = exc.report, exc
     print(f"Success on {shown_text(suite.id)} (test split, mean [95% bootstrap interval]):\n")
     print(report.table)
+    if unsaved is not None:
+        print(f"searchgym report: error: {unsaved.line()}", file=sys.stderr)
+        return 1
     if report.failures:
         print("\nno finished run, so no row above:\n" + "\n".join(f"  {line}" for line in report.failures))
     shown_runs, in_folder = sum(len(found.get(label, {})) for label in labels), sum(counts.values())

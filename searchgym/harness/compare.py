@@ -5,7 +5,8 @@ context, so no worker inherits a half-initialised torch or thread pool); ``worke
 inline in this process. A run with a ``DONE`` marker is skipped without starting a worker;
 an unfinished one is resumed. A run that another live process is writing (a second
 ``compare`` on the same ``--out``: see the run folder's ``.lock``) is skipped at first, said
-so, then waited for after the others. A run that raises is reported and the others go on; a worker
+so, then waited for after the others (finished there with other settings, it is refused as a finished
+run found at the start is: "holds a different run"; no report is written). A run that raises is reported and the others go on; a worker
 that dies (killed, out of memory) breaks the pool: the runs it took down are reported as
 failed and the same command resumes them (a script whose workers re-run its call, having no
 ``if __name__ == "__main__":``, is told so: see worker_start). Ctrl-C stops at once; finished runs are kept.
@@ -17,6 +18,7 @@ import importlib.util
 import multiprocessing
 import os
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -35,6 +37,7 @@ from searchgym.harness.progress import StepProgress
 from searchgym.harness.progress_base import builds_in_progress
 from searchgym.harness.provenance import resolve_device
 from searchgym.harness.report import ReportPaths, write_report
+from searchgym.harness.report_files import ReportNotWritten
 from searchgym.harness.runner import RunOutcome, RunSpec, check_identity, execute_run_safely, is_done
 from searchgym.harness.worker_start import MAIN_RERUN, WORKER_DIED, exit_if_starting_worker, reran_main
 from searchgym.suites import Suite
@@ -192,8 +195,10 @@ def _progress_bar(total: int, enabled: bool):
 
 def run_comparison(comparison: Comparison, on_outcome: Callable[[RunOutcome], None] | None = None) -> ComparisonResult:
     """Check the comparison's settings as ``searchgym compare`` does, do every unfinished run, then write
-    the report from every finished one. Why the check here: a Python caller's unknown option was taken
-    silently (``random`` with ``{"foo": 1}``), or failed in each run, leaving a folder per run."""
+    the report from every finished one (a report that cannot be written there is
+    :class:`~searchgym.harness.report_files.ReportNotWritten`, with the runs' outcomes). Why the check here:
+    a Python caller's unknown option was taken silently (``random`` with ``{"foo": 1}``), or failed in each
+    run, leaving a folder per run."""
     from searchgym.harness.preflight import check_comparison
 
     exit_if_starting_worker()  # a script without `if __name__ == "__main__":`, re-run by a worker
@@ -233,6 +238,10 @@ def run_comparison(comparison: Comparison, on_outcome: Callable[[RunOutcome], No
                       file=sys.stderr)
             busy.append(by_run[(outcome.label, outcome.seed)])
             return
+        if outcome.status == "failed" and is_done(outcome.run_dir):  # finished by another process meanwhile:
+            # refused as a finished run found up front is, no report written (before: a failed run, then
+            # this comparison's report, of its settings, written over that other run's)
+            check_identity(by_run[(outcome.label, outcome.seed)])
         outcomes.append(outcome)
         steps.finish(outcome.run_dir)
         last[0] = f"{outcome.label}/seed{outcome.seed} {outcome.status}"
@@ -257,8 +266,12 @@ def run_comparison(comparison: Comparison, on_outcome: Callable[[RunOutcome], No
     finally:
         bar.close()
     labels = [m.label for m in comparison.methods]
-    report = write_report(comparison.out, comparison.suite, labels, comparison.seeds, comparison.reference,
-                          comparison.budget)
+    try:
+        report = write_report(comparison.out, comparison.suite, labels, comparison.seeds, comparison.reference,
+                              comparison.budget)
+    except ReportNotWritten as exc:  # the runs' outcomes go with it: `compare` prints them with the table
+        exc.outcomes = outcomes
+        raise
     return ComparisonResult(outcomes, report)
 
 
@@ -301,6 +314,23 @@ def check_folders(out: Path, specs: Sequence[RunSpec]) -> None:
         if path.is_dir():
             raise ValueError(f"{path} is a folder where a file of the comparison's report belongs; move it, or "
                              "choose another --out")
+    check_writable(out, [spec.run_dir for spec in specs if not is_done(spec.run_dir)])
+
+
+def check_writable(out: Path, run_folders: Sequence[Path]) -> None:
+    """Refuse an existing ``--out`` where the unfinished runs cannot write: a probe file is made and removed
+    in the nearest existing folder of each (a folder not made yet is :func:`check_folder_can_be_made`'s).
+    Why: in a read-only --out every run failed in turn, then the report's error named a temp file and
+    said a re-run would resume."""
+    nearest = {next(p for p in (folder, *folder.parents) if os.path.lexists(p)) for folder in run_folders}
+    for folder in sorted(p for p in nearest if p == out or out in p.parents):
+        try:
+            fd, probe = tempfile.mkstemp(prefix=".searchgym-probe.", suffix=".tmp", dir=folder)
+            os.close(fd)
+            os.unlink(probe)
+        except OSError as exc:
+            raise ValueError(f"--out {out} is not writable: no file can be made in {folder} "
+                             f"({exc.strerror or exc}); choose another --out") from None
 
 
 def _run_on_ray(comparison: Comparison, todo: Sequence[RunSpec], record: Callable[[RunOutcome], None],

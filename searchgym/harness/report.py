@@ -5,7 +5,8 @@ x seed (``aggregate`` = False, ``seed`` = the seed, ``seeds`` = 1) and one aggre
 method x family (``aggregate`` = True, ``seed`` empty, ``seeds`` = how many were pooled) with
 95% two-level bootstrap intervals (see :mod:`searchgym.harness.stats`). ``results.md``
 tables success and F1 as "mean [low, high]", then tests the reference method (cw_grpo by
-default) against every other method on per-task success.
+default) against every other method on per-task success. The tables are made first, then written under
+the folder's lock: summary.csv, the curves, results.md last (see :mod:`searchgym.harness.report_files`).
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ from __future__ import annotations
 import csv
 import dataclasses
 import io
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +41,7 @@ from searchgym.harness.report_diagnostics import (  # noqa: F401 (DIAGNOSTICS: t
     diagnostics_table,
     metric_fields,
 )
+from searchgym.harness.report_files import write_in_order
 from searchgym.harness.report_gain import CHANCE, gain_section
 from searchgym.harness.report_runs import (  # noqa: F401 (run_error, ERROR_TAIL_BYTES: this module's interface)
     ERROR_TAIL_BYTES,
@@ -291,11 +294,10 @@ def write_report(out: Path | str, suite: Suite, labels: Sequence[str], seeds: Se
     records, shown, splits = split_by_budget(finished, labels)  # no row pools runs of different budgets
     reference = splits.get(reference, [reference])[-1]
     rows = summary_rows(records, resamples=resamples)
-    summary_path = atomic_write_text(out / "summary.csv", summary_csv(rows))
     present = [label for label in shown if any(r.label == label for r in records)]
-    curves_paths = _write_curves(out, records, suite)
+    curves = _curve_writers(out, records, suite)
+    curves_paths = [path for path, _ in curves]
     counts = finished_counts(out) if counts is None else counts
-    removed = remove_stale_curves(out, curves_paths, counts) if prune_curves else []
     in_folder = sum(counts.values())
     asked = f" asked for ({in_folder} finished in the folder)" if in_folder > len(records) else ""
     privileged = privileged_labels(records)
@@ -330,8 +332,14 @@ def write_report(out: Path | str, suite: Suite, labels: Sequence[str], seeds: Se
         parts.append(f"| {shown_label(r.label, privileged)} | {r.seed} | {r.result.get('train_seconds', 0):.1f} | "
                      f"{r.result.get('eval_seconds', 0):.1f} | {r.result.get('attempt', 1)} | "
                      f"{shown_text(r.config.get('device_name', '?'))} |")
-    results_path = atomic_write_text(out / "results.md", "\n".join(parts) + "\n")
-    return ReportPaths(summary_path, results_path, tuple(curves_paths), success, tuple(failures), tuple(removed))
+    report, removed = ReportPaths(out / "summary.csv", out / "results.md", tuple(curves_paths), success,
+                                  tuple(failures)), []
+    prune = [(out / "curves", lambda: removed.extend(remove_stale_curves(out, curves_paths, counts)))]
+    write_in_order(out, [(out / "summary.csv", partial(atomic_write_text, out / "summary.csv", summary_csv(rows))),
+                         *curves, *(prune if prune_curves else []),  # results.md last: it names the others
+                         (out / "results.md", partial(atomic_write_text, out / "results.md", "\n".join(parts) + "\n"))],
+                   report)
+    return dataclasses.replace(report, removed=tuple(removed))
 
 
 def _shown_labels(records: Sequence[RunRecord], labels: Sequence[str],
@@ -347,7 +355,8 @@ def _shown_labels(records: Sequence[RunRecord], labels: Sequence[str],
             shown.get(reference, shown_text(reference)))
 
 
-def _write_curves(out: Path, records: Sequence[RunRecord], suite: Suite) -> list[Path]:
+def _curve_writers(out: Path, records: Sequence[RunRecord], suite: Suite) -> list[tuple[Path, Callable[[], Path]]]:
+    """Each curve's path and what draws it there (drawn once the report holds its folder's lock)."""
     # a curves/ that is a link (in a folder someone handed over) sent the plots where it pointed
     refuse_link(out / "curves", "replace the link with a folder (or remove it) and run the report again")
     curves: dict[str, list] = {}
@@ -361,10 +370,8 @@ def _write_curves(out: Path, records: Sequence[RunRecord], suite: Suite) -> list
     flat_means = {k: float(np.mean(v)) for k, v in flat.items()}
     labels = [*sorted(curves), *sorted(flat_means)]  # one colour per method in every plot
     privileged = privileged_labels(records)
-    paths = [plot_learning_curves(curves, flat_means, out / "learning_curves.png",
-                                  title=f"{suite.id}: dev success (mean over seeds, 95% band)", labels=labels,
-                                  privileged=privileged)]
-    for label, series in sorted(curves.items()):
-        paths.append(plot_learning_curves({label: series}, flat_means, out / "curves" / f"{label}.png",
-                                          title=f"{suite.id}: {label}", labels=labels, privileged=privileged))
-    return paths
+    plots = [(curves, out / "learning_curves.png", f"{suite.id}: dev success (mean over seeds, 95% band)"),
+             *(({label: series}, out / "curves" / f"{label}.png", f"{suite.id}: {label}")
+               for label, series in sorted(curves.items()))]
+    return [(path, partial(plot_learning_curves, drawn, flat_means, path, title=title, labels=labels,
+                           privileged=privileged)) for drawn, path, title in plots]

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from searchgym.damaged import DamagedFile, open_regular
+from searchgym.fileio import FolderLock
 from searchgym.harness.run_reads import is_seed_folder, shown_text
 from searchgym.harness.runner import DONE, run_dir
 
@@ -39,17 +40,50 @@ def run_error(folder: Path) -> str | None:
     return (said[:197] + "..." if len(said) > 200 else said) or None
 
 
+def running_pid(folder: Path) -> str | None:
+    """The PID in a run folder's lock file while a live process holds that lock (it is writing the run), else
+    None. Nothing is written: the file is opened to read and a shared lock tried without waiting (a writer
+    that tries the lock in that instant finds the run busy, and waits for it)."""
+    try:
+        import fcntl
+    except ImportError:  # no advisory locks on this platform
+        return None
+    try:
+        fd = os.open(folder / FolderLock.NAME, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | os.O_NONBLOCK)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as handle:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return shown_text(handle.read(32).decode("ascii", "replace").strip()) or "?"
+        except OSError:
+            return None
+        fcntl.flock(fd, fcntl.LOCK_UN)
+    return None
+
+
 def no_finished_run(out: Path, records: Sequence[Any], labels: Sequence[str], seeds: Sequence[int]) -> list[str]:
     """One line per method with no finished run: how many of its runs failed, and the first error.
     Why: such a method has no row in any table, and `searchgym report` named it nowhere."""
     done = {r.label for r in records}
     lines = []
     for label in (label for label in labels if label not in done):
-        errors = [e for seed in seeds if (e := run_error(run_dir(out, label, seed))) is not None]
+        running, errors = [], []  # a running run's error.txt is an earlier attempt's
+        for seed in seeds:
+            if (pid := running_pid(run_dir(out, label, seed))) is not None:
+                running.append(pid)
+            elif (error := run_error(run_dir(out, label, seed))) is not None:
+                errors.append(error)
         runs = f"{len(seeds)} run{'s' if len(seeds) != 1 else ''}"
-        what = (("its run failed" if len(seeds) == 1 else f"all {runs} failed") if len(errors) == len(seeds)
-                else f"no run finished, {len(errors)} of {runs} failed" if errors
-                else f"none of its {runs} finished (stopped or not run)")
+        if running:  # before: "none of its 1 run finished (stopped or not run)" of a run being trained
+            what = ("its run is still running" if len(seeds) == 1
+                    else f"no run finished yet, {len(running)} of {runs} running")
+            what += f" (PID {', '.join(dict.fromkeys(running))})" + (f", {len(errors)} failed" if errors else "")
+        else:
+            what = (("its run failed" if len(seeds) == 1 else f"all {runs} failed") if len(errors) == len(seeds)
+                    else f"no run finished, {len(errors)} of {runs} failed" if errors
+                    else f"none of its {runs} finished (stopped or not run)")
         lines.append(f"{shown_text(label)}: {what}" + (f"; first error: {errors[0]}" if errors else ""))
     return lines
 

@@ -12,13 +12,14 @@ A run owns ``<out>/runs/<method>/seed<k>/``:
   method's first new row are damage: warned about, and its rows are all written after them;
 - ``predictions.jsonl``: one :class:`~searchgym.harness.evaluate.Prediction` per test task;
 - ``result.json``: test and dev summaries and timings;
-- ``DONE``: written last. A run with ``DONE`` is never redone; a run without it is resumed
-  (the method finds its checkpoint under ``run_dir/checkpoint``). An actor with an
-  ``unfinished_reason()`` that returns a reason (an endpoint agent whose requests mostly got no
-  reply) ends the run in :class:`RunNotFinished` before ``predictions.jsonl``, ``result.json`` and
-  ``DONE`` are written: such scores measure the server, and a re-run evaluates again. An actor
-  with an ``end_run()`` has it called when its evaluation ends, finished or not (the endpoint
-  agent writes its transcripts then, not whenever it is garbage-collected);
+- ``DONE``: written last (an earlier attempt's ``error.txt`` is removed just before). A run with
+  ``DONE`` is never redone; a run without it is resumed (the method finds its checkpoint under
+  ``run_dir/checkpoint``). An actor with an ``unfinished_reason()`` that returns a reason (an
+  endpoint agent whose requests mostly got no reply) ends the run in :class:`RunNotFinished` before
+  ``predictions.jsonl``, ``result.json`` and ``DONE`` are written: such scores measure the server,
+  and a re-run evaluates again. An actor with an ``end_run()`` has it called when its evaluation
+  ends, finished or not (the endpoint agent writes its transcripts then, not whenever it is
+  garbage-collected);
 - ``.lock``: one writer per run folder (:class:`searchgym.fileio.FolderLock`, an ``flock`` that
   dies with its holder): a run another live process is writing comes back "busy", untouched.
 
@@ -343,6 +344,9 @@ def _execute_locked(spec: RunSpec) -> RunOutcome:
         "test": summarise_predictions(test), "dev": summarise_predictions(dev),
         "train_seconds": round(trained - start + earlier, 3), "eval_seconds": round(seconds - (trained - start), 3),
         "attempt": attempt, "metrics_rows": rows})
+    failed = folder / "error.txt"  # an earlier attempt's: beside DONE, it said a finished run had failed
+    if failed.is_file() or failed.is_symlink():  # (error.txt is read of unfinished runs alone)
+        failed.unlink()
     atomic_write_text(folder / DONE, f"finished {_now()}\n")
     return RunOutcome(spec.method.label, spec.seed, str(folder), "done", seconds)
 
