@@ -42,16 +42,17 @@ TERMINATED_STATUS = 128 + int(signal.SIGTERM)
 
 
 class Terminated(KeyboardInterrupt):
-    """SIGTERM in a resumable command, raised in the main thread so that it stops as Ctrl-C does
-    (every ``finally`` runs, workers are stopped, nothing more is written). A KeyboardInterrupt, so
-    that no ``except Exception`` records it as a failed run. Why: SIGTERM ended `searchgym train`
-    with no word, though a re-run resumes it."""
+    """SIGTERM in a command, raised in the main thread so that it stops as Ctrl-C does (every
+    ``finally`` runs: workers are stopped, a file half written is removed, nothing more is written).
+    A KeyboardInterrupt, so that no ``except Exception`` records it as a failed run. Why: SIGTERM ended
+    `searchgym train` with no word, though a re-run resumes it, and killed `searchgym report` in the
+    middle of a write, which left its temporary file in the comparison's folder for good."""
 
 
-def _on_sigterm(command: str):
-    """Route SIGTERM to :class:`Terminated` while a resumable command runs; the handler it replaced
-    (None: nothing replaced, as off the main thread, where Python allows no handler)."""
-    if command not in RESUMABLE or threading.current_thread() is not threading.main_thread():
+def _on_sigterm():
+    """Route SIGTERM to :class:`Terminated` while a command runs; the handler it replaced (None:
+    nothing replaced, as off the main thread, where Python allows no handler)."""
+    if threading.current_thread() is not threading.main_thread():
         return None
     pid = os.getpid()
 
@@ -152,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return 0
-    previous = _on_sigterm(args.command)
+    previous = _on_sigterm()
     try:
         code = int(importlib.import_module(COMMANDS[args.command][0]).run(args) or 0)
         sys.stdout.flush()  # here, so that a reader that stopped early is met below, not at exit
@@ -160,16 +161,13 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # `searchgym suites --json | head -1`: the reader has what it wanted
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the exit flush goes nowhere
         return 1
-    except Terminated:
-        _exiting(console)
-        print("stopped by SIGTERM; re-run the same command to resume (finished work is kept)", file=sys.stderr)
-        return TERMINATED_STATUS
-    except KeyboardInterrupt:  # the resumable commands say how to go on (before: only "interrupted")
+    except KeyboardInterrupt as stop:  # the resumable commands say how to go on (before: only "interrupted")
         _exiting(console)
         resume = ("; re-run the same command to resume (finished work is kept)" if args.command in RESUMABLE
                   else "; re-run the same command to evaluate again" if args.command == "evaluate" else "")
-        print(f"interrupted{resume}", file=sys.stderr)
-        return 130
+        terminated = isinstance(stop, Terminated)
+        print(f"{'stopped by SIGTERM' if terminated else 'interrupted'}{resume}", file=sys.stderr)
+        return TERMINATED_STATUS if terminated else 130
     except ImportError as exc:  # an optional dependency (an extra) that is not installed
         message = missing_extra_message(f"searchgym {args.command}", exc)
         if message is None:
@@ -214,10 +212,19 @@ _OS_REMEDIES = {
 
 def describe_os_error(exc: OSError, resumable: bool = True) -> str:
     """One line: what failed, on which path, what to do; and, for a command that resumes, that
-    finished files were kept (``leaderboard``, ``export`` or ``serve`` have no run to resume)."""
+    finished files were kept (``leaderboard``, ``export`` or ``serve`` have no run to resume). A
+    broken symbolic link where a folder belongs is named as one (before: "File exists; a file stands
+    where a folder belongs")."""
     where = f" ({exc.filename})" if exc.filename else ""
     remedy = _OS_REMEDIES.get(exc.errno or 0, "fix that and re-run the same command")
     kept = " (files written before it are intact: a run resumes where it stopped)" if resumable else ""
+    if exc.errno == errno.EEXIST and exc.filename and os.path.islink(exc.filename):
+        from searchgym.fileio import not_a_folder
+
+        what = not_a_folder(exc.filename)
+        if what is not None:
+            return (f"{exc.filename} is {what}, where a folder belongs; delete the link or choose another "
+                    f"path{kept}")
     return f"{exc.strerror or exc}{where}; {remedy}{kept}"
 
 

@@ -14,6 +14,7 @@ name for it, in a backup made with ``cp -al`` or anywhere on the disk) is refuse
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -60,19 +61,38 @@ def folder_argument(value: object, name: str, what: str = "a folder") -> Path:
     return Path(text)
 
 
+def not_a_folder(path: str | os.PathLike) -> str | None:
+    """What stands at ``path`` where a folder belongs, in words ("a file", "a broken symbolic link (to
+    /nothere)", "a FIFO (named pipe)"); None for a folder (or a link to one) or nothing there. Why: a
+    broken link read as the OS's "File exists", which named neither the link nor where it points."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:  # nothing there, or a link to nothing (or to itself)
+        if not os.path.islink(path):
+            return None
+        with contextlib.suppress(OSError):
+            return f"a broken symbolic link (to {os.readlink(path)})"
+        return "a broken symbolic link"
+    return None if stat.S_ISDIR(mode) else "a file" if stat.S_ISREG(mode) else file_kind(mode)
+
+
 def check_folder_can_be_made(path: str | os.PathLike, flag: str = "--out") -> Path:
     """``path`` once a folder not made yet can be made there: every existing part above it is a folder,
-    and in the nearest one a folder can be made (a probe folder, made and removed). Why:
-    ``compare --out /proc/x`` started its runs, which failed one by one with the OS's bare line, and
-    ``train`` and ``recipe`` gave that line too, naming neither the flag nor the folder at fault."""
+    and in the nearest one a folder can be made (a probe folder, made and removed); ``path`` itself is
+    no broken link. Why: ``compare --out /proc/x`` started its runs, which failed one by one with the
+    OS's bare line, and ``train`` and ``recipe`` gave that line too, naming neither the flag nor the
+    folder at fault; a broken link as ``--out`` was "File exists; a file stands where a folder belongs"."""
     path = Path(path)
     if os.path.lexists(path):  # it exists: the command's own check says what it must be (a run folder, a
-        return path  # recipe's), and each file is checked as it is written
+        if path.is_symlink() and not path.exists():  # recipe's), and each file is checked as it is written
+            raise ValueError(f"{flag} {path} is {not_a_folder(path)}; delete the link or choose another "
+                             f"{flag}")
+        return path
     for part in path.parents:
         if not os.path.lexists(part):
             continue
-        if not part.is_dir():
-            what = "a file" if part.is_file() else "a broken link" if part.is_symlink() else "not a regular folder"
+        what = not_a_folder(part)
+        if what is not None:
             raise ValueError(f"{part} is {what}, so {flag} {path} cannot be a folder; choose another {flag}")
         try:
             os.rmdir(tempfile.mkdtemp(prefix=".searchgym-probe-", dir=part))

@@ -18,7 +18,7 @@ import numpy as np
 
 from searchgym.commands import out_folder
 from searchgym.extras import require_all_installed
-from searchgym.fileio import atomic_write_json, atomic_write_text, check_folder_can_be_made
+from searchgym.fileio import atomic_write_json, atomic_write_text, check_folder_can_be_made, not_a_folder
 from searchgym.harness.option_types import check_options
 
 RECIPES = ("tiny-lm",)
@@ -44,8 +44,10 @@ def run(args: argparse.Namespace) -> int:
     from searchgym.agents.tiny_lm_recipe import Recipe, RecipeConfig
 
     out = Path(args.out)
-    if (out.exists() or out.is_symlink()) and not out.is_dir():  # before: a warning about a file inside it first
-        raise ValueError(f"--out {out} is a file, not a folder; give the recipe's folder (or a path not yet made)")
+    what = not_a_folder(out)  # before: a warning about a file inside it first; a broken link was "a file"
+    if what is not None:
+        raise ValueError(f"--out {out} is {what}, not a folder; give the recipe's folder (or a path not yet "
+                         "made)")
     try:
         options = json.loads(args.options)
     except json.JSONDecodeError as exc:

@@ -17,8 +17,10 @@ else is regenerated with a warning. Writes go to a temporary file renamed into p
 under a file lock, so concurrent workers generate a world once and the others wait for it.
 
 ``SEARCHGYM_WORLD_CACHE`` chooses the directory (default ``$XDG_CACHE_HOME/searchgym/worlds``,
-else ``~/.cache/searchgym/worlds``); ``off`` disables the cache. Worlds below
-:data:`MIN_CACHED_SCALE` are generated in well under a second and are never written.
+else ``~/.cache/searchgym/worlds`` when the home folder exists); ``off`` disables the cache. Worlds
+below :data:`MIN_CACHED_SCALE` are generated in well under a second and are never written. A cache
+that cannot be used (no home folder, a file or a broken link where its folder belongs, no room) is
+one warning, and the world is generated.
 """
 
 from __future__ import annotations
@@ -42,7 +44,8 @@ from pathlib import Path
 import numpy as np
 
 from searchgym.damaged import DamagedFile, open_regular
-from searchgym.fileio import _umask
+from searchgym.fileio import _umask, not_a_folder
+from searchgym.world.cache_parts import part_files, part_prefix, remove_stale_parts
 from searchgym.world.families import FAMILY_REGISTRY, families_key
 from searchgym.world.generate import _no_cyclic_gc, generate_world, resolve_size
 from searchgym.world.model import Entity, EvidenceHop, Fact, Page, Sentence, Task
@@ -68,13 +71,37 @@ _GENERATOR_MODULES = (
 _log = logging.getLogger(__name__)
 
 
+class NoHomeFolder(RuntimeError):
+    """The default cache folder is under a home folder that is unknown or missing (containers)."""
+
+
 def default_cache_dir() -> Path | None:
-    """The cache directory from ``SEARCHGYM_WORLD_CACHE`` (None when it says ``off``)."""
+    """The cache directory from ``SEARCHGYM_WORLD_CACHE`` (None when it says ``off``), else the default;
+    :class:`NoHomeFolder` when that lies in a home folder there is none of. Why: with HOME unset and
+    no passwd entry, loading any world ended in "RuntimeError: Could not determine home directory.",
+    and with HOME=/nonexistent the cache made /nonexistent/.cache/searchgym/worlds."""
     chosen = os.environ.get(ENV_VAR)
     if chosen is not None:
-        return None if chosen.strip().lower() in ("", "0", "off", "false", "no") else Path(chosen).expanduser()
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "searchgym" / "worlds"
+        return None if chosen.strip().lower() in ("", "0", "off", "false", "no") else Path(_expanded(chosen))
+    if os.environ.get("XDG_CACHE_HOME"):
+        return Path(os.environ["XDG_CACHE_HOME"]) / "searchgym" / "worlds"
+    home = _expanded("~")
+    if not os.path.isdir(home):
+        raise NoHomeFolder(f"the home folder {home} does not exist, and no cache is made in a missing home; "
+                           f"set {ENV_VAR} to a folder, or to off")
+    return Path(home) / ".cache" / "searchgym" / "worlds"
+
+
+def _expanded(text: str) -> str:
+    """``text`` with a leading ``~`` expanded (:class:`NoHomeFolder` when no home folder is known)."""
+    found = os.path.expanduser(text)
+    if not found.startswith("~"):
+        return found
+    name = text[1:].replace(os.sep, "/").split("/", 1)[0]
+    user = f"user {os.getuid()}" if hasattr(os, "getuid") else "this user"
+    known = (f"no user {name!r} is known" if name
+             else f"HOME is unset and {user} has no home folder in the password database")
+    raise NoHomeFolder(f"{known}; set {ENV_VAR} to a folder, or to off")
 
 
 def _generator_digest() -> str:
@@ -210,13 +237,16 @@ def _checked_payload(path: Path, identity: Mapping[str, object]) -> bytes:
 
 
 def write_cached(path: Path, world: World, identity: Mapping[str, object]) -> bool:
-    """Store ``world`` under ``identity`` at ``path`` atomically (temporary file, then rename); False on failure."""
+    """Store ``world`` under ``identity`` at ``path`` atomically (a part file named for its writer, see
+    :mod:`searchgym.world.cache_parts`, then a rename); False on failure. Call it holding ``path``'s lock,
+    as :func:`load_or_generate` does. The part file is removed on any exception (before: only on
+    OSError, so Ctrl-C or SIGTERM left it)."""
     payload = pickle.dumps(world, protocol=pickle.HIGHEST_PROTOCOL)
     header = {"key": json.loads(_canonical(identity)), "bytes": len(payload), "sha256": _digest(identity, payload)}
     temporary = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".part")
+        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=part_prefix(path), suffix=".part")
         with os.fdopen(handle, "wb") as out:
             # 0o666 less the umask, as open() makes it: mkstemp's 0o600 kept every other user of a shared
             # cache folder from reading the world (each regenerated it, and failed to replace the file)
@@ -224,12 +254,17 @@ def write_cached(path: Path, world: World, identity: Mapping[str, object]) -> bo
             out.write(_MAGIC + json.dumps(header, sort_keys=True).encode("utf-8") + b"\n")
             out.write(payload)
         os.replace(temporary, path)
+        temporary = None
         return True
     except OSError as error:
         _log.warning("cannot write the world cache %s (%s); continuing without it", path, error)
-        if temporary is not None and os.path.exists(temporary):
-            os.unlink(temporary)
         return False
+    finally:
+        if temporary is not None:
+            try:
+                os.unlink(temporary)
+            except OSError:
+                pass
 
 
 class _WorldUnpickler(pickle.Unpickler):
@@ -285,25 +320,38 @@ def load_or_generate(seed: int, size: str | int, directory: Path | None = None, 
     its result.
     """
     _, scale = resolve_size(size)
-    directory = directory if directory is not None else default_cache_dir()
-    if directory is None or scale < MIN_CACHED_SCALE:
+    if scale < MIN_CACHED_SCALE:  # before the folder: no home folder is no matter for a small world
+        return generate_world(seed, size, **knobs)
+    try:
+        directory = directory if directory is not None else default_cache_dir()
+    except NoHomeFolder as error:
+        _log.warning("world cache unusable (%s); generating without it", error)
+        return generate_world(seed, size, **knobs)
+    if directory is None:
         return generate_world(seed, size, **knobs)
     outside = uncovered_families()
     if outside:
         _log.info("world (%s, %s) is generated, not cached: task families %s are built by code outside "
                   "searchgym's generator, which the cache key does not cover", seed, size, outside)
         return generate_world(seed, size, **knobs)
+    blocked = _blocked_folder(directory)
+    if blocked:
+        _log.warning("world cache %s; generating without it", blocked)
+        return generate_world(seed, size, **knobs)
     identity = cache_identity(seed, size, knobs)
     path = cache_path(directory, seed, size, knobs)
     seen = _stamp(path)
     world = read_cached(path, identity)
     if world is not None:
+        if part_files(path):  # a killed writer's, from before this world was stored
+            _tidy_without_waiting(path)
         return world
     from filelock import FileLock, Timeout
 
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with FileLock(f"{path}.lock", timeout=LOCK_TIMEOUT_S):
+            remove_stale_parts(path)
             # another process may have stored it while we waited; the same file is not read (and warned about) twice
             world = read_cached(path, identity) if _stamp(path) != seen else None
             if world is None:
@@ -313,3 +361,29 @@ def load_or_generate(seed: int, size: str | int, directory: Path | None = None, 
     except (OSError, Timeout) as error:
         _log.warning("world cache %s unusable (%s); generating without it", path, error)
         return generate_world(seed, size, **knobs)
+
+
+def _blocked_folder(directory: Path) -> str:
+    """What keeps ``directory`` from being the cache's folder (its nearest existing part is no folder),
+    in words; "" when nothing does. Why: a broken link there was "unusable ([Errno 17] File exists)",
+    and a file there two warnings, the second "File exists" too."""
+    for part in (directory, *directory.parents):
+        if os.path.lexists(part):
+            what = not_a_folder(part)
+            if what is None:
+                return ""
+            what = what if os.path.islink(part) else f"{what}, not a folder"
+            return f"folder {part} is {what}" if part == directory else \
+                f"folder {directory} cannot be made: {part} is {what}"
+    return ""
+
+
+def _tidy_without_waiting(path: Path) -> None:
+    """Remove stale part files of ``path`` if its lock is free now (never waiting; on failure, none)."""
+    from filelock import FileLock, Timeout
+
+    try:
+        with FileLock(f"{path}.lock", timeout=0):
+            remove_stale_parts(path)
+    except (OSError, Timeout):
+        pass
