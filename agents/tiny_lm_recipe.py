@@ -40,7 +40,8 @@ from typing import Any
 import torch
 
 from searchgym.damaged import DamagedFile
-from searchgym.fileio import FolderLock, atomic_write_json
+from searchgym.fileio import atomic_write_json
+from searchgym.folder_lock import FolderLock
 from searchgym.json_fields import is_number
 
 from .llm_rollout import RolloutConfig
@@ -313,7 +314,7 @@ class Recipe:
     # --------------------------------------------------------------------------------- all
     @contextmanager
     def locked(self) -> Iterator[None]:
-        """One recipe process per ``out`` (:class:`~searchgym.fileio.FolderLock`; held already: nothing
+        """One recipe process per ``out`` (:class:`~searchgym.folder_lock.FolderLock`; held already: nothing
         more). Why: two processes on one --out both ran every stage, each writing over the other's files."""
         if self._lock is not None:
             yield

@@ -4,7 +4,8 @@ A whole file (config, predictions, summaries, plots, markers) is written to a te
 in the same folder, flushed to disk and moved over the target with ``os.replace``: a reader
 sees the old file or the new one, never half of one. A JSONL log is appended one line at a
 time and flushed; a crash can at worst cut the last line, which :func:`read_jsonl` skips.
-A folder written by one process at a time is guarded by :class:`FolderLock` (``flock``).
+A folder written by one process at a time is guarded by
+:class:`searchgym.folder_lock.FolderLock` (``flock``).
 
 A run folder may come from someone else, so the files written in place (the log, the lock) are
 opened with ``O_NOFOLLOW``, and a symbolic link there is refused (:func:`refuse_link`): writing
@@ -20,7 +21,6 @@ import os
 import re
 import stat
 import tempfile
-from types import TracebackType
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -32,6 +32,8 @@ MAX_JSONL_LINE = 16 * 1024 * 1024
 LINKED = "is a symbolic link, and searchgym never writes through one (it would write where the link points)"
 DELETE_LINK = "delete the link and re-run the same command"
 UNSHARE_LINK = "give it a copy of its own (cp FILE FILE.own && mv FILE.own FILE) and re-run the same command"
+#: The lock file of a folder written by one process at a time (:class:`searchgym.folder_lock.FolderLock`).
+LOCK_NAME = ".lock"
 REPLACE_LINKED_FOLDER = "replace the link with a real folder (or delete it) and re-run the same command"
 
 
@@ -226,7 +228,7 @@ def holds_only_others(folder: str | os.PathLike, own: Iterable[str]) -> bool:
     not write into (``train --out /`` wrote a run into the root folder, over any config.json there)."""
     own = set(own)
     try:
-        names = [n for n in os.listdir(folder) if n != FolderLock.NAME and not _TEMP_NAME.match(n)]
+        names = [n for n in os.listdir(folder) if n != LOCK_NAME and not _TEMP_NAME.match(n)]
     except OSError:
         return False
     return bool(names) and not own.intersection(names)
@@ -347,63 +349,3 @@ def jsonable(value: Any) -> Any:
     if isinstance(value, os.PathLike):
         return os.fspath(value)
     raise TypeError(f"{type(value).__name__} is not JSON serialisable")
-
-
-class FolderLock:
-    """One writer per folder: an advisory ``fcntl.flock`` on ``folder/.lock``.
-
-    The kernel holds the lock for the open file, so it dies with its holder: a process killed
-    with SIGKILL leaves the file behind but not the lock, and a stale file never blocks (unlike
-    a PID file). The holder's PID is written into the file only to name it in messages. Where
-    ``fcntl`` does not exist (Windows) the lock always succeeds.
-    """
-
-    NAME = ".lock"
-
-    def __init__(self, folder: str | os.PathLike) -> None:
-        self.path = Path(folder) / self.NAME
-        self._file: Any = None
-
-    def acquire(self, wait: bool = False) -> bool:
-        """Take the lock (blocking until free when ``wait``); False if another process holds it."""
-        try:
-            import fcntl
-        except ImportError:  # no advisory locks on this platform
-            return True
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        # Before: open(path, "a+"), which followed a link there and truncated its target below
-        handle = os.fdopen(open_in_place(self.path, os.O_RDWR), "r+", encoding="utf-8")
-        try:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
-        except BlockingIOError:
-            handle.close()
-            return False
-        except BaseException:
-            handle.close()
-            raise
-        handle.seek(0)
-        handle.truncate()
-        handle.write(f"{os.getpid()}\n")
-        handle.flush()
-        self._file = handle
-        return True
-
-    def holder(self) -> str:
-        """The PID the holder wrote (for messages), or "?" when unknown."""
-        try:
-            return self.path.read_text(encoding="utf-8").strip() or "?"
-        except OSError:
-            return "?"
-
-    def release(self) -> None:
-        if self._file is not None:
-            self._file.close()  # closing drops the flock
-            self._file = None
-
-    def __enter__(self) -> FolderLock:
-        self.acquire(wait=True)
-        return self
-
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                 trace: TracebackType | None) -> None:
-        self.release()

@@ -17,7 +17,8 @@ from numbers import Real
 from pathlib import Path
 from typing import Any
 
-from searchgym.fileio import FolderLock, iter_jsonl, jsonable
+from searchgym.fileio import iter_jsonl, jsonable
+from searchgym.folder_lock import FolderLock
 from searchgym.shown import kind_of, safe_repr
 
 #: What a row may hold, said in every refusal of a value.

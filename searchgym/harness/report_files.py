@@ -7,7 +7,7 @@ folder ``compare`` and ``report`` printed no table, only the OS's error naming a
 (``.summary.csv.6kk4ixfe.tmp``) and a remedy (another --out) that ``report`` cannot take.
 
 The files are written in the order ``summary.csv``, the curves, ``results.md`` (which names the
-others), under the folder's :class:`~searchgym.fileio.FolderLock`: a reader never finds a results.md
+others), under the folder's :class:`~searchgym.folder_lock.FolderLock`: a reader never finds a results.md
 newer than the summary.csv beside it, and once a report has written its results.md, every file of it is
 that report's. (Each file is replaced atomically; a reader that reads both while a report is written may
 still read an older results.md beside a newer summary.csv.)
@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from searchgym.fileio import FolderLock
+from searchgym.folder_lock import FolderLock
 
 
 class ReportNotWritten(OSError):

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from searchgym.damaged import DamagedFile, open_regular
-from searchgym.fileio import FolderLock
+from searchgym.folder_lock import FolderLock
 from searchgym.harness.run_reads import is_seed_folder, shown_text
 from searchgym.harness.runner import DONE, run_dir
 

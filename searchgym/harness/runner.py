@@ -20,7 +20,7 @@ A run owns ``<out>/runs/<method>/seed<k>/``:
   and a re-run evaluates again. An actor with an ``end_run()`` has it called when its evaluation
   ends, finished or not (the endpoint agent writes its transcripts then, not whenever it is
   garbage-collected);
-- ``.lock``: one writer per run folder (:class:`searchgym.fileio.FolderLock`, an ``flock`` that
+- ``.lock``: one writer per run folder (:class:`searchgym.folder_lock.FolderLock`, an ``flock`` that
   dies with its holder): a run another live process is writing comes back "busy", untouched.
 
 Every whole file is written atomically; see :mod:`searchgym.fileio`. A folder the run writes into
@@ -39,7 +39,6 @@ from typing import Any
 
 from searchgym.damaged import DamagedFile, OtherRunsFile, UnreadableFile, warn_damaged
 from searchgym.fileio import (
-    FolderLock,
     append_jsonl,
     atomic_write_json,
     atomic_write_jsonl,
@@ -49,6 +48,7 @@ from searchgym.fileio import (
     refuse_link,
     remove_stale_temp_files,
 )
+from searchgym.folder_lock import FolderLock
 from searchgym.harness.config_backup import earlier_config, restore_config
 from searchgym.harness.evaluate import as_rows, evaluate_suite, summarise_predictions
 from searchgym.harness.finished_files import redo_remedy

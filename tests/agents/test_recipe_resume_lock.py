@@ -139,7 +139,7 @@ def test_weights_safetensors_cannot_read_are_one_line_naming_the_file(tmp_path, 
 
 
 HOLD = """import sys, time
-from searchgym.fileio import FolderLock
+from searchgym.folder_lock import FolderLock
 lock = FolderLock(sys.argv[1])
 assert lock.acquire()
 print("held", flush=True)

@@ -79,7 +79,7 @@ def test_a_finished_folder_without_a_readable_result_says_a_remedy_that_works(tm
 
 def test_a_folder_another_process_writes_is_one_line(tmp_path, capsys):
     """Before: evaluate went on to read a result.json the other process had not written: "[Errno 2]"."""
-    from searchgym.fileio import FolderLock
+    from searchgym.folder_lock import FolderLock
 
     out = tmp_path / "busy"
     lock = FolderLock(out)

@@ -13,7 +13,7 @@ import os
 from harness_helpers import CRASH_ENV, TINY_QA
 
 from searchgym.cli import main
-from searchgym.fileio import FolderLock
+from searchgym.folder_lock import FolderLock
 from searchgym.harness.runner import is_done, run_dir
 
 COMPARE = ["compare", "--suite", TINY_QA.id, "--seeds", "1", "--budget", "8", "--device", "cpu", "--no-progress"]

@@ -15,7 +15,7 @@ import json
 import pytest
 
 from searchgym.cli import main
-from searchgym.fileio import FolderLock
+from searchgym.folder_lock import FolderLock
 
 pytest.importorskip("transformers")
 

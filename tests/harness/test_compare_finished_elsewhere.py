@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 from harness_helpers import TINY_QA
 
-from searchgym.fileio import FolderLock
+from searchgym.folder_lock import FolderLock
 from searchgym.harness import compare
 from searchgym.harness.compare import Comparison, run_comparison
 from searchgym.harness.methods import parse_methods

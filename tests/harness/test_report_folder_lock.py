@@ -14,7 +14,7 @@ from pathlib import Path
 
 from harness_helpers import TINY_QA
 
-from searchgym.fileio import FolderLock
+from searchgym.folder_lock import FolderLock
 from searchgym.harness import report_files
 from searchgym.harness.compare import Comparison, run_comparison
 from searchgym.harness.methods import parse_methods

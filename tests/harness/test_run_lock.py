@@ -12,13 +12,14 @@ from pathlib import Path
 
 from harness_helpers import SLEEP_ENV, TINY_QA
 
-from searchgym.fileio import FolderLock, read_jsonl
+from searchgym.fileio import read_jsonl
+from searchgym.folder_lock import FolderLock
 from searchgym.harness.compare import Comparison, run_comparison
 from searchgym.harness.methods import parse_methods
 from searchgym.harness.runner import RunSpec, execute_run, is_done, run_dir
 
 HERE = Path(__file__).resolve().parent
-HOLD = "import sys, time; from searchgym.fileio import FolderLock; l = FolderLock(sys.argv[1]); " \
+HOLD = "import sys, time; from searchgym.folder_lock import FolderLock; l = FolderLock(sys.argv[1]); " \
        "assert l.acquire(); print('held', flush=True); time.sleep(float(sys.argv[2]))"
 
 
