@@ -393,9 +393,7 @@ class Trainer(TrainerBase):
         if blob.get("calibrator") is not None and hasattr(self.calibrator, "load_state_dict"):
             self.calibrator.load_state_dict(blob["calibrator"])
         self.rng.bit_generator.state = blob["rng"]
-        # a generator's state is a CPU byte tensor whatever the device: read with map_location=cuda, the
-        # checkpoint holds it on the GPU, where set_state refuses it (a resumed GPU run started over)
-        state = blob["generator"]
+        state = blob["generator"]  # set_state takes a CPU tensor; map_location=cuda put it on the GPU
         self.generator.set_state(state.cpu() if isinstance(state, torch.Tensor) else state)
         self.state = TrainState(**blob["state"])
         if "reference" in blob:

@@ -174,8 +174,9 @@ class TeamOracle:
 
     # ---------------------------------------------------------------------------- acting
     def choose_actions(self, env: TeamSearchEnv) -> dict[str, Any]:
-        """Env actions for every live member: candidate indices or formatted text."""
-        env = env.unwrapped
+        """Env actions for every live member: candidate indices (in ``env``'s own slots where it is a
+        wrapper that orders them, such as ``NumericParallel``) or formatted text."""
+        outer, env = env, env.unwrapped
         out: dict[str, Any] = {}
         for agent, action in self.plan(env).items():
             session = env.sessions[agent]
@@ -183,7 +184,7 @@ class TeamOracle:
                 out[agent] = format_action(action, session.config.tool_format)
             else:
                 out[agent] = next(i for i, c in enumerate(session.candidates) if c == action and c.kind == action.kind)
-        return out
+        return in_slots(outer, out)
 
 
 class TeamOracleActor:
@@ -199,8 +200,18 @@ class TeamOracleActor:
     def act(self, env: Any, observations: Mapping[str, Any], infos: Mapping[str, Any]) -> dict[str, Any]:
         base = env.unwrapped
         if isinstance(base, TeamSearchEnv):
-            return self.oracle.choose_actions(base)
-        return {agent: _PLANNER.choose_action(base.sessions[agent]) for agent in base.agents}  # a group: K oracles
+            return self.oracle.choose_actions(env)
+        return in_slots(env, {agent: _PLANNER.choose_action(base.sessions[agent]) for agent in base.agents})  # K oracles
+
+
+def in_slots(env: Any, actions: dict[str, Any]) -> dict[str, Any]:
+    """``actions`` (the env inside's candidate indices) as ``env`` takes them: through its ``slot_of``
+    where it orders candidates into slots of its own (``NumericParallel``). Why: the oracle read
+    ``env.unwrapped`` and passed its indices to the wrapper, which played other candidates."""
+    slot_of = getattr(env, "slot_of", None)
+    if slot_of is None or env is env.unwrapped:
+        return actions
+    return {agent: slot_of(agent, a) if isinstance(a, int) else a for agent, a in actions.items()}
 
 
 def harness_actor(seed: int = 0) -> TeamOracleActor:

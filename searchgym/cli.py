@@ -49,19 +49,23 @@ class Terminated(KeyboardInterrupt):
     middle of a write, which left its temporary file in the comparison's folder for good."""
 
 
-def _on_sigterm():
+def _on_sigterm(command: str):
     """Route SIGTERM to :class:`Terminated` while a command runs; the handler it replaced (None:
-    nothing replaced, as off the main thread, where Python allows no handler)."""
+    nothing replaced, as off the main thread, where Python allows no handler). A second SIGTERM is
+    ignored while a resumable command stops its workers (cutting that short would leave them running),
+    and kills any other command at once: its clean-up (an evaluation's requests in flight) may wait
+    out their timeouts, and a supervisor's second SIGTERM must still stop it."""
     if threading.current_thread() is not threading.main_thread():
         return None
     pid = os.getpid()
+    second = signal.SIG_IGN if command in RESUMABLE else signal.SIG_DFL
 
     def terminated(signum, frame) -> None:
         if os.getpid() != pid:  # a forked child that kept the handler dies as it would have
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
             os.kill(os.getpid(), signal.SIGTERM)
             return
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second one must not cut the clean-up short
+        signal.signal(signal.SIGTERM, second)
         raise Terminated
 
     return signal.signal(signal.SIGTERM, terminated)
@@ -153,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return 0
-    previous = _on_sigterm()
+    previous = _on_sigterm(args.command)
     try:
         code = int(importlib.import_module(COMMANDS[args.command][0]).run(args) or 0)
         sys.stdout.flush()  # here, so that a reader that stopped early is met below, not at exit

@@ -349,3 +349,4 @@ def jsonable(value: Any) -> Any:
     if isinstance(value, os.PathLike):
         return os.fspath(value)
     raise TypeError(f"{type(value).__name__} is not JSON serialisable")
+

@@ -9,6 +9,7 @@ import pytest
 
 from searchgym import fileio
 from searchgym.damaged import DamagedFile, open_regular, read_bounded, read_json_checked
+from searchgym.folder_lock import FolderLock
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -107,7 +108,7 @@ def test_a_folder_lock_refuses_a_link_and_leaves_its_target_alone(tmp_path):
     victim = _victim(tmp_path)
     (tmp_path / "run").mkdir()
     (tmp_path / "run" / ".lock").symlink_to(victim)
-    lock = fileio.FolderLock(tmp_path / "run")
+    lock = FolderLock(tmp_path / "run")
     with pytest.raises(DamagedFile, match=r"run/\.lock: is a symbolic link, .*; delete the link"):
         lock.acquire()
     assert victim.read_text() == "precious data\n"

@@ -124,15 +124,14 @@ def run(args: argparse.Namespace) -> int:
     # before anything is written (--budget 99999999999999999999 was accepted and trained for good)
     check_at_least((("--budget", args.budget, 0, "training env steps"),))
     check_at_most((("--budget", args.budget, MAX_BUDGET, "training env steps"),))
-    comparison = Comparison(suite=get_suite(args.suite), methods=parse_methods(args.methods),
+    suite, methods = get_suite(args.suite), parse_methods(args.methods)
+    labels = [m.label for m in methods]
+    comparison = Comparison(suite=suite, methods=methods,
                             seeds=parse_seeds(args.seeds), budget=args.budget, out=args.out, device=args.device,
                             workers=args.workers, policy=args.policy, progress=not args.no_progress,
-                            reference=REFERENCE if args.reference is None else args.reference,
-                            options=parse_options(args.option),
+                            reference=check_reference(args.reference, labels), options=parse_options(args.option),
                             executor=args.executor, ray_address=args.ray_address, retries=args.retries,
                             logger=args.logger)
-    labels = [m.label for m in comparison.methods]
-    check_reference(args.reference, labels)
     # Ray runs train on the cluster's nodes, which may hold torch where this process has none.
     require_extras("searchgym compare", comparison.methods if args.executor == "local" else [], args.policy)
     unsaved: ReportNotWritten | None = None

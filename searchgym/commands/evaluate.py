@@ -153,7 +153,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         outcome = execute_run(spec)
     except RunNotFinished as exc:  # an endpoint that gave no replies: no scores, no DONE; a re-run redoes it
-        print(f"searchgym evaluate: error: {exc}; not marked DONE: {_unfinished_remedy(str(exc), folder)} "
+        print(f"searchgym evaluate: error: {exc}; not marked DONE: {_unfinished_remedy(exc, folder)} "
               f"(transcripts: {folder / 'transcripts.jsonl'})", file=sys.stderr)
         return 1
     if outcome.status == "busy":  # Before: it went on to read a result.json not yet written ([Errno 2])
@@ -188,14 +188,15 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _unfinished_remedy(reason: str, folder: Path) -> str:
-    """What to do after a run that measured the server (:class:`RunNotFinished`). Why: "re-run the same
-    command to evaluate again" closed every such line, also where the server refused every request or
-    answered with no chat completion, which the same command meets again."""
-    from searchgym.endpoint.reply_checks import rerun_cannot_help
+def _unfinished_remedy(exc: RunNotFinished, folder: Path) -> str:
+    """What to do after a run that measured the server (:class:`RunNotFinished`, whose ``rerun_helps``
+    says whether the same command can do better: :mod:`searchgym.harness.rerun_advice`). Why: "re-run
+    the same command to evaluate again" closed every such line, also where the server refused every
+    request or answered with no chat completion, which the same command meets again."""
+    from searchgym.harness.rerun_advice import rerun_helps
 
     other = f"delete {folder} (or use another --out) to evaluate with other options"
-    if rerun_cannot_help(reason):
+    if not rerun_helps(exc):
         return other
     return f"re-run the same command to evaluate again, or {other}, such as a longer timeout"
 

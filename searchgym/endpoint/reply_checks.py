@@ -109,8 +109,9 @@ def _kind_of_text(error: str) -> str:
 def rerun_cannot_help(reason: str) -> bool:
     """Whether :func:`unanswered`'s ``reason`` is a failure that the same command meets again. Why:
     ``searchgym evaluate`` said "re-run the same command to evaluate again" after a server refused every
-    request, or answered them with no chat completion after every retry, which a re-run only repeats. The
-    reason is all a caller has (it crosses processes in an exception), so its advice's last words say it."""
+    request, or answered them with no chat completion after every retry, which a re-run only repeats. An
+    actor reports a run that measured nothing as text (its ``unfinished_reason()``), so the advice's last
+    words say it; :class:`~searchgym.harness.runner.RunNotFinished` reads them into ``rerun_helps``."""
     return reason.endswith(SAME_FAILURE)
 
 

@@ -14,6 +14,7 @@ failed and the same command resumes them (a script whose workers re-run its call
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import multiprocessing
 import os
@@ -324,10 +325,11 @@ def check_writable(out: Path, run_folders: Sequence[Path]) -> None:
     said a re-run would resume."""
     nearest = {next(p for p in (folder, *folder.parents) if os.path.lexists(p)) for folder in run_folders}
     for folder in sorted(p for p in nearest if p == out or out in p.parents):
-        try:
-            fd, probe = tempfile.mkstemp(prefix=".searchgym-probe.", suffix=".tmp", dir=folder)
+        try:  # not named as a temp file: another compare's clean-up of those could remove it first
+            fd, probe = tempfile.mkstemp(prefix=".searchgym-probe.", suffix=".probe", dir=folder)
             os.close(fd)
-            os.unlink(probe)
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(probe)
         except OSError as exc:
             raise ValueError(f"--out {out} is not writable: no file can be made in {folder} "
                              f"({exc.strerror or exc}); choose another --out") from None

@@ -39,7 +39,10 @@ def compared_settings(config: dict, mine: dict, ref: MethodRef) -> tuple[dict, d
     a budget that does not matter to it, left out of both. The method is loaded only where they differ."""
     if config.get("options") == mine.get("options") and config.get("budget") == mine.get("budget"):
         return config, mine
-    method = load_method(ref)
+    try:
+        method = load_method(ref)
+    except ImportError:  # a Ray driver without the method's extras: every setting counts, as before
+        return config, mine
     there = {**config, "options": read_options(config.get("options"), method)}
     here = {**mine, "options": read_options(mine.get("options"), method)}
     if not budget_matters(config, method):

@@ -31,16 +31,19 @@ class ReportNotWritten(OSError):
     but ``path``, one of its files, could not be written in ``out``. ``outcomes``: the comparison's runs,
     where ``run_comparison`` made the report."""
 
-    def __init__(self, out: Path, path: Path, error: OSError, report: Any) -> None:
+    def __init__(self, out: Path, path: Path, error: OSError, report: Any, written: Sequence[Path] = ()) -> None:
         super().__init__(error.errno, error.strerror or str(error), os.fspath(path))
-        self.out, self.path, self.report = out, path, report
+        self.out, self.path, self.report, self.written = out, path, report, tuple(written)
         self.outcomes: list[Any] | None = None
 
     def line(self) -> str:
-        """One line: which file could not be written where, why, and how to write the report once that is fixed."""
+        """One line: which file could not be written where, why, which were written before it, and how to
+        write the report once that is fixed (results.md is written last: the report it holds is whole)."""
         full = self.errno in (errno.ENOSPC, errno.EDQUOT)
         remedy = "free some space" if full else f"make {self.out} writable"
-        return (f"results.md and summary.csv could not be written in {self.out}: {self.strerror} ({self.path}); "
+        done = (f" ({', '.join(p.name for p in self.written)} already written: results.md still shows the "
+                "previous report)") if self.written else ""
+        return (f"{self.path.name} could not be written in {self.out}: {self.strerror} ({self.path}){done}; "
                 f"the table above is not saved: {remedy} and run `searchgym report --out {self.out}`, or run it "
                 f"on a writable copy of {self.out}")
 
@@ -72,8 +75,8 @@ def write_in_order(out: Path, writes: Sequence[tuple[Path, Callable[[], object]]
     """Each ``(path, write)`` in turn, under :func:`report_lock`; an ``OSError`` is :class:`ReportNotWritten`
     naming ``path`` (before: the temp file an atomic write had tried to make)."""
     with report_lock(out):
-        for path, write in writes:
+        for done, (path, write) in enumerate(writes):
             try:
                 write()
             except OSError as exc:
-                raise ReportNotWritten(out, path, exc, report) from exc
+                raise ReportNotWritten(out, path, exc, report, [p for p, _ in writes[:done]]) from exc

@@ -42,8 +42,9 @@ def run_error(folder: Path) -> str | None:
 
 def running_pid(folder: Path) -> str | None:
     """The PID in a run folder's lock file while a live process holds that lock (it is writing the run), else
-    None. Nothing is written: the file is opened to read and a shared lock tried without waiting (a writer
-    that tries the lock in that instant finds the run busy, and waits for it)."""
+    None. Nothing is written: the file is opened to read and a shared lock tried without waiting. A writer
+    that tries the lock in that instant finds the run busy: ``compare`` waits for it; a single ``train`` or
+    ``evaluate`` into that very folder says it is busy, and a re-run goes on."""
     try:
         import fcntl
     except ImportError:  # no advisory locks on this platform

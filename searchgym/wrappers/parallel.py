@@ -27,11 +27,7 @@ from pettingzoo import ParallelEnv
 from searchgym.envs.session import NO_REWARD, NO_SIGNALS
 from searchgym.envs.spaces import AgentSpaceDicts
 from searchgym.wrappers.features import Encoded, FeatureLayout
-
-
-#: Taken, as the candidate env takes them, but left out of the keywords an error offers: action_mode
-#: can only be "candidates" here and tool_format changes nothing in candidate mode.
-UNLISTED_KWARGS = ("action_mode", "tool_format")
+from searchgym.wrappers.numeric import UNLISTED_KWARGS
 
 
 class AgentActionError(KeyError, ValueError):
@@ -83,6 +79,17 @@ class NumericParallel(AgentSpaceDicts, ParallelEnv):
         ``NumericObservation`` give it. Why: this wrapper was its own ``unwrapped``, so the hint of the
         env's own errors, ``env.unwrapped.tasks.tasks(split)``, was an AttributeError on these ids."""
         return self.env.unwrapped
+
+    def slot_of(self, agent: str, env_index: int) -> int:
+        """The slot that plays the wrapped env's candidate ``env_index`` for ``agent`` this step. Why: a
+        policy that reads the env inside (``env.unwrapped``, as the team oracle does) gets the env's own
+        index, and the slots order the candidates otherwise (an index passed as a slot played another)."""
+        self._check(agent)
+        encoded = self._encoded.get(agent)
+        if encoded is None or env_index not in encoded.order:
+            raise ValueError(f"candidate {env_index!r} of {agent!r} has no slot this step (admissible: "
+                             f"{sorted(encoded.order) if encoded is not None else 'none'})")
+        return encoded.order.index(env_index)
 
     def observation_space(self, agent: str) -> spaces.Box:
         return self._agent_spaces(agent)[0]

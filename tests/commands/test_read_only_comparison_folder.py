@@ -46,7 +46,7 @@ def _read_only(folder: Path, writable: bool = False) -> None:
 
 
 def _unsaved(command: str, out: Path) -> str:
-    return (f"searchgym {command}: error: results.md and summary.csv could not be written in {out}: Permission "
+    return (f"searchgym {command}: error: summary.csv could not be written in {out}: Permission "
             f"denied ({out / 'summary.csv'}); the table above is not saved: make {out} writable and run `searchgym "
             f"report --out {out}`, or run it on a writable copy of {out}")
 
@@ -109,3 +109,17 @@ def test_a_report_the_os_refuses_to_write_is_the_table_then_one_line(tmp_path, m
     assert "| random | 1 |" in ran.out and ".tmp" not in ran.err
     assert ran.err.strip().splitlines()[-1] == _unsaved("compare", out)
     assert (out / "results.md").read_bytes() == before
+
+
+def test_a_file_that_fails_after_others_names_them(tmp_path) -> None:
+    """A curve or results.md that cannot be written after summary.csv was: the line names the file that
+    failed and those written before it (it said "results.md and summary.csv" whatever failed)."""
+    import errno as errnos
+
+    from searchgym.harness.report_files import ReportNotWritten
+
+    error = ReportNotWritten(tmp_path, tmp_path / "results.md", OSError(errnos.EACCES, "Permission denied"), None,
+                             [tmp_path / "summary.csv", tmp_path / "learning_curves.png"])
+    assert error.line().startswith(f"results.md could not be written in {tmp_path}: Permission denied "
+                                   f"({tmp_path / 'results.md'}) (summary.csv, learning_curves.png already "
+                                   "written: results.md still shows the previous report); the table above")
