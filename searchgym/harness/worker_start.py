@@ -32,9 +32,10 @@ def exit_if_starting_worker() -> None:
         raise SystemExit(MAIN_RERUN_EXIT)
 
 
-def reran_main(processes: Sequence, grace: float = 2.0) -> bool:
+def reran_main(processes: Sequence, grace: float = 10.0) -> bool:
     """Whether one of a broken pool's ``processes`` exited with :data:`MAIN_RERUN_EXIT` (waits up to
-    ``grace`` seconds for those not yet reaped: the pool's own thread ends them)."""
+    ``grace`` seconds for those not yet reaped: the pool's own thread ends them; 2 s were too few for a
+    worker's exit on a loaded machine, which then read as a worker that died)."""
     deadline = time.monotonic() + grace
     for process in processes:
         if process.exitcode is None:
