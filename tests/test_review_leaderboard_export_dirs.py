@@ -157,3 +157,13 @@ def test_export_beside_a_parquet_that_is_no_searchgym_export_is_refused(tmp_path
         "name no single suite in data_source), so searchqa-text-v2's export would be mixed with it; export into "
         "another folder (--out)\n")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["train.parquet"]
+
+
+def test_a_broken_link_as_the_leaderboard_folder_names_its_target(tmp_path):
+    """``--dir`` a broken link: named as one, with where it points (it said "a broken link")."""
+    from searchgym.commands.leaderboard import check_board_dir
+
+    link = tmp_path / "board"
+    link.symlink_to(tmp_path / "nothere")
+    with pytest.raises(ValueError, match=r"is a broken symbolic link \(to .*nothere\), not a folder"):
+        check_board_dir(str(link))

@@ -18,7 +18,7 @@ import os
 import re
 from pathlib import Path
 
-from searchgym.fileio import check_folder_can_be_made
+from searchgym.fileio import check_folder_can_be_made, not_a_folder
 from searchgym.leaderboard import (
     DEFAULT_DIR,
     build,
@@ -54,8 +54,8 @@ def check_board_dir(text: str | os.PathLike, inside: str = "") -> Path:
     for part in (folder / inside, *(folder / inside).parents):
         if not os.path.lexists(part):
             continue
-        if not part.is_dir():
-            what = "a file" if part.is_file() else "a broken link" if part.is_symlink() else "not a regular file"
+        what = not_a_folder(part)  # before: its own words ("a broken link", naming no target)
+        if what is not None:
             if part == folder:
                 raise ValueError(f"--dir {text} is {what}, not a folder; give the leaderboard folder (or a path not "
                                  "yet made) with --dir, or move that file")

@@ -23,6 +23,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from searchgym.fileio import remove_stale_temp_files
 from searchgym.folder_lock import FolderLock
 
 
@@ -56,13 +57,15 @@ def _notice(text: str) -> None:
 def report_lock(out: Path, notice: Callable[[str], None] | None = None) -> Iterator[None]:
     """Hold ``out``'s lock while a report's files are written; another process's report is waited for, said in
     one line. Where the lock file cannot be opened (a read-only folder) none is held: no report can be written
-    there, and the report's first write fails, naming its file."""
+    there, and the report's first write fails, naming its file. Held, it removes the temp files a killed
+    report left in ``out`` (only reports write files at its top, and only under this lock)."""
     lock = FolderLock(out)
     try:
         if not lock.acquire():
             (notice or _notice)(f"another process (PID {lock.holder()}) is writing the report in {out}; waiting "
                                 "for it to finish")
             lock.acquire(wait=True)
+        remove_stale_temp_files(out)
     except OSError:
         pass
     try:

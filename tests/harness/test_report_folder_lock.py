@@ -46,3 +46,16 @@ def test_a_report_waits_for_the_one_writing_its_folder_then_writes_results_md_la
         thread.join(timeout=300)
     assert replaced == ["summary.csv", "learning_curves.png", "results.md"]  # results.md, which names them, last
     assert all((tmp_path / name).is_file() for name in REPORT)
+
+
+def test_the_report_lock_clears_a_killed_reports_temp_files(tmp_path):
+    """A report killed (SIGKILL) during a write left its temp file at the comparison's top for good; the
+    next report, holding the lock, removes it, and leaves every other file alone."""
+    from searchgym.harness.report_files import report_lock
+
+    left = tmp_path / ".summary.csv.ab12cd34.tmp"
+    left.write_text("half")
+    (tmp_path / "mine.tmp").write_text("a user's")
+    with report_lock(tmp_path):
+        assert not left.exists()
+    assert (tmp_path / "mine.tmp").read_text() == "a user's"
