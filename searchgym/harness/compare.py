@@ -387,8 +387,9 @@ def _record_future(future, spec: RunSpec, record: Callable[[RunOutcome], None],
                    died: str = WORKER_DIED) -> None:
     try:
         outcome = future.result()
-    except BrokenProcessPool:
-        outcome = RunOutcome(spec.method.label, spec.seed, str(spec.run_dir), "failed", error=died)
+    except BrokenProcessPool:  # a script without the main guard fails the same way again: not resumable
+        outcome = RunOutcome(spec.method.label, spec.seed, str(spec.run_dir), "failed", error=died,
+                             resumable=died != MAIN_RERUN, advice=MAIN_RERUN if died == MAIN_RERUN else None)
     except Exception as exc:  # noqa: BLE001 - e.g. an unpicklable result
         outcome = RunOutcome(spec.method.label, spec.seed, str(spec.run_dir), "failed",
                              error=f"{type(exc).__name__}: {exc}")

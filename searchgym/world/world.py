@@ -141,6 +141,9 @@ class World:
             families = list(families)
         if families is not None:
             known = self.known_families()
+            if not families:  # before: tasks_in(families=[]) gave no task, silently
+                raise ValueError(f"families=[] is empty, which is not accepted: None (the default) means every "
+                                 f"family; or name some of: {', '.join(known)}")
             unknown = [f for f in families if f not in known]
             if unknown:
                 raise ValueError(f"unknown task families {unknown}; accepted: {', '.join(known)}")

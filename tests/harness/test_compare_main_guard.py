@@ -13,6 +13,7 @@ def main():
     result = run_comparison(Comparison(suite="quick-v2", methods="random", seeds=[0, 1], budget=0,
                                        out="out", device="cpu", workers=2, progress=False))
     print("FAILED:", [o.error for o in result.failed])
+    print("RESUMABLE:", [o.resumable for o in result.failed])
 """
 
 
@@ -29,6 +30,7 @@ def test_a_script_without_the_main_guard_is_told_to_add_it(tmp_path):
     failed = done.stdout.split("FAILED:", 1)[1]
     assert failed.count('put the call under `if __name__ == "__main__":`') == 2  # both runs
     assert "or use workers=1" in failed
+    assert "RESUMABLE: [False, False]" in done.stdout  # a re-run of the same script fails the same way
     assert "re-run the same command" not in done.stdout + done.stderr  # a remedy that cannot help
     assert "bootstrapping phase" not in done.stderr  # the worker no longer starts a pool of its own
 

@@ -31,6 +31,8 @@ def test_one_family_name_is_that_family_not_its_letters(world):
     ({"families": ["brige"]}, f"unknown task families ['brige']; accepted: {FAMILIES_LISTED}"),
     ({"families": "brige"}, f"unknown task families ['brige']; accepted: {FAMILIES_LISTED}"),
     ({"difficulty": "HARD"}, "difficulty must be None or one of ('easy', 'hard'), got 'HARD'"),
+    ({"families": []}, f"families=[] is empty, which is not accepted: None (the default) means every family; or "
+                       f"name some of: {FAMILIES_LISTED}"),
 ])
 def test_an_unknown_family_or_difficulty_is_an_error_not_no_tasks(world, filters, message):
     with pytest.raises(ValueError, match=re.escape(message)):
