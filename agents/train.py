@@ -393,8 +393,7 @@ class Trainer(TrainerBase):
         if blob.get("calibrator") is not None and hasattr(self.calibrator, "load_state_dict"):
             self.calibrator.load_state_dict(blob["calibrator"])
         self.rng.bit_generator.state = blob["rng"]
-        state = blob["generator"]  # set_state takes a CPU tensor; map_location=cuda put it on the GPU
-        self.generator.set_state(state.cpu() if isinstance(state, torch.Tensor) else state)
+        self.generator.set_state(blob["generator"].cpu())  # a CPU tensor; map_location=cuda put it on the GPU
         self.state = TrainState(**blob["state"])
         if "reference" in blob:
             self.reference = ReferencePolicy(self.population)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from harness_helpers import refused_line
 
 pytest.importorskip("transformers")
 
@@ -91,12 +92,10 @@ def test_a_turn_limit_that_is_no_count_is_one_line():
     ("SearchQA-v0", "max_episode_tokens=50", "max_episode_tokens 50 leaves no room for a turn: the opening prompt"),
 ])
 def test_compare_refuses_an_llm_run_that_cannot_start_before_any_folder(tmp_path, capsys, env_id, options, said):
-    out = tmp_path / "cmp"
-    code = main(["compare", "--suite", _suite(env_id).id, "--methods", f"{LLM}[model=random:tiny;{options}]",
-                 "--budget", "1", "--out", str(out), "--no-progress"])
-    [line] = capsys.readouterr().err.strip().splitlines()
-    assert code == 2 and line.startswith("searchgym compare: error: method 'l': ") and said in line, line
-    assert not out.exists()
+    line = refused_line(capsys, ["compare", "--suite", _suite(env_id).id, "--methods",
+                                 f"{LLM}[model=random:tiny;{options}]", "--budget", "1", "--no-progress"],
+                        tmp_path / "cmp")
+    assert line.startswith("searchgym compare: error: method 'l': ") and said in line, line
 
 
 def test_compare_names_vllm_not_installed_before_any_folder(tmp_path, capsys, monkeypatch, good_model):

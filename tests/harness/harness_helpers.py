@@ -171,3 +171,14 @@ def count_calls(monkeypatch, name: str, *owners):
     for owner in owners:
         monkeypatch.setattr(owner, name, counted)
     return calls
+
+
+def refused_line(capsys, args: list[str], out) -> str:
+    """``searchgym ARGS --out OUT`` refused before any folder: exit 2, ``out`` not made; its one stderr line."""
+    from searchgym.cli import main
+
+    code = main([*args, "--out", str(out)])
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(lines) == 1, (code, lines)
+    assert not os.path.lexists(out)
+    return lines[0]
