@@ -36,13 +36,7 @@ class TaskPicker:
                  difficulty: str | None = None) -> None:
         if split not in SPLITS:
             raise ValueError(f"split must be one of {SPLITS}, got {split!r}")
-        if families is not None and not isinstance(families, str) and len(families) == 0:
-            # was "no tasks in split 'train' for families=[] ...; check families and difficulty"
-            raise ValueError(f"families={families!r} is empty, which is not accepted: None (the default) "
-                             f"means every family; or name some of: {', '.join(world.known_families())}")
-        if isinstance(families, str):
-            families = [families]
-        world.check_task_filter(families, difficulty)
+        families = world.check_task_filter(families, difficulty)  # one name is a list of one; [] is refused
         self.world, self.split, self.families, self.difficulty = world, split, families, difficulty
         self._by_split = {s: world.tasks_in(s, families, difficulty) for s in SPLITS}
         if not self._by_split[split]:

@@ -132,6 +132,7 @@ class World:
         families or difficulty and the accepted ones. Why: ``families="bridge"`` was read letter by
         letter, and a misspelled family or ``difficulty="HARD"`` selected no task, silently. A
         family is known when it is registered or some task of this world has it (a loaded world's)."""
+        given = families
         if isinstance(families, str):
             families = [families]
         elif families is not None:
@@ -141,9 +142,9 @@ class World:
             families = list(families)
         if families is not None:
             known = self.known_families()
-            if not families:  # before: tasks_in(families=[]) gave no task, silently
-                raise ValueError(f"families=[] is empty, which is not accepted: None (the default) means every "
-                                 f"family; or name some of: {', '.join(known)}")
+            if not families:  # before: "no tasks in split 'train' for families=[] ..." (the env), none (tasks_in)
+                raise ValueError(f"families={given!r} is empty, which is not accepted: None (the default) means "
+                                 f"every family; or name some of: {', '.join(known)}")
             unknown = [f for f in families if f not in known]
             if unknown:
                 raise ValueError(f"unknown task families {unknown}; accepted: {', '.join(known)}")
