@@ -21,7 +21,7 @@ import numpy as np
 
 from searchgym.scoring import RewardConfig
 from searchgym.shown import safe_repr
-from searchgym.world import SIZES, World
+from searchgym.world import SIZES, World, resolve_size
 
 #: "ansi" returns the episode as text; "human" prints it as it is played (``envs.terminal_view``).
 RENDER_MODES = (None, "ansi", "human")
@@ -94,6 +94,30 @@ def check_world_size(size: object, name: str = "world_size") -> str | int:
     raise ValueError(f"{name} must be one of {', '.join(SIZES)} or an int scale in {low}..{high}, got {_shown(size)}")
 
 
+def _check_world_agrees(world: World, world_seed: int, world_size: str | int) -> None:
+    """A ValueError when ``world_seed`` or ``world_size`` names another world than ``world``. Why: with
+    ``world=`` the env plays that world, and a different seed or size beside it was silently ignored.
+    A default value is taken as unset (the defaults cannot tell an explicit 0 or "small" from none)."""
+    conflicts = []
+    if world_seed not in (_DEFAULT_WORLD_SEED, world.seed):
+        conflicts.append(f"world_seed={world_seed} (the world's seed is {world.seed})")
+    if world_size != _DEFAULT_WORLD_SIZE and resolve_size(world_size)[0] != world.size:
+        conflicts.append(f"world_size={world_size!r} (the world's size is {world.size!r})")
+    if conflicts:
+        verb = "conflict" if len(conflicts) > 1 else "conflicts"
+        raise ValueError(f"{' and '.join(conflicts)} {verb} with world=, the world played; beside world= "
+                         "leave world_seed and world_size unset or give the world's own seed and size")
+
+
+def _check_tool_format_applies(action_mode: str, tool_format: str) -> None:
+    """A ValueError for a tool format in candidate mode, where actions are indices and no format is read.
+    Why: ``tool_format="tags"`` with ``action_mode="candidates"`` was taken and changed nothing."""
+    if action_mode == "candidates" and tool_format != _DEFAULT_TOOL_FORMAT:
+        raise ValueError(f"tool_format applies to text actions only (action_mode='text', where it is "
+                         f"'hermes' or 'tags'); with action_mode='candidates' leave it unset, "
+                         f"got tool_format={_shown(tool_format)}")
+
+
 class RenderModeError(ValueError, TypeError):
     """A render mode the envs do not have: a ValueError, and a TypeError too, which is what
     Stable-Baselines3's ``make_vec_env`` catches to make the env again without the
@@ -119,8 +143,10 @@ class RenderModes(list):
 class EnvConfig:
     """What an env is built from: the episode settings, the world and the task filter.
 
-    ``world`` (a built :class:`~searchgym.world.World`) replaces ``world_seed``/``world_size``
-    when given. ``reward`` is a :class:`~searchgym.scoring.RewardConfig` or a dict of its fields.
+    ``world`` (a built :class:`~searchgym.world.World`) is played when given: ``world_seed`` and
+    ``world_size`` beside it are left at their defaults or give the world's own seed and size (another
+    is a ValueError). ``tool_format`` is the text actions' and stays at its default in candidate mode.
+    ``reward`` is a :class:`~searchgym.scoring.RewardConfig` or a dict of its fields.
     ``observation_data=True`` also puts :func:`~searchgym.envs.observation_data.observation_data`
     in every info dict (``info["observation_data"]``); it is off by default so infos stay as they were.
     """
@@ -162,6 +188,9 @@ class EnvConfig:
         self._check_backend()
         if self.world is not None and not isinstance(self.world, World):
             raise ValueError(f"world must be a searchgym World or None, got {type(self.world).__name__}")
+        if self.world is not None:
+            _check_world_agrees(self.world, self.world_seed, self.world_size)
+        _check_tool_format_applies(self.action_mode, self.tool_format)
         if not isinstance(self.observation_data, bool):
             raise ValueError(f"observation_data must be True or False, got {self.observation_data!r}")
         if self.reward is not None and not isinstance(self.reward, RewardConfig | Mapping):
@@ -192,6 +221,9 @@ class EnvConfig:
 
 #: The keyword arguments an env accepts on top of its own (the fields of EnvConfig).
 CONFIG_KWARGS = tuple(f.name for f in fields(EnvConfig))
+_DEFAULT_WORLD_SEED = EnvConfig.world_seed
+_DEFAULT_WORLD_SIZE = EnvConfig.world_size
+_DEFAULT_TOOL_FORMAT = EnvConfig.tool_format
 
 
 def resolve_config(owner: str, config: EnvConfig | None, kwargs: Mapping[str, Any],

@@ -2,18 +2,21 @@
 
 A curve is the mean over seeds at each logged step, with a band of +-1.96 standard errors
 where at least two seeds logged that step. Methods that do not learn (no curve rows) are
-drawn as dashed horizontal lines at their final dev success.
+drawn as dashed horizontal lines at their final dev success. Matplotlib gets a writable folder for
+its config and font cache before it is imported (:mod:`searchgym.harness.matplotlib_folder`).
 """
 
 from __future__ import annotations
 
 import io
+import sys
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
 
 from searchgym.fileio import atomic_write_bytes
+from searchgym.harness.matplotlib_folder import give_matplotlib_a_writable_folder
 
 Series = Sequence[tuple[int, float]]  # (step, dev_success) of one seed
 
@@ -42,6 +45,8 @@ def mean_band(series: Sequence[Series]) -> tuple[np.ndarray, np.ndarray, np.ndar
 
 
 def _figure():
+    if "matplotlib" not in sys.modules:  # its folders are chosen once, as it is imported
+        give_matplotlib_a_writable_folder()
     import matplotlib
 
     matplotlib.use("Agg", force=True)

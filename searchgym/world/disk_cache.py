@@ -16,11 +16,11 @@ world's classes and nothing else, and the world's fields, seed and size are chec
 else is regenerated with a warning. Writes go to a temporary file renamed into place (atomic),
 under a file lock, so concurrent workers generate a world once and the others wait for it.
 
-``SEARCHGYM_WORLD_CACHE`` chooses the directory (default ``$XDG_CACHE_HOME/searchgym/worlds``,
-else ``~/.cache/searchgym/worlds`` when the home folder exists); ``off`` disables the cache. Worlds
-below :data:`MIN_CACHED_SCALE` are generated in well under a second and are never written. A cache
-that cannot be used (no home folder, a file or a broken link where its folder belongs, no room) is
-one warning, and the world is generated.
+``SEARCHGYM_WORLD_CACHE`` chooses the directory (default ``$XDG_CACHE_HOME/searchgym/worlds`` when
+that is an absolute path, else ``~/.cache/searchgym/worlds`` when the home folder exists); ``off``
+disables the cache. Worlds below :data:`MIN_CACHED_SCALE` are generated in well under a second and
+are never written. A cache that cannot be used (no home folder, a file or a broken link where its
+folder belongs, no room) is one warning, and the world is generated.
 """
 
 from __future__ import annotations
@@ -79,12 +79,15 @@ def default_cache_dir() -> Path | None:
     """The cache directory from ``SEARCHGYM_WORLD_CACHE`` (None when it says ``off``), else the default;
     :class:`NoHomeFolder` when that lies in a home folder there is none of. Why: with HOME unset and
     no passwd entry, loading any world ended in "RuntimeError: Could not determine home directory.",
-    and with HOME=/nonexistent the cache made /nonexistent/.cache/searchgym/worlds."""
+    and with HOME=/nonexistent the cache made /nonexistent/.cache/searchgym/worlds. A relative
+    ``XDG_CACHE_HOME`` is ignored, as the XDG Base Directory spec says (it made a cache folder under
+    whatever folder a command was run from)."""
     chosen = os.environ.get(ENV_VAR)
     if chosen is not None:
         return None if chosen.strip().lower() in ("", "0", "off", "false", "no") else Path(_expanded(chosen))
-    if os.environ.get("XDG_CACHE_HOME"):
-        return Path(os.environ["XDG_CACHE_HOME"]) / "searchgym" / "worlds"
+    xdg_cache = os.environ.get("XDG_CACHE_HOME", "")
+    if os.path.isabs(xdg_cache):
+        return Path(xdg_cache) / "searchgym" / "worlds"
     home = _expanded("~")
     if not os.path.isdir(home):
         raise NoHomeFolder(f"the home folder {home} does not exist, and no cache is made in a missing home; "

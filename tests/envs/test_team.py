@@ -24,7 +24,10 @@ TEXT = {"world_size": "tiny", "action_mode": "text", "tool_format": "tags"}
 
 
 def team(**kwargs) -> TeamSearchEnv:
-    return TeamSearchEnv(**{**TEXT, **kwargs})
+    settings = {**TEXT, **kwargs}
+    if settings["action_mode"] == "candidates":  # tool_format is for text actions (refused with candidates)
+        del settings["tool_format"]
+    return TeamSearchEnv(**settings)
 
 
 def play(env: TeamSearchEnv, agent_fn, seed: int = 0, task_id: str | None = None):

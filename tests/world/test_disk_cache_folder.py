@@ -103,3 +103,17 @@ def test_a_file_as_the_folder_or_above_it_is_named_once(tmp_path, cache_everythi
         f"world cache folder {blocker / 'worlds'} cannot be made: {blocker} is a file, not a folder; generating "
         "without it"]
     assert blocker.read_text() == "mine"
+
+
+@pytest.mark.parametrize("relative", ["cache", "./cache", "~/cache"])
+def test_a_relative_xdg_cache_home_is_ignored(relative, tmp_path, monkeypatch):
+    """The XDG Base Directory spec: a relative path there is invalid and ignored (before: a cache folder
+    under whatever folder a command was run from)."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv(disk_cache.ENV_VAR, raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", relative)
+    assert default_cache_dir() == home / ".cache" / "searchgym" / "worlds"
+    monkeypatch.setenv("XDG_CACHE_HOME", "")
+    assert default_cache_dir() == home / ".cache" / "searchgym" / "worlds"
