@@ -8,6 +8,10 @@ unchanged: only the comparison of two records is. Why: an ``sft`` run records th
 options and budget (``make main``'s ``init=sft``, ``lr``, ``--budget 10000``), which the base never
 reads, so ``--methods sft`` without them, in the folder made by make main's command, was refused as
 "a different run", though it plays the very same base.
+
+An option given at the value the method takes without it (``option_defaults() -> {name: value}`` on
+its callable: :mod:`~searchgym.harness.option_defaults`) is left out as well, on both sides: the
+record made with ``--option lr=0.003`` and the command without it are one run, in either order.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 from searchgym.harness.methods import MethodRef, load_method, trains
+from searchgym.harness.option_defaults import without_defaults
 
 
 def read_options(options: Any, method: Callable[..., Any]) -> Any:
@@ -24,6 +29,18 @@ def read_options(options: Any, method: Callable[..., Any]) -> Any:
     if not callable(reads) or not isinstance(options, dict):
         return options
     return {key: value for key, value in options.items() if reads(key)}
+
+
+def option_defaults(method: Callable[..., Any]) -> dict[str, Any]:
+    """What ``method`` says its options are when not given ({}: it says nothing, or cannot be asked here:
+    a driver without its trainer's extras, where every option counts, as before)."""
+    defaults = getattr(method, "option_defaults", None)
+    if not callable(defaults):
+        return {}
+    try:
+        return dict(defaults())
+    except (ImportError, ValueError):  # load_callable reports a trainer that cannot be imported as ValueError
+        return {}
 
 
 def budget_matters(config: dict, method: Callable[..., Any]) -> bool:
@@ -35,16 +52,18 @@ def budget_matters(config: dict, method: Callable[..., Any]) -> bool:
 
 
 def compared_settings(config: dict, mine: dict, ref: MethodRef) -> tuple[dict, dict]:
-    """config.json's settings and the run's, as they are compared: the options the method does not read, and
-    a budget that does not matter to it, left out of both. The method is loaded only where they differ."""
+    """config.json's settings and the run's, as they are compared: the options the method does not read or
+    that are at its defaults, and a budget that does not matter to it, left out of both. The method is
+    loaded only where they differ."""
     if config.get("options") == mine.get("options") and config.get("budget") == mine.get("budget"):
         return config, mine
     try:
         method = load_method(ref)
     except ImportError:  # a Ray driver without the method's extras: every setting counts, as before
         return config, mine
-    there = {**config, "options": read_options(config.get("options"), method)}
-    here = {**mine, "options": read_options(mine.get("options"), method)}
+    defaults = option_defaults(method)
+    there = {**config, "options": without_defaults(read_options(config.get("options"), method), defaults)}
+    here = {**mine, "options": without_defaults(read_options(mine.get("options"), method), defaults)}
     if not budget_matters(config, method):
         there.pop("budget", None)
         here.pop("budget", None)

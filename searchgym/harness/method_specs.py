@@ -66,14 +66,19 @@ def option_targets(trainer_cls: type) -> dict[str, list[str]]:
     return places
 
 
-def _annotations(trainer_cls: type) -> dict[str, dict[str, Any]]:
-    """place -> {field: declared type}, so that a value of the wrong type is refused by name."""
+def option_kinds(trainer_cls: type) -> dict[str, type | None]:
+    """place -> the dataclass whose fields its options set (None: a trainer with no options of its own)."""
     from searchgym.agents.train import TrainConfig
 
     base = TrainConfig()
-    kinds = {"train": TrainConfig, "method": getattr(trainer_cls, "method_config_type", None),
-             **{s: type(getattr(base, s)) for s in SECTIONS}}
-    return {place: {name: f.type for name, f in _fields(kind).items()} for place, kind in kinds.items()}
+    return {"train": TrainConfig, "method": getattr(trainer_cls, "method_config_type", None),
+            **{s: type(getattr(base, s)) for s in SECTIONS}}
+
+
+def _annotations(trainer_cls: type) -> dict[str, dict[str, Any]]:
+    """place -> {field: declared type}, so that a value of the wrong type is refused by name."""
+    return {place: {name: f.type for name, f in _fields(kind).items()}
+            for place, kind in option_kinds(trainer_cls).items()}
 
 
 def resolve_options(spec: MethodSpec, options: Mapping[str, Any], trainer_cls: type) -> dict[str, dict[str, Any]]:
@@ -186,6 +191,13 @@ class SpecMethod:
 
     def __call__(self, ctx):
         return train_spec(ctx, self.spec)
+
+    def option_defaults(self) -> dict[str, Any]:
+        """Each option's value where it is not given: at it, a run is the run without it (identity_reads)."""
+        from searchgym.harness.option_defaults import spec_option_defaults
+
+        trainer_cls = load_callable(self.spec.trainer, f"trainer of {self.spec.name}")
+        return spec_option_defaults(self.spec, option_targets(trainer_cls), option_kinds(trainer_cls))
 
 
 def __getattr__(name: str) -> SpecMethod:

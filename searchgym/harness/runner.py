@@ -65,9 +65,9 @@ from searchgym.harness.metrics_rows import (
 from searchgym.harness.privileged_runs import run_reads_private_state
 from searchgym.harness.provenance import provenance, resolve_device
 from searchgym.harness.rerun_advice import OTHER_RUN, rerun_advice
+from searchgym.harness.run_differences import what_differs
 from searchgym.harness.run_reads import refuse_linked
 from searchgym.policy_format import feature_versions, policy_format
-from searchgym.shown import safe_repr
 from searchgym.suites import Suite
 
 DONE = "DONE"
@@ -150,27 +150,6 @@ def is_done(path: Path | str) -> bool:
     return refuse_linked(Path(path) / DONE).is_file()
 
 
-def _changes(there: Any, now: Any, name: str) -> list[str]:
-    """``name: X there, Y now`` for each differing leaf of two JSON values (dicts compared key by key)."""
-    if isinstance(there, dict) and isinstance(now, dict):
-        return [line for key in dict.fromkeys([*there, *now]) if there.get(key) != now.get(key)
-                for line in _changes(there.get(key), now.get(key), f"{name}.{key}")]
-    return [f"{name}: {safe_repr(there, 80)} there, {safe_repr(now, 80)} now"]
-
-
-def _what_differs(config: dict, mine: dict, keys: list[str], spec: RunSpec) -> list[str]:
-    """The settings that differ, named: an option's own key (was the whole options dict, twice: 3,162
-    characters for one LLM option), and a suite's changed field (was only its hash)."""
-    lines = []
-    for key in keys:
-        if key == "suite_hash" and isinstance(config.get("suite"), dict):
-            named = _changes(config["suite"], spec.suite.definition(), "suite")
-            lines += named if named else _changes(config.get(key), mine.get(key), key)
-        else:
-            lines += _changes(config.get(key), mine.get(key), key)
-    return lines[:8] + ([f"and {len(lines) - 8} more"] if len(lines) > 8 else [])
-
-
 def check_identity(spec: RunSpec) -> int:
     """The number of earlier attempts in the run dir; a dir made by a different run is an error.
 
@@ -203,12 +182,13 @@ def check_identity(spec: RunSpec) -> int:
             raise _not_a_run(folder, exc) from None  # theirs (before: their config.json was replaced)
         warn_damaged(exc, "writing it again and resuming the run")
         return attempts_logged(folder / "metrics.jsonl")
-    # what the method does not read is left out (a budget it spends none of; options it never reads: sft)
+    # what the method does not read is left out (a budget it spends none of; options it never reads: sft),
+    # and options given at the method's defaults (lr=0.003 is the run without it)
     there, mine = compared_settings(config, spec.identity(), spec.method)
     # the limit too: a folder finished with `evaluate --limit 3` was shown as the full run's result
     differ = [k for k in (*IDENTITY_KEYS, "feature_versions", "limit") if there.get(k) != mine.get(k)]
     if differ:
-        shown = "; ".join(_what_differs(there, mine, differ, spec))
+        shown = "; ".join(what_differs(there, mine, differ, spec.suite.definition(), config, spec.identity()))
         raise DifferentRun(f"{spec.run_dir} holds a different run ({shown}); use another --out or delete it")
     attempt = config.get("attempt", 1)
     if isinstance(attempt, bool) or not isinstance(attempt, int) or attempt < 0:

@@ -47,6 +47,7 @@ from searchgym.damaged import DamagedFile, read_json_checked, warn_damaged
 from searchgym.fileio import atomic_torch_save, atomic_write_json, refuse_link
 from searchgym.harness.base_key import base_key, used_policy_kwargs, used_sft_config
 from searchgym.harness.methods import RunContext
+from searchgym.harness.option_defaults import sft_option_defaults
 from searchgym.harness.progress_base import BaseProgress
 from searchgym.json_fields import (
     COUNT,
@@ -382,3 +383,5 @@ def sft_method(ctx: RunContext) -> PolicyActor:
 sft_method.spends_budget = False  # type: ignore[attr-defined]
 #: Only these options tell two of its runs apart (identity_reads): a comparison's init=sft, lr ... are not its.
 sft_method.reads_option = sft_reads  # type: ignore[attr-defined]
+#: Its sft_* settings given at SFTConfig's defaults are the runs without them (identity_reads).
+sft_method.option_defaults = sft_option_defaults  # type: ignore[attr-defined]
