@@ -5,8 +5,8 @@ config (``tool_config.yaml``) and its agent loop config (``agent_loop.yaml``) in
 whose tools play the task in searchgym's env during the rollout, so the reward is the env's and the
 test split's answers are never written (:mod:`searchgym.integrations.verl_dataset`). Nothing is
 written over: an existing ``<split>.parquet`` is refused, and so is a YAML file other than this
-export's (the splits of a suite share them), a symbolic link in the place of any of them or of
-``--out`` itself, and a folder holding another suite's splits: one folder holds one suite's dataset.
+export's (the splits of a suite share them), a symbolic link in the place of any of them, and a
+folder holding another suite's splits: one folder holds one suite's dataset.
 """
 
 from __future__ import annotations
@@ -17,8 +17,6 @@ import os
 from pathlib import Path
 
 from searchgym.commands import check_seed
-from searchgym.damaged import shown_text
-from searchgym.fileio import LINKED, REPLACE_LINKED_FOLDER
 
 FORMATS = ("verl",)
 
@@ -36,10 +34,7 @@ def check_targets(out: Path, names: tuple[str, ...]) -> None:
     """Refuse, before anything is written, a folder where ``out`` or one of its files belongs.
     Why: each file is written atomically but one after the other, so a folder named
     ``tool_config.yaml`` in ``--out`` failed the export only after ``<split>.parquet`` had been
-    written (or had replaced the one there): a failed export left half a dataset. ``out`` as a
-    symbolic link is refused as the other commands refuse one: the export wrote where it pointed."""
-    if out.is_symlink():
-        raise ValueError(f"--out {shown_text(out)} {LINKED}; {REPLACE_LINKED_FOLDER}")
+    written (or had replaced the one there): a failed export left half a dataset."""
     if out.exists() and not out.is_dir():  # refused before the tasks are built, as mkdir would after
         raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), str(out))
     for name in names:  # a link, even to a folder, is refused as a link (verl_dataset._refuse_link)

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from searchgym.commands import out_path
 from searchgym.commands.comparison_report import REFERENCE, REFERENCE_HELP, check_reference, print_removed
+from searchgym.fileio import not_a_folder
 from searchgym.harness.finished_files import finished_config
 from searchgym.harness.report import run_error, write_report
 from searchgym.harness.report_files import ReportNotWritten
@@ -60,9 +61,10 @@ def finished_runs(out: Path, labels: Sequence[str] | None = None) -> FolderRuns:
     if not out.exists() and not out.is_symlink():  # before: "... holds no runs folder", as for an empty one
         raise ValueError(f"--out {out} does not exist; give the --out folder of a `searchgym compare` run "
                          "(it holds runs/<method>/seed<N>)")
-    if not out.is_dir():
-        raise ValueError(f"--out {out} is {'a file, ' if out.is_file() else ''}not a folder; give the --out folder "
-                         "of a `searchgym compare` run (it holds runs/<method>/seed<N>)")
+    what = not_a_folder(out)  # before: a broken link was only "not a folder", naming neither link nor target
+    if what is not None:
+        raise ValueError(f"--out {out} is {what}, not a folder; give the --out folder of a `searchgym compare` run "
+                         "(it holds runs/<method>/seed<N>)")
     checked = linked_runs(out / "runs", labels)
     if not (out / "runs").is_dir():
         raise ValueError(f"{out} holds no runs folder; give the --out of a `searchgym compare` run")

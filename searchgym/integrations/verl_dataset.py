@@ -26,7 +26,7 @@ from typing import Any
 
 from searchgym.damaged import DamagedFile, open_regular
 from searchgym.extras import MissingExtra
-from searchgym.fileio import atomic_write_bytes, atomic_write_text
+from searchgym.fileio import atomic_write_bytes, atomic_write_text, not_a_folder
 from searchgym.integrations.text_tasks import check_seed, text_task_records
 
 __all__ = ["AGENT_NAME", "TOOL_CLASS", "export_verl", "verl_agent_loop_config", "verl_rows", "verl_tool_config"]
@@ -136,11 +136,15 @@ def export_verl(suite: str, split: str, out: str | Path, seed: int = 0) -> dict[
 
 def _make_folder(out: Path) -> list[Path]:
     """Make ``out`` (and its missing parents) before the tasks are built; the folders made, deepest first.
-    Why: ``--out /proc/nope`` was a bare "[Errno 2] No such file or directory: '/proc/nope'", after the rows."""
+    Why: ``--out /proc/nope`` was a bare "[Errno 2] No such file or directory: '/proc/nope'", after the rows;
+    a broken link was "cannot be made a folder (File exists)", naming neither the link nor its target."""
     made = [folder for folder in (out, *out.parents) if not folder.exists()]
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
+        if out.is_symlink():  # a broken one: named with its target, as compare, train and evaluate name it
+            raise ValueError(f"--out {out} is {not_a_folder(out)}; delete the link or choose another "
+                             "--out") from None
         raise ValueError(f"--out {out} cannot be made a folder ({exc.strerror or exc}); accepted: a folder that "
                          "exists or that this user can create, on a writable disk (not under /proc or /sys)") from None
     return made
