@@ -33,9 +33,11 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 from searchgym.action_types import Action
 from searchgym.actions import format_action
+from searchgym.chat_content import message_text
 from searchgym.observation_format import question_text
 
 #: lower-case words that may sit inside a name ("University of Jeisydu", "Night over Stiozoqeim");
@@ -69,12 +71,13 @@ class AdmissibleReplies:
     list_items: tuple[str, ...]  # names an answer may join with "; "
 
 
-def visible_texts(messages: Sequence[Mapping[str, str]]) -> list[str]:
-    """The question line of the first user message, then every later non-assistant message."""
+def visible_texts(messages: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The question line of the first user message, then every later non-assistant message; a content
+    is read as :func:`message_text` reads it (a list of text parts as its text; before: its Python repr)."""
     texts: list[str] = []
     first_user = True
     for message in messages:
-        role, content = message.get("role"), str(message.get("content") or "")
+        role, content = message.get("role"), message_text(message.get("content"))
         if role in ("system", "assistant"):
             continue
         if first_user and role == "user":
@@ -171,7 +174,7 @@ def _call_renderer(tool: str, param: str, tool_format: str):
     return render
 
 
-def admissible_replies(messages: Sequence[Mapping[str, str]], tools: Sequence[Mapping],
+def admissible_replies(messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping],
                        tool_format: str = "hermes") -> AdmissibleReplies:
     """What the agent may reply after ``messages``, calling only ``tools`` (their JSON schemas)."""
     texts = visible_texts(messages)
@@ -197,6 +200,6 @@ def admissible_replies(messages: Sequence[Mapping[str, str]], tools: Sequence[Ma
         render = _call_renderer(tool, params[0], tool_format)
         calls += [render(v) for v in values]
     opened, closed = format_action(Action.answer(_MARK), tool_format).split(_MARK)
-    made = {str(m.get("content") or "") for m in messages if m.get("role") == "assistant"}
+    made = {message_text(m.get("content")) for m in messages if m.get("role") == "assistant"}
     calls = [c for c in calls if c not in made]  # the same call returns the same result: no repeats
     return AdmissibleReplies(tuple(_unique(calls)), opened, closed, tuple(_unique([*names, *numbers])), tuple(names))

@@ -45,12 +45,12 @@ from searchgym.leaderboard_checks import (
     Verdict,
     check_schema,
     check_values,
-    clean_text,
     load_schema,
     read_limited,
     rescore,
     verify_file,
 )
+from searchgym.leaderboard_values import run_answer_text
 from searchgym.suites import get_suite, tasks
 
 #: The default board folder: ``./leaderboard`` (its ``submissions/``; build writes there), not site-packages.
@@ -216,8 +216,8 @@ def _limit_covers_test(config: dict[str, Any]) -> bool:
 
 
 def _clean_answer(answer: Any) -> Any:
-    """A run's answer with control characters as spaces (the scorer normalises whitespace)."""
-    return clean_text(answer) if isinstance(answer, str) else answer
+    """A run's answer as the board holds it, scoring as the run scored it (:func:`run_answer_text`)."""
+    return run_answer_text(answer) if isinstance(answer, str) else answer
 
 
 def submission_filename(submission: Mapping[str, Any]) -> str:

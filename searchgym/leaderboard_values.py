@@ -113,3 +113,19 @@ def _check_string(text: str, where: str) -> None:
 def clean_text(text: str) -> str:
     """``text`` with every FORBIDDEN_CHARS character replaced by a space (for answers a run wrote)."""
     return FORBIDDEN_CHARS.sub(" ", text)
+
+
+#: An unpaired surrogate in a run's answer: as the agent gave it, or as predictions.jsonl writes it
+#: (``searchgym.harness.evaluate.written_answer``: the six characters ``\udXXX``, hex in lower case).
+_RUN_SURROGATE = re.compile(r"[\ud800-\udfff]|\\ud[89a-f][0-9a-f]{2}")
+#: What the board holds for such a surrogate: a character the scorer reads as it reads a surrogate
+#: (no space, punctuation, digit nor word character), which a UTF-8 file can hold.
+SURROGATE_STAND_IN = "\ufffd"
+
+
+def run_answer_text(answer: str) -> str:
+    """A run's answer as a submission holds it, scoring as ``evaluate`` scored the agent's answer: each
+    unpaired surrogate, or its escape text in predictions.jsonl, as U+FFFD; any other character no
+    submission may hold as a space (:func:`clean_text`). Why: the escape text was scored instead, and
+    its letters and digits changed scores ("\\ud800" before "1953" hid the number that evaluate matched)."""
+    return clean_text(_RUN_SURROGATE.sub(SURROGATE_STAND_IN, answer))

@@ -49,6 +49,7 @@ class EndpointConfig:
     temperature: float = 0.0
     max_tokens: int = 512
     native_tools: bool = False  # send the tool schemas as OpenAI `tools` (needs server support)
+    stop: tuple[str, ...] | None = None  # OpenAI's `stop` sequences, sent only when given (a text or up to 4)
 
     def __post_init__(self) -> None:
         """Each field checked by type and range. Why: ``native_tools=False`` from the command line is the
@@ -71,6 +72,7 @@ class EndpointConfig:
                 raise ValueError(f"{name} must be {shown}, got {value!r:.40}")
         if self.timeout <= 0:
             raise ValueError(f"timeout must be above 0 seconds, got {self.timeout!r}")
+        object.__setattr__(self, "stop", stop_sequences(self.stop))
 
     @property
     def url(self) -> str:
@@ -82,6 +84,24 @@ class EndpointConfig:
 _BOUNDS = (("timeout", (int, float), 0, 86_400), ("retries", int, 0, 100), ("backoff", (int, float), 0, 3600),
            ("max_backoff", (int, float), 0, 3600), ("temperature", (int, float), 0, 2),
            ("max_tokens", int, 1, 1_000_000), ("native_tools", bool, 0, 1))
+
+
+#: The most stop sequences OpenAI's chat completions take.
+MAX_STOP_SEQUENCES = 4
+
+
+def stop_sequences(stop: object) -> tuple[str, ...] | None:
+    """``stop`` as the request's stop sequences: a non-empty text, or a list of at most
+    :data:`MAX_STOP_SEQUENCES` (None or an empty list: none, and no ``stop`` field is sent); anything
+    else is one error line. Why checked here: a server answers 400 to every request of the run."""
+    if stop is None:
+        return None
+    sequences = [stop] if isinstance(stop, str) else stop
+    if not isinstance(sequences, list | tuple) or len(sequences) > MAX_STOP_SEQUENCES or not all(
+            isinstance(s, str) and s for s in sequences):
+        raise ValueError(f"stop must be a non-empty text or a list of at most {MAX_STOP_SEQUENCES} non-empty texts "
+                         f"(e.g. --agent-option 'stop=[\"END\"]'), got {stop!r:.80}")
+    return tuple(sequences) or None
 
 
 def _wrong_url(url: object) -> str | None:
@@ -184,6 +204,8 @@ class ChatClient:
         cfg = self.config
         payload: dict[str, Any] = {"model": cfg.model, "messages": list(messages), "temperature": cfg.temperature,
                                    "max_tokens": cfg.max_tokens}
+        if cfg.stop:
+            payload["stop"] = list(cfg.stop)
         if tools:
             payload["tools"] = list(tools)
         data = json.dumps(payload).encode("utf-8")

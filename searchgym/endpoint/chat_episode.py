@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from searchgym.action_types import Action
 from searchgym.actions import parse_action, unwrap_tool_result
 from searchgym.endpoint.chat_client import ChatClient, Reply
-from searchgym.endpoint.chat_replies import ChatReply, QueuedCall
+from searchgym.endpoint.chat_replies import ChatReply, QueuedCall, kept_text
 
 _TOOLS_LINE = re.compile(r"^Tools: \[.*$\n?", re.MULTILINE)
 
@@ -74,8 +74,8 @@ class ChatEpisode:
         if self._queued:
             call = self._queued.pop(0)
             self._call_id = call.call_id
-            self.turns.append({"observation": observation, "reply": None, "action": call.action, "error": None,
-                               "error_kind": None, "attempts": 0, "seconds": 0.0, "queued": True})
+            self.turns.append({"observation": observation, "reply": None, "action": kept_text(call.action),
+                               "error": None, "error_kind": None, "attempts": 0, "seconds": 0.0, "queued": True})
             return call.action
         if start >= self.deadline:
             reply: Reply = Reply("(no reply: the per-task timeout has passed)", error="timeout", error_kind="no reply")
@@ -85,7 +85,7 @@ class ChatEpisode:
         if isinstance(reply, ChatReply):
             self._queued, self._refusal = list(reply.queued), reply.refusal
         self.messages.append(reply.message or {"role": "assistant", "content": reply.action[:2000]})
-        self.turns.append({"observation": observation, "reply": reply.message, "action": reply.action,
+        self.turns.append({"observation": observation, "reply": reply.message, "action": kept_text(reply.action),
                            "error": reply.error, "error_kind": reply.error_kind, "attempts": reply.attempts,
                            "seconds": round(time.monotonic() - start, 3)})
         return reply.action

@@ -8,7 +8,9 @@ the model again, and answers each with its own ``tool`` message. Calls past
 dropped silently. Text replies that write several ``<tool_call>`` blocks are read the same way.
 
 Nothing here raises on what a server sends: an unreadable body becomes an action string that
-the env scores as malformed.
+the env scores as malformed. The action is what the server sent, never cut (see
+:data:`MAX_KEPT_CONTENT_CHARS`): the env itself refuses text over ``MAX_ACTION_CHARS`` outside
+``<think>`` blocks, and a reply's size is bounded by the transport (``MAX_BODY_BYTES``).
 """
 
 from __future__ import annotations
@@ -19,10 +21,23 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from searchgym.bounded_json import loads_shallow
+from searchgym.chat_content import message_text
 from searchgym.endpoint.chat_client import Reply
 
-MAX_ACTION_CHARS = 30_000
+#: The most characters of a reply's content kept in the conversation (sent back to the server with every
+#: later request, and the transcript's ``reply``). Why only there: this bound cut the action too, and it
+#: counts ``<think>`` blocks, which the env's limit (``searchgym.actions.MAX_ACTION_CHARS``) does not, so
+#: an answer after a long <think> was cut off (a reply the env reads became unreadable) and a reply the
+#: env refuses as too long was cut under its limit and read.
+MAX_KEPT_CONTENT_CHARS = 30_000
 MAX_KEPT_CALL_CHARS = 8_000
+
+
+def kept_text(text: str) -> str:
+    """``text`` as a conversation or a transcript keeps it: its first :data:`MAX_KEPT_CONTENT_CHARS`
+    characters. Why: the env is given the whole reply, but a server that writes megabytes each turn
+    must not make every later request, and every transcript line, that large."""
+    return text[:MAX_KEPT_CONTENT_CHARS]
 MAX_PARALLEL_CALLS = 8
 _TEXT_CALL = re.compile(r"<tool_call>.*?</tool_call>", re.DOTALL)
 
@@ -44,31 +59,18 @@ class ChatReply(Reply):
     refusal: str = ""
 
 
-def message_text(content: Any) -> str:
-    """A chat message's content as text: a string, or the text of a list of content parts (``[{"type":
-    "text", "text": ...}]``, a bare string counting as its text; a part with no string text adds nothing:
-    a client's ``{"text": 5}`` was a TypeError, and no reply); anything else is no text. The one reading of
-    a message's text for the endpoint agent, the scripted endpoint and the TRL reward."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(p["text"] if isinstance(p, dict) and isinstance(p.get("text"), str)
-                       else p if isinstance(p, str) else "" for p in content)
-    return ""
-
-
 def content_text(value: Any) -> str:
     """A reply's content as the action: its text (:func:`message_text`), or, for content that is neither
     text nor parts, its JSON, which the env scores as malformed and the transcript shows as it came."""
     if value is None or isinstance(value, str | list):
         return message_text(value)
-    return json.dumps(value)[:MAX_ACTION_CHARS]
+    return json.dumps(value)
 
 
 def tool_call_text(call: Any) -> tuple[str, str | None]:
     """A native tool call as Hermes text (what ``parse_action`` reads) and its id."""
     if not isinstance(call, dict):
-        return json.dumps(call)[:MAX_ACTION_CHARS] if call is not None else "", None
+        return json.dumps(call) if call is not None else "", None
     function = call.get("function") if isinstance(call.get("function"), dict) else call
     name, arguments = function.get("name"), function.get("arguments", {})
     if isinstance(arguments, str):
@@ -79,7 +81,7 @@ def tool_call_text(call: Any) -> tuple[str, str | None]:
     try:
         payload = json.dumps({"name": name, "arguments": arguments}, ensure_ascii=False)
     except (TypeError, ValueError, RecursionError):
-        payload = repr(function)[:MAX_ACTION_CHARS]
+        payload = repr(function)
     call_id = call.get("id") if isinstance(call.get("id"), str) else None
     return f"<tool_call>{payload}</tool_call>", call_id
 
@@ -95,18 +97,18 @@ def _native_reply(content: str, calls: list) -> ChatReply:
     # Echo the calls back only when every one has an id and they are small: then each result
     # goes back as a tool message answering its id; otherwise results go as user messages.
     echo = all(cid is not None for _, cid in texts) and len(json.dumps(run, default=str)) <= MAX_KEPT_CALL_CHARS
-    kept: dict[str, Any] = {"role": "assistant", "content": content}
+    kept: dict[str, Any] = {"role": "assistant", "content": kept_text(content)}
     if echo:
         kept["tool_calls"] = run
     ids = [cid if echo else None for _, cid in texts]
-    first = (texts[0][0] + "\n" + content)[:MAX_ACTION_CHARS]
-    queued = [QueuedCall(text[:MAX_ACTION_CHARS], cid) for (text, _), cid in zip(texts[1:], ids[1:])]
+    first = texts[0][0] + "\n" + content
+    queued = [QueuedCall(text, cid) for (text, _), cid in zip(texts[1:], ids[1:])]
     return ChatReply(first, kept, ids[0], queued=queued, refusal=_refusal(max(refused, 0)))
 
 
 def _text_reply(content: str) -> ChatReply:
     blocks = _TEXT_CALL.findall(content)
-    message = {"role": "assistant", "content": content}
+    message = {"role": "assistant", "content": kept_text(content)}
     if len(blocks) < 2:
         return ChatReply(content, message)
     queued = [QueuedCall(b) for b in blocks[1:MAX_PARALLEL_CALLS]]
@@ -119,7 +121,8 @@ def reply_from_body(body: bytes) -> ChatReply:
     try:
         data = loads_shallow(raw)
     except (ValueError, RecursionError):
-        return ChatReply(raw[:MAX_ACTION_CHARS], {"role": "assistant", "content": raw[:2000]}, error="reply is not JSON")
+        return ChatReply(raw[:MAX_KEPT_CONTENT_CHARS], {"role": "assistant", "content": raw[:2000]},
+                         error="reply is not JSON")
     choices = data.get("choices") if isinstance(data, dict) else None
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
         return ChatReply("", {"role": "assistant", "content": ""}, error="reply has no choices")
@@ -127,14 +130,14 @@ def reply_from_body(body: bytes) -> ChatReply:
     if not isinstance(message, dict):
         text = choices[0].get("text")
         if isinstance(text, str):  # a completions-style choice: its text is the reply (played as before)
-            return _text_reply(text[:MAX_ACTION_CHARS])
+            return _text_reply(text)
         return ChatReply("", {"role": "assistant", "content": ""}, error="choice has no message")
-    content = content_text(message.get("content"))[:MAX_ACTION_CHARS]
+    content = content_text(message.get("content"))
     calls = message.get("tool_calls")
     if isinstance(calls, list) and calls:
         return _native_reply(content, calls)
     return _text_reply(content)
 
 
-__all__ = ["MAX_PARALLEL_CALLS", "ChatReply", "QueuedCall", "content_text", "message_text", "reply_from_body",
-           "tool_call_text"]
+__all__ = ["MAX_KEPT_CONTENT_CHARS", "MAX_PARALLEL_CALLS", "ChatReply", "QueuedCall", "content_text", "kept_text",
+           "message_text", "reply_from_body", "tool_call_text"]

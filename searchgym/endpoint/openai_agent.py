@@ -45,7 +45,7 @@ from searchgym.action_types import ParseError
 from searchgym.actions import parse_action
 from searchgym.endpoint.chat_client import ChatClient, EndpointConfig, Reachability, Reply
 from searchgym.endpoint.chat_episode import ChatEpisode, choose_candidate
-from searchgym.endpoint.chat_replies import reply_from_body
+from searchgym.endpoint.chat_replies import kept_text, reply_from_body
 from searchgym.endpoint.chat_request import check_system_prompt
 from searchgym.endpoint.reply_checks import UNPARSEABLE_WARNING_SHARE, reply_report, unanswered
 from searchgym.envs.play_rules import play_rules
@@ -159,7 +159,8 @@ class OpenAIActor:
         if episode is None:
             episode = episodes[agent] = self._new_episode(session, text, team, candidate_mode)
             for seen, action in done:  # the replayed prefix, so the model sees its own earlier turns
-                episode.messages += [{"role": "user", "content": seen}, {"role": "assistant", "content": str(action)}]
+                episode.messages += [{"role": "user", "content": seen},
+                                     {"role": "assistant", "content": kept_text(str(action))}]
         if candidate_mode:
             shown = [f"{i}: {c}" for i, (c, ok) in enumerate(zip(observation["candidates"], observation["action_mask"])) if ok]
             reply = episode.reply_to(text + "\n\nCandidate actions:\n" + "\n".join(shown) +

@@ -87,7 +87,8 @@ def test_the_doc_lists_every_endpoint_option_with_its_default() -> None:
     for field in dataclasses.fields(EndpointConfig):
         if field.name in skip:
             continue
-        shown = {"native_tools": "false", "timeout": "60"}.get(field.name, str(field.default))  # as a user writes them
+        as_written = {"native_tools": "false", "timeout": "60", "stop": "null"}  # as a user writes them
+        shown = as_written.get(field.name, str(field.default))
         assert f"| `{field.name}` | `{shown}` |" in section, field.name
     assert "| `system_prompt` | searchgym's one-line prompt" in section
     assert "| `temperature` | `0.0` | a number in 0..2" in section
