@@ -167,7 +167,7 @@ def _run_predictions(run: Path, suite_id: str) -> list[dict[str, Any]]:
     """A finished run's predictions, one per test task of its suite; damage is :class:`DamagedFile`."""
     path = run / "predictions.jsonl"
     try:
-        expected = {t.id for t in tasks(get_suite(suite_id), "test")}
+        expected = {t.id: t.answer_type for t in tasks(get_suite(suite_id), "test")}
     except KeyError:
         if suite_id.startswith("train-"):  # before: called damaged, with a remedy that could not help
             raise ValueError(f"{run} is a `searchgym train` run on an ad-hoc suite ({suite_id}); the leaderboard "
@@ -191,12 +191,12 @@ def _run_predictions(run: Path, suite_id: str) -> list[dict[str, Any]]:
                 isinstance(v, int) and not isinstance(v, bool) for v in (steps, calls)):
             raise DamagedFile(path, f"prediction {number} lacks a text task_id or int steps and tool_calls",
                               _redo(run))
-        rows.append({"task_id": p["task_id"], "answer": _clean_answer(p.get("answer")), "steps": steps,
-                     "tool_calls": calls})
+        answer = _clean_answer(p.get("answer"), expected.get(p["task_id"]))  # by answer type
+        rows.append({"task_id": p["task_id"], "answer": answer, "steps": steps, "tool_calls": calls})
     if not rows:
         raise DamagedFile(path, "holds no predictions (missing, empty or every line damaged)", _redo(run))
     ids = [r["task_id"] for r in rows]
-    missing, unknown = expected - set(ids), set(ids) - expected
+    missing, unknown = expected.keys() - set(ids), set(ids) - expected.keys()
     if missing or unknown or len(ids) != len(set(ids)):
         raise DamagedFile(path, f"does not hold one prediction per test task of {suite_id} ({len(missing)} missing, "
                                 f"{len(unknown)} unknown, {len(ids) - len(set(ids))} repeated)", _redo(run))
@@ -215,9 +215,9 @@ def _limit_covers_test(config: dict[str, Any]) -> bool:
         return False
 
 
-def _clean_answer(answer: Any) -> Any:
+def _clean_answer(answer: Any, answer_type: str | None) -> Any:
     """A run's answer as the board holds it, scoring as the run scored it (:func:`run_answer_text`)."""
-    return run_answer_text(answer) if isinstance(answer, str) else answer
+    return run_answer_text(answer, answer_type) if isinstance(answer, str) else answer
 
 
 def submission_filename(submission: Mapping[str, Any]) -> str:

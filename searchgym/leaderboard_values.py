@@ -17,6 +17,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from searchgym.action_types import MAX_ANSWER_CHARS
 from searchgym.bounded_json import loads_shallow
 
 #: Digits an integer may have (int64 has 19; every count and seed here fits in 18).
@@ -111,7 +112,8 @@ def _check_string(text: str, where: str) -> None:
 
 
 def clean_text(text: str) -> str:
-    """``text`` with every FORBIDDEN_CHARS character replaced by a space (for answers a run wrote)."""
+    """``text`` with every FORBIDDEN_CHARS character replaced by a space (not for a run's answer, which a
+    space may score differently: :func:`run_answer_text`)."""
     return FORBIDDEN_CHARS.sub(" ", text)
 
 
@@ -121,11 +123,33 @@ _RUN_SURROGATE = re.compile(r"[\ud800-\udfff]|\\ud[89a-f][0-9a-f]{2}")
 #: What the board holds for such a surrogate: a character the scorer reads as it reads a surrogate
 #: (no space, punctuation, digit nor word character), which a UTF-8 file can hold.
 SURROGATE_STAND_IN = "\ufffd"
+#: What the board holds for a whitespace control (a tab, a carriage return, and \x1c-\x1f and \x85, which
+#: Python splits words on too): a space the scorer reads as it reads them, where " " is not (" and " separates
+#: list items, "and\t" does not).
+SPACE_STAND_IN = "\u00a0"
+#: What the board holds for a newline in a list task's answer: the scorer splits list items on a newline
+#: and on ";", and normalisation drops ";" where it reads a newline as a space. In any other task's answer
+#: a newline is SPACE_STAND_IN (a ";" would end a number before its scale word: "12\nmillion" is 12e6).
+LIST_NEWLINE = SPACE_STAND_IN + ";"
+#: Each character FORBIDDEN_CHARS finds (but surrogates and newlines), in a run's answer: a whitespace control
+#: as SPACE_STAND_IN; another C0 control or DEL as its Control Pictures symbol ("\x00" as U+2400), which the
+#: scorer reads as it reads the control (neither space, punctuation, digit nor word character) and which keeps
+#: two controls apart (two items differing in them are two items); a C1 or bidirectional control as U+FFFD.
+_STAND_INS = {code: SPACE_STAND_IN if chr(code).isspace() else chr(0x2400 + code) if code < 0x20 else
+              "\u2421" if code == 0x7F else SURROGATE_STAND_IN
+              for code in (*range(0x20), *range(0x7F, 0xA0), *range(0x202A, 0x202F), *range(0x2066, 0x206A))}
 
 
-def run_answer_text(answer: str) -> str:
+def run_answer_text(answer: str, answer_type: str | None = None) -> str:
     """A run's answer as a submission holds it, scoring as ``evaluate`` scored the agent's answer: each
-    unpaired surrogate, or its escape text in predictions.jsonl, as U+FFFD; any other character no
-    submission may hold as a space (:func:`clean_text`). Why: the escape text was scored instead, and
-    its letters and digits changed scores ("\\ud800" before "1953" hid the number that evaluate matched)."""
-    return clean_text(_RUN_SURROGATE.sub(SURROGATE_STAND_IN, answer))
+    unpaired surrogate, or its escape text in predictions.jsonl, as U+FFFD; every other character no
+    submission may hold as its stand-in (:data:`_STAND_INS`; a newline of a list task's answer as
+    :data:`LIST_NEWLINE`, or as ";" where that would make the answer longer than a submission takes: items
+    are then split as before, but words either side of a ";" are read as one word). Why: the escape text
+    was scored instead ("\\ud800" before "1953" hid the number evaluate matched), and each control was a
+    space, which made a list written one item per line one item, and "Paris\\x00" right."""
+    text = _RUN_SURROGATE.sub(SURROGATE_STAND_IN, answer)
+    if answer_type == "list" and "\n" in text:
+        spaced = text.replace("\n", LIST_NEWLINE)
+        text = spaced if len(spaced) <= MAX_ANSWER_CHARS else text.replace("\n", ";")
+    return text.translate(_STAND_INS)

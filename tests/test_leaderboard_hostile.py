@@ -265,10 +265,14 @@ def test_record_result_keeps_other_records(tmp_path, oracle) -> None:
         read_retrained(tmp_path)
 
 
-def test_submit_turns_control_characters_in_a_runs_answers_into_spaces(tmp_path, runs) -> None:
+def test_submit_gives_control_characters_in_a_runs_answers_stand_ins_that_score_alike(tmp_path, runs) -> None:
+    # before: each was a space, which scored "\x00Paris" right (see test_leaderboard_control_answers.py)
     import shutil
 
     from searchgym.fileio import atomic_write_jsonl, read_jsonl
+    from searchgym.leaderboard_values import FORBIDDEN_CHARS
+    from searchgym.scoring import score_answer
+    from searchgym.suites import tasks
 
     run = tmp_path / "run"
     shutil.copytree(runs / "oracle" / "seed0", run)
@@ -278,7 +282,11 @@ def test_submit_turns_control_characters_in_a_runs_answers_into_spaces(tmp_path,
     atomic_write_jsonl(run / "predictions.jsonl", rows)
     submission = build_submission(run)
     answer = next(p["answer"] for p in submission["predictions"] if p["task_id"] == rows[0]["task_id"])
-    assert answer.split() == original.split() and not any(c in answer for c in "\x00\n\u202e\t")
+    assert FORBIDDEN_CHARS.search(answer) is None and answer.startswith("\u2400")
+    task = next(t for t in tasks(SUITE, "test") if t.id == rows[0]["task_id"])
+    scored = score_answer(task, answer), score_answer(task, rows[0]["answer"])
+    submitted, ran = ((s.score, s.success, s.em, s.f1) for s in scored)
+    assert submitted == ran
     path = tmp_path / "s.json"
     path.write_text(json.dumps(submission))
     assert verify_file(path).ok

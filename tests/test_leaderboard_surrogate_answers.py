@@ -73,7 +73,7 @@ def test_the_submitted_and_verified_scores_are_the_runs(run, tmp_path):
 
 def test_a_surrogate_and_its_escape_text_read_as_the_stand_in():
     assert run_answer_text("\ud8001953 x\\udfff") == SURROGATE_STAND_IN + "1953 x" + SURROGATE_STAND_IN
-    assert run_answer_text("a\x00b\\u0041\\uD800") == "a b\\u0041\\uD800"  # not what evaluate writes: kept
+    assert run_answer_text("a\x00b\\u0041\\uD800") == "a\u2400b\\u0041\\uD800"  # not what evaluate writes: kept
     for task in tasks(SUITE, "test"):
         gold = task.answers[0]
         for placed in ("\ud800{}", "{}\ud800", "{}\ud800x", "1\ud800{}", "\ud800 {};\ud800"):

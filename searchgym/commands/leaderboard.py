@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import tempfile
 from pathlib import Path
 
 from searchgym.fileio import check_folder_can_be_made, not_a_folder
@@ -65,6 +66,27 @@ def check_board_dir(text: str | os.PathLike, inside: str = "") -> Path:
                              "check its permissions or choose another --dir")
         break
     return folder
+
+
+def check_out_file(out: Path) -> Path:
+    """``submit --out`` once its folder can hold it: every existing part of the path above it is a folder,
+    and in the nearest one something can be made (a probe folder, made and removed). Why: a broken link,
+    a file or an unwritable folder above it failed (exit 1) only once the run had been read and scored,
+    a broken link named without --out and a file as "File exists"."""
+    for part in out.parents:
+        if not os.path.lexists(part):
+            continue
+        what = not_a_folder(part)
+        if what is not None:
+            raise ValueError(f"--out {out} cannot be written: {part} is {what}, not a folder; move it or choose "
+                             "another --out")
+        try:
+            os.rmdir(tempfile.mkdtemp(prefix=".searchgym-probe-", dir=part))
+        except OSError as exc:
+            raise ValueError(f"--out {out} cannot be written: nothing can be made in {part} "
+                             f"({exc.strerror or exc}); choose another --out") from None
+        break
+    return out
 
 
 def check_url(url: str | None) -> None:
@@ -160,6 +182,8 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError("RUN_DIR is empty; give a run folder, e.g. runs/mine/runs/<method>/seed0")
         if args.out is None:
             check_board_dir(args.dir, "submissions")
+        else:  # before the run is read (before: a broken link above --out failed once the run was scored)
+            check_out_file(args.out)
         if args.name is not None and not args.name.strip():  # before: "" fell back to the run's label silently
             raise ValueError("--name is empty; give the method name the board shows, or leave --name out "
                              "for the run's method label")
@@ -193,7 +217,12 @@ def run(args: argparse.Namespace) -> int:
                 rejected += 1
                 print(f"REJECTED {shown(path)}: {verdict.reason}")
         return 1 if rejected else 0
-    if not (Path(args.dir) / "submissions").is_dir():
+    submissions = check_board_dir(args.dir) / "submissions"  # before: a broken link was "no submissions/ folder
+    what = not_a_folder(submissions)  # in LINK", naming no link and no target
+    if what is not None:
+        raise ValueError(f"{submissions} is {what}, not a folder; pass the leaderboard folder with --dir "
+                         "(default: ./leaderboard)")
+    if not submissions.is_dir():
         raise FileNotFoundError(f"no submissions/ folder in {args.dir}; pass the leaderboard folder with --dir "
                                 "(default: ./leaderboard)")
     verdicts, readme, page = build(args.dir)
