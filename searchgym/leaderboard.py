@@ -191,7 +191,7 @@ def _run_predictions(run: Path, suite_id: str) -> list[dict[str, Any]]:
                 isinstance(v, int) and not isinstance(v, bool) for v in (steps, calls)):
             raise DamagedFile(path, f"prediction {number} lacks a text task_id or int steps and tool_calls",
                               _redo(run))
-        answer = _clean_answer(p.get("answer"), expected.get(p["task_id"]))  # by answer type
+        answer = submitted_answer(p.get("answer"), expected.get(p["task_id"]))  # by answer type
         rows.append({"task_id": p["task_id"], "answer": answer, "steps": steps, "tool_calls": calls})
     if not rows:
         raise DamagedFile(path, "holds no predictions (missing, empty or every line damaged)", _redo(run))
@@ -215,8 +215,9 @@ def _limit_covers_test(config: dict[str, Any]) -> bool:
         return False
 
 
-def _clean_answer(answer: Any, answer_type: str | None) -> Any:
-    """A run's answer as the board holds it, scoring as the run scored it (:func:`run_answer_text`)."""
+def submitted_answer(answer: Any, answer_type: str | None) -> Any:
+    """A run's answer as the board holds it, scoring as the run scored it (:func:`run_answer_text`): what
+    ``submit`` writes, and what ``retrain`` compares a re-run's answer as."""
     return run_answer_text(answer, answer_type) if isinstance(answer, str) else answer
 
 

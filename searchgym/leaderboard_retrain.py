@@ -46,7 +46,7 @@ from searchgym.harness.methods import AGENT_METHOD, METHODS, SPEC_METHOD_PREFIX,
 from searchgym.harness.provenance import resolve_device
 from searchgym.harness.preflight import baseline_options, check_comparison
 from searchgym.harness.runner import RunSpec, execute_run_safely, is_done
-from searchgym.leaderboard import DEFAULT_DIR, RETRAINED_FILE, read_retrained
+from searchgym.leaderboard import DEFAULT_DIR, RETRAINED_FILE, read_retrained, submitted_answer
 from searchgym.leaderboard_checks import SubmissionRejected, rescore, run_block_mismatch, verify_file
 from searchgym.suites import get_suite, tasks
 
@@ -285,7 +285,9 @@ def _retrain_into(path: str | os.PathLike, verdict: Any, folder: Path, device: s
         return RetrainResult(matches=False, same_answers=0, retrained_success=0.0,
                              reason=f"the re-run failed: {outcome.error}", failed=True, **base)
     rows = read_jsonl(spec.run_dir / "predictions.jsonl")
-    mine = {r["task_id"]: r.get("answer") for r in rows}
+    # as submit wrote the submission's (before: a raw answer with a control character never matched its stand-in)
+    types = {t.id: t.answer_type for t in tasks(get_suite(submission["suite"]["id"]), "test")}
+    mine = {r["task_id"]: submitted_answer(r.get("answer"), types.get(r["task_id"])) for r in rows}
     same = sum(mine.get(p["task_id"]) == p["answer"] for p in submission["predictions"])
     success = rescore(get_suite(submission["suite"]["id"]), rows)["success"] if rows else 0.0
     matches = same == len(submission["predictions"]) and len(rows) == len(submission["predictions"])
