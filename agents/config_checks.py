@@ -146,6 +146,15 @@ def check_llm_settings(config: Any) -> None:
     for name in ("gradient_checkpointing", "shared_prefix", "log_entropy"):
         if not isinstance(getattr(config, name), bool):
             raise ValueError(f"{name} must be true or false; got {getattr(config, name)!r}")  # noqa: TRY004
+    check_guided(config)
+
+
+def check_guided(config: Any) -> None:
+    """Guided decoding (its rollout's ``guided``) runs on the "kv" backend alone. Why: with another
+    backend it failed at the first turn, after the run folder was written."""
+    if config.rollout.guided and config.generation_backend != "kv":
+        raise ValueError(f"guided decoding runs on the 'kv' generation backend, not {config.generation_backend!r}; "
+                         "give generation_backend 'kv' with guided true")
 
 
 def check_rollout_lengths(config: Any) -> None:

@@ -57,6 +57,8 @@ WAIT_ACTION = "<wait/>"
 OUT_OF_TOKENS = EndEpisode("(out of tokens)")  # a single agent's: the harness ends its episode, unanswered
 _ONE = np.ones(1, dtype=np.int8)
 _TOOLS_LINE = re.compile(r"^Tools: \[.*$", re.MULTILINE)
+#: The chat roles a tool result is sent in: "tool" (the templates' own), "user" (for a template without one).
+OBSERVATION_ROLES = ("tool", "user")
 
 
 @dataclass
@@ -71,7 +73,18 @@ class RolloutConfig:
     guided: bool = False  # guided decoding: only admissible replies (``llm_guided``; the "kv" backend)
 
     def __post_init__(self) -> None:
+        """Each message starts with the field's name, so a caller can put its own prefix before it (the
+        recipe's ``rollout.``). Why: ``system_prompt=5`` failed mid-rollout on a TypeError, and
+        ``tools_in_template="no"`` (true to Python) and ``observation_role="x"`` ran silently."""
         check_rollout_lengths(self)
+        if not isinstance(self.system_prompt, str):
+            raise ValueError(f"system_prompt must be text; got {self.system_prompt!r:.40}")  # noqa: TRY004
+        for name in ("tools_in_template", "guided"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"{name} must be true or false; got {getattr(self, name)!r:.40}")  # noqa: TRY004
+        if self.observation_role not in OBSERVATION_ROLES:
+            raise ValueError(f"observation_role must be one of {', '.join(map(repr, OBSERVATION_ROLES))} (the chat "
+                             f"role of a tool result); got {self.observation_role!r:.40}")
 
 
 def tool_schemas(session: Any) -> list[dict]:

@@ -2,8 +2,9 @@
 
 Why: ``group_by='role'`` on an env without a team and ``generation_backend='vllm'`` with a
 ``random:`` preset or without vLLM installed failed in :class:`~searchgym.agents.llm_train.LLMTrainer`,
-after ``train --policy llm`` had written its run folder (the corrected command was then refused as
-"a different run"). The trainer checks the same again (a Python caller may skip the command).
+and guided decoding on a team env in its first rollout, after ``train --policy llm`` had written its
+run folder (the corrected command was then refused as "a different run"). The trainer and the rollout
+check the same again (a Python caller may skip the command).
 """
 
 from __future__ import annotations
@@ -36,11 +37,20 @@ def check_generation_backend(config: Any) -> None:
                          "generation_backend 'transformers' or 'kv')")
 
 
+def check_guided_env(config: Any, kind: str) -> None:
+    """Guided decoding writes a single agent's tool calls and answers (``llm_reply_grammar``), not a
+    team's ``<post>`` and ``<wait/>``: the rollout refuses it on a team or group env at its first episode."""
+    if config.rollout.guided and kind != "single":
+        raise ValueError(f"guided decoding writes a single agent's tool calls and answers, not a team's <post> and "
+                         f"<wait/>; {config.env_id} is a multi-agent env: leave guided false there")
+
+
 def check_llm_run(config: Any) -> None:
-    """Both checks, from the env's registration (its class's declared ``metadata``): nothing is built."""
+    """These checks, from the env's registration (its class's declared ``metadata``): nothing is built."""
     registered = env_spec(config.env_id)
     target = registered.load()
     metadata = getattr(target, "metadata", None) if isinstance(target, type) else None
     declared = metadata.get("group_by") if isinstance(metadata, dict) else None
     check_grouping(config, registered.kind, declared)
     check_generation_backend(config)
+    check_guided_env(config, registered.kind)

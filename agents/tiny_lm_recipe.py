@@ -23,7 +23,8 @@ it logged (:mod:`searchgym.agents.tiny_lm_records`); one process at a time write
    writes ``results.json`` and ``RESULTS.md``.
 
 There is no next-token pretraining stage: on two CPU cores its time is better spent on SFT (see
-docs/llm.md). Threads: ``torch.set_num_threads(threads)`` (1 by default). ``device="cuda"`` runs
+docs/llm.md). The settings: :class:`~searchgym.agents.tiny_lm_config.RecipeConfig`. Threads:
+``torch.set_num_threads(threads)`` (1 by default). ``device="cuda"`` runs
 every stage on a GPU, still in float32 (the sizes are tiny; the documented figures are CPU).
 """
 
@@ -33,7 +34,7 @@ import json
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -42,14 +43,12 @@ import torch
 from searchgym.damaged import DamagedFile
 from searchgym.fileio import atomic_write_json
 from searchgym.folder_lock import FolderLock
-from searchgym.json_fields import is_number
 
-from .llm_rollout import RolloutConfig
+from .tiny_lm_config import METHODS, RECIPE_COUNTS, TOKENIZERS, RecipeConfig  # noqa: F401  (the recipe's names)
 from .tiny_lm_records import (
     CHOICES_FIELDS,
     CHOICES_PRESENT,
     EVAL_FIELDS,
-    MAX_SECONDS,
     REDO_EVALUATION,
     RL_FIELDS,
     SFT_FIELDS,
@@ -64,95 +63,6 @@ from .tiny_lm_records import (
 
 #: Each stage's (wall, CPU) seconds when it ran, kept across re-runs that skip it.
 STAGE_SECONDS = "stage_seconds.json"
-METHODS = ("grpo", "cw_grpo", "dr_grpo")
-#: Each count's largest value: far above the documented run's, far below one that runs for days.
-RECIPE_COUNTS = {"sft_tasks": 100_000, "sft_worlds": 64, "sft_workers": 64, "sft_batch_size": 4096,
-                 "rl_iterations": 100_000, "group_size": 64, "tasks_per_iteration": 64, "max_new_tokens": 4096,
-                 "eval_batch": 100_000, "threads": 1024}
-TOKENIZERS = ("trailing-space", "shipped")
-
-
-@dataclass
-class RecipeConfig:
-    """Every knob of the recipe (saved in ``config.json``); the defaults are the documented run."""
-
-    suite: str = "searchqa-text-v2"
-    tokenizer: str = "trailing-space"  # or "shipped" (llm_tokenizer: the space before a word, GPT-2's split)
-    shape: str = "l2-w128"
-    model_seed: int = 0
-    sft_tasks: int = 600  # train tasks the reader plays for SFT data (per world)
-    sft_worlds: int = 1  # worlds the reader plays them on: the suite's, then worlds of seeds +1, +2, ...
-    sft_workers: int = 1  # processes playing those worlds in parallel (lm_sft_data)
-    sft_epochs: float = 20.0  # an upper bound: sft_max_seconds ends it first on two cores
-    sft_batch_size: int = 8
-    sft_lr: float = 3e-3
-    sft_context_weight: float = 0.0  # next-token loss on the question and tool results beside the actions' (lm_sft)
-    sft_per_turn: bool = False  # True: one row per assistant turn (the stream up to it); False: whole episodes
-    sft_max_seconds: float | None = 540.0
-    guided: bool = True  # guided decoding (llm_guided) in every evaluation and RL rollout
-    sft_guided: bool = True  # the SFT loss on the guided choices only (a softmax over the allowed ids)
-    eval_unguided: bool = True  # also score the SFT model with free generation (sft/eval_free.json)
-    methods: tuple[str, ...] = ("grpo", "cw_grpo")
-    seeds: tuple[int, ...] = (0, 1, 2)
-    rl_iterations: int = 5
-    group_size: int = 4
-    tasks_per_iteration: int = 4
-    rl_lr: float = 2e-4
-    temperature: float = 1.0
-    max_new_tokens: int = 64
-    test_tasks: int | None = 100  # None: the whole test split
-    choice_tasks: int = 100  # dev tasks whose reader episodes score the SFT model per kind of choice (0: none)
-    eval_batch: int = 50
-    threads: int = 1
-    device: str = "cpu"  # "cuda" runs every stage on a GPU in float32 (the documented figures are CPU)
-    rollout: dict[str, Any] = field(default_factory=dict)  # extra RolloutConfig fields
-
-    def __post_init__(self) -> None:
-        from .config_checks import MAX_LOOP, MAX_SEED, check_in_range
-        from .encoders import resolve_device
-        from .lm_sft import CONTEXT_WEIGHT
-        from .tiny_lm import TINY_SHAPES
-
-        self.device = str(resolve_device(str(self.device)))
-
-        self.methods, self.seeds = tuple(self.methods), tuple(self.seeds)
-        if not self.seeds or not all(type(s) is int and 0 <= s <= MAX_SEED for s in self.seeds):
-            # before: [-1] failed after minutes of SFT ("expected non-negative integer"), and [] ran no RL
-            raise ValueError(f"RecipeConfig.seeds must be a non-empty list of ints in 0..{MAX_SEED}, got "
-                             f"{list(self.seeds)[:8]!r}")
-        bad = [m for m in self.methods if m not in METHODS]
-        if bad or not self.methods:
-            raise ValueError(f"unknown RL method(s) {bad or '(none)'}; accepted: {', '.join(METHODS)}")
-        if self.tokenizer not in TOKENIZERS:
-            raise ValueError(f"unknown tokenizer {self.tokenizer!r}; accepted: {', '.join(TOKENIZERS)}")
-        if self.shape not in TINY_SHAPES:
-            raise ValueError(f"unknown tiny LM shape {self.shape!r}; accepted: {', '.join(TINY_SHAPES)}")
-        for name, most in RECIPE_COUNTS.items():  # before: rl_iterations=10**12 was taken, and ran on for good
-            value = getattr(self, name)
-            if type(value) is not int or not 1 <= value <= most:
-                raise ValueError(f"RecipeConfig.{name} must be an int in 1..{most}, got {value!r}")
-        # when the options are read, not after the reader has played
-        check_in_range("RecipeConfig.sft_context_weight", self.sft_context_weight, 0.0, what=CONTEXT_WEIGHT, finite=True)
-        if int(self.choice_tasks) < 0:
-            raise ValueError(f"RecipeConfig.choice_tasks must be >= 0, got {self.choice_tasks!r}")
-        # before: test_tasks 0 failed after every stage had run (minutes), model_seed -1 with NumPy's words,
-        # sft_lr -1 and sft_epochs 0 after the reader's episodes were played, under SFTConfig's names
-        if self.test_tasks is not None and not (type(self.test_tasks) is int and self.test_tasks >= 1):
-            raise ValueError(f"RecipeConfig.test_tasks must be an int >= 1 or None (the whole test split), "
-                             f"got {self.test_tasks!r}")
-        if type(self.model_seed) is not int or not 0 <= self.model_seed <= MAX_SEED:
-            raise ValueError(f"RecipeConfig.model_seed must be an int in 0..{MAX_SEED}, got {self.model_seed!r}")
-        for name in ("sft_epochs", "sft_lr", "rl_lr", "temperature", "sft_max_seconds"):
-            value = getattr(self, name)
-            if not (value is None and name == "sft_max_seconds") and (
-                    type(value) not in (int, float) or not 0 < value < float("inf")):
-                raise ValueError(f"RecipeConfig.{name} must be a finite number > 0, got {value!r}")
-        if self.sft_epochs > MAX_LOOP:
-            raise ValueError(f"RecipeConfig.sft_epochs must be at most {MAX_LOOP}, got {self.sft_epochs!r}")
-
-    def rollout_config(self, guided: bool | None = None) -> RolloutConfig:
-        guided = self.guided if guided is None else guided
-        return RolloutConfig(**{"max_new_tokens": self.max_new_tokens, "guided": guided, **self.rollout})
 
 
 class Recipe:
@@ -166,9 +76,12 @@ class Recipe:
         # a candidate suite failed late, on a TypeError
         if env_kind(self.suite) != "single" or observation_kind(self.suite) != "text":
             raise ValueError(f"the recipe trains on a single-agent text suite; {config.suite!r} is not one")
-        self.times: dict[str, float] = {}
+        self.times: dict[str, float | None] = {}  # None: a finished stage whose seconds were lost
         self.skipped = [0.0, 0.0]  # (wall, CPU) seconds that earlier runs spent on the stages this run skips
-        self.recorded = read_seconds(self.out / STAGE_SECONDS)  # stage -> [wall, CPU] when it ran
+        # stage -> [wall, CPU] when it ran (None: lost); only from a folder (before: --out a_file/sub warned of
+        # a_file/sub/stage_seconds.json before the error that said --out was wrong)
+        self.recorded = read_seconds(self.out / STAGE_SECONDS) if self.out.is_dir() else {}
+        self.lost: list[str] = []  # finished stages whose seconds are unknown (their record lost)
         self.resumed: dict[str, list[float]] = {}  # stage -> [wall, CPU] of the iterations earlier runs did
         self._lock: FolderLock | None = None
         self._checked: set[Path] = set()  # model folders check_model_folder passed
@@ -370,19 +283,28 @@ class Recipe:
                                       "options?)", f"delete {folder} and re-run the same command to redo this RL run")
         return {"sft_info": sft_info, "sft_eval": sft_eval, "sft_eval_free": free_eval, "sft_choices": choices,
                 "runs": runs,
-                "stage_seconds": self.times, "wall_seconds": time.perf_counter() - total + self.skipped[0],
-                "cpu_seconds": time.process_time() - cpu + self.skipped[1]}
+                "stage_seconds": self.times,
+                "wall_seconds": None if self.lost else time.perf_counter() - total + self.skipped[0],
+                "cpu_seconds": None if self.lost else time.process_time() - cpu + self.skipped[1]}
 
     def _timed(self, name: str, stage: Callable[[], Any], done: Path | None = None) -> Any:
         """Run a stage and record its (wall, CPU) seconds in ``stage_seconds.json``; a stage skipped
-        because ``done`` exists keeps the seconds recorded when it ran. Why: a re-run (or a resumed
-        run) reported its own seconds, e.g. "Wall time 3 s (sft 0 s, ...)" for a 12 s recipe."""
-        seconds = self.recorded.get(name)
-        finished = done is not None and done.is_file() and isinstance(seconds, list) and len(seconds) == 2 \
-            and all(is_number(x) and 0 <= x <= MAX_SECONDS for x in seconds)  # NaN was "Wall time nan s"
+        because ``done`` exists keeps the seconds recorded when it ran, or has none (``None``, in
+        :attr:`lost`) where that record is lost. Why: a re-run (or a resumed run) reported its own
+        seconds, e.g. "Wall time 3 s (sft 0 s, ...)" for a 12 s recipe, and so did a re-run after
+        the record was damaged."""
+        finished = done is not None and done.is_file()  # the stage reads its output back
+        seconds = self.recorded.get(name)  # read_seconds keeps only [wall, CPU] in range, or None
         start, cpu = time.perf_counter(), time.process_time()
         value = stage()
         spent = [time.perf_counter() - start, time.process_time() - cpu]
+        if finished and seconds is None:
+            self.lost.append(name)
+            self.times[name] = None
+            if name not in self.recorded:  # kept as unknown, so the next run says so too, with no warning
+                self.recorded[name] = None
+                atomic_write_json(self.out / STAGE_SECONDS, self.recorded)
+            return value
         if finished:
             self.skipped = [self.skipped[i] + seconds[i] - spent[i] for i in (0, 1)]
             spent = seconds

@@ -27,13 +27,13 @@ from searchgym.json_fields import (
     COUNT,
     INT,
     NUMBER,
-    NUMBERS,
     OBJECT,
     Kind,
     check_fields,
     field_problem,
     is_number,
     optional,
+    shown,
 )
 
 #: An RL run's per-iteration rows, next to its checkpoint (the trainer's names).
@@ -160,28 +160,55 @@ def check_same_recipe(out: Path, config: dict[str, Any]) -> None:
                          "another --out (copy its sft_data/ there to reuse the reader's episodes) or delete it")
 
 
+def seconds_lost(which: str) -> str:
+    """What a recipe run does with a damaged stage_seconds.json: seconds are a report, not a result."""
+    return (f"{which} are lost (a finished stage is not run again): RESULTS.md and results.json give them, and "
+            "the wall and CPU time, as unknown")
+
+
+def _seconds_problem(name: str, value: Any) -> str:
+    """What is wrong with one stage's record ("" when nothing): [wall, CPU] seconds in range, or null (lost)."""
+    if value is None:
+        return ""
+    if not isinstance(value, list) or len(value) != 2:
+        return f"its {name!r} is {shown(value)} where [wall, CPU] seconds belong"
+    wrong = next((x for x in value if not (is_number(x) and 0 <= x <= MAX_SECONDS)), None)
+    return "" if wrong is None else \
+        f"its {name!r} holds {shown(wrong)} where seconds in 0..{MAX_SECONDS:g} belong"
+
+
 def read_seconds(path: Path) -> dict[str, Any]:
-    """The stages' recorded seconds; a missing or damaged record is an empty one (seconds are a
-    report, not a result: the stages it names are timed again), with a warning naming it. Before:
-    read whole and without a word, and text nested 100,000 deep ended in a RecursionError."""
+    """The stages' recorded seconds, each [wall, CPU] or None (lost); a missing record is an empty one,
+    and a damaged one, or a stage's entry in it, is left out with a warning naming it (:func:`seconds_lost`).
+    Before: read whole and without a word, text nested 100,000 deep ended in a RecursionError, and
+    the warning said the stages were timed again, while they were skipped and reported as 0 s."""
     try:
-        return read_record(path)
+        record = read_record(path)
     except FileNotFoundError:
         return {}
     except DamagedFile as error:
-        warn_damaged(error, "timing the stages it names again")
+        warn_damaged(error, seconds_lost("the seconds of the finished stages it held"))
         return {}
+    problems = {name: _seconds_problem(name, value) for name, value in record.items()}
+    damaged = [problem for problem in problems.values() if problem]
+    if damaged:
+        warn_damaged(DamagedFile(path, damaged[0] + (f" (and {len(damaged) - 1} more)" if len(damaged) > 1 else "")),
+                     seconds_lost("those seconds"))
+    return {name: value for name, value in record.items() if not problems[name]}
 
 
 #: What each stage's file must hold for the results (``present``: checked when there).
 SFT_FIELDS = {"parameters": COUNT, "sft_steps": COUNT, "sft_loss": NUMBER, "sft_tokens_per_s": NUMBER}
 SFT_PRESENT = {"kept": COUNT, "transcripts": COUNT, "worlds": COUNT}
-EVAL_FIELDS = {"success": NUMBER, "parse_rate": NUMBER, "tasks": COUNT, "generate_tokens_per_s": NUMBER,
-               "per_task": NUMBERS}
-CHOICES_FIELDS = {"transcripts": COUNT, "tasks": COUNT, "counts": OBJECT, "episodes": optional(NUMBER),
-                  **{kind: optional(NUMBER) for kind in ("act", "tool", "arg", "answer")}}
+#: A share (a success rate, a parse rate, an accuracy) and one task's success (0 or 1, as a float).
+SHARE = _between(0, 1)
+SHARES = Kind("a list of numbers in 0..1", lambda v: isinstance(v, list) and all(SHARE.test(x) for x in v))
+EVAL_FIELDS = {"success": SHARE, "parse_rate": SHARE, "tasks": COUNT, "generate_tokens_per_s": NUMBER,
+               "per_task": SHARES}
+CHOICES_FIELDS = {"transcripts": COUNT, "tasks": COUNT, "counts": OBJECT, "episodes": optional(SHARE),
+                  **{kind: optional(SHARE) for kind in ("act", "tool", "arg", "answer")}}
 CHOICES_PRESENT = {f"counts.{kind}": COUNT for kind in ("act", "tool", "arg", "answer")}
-RL_FIELDS = {"seed": INT, "success": NUMBER, "parse_rate": NUMBER, "per_task": NUMBERS, "rl_seconds": NUMBER,
+RL_FIELDS = {"seed": INT, "success": SHARE, "parse_rate": SHARE, "per_task": SHARES, "rl_seconds": NUMBER,
              "rl_generate_tokens_per_s": NUMBER, "rl_train_tokens_per_s": optional(NUMBER)}
 REDO_EVALUATION = "delete it and re-run the same command to redo this evaluation"
 
@@ -194,6 +221,10 @@ def read_stage(path: Path, fields: dict[str, Kind], present: dict[str, Kind] | N
     taken as the stage's figures, and text nested 100,000 deep ended in a RecursionError."""
     record = read_record(path, remedy)
     check_fields(path, record, fields, present, remedy)
+    if "tasks" in fields and "per_task" in fields and len(record["per_task"]) != record["tasks"]:
+        # before: a cut per_task was blamed on each RL run, whose eval.json scores the tasks the SFT model had
+        raise DamagedFile(path, f"its 'per_task' scores {len(record['per_task'])} tasks where its 'tasks' says "
+                          f"{record['tasks']}", remedy)
     return record
 
 

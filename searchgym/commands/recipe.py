@@ -32,9 +32,23 @@ SMOKE = {"sft_tasks": 16, "sft_epochs": 1.0, "choice_tasks": 6, "rl_iterations":
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("recipe", choices=RECIPES, help="which recipe")
     parser.add_argument("--out", default="runs/tiny", type=out_folder, help="the run folder (a re-run skips finished stages)")
-    parser.add_argument("--smoke", action="store_true", help="every stage on a few tasks (minutes; for tests)")
+    smoke = ", ".join(f"{k}={json.dumps(list(v) if isinstance(v, tuple) else v)}" for k, v in SMOKE.items())
+    parser.add_argument("--smoke", action="store_true", help=f"every stage on a few tasks (minutes; for "
+                        f"tests): sets {smoke}; values given in --options take precedence".replace("%", "%%"))
     parser.add_argument("--options", default="{}",
-                        help="JSON object of RecipeConfig fields, e.g. '{\"shape\": \"l4-w192\", \"seeds\": [0, 1, 2]}'")
+                        help="JSON object of RecipeConfig fields, e.g. '{\"shape\": \"l4-w192\", \"seeds\": [0, 1, 2]}'; "
+                             "every key with its default is listed below")
+    parser.epilog = options_epilog()
+
+
+def options_epilog() -> str:
+    """The --options keys with their defaults, from RecipeConfig itself (the help said none of them).
+    Reading it imports torch, so without the llm extra the help says how to see them."""
+    try:
+        from searchgym.agents.tiny_lm_config import options_listing
+    except ImportError:
+        return "The --options keys are listed here once the llm extra is installed: pip install 'searchgym[llm]'."
+    return options_listing()
 
 
 def run(args: argparse.Namespace) -> int:
@@ -122,8 +136,7 @@ def results_markdown(results: dict[str, Any]) -> str:
              f"{sft['generate_tokens_per_s']:.0f} tokens/s.", ""]
     if sft.get("episodes") is not None:
         lines += [f"SFT data: the reader solved {sft['episodes']:,} of {sft['played']:,} train tasks on "
-                  f"{sft['worlds']} world(s) (the suite's and the next seeds'); {sft['steps']:,} steps, last loss "
-                  f"{sft['loss']:.2f}.", ""]
+                  f"{worlds_text(sft['worlds'])}; {sft['steps']:,} steps, last loss {sft['loss']:.2f}.", ""]
     choices = sft.get("choices")
     if choices and choices.get("transcripts"):
         kinds = {"act": "call or answer", "tool": "which tool", "arg": "a call's argument", "answer": "the answer"}
@@ -147,7 +160,25 @@ def results_markdown(results: dict[str, Any]) -> str:
     if paired:
         lines += ["", f"CW-GRPO minus GRPO, paired by seed and task: {paired['gain']:+.3f} "
                       f"[{paired['gain_low']:+.3f}, {paired['gain_high']:+.3f}]."]
-    stages = ", ".join(f"{k} {v:.0f} s" for k, v in results.get("stage_seconds", {}).items())
-    cpu = f", CPU time {results['cpu_seconds']:.0f} s" if results.get("cpu_seconds") is not None else ""
-    lines += ["", f"Wall time {results.get('wall_seconds', 0):.0f} s{cpu} ({stages}).", ""]
+    lines += ["", time_text(results), ""]
     return "\n".join(lines)
+
+
+def worlds_text(worlds: int) -> str:
+    """The worlds SFT data was played on (before: "1 world(s) (the suite's and the next seeds')")."""
+    if worlds == 1:
+        return "1 world (the suite's)"
+    others = "the next seed's" if worlds == 2 else f"the next {worlds - 1} seeds'"
+    return f"{worlds} worlds (the suite's and {others})"
+
+
+def time_text(results: dict[str, Any]) -> str:
+    """Wall and CPU time and each stage's seconds; a stage whose seconds were lost (None: a damaged
+    stage_seconds.json) is "unknown", and so are the totals (before: about 0 s, as if it took none)."""
+    stage_seconds = results.get("stage_seconds", {})
+    stages = ", ".join(f"{k} {'unknown' if v is None else f'{v:.0f} s'}" for k, v in stage_seconds.items())
+    if any(v is None for v in stage_seconds.values()):
+        return (f"Wall time and CPU time unknown ({stages}; a stage marked unknown was finished by an earlier run "
+                "whose seconds are not in stage_seconds.json: it was damaged or deleted).")
+    cpu = f", CPU time {results['cpu_seconds']:.0f} s" if results.get("cpu_seconds") is not None else ""
+    return f"Wall time {results.get('wall_seconds', 0):.0f} s{cpu} ({stages})."

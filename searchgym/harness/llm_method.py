@@ -13,9 +13,10 @@ from typing import Any
 from searchgym.agents.advantages import AdvantageConfig
 from searchgym.agents.llm_losses import LLMLossConfig
 from searchgym.agents.llm_policy import PRESETS
-from searchgym.agents.llm_rollout import LLMActor, RolloutConfig
+from searchgym.agents.llm_rollout import RolloutConfig
 from searchgym.agents.llm_train import LLMTrainConfig, LLMTrainer
 from searchgym.agents.model_source import check_model_source
+from searchgym.harness.llm_reply_tally import ReplyTallyActor
 from searchgym.harness.method_specs import llm_method_spec
 from searchgym.suites import observation_kind
 from searchgym.world import FAMILIES
@@ -28,7 +29,7 @@ OPTIONAL_ARGS: dict[str, Any] = {
     "max_episode_tokens": 4096, "aggregation": None, "group_by": None, "eps_low": 0.2, "eps_high": 0.28, "dual_clip": None,
     "kl_coef": 0.0, "entropy_coef": 0.0, "round_gamma": 1.0, "eval_every": 5, "eval_tasks": 16,
     "save_every": 1, "team_mode": "shared", "dtype": "auto", "gradient_checkpointing": False,
-    "generation_backend": "transformers", "shared_prefix": False, "vllm_gpu_memory": 0.35,
+    "generation_backend": "transformers", "shared_prefix": False, "vllm_gpu_memory": 0.35, "guided": False,
     "env_kwargs": None, "world_size": None, "world_seed": 0,
     "families": None, "difficulty": None, "dev_size": 100, "test_size": 200, "no_progress": False,
 }
@@ -89,7 +90,7 @@ def config_from_args(args: Any) -> LLMTrainConfig:
             env_kwargs[key] = value
     _check_world_keys(env_kwargs)
     rollout = RolloutConfig(max_turns=get("max_turns"), max_new_tokens=get("max_new_tokens"),
-                            max_episode_tokens=get("max_episode_tokens"))
+                            max_episode_tokens=get("max_episode_tokens"), guided=get("guided"))
     method = getattr(args, "method", None) or "cw_grpo"
     spec = llm_method_spec(method)  # an unknown method, or one the LLM trainer cannot train, is an error naming why
     loss = LLMLossConfig(eps_low=get("eps_low"), eps_high=get("eps_high"), dual_clip=get("dual_clip"),
@@ -138,7 +139,8 @@ def suite_config(suite: Any, options: dict[str, Any]) -> LLMTrainConfig:
 def harness_method(ctx: Any) -> Any:
     """A harness method (``searchgym compare --methods llm=searchgym.harness.llm_method:harness_method``):
     trains under the RunContext (checkpoints in ``ctx.checkpoint_dir``, rows through ``ctx.log``,
-    resumed after an interruption) and returns a greedy :class:`LLMActor`. ``ctx.options``: an
+    resumed after an interruption) and returns a greedy :class:`LLMActor` (a :class:`ReplyTallyActor`: it
+    warns at the run's end when most test replies did not parse). ``ctx.options``: an
     ``llm_config`` dict (LLMTrainConfig fields), or flat OPTIONAL_ARGS keys plus ``model``/``method``."""
     config = suite_config(ctx.suite, ctx.options)
     config.budget, config.seed, config.device = int(ctx.budget), int(ctx.seed), str(ctx.device)
@@ -147,4 +149,4 @@ def harness_method(ctx: Any) -> Any:
                          strict_resume=True)  # config.json may be lost: the checkpoint checks every option
     trainer.train(progress=ctx.progress)
     policies = trainer.members[0] if trainer.kind == "single" else trainer.policies
-    return LLMActor(policies, config.rollout, seed=config.seed)
+    return ReplyTallyActor(policies, config.rollout, seed=config.seed)

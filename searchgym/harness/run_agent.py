@@ -14,13 +14,16 @@ before any policy is built (:mod:`searchgym.harness.run_checkpoint`), and loaded
 (:meth:`TrainerBase.load_checkpoint`). A run that
 started from a supervised base (``init=sft``) does not need the base: its checkpoint holds every
 weight. The ``sft`` method's runs have no checkpoint; their base (``<out>/bases/<key>/base.pt``,
-checked against the sha256 in ``config.json``) is the policy.
+checked against the sha256 in ``config.json``) is the policy. An LLM-policy run's trained model is
+played in-process (:mod:`searchgym.harness.llm_run_agent`): its base model with the checkpoint's
+weights, with the rollout settings the run was scored with.
 
 Refused, each in one line: a folder that is not a run folder, a method that trains nothing (evaluate
-it by name), an LLM-policy run, a method that is not built in, a run without a checkpoint, and a
-config.json whose values no run records (:func:`check_values`): a seed torch cannot take, a
-negative budget, options its method refuses, or policy options past the bounds ``leaderboard
-retrain`` keeps (the policy is built from them before its checkpoint can be checked against it).
+it by name), a method that is not built in, a run without a checkpoint, an LLM-policy run whose
+checkpoint holds no model weights or whose base model is gone, and a config.json whose values no run
+records (:func:`check_values`): a seed torch cannot take, a negative budget, options its method
+refuses, or policy options past the bounds ``leaderboard retrain`` keeps (the policy is built from
+them before its checkpoint can be checked against it).
 """
 
 from __future__ import annotations
@@ -41,6 +44,8 @@ from searchgym.suites import Suite, env_kind, observation_kind
 CONFIG = "config.json"
 CHECKPOINT = Path("checkpoint") / "checkpoint.pt"
 SFT_PATH = "searchgym.harness.sft:sft_method"
+#: The harness method of an LLM-policy run (``train --policy llm``; ``compare``'s llm method).
+LLM_PATH = "searchgym.harness.llm_method:harness_method"
 NOT_A_RUN = ("path= must name a run folder: the --out of `searchgym train`, or <out>/runs/<method>/seed<N> "
              "of `searchgym compare`")
 UNPLAYABLE = "its policy cannot be played; point path= at an intact run folder"
@@ -62,6 +67,10 @@ class TrainedRun:
     @property
     def is_sft(self) -> bool:
         return self.config["method_path"] == SFT_PATH
+
+    @property
+    def is_llm(self) -> bool:
+        return self.config["method_path"] == LLM_PATH
 
     @property
     def spec_name(self) -> str:
@@ -96,16 +105,16 @@ def read_run(path: str | Path) -> TrainedRun:
     if config.get("trains") is False:
         raise ValueError(f"{folder} is a run of {config['method']!r}, which trains nothing: evaluate it by name "
                          f"(--agent {config['method']})")
-    if config["policy"] == "llm":
-        raise ValueError(f"{folder} is an LLM-policy run (--policy llm): --agent run plays candidate policies; "
-                         "serve its model and use --agent openai")
     name = config["method_path"][len(SPEC_METHOD_PREFIX):]
     from searchgym.method_table import METHOD_SPECS
 
-    if config["method_path"] != SFT_PATH and not (config["method_path"].startswith(SPEC_METHOD_PREFIX)
-                                                   and name in METHOD_SPECS):
+    built_in = config["method_path"].startswith(SPEC_METHOD_PREFIX) and name in METHOD_SPECS
+    if config["method_path"] not in (SFT_PATH, LLM_PATH) and not built_in:
         raise ValueError(f"{folder} is a run of {config['method_path']!r}, not a built-in learning method: "
                          "rebuild its actor with --agent module:factory")
+    if config["policy"] == "llm" and config["method_path"] != LLM_PATH:  # before: refused as an LLM-policy run
+        raise DamagedFile(config_path, f"records policy 'llm' for the method {config['method']!r}, whose runs "
+                          "train candidate policies, not an LLM", remedy)
     run = TrainedRun(folder, config, suite_from_config(config_path, config, remedy))
     for part in (folder / CHECKPOINT.parent, folder / CHECKPOINT):  # before: a link was read (and hashed)
         refuse_linked(part, UNPLAYABLE)
@@ -160,6 +169,12 @@ def check_build(run: TrainedRun) -> None:
     error naming no file, after the evaluation's folder was made."""
     from searchgym.harness.preflight import check_policy
 
+    if run.is_llm:
+        from searchgym.harness.llm_run_agent import check_base_model, check_machine
+
+        check_base_model(run)  # first: a moved model is named as such, not as a config that cannot be built
+        check_machine(_recorded_config(run))
+        return
     try:
         check_policy(run.config["policy"])
         ctx = run.context("cpu")
@@ -204,6 +219,10 @@ def check_options(options: dict[str, Any]) -> TrainedRun:
 
 
 def _trainer_cls(run: TrainedRun) -> type:
+    if run.is_llm:
+        from searchgym.agents.llm_train import LLMTrainer
+
+        return LLMTrainer
     from searchgym.method_table import METHOD_SPECS
 
     spec = METHOD_SPECS[run.spec_name]
@@ -212,6 +231,10 @@ def _trainer_cls(run: TrainedRun) -> type:
 
 def _recorded_config(run: TrainedRun, device: str = "cpu") -> Any:
     """The trainer config config.json records (what the checkpoint must have been trained with)."""
+    if run.is_llm:
+        from searchgym.harness.llm_run_agent import recorded_config
+
+        return recorded_config(run, run.folder / CONFIG, UNPLAYABLE, device)
     from searchgym.harness.method_specs import build_config
     from searchgym.method_table import METHOD_SPECS
 
@@ -227,7 +250,13 @@ def played_checkpoint(run: TrainedRun, recorded: Any = None, keep: bool = True) 
     refuse_linked(path, UNPLAYABLE)  # before its config is built (read_once opens it without following one)
     recorded = _recorded_config(run) if recorded is None else recorded
     read = read_once(path, *checkpoint_limits(recorded, _trainer_cls(run)), UNPLAYABLE, keep)
-    lacks = [k for k in ("population", "state") if k not in read.blob]
+    if run.is_llm:
+        from searchgym.harness.llm_run_agent import missing_weights
+
+        missing = missing_weights(read.blob)
+        if missing:
+            raise DamagedFile(path, missing, UNPLAYABLE)
+    lacks = [k for k in (("state",) if run.is_llm else ("population", "state")) if k not in read.blob]
     if lacks:
         raise DamagedFile(path, f"is not a trainer's checkpoint (no {', '.join(lacks)})", UNPLAYABLE)
     # another run's checkpoint: refused before the evaluation's folder is made
@@ -330,12 +359,26 @@ def provider(ctx: RunContext, path: str, decoding: str | None = None) -> Any:
 
     run = read_run(path)
     check_suite(run, ctx.suite)
-    population, agents, recorded = rebuild(run, ctx.device)
-    decoding = recorded if decoding is None else decoding
+    if run.is_llm:
+        actor = rebuild_llm(run, ctx.device, ctx.seed, decoding)
+    else:
+        population, agents, recorded = rebuild(run, ctx.device)
+        decoding = recorded if decoding is None else decoding
+        actor = PolicyActor(population, agents, decoding=decoding, seed=ctx.seed)
     ctx.records["played_run"] = {"path": str(run.folder.resolve()), "method": run.config["method"],
                                  "seed": run.config["seed"], "suite_id": run.suite.id,
                                  "finished": is_done(run.folder)}  # else its last checkpoint
-    return PolicyActor(population, agents, decoding=decoding, seed=ctx.seed)
+    return actor
+
+
+def rebuild_llm(run: TrainedRun, device: str, seed: int, decoding: str | None) -> Any:
+    """An LLM-policy run's trained model, playing greedily as the run's test split was played
+    (``decoding="sample"``: with the run's temperature and top_p); nothing is trained."""
+    from searchgym.harness.llm_run_agent import llm_actor
+
+    config = _recorded_config(run, device)
+    read = played_checkpoint(run, config, keep=False)  # what check_options read, before the model is loaded
+    return llm_actor(config, run.folder / CHECKPOINT, read.blob, seed, decoding != "sample", UNPLAYABLE)
 
 
 provider.check_options = check_options  # type: ignore[attr-defined]

@@ -69,17 +69,33 @@ DAMAGE = [  # (file, its text, what the error says, the remedy)
     ("sft/sft.json", "{}", "lacks 'parameters' (a whole number >= 0)", REDO_SFT),
     ("sft/sft.json", '{"parameters": "x', "is not valid JSON", REDO_SFT),  # before: no file named
     ("sft/eval.json", "[" * 100000 + "]" * 100000, "is nested too deeply", REDO_EVAL),  # before: RecursionError
-    ("sft/eval.json", json.dumps({**EVAL, "success": "x"}), "its 'success' is a string ('x') where a finite number",
+    ("sft/eval.json", json.dumps({**EVAL, "success": "x"}), "its 'success' is a string ('x') where a number in 0..1",
      REDO_EVAL),  # before: Unknown format code 'f' for object of type 'str'
     ("sft/eval.json", json.dumps({**EVAL, "per_task": [1, float("nan"), 0, 0]}),
-     "its 'per_task' is a list where a list of finite numbers belongs", REDO_EVAL),
+     "its 'per_task' is a list where a list of numbers in 0..1 belongs", REDO_EVAL),
+    # shares out of 0..1 (before: accepted, and printed as a success of 7.000 and gains of -5)
+    ("sft/eval.json", json.dumps({**EVAL, "success": 7}), "its 'success' is a number where a number in 0..1 belongs",
+     REDO_EVAL),
+    ("sft/eval.json", json.dumps({**EVAL, "parse_rate": -3}),
+     "its 'parse_rate' is a negative number where a number in 0..1 belongs", REDO_EVAL),
+    ("sft/eval.json", json.dumps({**EVAL, "per_task": [5, 5, 5, 5]}),
+     "its 'per_task' is a list where a list of numbers in 0..1 belongs", REDO_EVAL),
+    ("sft/choices.json", json.dumps({**STAGES["sft/choices.json"], "act": 2}),
+     "its 'act' is a number where a number in 0..1 or null belongs", REDO_EVAL),
+    # fewer scores than tasks (before: blamed on rl/grpo-s0/eval.json, "delete rl/grpo-s0", and that looped)
+    ("sft/eval.json", json.dumps({**EVAL, "per_task": [1, 0]}), "its 'per_task' scores 2 tasks where its 'tasks' says 4",
+     REDO_EVAL),
+    ("sft/eval_free.json", json.dumps({**EVAL, "per_task": [1, 0, 0, 0, 0]}),
+     "its 'per_task' scores 5 tasks where its 'tasks' says 4", REDO_EVAL),
     ("sft/eval.json", json.dumps(EVAL).replace('"tasks": 4', '"tasks": ' + "1" * 5000),
      "holds a number of more than 4300 digits, which no searchgym file holds", REDO_EVAL),
     ("sft/eval_free.json", '{"success": 0.', "is not valid JSON", REDO_EVAL),
     ("sft/choices.json", json.dumps({**STAGES["sft/choices.json"], "counts": {"act": "x"}}),
      "its 'counts.act' is a string ('x') where a whole number >= 0 belongs", REDO_EVAL),
     ("rl/grpo-s0/eval.json", json.dumps({**STAGES["rl/grpo-s0/eval.json"], "success": float("inf")}),
-     "its 'success' is infinity where a finite number belongs", REDO_RL),
+     "its 'success' is infinity where a number in 0..1 belongs", REDO_RL),
+    ("rl/grpo-s0/eval.json", json.dumps({**STAGES["rl/grpo-s0/eval.json"], "success": 9}),
+     "its 'success' is a number where a number in 0..1 belongs", REDO_RL),
     ("rl/grpo-s0/eval.json", json.dumps({**STAGES["rl/grpo-s0/eval.json"], "per_task": [1, 0, 1]}),
      "scores 3 test tasks where", REDO_RL),  # before: "operands could not be broadcast" in the gains
 ]
@@ -95,6 +111,13 @@ def test_a_damaged_stage_file_is_one_line_naming_it(tmp_path, model_folder, name
 def test_a_damaged_seconds_record_is_named_in_a_warning(tmp_path, model_folder):
     recipe_folder = tmp_path
     (recipe_folder / STAGE_SECONDS).write_text("[" * 100000 + "]" * 100000)  # before: a RecursionError
-    with pytest.warns(DamagedFileWarning, match=rf"{STAGE_SECONDS}: is nested too deeply.*timing the stages"):
+    with pytest.warns(DamagedFileWarning, match=rf"{STAGE_SECONDS}: is nested too deeply.*; the seconds of the "
+                      "finished stages it held are lost .*as unknown"):  # before: "timing the stages it names again"
         recipe = _finished(recipe_folder, model_folder)
-    assert recipe.run()["sft_eval"] == EVAL
+    raw = recipe.run()
+    assert raw["sft_eval"] == EVAL
+    # every stage but the tokenizer (always made) was finished before: skipped, its seconds unknown, not ~0 s
+    assert {k for k, v in raw["stage_seconds"].items() if v is None} == set(raw["stage_seconds"]) - {"tokenizer"}
+    assert raw["wall_seconds"] is None and raw["cpu_seconds"] is None
+    recorded = json.loads((recipe_folder / STAGE_SECONDS).read_text())  # kept as unknown: no warning next time
+    assert recorded["sft"] is None and len(recorded["tokenizer"]) == 2

@@ -45,10 +45,38 @@ def test_a_skipped_stage_keeps_the_seconds_it_took_when_it_ran(tmp_path):
     assert third.times["sft"] < recorded[0] and third.skipped == [0.0, 0.0]
 
 
-def test_a_damaged_seconds_record_is_started_again(tmp_path):
+def test_a_damaged_seconds_record_leaves_a_finished_stage_s_seconds_unknown(tmp_path):
+    """Before: the warning said the stages were timed again, but a finished stage is skipped: its ~0 s
+    of reading back was recorded and reported as its time."""
+    from searchgym.damaged import DamagedFileWarning
+
     (tmp_path / STAGE_SECONDS).write_text("{not json")
     done = tmp_path / "stage.json"
     done.write_text("{}")
-    recipe = Recipe(RecipeConfig(), tmp_path)
-    recipe._timed("sft", lambda: None, done)  # finished, but no usable record: measured, and recorded anew
-    assert set(json.loads((tmp_path / STAGE_SECONDS).read_text())) == {"sft"}
+    with pytest.warns(DamagedFileWarning, match="the seconds of the finished stages it held are lost"):
+        recipe = Recipe(RecipeConfig(), tmp_path)
+    assert recipe._timed("sft", lambda: "read back", done) == "read back"
+    assert recipe.times == {"sft": None} and recipe.lost == ["sft"]
+    assert json.loads((tmp_path / STAGE_SECONDS).read_text()) == {"sft": None}  # unknown, not 0 s
+
+    again = Recipe(RecipeConfig(), tmp_path)  # null is read back as unknown, with no warning
+    again._timed("sft", lambda: "read back", done)
+    assert again.times == {"sft": None} and again.lost == ["sft"]
+    done.unlink()  # redone: timed again
+    again._timed("sft", _stage(done, 0.05), done)
+    assert again.times["sft"] > 0 and len(json.loads((tmp_path / STAGE_SECONDS).read_text())["sft"]) == 2
+
+
+@pytest.mark.parametrize("entry", ["[NaN, 1]", "[1, Infinity]", "[-1, 1]", "[1]", '"x"'])
+def test_a_stage_s_seconds_out_of_range_are_damage(tmp_path, entry):
+    """Before: {"sft": [NaN, 1]} was dropped without a word, and the skipped stage reported ~0 s."""
+    from searchgym.damaged import DamagedFileWarning
+
+    (tmp_path / STAGE_SECONDS).write_text(f'{{"sft": {entry}, "tokenizer": [1.5, 2.0]}}')
+    done = tmp_path / "stage.json"
+    done.write_text("{}")
+    with pytest.warns(DamagedFileWarning, match=f"{STAGE_SECONDS}: its 'sft' .*; those seconds are lost"):
+        recipe = Recipe(RecipeConfig(), tmp_path)
+    assert recipe.recorded == {"tokenizer": [1.5, 2.0]}  # the sound entry is kept
+    recipe._timed("sft", lambda: None, done)
+    assert recipe.times["sft"] is None

@@ -27,7 +27,7 @@ def test_smoke_recipe_runs_every_stage_and_resumes(tmp_path: Path, capsys) -> No
     assert results["sft"]["tasks"] == 4 and results["guided"]
     assert results["sft"]["parse_rate"] == 1.0  # guided decoding: every reply parses
     assert results["sft"]["worlds"] == 2 and results["sft"]["played"] == 2 * 6  # SMALL: 6 train tasks per world
-    assert "train tasks on 2 world(s)" in (out / "RESULTS.md").read_text()
+    assert "train tasks on 2 worlds (the suite's and the next seed's)" in (out / "RESULTS.md").read_text()
     assert results["sft_free"]["tasks"] == 4 and 0 <= results["sft_free"]["parse_rate"] <= 1
     assert results["cw_grpo_minus_grpo"]["gain_low"] <= results["cw_grpo_minus_grpo"]["gain_high"]
     assert results["cpu_seconds"] > 0

@@ -126,7 +126,9 @@ REFUSALS = {
                "trains nothing: evaluate it by name (--agent random)"),
     "an evaluation": (lambda t, p: edited(t, p, method_path="searchgym.harness.methods:agent_method", trains=False),
                       "is a `searchgym evaluate` folder"),
-    "llm": (lambda t, p: edited(t, p, policy="llm"), "is an LLM-policy run"),
+    # an LLM-policy run plays (test_evaluate_run_llm.py); policy llm beside a candidate method is no run's record
+    "llm": (lambda t, p: edited(t, p, policy="llm"), "records policy 'llm' for the method 'cw_grpo', "
+            "whose runs train candidate policies"),
     "a user's method": (lambda t, p: edited(t, p, method_path="mypkg.mod:factory"), "not a built-in learning method"),
     "no checkpoint": (lambda t, p: (shutil.rmtree(edited(t, p) / "checkpoint"), p / "copy")[1],
                       "has no checkpoint/checkpoint.pt"),
