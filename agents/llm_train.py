@@ -127,6 +127,12 @@ class LLMTrainConfig:
         if unknown:
             raise ValueError(f"unknown LLMTrainConfig field(s) {unknown}; accepted: {sorted(cls.__dataclass_fields__)}")
         nested = {"rollout": RolloutConfig, "loss": LLMLossConfig, "advantage": AdvantageConfig}
+        for key, value in data.items():  # before: a bare TypeError ("unexpected keyword argument") for a nested key
+            if key in nested and isinstance(value, dict):
+                wrong = sorted(set(value) - set(nested[key].__dataclass_fields__))
+                if wrong:
+                    raise ValueError(f"unknown LLMTrainConfig.{key} field(s) {wrong}; accepted: "
+                                     f"{sorted(nested[key].__dataclass_fields__)}")
         return cls(**{k: nested[k](**v) if k in nested and isinstance(v, dict) else v for k, v in data.items()})
 
 
