@@ -20,11 +20,14 @@ base sets it to hold the policy near the base.
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from searchgym.named_registry import NamedRegistry
+from searchgym.extras import require
+from searchgym.named_registry import IMPORT_PATH, NamedRegistry
 
 #: A default that is resolved when the run starts: the env's step limit per agent (Dr.GRPO's L).
 ENV_STEP_LIMIT = "env_step_limit"
@@ -59,6 +62,7 @@ class MethodSpec:
         return self.advantage or self.estimator
 
     def __post_init__(self) -> None:
+        _check_field_types(self)
         if self.value_head and not self.llm_unsupported:
             raise ValueError(f"method {self.name!r} fits a value head: the LLM trainer has none, so say so in "
                              "llm_unsupported")
@@ -80,9 +84,63 @@ _CRITIC = "it fits a value head or a critic, and the LLM trainer has no value mo
 METHOD_SPECS: NamedRegistry[MethodSpec] = NamedRegistry("method")
 
 
-def register_spec(spec: MethodSpec) -> MethodSpec:
-    """Add ``spec`` to the table: ``--methods NAME`` and ``train --method NAME`` reach it."""
-    return METHOD_SPECS.add(spec.name, spec)
+def _check_field_types(spec: MethodSpec) -> None:
+    """Each field's type, so a wrong one fails here: ``value_head="no"`` read as true, and
+    ``trainer=object`` failed in a later comparison with "has no attribute 'partition'"."""
+    if not isinstance(spec.name, str):
+        raise TypeError(f"a method's name must be a str, got {spec.name!r}")
+    if not (isinstance(spec.trainer, str) and IMPORT_PATH.match(spec.trainer)):
+        error = ValueError if isinstance(spec.trainer, str) else TypeError
+        raise error(f"method {spec.name!r}: trainer must be an import path 'package.module:Class' (a str), "
+                    f"got {spec.trainer!r}")
+    if not isinstance(spec.value_head, bool):
+        raise TypeError(f"method {spec.name!r}: value_head must be True or False, got {spec.value_head!r}")
+    if not isinstance(spec.defaults, Mapping):
+        raise TypeError(f"method {spec.name!r}: defaults must be a dict of option name -> value, got {spec.defaults!r}")
+    for field_name in ("estimator", "aggregation", "summary", "paper", "llm_unsupported", "advantage"):
+        if not isinstance(getattr(spec, field_name), str):
+            raise TypeError(f"method {spec.name!r}: {field_name} must be a str, got {getattr(spec, field_name)!r}")
+
+
+def check_learning_parts(spec: MethodSpec) -> None:
+    """The estimator and aggregation a spec names are registered, and an estimator that reads values
+    has a value head. It imports the training package (a higher layer, by name), so only a user's
+    registration pays for it."""
+    advantages = require("searchgym.agents.advantages", f"method {spec.name!r}")
+    aggregation = require("searchgym.agents.aggregation", f"method {spec.name!r}")
+    estimators, aggregations = advantages.ADVANTAGE_ESTIMATORS, aggregation.AGGREGATIONS
+    if spec.estimator not in estimators:
+        raise ValueError(f"method {spec.name!r}: unknown estimator {spec.estimator!r}; registered: "
+                         f"{', '.join(estimators.names)} (register_estimator adds one)")
+    if spec.aggregation not in aggregations:
+        raise ValueError(f"method {spec.name!r}: unknown aggregation {spec.aggregation!r}; accepted: "
+                         f"{', '.join(aggregations.names)}")
+    if estimators[spec.estimator].needs_values and not spec.value_head:
+        raise ValueError(f"method {spec.name!r}: estimator {spec.estimator!r} reads values, so value_head must be True")
+    module = spec.trainer.partition(":")[0]
+    try:
+        found = importlib.util.find_spec(module) is not None  # finds it without running it
+    except ModuleNotFoundError:  # a parent package is missing
+        found = False
+    if not found:
+        raise ValueError(f"method {spec.name!r}: the trainer's module {module!r} is not found; trainer must be "
+                         "'package.module:Class' of an importable module")
+
+
+def register_spec(spec: MethodSpec, replace: bool = False) -> MethodSpec:
+    """Add ``spec`` to the table: ``--methods NAME`` and ``train --method NAME`` reach it. A taken
+    name is an error unless ``replace``, and a baseline's name always is (``--methods random`` runs
+    the baseline, so the spec was never reached); what the spec names is checked now, not when a
+    comparison first runs it."""
+    if not isinstance(spec, MethodSpec):
+        raise TypeError(f"register_spec takes a MethodSpec, got {type(spec).__name__}")
+    # By name, when used: the harness (a higher layer) imports this table, as NamedRegistry.load does.
+    baselines = importlib.import_module("searchgym.harness.methods").BASELINE_METHODS
+    if spec.name in baselines:
+        raise ValueError(f"method {spec.name!r} is the name of a baseline ({', '.join(baselines.names)}), "
+                         "which --methods would run instead; choose another name")
+    check_learning_parts(spec)
+    return METHOD_SPECS.add(spec.name, spec, replace=replace)
 
 
 def llm_spec(name: str) -> MethodSpec:
@@ -137,4 +195,4 @@ for _spec in (
                summary="CW-GRPO whose groups are one role's trajectories across a task's episodes (team suites)",
                paper="arXiv 2604.14267"),
 ):
-    register_spec(_spec)
+    METHOD_SPECS.add(_spec.name, _spec)  # checked by the tests, not here: that would import torch with the table

@@ -58,8 +58,10 @@ class NamedRegistry(Generic[Entry]):
             raise ValueError(f"a {self.what} name must match {self._name_pattern.pattern}, got {name!r}")
         if name in self._entries and not replace:
             raise ValueError(f"{self.what} {name!r} is already registered; pass replace=True to replace it")
-        self._entries[name] = entry
-        self._changed()
+        entries = {**self._entries, name: entry}
+        ordered = self._order(entries)  # first: an entry its sort key cannot place is not left half-registered
+        self._entries, self._ordered = entries, ordered
+        self.version += 1
         return entry
 
     def remove(self, name: str) -> None:
@@ -127,11 +129,14 @@ class NamedRegistry(Generic[Entry]):
             self._entries = saved
             self._changed()
 
-    def _changed(self) -> None:
-        pairs = list(self._entries.items())
+    def _order(self, entries: dict[str, Entry]) -> tuple[tuple[str, Entry], ...]:
+        pairs = list(entries.items())
         if self._sort_key is not None:
             pairs.sort(key=lambda pair: self._sort_key(pair[1]))  # stable: registration order breaks ties
-        self._ordered = tuple(pairs)
+        return tuple(pairs)
+
+    def _changed(self) -> None:
+        self._ordered = self._order(self._entries)
         self.version += 1
 
 

@@ -10,6 +10,7 @@ the team roles all read this registry; none keeps a list of tools of its own.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Hashable, Iterator, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
@@ -19,6 +20,9 @@ from searchgym.tools.base import Tool
 from searchgym.named_registry import NamedRegistry
 
 GROUNDINGS = ("words", "numbers", "always")
+#: The members of the team's "roles" preset (``searchgym.envs.roles.PRESET_MEMBERS``): what
+#: ``ToolSpec.roles`` may name.
+PRESET_ROLES = ("lead", "searcher", "analyst")
 #: Tags that the action formats use for something else.
 RESERVED_TAGS = ("answer", "post", "wait", "tool_call", "think", "information", "tool_response")
 
@@ -61,6 +65,7 @@ class FixedCall:
 
 
 CandidateRule = LookupNames | CalculateFigures | FixedCall
+_RULES = (LookupNames, CalculateFigures, FixedCall)
 
 
 @dataclass(frozen=True)
@@ -89,6 +94,7 @@ class ToolSpec:
     order: int = 100
 
     def __post_init__(self) -> None:
+        _check_field_types(self)
         if not (isinstance(self.tool_class, type) and issubclass(self.tool_class, Tool)):
             raise TypeError(f"tool {self.name!r}: tool_class must be a Tool subclass, got {self.tool_class!r}")
         if self.tool_class.name != self.name:
@@ -110,6 +116,60 @@ class ToolSpec:
         if not (isinstance(tag, str) and tag.isidentifier() and tag == tag.lower()) or tag in RESERVED_TAGS:
             raise ValueError(f"tool {self.name!r}: the tag must be a lower-case Python identifier other than "
                              f"{', '.join(RESERVED_TAGS)}, got {self.tag.tag!r}")
+
+
+def _is_strings(value: object) -> bool:
+    return isinstance(value, tuple | list) and all(isinstance(item, str) for item in value)
+
+
+def _is_pairs(value: object) -> bool:
+    return isinstance(value, tuple | list) and all(
+        isinstance(pair, tuple | list) and len(pair) == 2 and _is_strings(pair) for pair in value)
+
+
+def _check_field_types(spec: ToolSpec) -> None:
+    """Each field's type, before any is used: a wrong one failed later, far from the registration
+    (``tag="count"``: "'str' object has no attribute 'argument'"; ``order="60"``: every later
+    registration), or was taken (``roles=("analist",)`` broke every team env)."""
+    if not isinstance(spec.name, str):
+        raise TypeError(f"a tool's name must be a str, got {spec.name!r}")
+    who = f"tool {spec.name!r}"
+    if not callable(spec.build):
+        raise TypeError(f"{who}: build must be callable (build(world, options), or build(task) with per_task=True), "
+                        f"got {spec.build!r}")
+    if not isinstance(spec.per_task, bool):
+        raise TypeError(f"{who}: per_task must be True or False, got {spec.per_task!r}")
+    tag = spec.tag
+    if tag is not None and not isinstance(tag, TagForm):
+        raise TypeError(f"{who}: tag must be None or a TagForm(tag, argument, hint), got {tag!r}")
+    if tag is not None and not (isinstance(tag.tag, str) and isinstance(tag.argument, str | None)
+                                and isinstance(tag.hint, str)):
+        raise TypeError(f"{who}: a TagForm takes a str tag, a str argument (or None) and a str hint, got {tag!r}")
+    rule = spec.candidates
+    if rule is not None and not isinstance(rule, _RULES):
+        raise TypeError(f"{who}: candidates must be None, LookupNames, CalculateFigures or FixedCall, got {rule!r}")
+    if isinstance(rule, LookupNames | CalculateFigures) and not isinstance(rule.argument, str):
+        raise TypeError(f"{who}: the argument of {type(rule).__name__} must be a str, got {rule.argument!r}")
+    if isinstance(rule, LookupNames) and (isinstance(rule.rank, bool) or not isinstance(rule.rank, int)):
+        raise TypeError(f"{who}: the rank of LookupNames must be an int, got {rule.rank!r}")
+    if isinstance(rule, FixedCall) and not (_is_pairs(rule.arguments) and isinstance(rule.note, str)):
+        raise TypeError(f"{who}: FixedCall takes arguments as (name, template) pairs of str and a str note, "
+                        f"got {rule!r}")
+    if not isinstance(spec.grounding_argument, str | None):
+        raise TypeError(f"{who}: grounding_argument must be None or an argument name, got {spec.grounding_argument!r}")
+    for field_name in ("evidence_ids", "roles"):
+        value = getattr(spec, field_name)
+        if not _is_strings(value):
+            raise TypeError(f"{who}: {field_name} must be a tuple of str (e.g. ('analyst',)), got {value!r}")
+        object.__setattr__(spec, field_name, tuple(value))  # a list is taken as its tuple
+    unknown = [role for role in spec.roles if role not in PRESET_ROLES]
+    if unknown:
+        raise ValueError(f"{who}: unknown role(s) {unknown}; the roles preset has {', '.join(PRESET_ROLES)}")
+    order = spec.order
+    if isinstance(order, bool) or not isinstance(order, int | float):
+        raise TypeError(f"{who}: order must be a number (int or float), got {order!r}")
+    if not math.isfinite(order):
+        raise ValueError(f"{who}: order must be a finite number, got {order!r}")
 
 
 TOOL_REGISTRY: NamedRegistry[ToolSpec] = NamedRegistry("tool", sort_key=lambda spec: spec.order)

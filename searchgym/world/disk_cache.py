@@ -181,7 +181,8 @@ def read_cached(path: Path, identity: Mapping[str, object]) -> World | None:
 
 #: The type each field of a cached World must hold, and the fields each model object must have.
 _WORLD_FIELD_TYPES = {"seed": int, "size": str, "now": datetime.date, "entities": dict, "facts": dict,
-                      "pages": tuple, "kb": dict, "tasks": tuple, "version": str, "meta": dict}
+                      "pages": tuple, "kb": dict, "tasks": tuple, "version": str, "meta": dict,
+                      "family_failures": tuple}
 _FIELDS = {cls: frozenset(f.name for f in dataclasses.fields(cls))
            for cls in (Entity, Fact, Page, Sentence, Task, EvidenceHop)}
 

@@ -285,7 +285,8 @@ def _generate(seed: int, label: str, scale: int, bridge_shortcut_rate: float) ->
     _make_attributes(d)
     pages, kb = render_corpus(d.entities, d.facts, rng)
     per_family = TASKS_PER_FAMILY.get(label, min(300, max(30, scale * 3)))
-    tasks = generate_tasks(d.entities, d.facts, pages, kb, now, rng, per_family, bridge_shortcut_rate)
+    failures: dict[str, str] = {}
+    tasks = generate_tasks(d.entities, d.facts, pages, kb, now, rng, per_family, bridge_shortcut_rate, failures)
     return World(
         seed=seed,
         size=label,
@@ -296,4 +297,5 @@ def _generate(seed: int, label: str, scale: int, bridge_shortcut_rate: float) ->
         kb=kb,
         tasks=tuple(tasks),
         meta={"bridge_shortcut_rate": float(bridge_shortcut_rate)},
+        family_failures=tuple(failures.items()),
     )

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 import datetime as dt
+import logging
 import re
 import zlib
 from collections import defaultdict
@@ -18,11 +19,12 @@ from collections.abc import Mapping
 import numpy as np
 
 from searchgym.world.corpus import format_value
-from searchgym.world.families import FAMILIES, family_builder, task_family
+from searchgym.world.families import FAMILIES, FamilyBuildError, family_builder, run_builder, task_family
 from searchgym.world.model import Entity, EvidenceHop, Fact, Page, Task
 from searchgym.world.schema import ATTRIBUTES, RELATION_BY_NAME
 from searchgym.world.shortcuts import ShortcutDetector
 
+_log = logging.getLogger(__name__)
 SPLIT_WEIGHTS = {"train": 0.6, "dev": 0.2, "test": 0.2}
 _ATTR = {(a.entity_type, a.name): a for a in ATTRIBUTES}
 #: The years-since questions by year attribute (public: a reader of questions knows their wording).
@@ -346,13 +348,14 @@ def generate_tasks(
     rng: np.random.Generator,
     per_family: int,
     bridge_shortcut_rate: float = 0.0,
+    failures: dict[str, str] | None = None,
 ) -> list[Task]:
     """Generate up to ``per_family`` tasks of each family, with disjoint splits.
 
     At most a ``bridge_shortcut_rate`` fraction of the bridges may have a shortcut (a page that
     names the question's entity and states the answer: :mod:`searchgym.world.shortcuts`); the
     others need every hop. 0.0 (the default) rejects every shortcut; 1.0 keeps what the corpus
-    gives.
+    gives. A family whose builder fails has no tasks, and goes into ``failures`` (name -> why).
     """
     if not 0.0 <= bridge_shortcut_rate <= 1.0:
         raise ValueError(f"bridge_shortcut_rate must be in [0, 1], got {bridge_shortcut_rate!r}")
@@ -369,19 +372,26 @@ def generate_tasks(
         rng = maker.rng = np.random.default_rng([family_seed, zlib.crc32(family.encode())])
         maker.count = 0
         build = family_builder(family)
-        made, attempts, with_shortcut = 0, 0, 0
-        while made < per_family and attempts < per_family * 30:
-            attempts += 1
-            split = labels[int(rng.choice(len(labels), p=weights))]
-            task = build(maker, split)
-            if task is None or task.question in seen_questions:
-                continue
-            if family == "bridge" and bridge_shortcut_rate < 1.0 and \
-                    shortcuts.has_shortcut(task.focus_entity_ids, task.answers):
-                if with_shortcut + 1 > bridge_shortcut_rate * (made + 1):
+        made, attempts, with_shortcut, own = 0, 0, 0, {}
+        try:
+            while made < per_family and attempts < per_family * 30:
+                attempts += 1
+                split = labels[int(rng.choice(len(labels), p=weights))]
+                task = run_builder(family, build, maker, split)
+                if task is None or task.question in seen_questions or task.question in own:
                     continue
-                with_shortcut += 1
-            seen_questions.add(task.question)
-            tasks.append(task)
-            made += 1
+                if family == "bridge" and bridge_shortcut_rate < 1.0 and \
+                        shortcuts.has_shortcut(task.focus_entity_ids, task.answers):
+                    if with_shortcut + 1 > bridge_shortcut_rate * (made + 1):
+                        continue
+                    with_shortcut += 1
+                own[task.question] = task
+                made += 1
+        except FamilyBuildError as exc:  # the family is left out, as if it had not been registered
+            _log.warning("%s; its tasks are left out of the world", exc)
+            if failures is not None:
+                failures[family] = str(exc)
+            continue
+        seen_questions.update(own)
+        tasks.extend(own.values())
     return tasks

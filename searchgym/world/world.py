@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 
-from searchgym.world.families import FAMILIES
+from searchgym.world.families import FAMILIES, FamilyBuildError
 from searchgym.world.mentions import MentionFinder
 from searchgym.world.model import Entity, Fact, Page, Task, WorldStats
 
@@ -40,6 +40,9 @@ class World:
     tasks: tuple[Task, ...]
     version: str = WORLD_VERSION
     meta: Mapping[str, object] = field(default_factory=dict)
+    #: (family, what went wrong) for each family whose builder failed: it has no tasks here, and a
+    #: task filter that asks for it is an error. Not in :meth:`to_json`: no fingerprint moves.
+    family_failures: tuple[tuple[str, str], ...] = ()
 
     @classmethod
     def generate(cls, seed: int = 0, size: str | int = "small", bridge_shortcut_rate: float = 0.0) -> World:
@@ -148,9 +151,20 @@ class World:
             unknown = [f for f in families if f not in known]
             if unknown:
                 raise ValueError(f"unknown task families {unknown}; accepted: {', '.join(known)}")
+        self._check_not_failed(families)
         if difficulty is not None and difficulty not in DIFFICULTIES:
             raise ValueError(f"difficulty must be None or one of {DIFFICULTIES}, got {difficulty!r}")
         return families
+
+    def _check_not_failed(self, families: list[str] | None) -> None:
+        """A :class:`FamilyBuildError` when the filter asks for a family whose builder failed
+        (``None`` asks for every family); the families that work are served without it."""
+        failed = dict(self.family_failures)
+        asked = [f for f in (failed if families is None else families) if f in failed]
+        if asked:
+            every = " (families=None asks for every family)" if families is None else ""
+            raise FamilyBuildError(f"{failed[asked[0]]}; this world has none of its tasks{every}: fix the "
+                                   f"builder, or name families= without {asked[0]!r}")
 
     # ------------------------------------------------------------------------ description
     def stats(self) -> WorldStats:
