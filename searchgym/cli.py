@@ -15,6 +15,14 @@ import threading
 
 from searchgym.damaged import DamagedFile, warnings_on_one_line
 from searchgym.extras import missing_extra_message
+from searchgym.plugins import (
+    PLUGINS_VARIABLE,
+    PluginError,
+    environment_plugins,
+    export_plugins,
+    import_plugins,
+    plugin_names,
+)
 
 #: command -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -80,6 +88,9 @@ Start here:
   searchgym train                     show what a training run would do, with its defaults
   searchgym suites                    the frozen task suites results are reported on
   searchgym compare --suite ID --methods cw_grpo,random,oracle --out runs/mine
+
+Your own tools, families, env ids, methods and suites: searchgym --plugin mypkg.mymod COMMAND
+(or SEARCHGYM_PLUGINS=mypkg.mymod) imports that module before the command runs.
 """
 
 EPILOG = "Run `searchgym COMMAND --help` for a command's options (defaults shown)."
@@ -138,6 +149,10 @@ def build_parser(load: str | None = None) -> argparse.ArgumentParser:
                                      formatter_class=HelpFormatter)
     parser.add_argument("--version", action=VersionAction,
                         help="print the installed version (and the git commit of a checkout) and exit")
+    parser.add_argument("--plugin", action="append", dest="plugins", metavar="MODULE",
+                        help=("import MODULE before the command (a module of yours that registers methods, "
+                              "suites, tools...); repeatable, before the command; also put in "
+                              f"${PLUGINS_VARIABLE} for the command's worker processes"))
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=CommandParser)
     for name, (module, help_text) in COMMANDS.items():
         command = sub.add_parser(name, help=help_text, description=help_text, formatter_class=HelpFormatter)
@@ -149,10 +164,16 @@ def build_parser(load: str | None = None) -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     console = argv is None  # the `searchgym` command itself, not a call from Python
     argv = list(sys.argv[1:] if argv is None else argv)
-    name = next((a for a in argv if not a.startswith("-")), None)
+    option_plugins, typed = leading_plugins(argv)
+    name = next((a for a in typed if not a.startswith("-")), None)
+    try:  # before the parser: a command's help lists the methods a plugin registers
+        load_plugins(option_plugins)
+    except PluginError as exc:
+        print(f"searchgym: error: {exc}", file=sys.stderr)
+        return 2
     parser = build_parser(name if name in COMMANDS else None)
     args = parser.parse_args(argv)
-    args.command_line = argv  # what was typed (a bare `searchgym train` only shows its plan)
+    args.command_line = typed  # what was typed (a bare `searchgym train` only shows its plan)
     warnings_on_one_line()
     if args.command is None:
         parser.print_help()
@@ -190,6 +211,38 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
+
+
+def leading_plugins(argv: list[str]) -> tuple[list[str], list[str]]:
+    """The values of the ``--plugin`` options before the command (argparse's abbreviations too), and
+    ``argv`` without them. Read before parsing, as the modules they name must be imported first."""
+    plugins: list[str] = []
+    rest = list(argv)
+    i = 0
+    while i < len(rest) and rest[i].startswith("-"):
+        option, equals, value = rest[i].partition("=")
+        if len(option) >= 3 and "--plugin".startswith(option):
+            if equals:
+                plugins.append(value)
+                del rest[i]
+                continue
+            if i + 1 < len(rest) and not rest[i + 1].startswith("-"):  # else argparse says what is missing
+                plugins.append(rest[i + 1])
+                del rest[i:i + 2]
+                continue
+        i += 1
+    return plugins, rest
+
+
+def load_plugins(option_plugins: list[str]) -> None:
+    """Import the modules of ``$SEARCHGYM_PLUGINS``, then those of ``--plugin`` (added to the
+    variable, so that worker processes import them too). Only the modules named are imported."""
+    if any(not value.strip() for value in option_plugins):
+        raise PluginError("--plugin needs a module name, such as --plugin mypkg.plugin")
+    named = [name for value in option_plugins for name in plugin_names(value, "--plugin")]
+    import_plugins(environment_plugins())
+    import_plugins(named, "--plugin")
+    export_plugins(named)
 
 
 def _exiting(console: bool) -> None:

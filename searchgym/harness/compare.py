@@ -41,6 +41,7 @@ from searchgym.harness.report import ReportPaths, write_report
 from searchgym.harness.report_files import ReportNotWritten
 from searchgym.harness.runner import RunOutcome, RunSpec, check_identity, execute_run_safely, is_done
 from searchgym.harness.worker_start import MAIN_RERUN, WORKER_DIED, exit_if_starting_worker, reran_main
+from searchgym.plugins import environment_plugins, import_plugins
 from searchgym.suites import Suite
 
 EXECUTORS = ("local", "ray")
@@ -153,8 +154,10 @@ class ComparisonResult:
 
 
 def _init_worker(threads: int, parent_pid: int | None = None) -> None:
-    """Per-worker thread limits (set before the method imports torch), and a watch on the parent:
-    a worker whose comparison was killed exits instead of finishing its run into the folder."""
+    """Per-worker thread limits (set before the method imports torch), a watch on the parent (a worker
+    whose comparison was killed exits instead of finishing its run into the folder), and the modules of
+    ``$SEARCHGYM_PLUGINS``: a "spawn" worker runs only the top level of the caller's script, so other
+    registrations (``--plugin``, under ``if __name__ == "__main__":``) were in the parent only."""
     for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
         os.environ[var] = str(threads)
     torch = sys.modules.get("torch")
@@ -169,6 +172,7 @@ def _init_worker(threads: int, parent_pid: int | None = None) -> None:
     tqdm.set_lock(threading.RLock())
     if parent_pid is not None:
         threading.Thread(target=exit_when_orphaned, args=(parent_pid,), daemon=True, name="parent-watch").start()
+    import_plugins(environment_plugins())
 
 
 def exit_when_orphaned(parent_pid: int, interval: float = 1.0, exit: Callable[[int], Any] = os._exit,

@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import multiprocessing
 from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -213,12 +214,23 @@ def load_callable(path: str, what: str = "method") -> Callable[..., Any]:
 
 def load_method(ref: MethodRef | str) -> Callable[[RunContext], Any]:
     ref = resolve_method(ref) if isinstance(ref, str) else ref
+    spec_name = ref.path.removeprefix(SPEC_METHOD_PREFIX)
+    if ref.path.startswith(SPEC_METHOD_PREFIX) and spec_name not in METHOD_SPECS and in_worker_process():
+        raise ValueError(f"method {ref.label!r}: the spec {spec_name!r} is registered in the parent process "
+                         "only; a worker process imports searchgym, the top level of the script and the modules "
+                         "named in SEARCHGYM_PLUGINS: call register_spec at the top level of the script (not under "
+                         "`if __name__ == \"__main__\":`) or in a module named in SEARCHGYM_PLUGINS")
     method = load_callable(ref.path, f"method {ref.label!r} ->")
     try:
         inspect.signature(method).bind(None)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"method {ref.label!r} ({ref.path}) must accept one argument, a RunContext") from exc
     return method
+
+
+def in_worker_process() -> bool:
+    """Whether this process was started by multiprocessing (a comparison's worker)."""
+    return multiprocessing.parent_process() is not None
 
 
 def trains(method: Callable[..., Any]) -> bool:
