@@ -172,9 +172,14 @@ def run_resources(spec: RunSpec, cluster_gpus: float) -> dict[str, float]:
     return resources
 
 
-def _run_task(spec: RunSpec, world: Any) -> RunOutcome:
-    """The body of one Ray task: adopt the shared world, limit threads, do the run."""
+def _run_task(spec: RunSpec, world: Any, plugins: Sequence[str] = ()) -> RunOutcome:
+    """The body of one Ray task: import the driver's plugin modules (a task on another machine inherits
+    no environment: before, a method of a ``--plugin`` module was unknown there), adopt the shared world,
+    limit threads, do the run."""
+    from searchgym.plugins import import_plugins
     from searchgym.world import adopt_world
+
+    import_plugins(plugins)
 
     for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
         os.environ[var] = str(spec.threads)
@@ -248,8 +253,10 @@ def _relay_sigterm(raised: list[BaseException]):
 def _drive(ray, todo: Sequence[RunSpec], record: Callable[[RunOutcome], None], retries: int,
            notice: Callable[[str], None], tick: Callable[[], None] | None = None,
            tick_seconds: float = 1.0) -> None:
+    from searchgym.plugins import environment_plugins
     from searchgym.world import shared_world
 
+    plugins = environment_plugins()  # the modules this driver imported for --plugin / SEARCHGYM_PLUGINS
     totals = {"num_cpus": float(ray.cluster_resources().get("CPU", 0)),
               "num_gpus": float(ray.cluster_resources().get("GPU", 0))}
     remote = ray.remote(_run_task)
@@ -260,7 +267,7 @@ def _drive(ray, todo: Sequence[RunSpec], record: Callable[[RunOutcome], None], r
         key = (spec.suite.world_seed, spec.suite.world_size)
         if key not in worlds:  # one copy per world in the object store, shared by every task
             worlds[key] = ray.put(shared_world(*key))
-        ref = remote.options(max_retries=0, **resources).remote(spec, worlds[key])
+        ref = remote.options(max_retries=0, **resources).remote(spec, worlds[key], plugins)
         pending[ref] = (spec, attempt, resources)
 
     for spec in todo:

@@ -34,7 +34,7 @@ class FakeRay:
         return value
 
     def remote(self, fn):
-        def submit(spec, world):
+        def submit(spec, world, plugins=()):
             self.submitted += 1
             ref = object()
             self.results[ref] = self.play(spec)
