@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from harness_helpers import evaluated_agent_module
 
 from searchgym.action_types import MAX_ANSWER_CHARS
-from searchgym.cli import main
 from searchgym.fileio import read_json, read_jsonl
 from searchgym.leaderboard import build_submission
 from searchgym.leaderboard_checks import verify_file
@@ -113,16 +113,7 @@ def test_a_long_list_answer_stays_within_the_length_a_submission_takes():
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("controls")
-    (folder / "control_agent.py").write_text(AGENT)
-    mp = pytest.MonkeyPatch()
-    mp.syspath_prepend(str(folder))
-    try:
-        assert main(["evaluate", "--suite", SUITE.id, "--agent", "control_agent:factory", "--out",
-                     str(folder / "run"), "--no-progress"]) == 0
-    finally:
-        mp.undo()
-    return folder / "run"
+    return evaluated_agent_module(tmp_path_factory, "control_agent", AGENT, SUITE.id)
 
 
 def test_the_submitted_and_verified_scores_are_the_runs(run, tmp_path):

@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from harness_helpers import evaluated_agent_module
 
-from searchgym.cli import main
 from searchgym.fileio import read_json, read_jsonl
 from searchgym.leaderboard import build_submission
 from searchgym.leaderboard_checks import verify_file
@@ -41,16 +41,7 @@ def factory():
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("surrogates")
-    (folder / "surrogate_agent.py").write_text(AGENT)
-    mp = pytest.MonkeyPatch()
-    mp.syspath_prepend(str(folder))
-    try:
-        assert main(["evaluate", "--suite", SUITE.id, "--agent", "surrogate_agent:factory", "--out",
-                     str(folder / "run"), "--no-progress"]) == 0
-    finally:
-        mp.undo()
-    return folder / "run"
+    return evaluated_agent_module(tmp_path_factory, "surrogate_agent", AGENT, SUITE.id)
 
 
 def test_the_submitted_and_verified_scores_are_the_runs(run, tmp_path):

@@ -182,3 +182,22 @@ def refused_line(capsys, args: list[str], out) -> str:
     assert code == 2 and len(lines) == 1, (code, lines)
     assert not os.path.lexists(out)
     return lines[0]
+
+
+def evaluated_agent_module(tmp_path_factory, module: str, source: str, suite_id: str):
+    """The folder of ``searchgym evaluate`` on ``suite_id`` with the agent ``<module>:factory`` whose
+    code is ``source`` (written into a fresh folder put on sys.path for the evaluation only)."""
+    import pytest
+
+    from searchgym.cli import main
+
+    folder = tmp_path_factory.mktemp(module)
+    (folder / f"{module}.py").write_text(source)
+    patch = pytest.MonkeyPatch()
+    patch.syspath_prepend(str(folder))
+    try:
+        assert main(["evaluate", "--suite", suite_id, "--agent", f"{module}:factory", "--out",
+                     str(folder / "run"), "--no-progress"]) == 0
+    finally:
+        patch.undo()
+    return folder / "run"
