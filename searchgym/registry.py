@@ -14,14 +14,14 @@ from __future__ import annotations
 import importlib
 import inspect
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import gymnasium
 import numpy as np
 
 from searchgym.envs.play_rules import PlayRules, play_rules
-from searchgym.named_registry import SLUG, NamedRegistry
+from searchgym.named_registry import SLUG, NamedRegistry, UnknownNameError
 
 KINDS = ("single", "parallel")
 
@@ -41,19 +41,40 @@ class EnvSpec:
         return getattr(importlib.import_module(module), name)
 
 
-#: Every env id (listed in id order); re-registering an id replaces it, as Gymnasium does.
+#: Every env id (listed in id order). A taken id is replaced only by ``register(..., replace=True)``.
 ENV_IDS: NamedRegistry[EnvSpec] = NamedRegistry("env id", sort_key=lambda s: s.id, name_pattern=SLUG)
 
 
-def register(id: str, entry_point: str, kind: str = "single", description: str = "", **kwargs: Any) -> EnvSpec:
-    """Add an id (re-registering an id replaces it, as Gymnasium does, with no warning here)."""
+def register(id: str, entry_point: str, kind: str = "single", description: str = "", *, replace: bool = False,
+             **kwargs: Any) -> EnvSpec:
+    """Add an id, checked first (:func:`check_registration`). An id taken by another registration is
+    an error unless ``replace=True``; the same registration again is no change. Why: re-registering
+    ``SearchQA-v0`` replaced it silently, and a frozen suite then played another env under its hash."""
+    s = _new_spec(id, entry_point, kind, description, kwargs)
+    taken = ENV_IDS.find(id)
+    if taken is not None and not replace:
+        if taken == s:
+            return taken
+        raise ValueError(f"env id {id!r} is already registered (to {taken.entry_point}); choose another id, "
+                         "or pass replace=True to replace it")
+    check_registration(s)
+    return _add(s)
+
+
+def _new_spec(id: str, entry_point: str, kind: str, description: str, kwargs: dict[str, Any]) -> EnvSpec:
+    if not isinstance(id, str) or not SLUG.match(id):
+        raise ValueError(f"an env id is a string of letters, digits and _ . + - (a letter or digit first), got {id!r}")
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
-    if ":" not in entry_point:
+    if not isinstance(entry_point, str) or ":" not in entry_point:
         raise ValueError(f"entry_point must look like 'package.module:Class', got {entry_point!r}")
-    spec = EnvSpec(id, entry_point, kind, dict(kwargs), description)
-    ENV_IDS.add(id, spec, replace=True)
-    if kind == "single":
+    return EnvSpec(id, entry_point, kind, dict(kwargs), description)
+
+
+def _add(spec: EnvSpec) -> EnvSpec:
+    ENV_IDS.add(spec.id, spec, replace=True)
+    id, entry_point, kwargs = spec.id, spec.entry_point, spec.kwargs
+    if spec.kind == "single":
         gym_id = f"searchgym/{id}"
         gymnasium.envs.registration.registry.pop(gym_id, None)
         # No passive checker by default: tests/envs/test_conformance.py runs Gymnasium's full
@@ -65,6 +86,12 @@ def register(id: str, entry_point: str, kind: str = "single", description: str =
         gymnasium.register(f"searchgym/{id}", entry_point="searchgym.registry:refuse_gymnasium_make",
                            kwargs={"multi_agent_id": id}, disable_env_checker=True)
     return spec
+
+
+def _register_own(id: str, entry_point: str, kind: str = "single", description: str = "", **kwargs: Any) -> None:
+    """searchgym's own ids, added without importing their classes (``import searchgym`` stays light);
+    tests/test_env_registration.py checks each as :func:`register` checks a user's."""
+    _add(_new_spec(id, entry_point, kind, description, kwargs))
 
 
 def base_env(env: Any) -> Any:
@@ -199,6 +226,58 @@ def check_kwargs(s: EnvSpec, kwargs: dict[str, Any]) -> None:
     refuse_unknown(s.id, kwargs, id_kwargs(s, base_id), refused_kwargs(s, base_id))
 
 
+def check_registration(s: EnvSpec) -> None:
+    """What ``make(s.id)`` would refuse before it builds a world, as one line naming the id: an entry
+    point that does not load, then as :func:`check_settings`. Why at registration: a misspelled
+    keyword, a missing module or an unregistered family was found only by the first ``make``."""
+    try:
+        s.load()
+    except (ImportError, AttributeError) as exc:
+        raise ValueError(f"env id {s.id!r}: its entry point {s.entry_point} does not load ({exc})") from None
+    check_settings(s, s.kwargs, f"env id {s.id!r}")
+
+
+def check_settings(s: EnvSpec, kwargs: dict[str, Any], owner: str) -> None:
+    """What the env of ``s`` refuses of ``kwargs`` before it builds a world, in an error that opens with
+    ``owner``: a keyword it does not take, a task family that is not registered, a setting its
+    EnvConfig refuses (a class that takes EnvConfig's fields, or a wrapped id's ``base_id`` that does)."""
+    base_id = kwargs.get("base_id")
+    try:
+        refuse_unknown(owner, kwargs, id_kwargs(s, base_id), refused_kwargs(s, base_id))
+    except UnknownNameError as exc:  # a base_id that is not registered
+        raise ValueError(f"{owner}: {exc}") from None
+    check_families(kwargs.get("families"), owner)
+    base = spec(base_id or s.kwargs["base_id"]) if "base_id" in s.kwargs or base_id else None  # a wrapped id
+    env = s if base is None else base
+    if getattr(env.load(), "config_kwargs", None) is None:
+        return
+    from searchgym.envs.config import CONFIG_KWARGS, EnvConfig
+    from searchgym.envs.session import EpisodeConfig
+    from searchgym.world.world import DIFFICULTIES
+
+    settings = {k: v for k, v in {**env.kwargs, **s.kwargs, **kwargs}.items() if k in CONFIG_KWARGS}
+    try:
+        config = EnvConfig(**settings)
+        episode = [f.name for f in fields(EpisodeConfig) if f.name in CONFIG_KWARGS and f.name != "reward"]
+        EpisodeConfig(**{name: getattr(config, name) for name in episode}, reward=config.reward_config())
+    except ValueError as exc:
+        raise ValueError(f"{owner}: {exc}") from None
+    if settings.get("difficulty") not in (None, *DIFFICULTIES):
+        raise ValueError(f"{owner}: difficulty must be None or one of {', '.join(DIFFICULTIES)}, "
+                         f"got {settings['difficulty']!r}")
+
+
+def check_families(families: Any, owner: str) -> None:
+    """A ValueError opening with ``owner`` for a family name that is not registered (one name or a list)."""
+    from searchgym.world.families import FAMILY_REGISTRY  # here: `import searchgym` builds no world modules
+
+    names = [families] if isinstance(families, str) else families if isinstance(families, list | tuple) else []
+    unknown = [name for name in names if name not in FAMILY_REGISTRY]
+    if unknown:
+        raise ValueError(f"{owner}: unknown task family {unknown[0]!r}; registered: {', '.join(FAMILY_REGISTRY)} "
+                         "(register a family before what uses it)")
+
+
 def plain_settings(value: Any) -> Any:
     """``value`` with NumPy scalars as Python ints, floats, bools and strings, inside dicts, lists and
     tuples too. Why: Gymnasium keeps the keywords in ``env.spec``, and ``spec.to_json()`` failed on
@@ -241,35 +320,35 @@ _SEARCH = "searchgym.envs.search:SearchEnv"
 _GROUP = "searchgym.envs.group:GroupSearchEnv"
 _TEAM = "searchgym.envs.team:TeamSearchEnv"
 
-register("SearchQA-v0", _SEARCH, description="single agent, text tool calls (Hermes <tool_call> JSON)",
-         action_mode="text", tool_format="hermes")
-register("SearchQA-Tags-v0", _SEARCH, description="single agent, text tool calls (Search-R1 tags)",
-         action_mode="text", tool_format="tags")
-register("SearchQA-Candidates-v0", _SEARCH, description="single agent, choose among admissible candidate actions",
-         action_mode="candidates")
-register("SearchQA-Candidates-Easy-v0", _SEARCH, description="candidates, easy tasks only (1-2 hops, short lists)",
-         action_mode="candidates", difficulty="easy")
-register("GroupSearch-v0", _GROUP, kind="parallel", description="K agents attempt the same task (a GRPO group), text",
-         action_mode="text")
-register("GroupSearch-Candidates-v0", _GROUP, kind="parallel", description="a GRPO group, candidate actions",
-         action_mode="candidates")
-register("TeamSearch-v0", _TEAM, kind="parallel", description="lead, searcher, analyst share a blackboard, text",
-         action_mode="text", roles="roles")
-register("TeamSearch-Candidates-v0", _TEAM, kind="parallel", description="the roles team, candidate actions",
-         action_mode="candidates", roles="roles")
-register("TeamSearch-Generalists-v0", _TEAM, kind="parallel", description="K generalists share a blackboard, text",
-         action_mode="text", roles="generalists")
-register("TeamSearch-Generalists-Candidates-v0", _TEAM, kind="parallel",
-         description="K generalists, candidate actions", action_mode="candidates", roles="generalists")
+_register_own("SearchQA-v0", _SEARCH, description="single agent, text tool calls (Hermes <tool_call> JSON)",
+              action_mode="text", tool_format="hermes")
+_register_own("SearchQA-Tags-v0", _SEARCH, description="single agent, text tool calls (Search-R1 tags)",
+              action_mode="text", tool_format="tags")
+_register_own("SearchQA-Candidates-v0", _SEARCH, description="single agent, choose among admissible candidate actions",
+              action_mode="candidates")
+_register_own("SearchQA-Candidates-Easy-v0", _SEARCH, description="candidates, easy tasks only (1-2 hops, short lists)",
+              action_mode="candidates", difficulty="easy")
+_register_own("GroupSearch-v0", _GROUP, kind="parallel", description="K agents attempt the same task (a GRPO group), text",
+              action_mode="text")
+_register_own("GroupSearch-Candidates-v0", _GROUP, kind="parallel", description="a GRPO group, candidate actions",
+              action_mode="candidates")
+_register_own("TeamSearch-v0", _TEAM, kind="parallel", description="lead, searcher, analyst share a blackboard, text",
+              action_mode="text", roles="roles")
+_register_own("TeamSearch-Candidates-v0", _TEAM, kind="parallel", description="the roles team, candidate actions",
+              action_mode="candidates", roles="roles")
+_register_own("TeamSearch-Generalists-v0", _TEAM, kind="parallel", description="K generalists share a blackboard, text",
+              action_mode="text", roles="generalists")
+_register_own("TeamSearch-Generalists-Candidates-v0", _TEAM, kind="parallel",
+              description="K generalists, candidate actions", action_mode="candidates", roles="generalists")
 
 _NUMERIC = "searchgym.wrappers.numeric:make_numeric"
 _NUMERIC_PARALLEL = "searchgym.wrappers.parallel:make_numeric_parallel"
 
-register("SearchQA-Numeric-v0", _NUMERIC, description="candidates as a hashed-feature Box + action_masks() (SB3)",
-         base_id="SearchQA-Candidates-v0")
-register("SearchQA-Numeric-Easy-v0", _NUMERIC, description="the easy candidate env as a Box + action_masks() (SB3)",
-         base_id="SearchQA-Candidates-Easy-v0")
-register("GroupSearch-Numeric-v0", _NUMERIC_PARALLEL, kind="parallel",
-         description="GRPO group, Box observations, fixed agents with masks", base_id="GroupSearch-Candidates-v0")
-register("TeamSearch-Numeric-v0", _NUMERIC_PARALLEL, kind="parallel",
-         description="roles team, Box observations, fixed agents with masks", base_id="TeamSearch-Candidates-v0")
+_register_own("SearchQA-Numeric-v0", _NUMERIC, description="candidates as a hashed-feature Box + action_masks() (SB3)",
+              base_id="SearchQA-Candidates-v0")
+_register_own("SearchQA-Numeric-Easy-v0", _NUMERIC, description="the easy candidate env as a Box + action_masks() (SB3)",
+              base_id="SearchQA-Candidates-Easy-v0")
+_register_own("GroupSearch-Numeric-v0", _NUMERIC_PARALLEL, kind="parallel",
+              description="GRPO group, Box observations, fixed agents with masks", base_id="GroupSearch-Candidates-v0")
+_register_own("TeamSearch-Numeric-v0", _NUMERIC_PARALLEL, kind="parallel",
+              description="roles team, Box observations, fixed agents with masks", base_id="TeamSearch-Candidates-v0")

@@ -3,10 +3,11 @@
 A suite fixes an env id and its kwargs, a world (seed, size), a family mix and a difficulty,
 and how many tasks of each split are used. Its ``content_hash`` covers the scoring rules'
 version (:data:`searchgym.scoring.SCORING_RULES_VERSION`), the world's corpus, knowledge base
-and clock (``World.corpus_fingerprint``), the definition, and the full content of the tasks
-it uses, and nothing else: two results with the same suite id and hash were scored by the
-same rules on byte-identical corpora and tasks, and a task family the suite does not use can
-change without changing its hash. A suite whose rules, world or definition must change gets a
+and clock (``World.corpus_fingerprint``), the definition (with the registered tools, when they
+are not searchgym's own: :func:`registered_tools`), and the full content of the tasks it uses,
+and nothing else: two results with the same suite id and hash were scored by the same rules on
+byte-identical corpora and tasks with the same tools, and a task family the suite does not use
+can change without changing its hash. A suite whose rules, world or definition must change gets a
 new version (``-v2``), never an edited ``-v1``; the old id is kept in :data:`RETIRED_SUITES`
 with the reason and its replacement, which is what ``get_suite`` and the leaderboard's
 ``verify`` say about it. The suites are defined once, at the end of this module (and in
@@ -22,16 +23,30 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import InitVar, asdict, dataclass, field
 from typing import Any
 
 from searchgym.named_registry import SLUG, NamedRegistry
 from searchgym.scoring import SCORING_RULES_VERSION
-from searchgym.world import FAMILIES, shared_world
+from searchgym.tools.tool_registry import tool_specs
+from searchgym.world import shared_world
 from searchgym.world.model import Task
 from searchgym.world.world import SPLITS, World
 
 HASH_VERSION = "suite-hash-v2"
+#: searchgym's own tools, in tool order: those every env plays unless a user registers others.
+BUILT_IN_TOOLS = ("web_search", "knowledge_base", "calculator", "current_time", "ask_for_clarification")
+
+
+def registered_tools() -> list[str] | None:
+    """Every registered tool as ``name=module.Class`` in tool order, or None while they are searchgym's
+    own. Why: every env plays every registered tool, so a tool a user registered changed what agents
+    did on a frozen suite (random's calls per episode 4.35 -> 4.85) under the same suite hash."""
+    specs = tool_specs()
+    if tuple(s.name for s in specs) == BUILT_IN_TOOLS and all(
+            s.tool_class.__module__.startswith("searchgym.tools.") for s in specs):
+        return None
+    return [f"{s.name}={s.tool_class.__module__}.{s.tool_class.__qualname__}" for s in specs]
 
 
 @dataclass(frozen=True)
@@ -40,6 +55,8 @@ class Suite:
     picklable for worker processes); pass a dict, read it back with :attr:`kwargs`.
 
     Split sizes are the *maximum* number of tasks used from each split (None: all of them).
+    ``registered_tools`` is taken so that a recorded :meth:`definition` reads back (``Suite(**d)``)
+    and is not kept: the definition always records the tools registered now.
     """
 
     id: str
@@ -57,8 +74,12 @@ class Suite:
     #: families of the train split when they differ from ``families`` (a curriculum: e.g. one-hop
     #: lookups to learn from, while dev and test hold only the suite's multi-hop families)
     train_families: tuple[str, ...] | None = None
+    registered_tools: InitVar[Any] = None
 
-    def __post_init__(self) -> None:
+    def __post_init__(self, registered_tools: Any = None) -> None:
+        if isinstance(self.version, bool) or not isinstance(self.version, int) or self.version < 0:
+            raise ValueError(f"suite {self.id!r}: version must be an int >= 0 (2 for an id ending -v2), "
+                             f"got {self.version!r}")
         pairs = self.env_kwargs.items() if isinstance(self.env_kwargs, Mapping) else self.env_kwargs
         object.__setattr__(self, "env_kwargs", tuple(sorted((str(k), v) for k, v in pairs)))
         for name in ("families", "train_families"):
@@ -86,12 +107,16 @@ class Suite:
         return getattr(self, f"{split}_size")
 
     def definition(self) -> dict[str, Any]:
-        """Everything that identifies the suite (the description is editorial and left out)."""
+        """Everything that identifies the suite (the description is editorial and left out), and the
+        registered tools when they are not searchgym's own (:func:`registered_tools`)."""
         d = asdict(self)
         d.pop("description")
         d["env_kwargs"] = self.kwargs
         d["families"] = list(self.families) if self.families is not None else None
         d["train_families"] = list(self.train_families) if self.train_families is not None else None
+        tools = registered_tools()
+        if tools is not None:
+            d["registered_tools"] = tools
         return d
 
     def families_for(self, split: str) -> tuple[str, ...] | None:
@@ -198,11 +223,45 @@ SUITES: NamedRegistry[Suite] = NamedRegistry("suite", name_pattern=SLUG)
 
 
 def register_suite(suite: Suite, replace: bool = False) -> Suite:
-    """Add a suite (tests and users may add their own; built-in ids cannot be replaced silently).
-    The same definition again is no change (a module of suites may be imported twice)."""
+    """Add a suite (tests and users may add their own; built-in ids cannot be replaced silently),
+    checked first (:func:`check_suite`). The same definition again is no change (a module of suites
+    may be imported twice)."""
+    if not isinstance(suite, Suite):
+        raise TypeError(f"register_suite takes a Suite, got {type(suite).__name__}")
+    _refuse_taken(suite, replace)
+    check_suite(suite)
+    return SUITES.add(suite.id, suite, replace=True)
+
+
+def register_frozen(suite: Suite) -> Suite:
+    """searchgym's own suites: checked without importing their env classes (importing this module stays
+    light); tests/test_suite_hash_pins.py checks each as :func:`register_suite` checks a user's."""
+    _refuse_taken(suite, replace=False)
+    check_suite(suite, load_env=False)
+    return SUITES.add(suite.id, suite, replace=True)
+
+
+def _refuse_taken(suite: Suite, replace: bool) -> None:
     if suite.id in SUITES and not replace and SUITES[suite.id] != suite:
         raise ValueError(f"suite id {suite.id!r} is taken by a different definition; choose a new id or version")
-    return SUITES.add(suite.id, suite, replace=True)
+
+
+def check_suite(suite: Suite, load_env: bool = True) -> None:
+    """A ValueError or TypeError naming the suite for what would fail only when it is played: an env id
+    or task family that is not registered, and (``load_env``) a keyword or setting its env refuses.
+    Why: such a suite was registered, and then failed ``searchgym suites`` for every suite."""
+    from searchgym.registry import check_families, check_settings, spec
+
+    owner = f"suite {suite.id!r}"
+    try:
+        entry = spec(suite.env_id)
+    except (TypeError, ValueError) as exc:  # an unknown id: the registry's error lists the registered ones
+        raise ValueError(f"{owner}: {exc}") from None
+    for families in dict.fromkeys((suite.families, suite.train_families)):
+        check_families(families, owner)
+        if load_env:
+            check_settings(entry, {"world_seed": suite.world_seed, "world_size": suite.world_size,
+                                   "difficulty": suite.difficulty, "families": families, **suite.kwargs}, owner)
 
 
 class UnknownSuite(KeyError):
@@ -246,14 +305,15 @@ def list_suites() -> list[Suite]:
     return list(SUITES.values())
 
 
-#: The families registered when the suites are defined (the built-in ones, in generation order).
-#: A copy, not the live list: a family registered later must not change a frozen suite.
-ALL_FAMILIES = tuple(FAMILIES)
+#: The families of the suites over every family: searchgym's own, in generation order, written out.
+#: Why not ``tuple(FAMILIES)``: that was read when this module was first imported, so a family that a
+#: user's module registered before that joined every such suite, its hash and its test tasks.
+ALL_FAMILIES = ("lookup", "bridge", "comparison", "aggregate", "temporal", "ambiguous", "list")
 #: The main suite's families: every one needs two or more evidence hops.
 MULTI_HOP_FAMILIES = ("bridge", "comparison", "aggregate", "temporal")
 
 # The main suite: its settings are here and nowhere else.
-register_suite(Suite(
+register_frozen(Suite(
     "quick-v2", 2, "TeamSearch-Generalists-Candidates-v0",
     {"team_size": 2, "max_rounds": 8, "reward": {"step_cost": 0.0}},
     world_seed=0, world_size="medium", dev_size=60, test_size=160, families=MULTI_HOP_FAMILIES,
@@ -273,8 +333,8 @@ for _name, _env, _kwargs, _what in (
 ):
     for _difficulty, _suffix in ((None, ""), ("easy", "-easy"), ("hard", "-hard")):
         _level = {None: "every family and difficulty", "easy": "easy tasks", "hard": "hard tasks"}[_difficulty]
-        register_suite(Suite(f"{_name}{_suffix}-v2", 2, _env, _kwargs, difficulty=_difficulty,
-                             description=f"{_what}; {_level}", **_FAMILY_DEFAULTS))
+        register_frozen(Suite(f"{_name}{_suffix}-v2", 2, _env, _kwargs, difficulty=_difficulty,
+                              description=f"{_what}; {_level}", **_FAMILY_DEFAULTS))
 for _name in ("quick", *(f"{k}{d}" for k in ("searchqa", "team", "group") for d in ("", "-easy", "-hard"))):
     retire_suite(f"{_name}-v0", _V0_REASON, f"{_name}-v2")
     retire_suite(f"{_name}-v1", V1_REASON, f"{_name}-v2")

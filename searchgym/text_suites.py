@@ -12,7 +12,7 @@ OpenAI-compatible endpoint (vLLM, llama.cpp, SGLang, a hosted API) on the board.
 
 from __future__ import annotations
 
-from searchgym.suites import ALL_FAMILIES, V1_REASON, Suite, register_suite, retire_suite
+from searchgym.suites import ALL_FAMILIES, V1_REASON, Suite, register_frozen, retire_suite
 
 #: suite id -> (env id, env kwargs, what it measures)
 TEXT_SUITES: dict[str, tuple[str, dict, str]] = {
@@ -25,8 +25,8 @@ TEXT_SUITES: dict[str, tuple[str, dict, str]] = {
 }
 
 for _id, (_env, _kwargs, _what) in TEXT_SUITES.items():
-    register_suite(Suite(_id, 2, _env, _kwargs, world_seed=0, world_size="medium", dev_size=100, test_size=200,
-                         families=ALL_FAMILIES, description=f"text mode: {_what}"))
+    register_frozen(Suite(_id, 2, _env, _kwargs, world_seed=0, world_size="medium", dev_size=100, test_size=200,
+                          families=ALL_FAMILIES, description=f"text mode: {_what}"))
     retire_suite(_id.replace("-v2", "-v1"), V1_REASON, _id)
 
 

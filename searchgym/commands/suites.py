@@ -2,12 +2,14 @@
 
 The families shown are those each split's tasks hold (a capped or difficulty-filtered split may
 lack some of the suite's families; a curriculum's train split may hold more), not the definition's.
+A suite that cannot be built (a user's) is named on stderr, after the others, with exit status 1.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from searchgym.suites import Suite, get_suite, list_suites, tasks
 from searchgym.world.model import Task
@@ -36,18 +38,36 @@ def split_families(by_split: dict[str, list[str]]) -> str:
     return "; ".join(f"{', '.join(splits)}: {','.join(families)}" for families, splits in groups.items())
 
 
+def suite_row(s: Suite) -> dict:
+    """What the command shows of one suite (building its tasks and hash)."""
+    chosen = {split: tasks(s, split) for split in SPLITS}
+    counts = {split: len(chosen[split]) for split in SPLITS}
+    return {**s.definition(), "description": s.description, "tasks": counts, "hash": s.content_hash,
+            "families_by_split": {split: families_in(s, chosen[split]) for split in SPLITS}}
+
+
 def run(args: argparse.Namespace) -> int:
+    """Exit status 1 when a suite cannot be built: the others are listed, and it is named on stderr."""
     # an id given twice is shown once (it was listed, and its tasks built, once per mention)
     suites = [get_suite(i) for i in dict.fromkeys(args.ids)] if args.ids else list_suites()
-    rows = []
+    rows, broken = [], []
     for s in suites:
-        chosen = {split: tasks(s, split) for split in SPLITS}
-        counts = {split: len(chosen[split]) for split in SPLITS}
-        rows.append({**s.definition(), "description": s.description, "tasks": counts, "hash": s.content_hash,
-                     "families_by_split": {split: families_in(s, chosen[split]) for split in SPLITS}})
+        try:
+            rows.append(suite_row(s))
+        except Exception as exc:  # noqa: BLE001 (one bad suite, a user's, failed the listing of every suite)
+            broken.append(f"searchgym suites: suite {s.id} cannot be built: {type(exc).__name__}: "
+                          f"{' '.join(str(exc).split())}")
     if args.json:
         print(json.dumps(rows, indent=2))
-        return 0
+    elif rows:
+        print_table(rows)
+    sys.stdout.flush()  # the listing first, then what could not be listed
+    for line in broken:
+        print(line, file=sys.stderr)
+    return 1 if broken else 0
+
+
+def print_table(rows: list[dict]) -> None:
     width = max(len(r["id"]) for r in rows)
     env_width = max(len(r["env_id"]) for r in rows)
     print(f"{'suite':<{width}}  {'hash':<16}  {'env':<{env_width}}  world        train/dev/test  families")
@@ -58,4 +78,5 @@ def run(args: argparse.Namespace) -> int:
         print(f"{r['id']:<{width}}  {r['hash'][:16]}  {r['env_id']:<{env_width}}  "
               f"{r['world_size']:<6} s{r['world_seed']:<4} {counts:<14}  {families}{level}")
         print(f"{'':<{width}}  {r['description']}; env kwargs {json.dumps(r['env_kwargs'])}")
-    return 0
+        if "registered_tools" in r:
+            print(f"{'':<{width}}  registered tools: {', '.join(r['registered_tools'])}")

@@ -1,0 +1,61 @@
+"""A suite's definition, and so its hash, records the registered tools when they are not searchgym's
+own: every env plays every registered tool, so a run with a user's tool is not a run of the frozen
+suite (random's tool calls per episode moved from 4.35 to 4.85 under an unchanged hash)."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from searchgym.suites import Suite, get_suite
+from searchgym.tools import TOOL_NAMES, FixedCall, Tool, ToolResult, ToolSpec, register_tool, scoped_tools, tool_spec
+
+SEARCHQA_V2 = "e940bb71899be524eb95a6aa7a7bc384a5d89eb4a8529345b58655410a4101fe"  # tests/test_suite_hash_pins.py
+
+
+class WordCount(Tool):
+    name = "word_count"
+    description = "Count the words of a text."
+    parameters: dict[str, Any] = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
+
+    def run(self, text: str) -> ToolResult:
+        return ToolResult(text=f"{len(text.split())} words")
+
+
+class MyCalculator(Tool):
+    name = "calculator"
+    description = "A calculator of my own."
+    parameters: dict[str, Any] = {"type": "object", "properties": {"expression": {"type": "string"}}}
+
+    def run(self, expression: str) -> ToolResult:
+        return ToolResult(text="42")
+
+
+def test_searchgyms_own_tools_are_no_record():
+    from searchgym.suites import BUILT_IN_TOOLS, registered_tools
+
+    assert tuple(TOOL_NAMES) == BUILT_IN_TOOLS and registered_tools() is None
+    assert "registered_tools" not in get_suite("searchqa-v2").definition()
+
+
+def test_a_users_tool_is_recorded_and_changes_the_hash_while_it_is_registered():
+    suite = get_suite("searchqa-v2")
+    with scoped_tools():
+        register_tool(ToolSpec("word_count", WordCount, build=lambda world, options: WordCount(),
+                               candidates=FixedCall((("text", "{name}"),))))
+        definition = suite.definition()
+        assert definition["registered_tools"][-1] == f"word_count={__name__}.WordCount"
+        assert definition["registered_tools"][0] == "web_search=searchgym.tools.web_search.WebSearch"
+        assert suite.content_hash != SEARCHQA_V2
+        read_back = Suite(**definition)  # how report and evaluate read a run's config.json
+        assert read_back == suite and read_back.definition() == definition
+    assert suite.content_hash == SEARCHQA_V2
+
+
+def test_a_built_in_tool_replaced_by_a_users_class_is_recorded():
+    with scoped_tools():
+        register_tool(dataclasses.replace(tool_spec("calculator"), tool_class=MyCalculator,
+                                          build=lambda world, options: MyCalculator()), replace=True)
+        assert f"calculator={__name__}.MyCalculator" in get_suite("searchqa-v2").definition()["registered_tools"]
+        assert get_suite("searchqa-v2").content_hash != SEARCHQA_V2
+    assert get_suite("searchqa-v2").content_hash == SEARCHQA_V2
