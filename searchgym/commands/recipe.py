@@ -44,11 +44,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def options_epilog() -> str:
     """The --options keys with their defaults, from RecipeConfig itself (the help said none of them).
     Reading it imports torch, so without the llm extra the help says how to see them."""
-    try:
+    try:  # the listing imports the rollout settings, which need transformers too: both inside
         from searchgym.agents.tiny_lm_config import options_listing
+
+        return options_listing()
     except ImportError:
         return "The --options keys are listed here once the llm extra is installed: pip install 'searchgym[llm]'."
-    return options_listing()
 
 
 def run(args: argparse.Namespace) -> int:
