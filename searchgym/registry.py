@@ -14,7 +14,7 @@ from __future__ import annotations
 import importlib
 import inspect
 from collections.abc import Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any
 
 import gymnasium
@@ -252,14 +252,12 @@ def check_settings(s: EnvSpec, kwargs: dict[str, Any], owner: str) -> None:
     if getattr(env.load(), "config_kwargs", None) is None:
         return
     from searchgym.envs.config import CONFIG_KWARGS, EnvConfig
-    from searchgym.envs.session import EpisodeConfig
+    from searchgym.envs.setup import episode_config
     from searchgym.world.world import DIFFICULTIES
 
     settings = {k: v for k, v in {**env.kwargs, **s.kwargs, **kwargs}.items() if k in CONFIG_KWARGS}
     try:
-        config = EnvConfig(**settings)
-        episode = [f.name for f in fields(EpisodeConfig) if f.name in CONFIG_KWARGS and f.name != "reward"]
-        EpisodeConfig(**{name: getattr(config, name) for name in episode}, reward=config.reward_config())
+        episode_config(EnvConfig(**settings))  # as env_setup checks them
     except ValueError as exc:
         raise ValueError(f"{owner}: {exc}") from None
     if settings.get("difficulty") not in (None, *DIFFICULTIES):

@@ -22,12 +22,17 @@ class EnvSetup:
     tasks: TaskPicker
 
 
+def episode_config(c: EnvConfig) -> EpisodeConfig:
+    """The episode settings of an env's config, checked (also what ``register`` checks of a new id)."""
+    return EpisodeConfig(action_mode=c.action_mode, tool_format=c.tool_format, max_steps=c.max_steps,
+                         max_candidates=c.max_candidates, max_obs_chars=c.max_obs_chars,
+                         max_candidate_chars=c.max_candidate_chars, reward=c.reward_config())
+
+
 def env_setup(env_config: EnvConfig) -> EnvSetup:
     """Validate the episode settings and fetch the shared world and tools (built once per process)."""
     c = env_config
-    config = EpisodeConfig(action_mode=c.action_mode, tool_format=c.tool_format, max_steps=c.max_steps,
-                           max_candidates=c.max_candidates, max_obs_chars=c.max_obs_chars,
-                           max_candidate_chars=c.max_candidate_chars, reward=c.reward_config())
+    config = episode_config(c)
     world = c.world if c.world is not None else shared_world(c.world_seed, c.world_size)
     if config.action_mode != "text" and not world.entities:  # before: only current_time and a clarification
         raise ValueError("candidate and numeric envs build their actions from the names and facts of a generated world; "
