@@ -197,14 +197,12 @@ class JsonlRows:
             return
         values = lines = 0
         with handle:
-            while line := handle.readline(self.max_line + 1):
+            for line in bounded_lines(handle, self.max_line):
                 lines += 1
                 if self.max_lines is not None and lines > self.max_lines:
                     self.past_lines = True
                     return
-                if len(line) > self.max_line:
-                    while line and not line.endswith(b"\n"):
-                        line = handle.readline(self.max_line + 1)
+                if line is None:
                     self.overlong += 1
                     continue
                 if self.max_values is not None:
@@ -212,14 +210,29 @@ class JsonlRows:
                     if values > self.max_values:
                         self.past_values = True
                         return
-                if not line.strip():
-                    continue
-                try:
-                    row = json.loads(line.decode("utf-8"))
-                except (UnicodeDecodeError, ValueError, RecursionError):
-                    continue
-                if isinstance(row, dict):
+                if line.strip() and (row := json_object(line)) is not None:
                     yield row
+
+
+def bounded_lines(handle: IO[bytes], max_line: int) -> Iterator[bytes | None]:
+    """Each line of an open binary file, or None for one of more than ``max_line`` bytes, which is read
+    past in pieces of that size, never held whole. Why one function: every JSONL reader bounds its lines."""
+    while line := handle.readline(max_line + 1):
+        if len(line) > max_line:
+            while line and not line.endswith(b"\n"):
+                line = handle.readline(max_line + 1)
+            yield None
+        else:
+            yield line
+
+
+def json_object(line: bytes) -> dict[str, Any] | None:
+    """The JSON object a JSONL line holds; None for a line that is not UTF-8 JSON or holds no object."""
+    try:
+        row = json.loads(line.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None
+    return row if isinstance(row, dict) else None
 
 
 def read_json_checked(path: str | os.PathLike, expect: type | None = None, max_bytes: int = MAX_JSON_BYTES,

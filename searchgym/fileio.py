@@ -25,7 +25,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from searchgym.damaged import DamagedFile, file_kind, open_regular, read_json_checked
+from searchgym.damaged import DamagedFile, bounded_lines, file_kind, json_object, open_regular, read_json_checked
 
 #: Longest JSONL line read back (rows are a few kilobytes; a longer line is damage and skipped).
 MAX_JSONL_LINE = 16 * 1024 * 1024
@@ -311,20 +311,9 @@ def read_jsonl_counted(path: str | os.PathLike) -> tuple[list[dict], int]:
 
 def _objects(handle: Any) -> Iterator[dict | None]:
     """Each non-blank line of an open JSONL file: its JSON object, or None for a line that is none."""
-    while line := handle.readline(MAX_JSONL_LINE + 1):
-        if len(line) > MAX_JSONL_LINE:
-            while line and not line.endswith(b"\n"):  # drop the rest of an overlong line
-                line = handle.readline(MAX_JSONL_LINE)
-            yield None
-            continue
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError, RecursionError):
-            yield None
-            continue
-        yield row if isinstance(row, dict) else None
+    for line in bounded_lines(handle, MAX_JSONL_LINE):
+        if line is None or line.strip():
+            yield None if line is None else json_object(line)
 
 
 def read_jsonl(path: str | os.PathLike) -> list[dict]:
