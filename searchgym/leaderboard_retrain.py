@@ -46,8 +46,9 @@ from searchgym.harness.methods import AGENT_METHOD, METHODS, SPEC_METHOD_PREFIX,
 from searchgym.harness.provenance import resolve_device
 from searchgym.harness.preflight import baseline_options, check_comparison
 from searchgym.harness.runner import RunSpec, execute_run_safely, is_done
-from searchgym.leaderboard import DEFAULT_DIR, RETRAINED_FILE, read_retrained, submitted_answer
+from searchgym.leaderboard import DEFAULT_DIR, RETRAINED_FILE, read_retrained
 from searchgym.leaderboard_checks import SubmissionRejected, rescore, run_block_mismatch, verify_file
+from searchgym.leaderboard_from_run import submitted_answer
 from searchgym.suites import get_suite, tasks
 
 

@@ -18,6 +18,7 @@ LAYERS = {
     "agents": 3, "baselines": 3,
     "harness": 4, "endpoint": 4, "integrations": 4,
     "leaderboard": 5, "leaderboard_html": 5, "leaderboard_checks": 5, "leaderboard_values": 5, "leaderboard_retrain": 5,
+    "leaderboard_from_run": 5,
     "commands": 5, "cli": 5, "__main__": 5, "examples": 5,
 }
 

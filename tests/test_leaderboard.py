@@ -211,10 +211,13 @@ def test_submit_command_says_what_is_wrong_with_its_paths_and_url(tmp_path, runs
     assert "is not a run folder (a file, not a folder)" in capsys.readouterr().err
     assert main(["leaderboard", "submit", run, "--url", "ftp://x", "--out", str(tmp_path / "u.json")]) == 2
     assert "accepted form (an http:// or https:// link" in capsys.readouterr().err  # before: "(pattern)"
-    (tmp_path / "taken").mkdir()  # before: the error named the hidden temp file beside it
-    assert main(["leaderboard", "submit", run, "--out", str(tmp_path / "taken")]) == 1
-    err = capsys.readouterr().err
-    assert f"Is a directory ({tmp_path / 'taken'}); a folder stands where a file belongs" in err and ".tmp" not in err
+    (tmp_path / "taken").mkdir()  # before: exit 1 once the run was scored, "Is a directory (...)"
+    assert main(["leaderboard", "submit", run, "--out", str(tmp_path / "taken")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == (f"searchgym leaderboard: error: --out {tmp_path / 'taken'} is a folder, not a file; give the file "
+                   f"to write ({tmp_path / 'taken' / 'NAME.json'}, say), or leave --out out for the default file "
+                   "name under --dir")
+    assert list((tmp_path / "taken").iterdir()) == []
 
 
 

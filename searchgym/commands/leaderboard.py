@@ -45,10 +45,12 @@ def file_path(text: str) -> Path:
     return Path(text)
 
 
-def check_board_dir(text: str | os.PathLike, inside: str = "") -> Path:
+def check_board_dir(text: str | os.PathLike, inside: str = "", made_if_missing: bool = True) -> Path:
     """``--dir`` as a Path once it can hold the leaderboard's files (``inside`` it): every part of the path
     that exists is a writable folder. Why: `retrain --record --dir FILE` re-trained for minutes, then
-    failed the record with "choose another --out"; `submit --dir FILE` named --out too."""
+    failed the record with "choose another --out"; `submit --dir FILE` named --out too.
+    ``made_if_missing``: whether the command makes a --dir not made yet (``build`` reads one that holds
+    submissions/, so "or a path not yet made" was advice that could not help it)."""
     if not str(text).strip():
         raise ValueError("--dir is empty; give the leaderboard folder, or leave --dir out for ./leaderboard")
     folder = Path(text)
@@ -58,8 +60,9 @@ def check_board_dir(text: str | os.PathLike, inside: str = "") -> Path:
         what = not_a_folder(part)  # before: its own words ("a broken link", naming no target)
         if what is not None:
             if part == folder:
-                raise ValueError(f"--dir {text} is {what}, not a folder; give the leaderboard folder (or a path not "
-                                 "yet made) with --dir, or move that file")
+                accepted = "(or a path not yet made)" if made_if_missing else "(the one holding submissions/)"
+                raise ValueError(f"--dir {text} is {what}, not a folder; give the leaderboard folder {accepted} "
+                                 "with --dir, or move that file")
             raise ValueError(f"--dir {text} cannot be a folder: {part} is {what}; move it or choose another --dir")
         if not os.access(part, os.W_OK | os.X_OK):
             raise ValueError(f"--dir {text} cannot be written: {part} is a folder this user may not write into; "
@@ -69,10 +72,14 @@ def check_board_dir(text: str | os.PathLike, inside: str = "") -> Path:
 
 
 def check_out_file(out: Path) -> Path:
-    """``submit --out`` once its folder can hold it: every existing part of the path above it is a folder,
-    and in the nearest one something can be made (a probe folder, made and removed). Why: a broken link,
-    a file or an unwritable folder above it failed (exit 1) only once the run had been read and scored,
-    a broken link named without --out and a file as "File exists"."""
+    """``submit --out`` once its folder can hold it: it is no folder itself, every existing part of the
+    path above it is a folder, and in the nearest one something can be made (a probe folder, made and
+    removed). Why: a folder as --out, a broken link, a file or an unwritable folder above it failed
+    (exit 1) only once the run had been read and scored, a broken link named without --out and a file
+    as "File exists"."""
+    if out.is_dir():  # a link to a folder too
+        raise ValueError(f"--out {out} is a folder, not a file; give the file to write ({out / 'NAME.json'}, "
+                         "say), or leave --out out for the default file name under --dir")
     for part in out.parents:
         if not os.path.lexists(part):
             continue
@@ -217,8 +224,9 @@ def run(args: argparse.Namespace) -> int:
                 rejected += 1
                 print(f"REJECTED {shown(path)}: {verdict.reason}")
         return 1 if rejected else 0
-    submissions = check_board_dir(args.dir) / "submissions"  # before: a broken link was "no submissions/ folder
-    what = not_a_folder(submissions)  # in LINK", naming no link and no target
+    # before: a broken link was "no submissions/ folder in LINK", naming no link and no target
+    submissions = check_board_dir(args.dir, made_if_missing=False) / "submissions"
+    what = not_a_folder(submissions)
     if what is not None:
         raise ValueError(f"{submissions} is {what}, not a folder; pass the leaderboard folder with --dir "
                          "(default: ./leaderboard)")
