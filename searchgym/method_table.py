@@ -131,7 +131,7 @@ def register_spec(spec: MethodSpec, replace: bool = False) -> MethodSpec:
     """Add ``spec`` to the table: ``--methods NAME`` and ``train --method NAME`` reach it. A taken
     name is an error unless ``replace``, and a baseline's name always is (``--methods random`` runs
     the baseline, so the spec was never reached); what the spec names is checked now, not when a
-    comparison first runs it."""
+    comparison first runs it: its estimator, aggregation and trainer, and each option its ``defaults`` set."""
     if not isinstance(spec, MethodSpec):
         raise TypeError(f"register_spec takes a MethodSpec, got {type(spec).__name__}")
     # By name, when used: the harness (a higher layer) imports this table, as NamedRegistry.load does.
@@ -140,6 +140,7 @@ def register_spec(spec: MethodSpec, replace: bool = False) -> MethodSpec:
         raise ValueError(f"method {spec.name!r} is the name of a baseline ({', '.join(baselines.names)}), "
                          "which --methods would run instead; choose another name")
     check_learning_parts(spec)
+    importlib.import_module("searchgym.harness.method_specs").check_spec_defaults(spec)
     return METHOD_SPECS.add(spec.name, spec, replace=replace)
 
 

@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import sys
 from collections.abc import Mapping
 from typing import Any
 
+from searchgym.extras import installed
 from searchgym.harness.methods import load_callable
 from searchgym.harness.option_types import check_option_type
 from searchgym.method_table import ENV_STEP_LIMIT, METHOD_SPECS, MethodSpec, llm_spec
@@ -49,8 +51,9 @@ def _fields(kind: type | None) -> dict[str, dataclasses.Field]:
     return {f.name: f for f in dataclasses.fields(kind)} if kind is not None else {}
 
 
-def option_targets(trainer_cls: type) -> dict[str, list[str]]:
-    """Every settable name -> the places it lives ("train", "advantage", "loss", "calibration", "method")."""
+def option_targets(trainer_cls: type | None) -> dict[str, list[str]]:
+    """Every settable name -> the places it lives ("train", "advantage", "loss", "calibration", "method";
+    ``trainer_cls`` None: the shared ones only)."""
     from searchgym.agents.train import TrainConfig
 
     base = TrainConfig()
@@ -66,7 +69,7 @@ def option_targets(trainer_cls: type) -> dict[str, list[str]]:
     return places
 
 
-def option_kinds(trainer_cls: type) -> dict[str, type | None]:
+def option_kinds(trainer_cls: type | None) -> dict[str, type | None]:
     """place -> the dataclass whose fields its options set (None: a trainer with no options of its own)."""
     from searchgym.agents.train import TrainConfig
 
@@ -75,15 +78,17 @@ def option_kinds(trainer_cls: type) -> dict[str, type | None]:
             **{s: type(getattr(base, s)) for s in SECTIONS}}
 
 
-def _annotations(trainer_cls: type) -> dict[str, dict[str, Any]]:
+def _annotations(trainer_cls: type | None) -> dict[str, dict[str, Any]]:
     """place -> {field: declared type}, so that a value of the wrong type is refused by name."""
     return {place: {name: f.type for name, f in _fields(kind).items()}
             for place, kind in option_kinds(trainer_cls).items()}
 
 
-def resolve_options(spec: MethodSpec, options: Mapping[str, Any], trainer_cls: type) -> dict[str, dict[str, Any]]:
+def resolve_options(spec: MethodSpec, options: Mapping[str, Any],
+                    trainer_cls: type | None) -> dict[str, dict[str, Any]]:
     """``{place: {field: value}}`` from the spec's defaults overridden by ``options``, each name
-    checked, and each value against its field's type."""
+    checked, and each value against its field's type (``trainer_cls`` None: a trainer with no options
+    of its own)."""
     places = option_targets(trainer_cls)
     annotations = _annotations(trainer_cls)
     accepted = sorted(places) + sorted(f"{p}.{n}" for n, ps in places.items() for p in ps if p != "train")
@@ -115,6 +120,30 @@ def resolve_options(spec: MethodSpec, options: Mapping[str, Any], trainer_cls: t
             given[place, short] = name
         out[place][short] = value
     return out
+
+
+def check_spec_defaults(spec: MethodSpec) -> None:
+    """Each option ``spec.defaults`` sets is one its runs accept, of its field's type: checked when the
+    spec is registered (``register_spec``). Why: a misspelt default (``lrr``) failed only when a
+    comparison ran it. The trainer's module is imported only for a default that is not the shared trainer
+    config's (its own options: MAPPO's ``centralised``), unless it is imported already; without torch
+    (no run can train the spec) the run checks them, as before."""
+    if not spec.defaults or not installed("torch"):
+        return
+    shared = option_targets(None)  # TrainConfig's options and its sections'
+    module, _, attr = spec.trainer.partition(":")
+    trainer_cls = getattr(sys.modules.get(module), attr, None)
+    if trainer_cls is None and not all(_is_shared(name, shared) for name in spec.defaults):
+        trainer_cls = load_callable(spec.trainer, f"trainer of {spec.name}")
+    try:
+        resolve_options(spec, {}, trainer_cls)
+    except ValueError as exc:
+        raise ValueError(f"method {spec.name!r} defaults: {exc}") from None
+
+
+def _is_shared(name: str, shared: Mapping[str, list[str]]) -> bool:
+    place, _, short = name.rpartition(".")
+    return place in shared.get(short, []) if place else short in shared
 
 
 def build_config(spec: MethodSpec, ctx, trainer_cls: type):

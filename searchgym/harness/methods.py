@@ -60,6 +60,7 @@ import numpy as np
 
 from searchgym.baselines.harness_actors import baseline_actor
 from searchgym.harness.method_entries import check_label, split_entries, split_options
+from searchgym.harness.option_defaults import reader_option_defaults
 from searchgym.harness.user_agent import UserActor, raised
 from searchgym.method_table import METHOD_SPECS
 from searchgym.named_registry import IMPORT_PATH, NamedRegistry, UnknownNameError
@@ -304,6 +305,7 @@ oracle_method.trains = False  # type: ignore[attr-defined]
 oracle_method.privileged = True  # type: ignore[attr-defined]
 reader_method.trains = False  # type: ignore[attr-defined]
 reader_method.check_options = reader_policy  # type: ignore[attr-defined]  # preflight checks values with it
+reader_method.option_defaults = reader_option_defaults  # type: ignore[attr-defined]  # at them: the same run
 
 
 def resolve_agent(agent: str) -> Callable[..., Any]:

@@ -5,7 +5,8 @@ A run given an option at this value trains what the run without it trains, so a 
 (TrainConfig's own lr) found a finished run without it "a different run (options.lr: None there,
 0.003 now)", and the reverse. The values are read from where the run reads them, never written out
 here: a learning method's spec (its ``defaults``, ``aggregation`` and ``value_head``) over the
-trainer config's declared field defaults; the supervised base's ``SFTConfig``.
+trainer config's declared field defaults; the supervised base's ``SFTConfig``; the reader's
+``ReaderPolicy``; the LLM method's ``OPTIONAL_ARGS`` (:mod:`~searchgym.harness.llm_method`).
 
 Left out, so they still tell runs apart at any value: the trainer's own options (``method.*``:
 MAPPO's, COMA's) but those the spec sets (IPPO's ``centralised``), as the trainer config records
@@ -17,6 +18,7 @@ is equal to it (the identity's own equality: ``3`` and ``3.0`` are one value the
 from __future__ import annotations
 
 import dataclasses
+import inspect
 from collections.abc import Mapping
 from typing import Any
 
@@ -79,6 +81,15 @@ def sft_option_defaults() -> dict[str, Any]:
 
     declared = declared_defaults(SFTConfig)
     return {**declared, **{f"sft.{name}": value for name, value in declared.items()}}
+
+
+def reader_option_defaults() -> dict[str, Any]:
+    """The reader's options -> ReaderPolicy's declared defaults, a tool list spelt as ``--option`` types
+    it (``knowledge_base,web_search``), since options are compared as given."""
+    from searchgym.baselines.reader import ReaderPolicy
+
+    return {name: ",".join(p.default) if isinstance(p.default, tuple) else p.default
+            for name, p in inspect.signature(ReaderPolicy).parameters.items() if p.default is not p.empty}
 
 
 def without_defaults(options: Any, defaults: Mapping[str, Any]) -> Any:

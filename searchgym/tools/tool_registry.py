@@ -18,6 +18,7 @@ from typing import Any
 
 from searchgym.tools.base import Tool
 from searchgym.named_registry import NamedRegistry
+from searchgym.shown import safe_repr
 
 GROUNDINGS = ("words", "numbers", "always")
 #: The members of the team's "roles" preset (``searchgym.envs.roles.PRESET_MEMBERS``): what
@@ -116,6 +117,18 @@ class ToolSpec:
         if not (isinstance(tag, str) and tag.isidentifier() and tag == tag.lower()) or tag in RESERVED_TAGS:
             raise ValueError(f"tool {self.name!r}: the tag must be a lower-case Python identifier other than "
                              f"{', '.join(RESERVED_TAGS)}, got {self.tag.tag!r}")
+
+    def make(self, *where: Any) -> Tool:
+        """``build(world, options)`` (or ``build(task)``), refused unless it made a ``tool_class``. Why here,
+        when the tool is built, not at registration: ``build`` needs a world or a task, which registration
+        has not got (and a user's build may be costly: a search index); the env otherwise failed on its
+        first prompt with "'NoneType' object has no attribute 'schema'"."""
+        tool = self.build(*where)
+        if not isinstance(tool, self.tool_class):
+            call = "build(task)" if self.per_task else "build(world, options)"
+            raise TypeError(f"tool {self.name!r}: {call} returned {safe_repr(tool, 80)}; it must return a "
+                            f"{self.tool_class.__name__} (the spec's tool_class)")
+        return tool
 
 
 def _is_strings(value: object) -> bool:

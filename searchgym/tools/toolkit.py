@@ -27,12 +27,12 @@ __all__ = ["ENV_SNIPPET_CHARS", "ENV_SNIPPET_SENTENCES", "TOOL_NAMES", "build_to
 def build_tools(world: World, backend: str = "bm25s", **search_kwargs: Any) -> dict[str, Tool]:
     """The world-level tools, keyed by name (``search_kwargs`` go to :class:`WebSearch`)."""
     options = {"backend": backend, **search_kwargs}
-    return {spec.name: spec.build(world, options) for spec in tool_specs() if not spec.per_task}
+    return {spec.name: spec.make(world, options) for spec in tool_specs() if not spec.per_task}
 
 
 def task_tools(task: Task | None) -> dict[str, Tool]:
     """The tools made for one task (``ask_for_clarification``'s simulated user), keyed by name."""
-    return {spec.name: spec.build(task) for spec in tool_specs() if spec.per_task}
+    return {spec.name: spec.make(task) for spec in tool_specs() if spec.per_task}
 
 
 def clarifier(task: Task | None) -> AskForClarification:
