@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from .llm_policy import LLMPolicy
+from .llm_reply_count import ReplyCount
 from .llm_rollout import RolloutConfig, collect_llm_single
 
 
@@ -57,7 +58,7 @@ def evaluate_llm(policy: LLMPolicy, suite: Any, split: str = "test", n_tasks: in
     if envs and envs[0].config.action_mode != "text":
         raise ValueError(f"suite {suite.id!r} is in {envs[0].config.action_mode!r} mode; an LLM needs a text suite")
     rng = np.random.default_rng(seed)
-    successes, replies, unreadable, tokens = [], 0, 0, 0
+    successes, count, tokens = [], ReplyCount(), 0
     start = time.perf_counter()
     for j in range(0, len(task_ids), batch):
         chunk = task_ids[j:j + batch]
@@ -65,7 +66,7 @@ def evaluate_llm(policy: LLMPolicy, suite: Any, split: str = "test", n_tasks: in
         for env, group in zip(envs, groups):
             episode = group[0]
             successes.append(float(episode.success))
-            replies += len(episode.steps)
-            unreadable += int(env.session.format_errors)
+            count.add_session(env.session)  # the harness's LLM actor counts its replies the same way
             tokens += episode.conversation.generated_tokens
-    return LLMEvaluation(split, task_ids, successes, replies, unreadable, tokens, time.perf_counter() - start)
+    return LLMEvaluation(split, task_ids, successes, count.replies, count.unparsed, tokens,
+                         time.perf_counter() - start)

@@ -89,11 +89,14 @@ class _Once(argparse.Action):
 NO_TRAINING = tuple(name for name in BASELINE_METHODS if name != "sft")
 
 
-def describe_plan(args: argparse.Namespace, suite: Suite | None = None, model: str | None = None) -> str:
+def describe_plan(args: argparse.Namespace, suite: Suite | None = None, model: str | None = None,
+                  guided: bool = False) -> str:
     """What ``train`` with these arguments does, in words; the world and split sizes from ``suite``
     when given (``--policy llm`` takes them from ``--options`` too: the plan said "up to 200 tasks"
     for ``{"test_size": 3}``); ``model``: the model the policy loads (before: ``--policy llm`` without
-    ``--model`` trained random:tiny, and the plan did not say so)."""
+    ``--model`` trained random:tiny, and the plan did not say so); ``guided``: the LLM's replies are
+    decoded guided (before: the plan read the same with and without it, which decides whether a model
+    trained with guided SFT writes readable actions)."""
     env = f"{args.env} in text mode (the model writes its tool calls)" if args.policy == "llm" else args.env
     seed, size, families, difficulty, test_size = (
         (args.world_seed, args.world_size, args.families, args.difficulty, args.test_size) if suite is None
@@ -101,9 +104,15 @@ def describe_plan(args: argparse.Namespace, suite: Suite | None = None, model: s
               suite.test_size))
     return (f"searchgym train: {args.method or 'cw_grpo'} on {env} (world seed {seed}, size {size}, "
             f"families {families or 'as the env sets them'}, difficulty {difficulty or 'as the env sets it'}), "
-            f"{_training(args)}, seed {args.seed}, policy {args.policy}{f' (model {model})' if model else ''}, "
+            f"{_training(args)}, seed {args.seed}, policy {args.policy}{_policy_details(model, guided)}, "
             f"device {args.device}; "
             f"then the test split (up to {test_size} tasks). Files (resumable) in {args.out}/.")
+
+
+def _policy_details(model: str | None, guided: bool) -> str:
+    """What follows the policy's name in the plan: its model, and guided decoding when it is set."""
+    details = ([f"model {model}"] if model else []) + (["guided decoding"] if guided else [])
+    return f" ({', '.join(details)})" if details else ""
 
 
 def _training(args: argparse.Namespace) -> str:
@@ -256,7 +265,8 @@ def run(args: argparse.Namespace) -> int:
         check_opening_prompt(spec)  # max_episode_tokens leaves room for a turn after the opening prompt
         check_out_in_comparison(args.out, spec.method.label, spec.seed)
         check_folder_can_be_made(args.out, "--out")
-        print(describe_plan(args, spec.suite, spec.options["llm_config"]["model"]), flush=True)
+        llm_config = spec.options["llm_config"]
+        print(describe_plan(args, spec.suite, llm_config["model"], llm_config["rollout"]["guided"]), flush=True)
         return int(train_from_args(args, spec) or 0)
     require_extras("searchgym train", [resolve_method(args.method)], args.policy, plots=False)
     options = dict(args.options)

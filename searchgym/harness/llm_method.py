@@ -34,6 +34,9 @@ OPTIONAL_ARGS: dict[str, Any] = {
     "families": None, "difficulty": None, "dev_size": 100, "test_size": 200, "no_progress": False,
 }
 WORLD_KEYS = ("world_seed", "world_size", "families", "difficulty")
+#: What a run trains where the options name no ``model`` / ``method``.
+DEFAULT_MODEL = "random:tiny"
+DEFAULT_METHOD = "cw_grpo"
 
 
 def option_getter(args: Any) -> Callable[[str], Any]:
@@ -91,7 +94,7 @@ def config_from_args(args: Any) -> LLMTrainConfig:
     _check_world_keys(env_kwargs)
     rollout = RolloutConfig(max_turns=get("max_turns"), max_new_tokens=get("max_new_tokens"),
                             max_episode_tokens=get("max_episode_tokens"), guided=get("guided"))
-    method = getattr(args, "method", None) or "cw_grpo"
+    method = getattr(args, "method", None) or DEFAULT_METHOD
     spec = llm_method_spec(method)  # an unknown method, or one the LLM trainer cannot train, is an error naming why
     loss = LLMLossConfig(eps_low=get("eps_low"), eps_high=get("eps_high"), dual_clip=get("dual_clip"),
                          aggregation=get("aggregation") or spec.aggregation, kl_coef=get("kl_coef"),
@@ -100,7 +103,7 @@ def config_from_args(args: Any) -> LLMTrainConfig:
     if model is not None and not str(model).strip():  # an unset $MODEL: it trained random:tiny and looked like a run
         raise ValueError("--model is empty; give a model folder, a cached Hugging Face id or a preset "
                          f"({', '.join('random:' + p for p in PRESETS)}), or leave --model out for random:tiny")
-    model = model or "random:tiny"
+    model = model or DEFAULT_MODEL
     check_model_source(model, presets=tuple(PRESETS))  # before any run folder: not on disk is one line, not a stale folder
     return LLMTrainConfig(model=model, env_id=getattr(args, "env", None)
                           or "SearchQA-v0", env_kwargs=env_kwargs, method=method, group_by=get("group_by"),
@@ -150,3 +153,12 @@ def harness_method(ctx: Any) -> Any:
     trainer.train(progress=ctx.progress)
     policies = trainer.members[0] if trainer.kind == "single" else trainer.policies
     return ReplyTallyActor(policies, config.rollout, seed=config.seed)
+
+
+def llm_option_defaults() -> dict[str, Any]:
+    """Each option of :func:`harness_method` -> the value its run takes when the option is not given
+    (``OPTIONAL_ARGS``, the model, the method): at it, a run is the run without it (identity_reads)."""
+    return {**OPTIONAL_ARGS, "model": DEFAULT_MODEL, "method": DEFAULT_METHOD}
+
+
+harness_method.option_defaults = llm_option_defaults  # type: ignore[attr-defined]

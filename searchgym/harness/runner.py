@@ -19,7 +19,8 @@ A run owns ``<out>/runs/<method>/seed<k>/``:
   ``predictions.jsonl``, ``result.json`` and ``DONE`` are written: such scores measure the server,
   and a re-run evaluates again. An actor with an ``end_run()`` has it called when its evaluation
   ends, finished or not (the endpoint agent writes its transcripts then, not whenever it is
-  garbage-collected);
+  garbage-collected); one with a ``result_record()`` has the dict it returns kept in ``result.json`` beside
+  the harness's keys (an LLM actor's counts of replies that did not parse: ``llm_replies``);
 - ``.lock``: one writer per run folder (:class:`searchgym.folder_lock.FolderLock`, an ``flock`` that
   dies with its holder): a run another live process is writing comes back "busy", untouched.
 
@@ -312,15 +313,20 @@ def _execute_locked(spec: RunSpec) -> RunOutcome:
                                     desc=f"{label} {split}") for split in ("test", "dev")]
         unfinished = getattr(actor, "unfinished_reason", None)
         reason = unfinished() if callable(unfinished) else None
+        recorded = getattr(actor, "result_record", None)
+        record = recorded() if callable(recorded) and not reason else {}
     finally:
         end_run = getattr(actor, "end_run", None)
         if callable(end_run):
             end_run()
     if reason:  # no scores, no DONE: the run stays unfinished and a re-run plays every task again
         raise RunNotFinished(str(reason))
+    if not isinstance(record, dict):
+        raise TypeError(f"the actor of {spec.method.label!r} returned {type(record).__name__} from result_record(); "
+                        "it must return a dict of JSON values for result.json")
     atomic_write_jsonl(folder / "predictions.jsonl", as_rows(test))
     seconds, (rows, earlier) = time.monotonic() - start, attempts_summary(folder / "metrics.jsonl", attempt)
-    atomic_write_json(folder / "result.json", {
+    atomic_write_json(folder / "result.json", {**record,  # the harness's own keys below win over the actor's
         "test": summarise_predictions(test), "dev": summarise_predictions(dev),
         "train_seconds": round(trained - start + earlier, 3), "eval_seconds": round(seconds - (trained - start), 3),
         "attempt": attempt, "metrics_rows": rows})
