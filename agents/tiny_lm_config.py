@@ -1,12 +1,12 @@
 """The tiny-LM recipe's settings (:mod:`searchgym.agents.tiny_lm_recipe`): :class:`RecipeConfig`, each
-value checked when the options are read, and the listing of them that ``searchgym recipe tiny-lm
---help`` shows (made from the dataclasses, so it never shows a default the recipe does not use).
+value checked when the options are read. ``searchgym recipe tiny-lm --help`` lists them with their
+defaults from this file's source (:mod:`searchgym.commands.recipe_options_listing`, without torch):
+keep each default a literal, a module constant or ``field(default_factory=dict)``.
 """
 
 from __future__ import annotations
 
-import json
-from dataclasses import MISSING, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -136,27 +136,3 @@ def rollout_keys() -> list[str]:
     from .llm_rollout import RolloutConfig
 
     return [f.name for f in fields(RolloutConfig) if f.name not in RECIPE_OWNS]
-
-
-def _default(f: Any) -> Any:
-    return f.default_factory() if f.default is MISSING else f.default
-
-
-def _shown(value: Any) -> str:
-    text = json.dumps(list(value) if isinstance(value, tuple) else value)
-    return text if len(text) <= 40 else f"{text[:30]}...\" (the built-in prompt)"
-
-
-def options_listing() -> str:
-    """What ``--help`` lists: every ``--options`` key with its default, and the ``rollout`` keys with theirs."""
-    from .llm_rollout import RolloutConfig
-
-    def lines(config: type, skip: tuple[str, ...] = ()) -> list[str]:
-        return [f"  {f.name} = {_shown(_default(f))}" for f in fields(config) if f.name not in skip]
-
-    return "\n".join([
-        "--options keys (JSON), with their defaults (what each does: docs/llm.md, section 5):",
-        *lines(RecipeConfig, ("rollout",)),
-        "  rollout = {}: an object of rollout settings, each with its default:",
-        *("  " + line for line in lines(RolloutConfig, RECIPE_OWNS)),
-    ])

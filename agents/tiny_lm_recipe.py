@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
@@ -53,6 +53,7 @@ from .tiny_lm_records import (
     RL_FIELDS,
     SFT_FIELDS,
     SFT_PRESENT,
+    OtherCommandLine,
     check_same_recipe,
     read_seconds,
     read_stage,
@@ -68,10 +69,14 @@ STAGE_SECONDS = "stage_seconds.json"
 class Recipe:
     """Runs the stages into ``out`` (see the module docstring)."""
 
-    def __init__(self, config: RecipeConfig, out: str | Path, log: Callable[[str], None] = print) -> None:
+    def __init__(self, config: RecipeConfig, out: str | Path, log: Callable[[str], None] = print,
+                 other_command_lines: Sequence[OtherCommandLine] = ()) -> None:
+        """``other_command_lines``: the settings other command lines give (the same with --smoke toggled), so a
+        folder made by one of them is refused naming it (:func:`~.tiny_lm_records.check_same_recipe`)."""
         from searchgym.suites import env_kind, get_suite, observation_kind
 
         self.config, self.out, self.log = config, Path(out), log
+        self.other_command_lines = tuple(other_command_lines)
         self.suite = get_suite(config.suite)
         # a candidate suite failed late, on a TypeError
         if env_kind(self.suite) != "single" or observation_kind(self.suite) != "text":
@@ -251,7 +256,7 @@ class Recipe:
         from .llm_policy import load_model
 
         torch.set_num_threads(self.config.threads)
-        check_same_recipe(self.out, asdict(self.config))
+        check_same_recipe(self.out, asdict(self.config), self.other_command_lines)
         self.out.mkdir(parents=True, exist_ok=True)
         atomic_write_json(self.out / "config.json", asdict(self.config))
         total, cpu = time.perf_counter(), time.process_time()
@@ -298,6 +303,8 @@ class Recipe:
         start, cpu = time.perf_counter(), time.process_time()
         value = stage()
         spent = [time.perf_counter() - start, time.process_time() - cpu]
+        if finished:  # before: a re-run said nothing of the stages it did not run
+            self.log(f"skipped {name}: finished by an earlier run ({done})")
         if finished and seconds is None:
             self.lost.append(name)
             self.times[name] = None

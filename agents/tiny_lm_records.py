@@ -11,7 +11,9 @@ checkpointed iterations and wrote ``train_success []``, ``rl_generate_tokens_per
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +34,7 @@ from searchgym.json_fields import (
     check_fields,
     field_problem,
     is_number,
+    number_text,
     optional,
     shown,
 )
@@ -142,22 +145,47 @@ def rl_figures(rows: list[dict]) -> dict[str, Any]:
 
 #: Settings a re-run into the same --out may change: where and how fast it runs, and which RL runs it adds.
 FREE_ON_RERUN = frozenset({"device", "threads", "sft_workers", "methods", "seeds"})
+#: What to do with a damaged config.json: the stages' files are intact, and the next run writes it anew.
+REDO_CONFIG = ("delete it and re-run the command that made this folder (its finished stages are kept), or use "
+               "another --out")
 
 
-def check_same_recipe(out: Path, config: dict[str, Any]) -> None:
-    """Refuse an --out made with other settings (``config``: the dataclass's fields). Why: its stages were
-    skipped as done and the results then described settings they were not made with (shape l4-w192
-    over an l2-w128 model)."""
+@dataclass(frozen=True)
+class OtherCommandLine:
+    """The settings another command line gives (``config``: the dataclass's fields), and what to say when a
+    folder holds them: it was ``made`` that way ("made with --smoke"), and the ``advice`` ("add --smoke to
+    go on with it"). Why: a folder made with --smoke, re-run without it, was refused with four of the
+    settings --smoke sets listed, and --smoke not named."""
+
+    made: str
+    advice: str
+    config: dict[str, Any]
+
+
+def _differences(earlier: dict[str, Any], config: dict[str, Any]) -> list[str]:
+    """Each setting other than :data:`FREE_ON_RERUN` that ``config`` gives otherwise than ``earlier`` holds."""
+    mine = json.loads(json.dumps(config))  # as config.json holds it (tuples as lists)
+    return [f"{k}: {earlier.get(k)!r:.40} there, {v!r:.40} now" for k, v in mine.items()
+            if k not in FREE_ON_RERUN and earlier.get(k, v) != v]
+
+
+def check_same_recipe(out: Path, config: dict[str, Any], others: tuple[OtherCommandLine, ...] = ()) -> None:
+    """Refuse an --out made with other settings (``config``: the dataclass's fields); where they are those of
+    one of ``others``, say so. Why: its stages were skipped as done and the results then described
+    settings they were not made with (shape l4-w192 over an l2-w128 model)."""
     path = out / "config.json"
     if not path.exists():
         return
-    earlier = read_record(path, "delete the folder, or use another --out")
-    mine = json.loads(json.dumps(config))  # as config.json holds it (tuples as lists)
-    differ = [f"{k}: {earlier.get(k)!r:.40} there, {v!r:.40} now" for k, v in mine.items()
-              if k not in FREE_ON_RERUN and earlier.get(k, v) != v]
-    if differ:
-        raise ValueError(f"{out} holds a recipe run with other settings ({'; '.join(differ[:4])}); use "
-                         "another --out (copy its sft_data/ there to reuse the reader's episodes) or delete it")
+    earlier = read_record(path, REDO_CONFIG)  # before: "delete the folder", while the file alone would do
+    differ = _differences(earlier, config)
+    if not differ:
+        return
+    listed = "; ".join(differ[:4])
+    for other in others:
+        if not _differences(earlier, other.config):
+            raise ValueError(f"{out} holds a recipe run {other.made} ({listed}); {other.advice}, or use another --out")
+    raise ValueError(f"{out} holds a recipe run with other settings ({listed}); use another --out (copy its "
+                     "sft_data/ there to reuse the reader's episodes) or delete it")
 
 
 def seconds_lost(which: str) -> str:
@@ -225,7 +253,19 @@ def read_stage(path: Path, fields: dict[str, Kind], present: dict[str, Kind] | N
         # before: a cut per_task was blamed on each RL run, whose eval.json scores the tasks the SFT model had
         raise DamagedFile(path, f"its 'per_task' scores {len(record['per_task'])} tasks where its 'tasks' says "
                           f"{record['tasks']}", remedy)
+    if "success" in fields and "per_task" in fields:
+        check_success_is_mean(path, record["success"], record["per_task"], remedy)
     return record
+
+
+def check_success_is_mean(path: Path, success: float, per_task: list[float], remedy: str) -> None:
+    """A stage's ``success`` is the mean of its ``per_task`` (what the evaluation wrote; 0 with no tasks),
+    else :class:`DamagedFile`. Why: a file claiming success 0.9 over per_task all 0 was taken, and its
+    success printed beside gains computed from the scores."""
+    mean = sum(per_task) / len(per_task) if per_task else 0.0
+    if not math.isclose(success, mean, rel_tol=1e-9, abs_tol=1e-9):
+        raise DamagedFile(path, f"its 'success' {number_text(success)} is not the mean of its 'per_task' "
+                          f"({number_text(round(mean, 6))} over {len(per_task)} tasks)", remedy)
 
 
 def read_record(path: Path, remedy: str = DELETE_AND_RERUN) -> dict[str, Any]:

@@ -55,8 +55,20 @@ def optional(kind: Kind) -> Kind:
     return Kind(f"{kind.what} or null", lambda v: v is None or kind.test(v))
 
 
+#: The most characters a refused number takes in a message (a float's repr is at most 24).
+MAX_NUMBER_TEXT = 24
+
+
+def number_text(value: float) -> str:
+    """A finite number as a message shows it, at most :data:`MAX_NUMBER_TEXT` characters: a float's
+    shortest repr (``0.9``), an int's digits, a long one in ``1.23457e+300`` form."""
+    text = repr(value)
+    return text if len(text) <= MAX_NUMBER_TEXT else f"{value:.6g}"
+
+
 def shown(value: Any) -> str:
-    """How a message names a JSON value it refuses: "a string ('yes')", "NaN", "a list", "null"."""
+    """How a message names a JSON value it refuses: "a string ('yes')", "NaN", "a number (7)", "a list",
+    "null". A number shows its value (before: "a number where a number in 0..1 belongs", not which)."""
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -68,8 +80,9 @@ def shown(value: Any) -> str:
     if isinstance(value, int) and not is_number(value):
         return "a number too large to be a float"
     if isinstance(value, (int, float)):
-        return "a negative number" if value < 0 else "a number with a fraction" if isinstance(value, float) \
+        kind = "a negative number" if value < 0 else "a number with a fraction" if isinstance(value, float) \
             else "a number"
+        return f"{kind} ({number_text(value)})"
     return "a list" if isinstance(value, list) else "an object" if isinstance(value, dict) else type(value).__name__
 
 

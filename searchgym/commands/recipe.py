@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -20,6 +21,9 @@ from searchgym.commands import out_folder
 from searchgym.extras import require_all_installed
 from searchgym.fileio import atomic_write_json, atomic_write_text, check_folder_can_be_made, not_a_folder
 from searchgym.harness.option_types import check_options
+
+if TYPE_CHECKING:
+    from searchgym.agents.tiny_lm_records import OtherCommandLine
 
 RECIPES = ("tiny-lm",)
 #: What the tiny-LM recipe imports: all three come with the llm extra.
@@ -42,14 +46,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def options_epilog() -> str:
-    """The --options keys with their defaults, from RecipeConfig itself (the help said none of them).
-    Reading it imports torch, so without the llm extra the help says how to see them."""
-    try:  # the listing imports the rollout settings, which need transformers too: both inside
-        from searchgym.agents.tiny_lm_config import options_listing
+    """The --options keys with their defaults, from RecipeConfig's source (the help said none of them);
+    read without importing torch, which --help has no use for (before: about 2 s)."""
+    from searchgym.commands.recipe_options_listing import options_listing
 
-        return options_listing()
-    except ImportError:
-        return "The --options keys are listed here once the llm extra is installed: pip install 'searchgym[llm]'."
+    return options_listing()
 
 
 def run(args: argparse.Namespace) -> int:
@@ -75,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"unknown recipe option(s) {unknown}; accepted: {', '.join(sorted(known))}")
     check_options(RecipeConfig, options, "the recipe")  # "seeds": "abc" is refused by name, not by int()
     config = RecipeConfig(**{**(SMOKE if args.smoke else {}), **options})
-    recipe = Recipe(config, args.out)
+    recipe = Recipe(config, args.out, other_command_lines=smoke_toggled(args.smoke, options))
     check_recipe_prompt(recipe)  # before the folder: rollout.max_episode_tokens leaves room after the opening prompt
     check_folder_can_be_made(out, "--out")
     with recipe.locked():  # one process per --out, its results written under the lock too (else: one line)
@@ -91,6 +92,21 @@ def run(args: argparse.Namespace) -> int:
               f"{m} gain {r['gain']:+.3f} [{r['gain_low']:+.3f}, {r['gain_high']:+.3f}]"
               for m, r in results["methods"].items()) + f"; files in {args.out}/ (RESULTS.md)")
     return 0
+
+
+def smoke_toggled(smoke: bool, options: dict[str, Any]) -> list[OtherCommandLine]:
+    """The same command line with ``--smoke`` added or left out, for a folder made that way to be refused
+    naming the flag (:class:`~searchgym.agents.tiny_lm_records.OtherCommandLine`)."""
+    from searchgym.agents.tiny_lm_recipe import RecipeConfig
+    from searchgym.agents.tiny_lm_records import OtherCommandLine
+
+    try:
+        config = RecipeConfig(**{**({} if smoke else SMOKE), **options})
+    except ValueError:  # options that only this command line's settings take: no other to name
+        return []
+    if smoke:
+        return [OtherCommandLine("made without --smoke", "leave out --smoke to go on with it", asdict(config))]
+    return [OtherCommandLine("made with --smoke", "add --smoke to go on with it", asdict(config))]
 
 
 def summarise(config: Any, sft_info: dict, sft_eval: dict, runs: dict[str, list[dict]],

@@ -60,7 +60,7 @@ DAMAGE = [  # (change to iteration 1's row, what the warning says of it)
     (lambda row: row.pop("train_success"), "lacks 'train_success' (a number in 0..1)"),
     (lambda row: row.update(seconds=float("nan"), rollout_seconds=float("inf")), "its 'seconds' is NaN"),
     (lambda row: row.update(generated_tokens=-5),
-     "its 'generated_tokens' is a negative number where a number in 0..1e+15 belongs"),
+     "its 'generated_tokens' is a negative number (-5) where a number in 0..1e+15 belongs"),
 ]
 
 

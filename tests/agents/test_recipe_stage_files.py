@@ -44,7 +44,7 @@ def model_folder(tmp_path_factory):
     return save_model_folder(new_tiny_model("l2-w128", tokenizer), tokenizer, tmp_path_factory.mktemp("m") / "m")
 
 
-def _finished(out, model_folder, **damage):
+def _finished(out, model_folder, log=lambda line: None, **damage):
     """Every stage of a one-method, one-seed recipe on disk; ``damage``: file -> its text instead."""
     shutil.copytree(model_folder, out / "sft")
     for name, record in STAGES.items():
@@ -52,13 +52,23 @@ def _finished(out, model_folder, **damage):
         (out / name).write_text(json.dumps(record))
     for name, text in damage.items():
         (out / name.replace("__", "/")).write_text(text)
-    return Recipe(RecipeConfig(**CONFIG), out, log=lambda line: None)
+    return Recipe(RecipeConfig(**CONFIG), out, log=log)
 
 
 def test_finished_stages_are_read_back(tmp_path, model_folder):
     raw = _finished(tmp_path, model_folder).run()
     assert raw["sft_eval"] == EVAL and raw["runs"]["grpo"][0]["success"] == 0.75
     assert raw["sft_choices"]["counts"]["act"] == 3
+
+
+def test_a_rerun_says_which_stages_it_skipped(tmp_path, model_folder):
+    """Before: a re-run said nothing of the finished stages it did not run."""
+    lines = []
+    _finished(tmp_path, model_folder, log=lines.append).run()
+    skipped = [line for line in lines if line.startswith("skipped")]
+    assert skipped == [f"skipped {stage}: finished by an earlier run ({tmp_path / name})" for stage, name in (
+        ("sft", "sft/sft.json"), ("sft_eval", "sft/eval.json"), ("sft_choices", "sft/choices.json"),
+        ("sft_eval_free", "sft/eval_free.json"), ("rl_grpo_s0", "rl/grpo-s0/eval.json"))]
 
 
 REDO_SFT = "and re-run the same command to redo SFT"
@@ -74,14 +84,16 @@ DAMAGE = [  # (file, its text, what the error says, the remedy)
     ("sft/eval.json", json.dumps({**EVAL, "per_task": [1, float("nan"), 0, 0]}),
      "its 'per_task' is a list where a list of numbers in 0..1 belongs", REDO_EVAL),
     # shares out of 0..1 (before: accepted, and printed as a success of 7.000 and gains of -5)
-    ("sft/eval.json", json.dumps({**EVAL, "success": 7}), "its 'success' is a number where a number in 0..1 belongs",
+    ("sft/eval.json", json.dumps({**EVAL, "success": 7}), "its 'success' is a number (7) where a number in 0..1 belongs",
      REDO_EVAL),
+    ("sft/eval.json", json.dumps({**EVAL, "success": 10**300}),  # a long number is shown short
+     "its 'success' is a number (1e+300) where a number in 0..1 belongs", REDO_EVAL),
     ("sft/eval.json", json.dumps({**EVAL, "parse_rate": -3}),
-     "its 'parse_rate' is a negative number where a number in 0..1 belongs", REDO_EVAL),
+     "its 'parse_rate' is a negative number (-3) where a number in 0..1 belongs", REDO_EVAL),
     ("sft/eval.json", json.dumps({**EVAL, "per_task": [5, 5, 5, 5]}),
      "its 'per_task' is a list where a list of numbers in 0..1 belongs", REDO_EVAL),
     ("sft/choices.json", json.dumps({**STAGES["sft/choices.json"], "act": 2}),
-     "its 'act' is a number where a number in 0..1 or null belongs", REDO_EVAL),
+     "its 'act' is a number (2) where a number in 0..1 or null belongs", REDO_EVAL),
     # fewer scores than tasks (before: blamed on rl/grpo-s0/eval.json, "delete rl/grpo-s0", and that looped)
     ("sft/eval.json", json.dumps({**EVAL, "per_task": [1, 0]}), "its 'per_task' scores 2 tasks where its 'tasks' says 4",
      REDO_EVAL),
@@ -95,9 +107,16 @@ DAMAGE = [  # (file, its text, what the error says, the remedy)
     ("rl/grpo-s0/eval.json", json.dumps({**STAGES["rl/grpo-s0/eval.json"], "success": float("inf")}),
      "its 'success' is infinity where a number in 0..1 belongs", REDO_RL),
     ("rl/grpo-s0/eval.json", json.dumps({**STAGES["rl/grpo-s0/eval.json"], "success": 9}),
-     "its 'success' is a number where a number in 0..1 belongs", REDO_RL),
-    ("rl/grpo-s0/eval.json", json.dumps({**STAGES["rl/grpo-s0/eval.json"], "per_task": [1, 0, 1]}),
+     "its 'success' is a number (9) where a number in 0..1 belongs", REDO_RL),
+    ("rl/grpo-s0/eval.json", json.dumps({**STAGES["rl/grpo-s0/eval.json"], "per_task": [1, 0, 1], "success": 2 / 3}),
      "scores 3 test tasks where", REDO_RL),  # before: "operands could not be broadcast" in the gains
+    # a success that is not the mean of the scores (before: taken, and printed beside gains from the scores)
+    ("sft/eval.json", json.dumps({**EVAL, "success": 0.9, "per_task": [0, 0, 0, 0]}),
+     "its 'success' 0.9 is not the mean of its 'per_task' (0.0 over 4 tasks)", REDO_EVAL),
+    ("sft/eval_free.json", json.dumps({**EVAL, "success": 0.25}),
+     "its 'success' 0.25 is not the mean of its 'per_task' (0.5 over 4 tasks)", REDO_EVAL),
+    ("rl/grpo-s0/eval.json", json.dumps({**STAGES["rl/grpo-s0/eval.json"], "success": 1.0}),
+     "its 'success' 1.0 is not the mean of its 'per_task' (0.75 over 4 tasks)", REDO_RL),
 ]
 
 
