@@ -20,6 +20,8 @@ from collections.abc import Iterable
 PLUGINS_VARIABLE = "SEARCHGYM_PLUGINS"
 #: A dotted module name (``mypkg.methods``), what ``import`` accepts.
 MODULE_NAME = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
+#: How a process imports a user's registering module: what an error about a missing registration says.
+LOAD_PLUGIN = f"searchgym --plugin MODULE, or {PLUGINS_VARIABLE}=MODULE"
 
 
 class PluginError(ValueError):

@@ -46,7 +46,19 @@ def registered_tools() -> list[str] | None:
     if tuple(s.name for s in specs) == BUILT_IN_TOOLS and all(
             s.tool_class.__module__.startswith("searchgym.tools.") for s in specs):
         return None
-    return [f"{s.name}={s.tool_class.__module__}.{s.tool_class.__qualname__}" for s in specs]
+    return [tool_record(s) for s in specs]
+
+
+#: The name a "spawn" worker process gives its copy of the caller's script (the script itself is ``__main__``).
+WORKER_MAIN = "__mp_main__"
+
+
+def tool_record(spec: Any) -> str:
+    """A registered tool as a suite definition records it: ``name=module.Class``. A class of the caller's
+    script is ``__main__.Class`` in a compare worker too (there the script is imported as ``__mp_main__``).
+    Why: a run's suite hash changed with ``--workers``."""
+    module = spec.tool_class.__module__
+    return f"{spec.name}={'__main__' if module == WORKER_MAIN else module}.{spec.tool_class.__qualname__}"
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,16 @@ import dataclasses
 from typing import Any
 
 from searchgym.suites import Suite, get_suite
-from searchgym.tools import TOOL_NAMES, FixedCall, Tool, ToolResult, ToolSpec, register_tool, scoped_tools, tool_spec
+from searchgym.tools import (
+    TOOL_NAMES,
+    FixedCall,
+    Tool,
+    ToolResult,
+    ToolSpec,
+    register_tool,
+    scoped_tools,
+    tool_spec,
+)
 
 SEARCHQA_V2 = "e940bb71899be524eb95a6aa7a7bc384a5d89eb4a8529345b58655410a4101fe"  # tests/test_suite_hash_pins.py
 
@@ -59,3 +68,18 @@ def test_a_built_in_tool_replaced_by_a_users_class_is_recorded():
         assert f"calculator={__name__}.MyCalculator" in get_suite("searchqa-v2").definition()["registered_tools"]
         assert get_suite("searchqa-v2").content_hash != SEARCHQA_V2
     assert get_suite("searchqa-v2").content_hash == SEARCHQA_V2
+
+
+def test_a_tool_of_the_callers_script_is_recorded_alike_in_a_compare_worker():
+    """A spawn worker imports the caller's script as ``__mp_main__``: the same class must give the
+    same record (and suite hash) as in the script itself, ``__main__``, or the hash changed with --workers."""
+    hashes = []
+    for module in ("__main__", "__mp_main__"):
+        script_tool = type("ScriptTool", (WordCount,), {"__module__": module})
+        with scoped_tools():
+            register_tool(ToolSpec("word_count", script_tool, build=lambda world, options: WordCount(),
+                                   candidates=FixedCall((("text", "{name}"),))))
+            definition = get_suite("searchqa-v2").definition()
+            assert definition["registered_tools"][-1] == "word_count=__main__.ScriptTool"
+            hashes.append(get_suite("searchqa-v2").content_hash)
+    assert hashes[0] == hashes[1] != SEARCHQA_V2

@@ -21,11 +21,13 @@ from searchgym.commands import out_path
 from searchgym.commands.comparison_report import REFERENCE, REFERENCE_HELP, check_reference, print_removed
 from searchgym.fileio import not_a_folder
 from searchgym.harness.finished_files import finished_config
+from searchgym.harness.recorded_registrations import registrations_lacking, tools_unrecorded
 from searchgym.harness.report import run_error, write_report
 from searchgym.harness.report_files import ReportNotWritten
 from searchgym.harness.report_runs import finished_counts, running_pid
 from searchgym.harness.run_reads import linked_runs, shown_text, suite_from_config
 from searchgym.harness.runner import is_done
+from searchgym.plugins import LOAD_PLUGIN
 from searchgym.suites import SUITES, Suite, get_suite
 
 #: Baselines that do not train, listed after the learners in this order (the order ``make main`` uses).
@@ -152,6 +154,33 @@ def _suite_of(suite_id: str, recorded_hash: str, configs: dict[Path, dict], wher
     return suite
 
 
+#: The most registrations an error names (a handed-over config.json may record any number).
+SHOWN_REGISTRATIONS = 5
+
+
+def _unlike_registrations(configs: dict[Path, dict], where: str) -> str | None:
+    """Why the runs' suite is not this process's when registrations differ: what the runs' config.json records
+    that this process has not registered (a user's tool, env id or task family: a plugin not loaded), or the
+    tools this process registers that the runs were played without. Before: "unknown suite", or "their scores
+    are not on this suite", for runs a report with the plugin reads."""
+    definition = next((c["suite"] for c in configs.values() if isinstance(c.get("suite"), dict)), None)
+    if definition is None:
+        return None
+    if lacking := registrations_lacking(definition):
+        return (f"the runs in {where} were made with registrations this process lacks: {_listed(lacking)}; load "
+                f"the module that registers them, as the process that made the runs did ({LOAD_PLUGIN}), and "
+                "report again")
+    if extra := tools_unrecorded(definition):
+        return (f"the runs in {where} were played without tools this process registers: {_listed(extra)}; report "
+                "without the module that registers them (--plugin, SEARCHGYM_PLUGINS)")
+    return None
+
+
+def _listed(items: Sequence[str]) -> str:
+    shown = ", ".join(shown_text(item[:200]) for item in items[:SHOWN_REGISTRATIONS])
+    return shown + (f" and {len(items) - SHOWN_REGISTRATIONS} more" if len(items) > SHOWN_REGISTRATIONS else "")
+
+
 def run(args: argparse.Namespace) -> int:
     asked = asked_labels(args.methods)
     read = finished_runs(args.out, asked)  # with --methods, only those methods' folders are read
@@ -169,11 +198,17 @@ def run(args: argparse.Namespace) -> int:
     configs, where = list(paths.values()), str(args.out)
     suite_id = _one({str(c.get("suite_id")) for c in configs}, "the suite", where)
     recorded_hash = _one({str(c.get("suite_hash")) for c in configs}, "the suite's hash", where)
-    suite = _suite_of(suite_id, recorded_hash, paths, where)
-    if suite.content_hash != recorded_hash:
-        raise ValueError(f"the runs in {where} were made on {shown_text(suite_id)} with hash "
-                         f"{shown_text(recorded_hash[:12])}, and this searchgym's {shown_text(suite_id)} has hash "
-                         f"{suite.content_hash[:12]}: their scores are not on this suite")
+    try:
+        suite = _suite_of(suite_id, recorded_hash, paths, where)
+        if suite.content_hash != recorded_hash:
+            raise ValueError(f"the runs in {where} were made on {shown_text(suite_id)} with hash "
+                             f"{shown_text(recorded_hash[:12])}, and this searchgym's {shown_text(suite_id)} has "
+                             f"hash {suite.content_hash[:12]}: their scores are not on this suite")
+    except (ValueError, KeyError):  # a registration of a plugin the runs had and this process lacks
+        unlike = _unlike_registrations(paths, where)
+        if unlike is None:
+            raise
+        raise ValueError(unlike) from None
     learners = any(c.get("trains", True) for c in configs)  # a baseline's run may be another budget's (reused)
     budgets = {c.get("budget") for c in configs if c.get("trains", True) or not learners}
     budget = next(iter(budgets)) if len(budgets) == 1 else None

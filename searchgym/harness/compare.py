@@ -16,22 +16,17 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
-import multiprocessing
 import os
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from searchgym.damaged import warnings_on_one_line
 from searchgym.fileio import check_folder_can_be_made, refuse_link
 from searchgym.harness.methods import BASELINE_METHODS, MethodRef, load_method, trains
 from searchgym.harness.progress import StepProgress
@@ -40,8 +35,8 @@ from searchgym.harness.provenance import resolve_device
 from searchgym.harness.report import ReportPaths, write_report
 from searchgym.harness.report_files import ReportNotWritten
 from searchgym.harness.runner import RunOutcome, RunSpec, check_identity, execute_run_safely, is_done
-from searchgym.harness.worker_start import MAIN_RERUN, WORKER_DIED, exit_if_starting_worker, reran_main
-from searchgym.plugins import environment_plugins, import_plugins
+from searchgym.harness.worker_pool import run_in_pool
+from searchgym.harness.worker_start import exit_if_starting_worker
 from searchgym.suites import Suite
 
 EXECUTORS = ("local", "ray")
@@ -153,44 +148,6 @@ class ComparisonResult:
         return [o for o in self.outcomes if o.status == "failed"]
 
 
-def _init_worker(threads: int, parent_pid: int | None = None) -> None:
-    """Per-worker thread limits (set before the method imports torch), a watch on the parent (a worker
-    whose comparison was killed exits instead of finishing its run into the folder), and the modules of
-    ``$SEARCHGYM_PLUGINS``: a "spawn" worker runs only the top level of the caller's script, so other
-    registrations (``--plugin``, under ``if __name__ == "__main__":``) were in the parent only."""
-    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-        os.environ[var] = str(threads)
-    torch = sys.modules.get("torch")
-    if torch is not None:
-        torch.set_num_threads(threads)
-    warnings_on_one_line()  # a damaged file a worker sets aside is one line, as in the parent
-    # tqdm's default lock (bm25s's index bars take it) is a named semaphore, which a worker terminated
-    # on Ctrl-C never unlinks: "There appear to be 2 leaked semaphore objects" at exit. A thread lock
-    # does (the pool's workers print no bars).
-    from tqdm import tqdm
-
-    tqdm.set_lock(threading.RLock())
-    if parent_pid is not None:
-        threading.Thread(target=exit_when_orphaned, args=(parent_pid,), daemon=True, name="parent-watch").start()
-    import_plugins(environment_plugins())
-
-
-def exit_when_orphaned(parent_pid: int, interval: float = 1.0, exit: Callable[[int], Any] = os._exit,
-                       rounds: int | None = None) -> None:
-    """Exit (status 1) once this process's parent is no longer ``parent_pid``: killing
-    ``searchgym compare`` (SIGTERM, SIGKILL, or Ctrl-C, after which the pool stops waiting) then
-    stops its workers too, within ``interval`` seconds. The run they held is left unfinished and
-    resumes when the same command runs again (results are written atomically). ``rounds`` bounds
-    the checks (tests)."""
-    checked = 0
-    while rounds is None or checked < rounds:
-        if os.getppid() != parent_pid:
-            exit(1)
-            return
-        checked += 1
-        time.sleep(interval)
-
-
 def _progress_bar(total: int, enabled: bool):
     """Env steps summed over every run (a finished run counts its whole budget)."""
     from tqdm.auto import tqdm
@@ -265,7 +222,7 @@ def run_comparison(comparison: Comparison, on_outcome: Callable[[RunOutcome], No
             for spec in todo:
                 record(execute_run_safely(spec))
         else:
-            _run_in_pool(todo, comparison.workers, specs[0].threads, record, advance)
+            run_in_pool(todo, comparison.workers, specs[0].threads, record, advance)
         for spec in busy:  # held by another process: wait, then skip it (DONE) or resume it (it died)
             record(execute_run_safely(spec, wait=True))
     finally:
@@ -346,55 +303,3 @@ def _run_on_ray(comparison: Comparison, todo: Sequence[RunSpec], record: Callabl
     cluster = RayCluster(comparison.ray_address, comparison.workers if comparison.workers > 1 else None)
     retries = DEFAULT_RETRIES if comparison.retries is None else comparison.retries
     run_on_ray(todo, record, cluster, retries, notice, tick=tick)  # the bar moves while runs work
-
-
-def _run_in_pool(todo: Sequence[RunSpec], workers: int, threads: int, record: Callable[[RunOutcome], None],
-                 tick: Callable[[], None] = lambda: None, tick_seconds: float = 1.0) -> None:
-    """Runs in worker processes; ``tick`` is called every ``tick_seconds`` while they work."""
-    context = multiprocessing.get_context("spawn")
-    pool = ProcessPoolExecutor(max_workers=min(workers, len(todo)), mp_context=context,
-                               initializer=_init_worker, initargs=(threads, os.getpid()))
-    futures = {pool.submit(execute_run_safely, spec): spec for spec in todo}
-    started = list((getattr(pool, "_processes", None) or {}).values())  # "spawn" starts them all at once
-    died: list[str] = []  # why the pool broke, found out once
-    pending = set(futures)
-    try:
-        while pending:
-            finished, pending = wait(pending, timeout=tick_seconds, return_when=FIRST_COMPLETED)
-            tick()
-            for future in finished:
-                if not died and not future.cancelled() and isinstance(future.exception(), BrokenProcessPool):
-                    died.append(MAIN_RERUN if reran_main(started) else WORKER_DIED)
-                _record_future(future, futures[future], record, died[0] if died else WORKER_DIED)
-    except BaseException:
-        workers_now = list((getattr(pool, "_processes", None) or {}).values())  # shutdown forgets them
-        pool.shutdown(wait=False, cancel_futures=True)
-        _stop_workers(workers_now)
-        raise
-    pool.shutdown(wait=True)
-
-
-def _stop_workers(processes: list, grace: float = 5.0) -> None:
-    """Terminate the pool's workers (SIGTERM; each run resumes from its last checkpoint). Why: on
-    Ctrl-C a worker survives its KeyboardInterrupt (the pool catches it as a task's error) and takes
-    the run already in the pool's call queue, which ``cancel_futures`` cannot cancel, so compare
-    started a new run after saying "interrupted" and waited for it to finish."""
-    for process in processes:
-        if process.is_alive():
-            process.terminate()
-    deadline = time.monotonic() + grace
-    for process in processes:
-        process.join(timeout=max(deadline - time.monotonic(), 0.0))
-
-
-def _record_future(future, spec: RunSpec, record: Callable[[RunOutcome], None],
-                   died: str = WORKER_DIED) -> None:
-    try:
-        outcome = future.result()
-    except BrokenProcessPool:  # a script without the main guard fails the same way again: not resumable
-        outcome = RunOutcome(spec.method.label, spec.seed, str(spec.run_dir), "failed", error=died,
-                             resumable=died != MAIN_RERUN, advice=MAIN_RERUN if died == MAIN_RERUN else None)
-    except Exception as exc:  # noqa: BLE001 - e.g. an unpicklable result
-        outcome = RunOutcome(spec.method.label, spec.seed, str(spec.run_dir), "failed",
-                             error=f"{type(exc).__name__}: {exc}")
-    record(outcome)

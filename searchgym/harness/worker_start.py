@@ -1,4 +1,5 @@
-"""Telling a comparison's worker that re-ran its script from one that died.
+"""What a comparison's worker checks as it starts: that it did not re-run its script, and that it has its
+parent's tools.
 
 ``run_comparison(workers=2)`` starts its workers with "spawn": each imports the caller's main
 module again before it takes a run. A script that calls ``run_comparison`` at import time (no
@@ -7,6 +8,12 @@ refuses ("An attempt has been made to start a new process before the current pro
 its bootstrapping phase"); the pool broke and every run was reported as "a worker process died;
 re-run the same command to resume", a remedy that cannot help. Such a worker now exits with
 :data:`MAIN_RERUN_EXIT` instead, and the parent reports :data:`MAIN_RERUN` for its runs.
+
+A worker imports searchgym, the top level of the script, the plugins (``SEARCHGYM_PLUGINS``) and its
+run's method: a tool the parent registered elsewhere (under the main guard, or in a module the script
+imports there) was not in the worker, whose envs played without it, unsaid (its runs recorded under
+another suite hash). Each run now checks the worker's tools against its parent's first
+(:func:`run_in_worker`).
 """
 
 from __future__ import annotations
@@ -14,6 +21,11 @@ from __future__ import annotations
 import multiprocessing
 import time
 from collections.abc import Sequence
+
+from searchgym.harness.methods import load_method
+from searchgym.harness.recorded_registrations import tool_records, tools_lacking
+from searchgym.harness.runner import RunOutcome, RunSpec, execute_run_safely
+from searchgym.plugins import LOAD_PLUGIN
 
 #: A worker's exit status when it re-ran the script that called run_comparison (sysexits' EX_CONFIG).
 MAIN_RERUN_EXIT = 78
@@ -41,3 +53,29 @@ def reran_main(processes: Sequence, grace: float = 10.0) -> bool:
         if process.exitcode is None:
             process.join(timeout=max(deadline - time.monotonic(), 0.0))
     return any(process.exitcode == MAIN_RERUN_EXIT for process in processes)
+
+
+def lacking_tools_line(lacking: Sequence[str]) -> str:
+    """Why a worker refuses its runs: the tools (``name (module.Class)``) its parent registered and it lacks."""
+    many = len(lacking) > 1
+    return (f"tool{'s' if many else ''} {', '.join(lacking)} {'are' if many else 'is'} registered in the parent "
+            "process only: a worker process imports only searchgym, the top level of the script, the plugin "
+            f"modules and its run's method; register {'them' if many else 'it'} in a module passed as a plugin "
+            f"({LOAD_PLUGIN}), or use workers=1")
+
+
+def run_in_worker(spec: RunSpec, parent_tools: Sequence[str]) -> RunOutcome:
+    """``execute_run_safely(spec)`` in a worker that registers every tool of ``parent_tools`` (the parent's
+    :func:`~searchgym.harness.recorded_registrations.tool_records`) once the run's method is loaded (its
+    module may register tools, as it did in the parent); else a failed run that is not resumable, naming
+    them, before its folder is touched."""
+    try:
+        load_method(spec.method)
+    except Exception:  # noqa: BLE001 - the run reports it, as it did before this check
+        return execute_run_safely(spec)
+    lacking = tools_lacking(parent_tools, tool_records())
+    if lacking:
+        line = lacking_tools_line(lacking)
+        return RunOutcome(spec.method.label, spec.seed, str(spec.run_dir), "failed", error=line, resumable=False,
+                          advice=line)
+    return execute_run_safely(spec)

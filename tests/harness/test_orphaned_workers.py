@@ -9,7 +9,7 @@ import sys
 import textwrap
 import time
 
-from searchgym.harness.compare import exit_when_orphaned
+from searchgym.harness.worker_pool import exit_when_orphaned
 
 
 def test_the_watch_exits_only_once_the_parent_is_gone():
@@ -37,7 +37,7 @@ def test_workers_of_a_killed_pool_exit(tmp_path):
     script = textwrap.dedent(f"""
         import multiprocessing, os, time
         from concurrent.futures import ProcessPoolExecutor
-        from searchgym.harness.compare import _init_worker
+        from searchgym.harness.worker_pool import init_worker
 
         def hold(path):
             with open(path, "w") as f:
@@ -46,7 +46,7 @@ def test_workers_of_a_killed_pool_exit(tmp_path):
 
         if __name__ == "__main__":
             pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
-                                       initializer=_init_worker, initargs=(1, os.getpid()))
+                                       initializer=init_worker, initargs=(1, os.getpid()))
             pool.submit(hold, {str(pid_file)!r})
             while not os.path.exists({str(pid_file)!r}):
                 time.sleep(0.05)

@@ -11,10 +11,11 @@ from harness_helpers import TINY_QA
 
 from searchgym.damaged import DamagedFile
 from searchgym.harness import load_results, load_summary
-from searchgym.harness.compare import Comparison, _run_in_pool, run_comparison
+from searchgym.harness.compare import Comparison, run_comparison
 from searchgym.harness.methods import parse_methods
 from searchgym.harness.progress import StepProgress, last_logged_step
 from searchgym.harness.runner import RunSpec
+from searchgym.harness.worker_pool import run_in_pool
 
 
 def _compare(out, methods="random,fast=harness_helpers:fast_learner", seeds=(0, 1)):
@@ -79,7 +80,7 @@ def test_step_progress_moves_while_workers_run(tmp_path, monkeypatch) -> None:
         finished.append(outcome.status)
         progress.finish(outcome.run_dir)
 
-    _run_in_pool(specs, 2, 1, record, tick=lambda: seen.append(progress.poll()), tick_seconds=0.2)
+    run_in_pool(specs, 2, 1, record, tick=lambda: seen.append(progress.poll()), tick_seconds=0.2)
     assert finished == ["done", "done"] and progress.done == progress.total == 80
     partial = [s for s in seen if 0 < s < 80]
     assert partial, f"no partial progress seen while the runs worked: {seen}"

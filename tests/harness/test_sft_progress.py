@@ -102,7 +102,7 @@ def test_the_parent_shows_a_base_a_worker_builds(tmp_path, capsys, monkeypatch):
         for spec in todo:
             record(execute_run_safely(spec))
 
-    monkeypatch.setattr(compare, "_run_in_pool", pool)
+    monkeypatch.setattr(compare, "run_in_pool", pool)
     run_comparison(_comparison(tmp_path / "out", progress=True, workers=2, methods="random", seeds=(0, 1),
                                options={}))
     assert "supervised base seed 1 (test-sft-progress-v0, 01234567): epoch 3/16" in capsys.readouterr().err

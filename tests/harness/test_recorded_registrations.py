@@ -1,0 +1,60 @@
+"""What a run's recorded registrations (its suite definition) name that this process lacks, and the tools
+a worker lacks of its parent's: compared by name and class, a "spawn" worker's copy of the script
+(``__mp_main__``) counting as the script (``__main__``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from searchgym.harness.recorded_registrations import (
+    registrations_lacking,
+    tool_records,
+    tools_lacking,
+    tools_unrecorded,
+)
+from searchgym.suites import get_suite
+from searchgym.tools import FixedCall, Tool, ToolResult, ToolSpec, register_tool, scoped_tools
+
+OWN = tool_records()  # searchgym's own tools: no test here registers one
+
+
+def test_a_tool_missing_or_of_another_class_is_lacking_and_the_workers_copy_of_the_script_is_not():
+    assert tools_lacking([*OWN, "word_count=mypkg.tools.WordCount"], OWN) == ["word_count (mypkg.tools.WordCount)"]
+    calculator = next(r for r in OWN if r.startswith("calculator="))
+    assert tools_lacking(["calculator=mypkg.MyCalculator"], OWN) == ["calculator (mypkg.MyCalculator)"]
+    assert tools_lacking([calculator], OWN) == []
+    assert tools_lacking(["word_count=__main__.WordCount"], ["word_count=__mp_main__.WordCount"]) == []
+    assert tools_lacking(["word_count=__mp_main__.WordCount"], ["word_count=__main__.WordCount"]) == []
+
+
+def test_a_definition_names_its_tools_env_id_and_families_this_process_lacks():
+    definition = get_suite("searchqa-v2").definition()
+    assert registrations_lacking(definition) == [] and tools_unrecorded(definition) == []
+    definition |= {"registered_tools": [*OWN, "word_count=mypkg.WordCount"], "env_id": "Mine-v0",
+                   "families": ["lookup", "riddles"], "train_families": ["riddles", "puns"]}
+    assert registrations_lacking(definition) == ["tool word_count (mypkg.WordCount)", "env id 'Mine-v0'",
+                                                 "task family 'riddles'", "task family 'puns'"]
+
+
+def test_a_damaged_record_of_tools_or_families_names_nothing():
+    definition = get_suite("searchqa-v2").definition() | {"registered_tools": "word_count", "families": [1]}
+    assert registrations_lacking(definition) == [] and tools_unrecorded(definition) == []
+
+
+class WordCount(Tool):
+    name = "word_count"
+    description = "Count the words of a text."
+    parameters: dict[str, Any] = {"type": "object", "properties": {"text": {"type": "string"}}}
+
+    def run(self, text: str = "") -> ToolResult:
+        return ToolResult(text=f"{len(text.split())} words")
+
+
+def test_a_tool_this_process_registers_beyond_a_definitions_is_unrecorded():
+    with scoped_tools():
+        register_tool(ToolSpec("word_count", WordCount, build=lambda world, options: WordCount(),
+                               candidates=FixedCall((("text", "{name}"),))))
+        assert tools_unrecorded(get_suite("searchqa-v2").definition()) == []  # recorded now: it is registered
+        played_without = {k: v for k, v in get_suite("searchqa-v2").definition().items() if k != "registered_tools"}
+        assert tools_unrecorded(played_without) == [f"word_count ({__name__}.WordCount)"]
+    assert tools_unrecorded(played_without) == []
