@@ -25,7 +25,14 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from searchgym.damaged import DamagedFile, bounded_lines, file_kind, json_object, open_regular, read_json_checked
+from searchgym.damaged import (
+    DamagedFile,
+    bounded_lines,
+    file_kind,
+    json_object,
+    open_regular,
+    read_json_checked,
+)
 
 #: Longest JSONL line read back (rows are a few kilobytes; a longer line is damage and skipped).
 MAX_JSONL_LINE = 16 * 1024 * 1024

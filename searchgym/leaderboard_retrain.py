@@ -35,20 +35,20 @@ from typing import Any
 
 from searchgym.fileio import atomic_write_json, read_json, read_jsonl
 from searchgym.harness.method_specs import HARNESS_FIELDS
+from searchgym.harness.methods import AGENT_METHOD, METHODS, SPEC_METHOD_PREFIX, MethodRef, load_callable
 from searchgym.harness.option_bounds import (  # noqa: F401 (the limits are part of this module's interface)
     MAX_OPTION_NUMBER,
     OPTION_LIMITS,
     POSITIVE_OPTIONS,
     option_out_of_bounds,
 )
-from searchgym.method_table import METHOD_SPECS
-from searchgym.harness.methods import AGENT_METHOD, METHODS, SPEC_METHOD_PREFIX, MethodRef, load_callable
-from searchgym.harness.provenance import resolve_device
 from searchgym.harness.preflight import baseline_options, check_comparison
+from searchgym.harness.provenance import resolve_device
 from searchgym.harness.runner import RunSpec, execute_run_safely, is_done
 from searchgym.leaderboard import DEFAULT_DIR, RETRAINED_FILE, read_retrained
 from searchgym.leaderboard_checks import SubmissionRejected, rescore, run_block_mismatch, verify_file
 from searchgym.leaderboard_from_run import submitted_answer
+from searchgym.method_table import METHOD_SPECS
 from searchgym.suites import get_suite, tasks
 
 

@@ -16,9 +16,9 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
 
-from searchgym.tools.base import Tool
 from searchgym.named_registry import NamedRegistry
 from searchgym.shown import safe_repr
+from searchgym.tools.base import Tool
 
 GROUNDINGS = ("words", "numbers", "always")
 #: The members of the team's "roles" preset (``searchgym.envs.roles.PRESET_MEMBERS``): what

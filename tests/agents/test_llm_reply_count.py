@@ -9,7 +9,6 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import pytest
-
 from searchgym.agents.llm_reply_count import ReplyCount
 
 
@@ -41,6 +40,7 @@ def played():
     pytest.importorskip("transformers")
     from searchgym.agents.llm_policy import LLMPolicy, load_model
     from searchgym.agents.llm_rollout import RolloutConfig
+
     from searchgym.suites import Suite
 
     suite = Suite("test-llm-reply-count-v0", 0, "SearchQA-v0", {"action_mode": "text", "max_steps": 2},
