@@ -172,10 +172,13 @@ def run_resources(spec: RunSpec, cluster_gpus: float) -> dict[str, float]:
     return resources
 
 
-def _run_task(spec: RunSpec, world: Any, plugins: Sequence[str] = ()) -> RunOutcome:
+def _run_task(spec: RunSpec, world: Any, plugins: Sequence[str] = (),
+              driver_tools: Sequence[str] | None = None) -> RunOutcome:
     """The body of one Ray task: import the driver's plugin modules (a task on another machine inherits
     no environment: before, a method of a ``--plugin`` module was unknown there), adopt the shared world,
-    limit threads, do the run."""
+    limit threads, do the run; refused up front, as a local worker's is, when it lacks a tool of
+    ``driver_tools`` (the driver's ``tool_records()``: before, it played without it)."""
+    from searchgym.harness.worker_start import run_in_worker
     from searchgym.plugins import import_plugins
     from searchgym.world import adopt_world
 
@@ -187,7 +190,7 @@ def _run_task(spec: RunSpec, world: Any, plugins: Sequence[str] = ()) -> RunOutc
 
     torch.set_num_threads(spec.threads)
     adopt_world(world, spec.suite.world_seed, spec.suite.world_size)
-    return execute_run_safely(spec)
+    return execute_run_safely(spec) if driver_tools is None else run_in_worker(spec, driver_tools)
 
 
 def _failure(spec: RunSpec, error: str) -> RunOutcome:
@@ -253,10 +256,12 @@ def _relay_sigterm(raised: list[BaseException]):
 def _drive(ray, todo: Sequence[RunSpec], record: Callable[[RunOutcome], None], retries: int,
            notice: Callable[[str], None], tick: Callable[[], None] | None = None,
            tick_seconds: float = 1.0) -> None:
+    from searchgym.harness.recorded_registrations import tool_records
     from searchgym.plugins import environment_plugins
     from searchgym.world import shared_world
 
     plugins = environment_plugins()  # the modules this driver imported for --plugin / SEARCHGYM_PLUGINS
+    tools = tool_records()  # what each task must have registered once its plugins and method are imported
     totals = {"num_cpus": float(ray.cluster_resources().get("CPU", 0)),
               "num_gpus": float(ray.cluster_resources().get("GPU", 0))}
     remote = ray.remote(_run_task)
@@ -267,7 +272,7 @@ def _drive(ray, todo: Sequence[RunSpec], record: Callable[[RunOutcome], None], r
         key = (spec.suite.world_seed, spec.suite.world_size)
         if key not in worlds:  # one copy per world in the object store, shared by every task
             worlds[key] = ray.put(shared_world(*key))
-        ref = remote.options(max_retries=0, **resources).remote(spec, worlds[key], plugins)
+        ref = remote.options(max_retries=0, **resources).remote(spec, worlds[key], plugins, tools)
         pending[ref] = (spec, attempt, resources)
 
     for spec in todo:

@@ -8,8 +8,11 @@ from __future__ import annotations
 import sys
 from types import SimpleNamespace
 
+import pytest
+
 from searchgym.harness import ray_executor
 from searchgym.harness.methods import parse_methods
+from searchgym.harness.recorded_registrations import tool_records
 from searchgym.harness.runner import RunOutcome, RunSpec
 from searchgym.plugins import PLUGINS_VARIABLE
 from searchgym.suites import get_suite
@@ -42,8 +45,9 @@ def test_the_driver_passes_its_plugin_modules_to_every_task(tmp_path, monkeypatc
             return value
 
         def remote(self, fn):
-            def submit(spec, world, plugins):
+            def submit(spec, world, plugins, tools):
                 given.append(plugins)
+                assert "web_search=searchgym.tools.web_search.WebSearch" in tools
                 return spec
             return SimpleNamespace(options=lambda **_: SimpleNamespace(remote=submit))
 
@@ -57,3 +61,13 @@ def test_the_driver_passes_its_plugin_modules_to_every_task(tmp_path, monkeypatc
              for seed in (0, 1)]
     ray_executor._drive(FakeRay(), specs, lambda outcome: None, 0, lambda text: None)
     assert given == [["mypkg.methods", "mypkg.suites"]] * 2
+
+
+def test_a_task_without_a_tool_its_driver_registered_refuses_the_run(tmp_path, monkeypatch):
+    monkeypatch.setattr("searchgym.world.adopt_world", lambda *args: None)
+    monkeypatch.setattr(ray_executor, "execute_run_safely", lambda spec: pytest.fail("the run was played"))
+    spec = RunSpec(get_suite("searchqa-hard-v2"), parse_methods("random")[0], 0, 4, tmp_path, device="cpu")
+    outcome = ray_executor._run_task(spec, None, [], [*tool_records(), "word_count=mypkg.tools.WordCount"])
+    assert outcome.status == "failed" and not outcome.resumable
+    assert outcome.error.startswith("tool word_count (mypkg.tools.WordCount) is registered in the parent process only")
+    assert not spec.run_dir.exists()
