@@ -27,7 +27,7 @@ from searchgym.harness.report_files import ReportNotWritten
 from searchgym.harness.report_runs import finished_counts, running_pid
 from searchgym.harness.run_reads import linked_runs, shown_text, suite_from_config
 from searchgym.harness.runner import is_done
-from searchgym.plugins import LOAD_PLUGIN
+from searchgym.plugins import LOAD_PLUGIN, MODULE_NAME
 from searchgym.suites import SUITES, Suite, get_suite
 
 #: Baselines that do not train, listed after the learners in this order (the order ``make main`` uses).
@@ -167,13 +167,23 @@ def _unlike_registrations(configs: dict[Path, dict], where: str) -> str | None:
     if definition is None:
         return None
     if lacking := registrations_lacking(definition):
+        loaded = _recorded_plugins(configs)
+        how = f"searchgym --plugin {' --plugin '.join(loaded)}" if loaded else LOAD_PLUGIN
         return (f"the runs in {where} were made with registrations this process lacks: {_listed(lacking)}; load "
-                f"the module that registers them, as the process that made the runs did ({LOAD_PLUGIN}), and "
+                f"the module that registers them, as the process that made the runs did ({how}), and "
                 "report again")
     if extra := tools_unrecorded(definition):
         return (f"the runs in {where} were played without tools this process registers: {_listed(extra)}; report "
                 "without the module that registers them (--plugin, SEARCHGYM_PLUGINS)")
     return None
+
+
+def _recorded_plugins(configs: dict[Path, dict]) -> list[str]:
+    """The plugin modules the runs' config.json record (provenance's ``plugins``), each a dotted module name,
+    at most :data:`SHOWN_REGISTRATIONS`; [] where none records them (runs of an older searchgym)."""
+    found = [name for c in configs.values() if isinstance(c.get("plugins"), list)
+             for name in c["plugins"] if isinstance(name, str) and MODULE_NAME.match(name) and len(name) <= 200]
+    return list(dict.fromkeys(found))[:SHOWN_REGISTRATIONS]
 
 
 def _listed(items: Sequence[str]) -> str:

@@ -167,4 +167,16 @@ def provenance(device: str) -> dict[str, object]:
         "install": installed_package(),  # a wheel's version and fingerprint, where git says "unknown"
         "python": sys.version.split()[0],
         "platform": platform.platform(),
+        "plugins": recorded_plugins(),  # a report elsewhere names the modules to load (commands/report.py)
     }
+
+
+def recorded_plugins() -> list[str]:
+    """The user's modules this process imported for its registrations (``--plugin``, ``SEARCHGYM_PLUGINS``),
+    as config.json records them; [] where the variable names none or is not a list of module names."""
+    from searchgym.plugins import PluginError, environment_plugins
+
+    try:
+        return environment_plugins()
+    except PluginError:
+        return []

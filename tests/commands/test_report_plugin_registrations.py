@@ -89,7 +89,8 @@ def test_a_report_without_the_plugin_names_its_tool_and_how_to_load_it(tmp_path)
     assert plain.returncode == 2 and plain.stdout == ""
     assert plain.stderr.strip().splitlines() == [
         f"searchgym report: error: the runs in {out} were made with registrations this process lacks: tool "
-        f"word_count (report_tool_plugin.WordCount); {LOAD}"]
+        f"word_count (report_tool_plugin.WordCount); load the module that registers them, as the process that "
+        "made the runs did (searchgym --plugin report_tool_plugin), and report again"]  # config.json names it
     with_option = _searchgym(["--plugin", "report_tool_plugin", "report", "--out", str(out)], tmp_path)
     assert with_option.returncode == 0, with_option.stderr[-3000:]
     with_variable = _searchgym(["report", "--out", str(out)], tmp_path, plugins="report_tool_plugin")
