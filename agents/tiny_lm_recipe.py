@@ -66,6 +66,22 @@ from .tiny_lm_records import (
 STAGE_SECONDS = "stage_seconds.json"
 
 
+@contextmanager
+def transformers_bars_off() -> Iterator[None]:
+    """transformers' progress bars off while the recipe runs ("Loading weights", "Writing model shards":
+    two bars each time a tiny model is saved or loaded, mixed into the recipe's one line per stage),
+    as they were before."""
+    from transformers.utils import logging as hf_logging
+
+    enabled = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if enabled:
+            hf_logging.enable_progress_bar()
+
+
 class Recipe:
     """Runs the stages into ``out`` (see the module docstring)."""
 
@@ -249,7 +265,7 @@ class Recipe:
             lock.release()
 
     def run(self) -> dict[str, Any]:
-        with self.locked():
+        with self.locked(), transformers_bars_off():
             return self._run()
 
     def _run(self) -> dict[str, Any]:

@@ -20,9 +20,15 @@ SMALL = {"sft_tasks": 6, "sft_worlds": 2, "test_tasks": 4, "eval_batch": 4, "see
 def test_smoke_recipe_runs_every_stage_and_resumes(tmp_path: Path, capsys) -> None:
     out = tmp_path / "tiny"
     args = ["recipe", "tiny-lm", "--smoke", "--out", str(out), "--options", json.dumps(SMALL)]
+    from transformers.utils import logging as hf_logging
+
     assert main(args) == 0
-    printed = capsys.readouterr().out
+    captured = capsys.readouterr()
+    printed = captured.out
     assert "tiny-lm recipe: SFT test success" in printed
+    # transformers' bars ("Loading weights", "Writing model shards") are off while it runs, and on after
+    assert "Loading weights" not in captured.err and "model shards" not in captured.err
+    assert hf_logging.is_progress_bar_enabled()
     results = json.loads((out / "results.json").read_text())
     assert results["sft"]["tasks"] == 4 and results["guided"]
     assert results["sft"]["parse_rate"] == 1.0  # guided decoding: every reply parses
