@@ -19,6 +19,7 @@ from typing import Any
 
 from searchgym.action_types import MAX_ANSWER_CHARS
 from searchgym.bounded_json import loads_shallow
+from searchgym.harness.written_text import read_answer
 
 #: Digits an integer may have (int64 has 19; every count and seed here fits in 18).
 MAX_INT_DIGITS = 18
@@ -117,9 +118,8 @@ def clean_text(text: str) -> str:
     return FORBIDDEN_CHARS.sub(" ", text)
 
 
-#: An unpaired surrogate in a run's answer: as the agent gave it, or as predictions.jsonl writes it
-#: (``searchgym.harness.evaluate.written_answer``: the six characters ``\udXXX``, hex in lower case).
-_RUN_SURROGATE = re.compile(r"[\ud800-\udfff]|\\ud[89a-f][0-9a-f]{2}")
+#: A surrogate code point in a run's answer, as read back from predictions.jsonl (``read_answer``).
+_RUN_SURROGATE = re.compile("[\ud800-\udfff]")
 #: What the board holds for such a surrogate: a character the scorer reads as it reads a surrogate
 #: (no space, punctuation, digit nor word character), which a UTF-8 file can hold.
 SURROGATE_STAND_IN = "\ufffd"
@@ -141,14 +141,16 @@ _STAND_INS = {code: SPACE_STAND_IN if chr(code).isspace() else chr(0x2400 + code
 
 
 def run_answer_text(answer: str, answer_type: str | None = None) -> str:
-    """A run's answer as a submission holds it, scoring as ``evaluate`` scored the agent's answer: each
-    unpaired surrogate, or its escape text in predictions.jsonl, as U+FFFD; every other character no
-    submission may hold as its stand-in (:data:`_STAND_INS`; a newline of a list task's answer as
-    :data:`LIST_NEWLINE`, or as ";" where that would make the answer longer than a submission takes: items
-    are then split as before, but words either side of a ";" are read as one word). Why: the escape text
-    was scored instead ("\\ud800" before "1953" hid the number evaluate matched), and each control was a
-    space, which made a list written one item per line one item, and "Paris\\x00" right."""
-    text = _RUN_SURROGATE.sub(SURROGATE_STAND_IN, answer)
+    """A run's answer (as predictions.jsonl holds it) as a submission holds it, scoring as ``evaluate`` scored
+    the agent's answer: read back as the agent gave it (``searchgym.harness.written_text.read_answer``: the
+    escape text ``\\udXXX`` there is a surrogate, ``\\\\udXXX`` the six characters the agent wrote), each
+    surrogate as U+FFFD; every other character no submission may hold as its stand-in (:data:`_STAND_INS`;
+    a newline of a list task's answer as :data:`LIST_NEWLINE`, or as ";" where that would make the answer
+    longer than a submission takes: items are then split as before, but words either side of a ";" are
+    read as one word). Why: the escape text was scored instead ("\\ud800" before "1953" hid the number
+    evaluate matched), and each control was a space, which made a list written one item per line one item,
+    and "Paris\\x00" right; then six characters ``\\udXXX`` the agent wrote were scored as a surrogate."""
+    text = _RUN_SURROGATE.sub(SURROGATE_STAND_IN, read_answer(answer))
     if answer_type == "list" and "\n" in text:
         spaced = text.replace("\n", LIST_NEWLINE)
         text = spaced if len(spaced) <= MAX_ANSWER_CHARS else text.replace("\n", ";")

@@ -59,6 +59,7 @@ from searchgym.harness.evaluate import (
     play_single,
     score_prediction,
 )
+from searchgym.harness.written_text import written_strings
 from searchgym.suites import Suite, env_kind, get_suite, make_env, tasks
 from searchgym.tools import chat_tools
 from searchgym.tools.toolkit import TOOL_NAMES
@@ -253,7 +254,7 @@ def evaluate_openai(suite: Suite | str, model: str, base_url: str, api_key: str 
     predictions, actors = run_pool(suite, split, config, concurrency, seed, limit)
     if out_dir is not None:
         atomic_write_jsonl(Path(out_dir) / "predictions.jsonl", as_rows(predictions))
-        atomic_write_jsonl(Path(out_dir) / "transcripts.jsonl", [t for a in actors for t in a.transcripts])
+        write_transcripts(Path(out_dir) / "transcripts.jsonl", [t for a in actors for t in a.transcripts])
         atomic_write_json(Path(out_dir) / "endpoint.json", reply_report([t for a in actors for t in a.transcripts]))
     return predictions
 
@@ -287,8 +288,11 @@ class _Prefetcher:
 
 
 def write_transcripts(path: Path | None, rows: list) -> None:
+    """Every string as predictions.jsonl writes an answer (``written_strings``; ``read_transcripts`` reads it
+    back exactly). Why: a server's lone surrogate was written as the JSON escape ``\\ud800``, so pyarrow and
+    jq refused the whole file, and an answer read differently there than in predictions.jsonl."""
     if path is not None:
-        atomic_write_jsonl(path, list(rows))
+        atomic_write_jsonl(path, [written_strings(row) for row in rows])
 
 
 def provider(ctx: Any, model: str, base_url: str, api_key: str | None = None, concurrency: int = 4, retries: int = 3,

@@ -121,10 +121,13 @@ def read_transcripts(path: str | os.PathLike) -> tuple[list[dict[str, Any]], int
     ``read_jsonl``: it skips such lines silently, and a report summed from what is left of a cut
     file read as a run with fewer replies (22 became 0 in a re-shown run's result.json).
     A path that is not a regular file is :class:`~searchgym.damaged.DamagedFile`; a missing one
-    ``FileNotFoundError``."""
+    ``FileNotFoundError``. Every string is read back as the run had it (``read_strings``: the file holds a
+    lone surrogate as its escape text, as predictions.jsonl does)."""
     from searchgym.fileio import read_jsonl_counted
+    from searchgym.harness.written_text import read_strings
 
     found, damaged = read_jsonl_counted(path)
+    found = [read_strings(row) for row in found]
     rows = [row for row in found
             if isinstance(row.get("turns", []), list) and all(isinstance(t, dict) for t in row.get("turns", []))]
     return rows, damaged + len(found) - len(rows)

@@ -19,13 +19,13 @@ normalisation; ties go to the answer given first in ``possible_agents`` order.
 from __future__ import annotations
 
 import inspect
-import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from searchgym.action_types import EndEpisode
+from searchgym.harness.written_text import written_answer
 from searchgym.scoring import normalize_answer, score_answer
 from searchgym.suites import Suite, env_kind, make_env, tasks
 from searchgym.world.model import Task
@@ -211,24 +211,9 @@ def summarise_predictions(predictions: Iterable[Prediction | Mapping[str, Any]])
 
 
 def as_rows(predictions: Iterable[Prediction]) -> list[dict[str, Any]]:
-    """The rows of ``predictions.jsonl``, each answer as :func:`written_answer` writes it."""
+    """The rows of ``predictions.jsonl``, each answer as :func:`written_answer` writes it (read back exactly
+    by :func:`~searchgym.harness.written_text.read_answer`)."""
     return [{**asdict(p), "answer": written_answer(p.answer)} for p in predictions]
-
-
-#: A UTF-16 surrogate pair held as two code points, or one surrogate alone.
-_SURROGATES = re.compile("[\ud800-\udbff][\udc00-\udfff]|[\ud800-\udfff]")
-
-
-def written_answer(answer: str | None) -> str | None:
-    """``answer`` with each unpaired surrogate code point (a cut emoji, bytes decoded with surrogateescape)
-    as its escape text ``\\udXXX`` (six characters), and a pair held as two code points as the character it
-    encodes. Why: ``json.dumps`` wrote a lone surrogate as the JSON escape ``"\\ud800"``, which strict JSON
-    readers (pyarrow's, jq) refuse, so no row of the file could be read there. The answer was scored as given;
-    other characters (a NUL included: JSON escapes it as ``\\u0000``, which every reader takes) are kept."""
-    if answer is None or answer.isascii():
-        return answer
-    return _SURROGATES.sub(lambda found: found.group().encode("utf-16-le", "surrogatepass").decode("utf-16-le")
-                           if len(found.group()) == 2 else f"\\u{ord(found.group()):04x}", answer)
 
 
 __all__ = ["EndEpisode", "Prediction", "answer_rule", "env_kind", "episode_seed", "evaluate_suite", "evaluation_env",

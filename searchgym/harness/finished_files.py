@@ -12,6 +12,7 @@ from typing import Any
 
 from searchgym.damaged import DamagedFile, OtherRunsFile
 from searchgym.harness.run_reads import MAX_PREDICTION_ROWS, prediction_rows, run_json
+from searchgym.harness.written_text import read_answer
 from searchgym.json_fields import COUNT, FLAG, INT, NUMBER, SCORE, TEXT, check_fields, field_problem, optional
 
 #: What the report reads from a finished run's files, checked when there (older runs lack some).
@@ -87,7 +88,9 @@ def finished_predictions(folder: Path, expected: int | None = None,
     ``tests`` (task id -> family: :func:`run_reads.scored_tasks`) are the tasks the run scored: a row
     of another task, or of its task with another family, is damage, and so is a task it lacks. Before:
     ids made up (with families of their choice) were reported as a score on the suite. The file is
-    read no further than those rows (before: every row, of any size, was kept).
+    read no further than those rows (before: every row, of any size, was kept). Each text ``answer`` is
+    the agent's as it gave it (:func:`~searchgym.harness.written_text.read_answer`; before, a lone
+    surrogate and the six characters of its escape text read back alike).
     """
     path = folder / "predictions.jsonl"
     redo = redo_remedy(folder)
@@ -123,7 +126,7 @@ def finished_predictions(folder: Path, expected: int | None = None,
     if tests is not None and len(rows) != len(tests):
         raise DamagedFile(path, f"holds predictions of {len(rows)} of the {len(tests)} test tasks the run scored",
                           redo)
-    return rows
+    return [{**row, "answer": read_answer(row["answer"])} if "answer" in row else row for row in rows]
 
 
 def _outside_unit(row: dict[str, Any]) -> str:

@@ -1,6 +1,7 @@
 """An agent's answer holding a lone surrogate (a cut emoji) is written to predictions.jsonl as text a
 strict JSON reader takes. Before: json.dumps wrote it as the escape ``\\ud800``, which pyarrow's and
-jq's readers refuse (the file could not be read there at all); a NUL (``\\u0000``) was and is fine."""
+jq's readers refuse (the file could not be read there at all); a NUL (``\\u0000``) was and is fine. The run's
+own reader gives the agent's answer back (test_written_text.py: exactly, whatever it holds)."""
 
 from __future__ import annotations
 
@@ -17,8 +18,9 @@ from searchgym.suites import Suite, register_suite
 SUITE = register_suite(Suite("test-prediction-answer-text-v0", 0, "SearchQA-v0", {"max_steps": 3}, world_size="tiny",
                              dev_size=1, test_size=2, description="tests: answers with odd characters"))
 ANSWER = "Par\x00is\ud800 x \ud83d\ude00"
-#: as written: the NUL kept, the lone surrogate as its escape text, the pair as the character it encodes
-WRITTEN = "Par\x00is\\ud800 x \U0001f600"
+#: as written: the NUL kept, each surrogate code point as its escape text (the pair's two as well: read back,
+#: they are the two code points the agent gave, not the emoji they encode)
+WRITTEN = "Par\x00is\\ud800 x \\ud83d\\ude00"
 AGENT = '''
 class Odd:
     def act(self, env, observation, info):
@@ -60,4 +62,4 @@ def test_evaluate_writes_it_and_the_run_reads_back(tmp_path, monkeypatch, capsys
                  "--no-progress"]) == 0
     rows = _strictly_read(out / "predictions.jsonl")
     assert [row["answer"] for row in rows] == [WRITTEN] * 2 and not any(row["success"] for row in rows)
-    assert [row["answer"] for row in finished_predictions(out, 2)] == [WRITTEN] * 2
+    assert [row["answer"] for row in finished_predictions(out, 2)] == [ANSWER] * 2
