@@ -45,6 +45,7 @@ from searchgym.harness.option_bounds import (  # noqa: F401 (the limits are part
 from searchgym.harness.preflight import baseline_options, check_comparison
 from searchgym.harness.provenance import resolve_device
 from searchgym.harness.runner import RunSpec, execute_run_safely, is_done
+from searchgym.harness.written_text import read_answer
 from searchgym.leaderboard import DEFAULT_DIR, RETRAINED_FILE, read_retrained
 from searchgym.leaderboard_checks import SubmissionRejected, rescore, run_block_mismatch, verify_file
 from searchgym.leaderboard_from_run import submitted_answer
@@ -290,7 +291,9 @@ def _retrain_into(path: str | os.PathLike, verdict: Any, folder: Path, device: s
     types = {t.id: t.answer_type for t in tasks(get_suite(submission["suite"]["id"]), "test")}
     mine = {r["task_id"]: submitted_answer(r.get("answer"), types.get(r["task_id"])) for r in rows}
     same = sum(mine.get(p["task_id"]) == p["answer"] for p in submission["predictions"])
-    success = rescore(get_suite(submission["suite"]["id"]), rows)["success"] if rows else 0.0
+    # each answer as the agent gave it, as evaluate scored it (before: a surrogate's escape text was scored)
+    given = [{**r, "answer": read_answer(r["answer"])} if isinstance(r.get("answer"), str) else r for r in rows]
+    success = rescore(get_suite(submission["suite"]["id"]), given)["success"] if rows else 0.0
     matches = same == len(submission["predictions"]) and len(rows) == len(submission["predictions"])
     reason = "" if matches else f"{len(submission['predictions']) - same} answer(s) differ from the re-run"
     # the board shows training_budget beside the re-trained mark (before: a random row edited to claim
