@@ -28,7 +28,7 @@ from typing import Any
 
 from searchgym.named_registry import SLUG, NamedRegistry
 from searchgym.scoring import SCORING_RULES_VERSION
-from searchgym.tools.tool_registry import tool_specs
+from searchgym.tools.tool_registry import changed_from_built_in, tool_specs
 from searchgym.world import shared_world
 from searchgym.world.model import Task
 from searchgym.world.world import SPLITS, World
@@ -40,11 +40,12 @@ BUILT_IN_TOOLS = ("web_search", "knowledge_base", "calculator", "current_time", 
 
 def registered_tools() -> list[str] | None:
     """Every registered tool as ``name=module.Class`` in tool order, or None while they are searchgym's
-    own. Why: every env plays every registered tool, so a tool a user registered changed what agents
-    did on a frozen suite (random's calls per episode 4.35 -> 4.85) under the same suite hash."""
+    own, as searchgym registers them. Why: every env plays every registered tool, so a tool a user
+    registered changed what agents did on a frozen suite (random's calls per episode 4.35 -> 4.85) under
+    the same suite hash; so did a built-in tool re-registered with other roles or order."""
     specs = tool_specs()
-    if tuple(s.name for s in specs) == BUILT_IN_TOOLS and all(
-            s.tool_class.__module__.startswith("searchgym.tools.") for s in specs):
+    own = all(s.tool_class.__module__.startswith("searchgym.tools.") and not changed_from_built_in(s) for s in specs)
+    if own and tuple(s.name for s in specs) == BUILT_IN_TOOLS:
         return None
     return [tool_record(s) for s in specs]
 
@@ -54,11 +55,24 @@ WORKER_MAIN = "__mp_main__"
 
 
 def tool_record(spec: Any) -> str:
-    """A registered tool as a suite definition records it: ``name=module.Class``. A class of the caller's
-    script is ``__main__.Class`` in a compare worker too (there the script is imported as ``__mp_main__``).
-    Why: a run's suite hash changed with ``--workers``."""
-    module = spec.tool_class.__module__
-    return f"{spec.name}={'__main__' if module == WORKER_MAIN else module}.{spec.tool_class.__qualname__}"
+    """A registered tool as a suite definition records it: ``name=module.Class``, and after it, in brackets,
+    the fields in which a registration with searchgym's own class differs from searchgym's registration
+    (``calculator=searchgym.tools.calculator.Calculator[roles=('lead',), order=35]``). A class of the
+    caller's script is ``__main__.Class`` in a compare worker too (there the script is imported as
+    ``__mp_main__``). Why: a run's suite hash changed with ``--workers``."""
+    record = f"{spec.name}={_where(spec.tool_class)}"
+    changed = changed_from_built_in(spec)
+    if not changed:
+        return record
+    shown = (f"{name}={_where(value) if callable(value) else repr(value)}" for name, value in changed.items())
+    return f"{record}[{', '.join(shown)}]"
+
+
+def _where(code: Any) -> str:
+    """``module.qualname`` of a class or function, the caller's script as ``__main__`` in a worker too."""
+    module = getattr(code, "__module__", None) or "?"
+    name = getattr(code, "__qualname__", None) or type(code).__qualname__  # a callable object: its class
+    return f"{'__main__' if module == WORKER_MAIN else module}.{name}"
 
 
 @dataclass(frozen=True)

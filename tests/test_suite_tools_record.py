@@ -7,7 +7,9 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from searchgym.suites import Suite, get_suite
+import pytest
+
+from searchgym.suites import BUILT_IN_TOOLS, Suite, get_suite, registered_tools
 from searchgym.tools import (
     TOOL_NAMES,
     FixedCall,
@@ -41,8 +43,6 @@ class MyCalculator(Tool):
 
 
 def test_searchgyms_own_tools_are_no_record():
-    from searchgym.suites import BUILT_IN_TOOLS, registered_tools
-
     assert tuple(TOOL_NAMES) == BUILT_IN_TOOLS and registered_tools() is None
     assert "registered_tools" not in get_suite("searchqa-v2").definition()
 
@@ -83,3 +83,31 @@ def test_a_tool_of_the_callers_script_is_recorded_alike_in_a_compare_worker():
             assert definition["registered_tools"][-1] == "word_count=__main__.ScriptTool"
             hashes.append(get_suite("searchqa-v2").content_hash)
     assert hashes[0] == hashes[1] != SEARCHQA_V2
+
+
+@pytest.mark.parametrize("changes, shown", [
+    ({"roles": ("lead", "analyst")}, "[roles=('lead', 'analyst')]"),
+    ({"order": 35}, "[order=35]"),
+    ({"roles": ("lead",), "order": 5}, "[roles=('lead',), order=5]"),
+])
+def test_a_built_in_tool_re_registered_with_other_roles_or_order_is_recorded(changes, shown):
+    """Before: searchgym's own class with other roles or order (what the team's members get, the order
+    prompts list the tools in) was no record, so the envs changed under the pinned hash."""
+    suite = get_suite("searchqa-v2")
+    with scoped_tools():
+        register_tool(dataclasses.replace(tool_spec("calculator"), **changes), replace=True)
+        records = suite.definition()["registered_tools"]
+        assert "calculator=searchgym.tools.calculator.Calculator" + shown in records
+        assert "web_search=searchgym.tools.web_search.WebSearch" in records  # the others as they are
+        assert len(records) == len(BUILT_IN_TOOLS) and suite.content_hash != SEARCHQA_V2
+    assert suite.content_hash == SEARCHQA_V2 and registered_tools() is None
+
+
+def test_a_built_in_tool_re_registered_as_it_was_changes_no_definition():
+    suite = get_suite("searchqa-v2")
+    before = suite.definition()
+    with scoped_tools():
+        register_tool(dataclasses.replace(tool_spec("calculator")), replace=True)
+        register_tool(dataclasses.replace(tool_spec("current_time"), roles=["analyst"]), replace=True)
+        assert registered_tools() is None and suite.definition() == before
+        assert suite.content_hash == SEARCHQA_V2

@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from searchgym.envs.config import check_int
-from searchgym.tools.tool_registry import TOOL_NAMES, tool_specs
+from searchgym.tools.tool_registry import PRESET_ROLES, TOOL_NAMES, tool_specs
 
 PRESETS = ("roles", "generalists")
 DEFAULT_TEAM_SIZE = 3
@@ -43,9 +43,12 @@ class Role:
         return f"{self.name} ({tools}{'; submits the answer' if self.can_answer else ''})"
 
 
-#: The members of the "roles" preset and whether each submits the answer; a tool's registration
-#: names the members that get it (``ToolSpec.roles``).
-PRESET_MEMBERS = (("lead", True), ("searcher", False), ("analyst", False))
+#: The member of the "roles" preset who submits the answer.
+PRESET_ANSWERER = "lead"
+#: The members of the "roles" preset (the tool registry's ``PRESET_ROLES``, the one list of them, which
+#: ``ToolSpec.roles`` is checked against) and whether each submits the answer; a tool's registration
+#: names the members that get it.
+PRESET_MEMBERS = tuple((name, name == PRESET_ANSWERER) for name in PRESET_ROLES)
 
 
 def roles_preset() -> tuple[Role, ...]:

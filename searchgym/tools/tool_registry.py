@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Hashable, Iterator, Mapping
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from searchgym.named_registry import NamedRegistry
@@ -21,8 +21,8 @@ from searchgym.shown import safe_repr
 from searchgym.tools.base import Tool
 
 GROUNDINGS = ("words", "numbers", "always")
-#: The members of the team's "roles" preset (``searchgym.envs.roles.PRESET_MEMBERS``): what
-#: ``ToolSpec.roles`` may name.
+#: The members of the team's "roles" preset, in its order: what ``ToolSpec.roles`` may name. The one
+#: list of them: ``searchgym.envs.roles.PRESET_MEMBERS`` adds who submits the answer (tools sit below envs).
 PRESET_ROLES = ("lead", "searcher", "analyst")
 #: Tags that the action formats use for something else.
 RESERVED_TAGS = ("answer", "post", "wait", "tool_call", "think", "information", "tool_response")
@@ -188,6 +188,9 @@ def _check_field_types(spec: ToolSpec) -> None:
 TOOL_REGISTRY: NamedRegistry[ToolSpec] = NamedRegistry("tool", sort_key=lambda spec: spec.order)
 #: Every tool name, in the canonical order (a live view of :data:`TOOL_REGISTRY`).
 TOOL_NAMES = TOOL_REGISTRY.names
+#: searchgym's own registration of each of its tools: the first one of its name with a class of
+#: searchgym's (made by the tool's module when ``searchgym.tools`` is imported).
+_BUILT_IN_SPECS: dict[str, ToolSpec] = {}
 
 
 def register_tool(spec: ToolSpec, replace: bool = False) -> ToolSpec:
@@ -198,7 +201,26 @@ def register_tool(spec: ToolSpec, replace: bool = False) -> ToolSpec:
         owner = tag_tools().get(spec.tag.tag)
         if owner is not None and owner[0] != spec.name:
             raise ValueError(f"tool {spec.name!r}: the tag <{spec.tag.tag}> belongs to {owner[0]!r} already")
-    return TOOL_REGISTRY.add(spec.name, spec, replace=replace)
+    TOOL_REGISTRY.add(spec.name, spec, replace=replace)
+    if spec.tool_class.__module__.startswith("searchgym.tools."):
+        _BUILT_IN_SPECS.setdefault(spec.name, spec)
+    return spec
+
+
+def changed_from_built_in(spec: ToolSpec) -> dict[str, Any]:
+    """The fields (name -> value) in which ``spec``, a registration with searchgym's own class, differs from
+    searchgym's own registration of it; empty for another class (its own name says what it is). Why: a
+    built-in tool re-registered with other ``roles`` or ``order`` changed what the envs play unrecorded."""
+    own = _BUILT_IN_SPECS.get(spec.name)
+    if own is None or spec.tool_class is not own.tool_class:
+        return {}
+    return {f.name: getattr(spec, f.name) for f in fields(ToolSpec)
+            if not _same(getattr(spec, f.name), getattr(own, f.name))}
+
+
+def _same(value: object, built_in: object) -> bool:
+    """A field's value as searchgym's own (``build`` the same callable, the others equal)."""
+    return value is built_in if callable(built_in) else value == built_in
 
 
 def tool_spec(name: str) -> ToolSpec:

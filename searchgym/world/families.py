@@ -4,7 +4,10 @@ A builder is ``builder(maker, split) -> Task | None``: ``maker`` is the world's
 :class:`searchgym.world.tasks._TaskMaker` (its seeded generator, entity pools, ``hop`` and
 ``make``), ``split`` the split to draw the focus entity from; None means "no task this
 attempt". Families generate in registration order, each from its own generator with its own id
-counter, so a family registered later leaves every earlier family's tasks unchanged. A builder
+counter, so a family registered later leaves every earlier family's tasks unchanged. A builder may
+delegate to another family's (``family_builder("lookup")(maker, split)``): ``maker.make`` gives the
+task, and its id, to the family being generated, whatever family it names, so no two tasks of a
+world share an id (:func:`run_builder` refuses a family whose builder made them otherwise). A builder
 that raises (or returns something else) leaves its family out of the world, recorded in its
 ``family_failures``: the families that work still serve their tasks, and asking for the failed
 one is an error that names it (:class:`FamilyBuildError`).
@@ -58,9 +61,12 @@ def builder_label(builder: FamilyBuilder) -> str:
     return f"{getattr(builder, '__module__', '?')}.{getattr(builder, '__qualname__', repr(builder))}"
 
 
-def run_builder(name: str, builder: FamilyBuilder, maker: Any, split: str) -> Task | None:
+def run_builder(name: str, builder: FamilyBuilder, maker: Any, split: str,
+                made_by: dict[str, tuple[str, str]] | None = None) -> Task | None:
     """``builder(maker, split)``, or a :class:`FamilyBuildError` naming the family and its builder.
-    Why: a failing builder's own error ("boom") named neither, and it broke every world."""
+    Why: a failing builder's own error ("boom") named neither, and it broke every world. ``made_by``
+    (task id -> family and question, of every task made so far) refuses a task whose id another task
+    has: a builder that built its own Task gave two tasks one id."""
     try:
         task = builder(maker, split)
     except Exception as exc:
@@ -71,6 +77,13 @@ def run_builder(name: str, builder: FamilyBuilder, maker: Any, split: str) -> Ta
     if task is not None and not isinstance(task, Task):
         raise FamilyBuildError(f"task family {name!r} ({builder_label(builder)}) returned a "
                                f"{type(task).__name__}; a builder returns maker.make(...) (a Task) or None")
+    if task is not None and made_by is not None:
+        owner, question = made_by.setdefault(task.id, (name, task.question))
+        if (owner, question) != (name, task.question):
+            who = "another of its tasks" if owner == name else f"a task of family {owner!r}"
+            raise FamilyBuildError(f"task family {name!r} ({builder_label(builder)}) made a task with the id "
+                                   f"{task.id!r}, which {who} has; a builder returns maker.make(...), whose "
+                                   f"ids are the family's own")
     return task
 
 

@@ -78,6 +78,7 @@ class _TaskMaker:
         self.namesake_people = [e.id for e in entities.values() if e.type == "person" and len(self.by_name[e.name]) > 1]
         self.namesakes_in = {split: [p for p in self.namesake_people if self.split_of[p] == split] for split in labels}
         self.count = 0
+        self.family: str | None = None  # the family being generated: its tasks are its own
 
     # ------------------------------------------------------------------- small helpers
     def pick(self, items: list):
@@ -147,6 +148,7 @@ class _TaskMaker:
         if any(_norm(a) in _norm(question) for a in golds if a.strip()):
             return None  # an answer verbatim in its question makes the task trivial
         self.count += 1
+        family = self.family or family  # the family being generated owns (and numbers) it, whoever's builder ran
         return Task(
             id=f"{family}-{self.count:05d}", family=family, question=question, answers=tuple(answers),
             answer_type=answer_type, evidence=tuple(hops), tools=tuple(dict.fromkeys(tools)), split=split,
@@ -365,19 +367,20 @@ def generate_tasks(
     labels = list(SPLIT_WEIGHTS)
     weights = np.array(list(SPLIT_WEIGHTS.values()))
     tasks: list[Task] = []
+    made_by: dict[str, tuple[str, str]] = {}  # task id -> (family, question): an id is one task's
     seen_questions: set[str] = set()
     for family in FAMILIES:
         # Each family draws from its own generator and numbers its own ids, so adding or changing
         # one family leaves every other family's tasks (and the suites that use them) unchanged.
         rng = maker.rng = np.random.default_rng([family_seed, zlib.crc32(family.encode())])
-        maker.count = 0
+        maker.count, maker.family = 0, family
         build = family_builder(family)
         made, attempts, with_shortcut, own = 0, 0, 0, {}
         try:
             while made < per_family and attempts < per_family * 30:
                 attempts += 1
                 split = labels[int(rng.choice(len(labels), p=weights))]
-                task = run_builder(family, build, maker, split)
+                task = run_builder(family, build, maker, split, made_by)
                 if task is None or task.question in seen_questions or task.question in own:
                     continue
                 if family == "bridge" and bridge_shortcut_rate < 1.0 and \
