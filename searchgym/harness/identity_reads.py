@@ -11,7 +11,9 @@ reads, so ``--methods sft`` without them, in the folder made by make main's comm
 
 An option given at the value the method takes without it (``option_defaults() -> {name: value}`` on
 its callable: :mod:`~searchgym.harness.option_defaults`) is left out as well, on both sides: the
-record made with ``--option lr=0.003`` and the command without it are one run, in either order.
+record made with ``--option lr=0.003`` and the command without it are one run, in either order; so
+are ``policy_kwargs`` at the policy's own defaults and base settings the build reads as the default's
+(``sft_tasks`` above the train split), each read in the form the run builds from.
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ from collections.abc import Callable
 from typing import Any
 
 from searchgym.harness.methods import MethodRef, load_method, trains
-from searchgym.harness.option_defaults import without_defaults
+from searchgym.harness.option_defaults import policy_kwargs_as_built, sft_settings_as_built, without_defaults
+from searchgym.suites import Suite, tasks
 
 
 def read_options(options: Any, method: Callable[..., Any]) -> Any:
@@ -51,10 +54,12 @@ def budget_matters(config: dict, method: Callable[..., Any]) -> bool:
     return config.get("trains") is not False or trains(method)
 
 
-def compared_settings(config: dict, mine: dict, ref: MethodRef) -> tuple[dict, dict]:
+def compared_settings(config: dict, mine: dict, ref: MethodRef,
+                      suite: Suite | None = None) -> tuple[dict, dict]:
     """config.json's settings and the run's, as they are compared: the options the method does not read or
-    that are at its defaults, and a budget that does not matter to it, left out of both. The method is
-    loaded only where they differ."""
+    that are at its defaults, and a budget that does not matter to it, left out of both; ``policy_kwargs``
+    and the base's settings in the form the run builds from (the latter only where ``suite`` is given: its
+    train split's size). The method is loaded only where they differ."""
     if config.get("options") == mine.get("options") and config.get("budget") == mine.get("budget"):
         return config, mine
     try:
@@ -62,9 +67,34 @@ def compared_settings(config: dict, mine: dict, ref: MethodRef) -> tuple[dict, d
     except ImportError:  # a Ray driver without the method's extras: every setting counts, as before
         return config, mine
     defaults = option_defaults(method)
-    there = {**config, "options": without_defaults(read_options(config.get("options"), method), defaults)}
-    here = {**mine, "options": without_defaults(read_options(mine.get("options"), method), defaults)}
+    # the train split's size, for a method with the base's settings (sft, and learners' init=sft)
+    n_train = _train_size(suite) if suite is not None and "sft_tasks" in defaults else None
+    there = {**config, "options": _as_compared(config, method, defaults, n_train)}
+    here = {**mine, "options": _as_compared(mine, method, defaults, n_train)}
     if not budget_matters(config, method):
         there.pop("budget", None)
         here.pop("budget", None)
     return there, here
+
+
+def _as_compared(settings: dict, method: Callable[..., Any], defaults: dict[str, Any],
+                 n_train: int | None) -> Any:
+    """The options of ``settings`` (config.json's or the run's) as :func:`compared_settings` compares them."""
+    options = read_options(settings.get("options"), method)
+    reads = getattr(method, "reads_option", None)  # the base reads policy_kwargs; a learner has the option
+
+    def builds_with(key: str) -> bool:
+        return key in defaults or (callable(reads) and bool(reads(key)))
+
+    options = policy_kwargs_as_built(options, settings.get("policy"), builds_with)
+    if n_train is not None:
+        options = sft_settings_as_built(options, n_train, defaults)
+    return without_defaults(options, defaults)
+
+
+def _train_size(suite: Suite) -> int | None:
+    """The number of train tasks ``suite`` has (None where it has none to count)."""
+    try:
+        return len(tasks(suite, "train"))
+    except ValueError:
+        return None

@@ -13,13 +13,21 @@ MAPPO's, COMA's) but those the spec sets (IPPO's ``centralised``), as the traine
 them as given, so a checkpoint made without one is not resumed with it; and a field with no
 declared default. A value counts as the default when it
 is equal to it (the identity's own equality: ``3`` and ``3.0`` are one value there too).
+
+Two options are read in the form the run builds from: ``policy_kwargs`` less those at the policy's
+own constructor defaults (``{"hidden": 128}`` for the hash policy; a value of another type, ``128.0``,
+is kept), and the supervised base's settings as its build reads them on the suite's train split
+(``sft_tasks=5000`` above a split of 200 tasks demonstrates the whole split, as the default's 1000
+does; ``sft_dagger_tasks`` without DAgger rounds is never read). Before, each was a different run
+from the run without it. Both are the forms the base's key is hashed in
+(:mod:`~searchgym.harness.base_key`), so two settings of one base are one run.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import inspect
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from searchgym.method_table import MethodSpec
@@ -90,6 +98,56 @@ def reader_option_defaults() -> dict[str, Any]:
 
     return {name: ",".join(p.default) if isinstance(p.default, tuple) else p.default
             for name, p in inspect.signature(ReaderPolicy).parameters.items() if p.default is not p.empty}
+
+
+def policy_kwargs_as_built(options: Any, policy: Any, reads: Callable[[str], bool]) -> Any:
+    """``options`` with each ``policy_kwargs`` option that ``reads`` (plain or ``train.``-prefixed) less the
+    kwargs that give ``policy``'s own constructor defaults (read from its signature, as the supervised
+    base's key reads them: :func:`~searchgym.harness.base_key.used_policy_kwargs`), and left out where
+    none is left: every reader of it takes none as ``{}``. The policy built is the one built without
+    them."""
+    if not (isinstance(options, dict) and isinstance(policy, str)):
+        return options
+    spelt = [key for key, value in options.items()
+             if key.rpartition(".")[2] == "policy_kwargs" and isinstance(value, dict) and reads(key)]
+    if not spelt:
+        return options
+    try:
+        from searchgym.harness.base_key import used_policy_kwargs
+    except ImportError:  # a driver without torch: the kwargs are compared as given, as before
+        return options
+    out = dict(options)
+    for key in spelt:
+        out[key] = used_policy_kwargs(policy, out[key])
+        if not out[key]:
+            del out[key]
+    return out
+
+
+def sft_settings_as_built(options: Any, n_train: int, defaults: Mapping[str, Any]) -> Any:
+    """``options`` with the supervised base's settings (plain or ``sft.``-prefixed) at the values its build
+    reads on a train split of ``n_train`` tasks (:func:`~searchgym.harness.base_key.used_sft_config`:
+    ``sft_tasks`` above the split is the whole split, as is the default's 1000 where the split is no
+    larger), so that two settings building one base are one run. ``defaults``: the method's option
+    defaults, the settings not given. Settings the base refuses, or whose defaults are not all known: as
+    given."""
+    try:
+        from searchgym.agents.imitation import SFTConfig
+        from searchgym.harness.base_key import used_sft_config
+    except ImportError:  # a driver without torch: the settings are compared as given, as before
+        return options
+    names = [field.name for field in dataclasses.fields(SFTConfig)]
+    given = {key: key.removeprefix("sft.") for key in options if key.removeprefix("sft.") in names} \
+        if isinstance(options, dict) else {}
+    unset = {name: defaults.get(f"sft.{name}", defaults.get(name, dataclasses.MISSING)) for name in names}
+    if not given or len(set(given.values())) < len(given) or dataclasses.MISSING in unset.values():
+        return options  # none given, one given twice (the run refuses it), or a default not known for sure
+    try:
+        config = SFTConfig(**{**unset, **{short: options[key] for key, short in given.items()}})
+        used = dataclasses.asdict(used_sft_config(config, n_train))
+    except (TypeError, ValueError):
+        return options
+    return {**options, **{key: used[short] for key, short in given.items()}}
 
 
 def without_defaults(options: Any, defaults: Mapping[str, Any]) -> Any:

@@ -5,7 +5,10 @@ Why: the whole options dict was shown twice (3,162 characters for one LLM option
 only as its suite hash; an option given as ``null`` where the other side had none at all, or a suite
 definition recorded before one of its fields existed, named nothing ("holds a different run ()", or
 two hashes); and two suites of one definition whose tasks, world or scoring rules another searchgym
-made showed two hashes with no word of why.
+made showed two hashes with no word of why. A key one side lacks is shown as absent there, never as
+None (which is what a key recorded as ``null`` shows): "options.x: None there, 3 now" was shown for
+an option the folder's run was never given, and "policy_format: None there, 2 now" for a folder made
+before policy layouts were recorded, which now says an older searchgym made it.
 """
 
 from __future__ import annotations
@@ -14,8 +17,13 @@ from typing import Any
 
 from searchgym.shown import safe_repr
 
-#: How a key one side has as None and the other lacks is shown on the side that lacks it.
+#: config.json fields that must be equal for a run directory to be resumed or reused (every run records them).
+IDENTITY_KEYS = ("suite_id", "suite_hash", "method", "method_path", "seed", "budget", "policy", "policy_format",
+                 "options")
+#: How a key one side lacks is shown on that side.
 ABSENT = "absent"
+#: Why a folder lacks a key that every run's config.json records now (IDENTITY_KEYS).
+OLDER = "a folder made by an older searchgym"
 #: Why two suites of one recorded definition have two hashes.
 SAME_DEFINITION = ("the same suite definition: its tasks, world or scoring rules differ, as another "
                    "searchgym version makes them")
@@ -25,21 +33,29 @@ MOST_LINES = 8
 
 
 def changes(there: Any, now: Any, name: str) -> list[str]:
-    """``name: X there, Y now`` for each differing leaf of two JSON values (dicts compared key by key;
-    None on one side and no key on the other is a difference, its missing side shown as absent)."""
+    """``name: X there, Y now`` for each differing leaf of two JSON values (dicts compared key by key; a
+    key one side lacks is a difference, that side shown as absent, and a null value as None)."""
     if not (isinstance(there, dict) and isinstance(now, dict)):
         return [f"{name}: {safe_repr(there, 80)} there, {safe_repr(now, 80)} now"]
     lines = []
     for key in dict.fromkeys([*there, *now]):
-        if there.get(key) != now.get(key):
-            lines += changes(there.get(key), now.get(key), f"{name}.{key}")
-        elif (key in there) != (key in now):
+        if key in there and key in now:
+            if there[key] != now[key]:
+                lines += changes(there[key], now[key], f"{name}.{key}")
+        else:
             lines.append(f"{name}.{key}: {_shown(there, key)} there, {_shown(now, key)} now")
     return lines
 
 
 def _shown(values: dict, key: str) -> str:
     return safe_repr(values[key], 80) if key in values else ABSENT
+
+
+def _absent_there(recorded: dict, given: dict, key: str) -> str:
+    """The line of a key one side lacks; a key every run records now that config.json lacks says an older
+    searchgym made the folder."""
+    why = f" ({OLDER})" if key not in recorded and key in IDENTITY_KEYS else ""
+    return f"{key}: {_shown(recorded, key)} there{why}, {_shown(given, key)} now"
 
 
 def suite_changes(recorded: dict, mine: dict, definition: dict) -> list[str]:
@@ -71,6 +87,8 @@ def what_differs(there: dict, mine: dict, keys: list[str], definition: dict,
     for key in keys:
         if key == "suite_hash":
             lines += suite_changes(there, mine, definition)
+        elif (key in recorded) != (key in given):
+            lines.append(_absent_there(recorded, given, key))
         elif key == "options":
             lines += changes(shown_options(there.get(key), recorded.get(key), mine.get(key)),
                              shown_options(mine.get(key), given.get(key), there.get(key)), key)

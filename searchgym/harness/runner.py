@@ -66,16 +66,13 @@ from searchgym.harness.metrics_rows import (
 from searchgym.harness.privileged_runs import run_reads_private_state
 from searchgym.harness.provenance import provenance, resolve_device
 from searchgym.harness.rerun_advice import OTHER_RUN, rerun_advice
-from searchgym.harness.run_differences import what_differs
+from searchgym.harness.run_differences import IDENTITY_KEYS, what_differs
 from searchgym.harness.run_reads import refuse_linked
 from searchgym.policy_format import feature_versions, policy_format
 from searchgym.suites import Suite
 
 DONE = "DONE"
 HARNESS_VERSION = 1
-#: config.json fields that must be equal for a run directory to be resumed or reused.
-IDENTITY_KEYS = ("suite_id", "suite_hash", "method", "method_path", "seed", "budget", "policy", "policy_format",
-                 "options")
 
 
 class DifferentRun(ValueError):
@@ -185,7 +182,7 @@ def check_identity(spec: RunSpec) -> int:
         return attempts_logged(folder / "metrics.jsonl")
     # what the method does not read is left out (a budget it spends none of; options it never reads: sft),
     # and options given at the method's defaults (lr=0.003 is the run without it)
-    there, mine = compared_settings(config, spec.identity(), spec.method)
+    there, mine = compared_settings(config, spec.identity(), spec.method, spec.suite)
     # the limit too: a folder finished with `evaluate --limit 3` was shown as the full run's result
     differ = [k for k in (*IDENTITY_KEYS, "feature_versions", "limit") if there.get(k) != mine.get(k)]
     if differ:

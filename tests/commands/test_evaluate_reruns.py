@@ -16,7 +16,7 @@ def test_a_limited_run_is_not_shown_as_the_full_one(tmp_path, capsys):
     base = ["evaluate", "--suite", TINY_QA.id, "--agent", "oracle", "--out", str(out), "--no-progress"]
     assert main([*base, "--limit", "3"]) == 0
     capsys.readouterr()
-    for extra, there_now in (([], "limit: 3 there, None now"), (["--limit", "2"], "limit: 3 there, 2 now")):
+    for extra, there_now in (([], "limit: 3 there, absent now"), (["--limit", "2"], "limit: 3 there, 2 now")):
         assert main([*base, *extra]) == 2
         captured = capsys.readouterr()
         assert "tasks)" not in captured.out

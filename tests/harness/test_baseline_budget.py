@@ -75,5 +75,5 @@ def test_sft_is_the_same_run_at_another_budget(compared, tmp_path):
     config_path.write_text(json.dumps(config))
     for budget in (5, 0):
         assert check_identity(RunSpec(TINY_QA, resolve_method("sft"), 0, budget, out)) >= 0
-    with pytest.raises(DifferentRun, match="options.sft_tasks: None there, 4 now"):
+    with pytest.raises(DifferentRun, match="options.sft_tasks: absent there, 4 now"):
         check_identity(RunSpec(TINY_QA, resolve_method("sft"), 0, 0, out, options={"sft_tasks": 4}))

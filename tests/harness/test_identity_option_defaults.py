@@ -77,10 +77,10 @@ def test_either_order_is_one_run(tmp_path, given):
 
 def test_an_option_at_another_value_is_still_another_run(tmp_path):
     spec = _folder(tmp_path / "a", "grpo", {})
-    with pytest.raises(DifferentRun, match=r"\(options\.lr: None there, 0\.01 now\); use another"):
+    with pytest.raises(DifferentRun, match=r"\(options\.lr: absent there, 0\.01 now\); use another"):
         check_identity(replace(spec, options={"lr": 0.01}))
     spec = _folder(tmp_path / "b", "grpo", {"lr": 0.003, "group_size": 2})
-    # the value given is shown, not "None there"
+    # the value given is shown, not "absent there"
     with pytest.raises(DifferentRun, match=r"\(options\.lr: 0\.003 there, 0\.01 now\); use another"):
         check_identity(replace(spec, options={"lr": 0.01, "group_size": 2}))
 
@@ -111,7 +111,7 @@ def test_a_trainers_own_option_still_tells_runs_apart(tmp_path):
     # (a checkpoint made without it is not resumed with it): not left out
     assert "centralised" not in option_defaults(load_method(resolve_method("mappo")))
     assert "method.centralised" not in option_defaults(load_method(resolve_method("mappo")))
-    with pytest.raises(DifferentRun, match=r"options\.centralised: None there, True now"):
+    with pytest.raises(DifferentRun, match=r"options\.centralised: absent there, True now"):
         check_identity(replace(_folder(tmp_path / "mappo", "mappo", {}), options={"centralised": True}))
     # one its spec sets is in every run's trainer config: given at that value, the run is the same
     ippo = _folder(tmp_path / "ippo", "ippo", {})
@@ -153,7 +153,7 @@ def test_a_method_whose_defaults_cannot_be_read_counts_every_option(monkeypatch)
 def test_a_method_that_says_nothing_of_its_defaults_counts_every_option(tmp_path):
     assert option_defaults(load_method(resolve_method("random"))) == {}
     spec = _folder(tmp_path, "random", {"epsilon": 0.1}, budget=0)
-    with pytest.raises(DifferentRun, match=r"options\.epsilon: 0\.1 there, None now"):
+    with pytest.raises(DifferentRun, match=r"options\.epsilon: 0\.1 there, absent now"):
         check_identity(replace(spec, options={}))
 
 

@@ -39,9 +39,9 @@ def test_the_reader_given_its_defaults_is_the_run_without_them_in_either_order(t
 
 def test_the_reader_at_another_value_is_another_run(tmp_path):
     spec = _folder(tmp_path, "reader", {})
-    with pytest.raises(DifferentRun, match=r"options\.rotate_in_team: None there, False now"):
+    with pytest.raises(DifferentRun, match=r"options\.rotate_in_team: absent there, False now"):
         check_identity(replace(spec, options={"rotate_in_team": False}))
-    other_order = r"options\.lookup_order: None there, 'web_search,knowledge_base' now"
+    other_order = r"options\.lookup_order: absent there, 'web_search,knowledge_base' now"
     with pytest.raises(DifferentRun, match=other_order):
         check_identity(replace(spec, options={"lookup_order": "web_search,knowledge_base"}))
 
@@ -59,7 +59,7 @@ def test_the_llm_method_given_its_defaults_is_the_run_without_them(tmp_path):
     given = {"lr": 1e-6, "group_size": 4, "model": "random:tiny", "method": "cw_grpo", "aggregation": None}
     for i, (recorded, now) in enumerate(((given, {}), ({}, given))):
         assert check_identity(replace(_folder(tmp_path / str(i), LLM, recorded), options=now)) == 1
-    with pytest.raises(DifferentRun, match=r"options\.lr: None there, 1e-05 now"):
+    with pytest.raises(DifferentRun, match=r"options\.lr: absent there, 1e-05 now"):
         check_identity(replace(_folder(tmp_path / "other", LLM, {}), options={"lr": 1e-5}))
 
 

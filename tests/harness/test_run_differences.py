@@ -3,7 +3,10 @@
 Before: an option given as ``null`` (``--option lookup_order=null``, which the reader takes as not
 given) against a folder without it was refused as "holds a different run ()"; a suite recorded by an
 older searchgym before one of its fields (None now) existed, or one whose definition is the same but
-whose tasks, world or scoring rules another searchgym made, showed two hashes and nothing else.
+whose tasks, world or scoring rules another searchgym made, showed two hashes and nothing else. A key
+absent on one side was shown as None ("options.lr: None there, 0.01 now" for a run never given lr),
+and a folder made before policy layouts were recorded as "policy_format: None there, 2 now", with no
+word of the older searchgym that made it.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import pytest
 from harness_helpers import TINY_QA
 
 from searchgym.harness.methods import resolve_method
-from searchgym.harness.run_differences import NO_DEFINITION, SAME_DEFINITION, changes, what_differs
+from searchgym.harness.run_differences import NO_DEFINITION, OLDER, SAME_DEFINITION, changes, what_differs
 from searchgym.harness.runner import DifferentRun, RunSpec, check_identity
 
 
@@ -62,7 +65,6 @@ def test_a_folder_without_a_suite_definition_says_so(tmp_path):
 
 def test_a_changed_field_is_named_as_before():
     assert changes({"a": 1, "b": {"c": 2}}, {"a": 1, "b": {"c": 3}}, "x") == ["x.b.c: 2 there, 3 now"]
-    assert changes({"a": 1}, {}, "x") == ["x.a: 1 there, None now"]  # a missing value beside a set one: None
     assert changes({"a": None}, {"a": None}, "x") == []
 
 
@@ -79,3 +81,31 @@ def test_every_difference_names_something():
         lines = what_differs({"options": there}, {"options": now}, ["options"], {}, {"options": there},
                              {"options": now})
         assert lines and all(line.startswith("options.x") for line in lines), (there, now, lines)
+
+
+def test_a_key_absent_on_one_side_is_shown_absent_and_a_null_one_none():
+    assert changes({"a": 1}, {}, "x") == ["x.a: 1 there, absent now"]  # before: "1 there, None now"
+    assert changes({}, {"a": 3}, "x") == ["x.a: absent there, 3 now"]  # before: "None there, 3 now"
+    assert changes({"a": None}, {"a": 3}, "x") == ["x.a: None there, 3 now"]  # recorded as null: None
+    assert changes({"a": {"b": 1}}, {"a": {}}, "x") == ["x.a.b: 1 there, absent now"]
+
+
+def test_an_option_the_folders_run_was_not_given_is_absent_there(tmp_path):
+    refused = _refusal(replace(_folder(tmp_path), options={"rotate_in_team": False}))
+    assert "(options.rotate_in_team: absent there, False now); use another" in refused  # before: None there
+
+
+def test_a_folder_made_before_policy_layouts_were_recorded_says_an_older_searchgym_made_it(tmp_path):
+    spec = _folder(tmp_path / "older", policy_format=...)
+    refused = _refusal(spec)
+    # before: "(policy_format: None there, 2 now)"
+    assert f"(policy_format: absent there ({OLDER}), 2 now); use another" in refused
+    assert OLDER == "a folder made by an older searchgym"
+    # recorded as null: None, and no word of an older searchgym
+    refused = _refusal(_folder(tmp_path / "null", policy_format=None))
+    assert "(policy_format: None there, 2 now); use another" in refused
+
+
+def test_a_key_only_some_runs_record_is_absent_without_an_older_searchgym(tmp_path):
+    refused = _refusal(replace(_folder(tmp_path), limit=3))
+    assert "(limit: absent there, 3 now); use another" in refused  # a run without --limit records none
