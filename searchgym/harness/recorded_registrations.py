@@ -52,9 +52,9 @@ def tools_unrecorded(definition: Mapping[str, Any]) -> list[str]:
     record (the run was played without them), each as ``name (module.Class)``."""
     mine = registered_tools() or []  # None: searchgym's own tools alone
     recorded = definition.get("registered_tools")
-    if not _texts(recorded):  # a definition records no tools when they were searchgym's own
+    if not _texts(recorded):  # a definition records no tools when they were searchgym's own, as registered
         recorded = [r for r in mine if (part := r.partition("="))[0] in BUILT_IN_TOOLS
-                    and part[2].startswith("searchgym.tools.")]
+                    and part[2].startswith("searchgym.tools.") and "[" not in part[2]]  # [...]: other settings
     return tools_lacking(mine, recorded)
 
 

@@ -58,3 +58,16 @@ def test_a_tool_this_process_registers_beyond_a_definitions_is_unrecorded():
         played_without = {k: v for k, v in get_suite("searchqa-v2").definition().items() if k != "registered_tools"}
         assert tools_unrecorded(played_without) == [f"word_count ({__name__}.WordCount)"]
     assert tools_unrecorded(played_without) == []
+
+
+def test_a_built_in_tool_registered_with_other_settings_is_unrecorded_in_a_run_without_them():
+    import dataclasses
+
+    from searchgym.tools import tool_spec
+
+    played_without = get_suite("searchqa-v2").definition()  # searchgym's own tools, as it registers them
+    with scoped_tools():
+        register_tool(dataclasses.replace(tool_spec("calculator"), order=tool_spec("calculator").order + 1),
+                      replace=True)
+        unrecorded = tools_unrecorded(played_without)
+    assert len(unrecorded) == 1 and unrecorded[0].startswith("calculator (searchgym.tools.calculator.Calculator[order=")
