@@ -16,6 +16,7 @@ from searchgym.agents.llm_policy import PRESETS
 from searchgym.agents.llm_rollout import RolloutConfig
 from searchgym.agents.llm_train import LLMTrainConfig, LLMTrainer
 from searchgym.agents.model_source import check_model_source
+from searchgym.harness.llm_base_model import base_model_record
 from searchgym.harness.llm_reply_tally import ReplyTallyActor
 from searchgym.harness.method_specs import llm_method_spec
 from searchgym.suites import observation_kind
@@ -147,6 +148,7 @@ def harness_method(ctx: Any) -> Any:
     ``llm_config`` dict (LLMTrainConfig fields), or flat OPTIONAL_ARGS keys plus ``model``/``method``."""
     config = suite_config(ctx.suite, ctx.options)
     config.budget, config.seed, config.device = int(ctx.budget), int(ctx.seed), str(ctx.device)
+    ctx.records.update(base_model_record(config.model))  # its folder: evaluate finds a relative --model anywhere
     # trains on the suite's train families; the dev curve is on the suite's own dev split
     trainer = LLMTrainer(config, out_dir=ctx.checkpoint_dir, log=ctx.log, dev_tasks=[t.id for t in ctx.tasks("dev")],
                          strict_resume=True)  # config.json may be lost: the checkpoint checks every option

@@ -20,6 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from searchgym.damaged import DamagedFile
+from searchgym.harness.llm_base_model import located_model
+
+#: What a run trains where its options name no model (``llm_method.DEFAULT_MODEL``).
+DEFAULT_MODEL = "random:tiny"
 
 
 def llm_options(run: Any) -> dict[str, Any]:
@@ -30,6 +34,18 @@ def llm_options(run: Any) -> dict[str, Any]:
     return nested if isinstance(nested, dict) else options
 
 
+def recorded_model(run: Any) -> str:
+    """The model the run's options name, as given (what its checkpoint records)."""
+    model = llm_options(run).get("model") or DEFAULT_MODEL
+    return model if isinstance(model, str) else DEFAULT_MODEL  # not a string: the config's own check names it
+
+
+def played_model(run: Any) -> str:
+    """The model to load: where the run recorded its folder (a relative ``--model`` is found from any
+    folder), else as its options name it (:mod:`searchgym.harness.llm_base_model`)."""
+    return located_model(run.config, recorded_model(run))
+
+
 def check_base_model(run: Any) -> None:
     """One line when the base model the run trained is not there to load. Why one line of its own:
     the checkpoint holds the trained weights, not the model's config and tokenizer, and the loader's
@@ -37,18 +53,21 @@ def check_base_model(run: Any) -> None:
     from searchgym.agents.llm_policy import PRESETS
     from searchgym.agents.model_source import check_model_source
 
-    model = llm_options(run).get("model") or "random:tiny"
-    if not isinstance(model, str):
+    if not isinstance(llm_options(run).get("model") or DEFAULT_MODEL, str):
         return  # the config's own check names it (recorded_config)
+    model = played_model(run)
     try:
         check_model_source(model, option="its base model", presets=tuple(PRESETS))
     except ValueError as exc:
         if Path(model).expanduser().exists():
             raise ValueError(f"{run.folder} is an LLM-policy run whose base model cannot be loaded: {exc}") from None
+        given = recorded_model(run)
+        remedy = (f"put the model back at {model} (where --model {given!r} named it when the run trained), or run "
+                  f"this from a folder holding {given!r}" if model != given else "put the model back where "
+                  "config.json names it (a relative path is read from the current folder)")
         raise ValueError(f"{run.folder} is an LLM-policy run whose base model {model!r} is missing (no such folder, "
                          "nor a Hugging Face id in the local cache); its checkpoint holds the trained weights, not "
-                         "the model's config and tokenizer: put the model back where config.json names it (a "
-                         "relative path is read from the current folder)") from None
+                         f"the model's config and tokenizer: {remedy}") from None
 
 
 def recorded_config(run: Any, config_path: Path, remedy: str, device: str = "cpu") -> Any:
@@ -56,13 +75,19 @@ def recorded_config(run: Any, config_path: Path, remedy: str, device: str = "cpu
     options, suite, budget and seed; a DamagedFile naming config.json when it cannot be built."""
     from searchgym.harness.llm_method import suite_config
 
+    options, model = dict(run.config["options"]), played_model(run)
+    located = "llm_config" not in options and model != recorded_model(run)
+    if located:  # the flat options' build checks that its model is here: the folder it trained from
+        options["model"] = model
     try:
-        config = suite_config(run.suite, dict(run.config["options"]))
+        config = suite_config(run.suite, options)
     except (TypeError, ValueError) as exc:
         if isinstance(exc, DamagedFile):
             raise
         raise DamagedFile(config_path, f"records an LLM policy its trainer cannot build ({exc})", remedy) from None
     config.budget, config.seed, config.device = run.config["budget"], run.config["seed"], device
+    if located:
+        config.model = recorded_model(run)  # as its checkpoint records it (the actor loads played_model)
     return config
 
 
@@ -81,20 +106,24 @@ def missing_weights(blob: dict[str, Any]) -> str | None:
     return None
 
 
-def llm_actor(config: Any, path: Path, blob: dict[str, Any], seed: int, greedy: bool, remedy: str) -> Any:
-    """The trained model of ``config`` with the checkpoint's weights (``blob``, read from ``path``), as
-    the actor that played the run's test split (:class:`ReplyTallyActor`: it warns when most test
-    replies do not parse). The trainer is built for one env and without a KL reference, and Adam's
-    moments are not loaded (its fresh, empty state takes their place): none of them plays."""
+def llm_actor(config: Any, model: str, path: Path, blob: dict[str, Any], seed: int, greedy: bool,
+              remedy: str) -> Any:
+    """The trained model of ``config`` (its base loaded from ``model``: :func:`played_model`) with the
+    checkpoint's weights (``blob``, read from ``path``), as the actor that played the run's test split
+    (:class:`ReplyTallyActor`: it warns when most test replies do not parse). The trainer is built for
+    one env and without a KL reference, and Adam's moments are not loaded (its fresh, empty state
+    takes their place): none of them plays. A team that shares one model plays it for every agent,
+    whatever the evaluation team's agents are named (before: a bare KeyError for a name the run's
+    team did not have)."""
     from searchgym.agents.llm_train import LLMTrainer
     from searchgym.harness.llm_reply_tally import ReplyTallyActor
 
-    playing = dataclasses.replace(config, tasks_per_iteration=1, group_size=1, eval_tasks=0,
+    playing = dataclasses.replace(config, model=model, tasks_per_iteration=1, group_size=1, eval_tasks=0,
                                   loss=dataclasses.replace(config.loss, kl_coef=0.0))
     trainer = LLMTrainer(playing, out_dir=None, log=lambda row: None, dev_tasks=[])
     try:
         trainer.load_checkpoint(path, {**blob, "optimizers": [o.state_dict() for o in trainer.optimizers]})
     except DamagedFile as exc:
         raise DamagedFile(path, exc.what, remedy) from None
-    policies = trainer.members[0] if trainer.kind == "single" else trainer.policies
+    policies = trainer.members[0] if trainer.kind == "single" or len(trainer.members) == 1 else trainer.policies
     return ReplyTallyActor(policies, config.rollout, seed=seed, greedy=greedy)

@@ -278,12 +278,17 @@ def check_same_run(run: TrainedRun, recorded: Any, config: Any) -> None:
 
 
 def check_suite(run: TrainedRun, suite: Suite) -> None:
-    """Refuse an evaluation suite the run's policy cannot act in (another env kind or action mode)."""
+    """Refuse an evaluation suite the run's policy cannot act in (another env kind or action mode, or
+    a team with an agent the run trained no policy for: :mod:`searchgym.harness.run_team_agents`)."""
     theirs, mine = (env_kind(run.suite), observation_kind(run.suite)), (env_kind(suite), observation_kind(suite))
     if theirs != mine:
         raise ValueError(f"{run.folder} trained on {run.suite.env_id} ({theirs[0]}-agent, {theirs[1]} actions); "
                          f"suite {suite.id} is {suite.env_id} ({mine[0]}-agent, {mine[1]} actions): its policy "
                          "cannot act there; choose a suite of the same kind")
+    if mine[0] == "parallel" and not run.is_sft:  # an sft run's base is one shared policy
+        from searchgym.harness.run_team_agents import check_team_agents
+
+        check_team_agents(run.folder, run.suite, suite, _recorded_config(run))
 
 
 def find_base(run: TrainedRun) -> Path:
@@ -374,11 +379,12 @@ def provider(ctx: RunContext, path: str, decoding: str | None = None) -> Any:
 def rebuild_llm(run: TrainedRun, device: str, seed: int, decoding: str | None) -> Any:
     """An LLM-policy run's trained model, playing greedily as the run's test split was played
     (``decoding="sample"``: with the run's temperature and top_p); nothing is trained."""
-    from searchgym.harness.llm_run_agent import llm_actor
+    from searchgym.harness.llm_run_agent import llm_actor, played_model
 
     config = _recorded_config(run, device)
     read = played_checkpoint(run, config, keep=False)  # what check_options read, before the model is loaded
-    return llm_actor(config, run.folder / CHECKPOINT, read.blob, seed, decoding != "sample", UNPLAYABLE)
+    return llm_actor(config, played_model(run), run.folder / CHECKPOINT, read.blob, seed, decoding != "sample",
+                     UNPLAYABLE)
 
 
 provider.check_options = check_options  # type: ignore[attr-defined]
