@@ -258,3 +258,22 @@ def test_parallel_wrapper_gives_each_agents_observation_data(env_id) -> None:
     assert data["question"] and data["steps"]
     with pytest.raises(KeyError, match="unknown agent"):
         env.observation_data("nobody")
+
+
+def test_a_numeric_wrapper_made_by_hand_is_made_again_from_its_spec():
+    """Gymnasium remakes an env from its spec (check_env does); a wrapper that does not record its
+    arguments was refused: "NumericObservation wrapper does not inherit from RecordConstructorArgs"."""
+    import gymnasium
+    from gymnasium.utils.env_checker import check_env
+
+    import searchgym
+    from searchgym.wrappers import NumericObservation
+
+    wrapped = NumericObservation(searchgym.make("SearchQA-Candidates-Easy-v0", world_size="tiny"), question_dim=8)
+    check_env(wrapped, skip_render_check=True)
+    again = gymnasium.make(wrapped.spec)
+    assert isinstance(again.unwrapped, type(wrapped.unwrapped))
+    assert again.observation_space == wrapped.observation_space  # question_dim=8 kept
+    first, _ = wrapped.reset(seed=3)
+    second, _ = again.reset(seed=3)
+    assert (first == second).all()

@@ -31,8 +31,10 @@ from searchgym.wrappers.features import Encoded, FeatureLayout
 UNLISTED_KWARGS = ("action_mode", "tool_format")
 
 
-class NumericObservation(gym.Wrapper):
-    """Hashed-feature ``Box`` observations and ``action_masks()`` over a candidate-mode env."""
+class NumericObservation(gym.Wrapper, gym.utils.RecordConstructorArgs):
+    """Hashed-feature ``Box`` observations and ``action_masks()`` over a candidate-mode env. It records its
+    constructor's arguments, so that Gymnasium can make it again from its spec (``check_env`` and
+    ``gymnasium.make(env.spec)`` refused one made by hand)."""
 
     def __init__(self, env: gym.Env, question_dim: int = 32, transcript_dim: int = 64,
                  candidate_dim: int = 16) -> None:
@@ -40,6 +42,8 @@ class NumericObservation(gym.Wrapper):
             raise TypeError(f"NumericObservation wraps a single-agent Gymnasium env in candidate mode (e.g. "
                             f"SearchQA-Candidates-v0), got {type(env).__name__}; a group or team env takes "
                             "NumericParallel (GroupSearch-Numeric-v0, TeamSearch-Numeric-v0)")
+        gym.utils.RecordConstructorArgs.__init__(self, question_dim=question_dim, transcript_dim=transcript_dim,
+                                                 candidate_dim=candidate_dim)
         super().__init__(env)
         space = env.observation_space
         if not (isinstance(space, spaces.Dict) and "candidates" in space.spaces and "action_mask" in space.spaces):
