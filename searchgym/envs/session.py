@@ -247,7 +247,7 @@ class SearchSession(Transcript):
             schemas = json.dumps([self.tools[t].schema() for t in self.allowed])
             text = f"{head}Answer the question by using the tools. {answer}\nTools: {schemas}\n{forms}"
         # cut before the question, which comes last: a max_obs_chars below the prompt's length cut it off
-        return sanitize(text, limit - len(question)) + question
+        return sanitize(text, limit - len(question) if question.startswith("\n") else 0) + question
 
     def team_prompt(self, board: Callable[[int], str]) -> str:
         """A team member's first text observation: the question first, then the board (``board(room)``,
@@ -260,8 +260,13 @@ class SearchSession(Transcript):
         return self.prompt(team_actions=True, max_chars=limit - len(tail)) + tail
 
     def question_line(self, max_chars: int) -> str:
-        """``"\nQuestion: ..."`` as the prompt ends with it, cut to ``max_chars``: what a prompt keeps first."""
-        return sanitize("\n" + question_text(self.task.question), max(max_chars, 0))
+        """``"\nQuestion: ..."`` as the prompt ends with it, at most ``max_chars``: what a prompt keeps first. The
+        newline that parts it from the text before it only where that text has room for a character: a
+        ``max_chars`` below the question's length gives its first ``max_chars`` characters. Why: the newline
+        was counted in, so a ``max_chars`` of the question's length cut its last character and began the
+        observation with a newline."""
+        line = sanitize(question_text(self.task.question), max(max_chars, 0))
+        return "\n" + line if len(line) + 1 < max_chars else line
 
     def refresh_candidates(self, extra: Sequence[Action] = ()) -> list[Action]:
         """Regenerate and shuffle this step's candidates (by the session's generator)."""

@@ -81,9 +81,11 @@ def test_a_small_first_observation_keeps_the_question_before_the_board_and_the_h
     question = question[question.index("\nQuestion: "):]
     assert len(question) == 66  # the tiny world's first question, whole
     team = searchgym.make("TeamSearch-v0", world_size="tiny", max_obs_chars=max_obs_chars)
+    line = question[1:]  # without the newline that parts it from the text before it
     for agent, obs in team.reset(seed=0)[0].items():
-        text, kept = obs["text"], question[:max_obs_chars]
-        assert len(text) == max_obs_chars, agent
+        text, kept = obs["text"], line[:max_obs_chars]
+        # the line alone where no character of text fits before its newline
+        assert len(text) == (len(line) if max_obs_chars == len(line) + 1 else max_obs_chars), agent
         if max_obs_chars >= len(question) + len("\nBlackboard: (empty)"):
             assert text.endswith(question + "\nBlackboard: (empty)") and text.startswith(f"You are {agent}")
         else:  # no room for the board's line after the question: the question, cut only when it alone is longer

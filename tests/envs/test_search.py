@@ -182,8 +182,11 @@ def test_a_short_max_obs_chars_cuts_the_tools_before_the_question(limit, chat):
     env = SearchEnv(world_size="tiny", max_obs_chars=limit)
     observation, _ = env.reset(seed=0)
     prompt = env.session.prompt(chat=chat)
-    question = "\nQuestion: " + env.session.task.question
+    question = "Question: " + env.session.task.question
     assert len(prompt) <= limit
-    assert prompt.endswith(question) if limit >= len(question) else prompt == question[:limit]
+    if limit >= len(question) + 2:  # room for text before it: after a newline
+        assert prompt.endswith("\n" + question) and not prompt.startswith("\n")
+    else:
+        assert prompt == question[:limit]
     if not chat:
         assert observation == prompt and (len(prompt) < limit) == (limit == 6000)  # only 6000 fits it whole
