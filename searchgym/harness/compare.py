@@ -115,6 +115,9 @@ class Comparison:
                             "MethodRef), or a --methods string such as 'grpo,random'")
         if isinstance(self.seeds, Sequence) and not isinstance(self.seeds, str):
             self.seeds = [int(s) if isinstance(s, np.integer) else s for s in self.seeds]
+        elif isinstance(self.seeds, int | np.integer) and not isinstance(self.seeds, bool):  # `--seeds 3` is a count
+            raise TypeError(f"seeds is a list of seeds, got the int {self.seeds}; for {self.seeds} seeds from 0 "
+                            f"give seeds=list(range({self.seeds})) (--seeds {self.seeds} on the command line)")
         if not isinstance(self.options, Mapping):
             raise TypeError(f"options must be a dict of method options, got {type(self.options).__name__}")
         self.options = dict(self.options)

@@ -155,6 +155,10 @@ def test_bad_comparison_arguments_are_clear_errors(tmp_path):
                                   out=tmp_path, device="tpu", progress=False))
     with pytest.raises(ValueError, match="seeds must be non-negative ints"):
         comparison(tmp_path, seeds=(-1,))
+    # a count, as --seeds takes one (before: "'int' object is not iterable")
+    with pytest.raises(TypeError, match=r"seeds is a list of seeds, got the int 2; for 2 seeds from 0 give "
+                                        r"seeds=list\(range\(2\)\)"):
+        Comparison(suite=TINY_QA, methods=parse_methods("random"), seeds=2, budget=0, out=tmp_path, device="cpu")
 
 
 def test_a_folder_made_with_another_version_of_a_feature_set_is_not_reused(tmp_path, monkeypatch):
