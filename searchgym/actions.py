@@ -79,6 +79,7 @@ from searchgym.lenient_json import load_object as _load_object  # noqa: E402
 from searchgym.tool_calls import _NAME_KEYS, resolve_tool as _resolve_tool  # noqa: E402
 from searchgym.tool_calls import action_from_call as _action_from_call  # noqa: E402
 from searchgym.tool_calls import call_as_dict as _call_as_dict  # noqa: E402
+from searchgym.tool_calls import contains_itself as _contains_itself  # noqa: E402
 from searchgym.tool_calls import json_chars_over as _json_chars_over  # noqa: E402
 
 
@@ -300,6 +301,8 @@ def parse_tool_call(
         return _error(problem, tool_format, shown, allow_team_actions, shown_answer)
     if _json_chars_over(obj, MAX_ACTION_CHARS):  # as its text would be (before: run, and the tool refused it)
         problem = f"the call is over {MAX_ACTION_CHARS} characters long as JSON (at most {MAX_ACTION_CHARS})"
+        if _contains_itself(obj):  # endless as JSON: a tiny call was said to be over the limit
+            problem = "the call holds a dict or list that contains itself, which JSON cannot write"
         return _error(problem, tool_format, shown, allow_team_actions, shown_answer)
     result = _action_from_call(obj, tool_names, allow_team_actions, shown)
     if isinstance(result, Action):

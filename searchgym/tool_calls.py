@@ -90,6 +90,31 @@ def json_chars_over(call: Any, limit: int) -> bool:
     return total > limit
 
 
+def contains_itself(value: Any) -> bool:
+    """Whether a dict or list inside ``value`` holds itself, at any depth (a value JSON cannot write; the
+    same object twice side by side is no cycle). Iterative, each dict or list walked once: linear time."""
+    entered: set[int] = set()
+    finished: set[int] = set()
+    pending: list[tuple[Any, bool]] = [(value, False)]
+    while pending:
+        item, leaving = pending.pop()
+        if not isinstance(item, dict | list | tuple):
+            continue
+        key = id(item)
+        if leaving:
+            entered.discard(key)
+            finished.add(key)
+            continue
+        if key in entered:
+            return True
+        if key in finished:
+            continue
+        entered.add(key)
+        pending.append((item, True))
+        pending.extend((child, False) for child in (item.values() if isinstance(item, dict) else item))
+    return False
+
+
 def _as_text(value: Any) -> str:
     """An answer or note given as JSON: strings stripped, lists flattened (iteratively, so any
     nesting costs linear time), other values as JSON; the pieces with visible text (not only

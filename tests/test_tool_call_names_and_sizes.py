@@ -136,3 +136,18 @@ def test_envs_class_an_over_long_call_alike_as_text_and_as_a_dict(env_id):
             info = env.step({a: action if a == agent else "<wait/>" for a in env.agents})[4][agent]
         infos.append((info["format_error"], info["invalid"]))
     assert infos == [(True, False), (True, False)]
+
+
+def test_a_call_that_contains_itself_is_said_to_and_a_shared_value_is_no_cycle():
+    """Before: a tiny call whose arguments held the call itself was "over 20000 characters long as JSON"."""
+    from searchgym.tool_calls import contains_itself
+
+    call = {"name": "web_search", "arguments": {}}
+    call["arguments"]["self"] = call
+    error = parse_tool_call(call, "hermes", ["web_search"])
+    assert "the call holds a dict or list that contains itself, which JSON cannot write" in error.message
+    nested = [1]
+    nested.append([nested])
+    assert contains_itself(nested) and contains_itself(({"a": nested},))
+    shared = ["x"]
+    assert not contains_itself({"a": shared, "b": [shared, shared]}) and not contains_itself([[[[]]]])

@@ -66,8 +66,10 @@ class SearchEnv(gym.Env):
     The answer score on the answering step (token F1 for names, numeric match by what the number
     is for numbers: :func:`searchgym.scoring.score_answer`, set F1 for lists; ``no_answer_score``
     at truncation), minus ``step_cost`` per step,
-    ``invalid_cost`` per invalid action and ``format_cost`` per unparseable one (an unparseable
-    action is an observation saying what is accepted, and the episode goes on).
+    ``invalid_cost`` per invalid action (a call the env refuses: a tool not allowed, arguments the tool
+    refuses) and ``format_cost`` per unparseable one, which in candidate mode is also an index that is
+    masked or out of range (an unparseable action is an observation saying what is accepted, and the
+    episode goes on).
     ``info["reward_components"]`` shows each part; see :class:`searchgym.scoring.RewardConfig`.
 
     **Starting State**
