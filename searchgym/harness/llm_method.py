@@ -16,9 +16,9 @@ from searchgym.agents.llm_policy import PRESETS
 from searchgym.agents.llm_rollout import RolloutConfig
 from searchgym.agents.llm_train import LLMTrainConfig, LLMTrainer
 from searchgym.agents.model_source import check_model_source
-from searchgym.harness.llm_base_model import base_model_record
 from searchgym.harness.llm_reply_tally import ReplyTallyActor
 from searchgym.harness.method_specs import llm_method_spec
+from searchgym.harness.model_folder_record import base_model_record
 from searchgym.suites import observation_kind
 from searchgym.world import FAMILIES
 from searchgym.world.generate import size_from_text

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from searchgym.damaged import DamagedFile
-from searchgym.harness.llm_base_model import located_model
+from searchgym.harness.model_folder_record import located_model
 
 #: What a run trains where its options name no model (``llm_method.DEFAULT_MODEL``).
 DEFAULT_MODEL = "random:tiny"
@@ -42,7 +42,7 @@ def recorded_model(run: Any) -> str:
 
 def played_model(run: Any) -> str:
     """The model to load: where the run recorded its folder (a relative ``--model`` is found from any
-    folder), else as its options name it (:mod:`searchgym.harness.llm_base_model`)."""
+    folder), else as its options name it (:mod:`searchgym.harness.model_folder_record`)."""
     return located_model(run.config, recorded_model(run))
 
 

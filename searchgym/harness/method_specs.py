@@ -191,9 +191,12 @@ def env_step_limit(ctx) -> int:
 def train_spec(ctx, spec: MethodSpec):
     """Train ``spec`` under the harness's RunContext (resuming from its checkpoint dir); an Actor."""
     from searchgym.agents.policy_actor import PolicyActor
+    from searchgym.harness.model_folder_record import policy_folders_record
 
     trainer_cls = load_callable(spec.trainer, f"trainer of {spec.name}")
     config = build_config(spec, ctx, trainer_cls)
+    # the folders its policy loads: evaluate --agent run finds a relative one from any folder
+    ctx.records.update(policy_folders_record(config.policy, config.policy_kwargs))
     if config.init == "sft":  # the comparison's shared base of this (suite, seed, policy, sft settings)
         from searchgym.harness.sft import base_record, ensure_base
 

@@ -20,7 +20,8 @@ weights, with the rollout settings the run was scored with.
 
 Refused, each in one line: a folder that is not a run folder, a method that trains nothing (evaluate
 it by name), a method that is not built in, a run without a checkpoint, an LLM-policy run whose
-checkpoint holds no model weights or whose base model is gone, and a config.json whose values no run
+checkpoint holds no model weights or whose base model is gone (or a model folder its policy was built
+from: :mod:`searchgym.harness.model_folder_record`), and a config.json whose values no run
 records (:func:`check_values`): a seed torch cannot take, a negative budget, options its method
 refuses, or policy options past the bounds ``leaderboard retrain`` keeps (the policy is built from
 them before its checkpoint can be checked against it).
@@ -29,15 +30,16 @@ them before its checkpoint can be checked against it).
 from __future__ import annotations
 
 import dataclasses
-import re
 from pathlib import Path
 from typing import Any
 
 from searchgym.damaged import DamagedFile
 from searchgym.envs.config import MAX_SEED
 from searchgym.harness.methods import AGENT_METHOD, SPEC_METHOD_PREFIX, RunContext, load_callable
+from searchgym.harness.model_folder_record import located_policy_kwargs, missing_policy_folder
+from searchgym.harness.run_base_file import find_base
 from searchgym.harness.run_checkpoint import ReadCheckpoint, checkpoint_limits, read_once
-from searchgym.harness.run_reads import refuse_linked, run_json, shown_text, suite_from_config
+from searchgym.harness.run_reads import refuse_linked, run_json, suite_from_config
 from searchgym.harness.runner import is_done
 from searchgym.suites import Suite, env_kind, observation_kind
 
@@ -49,8 +51,6 @@ LLM_PATH = "searchgym.harness.llm_method:harness_method"
 NOT_A_RUN = ("path= must name a run folder: the --out of `searchgym train`, or <out>/runs/<method>/seed<N> "
              "of `searchgym compare`")
 UNPLAYABLE = "its policy cannot be played; point path= at an intact run folder"
-#: A supervised base's key (:func:`searchgym.harness.sft.base_key`): 16 hex digits.
-BASE_KEY = re.compile(r"[0-9a-f]{16}")
 #: config.json fields the provider reads, with their types.
 FIELDS = {"method": str, "method_path": str, "seed": int, "budget": int, "policy": str, "options": dict,
           "suite": dict}
@@ -175,6 +175,10 @@ def check_build(run: TrainedRun) -> None:
         check_base_model(run)  # first: a moved model is named as such, not as a config that cannot be built
         check_machine(_recorded_config(run))
         return
+    kwargs = run.config["options"].get("policy_kwargs") or {}
+    missing = missing_policy_folder(run.config, run.config["policy"], kwargs)
+    if missing:  # before its build: the loader's own words name no run
+        raise ValueError(f"{run.folder} is a run whose policy cannot be built: {missing}")
     try:
         check_policy(run.config["policy"])
         ctx = run.context("cpu")
@@ -212,7 +216,7 @@ def check_options(options: dict[str, Any]) -> TrainedRun:
     run = read_run(options["path"])
     check_build(run)
     if run.is_sft:
-        find_base(run)
+        find_base(run.folder, run.config, UNPLAYABLE)
     else:
         played_checkpoint(run)  # kept for the rebuild: a damaged or another run's one is refused now
     return run
@@ -291,56 +295,24 @@ def check_suite(run: TrainedRun, suite: Suite) -> None:
         check_team_agents(run.folder, run.suite, suite, _recorded_config(run))
 
 
-def find_base(run: TrainedRun) -> Path:
-    """The supervised base an ``sft`` run scored: under the run's or its comparison's ``bases`` folder,
-    where the harness writes it; its sha256 must be the recorded one. Why not config.json's
-    ``base.path``: any file it named (``/etc/shadow``) was hashed, and its existence told; one of the
-    recorded hash would have been loaded. A link on the way is refused, unread."""
-    from searchgym.agents.sft_base import file_sha256, max_base_bytes
-
-    record = run.config.get("base")
-    if not isinstance(record, dict) or not isinstance(record.get("key"), str) or not isinstance(
-            record.get("sha256"), str):
-        raise DamagedFile(run.folder / CONFIG, "records no supervised base (base: key, sha256) for its sft run",
-                          "point path= at an intact run folder")
-    if not BASE_KEY.fullmatch(record["key"]):  # else a key of "../.." named a file elsewhere
-        raise DamagedFile(run.folder / CONFIG, f"records base key {record['key'][:40]!r}, not the 16 hex digits "
-                          "of a base's key", "point path= at an intact run folder")
-    folders = [run.folder]
-    if run.folder.parent.parent.name == "runs":  # a comparison's run: <out>/runs/<method>/seed<N>
-        folders.append(run.folder.parents[2])
-    places, other = [folder / "bases" / record["key"] / "base.pt" for folder in folders], []
-    for place in places:
-        for part in (place.parents[1], place.parent, place):
-            refuse_linked(part, UNPLAYABLE)
-        if place.is_file():
-            # bounded (before: hashed whatever its size), never through a link
-            sha = file_sha256(place, max_base_bytes(run.config["policy"]), UNPLAYABLE, follow_links=False)
-            if sha == record["sha256"]:
-                return place
-            other.append(str(place))
-    if other:  # before: "is in none of", as if it were missing, and a copy of bases/ would not help
-        raise ValueError(f"{run.folder} is an sft run whose supervised base (key {record['key']}) is at "
-                         f"{', '.join(other)} with another sha256 than the run recorded ({shown_text(record['sha256'][:12])}...): "
-                         "damaged, or another base; restore it from the comparison that built it")
-    raise ValueError(f"{run.folder} is an sft run whose supervised base (key {record['key']}, sha256 "
-                     f"{shown_text(record['sha256'][:12])}...) is in none of: {', '.join(str(p) for p in places)}; "
-                     "copy the comparison's bases/ folder beside its runs/")
-
-
 def rebuild(run: TrainedRun, device: str) -> tuple[Any, list[str] | None, str]:
     """(population, agent names or None, decoding) of the run's trained policy; nothing is trained."""
     ctx = run.context(device)
     if run.is_sft:
-        from searchgym.harness.sft import base_population
+        from searchgym.harness.sft import base_population, policy_kwargs_of
 
-        population, agents = base_population(ctx, {"path": str(find_base(run))})
+        kwargs = policy_kwargs_of(ctx.options)
+        ctx.options["policy_kwargs"] = located_policy_kwargs(run.config, ctx.policy, kwargs)  # as below
+        population, agents = base_population(ctx, {"path": str(find_base(run.folder, run.config, UNPLAYABLE))})
         return population, agents, str(ctx.options.get("decoding", "sample"))
     trainer_cls = _trainer_cls(run)
     config = recorded = _recorded_config(run, device)
     read = played_checkpoint(run, recorded, keep=False)  # what check_options read, before the trainer is built
     if config.init == "sft":  # the checkpoint holds every weight: the base is not needed to rebuild
         config = dataclasses.replace(config, init="scratch", init_checkpoint=None, rl_fresh_tasks=False)
+    # each folder its policy loads where the run recorded it: a relative one is found from any folder
+    config = dataclasses.replace(config, policy_kwargs=located_policy_kwargs(run.config, config.policy,
+                                                                             config.policy_kwargs))
     try:
         trainer = trainer_cls(config, out_dir=None, log=ctx.log)  # no folder: it writes nothing, resumes nothing
     except (TypeError, ValueError) as exc:  # Before: policy_kwargs its encoder refused named no file

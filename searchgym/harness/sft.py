@@ -47,6 +47,7 @@ from searchgym.damaged import DamagedFile, read_json_checked, warn_damaged
 from searchgym.fileio import atomic_torch_save, atomic_write_json, refuse_link
 from searchgym.harness.base_key import base_key, used_policy_kwargs, used_sft_config
 from searchgym.harness.methods import RunContext
+from searchgym.harness.model_folder_record import policy_folders_record
 from searchgym.harness.option_defaults import sft_option_defaults
 from searchgym.harness.progress_base import BaseProgress
 from searchgym.json_fields import (
@@ -373,6 +374,8 @@ def sft_method(ctx: RunContext) -> PolicyActor:
     meta = ensure_base(ctx, sft_config(ctx.options))
     ctx.records["base"] = base_record(meta)
     ctx.records["training_budget"] = int(meta["examples"])  # what it trained on: its demonstrations' agent-steps
+    # the folders its policy loads: evaluate --agent run finds a relative one from any folder
+    ctx.records.update(policy_folders_record(ctx.policy, policy_kwargs_of(ctx.options)))
     for row in meta["curve"]:
         ctx.log(dict(row))
     population, agents = base_population(ctx, meta)
