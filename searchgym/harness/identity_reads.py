@@ -1,9 +1,10 @@
 """Which of a run's recorded settings tell two runs of its method apart: those the method reads.
 
 A method says which options it reads with ``reads_option(name) -> bool`` on its callable (the
-supervised base: its ``sft_*`` settings, ``decoding`` and ``policy_kwargs``), and that it trains on
-no env-step budget with ``spends_budget = False``; a method that trains nothing reads no budget
-either. Any other method's options and budget all count, as before. What config.json records is
+supervised base: its ``sft_*`` settings, ``decoding`` and ``policy_kwargs``; random and the oracle:
+none; the reader: its own), that it trains on no env-step budget with ``spends_budget = False``
+(a method that trains nothing reads no budget either), and that it plays no policy of ``--policy``'s
+with ``reads_policy = False`` (the baselines). Any other method's options and budget all count, as before. What config.json records is
 unchanged: only the comparison of two records is. Why: an ``sft`` run records the comparison's
 options and budget (``make main``'s ``init=sft``, ``lr``, ``--budget 10000``), which the base never
 reads, so ``--methods sft`` without them, in the folder made by make main's command, was refused as
@@ -24,6 +25,10 @@ from typing import Any
 from searchgym.harness.methods import MethodRef, load_method, trains
 from searchgym.harness.option_defaults import policy_kwargs_as_built, sft_settings_as_built, without_defaults
 from searchgym.suites import Suite, tasks
+
+
+#: What a run records of the policy it trains: left out for a method that plays none (``reads_policy = False``).
+POLICY_KEYS = ("policy", "policy_format", "feature_versions")
 
 
 def read_options(options: Any, method: Callable[..., Any]) -> Any:
@@ -60,7 +65,7 @@ def compared_settings(config: dict, mine: dict, ref: MethodRef,
     that are at its defaults, and a budget that does not matter to it, left out of both; ``policy_kwargs``
     and the base's settings in the form the run builds from (the latter only where ``suite`` is given: its
     train split's size). The method is loaded only where they differ."""
-    if config.get("options") == mine.get("options") and config.get("budget") == mine.get("budget"):
+    if all(config.get(key) == mine.get(key) for key in ("options", "budget", *POLICY_KEYS)):
         return config, mine
     try:
         method = load_method(ref)
@@ -74,6 +79,10 @@ def compared_settings(config: dict, mine: dict, ref: MethodRef,
     if not budget_matters(config, method):
         there.pop("budget", None)
         here.pop("budget", None)
+    if getattr(method, "reads_policy", True) is False:  # a baseline plays no policy of --policy's
+        for key in POLICY_KEYS:
+            there.pop(key, None)
+            here.pop(key, None)
     return there, here
 
 

@@ -300,12 +300,28 @@ def reader_policy(options: Mapping[str, Any]) -> Any:
     return ReaderPolicy(**{k: options[k] for k in ("lookup_order", "rotate_in_team") if options.get(k) is not None})
 
 
+def reads_no_option(option: str) -> bool:
+    """What random and the oracle read of a comparison's options: none (they are the learners')."""
+    return False
+
+
+def reader_reads(option: str) -> bool:
+    """Whether the reader reads ``option``: its own two, never a learner's."""
+    return option in ("lookup_order", "rotate_in_team")
+
+
 random_method.trains = False  # type: ignore[attr-defined]
 oracle_method.trains = False  # type: ignore[attr-defined]
 oracle_method.privileged = True  # type: ignore[attr-defined]
 reader_method.trains = False  # type: ignore[attr-defined]
 reader_method.check_options = reader_policy  # type: ignore[attr-defined]  # preflight checks values with it
 reader_method.option_defaults = reader_option_defaults  # type: ignore[attr-defined]  # at them: the same run
+# A run is told apart only by what its method reads (identity_reads): a baseline's run records the comparison's
+# learner options and --policy, and was "a different run" for `--methods random` alone in make main's folder.
+for _baseline, _reads in ((random_method, reads_no_option), (oracle_method, reads_no_option),
+                          (reader_method, reader_reads)):
+    _baseline.reads_option = _reads  # type: ignore[attr-defined]
+    _baseline.reads_policy = False  # type: ignore[attr-defined]
 
 
 def resolve_agent(agent: str) -> Callable[..., Any]:

@@ -85,7 +85,7 @@ def test_the_supervised_base_given_its_policys_defaults_is_the_run_without_them(
     _both_orders_are_one_run(tmp_path / "empty", "sft", {"policy_kwargs": {}}, budget=0)
 
 
-def test_a_method_that_builds_no_policy_still_counts_them(tmp_path):
-    spec = _folder(tmp_path, "random", {}, budget=0)
+def test_a_method_that_says_nothing_of_what_it_reads_still_counts_them(tmp_path):
+    spec = _folder(tmp_path, "fast=harness_helpers:fast_learner", {}, budget=0)  # a user's method says nothing
     with pytest.raises(DifferentRun, match=r"options\.policy_kwargs: absent there"):
         check_identity(replace(spec, options={"policy_kwargs": {"hidden": _own_default("hash", "hidden")}}))

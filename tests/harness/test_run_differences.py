@@ -96,13 +96,14 @@ def test_an_option_the_folders_run_was_not_given_is_absent_there(tmp_path):
 
 
 def test_a_folder_made_before_policy_layouts_were_recorded_says_an_older_searchgym_made_it(tmp_path):
-    spec = _folder(tmp_path / "older", policy_format=...)
+    learner = "fast=harness_helpers:fast_learner"  # a baseline plays no policy: its policy_format is not compared
+    spec = _folder(tmp_path / "older", learner, policy_format=...)
     refused = _refusal(spec)
     # before: "(policy_format: None there, 2 now)"
     assert f"(policy_format: absent there ({OLDER}), 2 now); use another" in refused
     assert OLDER == "a folder made by an older searchgym"
     # recorded as null: None, and no word of an older searchgym
-    refused = _refusal(_folder(tmp_path / "null", policy_format=None))
+    refused = _refusal(_folder(tmp_path / "null", learner, policy_format=None))
     assert "(policy_format: None there, 2 now); use another" in refused
 
 
