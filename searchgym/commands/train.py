@@ -98,15 +98,22 @@ def describe_plan(args: argparse.Namespace, suite: Suite | None = None, model: s
     decoded guided (before: the plan read the same with and without it, which decides whether a model
     trained with guided SFT writes readable actions)."""
     env = f"{args.env} in text mode (the model writes its tool calls)" if args.policy == "llm" else args.env
-    seed, size, families, difficulty, test_size = (
-        (args.world_seed, args.world_size, args.families, args.difficulty, args.test_size) if suite is None
+    seed, size, families, difficulty, test_size, dev_size = (
+        (args.world_seed, args.world_size, args.families, args.difficulty, args.test_size, None) if suite is None
         else (suite.world_seed, suite.world_size, suite.families and ",".join(suite.families), suite.difficulty,
-              suite.test_size))
+              suite.test_size, suite.dev_size))
     return (f"searchgym train: {args.method or 'cw_grpo'} on {env} (world seed {seed}, size {size}, "
             f"families {families or 'as the env sets them'}, difficulty {difficulty or 'as the env sets it'}), "
             f"{_training(args)}, seed {args.seed}, policy {args.policy}{_policy_details(model, guided)}, "
             f"device {args.device}; "
-            f"then the test split (up to {test_size} tasks). Files (resumable) in {args.out}/.")
+            f"then the test split (up to {test_size} tasks) and the dev split ({_dev_tasks(dev_size)}). "
+            f"Files (resumable) in {args.out}/.")
+
+
+def _dev_tasks(dev_size: int | None) -> str:
+    """How much of the dev split the run scores after training, as every run does (before: the plan named the
+    test split alone, and an LLM run spent most of its minutes on the 100 dev tasks it did not mention)."""
+    return "all of it" if dev_size is None else f"up to {dev_size} tasks"
 
 
 def _policy_details(model: str | None, guided: bool) -> str:

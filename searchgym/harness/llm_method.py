@@ -154,7 +154,7 @@ def harness_method(ctx: Any) -> Any:
                          strict_resume=True)  # config.json may be lost: the checkpoint checks every option
     trainer.train(progress=ctx.progress)
     policies = trainer.members[0] if trainer.kind == "single" else trainer.policies
-    return ReplyTallyActor(policies, config.rollout, seed=config.seed)
+    return ReplyTallyActor(policies, config.rollout, seed=config.seed, model=config.model)
 
 
 def llm_option_defaults() -> dict[str, Any]:

@@ -25,8 +25,11 @@ class ReplyTallyActor(LLMActor):
     result.json, and its ``end_run`` (the harness calls both once, after the test and dev splits) warns
     on stderr when most test replies were unreadable."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, model: str | None = None, **kwargs: Any) -> None:
+        """``model``: what the policy was loaded from (a ``random:`` preset is an untrained pipeline check,
+        whose replies are not expected to parse: the advice about guided decoding does not fit it)."""
         super().__init__(*args, **kwargs)
+        self.model = model
         self.counts: dict[str, ReplyCount] = {}  # split -> its replies and those that did not parse
         self._sessions: dict[int, Any] = {}  # the sessions of the episode being played, counted at its end
 
@@ -58,9 +61,14 @@ class ReplyTallyActor(LLMActor):
         if share is None or 1.0 - share <= UNPARSEABLE_WARNING_SHARE:
             return None
         count = self.counts["test"]
-        advice = ("check that the model's chat template and tool format fit the env" if self.config.guided else
-                  "a model trained with guided SFT (as the tiny-LM recipe's is) writes readable actions only under "
-                  "guided decoding: give the option guided=true (with generation_backend 'kv')")
+        if str(self.model or "").startswith("random:"):
+            advice = (f"{self.model} starts from random weights, a check of the pipeline: its replies are not "
+                      "expected to parse; give --model a trained model to score one")
+        elif self.config.guided:
+            advice = "check that the model's chat template and tool format fit the env"
+        else:
+            advice = ("a model trained with guided SFT (as the tiny-LM recipe's is) writes readable actions only "
+                      "under guided decoding: give the option guided=true (with generation_backend 'kv')")
         return (f"{count.unparsed} of {count.replies} test replies ({1.0 - share:.0%}) were not a readable action; "
                 f"{advice}")
 

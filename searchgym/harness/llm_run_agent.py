@@ -126,4 +126,4 @@ def llm_actor(config: Any, model: str, path: Path, blob: dict[str, Any], seed: i
     except DamagedFile as exc:
         raise DamagedFile(path, exc.what, remedy) from None
     policies = trainer.members[0] if trainer.kind == "single" or len(trainer.members) == 1 else trainer.policies
-    return ReplyTallyActor(policies, config.rollout, seed=seed, greedy=greedy)
+    return ReplyTallyActor(policies, config.rollout, seed=seed, greedy=greedy, model=config.model)

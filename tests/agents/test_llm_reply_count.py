@@ -72,3 +72,18 @@ def test_the_harness_actor_counts_each_episode_with_it(played, monkeypatch) -> N
     assert len(seen) == 3
     count = actor.counts["test"]
     assert isinstance(count, ReplyCount) and (count.replies, count.unparsed) == tuple(map(sum, zip(*seen)))
+
+
+def test_the_warnings_advice_fits_the_model(played) -> None:
+    """Guided decoding is advised for a trained model, never for random weights (a pipeline check)."""
+    from searchgym.harness.llm_reply_tally import ReplyTallyActor
+
+    _, policy, config = played
+    advice = {}
+    for model in ("random:tiny", "runs/sft-model", None):
+        actor = ReplyTallyActor(policy, config, model=model)
+        actor.counts["test"] = ReplyCount(replies=4, unparsed=4)
+        advice[model] = actor.warning()
+    assert advice["random:tiny"].endswith("random:tiny starts from random weights, a check of the pipeline: its "
+                                          "replies are not expected to parse; give --model a trained model to score one")
+    assert "guided=true" in advice["runs/sft-model"] and advice["runs/sft-model"] == advice[None]

@@ -86,7 +86,7 @@ def test_a_comparison_llm_run_plays_again_and_warns_of_unreadable_replies(tmp_pa
     assert evaluate(run, tmp_path / "ev") == 0
     assert (tmp_path / "ev" / "predictions.jsonl").read_bytes() == (run / "predictions.jsonl").read_bytes()
     warnings = [line for line in capsys.readouterr().err.splitlines() if line.startswith("WARNING:")]
-    assert len(warnings) == 1 and "test replies" in warnings[0] and "guided=true" in warnings[0], warnings
+    assert len(warnings) == 1 and "test replies" in warnings[0] and "random:tiny starts from random" in warnings[0]
 
 
 def copied(trained, tmp_path):

@@ -14,11 +14,11 @@ pytest.importorskip("transformers")
 
 
 def test_the_plan_says_the_options_settings(tmp_path, capsys) -> None:
-    options = {"test_size": 3, "families": "lookup", "world_seed": 2, "group_size": 2, "tasks_per_iteration": 1,
+    options = {"test_size": 3, "dev_size": 2, "families": "lookup", "world_seed": 2, "group_size": 2, "tasks_per_iteration": 1,
                "max_turns": 2, "max_new_tokens": 8}
     code = main(["train", "--policy", "llm", "--model", "random:tiny", "--world-size", "tiny", "--budget", "1",
                  "--device", "cpu", "--no-progress", "--options", json.dumps(options), "--out", str(tmp_path / "run")])
     assert code == 0
     plan = capsys.readouterr().out.splitlines()[0]
     assert "(world seed 2, size tiny, families lookup," in plan
-    assert "then the test split (up to 3 tasks)" in plan
+    assert "then the test split (up to 3 tasks) and the dev split (up to 2 tasks)" in plan  # dev: scored too

@@ -52,6 +52,9 @@ def test_an_unguided_runs_unparsed_replies_and_its_warning_are_kept_in_result_js
     assert dev["replies"] > 0 and dev["unparsed_replies"] == dev["replies"]
     assert warnings == [f"WARNING: {kept['warning']}"]
     assert kept["warning"].startswith(f"{test['unparsed_replies']} of {test['replies']} test replies (100%)")
+    # random:tiny is a check of the pipeline: no advice about guided decoding, which could not help it
+    assert kept["warning"].endswith("random:tiny starts from random weights, a check of the pipeline: its replies "
+                                    "are not expected to parse; give --model a trained model to score one")
 
 
 def test_a_guided_run_keeps_its_counts_and_no_warning(tmp_path, capsys) -> None:
