@@ -62,8 +62,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "decoding that run used")
     parser.add_argument("--agent-option", action="append", metavar="KEY=VALUE",
                         help="keyword argument for the factory or provider (repeatable; JSON values parsed)")
-    parser.add_argument("--name", help="label for the results (default: derived from --agent, and from --seed when "
-                        "it is not the default)")
+    parser.add_argument("--name", help="label for the results (default: derived from --agent, from --seed when "
+                        "it is not the default, and with --agent run from a decoding= option given)")
     parser.add_argument("--seed", type=int, default=None,
                         help="evaluation seed (default 0; with --agent run, the run's own seed)")
     parser.add_argument("--limit", type=int, default=None,
@@ -110,15 +110,18 @@ def endpoint_options(args: argparse.Namespace) -> dict[str, object]:
     return options
 
 
-def _default_name(agent: str, trained: Any, seed: int) -> str:
+def _default_name(agent: str, trained: Any, seed: int, decoding: Any = None) -> str:
     """The results' label when --name is not given: the agent's name, or for ``--agent run`` the
     played run's method and seed (``run-<method>-seed<N>``: two runs evaluated into the default
     folders do not meet in one); an evaluation seed other than the default (the run's own, or 0)
-    is added (``-seed<M>`` to an agent's, ``-evalseed<M>`` to a run's). Before: a second ``--seed``
-    went to the first one's folder and was refused as "a different run"."""
+    is added (``-seed<M>`` to an agent's, ``-evalseed<M>`` to a run's), and to a run's a ``decoding``
+    given (``-greedy``, ``-sample``: even the run's own is another evaluation, its options recorded).
+    Before: a second ``--seed``, or ``decoding=greedy`` then the run's own decoding, went to the
+    first one's folder and was refused as "a different run"."""
     if trained is not None:
         label = f"run-{trained.config['method']}-seed{trained.config['seed']}"
-        return label if seed == int(trained.config["seed"]) else f"{label}-evalseed{seed}"
+        label = label if seed == int(trained.config["seed"]) else f"{label}-evalseed{seed}"
+        return label if decoding is None else f"{label}-{decoding}"
     label = agent.replace(":", ".")
     return label if seed == 0 else f"{label}-seed{seed}"
 
@@ -138,7 +141,7 @@ def run(args: argparse.Namespace) -> int:
     if args.name is not None and not args.name.strip():  # before: ignored, as if --name were not given
         raise ValueError("--name is empty; give the label for the results, or leave --name out for one made from "
                          "--agent")
-    label = args.name or _default_name(args.agent, trained, args.seed)
+    label = args.name or _default_name(args.agent, trained, args.seed, agent_options.get("decoding"))
     if args.name is None and len(label) > 64:  # a long method label and seeds: say which flag names it
         raise ValueError(f"the results' default label {label!r} is longer than 64 characters; give one with --name")
     label = check_label(label)
@@ -150,6 +153,12 @@ def run(args: argparse.Namespace) -> int:
         options["played"] = played_identity(trained)
     spec = RunSpec(suite, MethodRef(label, AGENT_METHOD), args.seed, 0, folder.parent,
                    args.device, progress=not args.no_progress, folder=folder, options=options, limit=args.limit)
+    if trained is not None:  # its last checkpoint, not a finished run's policy: said, not only recorded
+        from searchgym.harness.run_agent import unfinished_note
+
+        note = unfinished_note(trained)
+        if note:
+            print(note, file=sys.stderr)
     try:
         outcome = execute_run(spec)
     except RunNotFinished as exc:  # an endpoint that gave no replies: no scores, no DONE; a re-run redoes it

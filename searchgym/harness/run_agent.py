@@ -348,6 +348,21 @@ def provider(ctx: RunContext, path: str, decoding: str | None = None) -> Any:
     return actor
 
 
+def unfinished_note(run: TrainedRun) -> str | None:
+    """The line said before an unfinished run (no DONE) is played, None for a finished one. Why: its last
+    checkpoint was scored silently, only the evaluation's config.json said ``"finished": false``."""
+    if is_done(run.folder):
+        return None
+    head = f"{run.folder} is unfinished (no DONE marker): scoring its"
+    if run.is_sft:
+        return f"{head} supervised base"
+    state = played_checkpoint(run).blob.get("state")  # read already (check_options): not read again
+    steps = state.get("env_steps") if isinstance(state, dict) else None
+    if not isinstance(steps, int) or isinstance(steps, bool):
+        return f"{head} last checkpoint"
+    return f"{head} last checkpoint ({steps} env steps of {run.config['budget']})"
+
+
 def rebuild_llm(run: TrainedRun, device: str, seed: int, decoding: str | None) -> Any:
     """An LLM-policy run's trained model, playing greedily as the run's test split was played
     (``decoding="sample"``: with the run's temperature and top_p); nothing is trained."""
