@@ -34,7 +34,7 @@ class FakeRay:
         return value
 
     def remote(self, fn):
-        def submit(spec, world, plugins=()):
+        def submit(spec, world, plugins=(), tools=None):  # as _run_task takes them
             self.submitted += 1
             ref = object()
             self.results[ref] = self.play(spec)

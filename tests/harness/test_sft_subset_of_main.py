@@ -91,7 +91,7 @@ def test_only_a_method_that_names_what_it_reads_leaves_the_rest_out():
     there, here = compared_settings(recorded, now, MethodRef("grpo", METHODS["grpo"]))
     assert (there, here) == (recorded, now)  # a learner: every option and the budget count, as before
     there, here = compared_settings({**recorded, "trains": False}, now, MethodRef("random", METHODS["random"]))
-    assert there["options"] == recorded["options"] and "budget" not in there  # a baseline: as before
+    assert there["options"] == here["options"] == {} and "budget" not in there  # random reads no option at all
 
 
 def test_the_inits_known_without_torch_are_the_trainers():
