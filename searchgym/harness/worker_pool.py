@@ -20,8 +20,8 @@ from typing import Any
 from searchgym.damaged import warnings_on_one_line
 from searchgym.harness.recorded_registrations import tool_records
 from searchgym.harness.runner import RunOutcome, RunSpec
-from searchgym.harness.worker_start import MAIN_RERUN, WORKER_DIED, reran_main, run_in_worker
-from searchgym.plugins import environment_plugins, import_plugins
+from searchgym.harness.worker_start import MAIN_RERUN, WORKER_DIED, note_plugin_failure, reran_main, run_in_worker
+from searchgym.plugins import PluginError, environment_plugins, import_plugins
 
 
 def init_worker(threads: int, parent_pid: int | None = None) -> None:
@@ -43,7 +43,10 @@ def init_worker(threads: int, parent_pid: int | None = None) -> None:
     tqdm.set_lock(threading.RLock())
     if parent_pid is not None:
         threading.Thread(target=exit_when_orphaned, args=(parent_pid,), daemon=True, name="parent-watch").start()
-    import_plugins(environment_plugins())
+    try:
+        import_plugins(environment_plugins())
+    except PluginError as exc:  # each run says so (before: the pool broke, "a worker process died", resumable)
+        note_plugin_failure(str(exc))
 
 
 def exit_when_orphaned(parent_pid: int, interval: float = 1.0, exit: Callable[[int], Any] = os._exit,

@@ -64,11 +64,25 @@ def lacking_tools_line(lacking: Sequence[str]) -> str:
             f"({LOAD_PLUGIN}), or use workers=1")
 
 
+#: Why this worker could not import the plugin modules ``$SEARCHGYM_PLUGINS`` names (empty: it could).
+_plugin_failure: list[str] = []
+
+
+def note_plugin_failure(reason: str) -> None:
+    """Keep why the worker's plugins did not import, for each of its runs to report (the pool's initializer
+    calls it; an initializer that raised broke the pool: "a worker process died", said to be resumable)."""
+    _plugin_failure[:] = [reason]
+
+
 def run_in_worker(spec: RunSpec, parent_tools: Sequence[str]) -> RunOutcome:
     """``execute_run_safely(spec)`` in a worker that registers every tool of ``parent_tools`` (the parent's
     :func:`~searchgym.harness.recorded_registrations.tool_records`) once the run's method is loaded (its
     module may register tools, as it did in the parent); else a failed run that is not resumable, naming
-    them, before its folder is touched."""
+    them, before its folder is touched; likewise in a worker whose plugin modules did not import."""
+    if _plugin_failure:
+        line = f"{_plugin_failure[0]} (in a worker process of the comparison, which imports the modules it names)"
+        return RunOutcome(spec.method.label, spec.seed, str(spec.run_dir), "failed", error=line, resumable=False,
+                          advice=line)
     try:
         load_method(spec.method)
     except Exception:  # noqa: BLE001 - the run reports it, as it did before this check
