@@ -103,14 +103,22 @@ def missing_policy_folder(config: Mapping[str, Any], policy: str,
     """What is missing, in words, when a folder the run recorded for ``policy_kwargs`` is gone and its
     path as given is not here either; None otherwise (a run without the record: as before)."""
     records = config.get(POLICY_RECORD)
-    if not isinstance(records, Mapping):
-        return None
     for name in FOLDER_OPTIONS.get(policy, ()):
         given = policy_kwargs.get(name)
         if not isinstance(given, str):
+            continue
+        if not isinstance(records, Mapping):  # a run made before the folders were recorded
+            if _a_path(given) and not Path(given).expanduser().exists():  # before: Hugging Face's "Repo id must..."
+                return (f"its policy's {name} {given!r} is not here, and the run (made by an older searchgym) records "
+                        "no folder for it: run this from the folder the run was trained in")
             continue
         folder = recorded_folder(records.get(name), given)
         if folder is not None and not Path(folder).is_dir() and not Path(given).expanduser().exists():
             return (f"its policy's {name} {given!r} is missing: put the folder back at {folder} (where it "
                     f"was when the run trained), or run this from a folder holding {given!r}")
     return None
+
+
+def _a_path(given: str) -> bool:
+    """Whether ``given`` names a folder, not a Hugging Face id (``org/name``), as check_model_source tells them."""
+    return given.startswith(("/", ".", "~")) or given.count("/") > 1

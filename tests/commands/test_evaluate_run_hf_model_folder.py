@@ -89,8 +89,9 @@ def test_an_sft_run_of_a_comparison_plays_from_another_folder(project, tmp_path,
 
 
 def test_a_run_without_the_record_reads_its_relative_model_from_the_current_folder(trained, project, tmp_path,
-                                                                                     monkeypatch):
-    """A run folder made before the record: from the project folder as before, and not from elsewhere."""
+                                                                                     monkeypatch, capsys):
+    """A run folder made before the record: from the project folder as before, and not from elsewhere, in one
+    line (before: Hugging Face's "Repo id must use alphanumeric chars ...", exit 1)."""
     old = tmp_path / "old"
     shutil.copytree(trained, old)
     config = json.loads((old / "config.json").read_text())
@@ -99,7 +100,13 @@ def test_a_run_without_the_record_reads_its_relative_model_from_the_current_fold
     monkeypatch.chdir(project)
     assert evaluate(old, tmp_path / "here") == 0
     other = elsewhere(tmp_path, monkeypatch)
-    assert evaluate(old, other / "ev") != 0
+    capsys.readouterr()
+    assert evaluate(old, other / "ev") == 2
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert line.endswith(f"{old} is a run whose policy cannot be built: its policy's model_name_or_path './mymodel' "
+                         "is not here, and the run (made by an older searchgym) records no folder for it: run this "
+                         "from the folder the run was trained in")
+    assert not (other / "ev").exists()
 
 
 def test_a_recorded_folder_that_is_gone_is_named_in_one_line(trained, tmp_path, monkeypatch, capsys):

@@ -78,7 +78,9 @@ def test_a_recorded_policy_folder_that_is_gone_is_named(tmp_path, monkeypatch):
     assert missing_policy_folder(config, "hf", kwargs) == (
         f"its policy's model_name_or_path './mymodel' is missing: put the folder back at {gone} (where it was "
         "when the run trained), or run this from a folder holding './mymodel'")
-    assert missing_policy_folder({}, "hf", kwargs) is None  # no record: the build says what it says, as before
+    assert missing_policy_folder({}, "hf", kwargs).endswith("records no folder for it: run this from the folder "
+                                                            "the run was trained in")  # an older run: not here
+    assert missing_policy_folder({}, "hf", {"model_name_or_path": "org/model"}) is None  # a hub id: its loader's
     (tmp_path / "mymodel").mkdir()  # moved here, with the runs: read from the current folder
     assert missing_policy_folder(config, "hf", kwargs) is None
     assert located_policy_kwargs(config, "hf", kwargs) == kwargs
