@@ -54,9 +54,10 @@ def build_submission(run: str | os.PathLike, name: str | None = None, descriptio
     method: dict[str, Any] = {
         "name": label,
         "description": description if description is not None else
-        (f"{config['method']} ({config.get('method_path', '?')}), policy {config.get('policy', '?')}, seed "
-         f"{config.get('seed', 0)}, " + ("trained with searchgym compare" if config.get("trains", True)
-                                         else "no training")),
+        (f"{config['method']} ({config.get('method_path', '?')}), "  # a baseline plays no policy of --policy's
+         + (f"policy {config.get('policy', '?')}, " if config.get("trains", True) else "")
+         + f"seed {config.get('seed', 0)}, "
+         + ("trained with searchgym compare" if config.get("trains", True) else "no training")),
         "seed": int(config.get("seed", 0)),
         "policy": str(config.get("policy", "")),
     }
