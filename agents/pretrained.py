@@ -12,8 +12,26 @@ from __future__ import annotations
 
 import pickle
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+
+@contextmanager
+def transformers_bars_off() -> Iterator[None]:
+    """transformers' progress bars off inside, as they were after ("Loading weights", "Writing model shards":
+    two bars each time a small model is saved or loaded, mixed into the recipe's one line per stage and
+    printed by the preflight's check build of ``--policy hf``)."""
+    from transformers.utils import logging as hf_logging
+
+    enabled = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if enabled:
+            hf_logging.enable_progress_bar()
 
 
 class ModelFolderError(ValueError):

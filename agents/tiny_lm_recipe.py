@@ -44,6 +44,7 @@ from searchgym.damaged import DamagedFile
 from searchgym.fileio import atomic_write_json
 from searchgym.folder_lock import FolderLock
 
+from .pretrained import transformers_bars_off
 from .tiny_lm_config import METHODS, RECIPE_COUNTS, TOKENIZERS, RecipeConfig  # noqa: F401  (the recipe's names)
 from .tiny_lm_records import (
     CHOICES_FIELDS,
@@ -64,22 +65,6 @@ from .tiny_lm_records import (
 
 #: Each stage's (wall, CPU) seconds when it ran, kept across re-runs that skip it.
 STAGE_SECONDS = "stage_seconds.json"
-
-
-@contextmanager
-def transformers_bars_off() -> Iterator[None]:
-    """transformers' progress bars off while the recipe runs ("Loading weights", "Writing model shards":
-    two bars each time a tiny model is saved or loaded, mixed into the recipe's one line per stage),
-    as they were before."""
-    from transformers.utils import logging as hf_logging
-
-    enabled = hf_logging.is_progress_bar_enabled()
-    hf_logging.disable_progress_bar()
-    try:
-        yield
-    finally:
-        if enabled:
-            hf_logging.enable_progress_bar()
 
 
 class Recipe:

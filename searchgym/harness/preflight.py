@@ -209,7 +209,13 @@ def _check_policy_kwargs(policy: str, options: dict[str, Any]) -> None:
     if not kwargs:
         return
     try:
-        make_policy(policy, device="cpu", seed=0, **kwargs)
+        if policy == "hf":  # a check build: its loading bars are not the run's
+            from searchgym.agents.pretrained import transformers_bars_off
+
+            with transformers_bars_off():
+                make_policy(policy, device="cpu", seed=0, **kwargs)
+        else:
+            make_policy(policy, device="cpu", seed=0, **kwargs)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"policy_kwargs {kwargs!r} do not fit --policy {policy}: {exc}") from None
 

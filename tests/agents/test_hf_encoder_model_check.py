@@ -23,12 +23,15 @@ def test_an_encoder_folder_is_checked_as_the_encoder_loads_it():
         check_model_source(MINILM, "--model", auto_class="causal_lm")
 
 
-def test_train_with_policy_hf_on_minilm_passes_the_preflight(tmp_path: Path):
+def test_train_with_policy_hf_on_minilm_passes_the_preflight(tmp_path: Path, capsys):
+    """... and its check build prints no loading bars (they are the run's to print)."""
     from types import SimpleNamespace
 
     from searchgym.harness.methods import parse_methods
     from searchgym.suites import get_suite
 
     options = {"policy_kwargs": {"model_name_or_path": MINILM}}
+    capsys.readouterr()
     check_comparison(SimpleNamespace(suite=get_suite("quick-v2"), methods=parse_methods("grpo"), seeds=[0],
                                      budget=10, policy="hf", options=options))
+    assert "Loading weights" not in capsys.readouterr().err
