@@ -36,13 +36,18 @@ def check_model_source(spec: str, option: str = "--model", presets: tuple[str, .
         return
     if _cached(spec):
         return
-    if spec.startswith(("/", ".", "~")) or spec.count("/") > 1:
+    if names_a_folder(spec):
         raise ValueError(f"{option} {spec!r}: no such folder; give the model's folder (config.json, weights, "
                          "tokenizer) or a Hugging Face id already in the local cache")
     raise ValueError(f"{option} {spec!r} is neither a folder here nor a Hugging Face id in the local cache; "
                      f"searchgym downloads nothing: `hf download {spec}` once (with network access), or give a "
                      f"local folder with config.json and weights, or set {ALLOW_DOWNLOAD_ENV}=1 to let "
                      "transformers download it during the run")
+
+
+def names_a_folder(spec: str) -> bool:
+    """Whether ``spec`` can only be a folder, not a Hugging Face id (``org/name``)."""
+    return spec.startswith(("/", ".", "~")) or spec.count("/") > 1
 
 
 def _cached(spec: str) -> bool:

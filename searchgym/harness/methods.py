@@ -272,6 +272,10 @@ def oracle_method(ctx: RunContext) -> Any:
     return baseline_actor("oracle", ctx.suite, ctx.seed)
 
 
+#: The reader's options (its keyword parameters below), and all of a comparison's options it reads.
+READER_OPTIONS = ("lookup_order", "rotate_in_team")
+
+
 def reader_method(ctx: RunContext, lookup_order: Any = None, rotate_in_team: Any = None) -> Any:
     """Reads the question, the transcript and the candidates (not the task); trains nothing. In a
     text-mode suite it writes the same plan as tool calls (:mod:`searchgym.baselines.reader_text`).
@@ -297,7 +301,7 @@ def reader_policy(options: Mapping[str, Any]) -> Any:
     learner's too); a bad value is an error naming the option."""
     from searchgym.baselines.reader import ReaderPolicy
 
-    return ReaderPolicy(**{k: options[k] for k in ("lookup_order", "rotate_in_team") if options.get(k) is not None})
+    return ReaderPolicy(**{k: options[k] for k in READER_OPTIONS if options.get(k) is not None})
 
 
 def reads_no_option(option: str) -> bool:
@@ -307,7 +311,7 @@ def reads_no_option(option: str) -> bool:
 
 def reader_reads(option: str) -> bool:
     """Whether the reader reads ``option``: its own two, never a learner's."""
-    return option in ("lookup_order", "rotate_in_team")
+    return option in READER_OPTIONS
 
 
 random_method.trains = False  # type: ignore[attr-defined]

@@ -102,13 +102,15 @@ def missing_policy_folder(config: Mapping[str, Any], policy: str,
                           policy_kwargs: Mapping[str, Any]) -> str | None:
     """What is missing, in words, when a folder the run recorded for ``policy_kwargs`` is gone and its
     path as given is not here either; None otherwise (a run without the record: as before)."""
+    from searchgym.agents.model_source import names_a_folder  # torch's import: only where a run is played
+
     records = config.get(POLICY_RECORD)
     for name in FOLDER_OPTIONS.get(policy, ()):
         given = policy_kwargs.get(name)
         if not isinstance(given, str):
             continue
         if not isinstance(records, Mapping):  # a run made before the folders were recorded
-            if _a_path(given) and not Path(given).expanduser().exists():  # before: Hugging Face's "Repo id must..."
+            if names_a_folder(given) and not Path(given).expanduser().exists():  # before: Hugging Face's "Repo id must..."
                 return (f"its policy's {name} {given!r} is not here, and the run (made by an older searchgym) records "
                         "no folder for it: run this from the folder the run was trained in")
             continue
@@ -117,8 +119,3 @@ def missing_policy_folder(config: Mapping[str, Any], policy: str,
             return (f"its policy's {name} {given!r} is missing: put the folder back at {folder} (where it "
                     f"was when the run trained), or run this from a folder holding {given!r}")
     return None
-
-
-def _a_path(given: str) -> bool:
-    """Whether ``given`` names a folder, not a Hugging Face id (``org/name``), as check_model_source tells them."""
-    return given.startswith(("/", ".", "~")) or given.count("/") > 1

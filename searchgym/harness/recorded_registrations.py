@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from searchgym.registry import ENV_IDS
-from searchgym.suites import BUILT_IN_TOOLS, WORKER_MAIN, registered_tools, tool_record
+from searchgym.suites import BUILT_IN_TOOLS, registered_tools, tool_record
 from searchgym.tools.tool_registry import tool_specs
 from searchgym.world.families import FAMILIES
 
@@ -25,9 +25,9 @@ def tool_records() -> list[str]:
 
 
 def tools_lacking(expected: Sequence[str], present: Sequence[str]) -> list[str]:
-    """The tools of ``expected`` (``name=module.Class`` records) that ``present`` lacks or registers with
-    another class, each as ``name (module.Class)``. A worker's copy of the script (``__mp_main__``) counts
-    as the script: it is the same code, imported again."""
+    """The tools of ``expected`` (``name=module.Class`` records, as :func:`~searchgym.suites.tool_record` writes
+    them: a worker's copy of the script is ``__main__`` there too) that ``present`` lacks or registers with
+    another class, each as ``name (module.Class)``."""
     have = dict(_tool_record(record) for record in present)
     return [f"{name} ({path})" for name, path in map(_tool_record, expected) if have.get(name) != path]
 
@@ -64,4 +64,4 @@ def _texts(value: Any) -> bool:
 
 def _tool_record(record: str) -> tuple[str, str]:
     name, _, path = record.partition("=")
-    return name, f"__main__{path[len(WORKER_MAIN):]}" if path.startswith(WORKER_MAIN + ".") else path
+    return name, path

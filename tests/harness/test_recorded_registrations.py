@@ -4,6 +4,7 @@ a worker lacks of its parent's: compared by name and class, a "spawn" worker's c
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 from searchgym.harness.recorded_registrations import (
@@ -12,7 +13,7 @@ from searchgym.harness.recorded_registrations import (
     tools_lacking,
     tools_unrecorded,
 )
-from searchgym.suites import get_suite
+from searchgym.suites import get_suite, tool_record
 from searchgym.tools import FixedCall, Tool, ToolResult, ToolSpec, register_tool, scoped_tools
 
 OWN = tool_records()  # searchgym's own tools: no test here registers one
@@ -23,8 +24,11 @@ def test_a_tool_missing_or_of_another_class_is_lacking_and_the_workers_copy_of_t
     calculator = next(r for r in OWN if r.startswith("calculator="))
     assert tools_lacking(["calculator=mypkg.MyCalculator"], OWN) == ["calculator (mypkg.MyCalculator)"]
     assert tools_lacking([calculator], OWN) == []
-    assert tools_lacking(["word_count=__main__.WordCount"], ["word_count=__mp_main__.WordCount"]) == []
-    assert tools_lacking(["word_count=__mp_main__.WordCount"], ["word_count=__main__.WordCount"]) == []
+    # a worker's copy of the script (__mp_main__) is recorded as the script, so the two records are equal
+    in_script = type("WordCount", (), {"__module__": "__main__"})
+    in_worker = type("WordCount", (), {"__module__": "__mp_main__"})
+    records = [tool_record(SimpleNamespace(name="word_count", tool_class=c)) for c in (in_script, in_worker)]
+    assert records == ["word_count=__main__.WordCount"] * 2 and tools_lacking(records[:1], records[1:]) == []
 
 
 def test_a_definition_names_its_tools_env_id_and_families_this_process_lacks():
