@@ -8,6 +8,7 @@ import dataclasses
 from typing import Any
 
 import pytest
+from harness_helpers import WORD_COUNT_CALLS, WordCount, word_count_spec
 
 from searchgym.suites import BUILT_IN_TOOLS, Suite, get_suite, registered_tools
 from searchgym.tools import (
@@ -24,13 +25,6 @@ from searchgym.tools import (
 SEARCHQA_V2 = "e940bb71899be524eb95a6aa7a7bc384a5d89eb4a8529345b58655410a4101fe"  # tests/test_suite_hash_pins.py
 
 
-class WordCount(Tool):
-    name = "word_count"
-    description = "Count the words of a text."
-    parameters: dict[str, Any] = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
-
-    def run(self, text: str) -> ToolResult:
-        return ToolResult(text=f"{len(text.split())} words")
 
 
 class MyCalculator(Tool):
@@ -50,10 +44,9 @@ def test_searchgyms_own_tools_are_no_record():
 def test_a_users_tool_is_recorded_and_changes_the_hash_while_it_is_registered():
     suite = get_suite("searchqa-v2")
     with scoped_tools():
-        register_tool(ToolSpec("word_count", WordCount, build=lambda world, options: WordCount(),
-                               candidates=FixedCall((("text", "{name}"),))))
+        register_tool(word_count_spec(candidates=WORD_COUNT_CALLS))
         definition = suite.definition()
-        assert definition["registered_tools"][-1] == f"word_count={__name__}.WordCount"
+        assert definition["registered_tools"][-1] == "word_count=harness_helpers.WordCount"
         assert definition["registered_tools"][0] == "web_search=searchgym.tools.web_search.WebSearch"
         assert suite.content_hash != SEARCHQA_V2
         read_back = Suite(**definition)  # how report and evaluate read a run's config.json

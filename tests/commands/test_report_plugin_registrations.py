@@ -11,17 +11,16 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
-from typing import Any
 
 import pytest
-from harness_helpers import TINY_QA, compare_args
+from harness_helpers import TINY_QA, WORD_COUNT_CALLS, compare_args, word_count_spec
 
 from searchgym.cli import main
 from searchgym.harness.compare import Comparison, run_comparison
 from searchgym.harness.methods import parse_methods
 from searchgym.registry import ENV_IDS, register
 from searchgym.suites import Suite
-from searchgym.tools import FixedCall, Tool, ToolResult, ToolSpec, register_tool, scoped_tools
+from searchgym.tools import register_tool, scoped_tools
 
 pytestmark = pytest.mark.timeout(300)
 LOAD = ("load the module that registers them, as the process that made the runs did (searchgym --plugin MODULE, "
@@ -49,18 +48,10 @@ PLUGIN = '''
 '''
 
 
-class WordCount(Tool):
-    name = "word_count"
-    description = "Count the words of a text."
-    parameters: dict[str, Any] = {"type": "object", "properties": {"text": {"type": "string"}}}
-
-    def run(self, text: str = "") -> ToolResult:
-        return ToolResult(text=f"{len(text.split())} words")
 
 
 def _register_word_count() -> None:
-    register_tool(ToolSpec("word_count", WordCount, build=lambda world, options: WordCount(),
-                           candidates=FixedCall((("text", "{name}"),))))
+    register_tool(word_count_spec(candidates=WORD_COUNT_CALLS))
 
 
 def _searchgym(args: list[str], cwd: Path, plugins: str | None = None) -> subprocess.CompletedProcess:
@@ -105,7 +96,7 @@ def test_runs_of_a_built_in_suite_made_with_a_users_tool(tmp_path, capsys) -> No
         assert _report(out, capsys)[0] == 0  # with the tool: as the comparison's own report
     rc, err = _report(out, capsys)
     assert rc == 2 and err == (f"searchgym report: error: the runs in {out} were made with registrations this "
-                               f"process lacks: tool word_count ({__name__}.WordCount); {LOAD}")
+                               f"process lacks: tool word_count (harness_helpers.WordCount); {LOAD}")
 
 
 def test_runs_played_without_a_tool_this_process_registers(tmp_path, capsys) -> None:
@@ -115,7 +106,7 @@ def test_runs_played_without_a_tool_this_process_registers(tmp_path, capsys) -> 
         _register_word_count()
         rc, err = _report(out, capsys)
     assert rc == 2 and err == (f"searchgym report: error: the runs in {out} were played without tools this "
-                               f"process registers: word_count ({__name__}.WordCount); report without the module that "
+                               f"process registers: word_count (harness_helpers.WordCount); report without the module that "
                                "registers them (--plugin, SEARCHGYM_PLUGINS)")
 
 

@@ -1,5 +1,5 @@
-"""Shared by the harness tests: tiny suites, a fake fast learning method (by import path) and a
-fake parallel env. Imported by spawned worker processes too, so keep it import-light."""
+"""Shared by the harness tests: tiny suites, a fake fast learning method (by import path), a fake
+parallel env and a user's tool (``WordCount``, as the docs' example registers one). Imported by spawned worker processes too, so keep it import-light."""
 
 from __future__ import annotations
 
@@ -7,9 +7,11 @@ import json
 import os
 import time
 
-from searchgym.fileio import atomic_write_json
 from searchgym.baselines.harness_actors import SessionActor
+
+from searchgym.fileio import atomic_write_json
 from searchgym.suites import Suite, register_suite
+from searchgym.tools import FixedCall, Tool, ToolResult, ToolSpec
 
 TINY_QA = register_suite(Suite("test-tiny-qa-v0", 0, "SearchQA-Candidates-v0", {"max_steps": 6},
                                world_size="tiny", dev_size=6, test_size=12,
@@ -201,3 +203,23 @@ def evaluated_agent_module(tmp_path_factory, module: str, source: str, suite_id:
     finally:
         patch.undo()
     return folder / "run"
+
+
+class WordCount(Tool):
+    """A user's tool: counts the words of a text (registration and recording tests)."""
+
+    name = "word_count"
+    description = "Count the words of a text."
+    parameters = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
+
+    def run(self, text: str = "") -> ToolResult:
+        return ToolResult(text=f"{len(text.split())} words")
+
+
+#: WordCount's candidate calls: one per name the agent has seen.
+WORD_COUNT_CALLS = FixedCall((("text", "{name}"),))
+
+
+def word_count_spec(**fields) -> ToolSpec:
+    """WordCount's registration, built once per world; ``fields`` (candidates, roles, build ...) over it."""
+    return ToolSpec("word_count", WordCount, **{"build": lambda world, options: WordCount(), **fields})

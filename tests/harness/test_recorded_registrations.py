@@ -5,7 +5,8 @@ a worker lacks of its parent's: compared by name and class, a "spawn" worker's c
 from __future__ import annotations
 
 from types import SimpleNamespace
-from typing import Any
+
+from harness_helpers import WORD_COUNT_CALLS, word_count_spec
 
 from searchgym.harness.recorded_registrations import (
     registrations_lacking,
@@ -14,7 +15,7 @@ from searchgym.harness.recorded_registrations import (
     tools_unrecorded,
 )
 from searchgym.suites import get_suite, tool_record
-from searchgym.tools import FixedCall, Tool, ToolResult, ToolSpec, register_tool, scoped_tools
+from searchgym.tools import register_tool, scoped_tools
 
 OWN = tool_records()  # searchgym's own tools: no test here registers one
 
@@ -45,22 +46,14 @@ def test_a_damaged_record_of_tools_or_families_names_nothing():
     assert registrations_lacking(definition) == [] and tools_unrecorded(definition) == []
 
 
-class WordCount(Tool):
-    name = "word_count"
-    description = "Count the words of a text."
-    parameters: dict[str, Any] = {"type": "object", "properties": {"text": {"type": "string"}}}
-
-    def run(self, text: str = "") -> ToolResult:
-        return ToolResult(text=f"{len(text.split())} words")
 
 
 def test_a_tool_this_process_registers_beyond_a_definitions_is_unrecorded():
     with scoped_tools():
-        register_tool(ToolSpec("word_count", WordCount, build=lambda world, options: WordCount(),
-                               candidates=FixedCall((("text", "{name}"),))))
+        register_tool(word_count_spec(candidates=WORD_COUNT_CALLS))
         assert tools_unrecorded(get_suite("searchqa-v2").definition()) == []  # recorded now: it is registered
         played_without = {k: v for k, v in get_suite("searchqa-v2").definition().items() if k != "registered_tools"}
-        assert tools_unrecorded(played_without) == [f"word_count ({__name__}.WordCount)"]
+        assert tools_unrecorded(played_without) == ["word_count (harness_helpers.WordCount)"]
     assert tools_unrecorded(played_without) == []
 
 

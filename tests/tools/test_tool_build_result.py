@@ -6,18 +6,10 @@ Registration cannot check it: ``build`` needs a world (or a task) that it has no
 from __future__ import annotations
 
 import pytest
+from harness_helpers import WordCount
 
 import searchgym
 from searchgym.tools import Tool, ToolResult, ToolSpec, build_tools, register_tool, scoped_tools, task_tools
-
-
-class WordCount(Tool):
-    name = "word_count"
-    description = "Count the words of a text."
-    parameters = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
-
-    def run(self, text: str) -> ToolResult:
-        return ToolResult(text=f"{len(text.split())} words")
 
 
 class OtherTool(Tool):

@@ -6,26 +6,18 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from harness_helpers import WordCount, word_count_spec
 
 from searchgym.envs.roles import PRESET_MEMBERS
-from searchgym.tools import TOOL_NAMES, Tool, ToolResult, ToolSpec, register_tool, scoped_tools
+from searchgym.tools import TOOL_NAMES, ToolSpec, register_tool, scoped_tools
 from searchgym.tools.tool_registry import (
-    PRESET_ROLES, TOOL_REGISTRY, CalculateFigures, FixedCall, LookupNames, TagForm,
+    PRESET_ROLES,
+    TOOL_REGISTRY,
+    CalculateFigures,
+    FixedCall,
+    LookupNames,
+    TagForm,
 )
-
-
-class WordCount(Tool):
-    name = "word_count"
-    description = "Count the words of a text."
-    parameters = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
-
-    def run(self, text: str) -> ToolResult:
-        return ToolResult(text=f"{len(text.split())} words")
-
-
-def word_count_spec(**fields) -> ToolSpec:
-    return ToolSpec("word_count", WordCount, build=lambda world, options: WordCount(), **fields)
-
 
 BAD_FIELDS = [
     ({"order": "60"}, TypeError, "order must be a number (int or float), got '60'"),
