@@ -11,8 +11,8 @@ import json
 import shutil
 
 import pytest
+from model_folder_helpers import elsewhere, evaluate, model_project, trained_in
 
-from searchgym.cli import main
 from searchgym.harness.methods import MethodRef
 from searchgym.harness.runner import RunSpec, execute_run
 from searchgym.suites import Suite
@@ -30,34 +30,13 @@ TEXT_SUITE = Suite("test-llm-model-folder-v0", 0, "SearchQA-v0", {"action_mode":
 
 @pytest.fixture(scope="module")
 def project(tmp_path_factory):
-    """A folder holding a tiny model folder ``mymodel`` (what ``--model ./mymodel`` names there)."""
-    from searchgym.agents.llm_policy import offline_tokenizer
-    from searchgym.agents.tiny_lm import new_tiny_model, save_model_folder
-
-    folder = tmp_path_factory.mktemp("project")
-    tokenizer = offline_tokenizer()
-    save_model_folder(new_tiny_model("l2-w128", tokenizer), tokenizer, folder / "mymodel")
-    return folder
+    return model_project(tmp_path_factory)
 
 
 @pytest.fixture(scope="module")
 def trained(project):
     """`train --policy llm --model ./mymodel --out run`, run in the project folder."""
-    with pytest.MonkeyPatch.context() as patch:
-        patch.chdir(project)
-        assert main([*TRAIN, "--out", "run"]) == 0
-    return project / "run"
-
-
-def evaluate(path, out):
-    return main(["evaluate", "--agent", "run", "--agent-option", f"path={path}", "--out", str(out), "--no-progress"])
-
-
-def elsewhere(tmp_path, monkeypatch):
-    other = tmp_path / "elsewhere"
-    other.mkdir()
-    monkeypatch.chdir(other)
-    return other
+    return trained_in(project, TRAIN)
 
 
 def test_the_run_records_its_model_folder_beside_the_model_as_given(trained, project):
