@@ -8,7 +8,6 @@ The text formats and their errors live in :mod:`searchgym.actions`.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from functools import lru_cache

@@ -7,7 +7,6 @@ against a real server, which answers 400.
 
 from __future__ import annotations
 
-from typing import Any
 
 from searchgym.damaged import json_kind
 
