@@ -21,7 +21,7 @@ import torch
 from torch import Tensor, nn
 
 from .encoders import BoundedCache, TextEncoder
-from .pretrained import from_pretrained
+from .pretrained import from_pretrained, transformers_bars_off
 
 AUTO_CLASSES = ("model", "causal_lm")
 
@@ -73,8 +73,9 @@ class HFEncoder(TextEncoder):
         auto = AutoModel if auto_class == "model" else AutoModelForCausalLM
         if config is not None:
             backbone = auto.from_config(config)
-        else:
-            backbone = from_pretrained(auto, model_name_or_path, local_files_only=True)
+        else:  # quietly: a policy's encoder loads once per run, and its bars broke into the run's own progress line
+            with transformers_bars_off():
+                backbone = from_pretrained(auto, model_name_or_path, local_files_only=True)
         self.backbone = backbone.to(device=device, dtype=dtype)
         self.auto_class = auto_class
         if tokenizer is None:

@@ -35,3 +35,16 @@ def test_train_with_policy_hf_on_minilm_passes_the_preflight(tmp_path: Path, cap
     check_comparison(SimpleNamespace(suite=get_suite("quick-v2"), methods=parse_methods("grpo"), seeds=[0],
                                      budget=10, policy="hf", options=options))
     assert "Loading weights" not in capsys.readouterr().err
+
+
+def test_the_encoder_loads_its_folder_without_loading_bars(capsys):
+    """Before: each run of ``--policy hf`` printed transformers' "Loading weights" bar into its own
+    progress line when the encoder loaded the folder (train, evaluate, every compare run)."""
+    from transformers.utils import logging as hf_logging
+
+    from searchgym.agents.encoder_hf import HFEncoder
+
+    capsys.readouterr()
+    HFEncoder(model_name_or_path=MINILM)
+    assert "Loading weights" not in capsys.readouterr().err
+    assert hf_logging.is_progress_bar_enabled()  # as it was: only the load is quiet
