@@ -102,6 +102,10 @@ class ReaderPolicy:
     # ------------------------------------------------------------------------ the decision
     def choose(self, observation: Mapping) -> int:
         """The index of the candidate to take (an index of ``observation["candidates"]``)."""
+        if not isinstance(observation, Mapping):  # a text observation failed on ``.get`` (AttributeError)
+            raise TypeError(f"ReaderPolicy.choose takes a candidate-mode observation (a dict with 'text', "
+                            f"'candidates' and 'action_mask'), got {type(observation).__name__}; for a text-mode "
+                            "env use ReaderTextAgent (searchgym.baselines.reader_text)")
         reading = read(observation)
         if not reading.candidates:
             raise ValueError("the observation lists no admissible candidate (is it a candidate-mode observation "

@@ -289,3 +289,14 @@ def test_evaluate_names_the_reader_as_an_agent(tmp_path, capsys):
     assert config["options"]["agent"] == "reader" and config["options"]["agent_options"] == {"lookup_order": "web_search"}
     steps = [json.loads(line) for line in (out / "predictions.jsonl").read_text().splitlines()]
     assert len(steps) == len(tasks(QA, "test"))
+
+
+def test_choose_refuses_a_text_observation_naming_the_text_reader():
+    """Before: ``ReaderPolicy().choose("a text observation")`` was ``AttributeError: 'str' object has no
+    attribute 'get'``."""
+    import pytest
+
+    from searchgym.baselines.reader import ReaderPolicy
+
+    with pytest.raises(TypeError, match="candidate-mode observation.*got str.*ReaderTextAgent"):
+        ReaderPolicy().choose("Question: Where was Mara Quell born?")
