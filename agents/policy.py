@@ -17,7 +17,8 @@ never sampled, and no gradient reaches their scores.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Sequence
+import inspect
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -34,6 +35,7 @@ from .encoders import ENCODERS, BoundedCache, TextEncoder, make_encoder, resolve
 from .hop_features import HopFeatures
 from .lexical_overlap import LexicalOverlap, question_of
 from .operand_features import OperandSources
+from .policy_kwarg_types import check_kwarg_types
 
 __all__ = [
     "CandidatePolicy",
@@ -300,6 +302,29 @@ OWN_ARCHITECTURES: NamedRegistry[str] = NamedRegistry("policy")
 OWN_ARCHITECTURES.add(ATTN, "searchgym.agents.attention_policy:make_attention_policy")
 
 
+def policy_builders(name: str) -> list[Callable[..., Any]]:
+    """The constructors that policy ``name``'s kwargs go to, as :func:`make_policy` passes them on (a
+    later one's parameter over an earlier one's): an own architecture's builder, after the class it
+    returns where it passes ``**kwargs`` on; else the encoder, then the candidate policy. Their
+    signatures say which kwargs a policy takes, of what types, and at which defaults."""
+    if name in OWN_ARCHITECTURES:
+        build = OWN_ARCHITECTURES.load(name)
+        made = inspect.signature(build, eval_str=True).return_annotation
+        passes_on = any(p.kind is p.VAR_KEYWORD for p in inspect.signature(build).parameters.values())
+        return [made, build] if passes_on and inspect.isclass(made) else [build]
+    return [ENCODERS.load(name), CandidatePolicy]
+
+
+def check_policy_kwarg_types(name: str, kwargs: dict[str, Any]) -> None:
+    """Each kwarg of the type its constructor declares (before: ``operand_sources="false"`` turned the
+    feature on). A builder whose return annotation names what only a type checker imports is not read."""
+    try:
+        builders = policy_builders(name)
+    except (NameError, AttributeError, SyntaxError):
+        return
+    check_kwarg_types(name, kwargs, builders)
+
+
 def make_policy(
     name: str,
     device: str | torch.device = "cpu",
@@ -317,6 +342,8 @@ def make_policy(
     keep their layout; `make main` turns both on), other kwargs to the encoder (e.g. dim=,
     config=). `seed` makes the initial weights reproducible without touching torch's global RNG
     state. Pass `encoder=` to reuse an existing encoder (shared trunk); `name` must still be valid.
+    A kwarg of another type than its constructor declares (`operand_sources="false"`, `dim=True`) is a
+    TypeError naming it.
     """
     if seed is not None:  # before: -1 and 1.5 were taken, 2**70 was "Overflow when unpacking long long"
         seed = check_int("seed", seed, 0, MAX_SEED)
@@ -327,9 +354,11 @@ def make_policy(
         if encoder is not None:
             raise ValueError(f"the {name} policy has no separate encoder to share; use population mode 'shared' "
                              "or 'separate'")
+        check_policy_kwarg_types(name, kwargs)
         return OWN_ARCHITECTURES.load(name)(device=device, seed=seed, **kwargs)
     if name not in ENCODERS:
         raise ValueError(f"unknown policy/encoder {name!r}; accepted: {sorted([*ENCODERS, *OWN_ARCHITECTURES])}")
+    check_policy_kwarg_types(name, kwargs)
     dev = resolve_device(device)
     policy_kwargs = {k: kwargs.pop(k) for k in POLICY_KWARGS if k in kwargs}
     rng_scope = torch.random.fork_rng(devices=[]) if seed is not None else contextlib.nullcontext()

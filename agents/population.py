@@ -23,7 +23,14 @@ from searchgym.envs.config import MAX_SEED
 
 from .config_checks import check_int
 from .encoders import make_encoder, resolve_device
-from .policy import POLICY_KWARGS, SIZE_KWARGS, CandidatePolicy, batch_observations, make_policy
+from .policy import (
+    POLICY_KWARGS,
+    SIZE_KWARGS,
+    CandidatePolicy,
+    batch_observations,
+    check_policy_kwarg_types,
+    make_policy,
+)
 
 POPULATION_MODES = ("shared", "separate", "shared_trunk")
 
@@ -78,6 +85,7 @@ class Population(nn.Module):
         for key in SIZE_KWARGS:  # the trunk's sizes (dim=, ...) go to make_encoder, past make_policy's check
             if key in kwargs:
                 check_int(key, kwargs[key], 1, why="a size")
+        check_policy_kwarg_types(encoder, kwargs)  # and its types (freeze="false" kept an hf trunk frozen)
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(seed)
             trunk = make_encoder(encoder, device=resolve_device(device), **kwargs)

@@ -15,19 +15,17 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import inspect
 import json
 from collections.abc import Mapping
 from dataclasses import asdict
 from typing import Any
 
 from searchgym.agents.imitation import SFTConfig
+from searchgym.agents.policy_kwarg_types import keyword_parameters
 from searchgym.policy_format import feature_versions, policy_format
 from searchgym.suites import Suite, tasks
 
 DEFAULTS = SFTConfig()
-#: Builder parameters that are no policy kwargs (``make_policy`` sets them).
-NOT_KWARGS = ("self", "device", "seed", "encoder")
 
 
 def used_sft_config(config: SFTConfig, n_train: int) -> SFTConfig:
@@ -45,9 +43,7 @@ def used_sft_config(config: SFTConfig, n_train: int) -> SFTConfig:
 
 
 def _defaults_of(function: Any) -> dict[str, Any]:
-    parameters = inspect.signature(function).parameters.values()
-    return {p.name: p.default for p in parameters if p.default is not p.empty and p.name not in NOT_KWARGS
-            and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    return {name: p.default for name, p in keyword_parameters([function]).items() if p.default is not p.empty}
 
 
 def policy_defaults(policy: str) -> dict[str, Any]:
@@ -55,16 +51,10 @@ def policy_defaults(policy: str) -> dict[str, Any]:
     architecture's (its builder's, and the class it returns when the builder passes ``**kwargs`` on),
     else the encoder's and the candidate policy's. {} where they cannot be read (nothing is then
     left out of a key)."""
-    from searchgym.agents.policy import ENCODERS, OWN_ARCHITECTURES, CandidatePolicy
+    from searchgym.agents.policy import policy_builders
 
     try:
-        if policy in OWN_ARCHITECTURES:
-            build = OWN_ARCHITECTURES.load(policy)
-            made = inspect.signature(build, eval_str=True).return_annotation
-            passes_on = any(p.kind is p.VAR_KEYWORD for p in inspect.signature(build).parameters.values())
-            inner = _defaults_of(made) if passes_on and inspect.isclass(made) else {}
-            return {**inner, **_defaults_of(build)}
-        return {**_defaults_of(ENCODERS.load(policy)), **_defaults_of(CandidatePolicy)}
+        return {name: value for build in policy_builders(policy) for name, value in _defaults_of(build).items()}
     except Exception:  # noqa: BLE001 - a user's builder we cannot read: its kwargs are hashed as given
         return {}
 

@@ -27,9 +27,10 @@ OPTION_LIMITS: dict[str, int] = {
     "sft_dagger_tasks": 10_000,
 }
 #: Option names whose smallest value is 1 (every other limited option may be 0); a layer of 0 hidden units
-#: (hidden=0) gave constant logits: a policy that never changed and scored as random did.
+#: (hidden=0) gave constant logits: a policy that never changed and scored as random did. The policy's
+#: sizes are said as make_policy refuses them (``dim: 0`` was "an int in 0..4096" here, ">= 1" there).
 POSITIVE_OPTIONS = ("group_size", "tasks_per_iteration", "eval_every", "update_epochs", "eval_tasks", "hidden",
-                    "critic_hidden", "sft_tasks", "sft_epochs", "sft_batch_size")
+                    "critic_hidden", "sft_tasks", "sft_epochs", "sft_batch_size", "dim", "n_buckets", "max_length")
 #: Any other number in the options (learning rates, coefficients, intervals) is at most this large.
 MAX_OPTION_NUMBER = 1_000_000
 

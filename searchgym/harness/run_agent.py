@@ -181,6 +181,9 @@ def check_build(run: TrainedRun) -> None:
         raise ValueError(f"{run.folder} is a run whose policy cannot be built: {missing}")
     try:
         check_policy(run.config["policy"])
+        from searchgym.agents.policy import check_policy_kwarg_types
+
+        check_policy_kwarg_types(run.config["policy"], kwargs)  # "false" for a switch: not the run it says
         ctx = run.context("cpu")
         if run.is_sft:
             from searchgym.agents.policy_actor import DECODINGS

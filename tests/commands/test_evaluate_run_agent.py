@@ -191,6 +191,10 @@ HOSTILE_VALUES = {
     "negative dim": ({"options": {"policy_kwargs": {"dim": -5}}}, "options.policy_kwargs.dim (-5) is outside"),
     "hidden as text": ({"options": {"policy_kwargs": {"hidden": "big"}}}, "options.policy_kwargs.hidden ('big')"),
     "policy_kwargs a list": ({"options": {"policy_kwargs": [1]}}, "has options.policy_kwargs of list"),
+    # before: built with the features on, the opposite of what the record says
+    "a switch as text": ({"options": {"policy_kwargs": {"operand_sources": "false"}}},
+                         "records a policy its method cannot build (operand_sources of the hash policy must be a "
+                         "bool (true or false); got 'false' (str))"),
     "huge seed": ({"seed": 10**30}, f"has seed {10**30}, outside 0..{2**63 - 1}"),
     "negative budget": ({"budget": -5}, "has budget -5, not an int >= 0"),
     "lr NaN": ({"options": {"lr": float("nan")}},
