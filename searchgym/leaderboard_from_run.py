@@ -79,6 +79,9 @@ def build_submission(run: str | os.PathLike, name: str | None = None, descriptio
         "run": {"config_sha256": hashlib.sha256(config_bytes).hexdigest(),
                 **{k: config[k] for k in run_block_keys() if k in config}},
     }
+    served_by = _scripted_behaviours(run)
+    if served_by:  # the board marks the row privileged by it, whatever model name the run recorded
+        submission["run"]["endpoint"] = {"scripted": served_by}
     metrics = rescore(get_suite(config["suite_id"]), predictions)
     submission["metrics"] = metrics
     check_values(submission)
@@ -86,10 +89,36 @@ def build_submission(run: str | os.PathLike, name: str | None = None, descriptio
     return submission
 
 
+#: The ``run`` block's fields that come from the run's result.json, not its config.json.
+FROM_RESULT = ("endpoint",)
+
+
 def run_block_keys() -> tuple[str, ...]:
     """The config.json fields a submission's ``run`` block copies: the ones its schema lists (the
     suite is the submission's own field; the policy layout is a local cache key, not a result)."""
-    return tuple(k for k in load_schema()["properties"]["run"]["properties"] if k != "config_sha256")
+    return tuple(k for k in load_schema()["properties"]["run"]["properties"]
+                 if k != "config_sha256" and k not in FROM_RESULT)
+
+
+def _scripted_behaviours(run: Path) -> list[str]:
+    """The scripted endpoint's behaviours that played the run, as its ``result.json["endpoint"]`` records
+    them (``searchgym evaluate`` against ``searchgym serve``); empty for any other run. Why: the server
+    answers any model name, so ``--model oracle`` was submitted as a model, unmarked."""
+    path = run / "result.json"
+    refuse_link(path, f"copy the file itself into the run folder, or {_redo(run)}", why=LINKED_RUN_FILE)
+    if not path.exists():
+        return []
+    try:
+        result = parse_json_bytes(path, read_bounded(path, MAX_JSON_BYTES), expect=dict)
+    except DamagedFile as exc:
+        raise DamagedFile(path, exc.what, _redo(run)) from None
+    endpoint = result.get("endpoint")
+    behaviours = endpoint.get("scripted", []) if isinstance(endpoint, dict) else []
+    if not (isinstance(behaviours, list) and all(isinstance(b, str) and 0 < len(b) <= 200 for b in behaviours)
+            and len(behaviours) <= 20):
+        raise DamagedFile(path, "has an endpoint.scripted that is not a list of at most 20 behaviour names",
+                          _redo(run))
+    return sorted(set(behaviours))
 
 
 #: config.json fields a submission is built from, with their types.

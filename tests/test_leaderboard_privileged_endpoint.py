@@ -14,9 +14,13 @@ from pathlib import Path
 import pytest
 
 from searchgym.cli import main
+from searchgym.damaged import DamagedFile
 from searchgym.endpoint.scripted_endpoint import DEFAULT_MODEL, ScriptedEndpoint
+from searchgym.harness import load_results
 from searchgym.harness.methods import METHODS
 from searchgym.leaderboard import build
+from searchgym.leaderboard_checks import verify_file
+from searchgym.leaderboard_from_run import build_submission
 from searchgym.leaderboard_html import is_privileged
 from searchgym.suites import Suite, register_suite
 
@@ -55,6 +59,57 @@ def test_an_endpoint_run_submitted_under_any_name_is_marked(tmp_path, monkeypatc
     assert submission["run"]["options"]["agent"] == "openai" and submission["metrics"]["success"] == 1.0
     assert main(["leaderboard", "build", "--dir", str(board)]) == 0
     assert _rows(board / "README.md") == [r"my-model \(privileged\)"]
+
+
+@pytest.mark.parametrize("model", ["oracle", "gpt-4o-mini"])
+def test_a_run_the_scripted_oracle_played_is_marked_whatever_its_model_name(tmp_path, monkeypatch, capsys,
+                                                                            model) -> None:
+    """The reviewer's path with a model name that says nothing: evaluate, load_results, submit, verify, build.
+    Before: ``privileged False`` and an unmarked 1.000 row, as only the recorded model name was read."""
+    monkeypatch.setenv("SEARCHGYM_OPENAI_API_KEY", "")
+    run, board = tmp_path / "run", tmp_path / "board"
+    with ScriptedEndpoint(SUITE, "oracle") as endpoint:
+        assert main(["evaluate", "--suite", SUITE.id, "--agent", "openai", "--model", model, "--base-url",
+                     endpoint.base_url, "--concurrency", "2", "--out", str(run), "--no-progress"]) == 0
+    assert "openai (privileged) on" in capsys.readouterr().out
+    assert json.loads((run / "result.json").read_text())["endpoint"]["scripted"] == ["oracle"]
+    assert load_results(run)["privileged"].all()
+    assert main(["leaderboard", "submit", str(run), "--name", "my-model", "--dir", str(board)]) == 0
+    path = next((board / "submissions").glob("*.json"))
+    submission = json.loads(path.read_text())
+    assert submission["run"]["endpoint"] == {"scripted": ["oracle"]} and submission["metrics"]["success"] == 1.0
+    verdict = verify_file(path)
+    assert verdict.ok and is_privileged(verdict.verified.submission)
+    assert main(["leaderboard", "build", "--dir", str(board)]) == 0
+    assert _rows(board / "README.md") == [r"my-model \(privileged\)"]
+    assert "my-model (privileged)</td>" in (board / "index.html").read_text()
+
+
+def test_a_run_the_scripted_random_baseline_played_is_not_marked(tmp_path, monkeypatch) -> None:
+    """It replays the random baseline, which reads only what an agent sees."""
+    monkeypatch.setenv("SEARCHGYM_OPENAI_API_KEY", "")
+    run, board = tmp_path / "run", tmp_path / "board"
+    with ScriptedEndpoint(SUITE, "random") as endpoint:
+        assert main(["evaluate", "--suite", SUITE.id, "--agent", "openai", "--model", "gpt-4o-mini", "--base-url",
+                     endpoint.base_url, "--out", str(run), "--no-progress"]) == 0
+    assert json.loads((run / "result.json").read_text())["endpoint"]["scripted"] == ["random"]
+    assert not load_results(run)["privileged"].any()
+    assert main(["leaderboard", "submit", str(run), "--name", "my-model", "--dir", str(board)]) == 0
+    assert main(["leaderboard", "build", "--dir", str(board)]) == 0
+    assert _rows(board / "README.md") == ["my-model"]
+
+
+def test_a_submission_whose_result_json_is_damaged_is_refused(tmp_path, monkeypatch) -> None:
+    """submit reads the run's result.json for the endpoint's record: damage there is named, not skipped."""
+    monkeypatch.setenv("SEARCHGYM_OPENAI_API_KEY", "")
+    run = tmp_path / "run"
+    with ScriptedEndpoint(SUITE, "oracle") as endpoint:
+        assert main(["evaluate", "--suite", SUITE.id, "--agent", "openai", "--model", "oracle", "--base-url",
+                     endpoint.base_url, "--out", str(run), "--no-progress"]) == 0
+    result = json.loads((run / "result.json").read_text())
+    (run / "result.json").write_text(json.dumps({**result, "endpoint": {**result["endpoint"], "scripted": "oracle"}}))
+    with pytest.raises(DamagedFile, match="endpoint.scripted"):
+        build_submission(run)
 
 
 def _endpoint_submission(model: object) -> dict:

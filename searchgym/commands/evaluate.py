@@ -79,11 +79,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     endpoint.add_argument("--concurrency", type=int, help="tasks played at once (default 4)")
 
 
+#: The ``--agent openai`` options with a flag of their own besides ``--agent-option`` (``--base-url``: ``base_url``).
+ENDPOINT_FLAGS = ("model", "base_url", "concurrency")
+
+
+def openai_option_keys(keys: set[str]) -> str:
+    """The keys ``--agent-option`` takes for ``--agent openai``, naming the flag that also sets one. Why:
+    the list named ``api_key``, which ``--agent-option`` refuses (it would be written to config.json)."""
+    shown = [f"{key} (or --{key.replace('_', '-')})" if key in ENDPOINT_FLAGS else key
+             for key in sorted(keys - {"api_key"})]
+    return f"{', '.join(shown)}; the API key only by --api-key or OPENAI_API_KEY"
+
+
 def endpoint_options(args: argparse.Namespace) -> dict[str, object]:
     """--model/--base-url/--concurrency as agent options; the API key travels in the environment
     (SEARCHGYM_OPENAI_API_KEY) so that it is never written to the run's config.json."""
     options: dict[str, object] = {}
-    for name in ("model", "base_url", "concurrency"):
+    for name in ENDPOINT_FLAGS:
         if getattr(args, name, None) is not None:
             options[name] = getattr(args, name)
     if getattr(args, "api_key", None):
@@ -102,7 +114,7 @@ def endpoint_options(args: argparse.Namespace) -> dict[str, object]:
         unknown = sorted(set(given) - named - fields)
         if unknown:
             raise ValueError(f"--agent openai does not take option(s) {unknown}; accepted: "
-                             f"{', '.join(sorted(named | fields))}")
+                             f"{openai_option_keys(named | fields)}")
         if "api_key" in given:  # before: written into the run's config.json with the other agent options
             raise ValueError("give the API key with --api-key or the OPENAI_API_KEY environment variable, not as an "
                              "--agent-option (agent options are written to the run's config.json)")
@@ -182,7 +194,7 @@ def run(args: argparse.Namespace) -> int:
         raise DamagedFile(folder / "result.json", "has no test table of families with n, success, f1, steps and "
                           "tool_calls", redo_remedy(folder)) from None
     first = "the first " if args.limit is not None else ""
-    reads_gold = run_reads_private_state(spec.identity())  # the oracle as an agent, the scripted endpoint
+    reads_gold = run_reads_private_state(spec.identity(), report)  # the oracle as an agent, the scripted endpoint
     print(f"\n{shown_label(label, {label} if reads_gold else ())} on {suite.id} (test split, {first}{tasks} tasks)\n")
     print("| family | n | success | f1 | steps | tool calls |\n|---|---|---|---|---|---|")
     print("\n".join(lines))

@@ -4,7 +4,9 @@ Modules: ``openai_agent`` (an Actor that asks a chat-completions endpoint for ev
 ``searchgym evaluate --agent openai``), ``chat_client`` (the bounded HTTP client), ``chat_replies``
 (a reply's tool calls, read defensively), ``openai_replies`` (building replies as a server would),
 ``scripted_endpoint`` (a local server that replays baselines or misbehaves, for tests and
-benchmarks; ``searchgym serve``), ``raw_server`` (a socket server that drips bytes, for deadline tests).
+benchmarks; ``searchgym serve``), ``scripted_identity`` (how its replies name it, so a run it played is
+known whatever model name the run was given), ``raw_server`` (a socket server that drips bytes, for deadline
+tests).
 """
 
 

@@ -88,4 +88,7 @@ class ChatEpisode:
         self.turns.append({"observation": observation, "reply": reply.message, "action": kept_text(reply.action),
                            "error": reply.error, "error_kind": reply.error_kind, "attempts": reply.attempts,
                            "seconds": round(time.monotonic() - start, 3)})
+        served_by = reply.system_fingerprint if isinstance(reply, ChatReply) else None
+        if served_by is not None:  # which server answered (the scripted endpoint names itself: a privileged run)
+            self.turns[-1]["system_fingerprint"] = served_by
         return reply.action

@@ -23,6 +23,7 @@ from typing import Any
 from searchgym.bounded_json import loads_shallow
 from searchgym.chat_content import message_text
 from searchgym.endpoint.chat_client import Reply
+from searchgym.endpoint.scripted_identity import MAX_FINGERPRINT_CHARS
 
 #: The most characters of a reply's content kept in the conversation (sent back to the server with every
 #: later request, and the transcript's ``reply``). Why only there: this bound cut the action too, and it
@@ -53,10 +54,12 @@ class QueuedCall:
 @dataclass
 class ChatReply(Reply):
     """A Reply whose further tool calls wait their turn (``queued``); ``refusal`` tells the model
-    which calls were not run (too many in one reply)."""
+    which calls were not run (too many in one reply); ``system_fingerprint`` is the reply's own (which
+    server served it: the scripted endpoint names itself there), kept when it is text."""
 
     queued: list[QueuedCall] = field(default_factory=list)
     refusal: str = ""
+    system_fingerprint: str | None = None
 
 
 def content_text(value: Any) -> str:
@@ -123,6 +126,15 @@ def reply_from_body(body: bytes) -> ChatReply:
     except (ValueError, RecursionError):
         return ChatReply(raw[:MAX_KEPT_CONTENT_CHARS], {"role": "assistant", "content": raw[:2000]},
                          error="reply is not JSON")
+    reply = _reply_from_data(data)
+    served_by = data.get("system_fingerprint") if isinstance(data, dict) else None
+    if reply.error is None and isinstance(served_by, str):
+        reply.system_fingerprint = served_by[:MAX_FINGERPRINT_CHARS]
+    return reply
+
+
+def _reply_from_data(data: Any) -> ChatReply:
+    """The reply a parsed body holds (:func:`reply_from_body`)."""
     choices = data.get("choices") if isinstance(data, dict) else None
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
         return ChatReply("", {"role": "assistant", "content": ""}, error="reply has no choices")

@@ -26,7 +26,8 @@ plays a whole split on the pool, recording every (observation, action), then rep
 the harness steps its env (identical seeds, so identical observations); should an observation differ, it
 continues live from there. Transcripts: ``transcripts.jsonl`` (one line per agent and episode: task, split,
 turns with the observation, the raw reply, the action, attempts, seconds, error and its kind: ``error_kind``,
-one of ``chat_client.FAILURE_KINDS``).
+one of ``chat_client.FAILURE_KINDS``, and the reply's ``system_fingerprint`` when it had one: the scripted
+endpoint names itself there, :mod:`searchgym.endpoint.scripted_identity`).
 """
 
 from __future__ import annotations

@@ -15,7 +15,11 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-SYSTEM_FINGERPRINT = "searchgym-scripted"
+from searchgym.endpoint.scripted_identity import FINGERPRINT_PREFIX
+
+#: The ``system_fingerprint`` of a reply built without one (the scripted endpoint names its behaviour:
+#: :func:`searchgym.endpoint.scripted_identity.fingerprint`).
+SYSTEM_FINGERPRINT = FINGERPRINT_PREFIX
 
 
 def _words(value: Any) -> int:
@@ -40,16 +44,17 @@ def finish_reason(message: Mapping[str, Any]) -> str:
 
 
 def completion(reply_id: str, model: str, message: Mapping[str, Any], messages: Sequence[Any],
-               created: int | None = None) -> dict[str, Any]:
+               created: int | None = None, fingerprint: str = SYSTEM_FINGERPRINT) -> dict[str, Any]:
     """A whole ``chat.completion`` with one choice holding ``message``."""
     return {"id": reply_id, "object": "chat.completion", "created": int(time.time()) if created is None else created,
-            "model": model, "system_fingerprint": SYSTEM_FINGERPRINT,
+            "model": model, "system_fingerprint": fingerprint,
             "choices": [{"index": 0, "message": dict(message), "logprobs": None, "finish_reason": finish_reason(message)}],
             "usage": usage(messages, message)}
 
 
 def chunks(reply_id: str, model: str, message: Mapping[str, Any], messages: Sequence[Any],
-           include_usage: bool = False, created: int | None = None) -> list[dict[str, Any]]:
+           include_usage: bool = False, created: int | None = None,
+           fingerprint: str = SYSTEM_FINGERPRINT) -> list[dict[str, Any]]:
     """The ``chat.completion.chunk`` s of the same reply: the role, the content, each tool call
     (its id, name and arguments in one delta, with its ``index``), the finish reason, and with
     ``include_usage`` (``stream_options``) a last chunk with ``usage`` and no choices."""
@@ -57,7 +62,7 @@ def chunks(reply_id: str, model: str, message: Mapping[str, Any], messages: Sequ
 
     def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
         out = {"id": reply_id, "object": "chat.completion.chunk", "created": created, "model": model,
-               "system_fingerprint": SYSTEM_FINGERPRINT,
+               "system_fingerprint": fingerprint,
                "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}]}
         return out | ({"usage": None} if include_usage else {})
 
@@ -70,7 +75,7 @@ def chunks(reply_id: str, model: str, message: Mapping[str, Any], messages: Sequ
     out.append(chunk({}, finish_reason(message)))
     if include_usage:
         out.append({"id": reply_id, "object": "chat.completion.chunk", "created": created, "model": model,
-                    "system_fingerprint": SYSTEM_FINGERPRINT, "choices": [], "usage": usage(messages, message)})
+                    "system_fingerprint": fingerprint, "choices": [], "usage": usage(messages, message)})
     return out
 
 

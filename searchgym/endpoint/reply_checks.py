@@ -1,6 +1,6 @@
 """What an endpoint run's transcripts say about its replies: how many the env could read
-(:func:`reply_report`, kept in ``result.json["endpoint"]``), and whether most requests got no reply
-at all (:func:`unanswered`).
+(:func:`reply_report`, kept in ``result.json["endpoint"]``, with the scripted endpoint's behaviours
+when it served them), and whether most requests got no reply at all (:func:`unanswered`).
 
 Why two checks: a reply that arrives but is no readable action is the model's doing, and scores
 zero in a finished evaluation; a request that got nothing usable back (a wrong URL, a server down
@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from searchgym.endpoint.chat_client import FAILURE_KINDS, NOT_SENT, TOO_LONG
+from searchgym.endpoint.scripted_identity import scripted_behaviour
 
 #: A warning goes to the results when more than this share of a run's replies are unparseable; a
 #: run where more than this share of its requests got no usable reply is not finished.
@@ -33,7 +34,8 @@ def _turns(transcripts: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
 
 def reply_report(transcripts: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """How many of the model's replies the env could read as actions, with a warning when most could
-    not (a text model on a candidate suite, a wrong tool format) or got none (a wrong URL, a server down)."""
+    not (a text model on a candidate suite, a wrong tool format) or got none (a wrong URL, a server down);
+    with ``scripted``, the behaviours of the scripted endpoint when it served the replies."""
     turns = _turns(transcripts)
     bad = sum(not t["parsed"] for t in turns)
     share = bad / len(turns) if turns else 0.0
@@ -46,7 +48,17 @@ def reply_report(transcripts: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     elif turns and share > UNPARSEABLE_WARNING_SHARE:
         warning = (f"{bad} of {len(turns)} model replies ({share:.0%}) were not a readable action; check that the "
                    "suite's mode fits the model (text suites: searchgym suites lists *-text-v2) and the transcripts")
-    return {"replies": len(turns), "unparseable": bad, "unparseable_share": round(share, 4), "warning": warning}
+    report = {"replies": len(turns), "unparseable": bad, "unparseable_share": round(share, 4), "warning": warning}
+    scripted = scripted_behaviours(turns)
+    return report | ({"scripted": scripted} if scripted else {})
+
+
+def scripted_behaviours(turns: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The behaviours the scripted endpoint named in the replies of ``turns`` (their ``system_fingerprint``),
+    sorted; empty when no reply came from it. Why: it answers any model name, so only its replies say that
+    it, and not a model, played the run (:mod:`searchgym.endpoint.scripted_identity`)."""
+    found = {scripted_behaviour(t.get("system_fingerprint")) for t in turns}
+    return sorted(b for b in found if b is not None)
 
 
 def unanswered(transcripts: Sequence[Mapping[str, Any]], url: str) -> str | None:
@@ -143,4 +155,4 @@ def is_report(value: Any) -> bool:
 
 
 __all__ = ["SAME_FAILURE", "UNPARSEABLE_WARNING_SHARE", "is_report", "read_transcripts", "reply_report",
-           "rerun_cannot_help", "unanswered"]
+           "rerun_cannot_help", "scripted_behaviours", "unanswered"]

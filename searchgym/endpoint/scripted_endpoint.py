@@ -4,7 +4,9 @@
 on a loopback port; ``searchgym serve --suite S --behaviour oracle --port P`` starts one. Replies
 follow the OpenAI response format (:mod:`searchgym.endpoint.openai_replies`: ``id``, ``object``,
 ``created``, ``model``, ``usage``, ``system_fingerprint``; ``"stream": true`` gets server-sent
-``chat.completion.chunk`` events ending in ``data: [DONE]``).
+``chat.completion.chunk`` events ending in ``data: [DONE]``). The ``model`` echoes the request's; the
+``system_fingerprint`` is ``searchgym-scripted-<behaviour>``, which a run it served records
+(:mod:`searchgym.endpoint.scripted_identity`).
 Its ``"oracle"`` behaviour replays the oracle's text-mode actions: they are recorded once per
 task (the oracle on the suite's own env, with the evaluation's seeds) and looked up by the
 question in the conversation's first user message, the role its header names (``You are lead
@@ -43,6 +45,7 @@ from searchgym.endpoint.scripted_replies import (  # noqa: F401 (reader_observat
     reader_action,
     reader_observations,
 )
+from searchgym.endpoint.scripted_identity import fingerprint
 from searchgym.envs.play_rules import play_rules
 from searchgym.harness.evaluate import answer_rule, episode_seed, play_parallel, play_single
 from searchgym.observation_format import MEMBER_PREFIX, question_text
@@ -240,13 +243,14 @@ class ScriptedEndpoint:
             message = as_native(action, n, offers_answer(request)) if self.native else \
                 {"role": "assistant", "content": action}
         model = request.get("model") if isinstance(request.get("model"), str) else DEFAULT_MODEL
-        reply_id = f"chatcmpl-{n}"
+        reply_id, served_by = f"chatcmpl-{n}", fingerprint(self.behaviour)  # it answers any model name: this says who
         if request.get("stream") is True:
             options = request.get("stream_options")
             include_usage = isinstance(options, dict) and options.get("include_usage") is True
-            return 200, openai_replies.sse(openai_replies.chunks(reply_id, model, message, messages, include_usage)), \
-                "text/event-stream"
-        return 200, json.dumps(openai_replies.completion(reply_id, model, message, messages)).encode(), "application/json"
+            return 200, openai_replies.sse(openai_replies.chunks(reply_id, model, message, messages, include_usage,
+                                                                 fingerprint=served_by)), "text/event-stream"
+        return 200, json.dumps(openai_replies.completion(reply_id, model, message, messages,
+                                                         fingerprint=served_by)).encode(), "application/json"
 
     def models(self) -> bytes:
         """``GET /v1/models``: one model, this endpoint."""

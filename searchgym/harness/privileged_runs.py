@@ -5,6 +5,8 @@ Why a rule over the whole config and not only the method's ``privileged`` flag: 
 evaluate --agent oracle`` runs the oracle through the generic agent method, whose flag is False,
 and a run against ``searchgym serve``'s scripted endpoint replays the oracle's actions through the
 ``openai`` agent; both were shown at 1.000 unmarked beside agents that read only the conversation.
+The endpoint is known by what its replies said (``result.json["endpoint"]``), not only by the run's
+options, so callers that have a run's ``result.json`` pass its ``endpoint`` too.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from searchgym.endpoint.scripted_identity import replays_oracle
 from searchgym.harness.methods import AGENT_PROVIDERS, BASELINE_METHODS, PRIVILEGED_METHOD_NAMES
 
 #: A model name starting so is a run against the scripted endpoint (the shipped rows record
@@ -31,11 +34,18 @@ def as_mapping(value: Any) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
 
 
-def used_scripted_endpoint(run: Mapping[str, Any]) -> bool:
-    """Whether the run's agent talked to the scripted endpoint, by the model name it recorded. No
-    record says which behaviour served it, and the default replays the oracle."""
+def used_scripted_endpoint(run: Mapping[str, Any], endpoint: Any = None) -> bool:
+    """Whether the run's agent was played by the scripted endpoint replaying the oracle: as its replies
+    said (``endpoint``: the run's ``result.json["endpoint"]``, else the ``endpoint`` a submission's run
+    block copied from it, whose ``scripted`` lists the behaviours they named), or by the model name the
+    run recorded. Why both: the server answers any model name (``--model oracle`` went on the board
+    unmarked), and a run made before replies were recorded has only its name, which says no behaviour
+    (the default replays the oracle)."""
     from searchgym.endpoint.scripted_endpoint import DEFAULT_MODEL
 
+    behaviours = as_mapping(endpoint if endpoint is not None else run.get("endpoint")).get("scripted")
+    if isinstance(behaviours, list) and replays_oracle(behaviours):
+        return True
     model = as_mapping(as_mapping(run.get("options")).get("agent_options")).get("model")
     return isinstance(model, str) and (model == DEFAULT_MODEL or model.casefold().startswith(SCRIPTED_MODEL_PREFIX))
 
@@ -53,10 +63,11 @@ def imitated_oracle(run: Mapping[str, Any]) -> bool:
     return uses_base and demonstrator == "oracle"
 
 
-def run_reads_private_state(run: Mapping[str, Any]) -> bool:
-    """Whether a run (its ``config.json``, or a submission's ``run`` block) reads private state: its
-    method is privileged, or it is the oracle evaluated as an agent (by name or import path), or its
-    agent talked to the scripted endpoint, or it is (or starts from) a base that imitated the oracle."""
+def run_reads_private_state(run: Mapping[str, Any], endpoint: Any = None) -> bool:
+    """Whether a run (its ``config.json``, with ``endpoint`` its ``result.json["endpoint"]``, or a
+    submission's ``run`` block) reads private state: its method is privileged, or it is the oracle
+    evaluated as an agent (by name or import path), or the scripted endpoint replaying the oracle
+    played its agent, or it is (or starts from) a base that imitated the oracle."""
     if run.get("privileged") is True or imitated_oracle(run):
         return True
     path = run.get("method_path")
@@ -65,4 +76,4 @@ def run_reads_private_state(run: Mapping[str, Any]) -> bool:
     agent = as_mapping(run.get("options")).get("agent")
     if isinstance(agent, str) and (agent.casefold() in PRIVILEGED_METHOD_NAMES or agent in PRIVILEGED_PATHS):
         return True
-    return used_scripted_endpoint(run)
+    return used_scripted_endpoint(run, endpoint)

@@ -210,8 +210,9 @@ def summary_csv(rows: Sequence[dict[str, Any]]) -> str:
 
 def privileged_labels(records: Sequence[RunRecord]) -> set[str]:
     """Labels of runs that read private state (``privileged_runs.run_reads_private_state``: the
-    method's flag, the oracle evaluated as an agent, a run against the scripted endpoint)."""
-    return {r.label for r in records if run_reads_private_state(r.config)}
+    method's flag, the oracle evaluated as an agent, a run against the scripted endpoint, by its name or
+    by what its replies said: ``result.json["endpoint"]``)."""
+    return {r.label for r in records if run_reads_private_state(r.config, r.result.get("endpoint"))}
 
 
 def anchors_note(labels: Collection[str], privileged: Collection[str], imitating: Collection[str] = ()) -> str:

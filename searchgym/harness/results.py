@@ -7,7 +7,8 @@
 
 Each row has ``kind`` ("metrics": a ``metrics.jsonl`` row; "prediction": a
 ``predictions.jsonl`` row), ``method``, ``seed``, ``suite_id``, ``run_dir``, ``done`` (the run
-finished) and ``privileged`` (it reads what no agent sees: the oracle), then the row's own fields under their file names (``step``, ``dev_success``,
+finished) and ``privileged`` (it reads what no agent sees: the oracle, or the scripted endpoint
+replaying it, as a finished run's ``result.json["endpoint"]`` says), then the row's own fields under their file names (``step``, ``dev_success``,
 ``loss`` ...; ``task_id``, ``family``, ``success``, ``f1`` ...). A field a row lacks is NaN.
 Unfinished runs are included (their metrics so far; predictions only exist once a run is done).
 A finished run's predictions must be of the test tasks it scored, when its suite is one this searchgym
@@ -96,14 +97,16 @@ def _rows(folder: Path, suites: dict) -> list[dict]:
                           f"0..{MAX_SEED}",
                           redo_remedy(folder) if done
                           else "delete it and re-run the same command")
+    result = finished_json(folder, "result.json") if done else {}  # its endpoint report: who played the agent
+    privileged = run_reads_private_state(config, result.get("endpoint"))
     found, run = [], {"method": config.get("method"), "seed": config.get("seed"), "suite_id": config.get("suite_id"),
-                      "run_dir": str(folder), "done": done, "privileged": run_reads_private_state(config)}
+                      "run_dir": str(folder), "done": done, "privileged": privileged}
     for kind, path in kinds:
         head = {"kind": kind, **run}
         if done and kind == "prediction":
             tests = _test_tasks(folder / "config.json", config, suites)
             scored = None if tests is None else scored_tasks(tests, config, folder / "config.json", redo_remedy(folder))
-            rows = finished_predictions(folder, tested_count(finished_json(folder, "result.json")), scored)
+            rows = finished_predictions(folder, tested_count(result), scored)
         else:
             rows = _metrics_rows(path, redo_remedy(folder) if done else DELETE_AND_RERUN)
         found += [{**head, **{k: v for k, v in row.items() if k not in head}} for row in rows]

@@ -177,7 +177,8 @@ def test_evaluate_refuses_options_the_agent_cannot_take_before_any_folder(tmp_pa
              (["--agent", "harness_helpers:first_candidate_factory", "--agent-option", "idx=1"],
               "got an unexpected keyword argument 'idx' (from --agent-option or the endpoint flags); it accepts: index"),
              (["--agent", "openai", "--model", "m", "--base-url", "http://127.0.0.1:9/v1", "--agent-option", "foo=1"],
-              "--agent openai does not take option(s) ['foo']; accepted: api_key, backoff, base_url, concurrency"),
+              "--agent openai does not take option(s) ['foo']; accepted: backoff, base_url (or --base-url), "
+              "concurrency (or --concurrency)"),
              (["--agent", "openai", "--model", "m", "--base-url", "http://127.0.0.1:9/v1", "--concurrency", "0"],
               "--concurrency must be >= 1 (tasks played at once), got 0")]
     for k, (extra, message) in enumerate(cases):

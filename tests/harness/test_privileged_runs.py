@@ -62,3 +62,31 @@ def test_evaluate_of_the_reader_is_not_marked(tmp_path, capsys):
     printed = capsys.readouterr().out
     assert "reader on test-tiny-qa-v0" in printed and "privileged" not in printed
     assert read_json(out / "config.json")["privileged"] is False
+
+
+SERVED = {"options": {"agent": "openai", "agent_options": {"model": "oracle"}}}
+
+
+@pytest.mark.parametrize("behaviours", [["oracle"], ["stall"], ["unnamed"], ["random", "oracle"]])
+def test_a_run_the_scripted_oracle_played_is_privileged_whatever_its_model_name(behaviours):
+    """By its result.json's endpoint report (tables, load_results) or the run block that copied it (the board)."""
+    endpoint = {"replies": 3, "unparseable": 0, "scripted": behaviours}
+    assert not run_reads_private_state(SERVED)
+    assert run_reads_private_state(SERVED, endpoint)
+    assert privileged_labels([RunRecord("x", 0, SERVED, {"endpoint": endpoint}, [])]) == {"x"}
+    assert is_privileged({"method": {"name": "x"}, "run": {**SERVED, "endpoint": {"scripted": behaviours}}})
+
+
+@pytest.mark.parametrize("endpoint", [{"scripted": ["random"]}, {"scripted": ["reader", "prose"]}, {"scripted": []},
+                                      {"scripted": "oracle"}, {"replies": 3}, "oracle", None])
+def test_a_run_other_servers_played_is_not(endpoint):
+    """The scripted random and reader baselines read only the conversation; a damaged record is no mark."""
+    assert not run_reads_private_state(SERVED, endpoint)
+    assert privileged_labels([RunRecord("x", 0, SERVED, {"endpoint": endpoint}, [])]) == set()
+    assert not is_privileged({"method": {"name": "x"}, "run": {**SERVED, "endpoint": endpoint}})
+
+
+def test_the_model_name_still_marks_a_run_that_recorded_no_replies():
+    """Runs made before replies were recorded: the name is all they have."""
+    named = {"options": {"agent": "openai", "agent_options": {"model": "scripted-random"}}}
+    assert run_reads_private_state(named, {"scripted": ["random"]}) and run_reads_private_state(named)
