@@ -166,6 +166,10 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     option_plugins, typed = leading_plugins(argv)
     name = next((a for a in typed if not a.startswith("-")), None)
+    misplaced = misplaced_plugins(option_plugins, typed, name)
+    if misplaced is not None:
+        print(f"searchgym: error: {misplaced}", file=sys.stderr)
+        return 2
     try:  # before the parser: a command's help lists the methods a plugin registers
         load_plugins(option_plugins)
     except PluginError as exc:
@@ -232,6 +236,36 @@ def leading_plugins(argv: list[str]) -> tuple[list[str], list[str]]:
                 continue
         i += 1
     return plugins, rest
+
+
+def misplaced_plugins(option_plugins: list[str], typed: list[str], command: str | None) -> str | None:
+    """The error for a ``--plugin`` typed after the command, with the command that puts it first; None
+    where there is none. Why: argparse's "unrecognized arguments: --plugin mypkg.tool" said nothing of
+    where it goes (it is read before the command, whose parser is built after the import)."""
+    if command not in COMMANDS:
+        return None
+    start = typed.index(command) + 1
+    end = typed.index("--", start) if "--" in typed[start:] else len(typed)
+    moved, rest = list(option_plugins), typed[:start]
+    i = start
+    while i < end:
+        word = typed[i]
+        if word == "--plugin":
+            value = typed[i + 1] if i + 1 < end and not typed[i + 1].startswith("-") else None
+            moved.append(value or "MODULE")
+            i += 1 if value is None else 2
+            continue
+        if word.startswith("--plugin="):
+            moved.append(word.partition("=")[2] or "MODULE")
+        else:
+            rest.append(word)
+        i += 1
+    if len(moved) == len(option_plugins):
+        return None
+    import shlex
+
+    leading = [word for module in moved for word in ("--plugin", module)]
+    return f"--plugin goes before the command: {shlex.join(['searchgym', *leading, *rest, *typed[end:]])}"
 
 
 def load_plugins(option_plugins: list[str]) -> None:

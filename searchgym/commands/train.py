@@ -47,11 +47,17 @@ from searchgym.world import FAMILIES
 from searchgym.world.generate import size_from_text
 
 
+#: The env ``train`` plays where ``--env`` is not given; ``--policy llm`` plays a text env.
+DEFAULT_ENV = "SearchQA-Candidates-Easy-v0"
+LLM_DEFAULT_ENV = "SearchQA-v0"
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--start", action="store_true", help="start even with no other option (all defaults)")
     parser.add_argument("--method", default="cw_grpo", help=f"{', '.join(METHODS)}, or an import path "
                         "module:callable (--policy llm: the methods whose record in searchgym.method_table allows it)")
-    parser.add_argument("--env", default="SearchQA-Candidates-Easy-v0", help="an env id (searchgym list)")
+    parser.add_argument("--env", default=None, help=f"an env id (searchgym list; default {DEFAULT_ENV}, with --policy "
+                        f"llm {LLM_DEFAULT_ENV}: the model writes its actions as text)")
     parser.add_argument("--budget", type=int, default=20_000, help=f"training env steps (0..{MAX_BUDGET})")
     parser.add_argument("--seed", type=int, default=0, help="seed of the run's generators")
     parser.add_argument("--device", default="auto", help="auto, cpu, cuda or cuda:N")
@@ -136,6 +142,7 @@ def _print_defaults() -> None:
     parser = argparse.ArgumentParser(prog="searchgym train")
     add_arguments(parser)
     defaults = parser.parse_args([])
+    defaults.env = DEFAULT_ENV
     print(describe_plan(defaults))
     print("\nNothing started: a bare `searchgym train` only shows the plan. Defaults:")
     for action in parser._actions:
@@ -257,6 +264,8 @@ def run(args: argparse.Namespace) -> int:
     if not args.start and getattr(args, "command_line", None) == ["train"]:
         _print_defaults()
         return 0
+    if getattr(args, "env", None) is None:  # an LLM writes text: the default candidate env is not one it plays
+        args.env = LLM_DEFAULT_ENV if args.policy == "llm" else DEFAULT_ENV
     check_settings(args)
     check_logger_installed(args.logger)  # before: found by the run, after the plan and its folder (config.json, .lock)
     args.options = train_options(args)  # both paths read the merged dict

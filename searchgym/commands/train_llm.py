@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,9 @@ from searchgym.harness.finished_files import finished_json
 from searchgym.harness.llm_method import WORLD_KEYS, config_from_args, option_getter
 from searchgym.harness.methods import MethodRef
 from searchgym.harness.runner import RunSpec, execute_run
-from searchgym.suites import Suite
+from searchgym.registry import ENV_IDS, registered_setting
+from searchgym.registry import spec as env_spec
+from searchgym.suites import NUMERIC_ENTRY_POINTS, Suite
 from searchgym.world.generate import resolve_size
 
 #: The harness method a ``train --policy llm`` run records (and resumes with).
@@ -25,6 +28,7 @@ def llm_run_spec(args: Any) -> RunSpec:
     a world size, families or difficulty that leave no task failed inside the run, after its folder
     was written (the corrected command was then refused as "a different run")."""
     config, get = config_from_args(args), option_getter(args)
+    check_text_env(config.env_id, get("env_kwargs"))  # before: a candidate id played in text mode, silently
     check_llm_run(config)  # group_by 'role' without a team, vLLM for a random: preset or not installed
     world = {k: config.env_kwargs.pop(k) for k in WORLD_KEYS if k in config.env_kwargs}
     check_world_seed_option(world.get("world_seed", 0))
@@ -40,6 +44,30 @@ def llm_run_spec(args: Any) -> RunSpec:
                    budget=config.budget, out=out, device=config.device, policy="llm",
                    progress=not get("no_progress"), options={"llm_config": asdict(config)}, folder=out,
                    logger=getattr(args, "logger", None) or "none")
+
+
+def check_text_env(env_id: str, env_kwargs: Any) -> None:
+    """An env the LLM can write its actions in: a text env id (or one that ``env_kwargs`` action_mode
+    'text' makes text, as compare takes it), and no other ``action_mode`` in that option. Why: a
+    candidate or numeric id was trained in text mode without a word (its config.json recorded the
+    candidate id with action_mode text), where `compare` refuses such a suite."""
+    entry = env_spec(env_id)
+    given = json.loads(env_kwargs) if isinstance(env_kwargs, str) else env_kwargs or {}  # checked: an object
+    mode = given.get("action_mode")  # "text" given: the id played in text mode on purpose, as compare allows
+    difficulty = registered_setting(env_id, "difficulty")
+    same = f"; add --difficulty {difficulty} for the tasks {env_id} plays" if difficulty else ""
+    if mode not in (None, "text"):
+        problem = f"env_kwargs action_mode {mode!r} (--options): an LLM writes its actions as text; leave it out"
+        same = ""
+    elif entry.entry_point in NUMERIC_ENTRY_POINTS:
+        problem = f"--env {env_id} is a numeric env (feature vectors; an action is a candidate's index)"
+    elif mode is None and entry.kwargs.get("action_mode", "text") != "text":
+        problem = f"--env {env_id} is in {entry.kwargs['action_mode']!r} mode (an action is a candidate's index)"
+    else:
+        return
+    texts = [s.id for s in ENV_IDS.values() if s.kind == entry.kind and s.entry_point not in NUMERIC_ENTRY_POINTS
+             and s.kwargs.get("action_mode") == "text"]
+    raise ValueError(f"{problem}; --policy llm trains on a text env id: {', '.join(texts)}{same}")
 
 
 def check_world_seed_option(value: Any) -> None:

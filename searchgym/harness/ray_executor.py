@@ -9,7 +9,8 @@ node sees). A killed driver resumes from disk exactly as the local executor does
 
 - **Resources.** A run asks Ray for what its method declares (a ``resources`` attribute on the
   method callable, e.g. ``{"num_cpus": 2, "num_gpus": 1}``), else one CPU, plus one GPU for a
-  learning method when the device is ``cuda`` (or ``auto`` on a cluster that has GPUs).
+  learning method when the device is ``cuda`` (or ``auto`` on a cluster that has GPUs). A run the
+  cluster can never hold is refused before any run starts (:mod:`searchgym.harness.ray_resources`).
 - **The world** of the suite is built once on the driver and put in Ray's object store; each
   task adopts it (:func:`searchgym.world.adopt_world`) instead of generating it again. The search
   index is built once per worker process (Ray reuses worker processes for CPU tasks).
@@ -36,7 +37,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from searchgym.fileio import atomic_write_text
-from searchgym.harness.methods import load_method, trains
+from searchgym.harness.ray_resources import refuse_unplaceable, run_resources
 from searchgym.harness.runner import RunOutcome, RunSpec, execute_run_safely
 
 DEFAULT_RETRIES = 2
@@ -155,23 +156,6 @@ def check_retries(retries: Any) -> int:
     return retries
 
 
-def run_resources(spec: RunSpec, cluster_gpus: float) -> dict[str, float]:
-    """``num_cpus`` and ``num_gpus`` a run asks Ray for (see the module docstring)."""
-    method = load_method(spec.method)
-    declared = dict(getattr(method, "resources", None) or {})
-    unknown = set(declared) - {"num_cpus", "num_gpus"}
-    if unknown:
-        raise ValueError(f"method {spec.method.label!r} declares resources {sorted(unknown)}; "
-                         "accepted: num_cpus, num_gpus")
-    wants_gpu = spec.device.startswith("cuda") or (spec.device == "auto" and cluster_gpus > 0)
-    resources = {"num_cpus": 1.0, "num_gpus": 1.0 if wants_gpu and trains(method) else 0.0}
-    for key, value in declared.items():
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-            raise ValueError(f"method {spec.method.label!r}: {key} must be a non-negative number, got {value!r}")
-        resources[key] = float(value)
-    return resources
-
-
 def _run_task(spec: RunSpec, world: Any, plugins: Sequence[str] = (),
               driver_tools: Sequence[str] | None = None) -> RunOutcome:
     """The body of one Ray task: import the driver's plugin modules (a task on another machine inherits
@@ -194,7 +178,7 @@ def _run_task(spec: RunSpec, world: Any, plugins: Sequence[str] = (),
 
 
 def _failure(spec: RunSpec, error: str) -> RunOutcome:
-    """A run that failed outside ``execute_run_safely`` (not placed, process or node lost): error.txt too."""
+    """A run that failed outside ``execute_run_safely`` (its process or node lost): error.txt too."""
     written = None
     try:
         spec.run_dir.mkdir(parents=True, exist_ok=True)
@@ -275,13 +259,9 @@ def _drive(ray, todo: Sequence[RunSpec], record: Callable[[RunOutcome], None], r
         ref = remote.options(max_retries=0, **resources).remote(spec, worlds[key], plugins, tools)
         pending[ref] = (spec, attempt, resources)
 
-    for spec in todo:
-        resources = run_resources(spec, totals["num_gpus"])
-        missing = [f"{k} {v:g} (the cluster has {totals[k]:g})" for k, v in resources.items() if v > totals[k]]
-        if missing:  # a task no node can hold would wait forever
-            record(_failure(spec, f"the run asks for {', '.join(missing)}; use a cluster that has them, "
-                                  "or --device cpu"))
-            continue
+    planned = [(spec, run_resources(spec, totals["num_gpus"])) for spec in todo]
+    refuse_unplaceable(planned, totals)  # a task no node can hold would wait forever: refused before any starts
+    for spec, resources in planned:
         threads = max(1, int(resources["num_cpus"]))
         submit(dataclasses.replace(spec, threads=threads, progress=False), 1, resources)
     try:

@@ -22,7 +22,7 @@ TINY = '{"group_size": 2, "tasks_per_iteration": 1, "max_new_tokens": 4, "max_tu
 
 
 def test_train_from_args_is_a_resumable_harness_run(tmp_path: Path, capsys) -> None:
-    args = argparse.Namespace(method="dr_grpo", env="SearchQA-Candidates-Easy-v0", budget=4, seed=3, device="cpu",
+    args = argparse.Namespace(method="dr_grpo", env="SearchQA-v0", budget=4, seed=3, device="cpu",
                               out=str(tmp_path), model="random:tiny", world_size="tiny", difficulty="easy",
                               test_size=2, dev_size=1, no_progress=True,
                               options='{"group_size": 2, "tasks_per_iteration": 1, "max_new_tokens": 4, '

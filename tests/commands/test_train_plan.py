@@ -28,12 +28,12 @@ def test_the_plan_says_what_each_method_trains(tmp_path, capsys, monkeypatch, me
 
 
 def test_the_llm_plan_says_the_env_is_played_in_text_mode(tmp_path, capsys, monkeypatch) -> None:
-    """Before: 'cw_grpo on SearchQA-Candidates-v0', the candidate env's name, though the LLM writes its calls."""
+    """The plan says the LLM writes its tool calls (a candidate env id is refused: test_train_llm_text_env)."""
     pytest.importorskip("transformers")
     from searchgym.commands import train_llm
 
     monkeypatch.setattr(train_llm, "train_from_args", lambda *a: (_ for _ in ()).throw(KeyboardInterrupt))
-    main([*BASE, "--policy", "llm", "--out", str(tmp_path / "llm")])  # stops after the plan
+    main([*BASE, "--env", "SearchQA-v0", "--policy", "llm", "--out", str(tmp_path / "llm")])  # stops after the plan
     first = capsys.readouterr().out.splitlines()[0]
-    assert first.startswith("searchgym train: cw_grpo on SearchQA-Candidates-v0 in text mode (the model writes its "
+    assert first.startswith("searchgym train: cw_grpo on SearchQA-v0 in text mode (the model writes its "
                             "tool calls)") and "policy llm" in first

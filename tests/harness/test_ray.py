@@ -14,6 +14,7 @@ import pytest
 ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'searchgym[ray]'); "
                                         "the ray executor tests need it")
 
+from searchgym.cli import main  # noqa: E402
 from searchgym.fileio import read_json, read_jsonl  # noqa: E402
 from searchgym.harness.compare import Comparison, run_comparison  # noqa: E402
 from searchgym.harness.methods import parse_methods  # noqa: E402
@@ -134,11 +135,29 @@ def test_a_run_still_failing_after_its_retries_is_reported_and_the_others_finish
     assert "this method always fails" in (run_dir(tmp_path, "bad", 0) / "error.txt").read_text()
 
 
-def test_a_run_asking_for_a_gpu_the_cluster_lacks_fails_at_once(tmp_path, cluster):
-    result = run_comparison(comparison(tmp_path, "cw_grpo", executor="ray", device="cuda", retries=0))
-    assert [o.status for o in result.outcomes] == ["failed", "failed"]  # not queued for a GPU that never comes
-    assert all("num_gpus 1 (the cluster has 0)" in o.error for o in result.failed)
-    assert "num_gpus 1" in (run_dir(tmp_path, "cw_grpo", 0) / "error.txt").read_text()
+def gpu_method(ctx):
+    raise AssertionError("never run: a 2-CPU cluster cannot hold it")
+
+
+gpu_method.resources = {"num_cpus": 1, "num_gpus": 1}
+
+
+def test_runs_the_cluster_can_never_hold_are_refused_before_any_starts(tmp_path, cluster, capsys):
+    """Not queued for a GPU that never comes, nor failed one by one with "re-run ... to resume": refused
+    up front, saying whether --device or the method's own `resources` asked for it (test_ray_unplaceable_runs)."""
+    with pytest.raises(ValueError, match=r"no run started: method 'cw_grpo' asks for num_gpus 1 \(the cluster has 0\), "
+                                         "as --device cuda gives a learning run a GPU"):
+        run_comparison(comparison(tmp_path / "cuda", "random,cw_grpo", executor="ray", device="cuda", retries=0))
+    assert not (tmp_path / "cuda" / "runs").exists()  # random's runs did not start either
+    out = tmp_path / "declared"
+    code = main(["compare", "--suite", RAY_TINY.id, "--methods", "x=test_ray:gpu_method", "--budget", "0",
+                 "--executor", "ray", "--device", "cpu", "--no-progress", "--out", str(out)])
+    captured = capsys.readouterr()
+    assert code == 2 and not (out / "runs").exists()
+    assert captured.err == ("searchgym compare: error: no run started: method 'x' declares resources num_gpus 1 (the "
+                            "cluster has 0): use a cluster that has them, or lower what the method declares in its "
+                            "`resources` attribute\n")
+    assert "re-run" not in captured.out and "--device cpu" not in captured.err
 
 
 def test_resources_and_bad_options_give_clear_errors(tmp_path):
