@@ -105,6 +105,20 @@ def resolve_device(device: str) -> str:
     return device
 
 
+def run_device(device: str, trains: bool) -> str:
+    """The device a run uses: :func:`resolve_device`'s, except that a method that trains nothing (the
+    baselines, an agent played through an endpoint) runs on the CPU where ``cuda`` was asked for and no
+    GPU is visible. Why: Ray gives such a run no GPU and hides every GPU from its task, so under
+    ``--executor ray --device cuda`` each baseline run failed with "torch sees no CUDA GPU", as a
+    failure a re-run could not fix; its method never asked for a GPU."""
+    try:
+        return resolve_device(device)
+    except ValueError:
+        if trains or not device.startswith("cuda"):
+            raise
+        return "cpu"
+
+
 def device_name(device: str) -> str:
     """A human name of the device: the GPU's name, or the CPU model and core count."""
     if device.startswith("cuda"):

@@ -64,7 +64,7 @@ from searchgym.harness.metrics_rows import (
     logged_iterations,
 )
 from searchgym.harness.privileged_runs import run_reads_private_state
-from searchgym.harness.provenance import provenance, resolve_device
+from searchgym.harness.provenance import provenance, run_device
 from searchgym.harness.rerun_advice import OTHER_RUN, rerun_advice
 from searchgym.harness.run_differences import IDENTITY_KEYS, what_differs
 from searchgym.harness.run_reads import refuse_linked
@@ -259,7 +259,7 @@ def _execute_locked(spec: RunSpec) -> RunOutcome:
     earlier = earlier_config(folder / "config.json")
     attempt = check_identity(spec) + 1
     method = load_method(spec.method)
-    device = resolve_device(spec.device)
+    device = run_device(spec.device, trains(method))  # a baseline on a task Ray gave no GPU: the CPU
     _limit_threads(spec.threads)
     config = {**spec.identity(), "harness_version": HARNESS_VERSION, "suite": spec.suite.definition(),
               "trains": trains(method), "privileged": privileged(method) or run_reads_private_state(spec.identity()), "training_budget": spec.budget if spends_budget(method) else 0,
