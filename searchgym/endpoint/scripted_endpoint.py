@@ -45,16 +45,13 @@ from searchgym.endpoint.scripted_replies import (  # noqa: F401 (reader_observat
     reader_action,
     reader_observations,
 )
-from searchgym.endpoint.scripted_identity import fingerprint
+from searchgym.endpoint.scripted_identity import BEHAVIOURS, SCRIPTED, fingerprint
 from searchgym.envs.play_rules import play_rules
 from searchgym.harness.evaluate import answer_rule, episode_seed, play_parallel, play_single
 from searchgym.observation_format import MEMBER_PREFIX, question_text
 from searchgym.suites import Suite, get_suite, make_env, tasks
 from searchgym.world.world import SPLITS
 
-BEHAVIOURS = ("oracle", "random", "reader", "prose", "hostile", "stall")
-#: behaviour -> the baseline whose recorded text actions it replays
-SCRIPTED = {"oracle": "oracle", "stall": "oracle", "random": "random"}
 DEFAULT_MODEL = "searchgym-scripted"
 _log = logging.getLogger(__name__)
 _ROLE = re.compile(rf"^{MEMBER_PREFIX}(\S+) in a team", re.MULTILINE)

@@ -16,9 +16,13 @@ from collections.abc import Iterable
 FINGERPRINT_PREFIX = "searchgym-scripted"
 #: The behaviour read from a bare :data:`FINGERPRINT_PREFIX`, which names none.
 UNNAMED = "unnamed"
-#: Behaviours whose replies carry nothing of the task's gold evidence chain: the random and reader
-#: baselines and the misbehaving servers. Any other (``oracle``, ``stall``, one unnamed) replays the oracle.
-CONVERSATION_ONLY = frozenset({"random", "reader", "prose", "hostile"})
+#: The scripted endpoint's behaviours (``searchgym serve --behaviour``).
+BEHAVIOURS = ("oracle", "random", "reader", "prose", "hostile", "stall")
+#: behaviour -> the baseline whose recorded text actions it replays
+SCRIPTED = {"oracle": "oracle", "stall": "oracle", "random": "random"}
+#: Behaviours whose replies carry nothing of the task's gold evidence chain: every one that replays no
+#: oracle. Any other name (``oracle``, ``stall``, one unnamed or unknown) counts as replaying the oracle.
+CONVERSATION_ONLY = frozenset(b for b in BEHAVIOURS if SCRIPTED.get(b) != "oracle")
 #: The longest fingerprint kept from a reply (a server may send anything there).
 MAX_FINGERPRINT_CHARS = 200
 
@@ -44,5 +48,5 @@ def replays_oracle(behaviours: Iterable[object]) -> bool:
     return any(isinstance(b, str) and b not in CONVERSATION_ONLY for b in behaviours)
 
 
-__all__ = ["CONVERSATION_ONLY", "FINGERPRINT_PREFIX", "MAX_FINGERPRINT_CHARS", "UNNAMED", "fingerprint",
+__all__ = ["BEHAVIOURS", "CONVERSATION_ONLY", "SCRIPTED", "FINGERPRINT_PREFIX", "MAX_FINGERPRINT_CHARS", "UNNAMED", "fingerprint",
            "replays_oracle", "scripted_behaviour"]

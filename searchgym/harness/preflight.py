@@ -209,13 +209,7 @@ def _check_policy_kwargs(policy: str, options: dict[str, Any]) -> None:
     if not kwargs:
         return
     try:
-        if policy == "hf":  # a check build: its loading bars are not the run's
-            from searchgym.agents.pretrained import transformers_bars_off
-
-            with transformers_bars_off():
-                make_policy(policy, device="cpu", seed=0, **kwargs)
-        else:
-            make_policy(policy, device="cpu", seed=0, **kwargs)
+        make_policy(policy, device="cpu", seed=0, **kwargs)  # the hf encoder loads its folder without bars
     except (TypeError, ValueError) as exc:
         raise ValueError(f"policy_kwargs {kwargs!r} do not fit --policy {policy}: {exc}") from None
 

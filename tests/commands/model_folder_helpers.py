@@ -3,6 +3,8 @@ the project folder holding the model, training there, and evaluating the run fro
 
 from __future__ import annotations
 
+import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -39,3 +41,13 @@ def elsewhere(tmp_path: Path, monkeypatch) -> Path:
     other.mkdir()
     monkeypatch.chdir(other)
     return other
+
+
+def without_record(run: Path, tmp_path: Path, record: str) -> Path:
+    """A copy of ``run`` whose config.json lacks the ``record`` field: a run folder made before it."""
+    old = tmp_path / "old"
+    shutil.copytree(run, old)
+    config = json.loads((old / "config.json").read_text())
+    del config[record]
+    (old / "config.json").write_text(json.dumps(config))
+    return old

@@ -14,7 +14,7 @@ import json
 import shutil
 
 import pytest
-from model_folder_helpers import elsewhere, evaluate, model_project, trained_in
+from model_folder_helpers import elsewhere, evaluate, trained_in, without_record
 
 from searchgym.harness.methods import resolve_method
 from searchgym.harness.runner import RunSpec, execute_run
@@ -31,20 +31,15 @@ SUITE = Suite("test-hf-model-folder-v0", 0, "SearchQA-Candidates-v0", {"max_step
 
 
 @pytest.fixture(scope="module")
-def project(tmp_path_factory):
-    return model_project(tmp_path_factory)
-
-
-@pytest.fixture(scope="module")
-def trained(project):
+def trained(model_project):
     """`train --policy hf --model ./mymodel --out run`, run in the project folder."""
-    return trained_in(project, TRAIN)
+    return trained_in(model_project, TRAIN)
 
 
-def test_the_run_records_its_model_folder_beside_the_options_as_given(trained, project):
+def test_the_run_records_its_model_folder_beside_the_options_as_given(trained, model_project):
     config = json.loads((trained / "config.json").read_text())
     assert config["options"]["policy_kwargs"] == {**POLICY_KWARGS, "model_name_or_path": "./mymodel"}  # unchanged
-    assert config["policy_folders"] == {"model_name_or_path": {"model": "./mymodel", "folder": str(project / "mymodel")}}
+    assert config["policy_folders"] == {"model_name_or_path": {"model": "./mymodel", "folder": str(model_project / "mymodel")}}
 
 
 def test_a_train_run_plays_from_another_folder(trained, tmp_path, monkeypatch):
@@ -53,9 +48,9 @@ def test_a_train_run_plays_from_another_folder(trained, tmp_path, monkeypatch):
     assert (other / "ev" / "predictions.jsonl").read_bytes() == (trained / "predictions.jsonl").read_bytes()
 
 
-def test_an_sft_run_of_a_comparison_plays_from_another_folder(project, tmp_path, monkeypatch):
+def test_an_sft_run_of_a_comparison_plays_from_another_folder(model_project, tmp_path, monkeypatch):
     """compare's spelling (policy_kwargs' model_name_or_path), and an sft run, whose base is its policy."""
-    monkeypatch.chdir(project)
+    monkeypatch.chdir(model_project)
     out = tmp_path / "cmp"
     options = {"policy_kwargs": {**POLICY_KWARGS, "model_name_or_path": "./mymodel"}, "sft_tasks": 2, "sft_epochs": 1}
     spec = RunSpec(SUITE, resolve_method("sft"), 0, 0, out, policy="hf", options=options, progress=False)
@@ -67,16 +62,12 @@ def test_an_sft_run_of_a_comparison_plays_from_another_folder(project, tmp_path,
     assert (other / "ev" / "predictions.jsonl").read_bytes() == (run / "predictions.jsonl").read_bytes()
 
 
-def test_a_run_without_the_record_reads_its_relative_model_from_the_current_folder(trained, project, tmp_path,
+def test_a_run_without_the_record_reads_its_relative_model_from_the_current_folder(trained, model_project, tmp_path,
                                                                                      monkeypatch, capsys):
     """A run folder made before the record: from the project folder as before, and not from elsewhere, in one
     line (before: Hugging Face's "Repo id must use alphanumeric chars ...", exit 1)."""
-    old = tmp_path / "old"
-    shutil.copytree(trained, old)
-    config = json.loads((old / "config.json").read_text())
-    del config["policy_folders"]
-    (old / "config.json").write_text(json.dumps(config))
-    monkeypatch.chdir(project)
+    old = without_record(trained, tmp_path, "policy_folders")
+    monkeypatch.chdir(model_project)
     assert evaluate(old, tmp_path / "here") == 0
     other = elsewhere(tmp_path, monkeypatch)
     capsys.readouterr()

@@ -11,7 +11,7 @@ import json
 import shutil
 
 import pytest
-from model_folder_helpers import elsewhere, evaluate, model_project, trained_in
+from model_folder_helpers import elsewhere, evaluate, trained_in, without_record
 
 from searchgym.harness.methods import MethodRef
 from searchgym.harness.runner import RunSpec, execute_run
@@ -29,20 +29,15 @@ TEXT_SUITE = Suite("test-llm-model-folder-v0", 0, "SearchQA-v0", {"action_mode":
 
 
 @pytest.fixture(scope="module")
-def project(tmp_path_factory):
-    return model_project(tmp_path_factory)
-
-
-@pytest.fixture(scope="module")
-def trained(project):
+def trained(model_project):
     """`train --policy llm --model ./mymodel --out run`, run in the project folder."""
-    return trained_in(project, TRAIN)
+    return trained_in(model_project, TRAIN)
 
 
-def test_the_run_records_its_model_folder_beside_the_model_as_given(trained, project):
+def test_the_run_records_its_model_folder_beside_the_model_as_given(trained, model_project):
     config = json.loads((trained / "config.json").read_text())
     assert config["options"]["llm_config"]["model"] == "./mymodel"  # its identity, unchanged
-    assert config["base_model"] == {"model": "./mymodel", "folder": str(project / "mymodel")}
+    assert config["base_model"] == {"model": "./mymodel", "folder": str(model_project / "mymodel")}
 
 
 def test_a_train_run_plays_from_another_folder(trained, tmp_path, monkeypatch):
@@ -51,8 +46,8 @@ def test_a_train_run_plays_from_another_folder(trained, tmp_path, monkeypatch):
     assert (other / "ev" / "predictions.jsonl").read_bytes() == (trained / "predictions.jsonl").read_bytes()
 
 
-def test_a_comparison_run_of_flat_options_plays_from_another_folder(project, tmp_path, monkeypatch):
-    monkeypatch.chdir(project)
+def test_a_comparison_run_of_flat_options_plays_from_another_folder(model_project, tmp_path, monkeypatch):
+    monkeypatch.chdir(model_project)
     out = tmp_path / "cmp"
     options = {"model": "./mymodel", **{k: OPTIONS[k] for k in ("group_size", "tasks_per_iteration", "max_turns",
                                                                  "eval_tasks", "guided", "generation_backend")}}
@@ -64,15 +59,11 @@ def test_a_comparison_run_of_flat_options_plays_from_another_folder(project, tmp
     assert (other / "ev" / "predictions.jsonl").read_bytes() == (run / "predictions.jsonl").read_bytes()
 
 
-def test_a_run_without_the_record_reads_its_relative_model_from_the_current_folder(trained, project, tmp_path,
+def test_a_run_without_the_record_reads_its_relative_model_from_the_current_folder(trained, model_project, tmp_path,
                                                                                      monkeypatch, capsys):
     """A run folder made before the record: from the project folder as before; elsewhere one line."""
-    old = tmp_path / "old"
-    shutil.copytree(trained, old)
-    config = json.loads((old / "config.json").read_text())
-    del config["base_model"]
-    (old / "config.json").write_text(json.dumps(config))
-    monkeypatch.chdir(project)
+    old = without_record(trained, tmp_path, "base_model")
+    monkeypatch.chdir(model_project)
     assert evaluate(old, tmp_path / "here") == 0
     other = elsewhere(tmp_path, monkeypatch)
     capsys.readouterr()
