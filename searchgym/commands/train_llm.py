@@ -32,9 +32,12 @@ def llm_run_spec(args: Any) -> RunSpec:
     check_llm_run(config)  # group_by 'role' without a team, vLLM for a random: preset or not installed
     world = {k: config.env_kwargs.pop(k) for k in WORLD_KEYS if k in config.env_kwargs}
     check_world_seed_option(world.get("world_seed", 0))
+    # an -Easy- id made text (env_kwargs action_mode 'text') plays its easy tasks, as `train` without
+    # --policy llm does; before: None overrode the id's "easy" in training and in dev/test alike
+    difficulty = world.get("difficulty") or registered_setting(config.env_id, "difficulty")
     suite = Suite(id=f"train-llm-{config.env_id}", version=0, env_id=config.env_id, env_kwargs=config.env_kwargs,
                   world_seed=int(world.get("world_seed", 0)), world_size=world.get("world_size", "small"),
-                  families=world.get("families"), difficulty=world.get("difficulty"), dev_size=get("dev_size"),
+                  families=world.get("families"), difficulty=difficulty, dev_size=get("dev_size"),
                   test_size=get("test_size"), description="ad-hoc suite of `searchgym train --policy llm`")
     if not isinstance(get("no_progress"), bool):
         raise ValueError(f"no_progress must be true or false; got {get('no_progress')!r}")  # noqa: TRY004

@@ -29,6 +29,7 @@ from gem.core import Env as GemEnv  # noqa: E402
 from gem.envs.registration import ENV_REGISTRY, register  # noqa: E402
 
 import searchgym
+from searchgym.envs.config import check_episode_seed
 from searchgym.integrations.text_tasks import check_seed, text_task_records
 from searchgym.registry import refuse_unknown
 from searchgym.text_suites import TEXT_SUITES
@@ -74,7 +75,8 @@ class SearchgymGemEnv(GemEnv):
         return chosen
 
     def reset(self, seed: int | None = None) -> tuple[str, dict[str, Any]]:
-        seed = check_seed(seed, "reset's")  # before: -1, "a" or 1.5 failed inside NumPy, naming no seed
+        if seed is not None:  # as the core env checks it: any non-negative int (before: up to 2**63-1)
+            seed = check_episode_seed(seed)
         self.task_id = self._pick(seed)
         if seed is not None:
             self._rng = np.random.default_rng(seed)

@@ -49,9 +49,8 @@ from pydantic import Field  # noqa: E402
 
 import searchgym
 from searchgym.endpoint import check_port
-from searchgym.envs.config import MAX_SEED
+from searchgym.envs.config import check_episode_seed
 from searchgym.integrations.text_tasks import text_task_records
-from searchgym.shown import safe_repr
 
 __all__ = ["SearchgymAction", "SearchgymClient", "SearchgymEnvironment", "SearchgymObservation", "SearchgymState",
            "create_searchgym_app", "main"]
@@ -120,10 +119,13 @@ class SearchgymEnvironment(Environment[SearchgymAction, SearchgymObservation, Se
     def _pick(self, seed: int | None, task_id: str | None) -> str:
         """Why the type checks: over the /ws session OpenEnv passes reset's data unvalidated, so a
         seed of -1, "abc" or 1.5 failed in NumPy ("expected non-negative integer", no field named)
-        and a list task_id as "unhashable type: 'list'"; now each is a 422 naming the field."""
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED):
-            raise EpisodeRequestError(422, f"seed must be an int in 0..{MAX_SEED} or null (a task in turn), got "
-                                           f"{safe_repr(seed, 60)}")
+        and a list task_id as "unhashable type: 'list'"; now each is a 422 naming the field. A seed is
+        checked as the core env checks its own (any non-negative int; before: at most 2**63-1)."""
+        if seed is not None:
+            try:
+                seed = check_episode_seed(seed)
+            except ValueError as exc:
+                raise EpisodeRequestError(422, str(exc)) from None
         if task_id is not None and not isinstance(task_id, str):
             raise EpisodeRequestError(422, f"task_id must be a string (a task id, searchgym.tasks) or null, "
                                            f"got {type(task_id).__name__}")

@@ -70,16 +70,23 @@ def test_bad_input_gets_a_clear_error() -> None:
         SearchgymGemEnv(SUITE, SPLIT).step("<answer>x</answer>")
 
 
-@pytest.mark.parametrize("seed", [-1, "a", 1.5, True, 10**30])  # 10**30: accepted, before
+@pytest.mark.parametrize("seed", [-1, "a", 1.5, True])
 def test_a_bad_seed_is_one_error_naming_the_seed(seed) -> None:
     """Before: reset(seed=-1) failed inside NumPy ("expected non-negative integer"), "a" and 1.5
-    with "SeedSequence expects int or sequence of ints", naming no seed; True played seed 1."""
+    with "SeedSequence expects int or sequence of ints", naming no seed; True played seed 1. reset's
+    seed is checked as the core env's (test_integration_episode_seeds)."""
     env = SearchgymGemEnv(SUITE, SPLIT)
-    with pytest.raises(ValueError, match=r"reset's seed must be an int in 0..9223372036854775807 or None"):
+    with pytest.raises(ValueError, match=r"seed must be a non-negative int \(NumPy integers too\)"):
         env.reset(seed=seed)
     with pytest.raises(ValueError, match=r"the GEM env's seed must be an int in 0..9223372036854775807"):
         SearchgymGemEnv(SUITE, SPLIT, seed=seed)
     assert env.reset(seed=np.int64(4))[0] == env.reset(seed=4)[0]  # a NumPy int is a seed
+
+
+def test_the_env_seed_keeps_its_bound() -> None:
+    """The constructor's seed (its random actions' generator) is a run's seed, bounded as every run seed."""
+    with pytest.raises(ValueError, match=r"the GEM env's seed must be an int in 0..9223372036854775807"):
+        SearchgymGemEnv(SUITE, SPLIT, seed=10**30)  # 10**30: accepted, before
 
 
 def test_a_random_action_before_any_reset_says_to_reset() -> None:

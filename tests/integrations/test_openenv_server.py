@@ -121,12 +121,11 @@ def test_reset_plays_the_task_asked_for_and_refuses_an_unknown_one() -> None:
     env.close()
 
 
-SEED_SAYS = "seed must be an int in 0..9223372036854775807 or null"
+SEED_SAYS = "seed must be a non-negative int (NumPy integers too)"  # the core env's own check
 
 
 @pytest.mark.parametrize("data, says", [({"seed": -1}, SEED_SAYS), ({"seed": "abc"}, SEED_SAYS),
                                         ({"seed": 1.5}, SEED_SAYS), ({"seed": [1]}, SEED_SAYS),
-                                        ({"seed": 10**29}, SEED_SAYS),  # before: accepted
                                         ({"seed": True}, SEED_SAYS),
                                         ({"task_id": ["x"]}, "task_id must be a string"),
                                         ({"task_id": {"a": 1}}, "task_id must be a string")])
