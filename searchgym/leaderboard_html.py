@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from searchgym.harness.methods import PRIVILEGED_METHOD_NAMES, PRIVILEGED_NOTE
 from searchgym.harness.privileged_runs import as_mapping as _mapping
-from searchgym.harness.privileged_runs import run_reads_private_state
+from searchgym.harness.privileged_runs import run_reads_private_state, served_behaviours
 
 if TYPE_CHECKING:
     from searchgym.leaderboard_checks import Verified
@@ -73,10 +73,14 @@ def is_privileged(submission: Mapping[str, Any]) -> bool:
     """Whether the board marks a row privileged: any trace of the oracle in its name or run block (under
     another label, as an ``evaluate`` agent, or replayed by the scripted endpoint). Why: ``submit --name
     gold-chain`` of an oracle run, then the ``scripted-endpoint`` rows (their run names the ``openai``
-    agent), were shown at 1.000 unmarked, beside methods that read only what an agent sees."""
+    agent), were shown at 1.000 unmarked, beside methods that read only what an agent sees. The
+    ``scripted-endpoint`` name marks only a run whose replies named no behaviour: where they did, they
+    say whether the oracle was replayed (the random baseline's replies read nothing private)."""
     run = _mapping(submission.get("run"))
     names = (_mapping(submission.get("method")).get("name"), run.get("method"), _mapping(run.get("options")).get("agent"))
-    if any(isinstance(n, str) and n.casefold() in PRIVILEGED_NAMES for n in names):
+    served = served_behaviours(run) is not None  # then the replies, not the label, say what played
+    marking = PRIVILEGED_NAMES - {SCRIPTED_ENDPOINT_NAME} if served else PRIVILEGED_NAMES
+    if any(isinstance(n, str) and n.casefold() in marking for n in names):
         return True
     return run_reads_private_state(run)  # the rule the harness's tables use
 

@@ -110,6 +110,13 @@ class OpenAIActor:
             write_transcripts(self.prefetch.path, self.transcripts)
         return unanswered(self.transcripts, self.config.url)
 
+    def result_record(self) -> dict[str, Any]:
+        """What result.json keeps (the harness asks once the splits are played, before DONE): the reply
+        report, whose ``scripted`` names the scripted endpoint's behaviours when it played the run. Why
+        here: the harness settles config.json's ``privileged`` from it (written before any reply came)."""
+        self.flush()
+        return {"endpoint": reply_report(self.transcripts)}
+
     def recording(self) -> dict[tuple[str, str], list]:
         """{(task_id, agent): [(observation fingerprint, action), ...]} of the current task."""
         return {(self.task_id, agent): list(record) for agent, record in self.records.items()}

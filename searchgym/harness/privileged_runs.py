@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from searchgym.endpoint.scripted_identity import replays_oracle
-from searchgym.harness.methods import AGENT_PROVIDERS, BASELINE_METHODS, PRIVILEGED_METHOD_NAMES
+from searchgym.harness.methods import AGENT_METHOD, AGENT_PROVIDERS, BASELINE_METHODS, PRIVILEGED_METHOD_NAMES
 
 #: A model name starting so is a run against the scripted endpoint (the shipped rows record
 #: ``--model scripted-oracle``); the server's own name (``GET /v1/models``) is ``searchgym-scripted``.
@@ -34,20 +34,31 @@ def as_mapping(value: Any) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
 
 
-def used_scripted_endpoint(run: Mapping[str, Any], endpoint: Any = None) -> bool:
-    """Whether the run's agent was played by the scripted endpoint replaying the oracle: as its replies
-    said (``endpoint``: the run's ``result.json["endpoint"]``, else the ``endpoint`` a submission's run
-    block copied from it, whose ``scripted`` lists the behaviours they named), or by the model name the
-    run recorded. Why both: the server answers any model name (``--model oracle`` went on the board
-    unmarked), and a run made before replies were recorded has only its name, which says no behaviour
-    (the default replays the oracle)."""
+def served_behaviours(run: Mapping[str, Any], endpoint: Any = None) -> list[Any] | None:
+    """The scripted endpoint's behaviours the run's replies named (``endpoint``: the run's
+    ``result.json["endpoint"]``, else the ``endpoint`` a submission's run block copied from it), or None
+    when they named none: another server, or a run made before replies were recorded."""
+    behaviours = as_mapping(endpoint if endpoint is not None else run.get("endpoint")).get("scripted")
+    return behaviours if isinstance(behaviours, list) and behaviours else None
+
+
+def scripted_model_name(run: Mapping[str, Any]) -> bool:
+    """Whether the run's recorded model name is the scripted endpoint's (``scripted-*``, its own name)."""
     from searchgym.endpoint.scripted_endpoint import DEFAULT_MODEL
 
-    behaviours = as_mapping(endpoint if endpoint is not None else run.get("endpoint")).get("scripted")
-    if isinstance(behaviours, list) and replays_oracle(behaviours):
-        return True
     model = as_mapping(as_mapping(run.get("options")).get("agent_options")).get("model")
     return isinstance(model, str) and (model == DEFAULT_MODEL or model.casefold().startswith(SCRIPTED_MODEL_PREFIX))
+
+
+def used_scripted_endpoint(run: Mapping[str, Any], endpoint: Any = None) -> bool:
+    """Whether the run's agent was played by the scripted endpoint replaying the oracle: as its replies
+    said (:func:`served_behaviours`), else by the model name the run recorded. Why the replies decide
+    where they named a behaviour: the server answers any model name (``--model oracle`` went on the
+    board unmarked, ``--model scripted-random`` was marked though the random baseline played); a run
+    made before replies were recorded has only its name, which says no behaviour (the default replays
+    the oracle)."""
+    behaviours = served_behaviours(run, endpoint)
+    return replays_oracle(behaviours) if behaviours is not None else scripted_model_name(run)
 
 
 def imitated_oracle(run: Mapping[str, Any]) -> bool:
@@ -67,8 +78,10 @@ def run_reads_private_state(run: Mapping[str, Any], endpoint: Any = None) -> boo
     """Whether a run (its ``config.json``, with ``endpoint`` its ``result.json["endpoint"]``, or a
     submission's ``run`` block) reads private state: its method is privileged, or it is the oracle
     evaluated as an agent (by name or import path), or the scripted endpoint replaying the oracle
-    played its agent, or it is (or starts from) a base that imitated the oracle."""
-    if run.get("privileged") is True or imitated_oracle(run):
+    played its agent, or it is (or starts from) a base that imitated the oracle. An evaluated agent's
+    recorded ``privileged`` flag yields to the behaviours its replies named: an older run's flag was
+    set from its model name before any reply came."""
+    if imitated_oracle(run):
         return True
     path = run.get("method_path")
     if path in PRIVILEGED_PATHS or (isinstance(path, str) and path.endswith(":oracle_method")):
@@ -76,4 +89,6 @@ def run_reads_private_state(run: Mapping[str, Any], endpoint: Any = None) -> boo
     agent = as_mapping(run.get("options")).get("agent")
     if isinstance(agent, str) and (agent.casefold() in PRIVILEGED_METHOD_NAMES or agent in PRIVILEGED_PATHS):
         return True
-    return used_scripted_endpoint(run, endpoint)
+    if path == AGENT_METHOD and served_behaviours(run, endpoint) is not None:
+        return used_scripted_endpoint(run, endpoint)  # the agent method's flag was its model name's guess
+    return run.get("privileged") is True or used_scripted_endpoint(run, endpoint)

@@ -321,6 +321,9 @@ def _execute_locked(spec: RunSpec) -> RunOutcome:
     if not isinstance(record, dict):
         raise TypeError(f"the actor of {spec.method.label!r} returned {type(record).__name__} from result_record(); "
                         "it must return a dict of JSON values for result.json")
+    settled = privileged(method) or run_reads_private_state(spec.identity(), record.get("endpoint"))
+    if settled != config["privileged"]:  # the replies said who played the agent (the scripted endpoint)
+        atomic_write_json(folder / "config.json", {**config, "privileged": settled})
     atomic_write_jsonl(folder / "predictions.jsonl", as_rows(test))
     seconds, (rows, earlier) = time.monotonic() - start, attempts_summary(folder / "metrics.jsonl", attempt)
     atomic_write_json(folder / "result.json", {**record,  # the harness's own keys below win over the actor's

@@ -87,6 +87,8 @@ def test_a_run_other_servers_played_is_not(endpoint):
 
 
 def test_the_model_name_still_marks_a_run_that_recorded_no_replies():
-    """Runs made before replies were recorded: the name is all they have."""
+    """Runs made before replies were recorded: the name is all they have. Where the replies named a
+    behaviour, they decide (``scripted-random`` played by the random baseline is not marked)."""
     named = {"options": {"agent": "openai", "agent_options": {"model": "scripted-random"}}}
-    assert run_reads_private_state(named, {"scripted": ["random"]}) and run_reads_private_state(named)
+    assert run_reads_private_state(named) and run_reads_private_state(named, {"replies": 3})
+    assert not run_reads_private_state(named, {"scripted": ["random"]})
