@@ -15,7 +15,7 @@ import os
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import torch
 from torch import Tensor, nn
@@ -33,6 +33,22 @@ def last_token_pool(hidden: Tensor, attention_mask: Tensor) -> Tensor:
     return hidden[torch.arange(hidden.shape[0], device=hidden.device), last]
 
 
+def _is_torch_dtype(value: Any) -> bool:
+    return isinstance(value, torch.dtype)
+
+
+def _is_transformers_config(value: Any) -> bool:
+    from transformers import PretrainedConfig
+
+    return isinstance(value, PretrainedConfig)
+
+
+def _is_tokenizer(value: Any) -> bool:
+    from transformers import PreTrainedTokenizerBase
+
+    return isinstance(value, PreTrainedTokenizerBase)
+
+
 def _hidden_size(config: Any) -> int:
     size = getattr(config, "hidden_size", None)
     if size is None and hasattr(config, "get_text_config"):
@@ -44,6 +60,16 @@ def _hidden_size(config: Any) -> int:
 
 class HFEncoder(TextEncoder):
     """Backbone LM -> last non-pad hidden state -> trainable Linear(hidden, dim)."""
+
+    #: What the kwargs that only Python can pass take (policy_kwarg_types reads it; their annotations
+    #: are no plain type). Before: ``dtype=5`` or ``tokenizer=3`` failed inside torch or transformers.
+    accepted_kwarg_types: ClassVar[dict[str, tuple[Any, str]]] = {
+        "dtype": (_is_torch_dtype, "a torch.dtype such as torch.bfloat16 (from Python)"),
+        "config": (_is_transformers_config, "a transformers PretrainedConfig (from Python; from the command line "
+                                            "give model_name_or_path)"),
+        "tokenizer": (_is_tokenizer, "a transformers tokenizer (from Python; from the command line give "
+                                     "tokenizer_path)"),
+    }
 
     def __init__(
         self,

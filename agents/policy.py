@@ -302,27 +302,41 @@ OWN_ARCHITECTURES: NamedRegistry[str] = NamedRegistry("policy")
 OWN_ARCHITECTURES.add(ATTN, "searchgym.agents.attention_policy:make_attention_policy")
 
 
+def returned_class(build: Callable[..., Any]) -> type | None:
+    """The class that ``build``'s return annotation names; None where it names none or cannot be evaluated
+    (a name only a type checker imports, an expression that fails). Only that annotation is evaluated.
+    Why: the whole signature was, so one such annotation left every kwarg unchecked, and an expression
+    that failed otherwise (``-> list[int] | 3``) was the error of every make_policy."""
+    annotation = inspect.signature(build).return_annotation
+    if isinstance(annotation, str):
+        scope = getattr(inspect.unwrap(build), "__globals__", None) or {}
+        try:
+            annotation = eval(annotation, scope)  # as inspect.signature(eval_str=True) reads it
+        except Exception:  # noqa: BLE001 (a user's annotation: any error means "not known")
+            return None
+    known = inspect.isclass(annotation) and annotation is not inspect.Signature.empty
+    return annotation if known else None
+
+
 def policy_builders(name: str) -> list[Callable[..., Any]]:
     """The constructors that policy ``name``'s kwargs go to, as :func:`make_policy` passes them on (a
     later one's parameter over an earlier one's): an own architecture's builder, after the class it
-    returns where it passes ``**kwargs`` on; else the encoder, then the candidate policy. Their
-    signatures say which kwargs a policy takes, of what types, and at which defaults."""
+    returns where it passes ``**kwargs`` on and its return annotation names that class; else the
+    encoder, then the candidate policy. Their signatures say which kwargs a policy takes, of what
+    types, and at which defaults."""
     if name in OWN_ARCHITECTURES:
         build = OWN_ARCHITECTURES.load(name)
-        made = inspect.signature(build, eval_str=True).return_annotation
+        made = returned_class(build)
         passes_on = any(p.kind is p.VAR_KEYWORD for p in inspect.signature(build).parameters.values())
-        return [made, build] if passes_on and inspect.isclass(made) else [build]
+        return [made, build] if passes_on and made is not None else [build]
     return [ENCODERS.load(name), CandidatePolicy]
 
 
 def check_policy_kwarg_types(name: str, kwargs: dict[str, Any]) -> None:
     """Each kwarg of the type its constructor declares (before: ``operand_sources="false"`` turned the
-    feature on). A builder whose return annotation names what only a type checker imports is not read."""
-    try:
-        builders = policy_builders(name)
-    except (NameError, AttributeError, SyntaxError):
-        return
-    check_kwarg_types(name, kwargs, builders)
+    feature on). A builder's own parameters are always read; the kwargs it passes on (``**kwargs``) only
+    where its return annotation names the class they go to."""
+    check_kwarg_types(name, kwargs, policy_builders(name))
 
 
 def make_policy(

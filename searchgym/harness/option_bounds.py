@@ -28,9 +28,14 @@ OPTION_LIMITS: dict[str, int] = {
 }
 #: Option names whose smallest value is 1 (every other limited option may be 0); a layer of 0 hidden units
 #: (hidden=0) gave constant logits: a policy that never changed and scored as random did. The policy's
-#: sizes are said as make_policy refuses them (``dim: 0`` was "an int in 0..4096" here, ">= 1" there).
+#: sizes are said as make_policy refuses them (``dim: 0`` was "an int in 0..4096" here, ">= 1" there): all of
+#: make_policy's ``SIZE_KWARGS``. ``cache_size`` and ``batch_size`` are read as a run's options only there,
+#: in ``policy_kwargs`` (an encoder's caches and chunks: a cache of 0 entries failed at its first text); the
+#: search tool's cache_size, where 0 is no cache, is set by no option. The trainers' batch sizes (null: the
+#: whole batch) are at least 1 too, as TrainConfig and LLMTrainConfig refuse 0.
 POSITIVE_OPTIONS = ("group_size", "tasks_per_iteration", "eval_every", "update_epochs", "eval_tasks", "hidden",
-                    "critic_hidden", "sft_tasks", "sft_epochs", "sft_batch_size", "dim", "n_buckets", "max_length")
+                    "critic_hidden", "sft_tasks", "sft_epochs", "sft_batch_size", "dim", "n_buckets", "max_length",
+                    "heads", "cache_size", "batch_size", "minibatch_size", "mini_batch_size", "micro_batch_size")
 #: Any other number in the options (learning rates, coefficients, intervals) is at most this large.
 MAX_OPTION_NUMBER = 1_000_000
 
