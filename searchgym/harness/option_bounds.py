@@ -32,10 +32,12 @@ OPTION_LIMITS: dict[str, int] = {
 #: make_policy's ``SIZE_KWARGS``. ``cache_size`` and ``batch_size`` are read as a run's options only there,
 #: in ``policy_kwargs`` (an encoder's caches and chunks: a cache of 0 entries failed at its first text); the
 #: search tool's cache_size, where 0 is no cache, is set by no option. The trainers' batch sizes (null: the
-#: whole batch) are at least 1 too, as TrainConfig and LLMTrainConfig refuse 0.
+#: whole batch) are at least 1 too, as TrainConfig and LLMTrainConfig refuse 0; so are an LLM run's turn and
+#: token caps (RolloutConfig) and an env's step and round limits (envs.config.BOUNDS).
 POSITIVE_OPTIONS = ("group_size", "tasks_per_iteration", "eval_every", "update_epochs", "eval_tasks", "hidden",
                     "critic_hidden", "sft_tasks", "sft_epochs", "sft_batch_size", "dim", "n_buckets", "max_length",
-                    "heads", "cache_size", "batch_size", "minibatch_size", "mini_batch_size", "micro_batch_size")
+                    "heads", "cache_size", "batch_size", "minibatch_size", "mini_batch_size", "micro_batch_size",
+                    "max_turns", "max_new_tokens", "max_episode_tokens", "max_steps", "max_rounds")
 #: Any other number in the options (learning rates, coefficients, intervals) is at most this large.
 MAX_OPTION_NUMBER = 1_000_000
 

@@ -64,3 +64,22 @@ def test_compare_says_the_same_range_for_a_cache_size_too_small_or_too_big(value
     assert line == (f"searchgym compare: error: method 'grpo': policy_kwargs.cache_size ({value}) is outside "
                     f"{POLICY_BOUNDS} for cache_size: an int in 1..1000000")
     assert not (out / "runs").exists()
+
+
+@pytest.mark.parametrize("name", ["max_turns", "max_new_tokens", "max_episode_tokens"])
+def test_an_llm_runs_turn_and_token_caps_start_at_1_as_its_rollout_refuses_0(name):
+    """Before: the bounds said "0..N" and the rollout's own check "an integer in [1, ...]"."""
+    from searchgym.agents.llm_rollout import RolloutConfig
+    from searchgym.agents.config_checks import check_rollout_lengths
+
+    line = option_out_of_bounds({name: 0}, "run.options", "the retrain limit")
+    assert line == f"run.options.{name} (0) is outside the retrain limit for {name}: an int in 1..{OPTION_LIMITS[name]}"
+    with pytest.raises(ValueError, match=f"{name} must be an integer in \\[1, "):
+        check_rollout_lengths(RolloutConfig(**{name: 0}))
+
+
+@pytest.mark.parametrize("name", ["max_steps", "max_rounds"])
+def test_an_envs_step_and_round_limits_start_at_1_as_the_env_refuses_0(name):
+    line = option_out_of_bounds({"env_kwargs": {name: 0}}, "run.options", "the retrain limit")
+    assert line == (f"run.options.env_kwargs.{name} (0) is outside the retrain limit for {name}: "
+                    f"an int in 1..{OPTION_LIMITS[name]}")
