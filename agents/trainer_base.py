@@ -39,6 +39,8 @@ from searchgym.fileio import append_jsonl, atomic_torch_save
 from searchgym.shown import safe_repr
 from searchgym.torch_archive import MAX_ARCHIVE_BYTES, archive_problem
 
+from .settings_as_built import built_alike
+
 CHECKPOINT = "checkpoint.pt"
 METRICS = "metrics.jsonl"
 #: What ``load_state_dict`` raises on a checkpoint that loaded but does not fit this run.
@@ -187,7 +189,11 @@ def other_run(recorded: Any, mine: dict[str, Any], fields: tuple[str, ...] | Non
     if not isinstance(recorded, dict):
         return []
     names = [k for k in mine if k not in RUNTIME_FIELDS] if fields is None else [k for k in fields if k in mine]
-    return [line for key in names if key in recorded and _plain(recorded[key]) != _plain(mine[key])
+    differ = [key for key in names if key in recorded and _plain(recorded[key]) != _plain(mine[key])]
+    # a setting given another way that builds the same run (policy_kwargs at the policy's defaults, sft_tasks
+    # above the train split) is the same run, as for the harness: before, its re-run was let in there and
+    # refused here, so it never resumed
+    return [line for key in differ if not built_alike(key, _plain(recorded), _plain(mine))
             for line in _differences(_plain(recorded[key]), _plain(mine[key]), key)]
 
 

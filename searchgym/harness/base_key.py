@@ -8,12 +8,12 @@ normal form before it is hashed, and the base is built (and its settings recorde
 
 The normal forms are the defaults' own values (``SFTConfig``'s ``sft_tasks=1000`` where the split
 has at most 1000 tasks, its ``sft_dagger_tasks=100``, no kwargs), so the key of a base built with
-the default settings, ``make main``'s among them, is the one it always had.
+the default settings, ``make main``'s among them, is the one it always had. They are made by
+:mod:`searchgym.agents.settings_as_built`, which a trainer's checkpoint check reads too.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 from collections.abc import Mapping
@@ -21,50 +21,11 @@ from dataclasses import asdict
 from typing import Any
 
 from searchgym.agents.imitation import SFTConfig
-from searchgym.agents.policy_kwarg_types import keyword_parameters
+from searchgym.agents.settings_as_built import policy_defaults, used_policy_kwargs, used_sft_config
 from searchgym.policy_format import feature_versions, policy_format
 from searchgym.suites import Suite, tasks
 
-DEFAULTS = SFTConfig()
-
-
-def used_sft_config(config: SFTConfig, n_train: int) -> SFTConfig:
-    """``config`` as a build on a train split of ``n_train`` tasks reads it. Without DAgger rounds every
-    ``sft_tasks`` from the split's size up demonstrates the whole split (the default's 1000 stands for
-    them, or the split's size where that is larger), and ``sft_dagger_tasks`` is unread (the default
-    stands for it). With rounds, ``sft_tasks`` is kept as given: the rounds' tasks and their episodes'
-    seeds start from it (:func:`searchgym.harness.sft.build_base`)."""
-    if config.sft_dagger_rounds:
-        return config
-    changes: dict[str, int] = {"sft_dagger_tasks": DEFAULTS.sft_dagger_tasks}
-    if config.sft_tasks >= n_train:
-        changes["sft_tasks"] = max(n_train, DEFAULTS.sft_tasks)
-    return dataclasses.replace(config, **changes)
-
-
-def _defaults_of(function: Any) -> dict[str, Any]:
-    return {name: p.default for name, p in keyword_parameters([function]).items() if p.default is not p.empty}
-
-
-def policy_defaults(policy: str) -> dict[str, Any]:
-    """The kwargs ``policy`` is built with when given none, as ``make_policy`` builds it: an own
-    architecture's (its builder's, and the class it returns when the builder passes ``**kwargs`` on),
-    else the encoder's and the candidate policy's. {} where they cannot be read (nothing is then
-    left out of a key)."""
-    from searchgym.agents.policy import policy_builders
-
-    try:
-        return {name: value for build in policy_builders(policy) for name, value in _defaults_of(build).items()}
-    except Exception:  # noqa: BLE001 - a user's builder we cannot read: its kwargs are hashed as given
-        return {}
-
-
-def used_policy_kwargs(policy: str, policy_kwargs: Mapping[str, Any] | None) -> dict[str, Any]:
-    """``policy_kwargs`` less those that give a default its own value (same type and value: ``1`` for a
-    default ``1.0`` is kept)."""
-    defaults = policy_defaults(policy) if policy_kwargs else {}
-    return {name: value for name, value in (policy_kwargs or {}).items()
-            if not (name in defaults and type(value) is type(defaults[name]) and value == defaults[name])}
+__all__ = ["base_key", "policy_defaults", "used_policy_kwargs", "used_sft_config"]
 
 
 def base_key(suite: Suite, seed: int, policy: str, config: SFTConfig,
