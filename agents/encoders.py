@@ -19,22 +19,16 @@ from typing import Any
 import torch
 from torch import Tensor, nn
 
+from searchgym.devices import resolve_device as resolve_device_name
 from searchgym.named_registry import NamedRegistry
 
 
 def resolve_device(device: str | torch.device = "auto") -> torch.device:
-    """ "auto" -> cuda when available else cpu; "cpu"; "cuda" / "cuda:N" (error if no GPU)."""
-    if isinstance(device, torch.device):
-        device = str(device)
-    if device == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    if device == "cpu":
-        return torch.device("cpu")
-    if device == "cuda" or device.startswith("cuda:"):
-        if not torch.cuda.is_available():
-            raise ValueError(f"device {device!r} requested but CUDA is not available; use 'cpu' or 'auto'")
-        return torch.device(device)
-    raise ValueError(f"unknown device {device!r}; accepted: 'auto', 'cpu', 'cuda', 'cuda:N'")
+    """ "auto" -> cuda when available else cpu; "cpu"; "cuda" / "cuda:N" (error if torch sees no such GPU).
+    The one device check (:func:`searchgym.devices.resolve_device`), so a config's device is
+    refused in the same words as ``--device``."""
+    named = str(device) if isinstance(device, torch.device) else device
+    return torch.device(resolve_device_name(named, flag="device"))
 
 
 class BoundedCache(dict):

@@ -229,16 +229,21 @@ def remove_stale_temp_files(folder: str | os.PathLike) -> int:
     return removed
 
 
+def names_written(folder: str | os.PathLike) -> list[str]:
+    """The names in ``folder`` (not below it), its lock and the temp files of a killed write aside: what
+    tells whose folder it is; none for a folder that cannot be listed (or is missing)."""
+    try:
+        return [n for n in os.listdir(folder) if n != LOCK_NAME and not _TEMP_NAME.match(n)]
+    except OSError:
+        return []
+
+
 def holds_only_others(folder: str | os.PathLike, own: Iterable[str]) -> bool:
     """Whether ``folder`` holds files and none of them is one of ``own`` (the names a writer makes;
     its lock and the temp files of a killed write aside): someone's own folder, which a run must
     not write into (``train --out /`` wrote a run into the root folder, over any config.json there)."""
-    own = set(own)
-    try:
-        names = [n for n in os.listdir(folder) if n != LOCK_NAME and not _TEMP_NAME.match(n)]
-    except OSError:
-        return False
-    return bool(names) and not own.intersection(names)
+    names = names_written(folder)
+    return bool(names) and not set(own).intersection(names)
 
 
 def atomic_torch_save(path: str | os.PathLike, obj: Any) -> Path:

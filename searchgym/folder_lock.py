@@ -51,6 +51,17 @@ class FolderLock:
         self._file = handle
         return True
 
+    def holds_current_file(self) -> bool:
+        """Whether the held lock is on the file now at ``path``. Why: a holder that removed the lock file
+        (a run whose method could not be built leaves nothing behind) left its waiters locking a deleted
+        file, beside a process that makes a new one."""
+        if self._file is None:
+            return True  # no advisory locks on this platform (or none held): nothing to compare
+        try:
+            return os.path.samestat(os.fstat(self._file.fileno()), os.stat(self.path, follow_symlinks=False))
+        except OSError:
+            return False
+
     def holder(self) -> str:
         """The PID the holder wrote (for messages), or "?" when unknown."""
         try:

@@ -11,7 +11,7 @@ SOURCES = {"searchgym": ROOT / "searchgym", "searchgym.agents": ROOT / "agents",
 #: First name under ``searchgym`` -> layer (0 lowest). Keep in step with docs/ARCHITECTURE.md.
 LAYERS = {
     "world": 0, "shown": 0, "named_registry": 0, "fileio": 0, "folder_lock": 0, "damaged": 0, "json_fields": 0, "lenient_json": 0, "bounded_json": 0, "action_types": 0, "extras": 0, "plugins": 0,
-    "policy_format": 0, "per_world": 0, "observation_format": 0, "chat_content": 0, "torch_archive": 0, "assets": 0,
+    "policy_format": 0, "devices": 0, "per_world": 0, "observation_format": 0, "chat_content": 0, "torch_archive": 0, "assets": 0,
     "tools": 1, "actions": 1, "tool_calls": 1, "scoring": 1, "numbers": 1, "judge": 1, "candidates": 1, "candidate_rounds": 1,
     "candidate_actions": 1, "candidate_history": 1, "candidate_calculations": 1, "candidate_names": 1,
     "envs": 2, "registry": 2, "method_table": 2, "suites": 2, "text_suites": 2, "wrappers": 2, "task_api": 2, "__init__": 2,

@@ -19,7 +19,7 @@ from searchgym.commands.comparison_report import (
     print_removed,
 )
 from searchgym.extras import require_installed
-from searchgym.harness.compare import Comparison, ComparisonResult, run_comparison
+from searchgym.harness.compare import Comparison, ComparisonResult, check_ray_options, run_comparison
 from searchgym.harness.loggers import LOGGERS
 from searchgym.harness.method_entries import parse_option_value
 from searchgym.harness.methods import (
@@ -124,6 +124,7 @@ def run(args: argparse.Namespace) -> int:
     # before anything is written (--budget 99999999999999999999 was accepted and trained for good)
     check_at_least((("--budget", args.budget, 0, "training env steps"),))
     check_at_most((("--budget", args.budget, MAX_BUDGET, "training env steps"),))
+    check_ray_options(args.executor, args.ray_address, args.retries, cli=True)  # in the flags' spelling
     suite, methods = get_suite(args.suite), parse_methods(args.methods)
     labels = [m.label for m in methods]
     comparison = Comparison(suite=suite, methods=methods,

@@ -10,7 +10,9 @@ own suite; :mod:`searchgym.harness.run_agent`). The output folder is a run folde
 ``searchgym leaderboard submit``. An endpoint run (``--agent openai``) also keeps
 ``transcripts.jsonl``; ``result.json["endpoint"]`` says how many replies were readable actions,
 and a warning is printed and recorded there when most were not (a finished run shown again keeps
-the report it has: it is never re-summed from a cut transcripts file). When most requests got no reply
+the report it has: it is never re-summed from a cut transcripts file). Any other agent most of whose
+test actions the env could not take (an index out of range, a refused call) gets a warning line too,
+recorded in ``result.json["actions"]``. When most requests got no reply
 at all (the server down, a wrong ``--base-url``), the run writes no scores and no ``DONE``, the
 command ends in one error line (exit 1), and running it again evaluates again; where the server's
 answer decides the failure (it refused the requests, or answered them with no chat completion), the
@@ -35,6 +37,7 @@ from searchgym.commands import check_seed
 from searchgym.commands.compare import parse_options
 from searchgym.damaged import DamagedFile
 from searchgym.fileio import atomic_write_json, check_folder_can_be_made
+from searchgym.harness.action_tally import stored_warning
 from searchgym.harness.finished_files import finished_json, redo_remedy
 from searchgym.harness.method_entries import check_label
 from searchgym.harness.methods import (
@@ -206,6 +209,8 @@ def run(args: argparse.Namespace) -> int:
               f"actions; transcripts: {folder / 'transcripts.jsonl'}")
         if report["warning"]:
             print(f"WARNING: {report['warning']}", file=sys.stderr)
+    elif warning := stored_warning(result):  # most of the agent's actions were not taken (an endpoint's: above)
+        print(f"WARNING: {warning}", file=sys.stderr)
     return 0
 
 

@@ -5,8 +5,10 @@ config (``tool_config.yaml``) and its agent loop config (``agent_loop.yaml``) in
 whose tools play the task in searchgym's env during the rollout, so the reward is the env's and the
 test split's answers are never written (:mod:`searchgym.integrations.verl_dataset`). Nothing is
 written over: an existing ``<split>.parquet`` is refused, and so is a YAML file other than this
-export's (the splits of a suite share them), a symbolic link in the place of any of them, and a
-folder holding another suite's splits: one folder holds one suite's dataset.
+export's (the splits of a suite share them), a symbolic link in the place of any of them, a
+folder holding another suite's splits (one folder holds one suite's dataset), and a folder holding
+other files than an export's: another command's (a run, a comparison, a recipe) or the user's own
+(:mod:`searchgym.harness.out_folders`).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import os
 from pathlib import Path
 
 from searchgym.commands import check_seed
+from searchgym.fileio import not_a_folder
 
 FORMATS = ("verl",)
 
@@ -25,8 +28,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", required=True, choices=FORMATS, help="the framework whose files to write")
     parser.add_argument("--suite", required=True, help="a single-agent text suite id, e.g. searchqa-text-v2")
     parser.add_argument("--split", default="train", choices=("train", "dev", "test"), help="the split to export")
-    parser.add_argument("--out", required=True, help="folder to write the files into (created if missing; "
-                        "an existing <split>.parquet is refused, never replaced)")
+    parser.add_argument("--out", required=True, help="folder to write the files into: a new or empty one, or an "
+                        "earlier export's (an existing <split>.parquet is refused, never replaced)")
     parser.add_argument("--seed", type=int, default=0, help="the seed each task's env is reset with")
 
 
@@ -35,8 +38,10 @@ def check_targets(out: Path, names: tuple[str, ...]) -> None:
     Why: each file is written atomically but one after the other, so a folder named
     ``tool_config.yaml`` in ``--out`` failed the export only after ``<split>.parquet`` had been
     written (or had replaced the one there): a failed export left half a dataset."""
-    if out.exists() and not out.is_dir():  # refused before the tasks are built, as mkdir would after
-        raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST), str(out))
+    what = not_a_folder(out) if out.exists() else None  # a broken link: export_verl names it with its target
+    if what is not None:  # before: the OS's "File exists (out)", exit status 1 where usage errors have 2
+        raise ValueError(f"--out {out} is {what}, not a folder; choose a new folder (or an earlier export's "
+                         "folder) for --out")
     for name in names:  # a link, even to a folder, is refused as a link (verl_dataset._refuse_link)
         if (out / name).is_dir() and not (out / name).is_symlink():
             raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(out / name))

@@ -58,12 +58,14 @@ def run(args: argparse.Namespace) -> int:
     require_all_installed(NEEDS, f"searchgym recipe {args.recipe}", extra="llm")
     from searchgym.agents.llm_prompt_room import check_recipe_prompt
     from searchgym.agents.tiny_lm_recipe import Recipe, RecipeConfig
+    from searchgym.harness.out_folders import RECIPE, check_out_folder
 
     out = Path(args.out)
     what = not_a_folder(out)  # before: a warning about a file inside it first; a broken link was "a file"
     if what is not None:
         raise ValueError(f"--out {out} is {what}, not a folder; give the recipe's folder (or a path not yet "
                          "made)")
+    check_out_folder(out, RECIPE)  # before: its files went beside a comparison's runs/, which then never resumed
     try:
         options = json.loads(args.options)
     except json.JSONDecodeError as exc:

@@ -6,7 +6,9 @@ damaged report, or on a machine that only holds the runs) meant typing the whole
 command again, with its methods, seeds and budget. Everything the report needs is in the run
 folders (``OUT/runs/<method>/seed<N>``): the suite and its hash, each run's budget and whether it
 trains. Nothing is trained or evaluated; unfinished runs (no ``DONE``) are left out and counted, and
-a method none of whose runs finished is named with its first error (``error.txt``).
+a method none of whose runs finished is named with its first error (``error.txt``). Without
+``--methods`` the methods keep the order of the folder's last report (its ``summary.csv``: compare's
+``--methods`` order), so the report compare wrote is written again as it was.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from searchgym.harness.finished_files import finished_config
 from searchgym.harness.recorded_registrations import registrations_lacking, tools_unrecorded
 from searchgym.harness.report import run_error, write_report
 from searchgym.harness.report_files import ReportNotWritten
+from searchgym.harness.report_order import reported_order
 from searchgym.harness.report_runs import finished_counts, running_pid
 from searchgym.harness.run_reads import linked_runs, shown_text, suite_from_config
 from searchgym.harness.runner import is_done
@@ -38,7 +41,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", required=True, type=out_path, help="a comparison's output folder (compare's --out)")
     parser.add_argument("--methods", default=None,
                         help="comma list of method labels: which runs the report shows, in this order (default: "
-                             "every finished one, learners first, then reader, random, oracle)")
+                             "every finished one, in the order of the folder's last report (its summary.csv: "
+                             "compare's --methods order); others, or all where there is none, learners first, then "
+                             "reader, random, oracle)")
     parser.add_argument("--reference", default=None, help=REFERENCE_HELP)  # None: not given (check_reference)
 
 
@@ -106,8 +111,10 @@ def asked_labels(methods: str | None) -> list[str] | None:
 
 
 def ordered_labels(found: dict[str, dict[int, dict]], methods: str | None,
-                   listed: Sequence[str] | None = None) -> list[str]:
-    """The report's labels; ``listed``: the methods with a finished run an error names (default: ``found``'s)."""
+                   listed: Sequence[str] | None = None, reported: Sequence[str] = ()) -> list[str]:
+    """The report's labels; ``listed``: the methods with a finished run an error names (default: ``found``'s);
+    ``reported``: without ``--methods``, the order of the folder's last report (its summary.csv), kept
+    first, the other methods after it in the default order."""
     if methods is not None:
         labels = asked_labels(methods) or []
         missing = [m for m in labels if m not in found]
@@ -121,12 +128,14 @@ def ordered_labels(found: dict[str, dict[int, dict]], methods: str | None,
             raise ValueError(f"--methods names a method more than once: {', '.join(repeated)} "
                              "(as compare, each label once)")
         return labels
-    trains = {label: any(c.get("trains", True) for c in seeds.values()) for label, seeds in found.items()}
+    kept = [label for label in reported if label in found]
+    trains = {label: any(c.get("trains", True) for c in seeds.values()) for label, seeds in found.items()
+              if label not in kept}
     learners = sorted(label for label, t in trains.items() if t)
     learners.sort(key=lambda label: not label.startswith("sft"))  # the base first, as make main lists it
     others = sorted((label for label, t in trains.items() if not t),
                     key=lambda label: (ANCHORS.index(label) if label in ANCHORS else -1, label))
-    return learners + others
+    return kept + learners + others
 
 
 def _one(values: set, what: str, runs: str):
@@ -198,7 +207,8 @@ def run(args: argparse.Namespace) -> int:
     listed = sorted(found) if asked is None else [label for label, finished in counts.items() if finished]
     if not listed:
         raise ValueError(_no_finished_run(args.out, unfinished))
-    labels = ordered_labels(found, args.methods, listed)
+    reported = reported_order(args.out, found) if args.methods is None else []  # compare's order, kept
+    labels = ordered_labels(found, args.methods, listed, reported)
     if args.methods is None:  # after the others: they have no row, and a line under the table says why
         labels += list(unfinished)
     else:

@@ -30,14 +30,14 @@ from searchgym.commands import (
 )
 from searchgym.commands.compare import MAX_BUDGET, parse_options, require_extras
 from searchgym.damaged import DamagedFile
+from searchgym.devices import resolve_device
 from searchgym.extras import require_installed
 from searchgym.fileio import atomic_write_text, check_folder_can_be_made, read_json
 from searchgym.harness.finished_files import finished_json
 from searchgym.harness.loggers import LOGGERS, check_logger_installed
 from searchgym.harness.method_specs import llm_method_spec
 from searchgym.harness.methods import BASELINE_METHODS, METHODS, load_method, resolve_method
-from searchgym.harness.preflight import check_comparison, check_policy
-from searchgym.harness.provenance import resolve_device
+from searchgym.harness.preflight import BUILT_IN_POLICIES, check_comparison, check_policy
 from searchgym.harness.run_reads import is_seed_folder
 from searchgym.harness.runner import RunSpec, execute_run, run_dir
 from searchgym.registry import registered_setting
@@ -171,6 +171,21 @@ def check_settings(args: argparse.Namespace) -> None:
     resolve_device(args.device)  # "unknown device 'gpu'; accepted: auto, cpu, cuda or cuda:N"
 
 
+#: The policies ``--model`` gives a model folder to (``hf`` as its ``model_name_or_path``).
+MODEL_POLICIES = ("hf", "llm")
+
+
+def check_model_flag(model: str | None, policy: str) -> None:
+    """``--model`` only with a policy that loads a model. Why: ``--policy attn --model foo`` was refused
+    naming ``policy_kwargs {'model_name_or_path': 'foo'}``, an option the user never gave. A user's own
+    policy is left to its options check: it may take ``model_name_or_path``."""
+    if model is None or policy in MODEL_POLICIES or policy not in BUILT_IN_POLICIES:
+        return
+    folder = " (its MiniLM folder is policy_kwargs model_path)" if policy == "minilm" else ""
+    raise ValueError(f"--model is for --policy hf or llm (a model folder); --policy {policy} takes no "
+                     f"model{folder}")
+
+
 def check_tasks(suite: Suite) -> None:
     """Each split holds a task, checked before the run folder is made. Why: `--families lookup
     --difficulty hard` (no hard lookups) failed in the run and left a folder holding only a .lock."""
@@ -270,6 +285,7 @@ def run(args: argparse.Namespace) -> int:
     check_logger_installed(args.logger)  # before: found by the run, after the plan and its folder (config.json, .lock)
     args.options = train_options(args)  # both paths read the merged dict
     check_policy(args.policy, also=("llm",))
+    check_model_flag(args.model, args.policy)
     if args.policy == "llm":
         llm_method_spec(args.method or "cw_grpo")  # unknown, or one the LLM trainer cannot train: one error line
         require_installed("torch", "searchgym train")

@@ -27,11 +27,12 @@ from typing import Any
 
 import numpy as np
 
+from searchgym.devices import check_device, resolve_device
 from searchgym.fileio import check_folder_can_be_made, refuse_link
 from searchgym.harness.methods import BASELINE_METHODS, MethodRef, load_method, trains
+from searchgym.harness.out_folders import COMPARISON, REPORT_FILES, check_out_folder
 from searchgym.harness.progress import StepProgress
 from searchgym.harness.progress_base import builds_in_progress
-from searchgym.harness.provenance import resolve_device
 from searchgym.harness.report import ReportPaths, write_report
 from searchgym.harness.report_files import ReportNotWritten
 from searchgym.harness.runner import RunOutcome, RunSpec, check_identity, execute_run_safely, is_done
@@ -40,6 +41,21 @@ from searchgym.harness.worker_start import exit_if_starting_worker
 from searchgym.suites import Suite
 
 EXECUTORS = ("local", "ray")
+
+
+def check_ray_options(executor: str, ray_address: str | None, retries: int | None, cli: bool = False) -> None:
+    """The ray executor's own options under another executor are an error naming those given, as the
+    caller spelt them: ``--retries`` and ``--executor ray`` for the CLI (``cli``), ``retries`` and
+    ``executor='ray'`` for :class:`Comparison`. Why: one sentence in both spellings named
+    ``ray_address`` where only ``--retries`` was given."""
+    values = {"ray_address": ray_address, "retries": retries}
+    given = [name for name, value in values.items() if value is not None]
+    if executor == "ray" or not given:
+        return
+    names = [f"--{name.replace('_', '-')}" for name in given] if cli else given
+    verb = "is an option" if len(names) == 1 else "are options"
+    fix = "--executor ray" if cli else "executor='ray'"
+    raise ValueError(f"{' and '.join(names)} {verb} of the ray executor; add {fix}")
 
 
 @dataclass
@@ -75,9 +91,7 @@ class Comparison:
             raise ValueError(f"seeds must be distinct; repeated: {', '.join(map(str, repeated))}")
         if self.executor not in EXECUTORS:
             raise ValueError(f"unknown executor {self.executor!r}; accepted: {', '.join(EXECUTORS)}")
-        if self.executor == "local" and (self.ray_address is not None or self.retries is not None):
-            raise ValueError("ray_address and retries are options of the ray executor; add executor='ray' "
-                             "(--executor ray)")
+        check_ray_options(self.executor, self.ray_address, self.retries)
         if self.executor == "ray" and importlib.util.find_spec("ray") is None:
             from searchgym.harness.ray_executor import RAY_MISSING
 
@@ -89,6 +103,7 @@ class Comparison:
         self.out = Path(self.out)
         if self.out.exists() and not self.out.is_dir():
             raise ValueError(f"--out {self.out} is a file; choose a new folder (or the folder of an earlier compare)")
+        check_out_folder(self.out, COMPARISON)  # before: runs and a report were written beside another's files
         if (self.out / "config.json").exists() or is_done(self.out):  # before: a comparison was written into it
             raise ValueError(f"--out {self.out} is one run's folder (it holds config.json), not a "
                              "comparison's; choose a new folder (or the folder of an earlier compare)")
@@ -170,6 +185,7 @@ def run_comparison(comparison: Comparison, on_outcome: Callable[[RunOutcome], No
     check_comparison(comparison)
     for method in comparison.methods:
         load_method(method)  # fail fast: unknown or unimportable methods, before any work
+    check_device(comparison.device)  # "cuda:x" under any executor (before: taken, then each run failed)
     if comparison.executor == "local":  # a Ray driver may have no GPU where its workers do
         resolve_device(comparison.device)
     specs = comparison.plan()
@@ -239,9 +255,6 @@ def run_comparison(comparison: Comparison, on_outcome: Callable[[RunOutcome], No
         raise
     return ComparisonResult(outcomes, report)
 
-
-#: The report's files under ``--out`` (and ``curves/<label>.png``): see :func:`write_report`.
-REPORT_FILES = ("summary.csv", "results.md", "learning_curves.png")
 
 
 def check_folders(out: Path, specs: Sequence[RunSpec]) -> None:

@@ -13,7 +13,9 @@ sum over members (each member's last info). The answer of a **team** env is the 
 submitted answer: ``info["team_answer"]`` if an env reports it, else the first non-None
 ``"answer"`` in ``possible_agents`` order (only the submitting member has one). The answer of
 a **group** env is the majority vote of the members' non-None answers, compared after SQuAD
-normalisation; ties go to the answer given first in ``possible_agents`` order.
+normalisation; ties go to the answer given first in ``possible_agents`` order. An
+:class:`~searchgym.harness.action_tally.ActionTally` given to the loops reads ``"format_errors"`` and
+``"invalid_actions"`` (this agent's actions the env could not read, or refused) from each last info.
 """
 
 from __future__ import annotations
@@ -104,17 +106,22 @@ def evaluation_env(suite: Suite, split: str, actor: Any = None) -> Any:
     return make_env(suite, split, **{key: limit})
 
 
-def play_single(env: Any, actor: Any, task_id: str, seed: int) -> tuple[str | None, int, int]:
-    """One Gymnasium episode: (answer, steps, tool calls). An :class:`EndEpisode` action ends it unanswered."""
+def play_single(env: Any, actor: Any, task_id: str, seed: int, tally: Any = None) -> tuple[str | None, int, int]:
+    """One Gymnasium episode: (answer, steps, tool calls). An :class:`EndEpisode` action ends it unanswered.
+    ``tally`` (an :class:`~searchgym.harness.action_tally.ActionTally`) is given the episode's last info."""
     observation, info = env.reset(seed=seed, options={"task_id": task_id})
     _reset_actor(actor, seed)
     for _ in range(MAX_EPISODE_STEPS):
         action = actor.act(env, observation, info)
-        if isinstance(action, EndEpisode):
-            return None, int(info.get("step", 0)), int(info.get("tool_calls", 0))
-        observation, _, terminated, truncated, info = env.step(action)
-        if terminated or truncated:
-            return info.get("answer"), int(info.get("step", 0)), int(info.get("tool_calls", 0))
+        ended = isinstance(action, EndEpisode)
+        if not ended:
+            observation, _, terminated, truncated, info = env.step(action)
+            ended = terminated or truncated
+        if ended:
+            if tally is not None:
+                tally.add(info)
+            answer = None if isinstance(action, EndEpisode) else info.get("answer")
+            return answer, int(info.get("step", 0)), int(info.get("tool_calls", 0))
     raise RuntimeError(f"task {task_id}: the episode did not end within {MAX_EPISODE_STEPS} steps")
 
 
@@ -144,8 +151,10 @@ def answer_rule(suite: Suite) -> str:
     return declared_rules(suite.env_id).answer_rule
 
 
-def play_parallel(env: Any, actor: Any, task_id: str, seed: int, rule: str) -> tuple[str | None, int, int]:
-    """One PettingZoo parallel episode: (answer, rounds, total tool calls)."""
+def play_parallel(env: Any, actor: Any, task_id: str, seed: int, rule: str,
+                  tally: Any = None) -> tuple[str | None, int, int]:
+    """One PettingZoo parallel episode: (answer, rounds, total tool calls); ``tally``: as :func:`play_single`'s,
+    given each member's last info."""
     observations, infos = env.reset(seed=seed, options={"task_id": task_id})
     _reset_actor(actor, seed)
     last: dict[str, Mapping[str, Any]] = dict(infos)
@@ -161,6 +170,9 @@ def play_parallel(env: Any, actor: Any, task_id: str, seed: int, rule: str) -> t
         last.update(infos)
         rounds += 1
     order = list(env.possible_agents)
+    if tally is not None:
+        for agent in order:
+            tally.add(last.get(agent, {}))
     tool_calls = sum(int(last.get(a, {}).get("tool_calls", 0)) for a in order)
     if rule == "majority":
         answer = majority_vote([last.get(a, {}).get("answer") for a in order])
@@ -170,8 +182,10 @@ def play_parallel(env: Any, actor: Any, task_id: str, seed: int, rule: str) -> t
 
 
 def evaluate_suite(suite: Suite, actor: Any, split: str = "test", seed: int = 0, limit: int | None = None,
-                   progress: bool = False, desc: str | None = None, env: Any = None) -> list[Prediction]:
-    """Play every task of the suite's ``split`` (or the first ``limit``) with ``actor``."""
+                   progress: bool = False, desc: str | None = None, env: Any = None,
+                   tally: Any = None) -> list[Prediction]:
+    """Play every task of the suite's ``split`` (or the first ``limit``) with ``actor``; ``tally`` (an
+    :class:`~searchgym.harness.action_tally.ActionTally`) counts its actions the env could not take."""
     chosen = tasks(suite, split)[:limit] if limit else tasks(suite, split)
     env = env if env is not None else evaluation_env(suite, split, actor)
     rule = answer_rule(suite)
@@ -185,7 +199,7 @@ def evaluate_suite(suite: Suite, actor: Any, split: str = "test", seed: int = 0,
         for index, task in iterator:
             play = play_single if rule == "single" else play_parallel
             args = () if rule == "single" else (rule,)
-            answer, steps, tool_calls = play(env, actor, task.id, episode_seed(seed, index), *args)
+            answer, steps, tool_calls = play(env, actor, task.id, episode_seed(seed, index), *args, tally=tally)
             predictions.append(score_prediction(task, answer, steps, tool_calls))
     finally:
         close = getattr(env, "close", None)

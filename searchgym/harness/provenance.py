@@ -11,11 +11,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+# resolve_device stays importable from here (the commands, the leaderboard and the benchmarks use it).
+from searchgym.devices import check_device, resolve_device  # noqa: F401
+
 #: Distributions whose versions a run records (missing ones are recorded as "not installed").
 PACKAGES = ("searchgym", "numpy", "torch", "gymnasium", "pettingzoo", "bm25s", "rank-bm25", "rapidfuzz",
             "sentence-transformers", "transformers", "matplotlib", "pandas", "jsonschema", "tqdm")
 
-DEVICES = ("auto", "cpu", "cuda")
 
 
 def package_versions(packages: tuple[str, ...] = PACKAGES) -> dict[str, str]:
@@ -86,31 +88,13 @@ def installed_package(distribution: str | importlib.metadata.Distribution = "sea
     return record
 
 
-def resolve_device(device: str) -> str:
-    """"auto" -> "cuda" where torch sees a GPU, else "cpu"; "cuda" without a GPU is an error."""
-    if device not in DEVICES and not device.startswith("cuda:"):
-        raise ValueError(f"unknown device {device!r}; accepted: {', '.join(DEVICES)} or cuda:N")
-    if device == "cpu":
-        return "cpu"
-    try:
-        import torch
-
-        has_cuda = torch.cuda.is_available()
-    except ImportError:
-        has_cuda = False
-    if device == "auto":
-        return "cuda" if has_cuda else "cpu"
-    if not has_cuda:
-        raise ValueError(f"device {device!r} was asked for but torch sees no CUDA GPU; use --device cpu or auto")
-    return device
-
-
 def run_device(device: str, trains: bool) -> str:
     """The device a run uses: :func:`resolve_device`'s, except that a method that trains nothing (the
     baselines, an agent played through an endpoint) runs on the CPU where ``cuda`` was asked for and no
     GPU is visible. Why: Ray gives such a run no GPU and hides every GPU from its task, so under
     ``--executor ray --device cuda`` each baseline run failed with "torch sees no CUDA GPU", as a
     failure a re-run could not fix; its method never asked for a GPU."""
+    check_device(device)  # a misspelt device is refused, whatever the method
     try:
         return resolve_device(device)
     except ValueError:

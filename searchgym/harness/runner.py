@@ -11,7 +11,7 @@ A run owns ``<out>/runs/<method>/seed<k>/``:
   method redoes the iteration its checkpoint did not hold); rows of iterations past the resumed
   method's first new row are damage: warned about, and its rows are all written after them;
 - ``predictions.jsonl``: one :class:`~searchgym.harness.evaluate.Prediction` per test task;
-- ``result.json``: test and dev summaries and timings;
+- ``result.json``: test and dev summaries and timings (an agent's ``actions`` when most were unusable);
 - ``DONE``: written last (an earlier attempt's ``error.txt`` is removed just before). A run with
   ``DONE`` is never redone; a run without it is resumed (the method finds its checkpoint under
   ``run_dir/checkpoint``). An actor with an ``unfinished_reason()`` that returns a reason (an
@@ -23,6 +23,10 @@ A run owns ``<out>/runs/<method>/seed<k>/``:
   the harness's keys (an LLM actor's counts of replies that did not parse: ``llm_replies``);
 - ``.lock``: one writer per run folder (:class:`searchgym.folder_lock.FolderLock`, an ``flock`` that
   dies with its holder): a run another live process is writing comes back "busy", untouched.
+
+An attempt that fails leaving nothing to resume (its method could not be built, its actor raised), in a
+folder that held no run, has what it made removed (:mod:`searchgym.harness.unplayed_attempt`), so that
+the corrected command starts afresh there.
 
 Every whole file is written atomically; see :mod:`searchgym.fileio`. A folder the run writes into
 (below ``--out``, or ``checkpoint``, ``tensorboard``, ``wandb`` in it) that is a symbolic link is
@@ -50,12 +54,21 @@ from searchgym.fileio import (
     remove_stale_temp_files,
 )
 from searchgym.folder_lock import FolderLock
+from searchgym.harness.action_tally import ActionTally
 from searchgym.harness.config_backup import earlier_config, restore_config
 from searchgym.harness.evaluate import as_rows, evaluate_suite, summarise_predictions
 from searchgym.harness.finished_files import redo_remedy
 from searchgym.harness.identity_reads import compared_settings
 from searchgym.harness.loggers import make_logger
-from searchgym.harness.methods import MethodRef, RunContext, load_method, privileged, spends_budget, trains
+from searchgym.harness.methods import (
+    AGENT_METHOD,
+    MethodRef,
+    RunContext,
+    load_method,
+    privileged,
+    spends_budget,
+    trains,
+)
 from searchgym.harness.metrics_rows import (
     RowCheck,
     attempts_logged,
@@ -68,6 +81,7 @@ from searchgym.harness.provenance import provenance, run_device
 from searchgym.harness.rerun_advice import OTHER_RUN, rerun_advice
 from searchgym.harness.run_differences import IDENTITY_KEYS, what_differs
 from searchgym.harness.run_reads import refuse_linked
+from searchgym.harness.unplayed_attempt import remove_unplayed_attempt, run_entries, take_lock
 from searchgym.policy_format import feature_versions, policy_format
 from searchgym.suites import Suite
 
@@ -226,14 +240,20 @@ def execute_run(spec: RunSpec, wait: bool = False) -> RunOutcome:
     for below in folders_below_out(spec):  # Before: a linked run folder was written where it pointed
         refuse_link(below)
     lock = FolderLock(folder)
-    if not lock.acquire(wait):
+    before = take_lock(lock, wait)
+    if before is None:
         return RunOutcome(spec.method.label, spec.seed, str(folder), "busy",
                           error=f"another live process (PID {lock.holder()}) is writing {folder}")
     try:
         if is_done(folder):  # finished by that process while this one waited
             check_identity(spec)
             return RunOutcome(spec.method.label, spec.seed, str(folder), "skipped")
-        return _execute_locked(spec)
+        held = run_entries(folder)
+        try:
+            return _execute_locked(spec)
+        except BaseException:  # an unbuilt method leaves nothing that refuses the corrected command
+            remove_unplayed_attempt(before, held)
+            raise
     finally:
         lock.release()
 
@@ -305,9 +325,11 @@ def _execute_locked(spec: RunSpec) -> RunOutcome:
         raise TypeError(f"method {spec.method.label!r} returned {type(actor).__name__}; it must return an Actor "
                         "with an act(env, observation(s), info(s)) method")
     trained = time.monotonic()
+    tally = ActionTally() if spec.method.path == AGENT_METHOD else None  # an evaluated agent's: warned about
     try:
         test, dev = [evaluate_suite(spec.suite, actor, split, spec.seed, spec.limit, progress=spec.progress,
-                                    desc=f"{label} {split}") for split in ("test", "dev")]
+                                    desc=f"{label} {split}", tally=tally if split == "test" else None)
+                     for split in ("test", "dev")]
         unfinished = getattr(actor, "unfinished_reason", None)
         reason = unfinished() if callable(unfinished) else None
         recorded = getattr(actor, "result_record", None)
@@ -329,7 +351,7 @@ def _execute_locked(spec: RunSpec) -> RunOutcome:
     atomic_write_json(folder / "result.json", {**record,  # the harness's own keys below win over the actor's
         "test": summarise_predictions(test), "dev": summarise_predictions(dev),
         "train_seconds": round(trained - start + earlier, 3), "eval_seconds": round(seconds - (trained - start), 3),
-        "attempt": attempt, "metrics_rows": rows})
+        "attempt": attempt, "metrics_rows": rows, **(tally.record() if tally is not None else {})})
     failed = folder / "error.txt"  # an earlier attempt's: beside DONE, it said a finished run had failed
     if failed.is_file() or failed.is_symlink():  # (error.txt is read of unfinished runs alone)
         failed.unlink()

@@ -27,6 +27,7 @@ from typing import Any
 from searchgym.damaged import DamagedFile, open_regular
 from searchgym.extras import MissingExtra
 from searchgym.fileio import atomic_write_bytes, atomic_write_text, not_a_folder
+from searchgym.harness.out_folders import EXPORT, check_out_folder
 from searchgym.integrations.text_tasks import check_seed, text_task_records
 
 __all__ = ["AGENT_NAME", "TOOL_CLASS", "export_verl", "verl_agent_loop_config", "verl_rows", "verl_tool_config"]
@@ -93,8 +94,9 @@ def export_verl(suite: str, split: str, out: str | Path, seed: int = 0) -> dict[
     """Write ``out/<split>.parquet``, ``out/tool_config.yaml`` and ``out/agent_loop.yaml``; their paths
     by kind. None is written over: an existing ``<split>.parquet`` is refused, and so is a YAML file that
     differs from this export's, or a link in its place (the splits of one suite share them: train and
-    dev go into one folder for verl). Why: a second export replaced the first one's files without a word.
-    ``out`` is made first: one that cannot be is a ValueError naming ``--out``."""
+    dev go into one folder for verl), and a folder holding other files than an export's (another command's,
+    or the user's own: :func:`~searchgym.harness.out_folders.check_out_folder`). Why: a second export
+    replaced the first one's files without a word. ``out`` is made first: one that cannot be is a ValueError naming ``--out``."""
     try:
         import pandas as pd
         import pyarrow  # noqa: F401  (pandas writes parquet with it)
@@ -108,6 +110,7 @@ def export_verl(suite: str, split: str, out: str | Path, seed: int = 0) -> dict[
     if data.exists():  # before the rows are built
         raise ValueError(f"{data} already exists (an earlier export of the {split} split?) and is kept; delete it "
                          "or export into another folder (--out)")
+    check_out_folder(out, EXPORT)  # before: a dataset was written into a finished run's folder, without a word
     check_same_suite(out, suite)
     made = _make_folder(out)
     try:

@@ -143,7 +143,7 @@ def test_factory_errors_and_devices():
     with pytest.raises(ValueError, match="accepted"):
         resolve_device("tpu")
     if not torch.cuda.is_available():
-        with pytest.raises(ValueError, match="CUDA is not available"):
+        with pytest.raises(ValueError, match="torch sees no CUDA GPU"):
             resolve_device("cuda")
 
 

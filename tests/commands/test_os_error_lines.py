@@ -11,8 +11,9 @@ def test_a_file_in_place_of_a_folder_says_nothing_of_resuming_outside_runs(tmp_p
     blocker = tmp_path / "afile"
     blocker.write_text("x")
     assert main(["export", "--format", "verl", "--suite", "searchqa-text-v2", "--split", "dev",
-                 "--out", str(blocker)]) == 1
+                 "--out", str(blocker)]) == 2
     err = capsys.readouterr().err.strip()
-    assert err.startswith("searchgym export: error: ") and "a file stands where a folder belongs" in err
+    assert err == (f"searchgym export: error: --out {blocker} is a file, not a folder; choose a new folder (or an "
+                   "earlier export's folder) for --out")
     assert "resumes" not in err and "\n" not in err
     assert blocker.read_text() == "x"

@@ -165,7 +165,7 @@ def test_resources_and_bad_options_give_clear_errors(tmp_path):
     assert run_resources(spec, cluster_gpus=0) == {"num_cpus": 1.0, "num_gpus": 1.0}
     oracle = RunSpec(RAY_TINY, parse_methods("oracle")[0], 0, 10, tmp_path, device="auto")
     assert run_resources(oracle, cluster_gpus=4) == {"num_cpus": 1.0, "num_gpus": 0.0}
-    with pytest.raises(ValueError, match="options of the ray executor"):
+    with pytest.raises(ValueError, match="retries is an option of the ray executor; add executor=.ray."):
         comparison(tmp_path, "oracle", retries=2)
     with pytest.raises(ValueError, match="retries must be a non-negative int"):
         run_comparison(comparison(tmp_path, "oracle", executor="ray", retries=-1))
