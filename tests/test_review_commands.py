@@ -95,9 +95,9 @@ def test_a_failed_export_writes_nothing(tmp_path, capsys) -> None:
     out = tmp_path / "dataset"
     (out / "tool_config.yaml").mkdir(parents=True)
     assert main(["export", "--format", "verl", "--suite", "searchqa-text-v2", "--split", "dev",
-                 "--out", str(out)]) == 1
+                 "--out", str(out)]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and f"({out / 'tool_config.yaml'}); a folder stands where a file belongs" in err
+    assert err.count("\n") == 1 and f"{out / 'tool_config.yaml'} is a folder where the export writes a file" in err
     assert sorted(p.name for p in out.iterdir()) == ["tool_config.yaml"]  # no dev.parquet, no temporary file
 
 

@@ -125,6 +125,10 @@ def run(args: argparse.Namespace) -> int:
     check_at_least((("--budget", args.budget, 0, "training env steps"),))
     check_at_most((("--budget", args.budget, MAX_BUDGET, "training env steps"),))
     check_ray_options(args.executor, args.ray_address, args.retries, cli=True)  # in the flags' spelling
+    if args.retries is not None:
+        from searchgym.harness.ray_executor import check_retries
+
+        check_retries(args.retries, cli=True)
     suite, methods = get_suite(args.suite), parse_methods(args.methods)
     labels = [m.label for m in methods]
     comparison = Comparison(suite=suite, methods=methods,

@@ -14,8 +14,6 @@ other files than an export's: another command's (a run, a comparison, a recipe) 
 from __future__ import annotations
 
 import argparse
-import errno
-import os
 from pathlib import Path
 
 from searchgym.commands import check_seed
@@ -43,8 +41,9 @@ def check_targets(out: Path, names: tuple[str, ...]) -> None:
         raise ValueError(f"--out {out} is {what}, not a folder; choose a new folder (or an earlier export's "
                          "folder) for --out")
     for name in names:  # a link, even to a folder, is refused as a link (verl_dataset._refuse_link)
-        if (out / name).is_dir() and not (out / name).is_symlink():
-            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(out / name))
+        if (out / name).is_dir() and not (out / name).is_symlink():  # before: the OS's "Is a directory", exit 1
+            raise ValueError(f"{out / name} is a folder where the export writes a file; move it away or export "
+                             "into another folder (--out)")
 
 
 def run(args: argparse.Namespace) -> int:

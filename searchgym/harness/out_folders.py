@@ -5,8 +5,8 @@ its files are kept.
 
 Why: ``recipe --out`` a comparison's folder wrote config.json beside runs/ (the comparison could no
 longer be resumed), ``compare`` wrote its runs and report beside a verl export, and ``export --out``
-a finished run wrote a dataset into it. ``train`` and ``evaluate`` refuse a folder holding none of a
-run's names in the runner, with the same test (:func:`~searchgym.fileio.holds_only_others`).
+a finished run wrote a dataset into it, and ``train``/``evaluate --out`` a recipe's folder called it "a
+different run (suite_id: absent there ...)": they check their explicit folder in the runner, as ``RUN``.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from searchgym.fileio import holds_only_others, names_written
-from searchgym.harness.runner import RUN_FILES
+from searchgym.harness.run_files import RUN_FILES
 from searchgym.world.world import SPLITS
 
 #: Names that more than one command writes at the top of its folder: a run's and a recipe's config.json,

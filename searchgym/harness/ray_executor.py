@@ -147,12 +147,16 @@ class RayCluster:
         return True
 
 
-def check_retries(retries: Any) -> int:
+def check_retries(retries: Any, cli: bool = False) -> int:
+    """``retries`` in 0..MAX_RETRIES, refused in the caller's spelling: ``--retries`` for the CLI (``cli``).
+    Why: ``compare --retries -1`` said "retries must be ...", the keyword, not the flag given."""
+    name = "--retries" if cli else "retries"
     if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
-        raise ValueError(f"retries must be a non-negative int (extra attempts per failed run), got {retries!r}")
+        raise ValueError(f"{name} must be a non-negative int (extra attempts per failed run), got {retries!r}")
     if retries > MAX_RETRIES:  # before: accepted, and a run that always raises was resubmitted for good
-        raise ValueError(f"retries must be at most {MAX_RETRIES} (--retries 0..{MAX_RETRIES}: extra attempts per "
-                         f"failed run), got {retries!r}")
+        accepted = f"0..{MAX_RETRIES}" if cli else f"--retries 0..{MAX_RETRIES}"
+        raise ValueError(f"{name} must be at most {MAX_RETRIES} ({accepted}: extra attempts per failed run), got "
+                         f"{retries!r}")
     return retries
 
 

@@ -48,7 +48,6 @@ from searchgym.fileio import (
     atomic_write_json,
     atomic_write_jsonl,
     atomic_write_text,
-    holds_only_others,
     read_json,
     refuse_link,
     remove_stale_temp_files,
@@ -76,16 +75,17 @@ from searchgym.harness.metrics_rows import (
     holds_a_run,
     logged_iterations,
 )
+from searchgym.harness.out_folders import RUN, check_out_folder
 from searchgym.harness.privileged_runs import run_reads_private_state
 from searchgym.harness.provenance import provenance, run_device
 from searchgym.harness.rerun_advice import OTHER_RUN, rerun_advice
 from searchgym.harness.run_differences import IDENTITY_KEYS, what_differs
+from searchgym.harness.run_files import DONE, WRITTEN_LAST
 from searchgym.harness.run_reads import refuse_linked
 from searchgym.harness.unplayed_attempt import remove_unplayed_attempt, run_entries, take_lock
 from searchgym.policy_format import feature_versions, policy_format
 from searchgym.suites import Suite
 
-DONE = "DONE"
 HARNESS_VERSION = 1
 
 
@@ -222,12 +222,8 @@ def execute_run(spec: RunSpec, wait: bool = False) -> RunOutcome:
     folder = spec.run_dir
     if folder.exists() and not folder.is_dir():
         raise ValueError(f"{folder} is a file, not a run folder; choose a new folder (or a run folder) for --out")
-    if spec.folder is not None and (folder / "runs").is_dir():  # before: one run was written beside its runs
-        raise ValueError(f"{folder} holds a comparison (compare's --out, with runs/), not one run; choose a new "
-                         "folder (or a run folder) for --out")
-    if spec.folder is not None and holds_only_others(folder, RUN_FILES):  # before: a run was written over them
-        raise ValueError(f"{folder} holds files and none of a run's; choose a new folder (or a run folder) for "
-                         "--out: its files are kept")
+    if spec.folder is not None:  # before: a run was written beside a comparison's runs/ or over the user's
+        check_out_folder(folder, RUN)  # files, and a recipe's folder was "a different run (suite_id: absent...)"
     if spec.folder is not None and not is_done(folder) and not holds_a_run(folder):  # refused before its lock
         try:  # file is made in a user's folder (check_identity refuses it too, under the lock)
             read_json(folder / "config.json", expect=dict)
@@ -359,11 +355,6 @@ def _execute_locked(spec: RunSpec) -> RunOutcome:
     return RunOutcome(spec.method.label, spec.seed, str(folder), "done", seconds)
 
 
-#: Files a run writes once it has trained and played: a folder in one's place is refused before any work.
-WRITTEN_LAST = ("predictions.jsonl", "result.json", DONE)
-#: What a run folder may hold (one holding files and none of these is someone's own folder).
-RUN_FILES = ("config.json", "metrics.jsonl", "checkpoint", "error.txt", "transcripts.jsonl", "tensorboard", "wandb",
-             *WRITTEN_LAST)
 def execute_run_safely(spec: RunSpec, wait: bool = False) -> RunOutcome:
     """``execute_run`` that turns an exception into a "failed" outcome (and ``error.txt``)."""
     start = time.monotonic()

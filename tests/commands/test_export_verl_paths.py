@@ -36,6 +36,16 @@ def test_a_failed_export_leaves_no_folder_behind(tmp_path, capsys):
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("name", ["dev.parquet", "agent_loop.yaml"])
+def test_a_folder_where_a_file_belongs_is_a_usage_error_naming_it(tmp_path, capsys, name):
+    """Before: the OS's "Is a directory (<path>)" line, exit status 1 where usage errors have 2."""
+    (tmp_path / name).mkdir()
+    assert _export(tmp_path) == 2
+    assert capsys.readouterr().err == (f"searchgym export: error: {tmp_path / name} is a folder where the export "
+                                       "writes a file; move it away or export into another folder (--out)\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == [name] and not any((tmp_path / name).iterdir())
+
+
 def test_a_link_in_the_way_is_refused_as_a_link(tmp_path, capsys):
     os.symlink(tmp_path / "missing.yaml", tmp_path / "tool_config.yaml")
     assert _export(tmp_path) == 2

@@ -8,6 +8,8 @@ finished run wrote a dataset into it; `export --out FILE` was the OS's "File exi
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 
 from searchgym.cli import main
@@ -190,3 +192,55 @@ def test_a_recipes_folder_holds_only_names_its_kind_lists_and_compare_refuses_it
     assert f"--out {out} is a recipe's folder (it holds sft/), not a comparison's (`searchgym recipe` wrote it)" in \
         capsys.readouterr().err
     assert _listing(out) == before
+
+
+def _train(out) -> int:
+    return main(["train", "--method", "random", "--env", "SearchQA-Candidates-v0", "--world-size", "tiny",
+                 "--test-size", "2", "--device", "cpu", "--no-progress", "--out", str(out)])
+
+
+def _evaluate(out) -> int:
+    return main(["evaluate", "--suite", SUITE.id, "--agent", "random", "--device", "cpu", "--no-progress",
+                 "--out", str(out)])
+
+
+@pytest.fixture
+def recipe_folder(tmp_path):
+    """A folder holding what `searchgym recipe` writes at its top (its config.json records no run)."""
+    folder = tmp_path / "recipe"
+    for name in ("sft", "rl"):
+        (folder / name).mkdir(parents=True)
+    (folder / "config.json").write_text('{"shape": "l2-w128", "seeds": [0]}')
+    (folder / "results.json").write_text("{}")
+    return folder
+
+
+@pytest.mark.parametrize("command", [_train, _evaluate], ids=["train", "evaluate"])
+def test_train_and_evaluate_name_a_recipes_folder_keeping_its_files(recipe_folder, command, capsys) -> None:
+    """Before: "holds a different run (suite_id: absent there (a folder made by an older searchgym) ...)"."""
+    before = _listing(recipe_folder)
+    assert command(recipe_folder) == 2
+    name = "train" if command is _train else "evaluate"
+    assert capsys.readouterr().err == (
+        f"searchgym {name}: error: --out {recipe_folder} is a recipe's folder (it holds sft/), not a run's "
+        f"(`searchgym recipe` wrote it); choose a new folder (or a run folder) for --out: {KEPT}\n")
+    assert _listing(recipe_folder) == before
+
+
+def test_train_and_evaluate_name_an_export_folder(folders, capsys) -> None:
+    before = _listing(folders["export"])
+    for command in (_train, _evaluate):
+        assert command(folders["export"]) == 2
+        assert f"--out {folders['export']} is a verl export's folder (it holds dev.parquet), not a run's" in \
+            capsys.readouterr().err
+    assert _listing(folders["export"]) == before
+
+
+def test_train_still_resumes_its_own_folder_and_skips_a_finished_one(folders, tmp_path, capsys) -> None:
+    assert _train(folders["run"]) == 0
+    assert f"(skipped; files in {folders['run']})" in capsys.readouterr().out
+    unfinished = tmp_path / "run"
+    shutil.copytree(folders["run"], unfinished)
+    (unfinished / "DONE").unlink()
+    assert _train(unfinished) == 0
+    assert (unfinished / "DONE").is_file()

@@ -42,8 +42,8 @@ def test_evaluate_and_train_refuse_a_comparison_folder(comparison, capsys) -> No
     before = _listing(comparison)
     code = main(["evaluate", "--suite", SUITE.id, "--agent", "random", "--device", "cpu", "--out", str(comparison),
                  "--no-progress"])
-    assert code == 2 and "holds a comparison (compare's --out, with runs/), not one run" in capsys.readouterr().err
+    assert code == 2 and "is a comparison's folder (it holds runs/), not a run's" in capsys.readouterr().err
     code = main(["train", "--method", "random", "--env", "SearchQA-Candidates-v0", "--world-size", "tiny",
                  "--test-size", "2", "--device", "cpu", "--out", str(comparison), "--no-progress"])
-    assert code == 2 and "holds a comparison (compare's --out, with runs/), not one run" in capsys.readouterr().err
+    assert code == 2 and "is a comparison's folder (it holds runs/), not a run's" in capsys.readouterr().err
     assert _listing(comparison) == before

@@ -41,8 +41,9 @@ def test_a_folder_of_other_files_is_refused_for_train_and_evaluate(tmp_path, cap
     mine.mkdir()
     (mine / "notes.txt").write_text("x")
     assert _train(mine) == 2
-    assert capsys.readouterr().err.strip().endswith(f"searchgym train: error: {mine} holds files and none of a run's; "
-                                                    "choose a new folder (or a run folder) for --out: its files are kept")
+    assert capsys.readouterr().err.strip().endswith(
+        f"searchgym train: error: --out {mine} holds files and none of a run's; choose a new folder (or a run folder) "
+        "for --out: its files are kept")
     assert main(["evaluate", "--suite", TINY_QA.id, "--agent", "random", "--out", str(mine), "--no-progress"]) == 2
     assert "holds files and none of a run's" in capsys.readouterr().err
     assert sorted(os.listdir(mine)) == ["notes.txt"]
