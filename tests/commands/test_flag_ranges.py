@@ -95,6 +95,6 @@ def test_negative_retries_are_refused_before_the_progress_bar(capsys, tmp_path):
     assert main(["compare", "--suite", "quick-v2", "--methods", "random", "--executor", "ray", "--retries", "-1",
                  "--out", str(tmp_path / "out")]) == 2
     captured = capsys.readouterr()
-    assert captured.err == ("searchgym compare: error: retries must be a non-negative int (extra attempts per "
+    assert captured.err == ("searchgym compare: error: --retries must be a non-negative int (extra attempts per "
                             "failed run), got -1\n") and captured.out == ""
     assert not (tmp_path / "out").exists()
