@@ -47,7 +47,8 @@ from searchgym.commands.compare import parse_options, parse_seeds  # noqa: E402
 from searchgym.harness.compare import Comparison, run_comparison  # noqa: E402
 from searchgym.harness.methods import parse_methods, shown_label  # noqa: E402
 from searchgym.harness.plots import curve_from_rows, plot_learning_curves  # noqa: E402
-from searchgym.harness.provenance import git_revision, resolve_device  # noqa: E402
+from searchgym.devices import resolve_device  # noqa: E402
+from searchgym.harness.provenance import git_revision  # noqa: E402
 from searchgym.harness.report_gain import gain_section  # noqa: E402
 from searchgym.harness.report import (  # noqa: E402
     RunRecord,

@@ -33,6 +33,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+from searchgym.devices import resolve_device
 from searchgym.fileio import atomic_write_json, read_json, read_jsonl
 from searchgym.harness.method_specs import HARNESS_FIELDS
 from searchgym.harness.methods import AGENT_METHOD, METHODS, SPEC_METHOD_PREFIX, MethodRef, load_callable
@@ -43,7 +44,6 @@ from searchgym.harness.option_bounds import (  # noqa: F401 (the limits are part
     option_out_of_bounds,
 )
 from searchgym.harness.preflight import baseline_options, check_comparison
-from searchgym.harness.provenance import resolve_device
 from searchgym.harness.runner import RunSpec, execute_run_safely, is_done
 from searchgym.harness.written_text import read_answer
 from searchgym.leaderboard import DEFAULT_DIR, RETRAINED_FILE, read_retrained

@@ -36,6 +36,7 @@ from typing import Any
 from searchgym.commands import check_seed
 from searchgym.commands.compare import parse_options
 from searchgym.damaged import DamagedFile
+from searchgym.devices import resolve_device
 from searchgym.fileio import atomic_write_json, check_folder_can_be_made
 from searchgym.harness.action_tally import stored_warning
 from searchgym.harness.finished_files import finished_json, redo_remedy
@@ -50,7 +51,6 @@ from searchgym.harness.methods import (
     shown_label,
 )
 from searchgym.harness.privileged_runs import run_reads_private_state
-from searchgym.harness.provenance import resolve_device
 from searchgym.harness.runner import RunNotFinished, RunSpec, execute_run
 from searchgym.suites import Suite, get_suite
 

@@ -11,8 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-# resolve_device stays importable from here (the commands, the leaderboard and the benchmarks use it).
-from searchgym.devices import check_device, resolve_device  # noqa: F401
+from searchgym.devices import check_device, resolve_device
 
 #: Distributions whose versions a run records (missing ones are recorded as "not installed").
 PACKAGES = ("searchgym", "numpy", "torch", "gymnasium", "pettingzoo", "bm25s", "rank-bm25", "rapidfuzz",

@@ -278,7 +278,7 @@ def _execute_locked(spec: RunSpec) -> RunOutcome:
     device = run_device(spec.device, trains(method))  # a baseline on a task Ray gave no GPU: the CPU
     _limit_threads(spec.threads)
     config = {**spec.identity(), "harness_version": HARNESS_VERSION, "suite": spec.suite.definition(),
-              "trains": trains(method), "privileged": privileged(method) or run_reads_private_state(spec.identity()), "training_budget": spec.budget if spends_budget(method) else 0,
+              "trains": trains(method), "privileged": _reads_private_state(spec, method), "training_budget": spec.budget if spends_budget(method) else 0,
               "attempt": attempt, "started": _now(), "threads": spec.threads, **provenance(device)}
     atomic_write_json(folder / "config.json", config)
     label = f"{spec.method.label}/seed{spec.seed}"
@@ -339,7 +339,7 @@ def _execute_locked(spec: RunSpec) -> RunOutcome:
     if not isinstance(record, dict):
         raise TypeError(f"the actor of {spec.method.label!r} returned {type(record).__name__} from result_record(); "
                         "it must return a dict of JSON values for result.json")
-    settled = privileged(method) or run_reads_private_state(spec.identity(), record.get("endpoint"))
+    settled = _reads_private_state(spec, method, record.get("endpoint"))
     if settled != config["privileged"]:  # the replies said who played the agent (the scripted endpoint)
         atomic_write_json(folder / "config.json", {**config, "privileged": settled})
     atomic_write_jsonl(folder / "predictions.jsonl", as_rows(test))
@@ -353,6 +353,12 @@ def _execute_locked(spec: RunSpec) -> RunOutcome:
         failed.unlink()
     atomic_write_text(folder / DONE, f"finished {_now()}\n")
     return RunOutcome(spec.method.label, spec.seed, str(folder), "done", seconds)
+
+
+def _reads_private_state(spec: RunSpec, method: Any, endpoint: Any = None) -> bool:
+    """config.json's ``privileged``: the method's own flag, or what its identity (and, once the run has
+    played, the endpoint's replies: ``result.json["endpoint"]``) says it read."""
+    return privileged(method) or run_reads_private_state(spec.identity(), endpoint)
 
 
 def execute_run_safely(spec: RunSpec, wait: bool = False) -> RunOutcome:

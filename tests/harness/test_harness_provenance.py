@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 import torch
 
-from searchgym.harness.provenance import device_name, git_revision, package_versions, resolve_device
+from searchgym.devices import resolve_device
+from searchgym.harness.provenance import device_name, git_revision, package_versions
 
 
 def test_versions_and_revision(tmp_path):
