@@ -21,7 +21,7 @@ import torch
 from torch import Tensor, nn
 
 from .encoders import BoundedCache, TextEncoder
-from .pretrained import from_pretrained, transformers_bars_off
+from .pretrained import from_pretrained, resolve_dtype, transformers_bars_off
 
 AUTO_CLASSES = ("model", "causal_lm")
 
@@ -33,8 +33,12 @@ def last_token_pool(hidden: Tensor, attention_mask: Tensor) -> Tensor:
     return hidden[torch.arange(hidden.shape[0], device=hidden.device), last]
 
 
-def _is_torch_dtype(value: Any) -> bool:
-    return isinstance(value, torch.dtype)
+#: The dtype names the command line can give (JSON carries no torch dtype), as the LLM trainer's ``dtype``.
+DTYPE_NAMES = ("auto", "float32", "bfloat16", "float16")
+
+
+def _is_dtype(value: Any) -> bool:
+    return isinstance(value, torch.dtype) or value in DTYPE_NAMES
 
 
 def _is_transformers_config(value: Any) -> bool:
@@ -64,7 +68,7 @@ class HFEncoder(TextEncoder):
     #: What the kwargs that only Python can pass take (policy_kwarg_types reads it; their annotations
     #: are no plain type). Before: ``dtype=5`` or ``tokenizer=3`` failed inside torch or transformers.
     accepted_kwarg_types: ClassVar[dict[str, tuple[Any, str]]] = {
-        "dtype": (_is_torch_dtype, "a torch.dtype such as torch.bfloat16 (from Python)"),
+        "dtype": (_is_dtype, f"a torch.dtype such as torch.bfloat16, or its name: {', '.join(DTYPE_NAMES)}"),
         "config": (_is_transformers_config, "a transformers PretrainedConfig (from Python; from the command line "
                                             "give model_name_or_path)"),
         "tokenizer": (_is_tokenizer, "a transformers tokenizer (from Python; from the command line give "
@@ -82,7 +86,7 @@ class HFEncoder(TextEncoder):
         auto_class: str = "model",
         max_length: int = 512,
         batch_size: int = 16,
-        dtype: torch.dtype | None = None,
+        dtype: torch.dtype | str | None = None,
         cache_size: int = 100_000,
         device: str | torch.device = "cpu",
     ) -> None:
@@ -94,8 +98,7 @@ class HFEncoder(TextEncoder):
         if auto_class not in AUTO_CLASSES:
             raise ValueError(f"unknown auto_class {auto_class!r}; accepted: {list(AUTO_CLASSES)}")
         device = torch.device(device)
-        if dtype is None:
-            dtype = torch.bfloat16 if device.type == "cuda" else torch.float32
+        dtype = resolve_dtype(dtype, device)  # None or "auto": bfloat16 on CUDA, float32 on CPU
         auto = AutoModel if auto_class == "model" else AutoModelForCausalLM
         if config is not None:
             backbone = auto.from_config(config)

@@ -23,7 +23,7 @@ from typing import Any
 
 import torch
 
-from .pretrained import causal_lm, from_pretrained
+from .pretrained import causal_lm, from_pretrained, resolve_dtype
 
 STOP_STRINGS = ("</tool_call>", "</answer>")
 #: "transformers" (``generate``, re-reads the conversation each turn), "kv" (a cache kept across
@@ -75,18 +75,6 @@ def prepare_tokenizer(tokenizer: Any) -> Any:
         tokenizer.pad_token = tokenizer.eos_token or tokenizer.unk_token
     tokenizer.padding_side = "left"
     return tokenizer
-
-
-def resolve_dtype(dtype: str | torch.dtype | None, device: torch.device) -> torch.dtype:
-    """"auto": bf16 on CUDA, float32 on CPU; else a torch dtype or its name ("bfloat16")."""
-    if isinstance(dtype, torch.dtype):
-        return dtype
-    if dtype in (None, "auto"):
-        return torch.bfloat16 if device.type == "cuda" else torch.float32
-    resolved = getattr(torch, str(dtype), None)
-    if not isinstance(resolved, torch.dtype):
-        raise ValueError(f"unknown dtype {dtype!r}; accepted: auto, float32, bfloat16, float16")  # noqa: TRY004
-    return resolved
 
 
 def random_model(preset: str, tokenizer: Any, seed: int = 0, **overrides: Any) -> Any:

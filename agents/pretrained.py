@@ -15,7 +15,10 @@ import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import torch
 
 
 @contextmanager
@@ -115,3 +118,18 @@ def causal_lm(spec: str, dtype: Any, **kwargs: Any) -> Any:
         return from_pretrained(AutoModelForCausalLM, spec, dtype=dtype, **kwargs)
     except TypeError:
         return from_pretrained(AutoModelForCausalLM, spec, torch_dtype=dtype, **kwargs)
+
+
+def resolve_dtype(dtype: str | torch.dtype | None, device: torch.device) -> torch.dtype:
+    """"auto" (or None): bf16 on CUDA, float32 on CPU; else a torch dtype or its name ("bfloat16"). One
+    rule for the LLM policy and the hf candidate policy's encoder."""
+    import torch
+
+    if isinstance(dtype, torch.dtype):
+        return dtype
+    if dtype in (None, "auto"):
+        return torch.bfloat16 if device.type == "cuda" else torch.float32
+    resolved = getattr(torch, str(dtype), None)
+    if not isinstance(resolved, torch.dtype):
+        raise ValueError(f"unknown dtype {dtype!r}; accepted: auto, float32, bfloat16, float16")  # noqa: TRY004
+    return resolved

