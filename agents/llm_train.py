@@ -60,6 +60,7 @@ from .llm_policy import (
 )
 from .llm_rollout import LLMEpisode, RolloutConfig, collect_llm_parallel, collect_llm_single
 from .llm_run_checks import check_generation_backend, check_grouping
+from .train_split import check_train_task_ids, train_split_ids
 from .trainer_base import TrainerBase, TrainState
 
 TEAM_MODES = ("shared", "separate")
@@ -99,6 +100,7 @@ class LLMTrainConfig:
     generation_backend: str = "transformers"  # "kv": a cache across turns; "vllm" (experimental, GPU)
     shared_prefix: bool = False  # the log-prob passes run the rows' common prompt once, no grad (CPU speed)
     vllm_gpu_memory: float = 0.35  # the share of GPU memory vLLM may take (the trainer needs the rest)
+    train_task_ids: list[str] | None = None  # the suite's capped train split, set by the harness (None: the env's)
 
     def __post_init__(self) -> None:
         spec = llm_spec(self.method)
@@ -115,6 +117,7 @@ class LLMTrainConfig:
         if self.loss.norm_length is None:
             self.loss.norm_length = self.rollout.max_episode_tokens
         check_llm_settings(self)
+        check_train_task_ids(self.train_task_ids)
 
     @property
     def estimator(self) -> str:
@@ -176,7 +179,7 @@ class LLMTrainer(TrainerBase):
             self._attach_vllm()
         self.rng = np.random.default_rng(config.seed)
         self.state = LLMTrainState()
-        self.train_tasks = [t.id for t in first.tasks.tasks("train")]
+        self.train_tasks = train_split_ids(config, first.tasks)  # a suite's capped split, else the env's
         dev = list(dev_tasks) if dev_tasks is not None else [t.id for t in first.tasks.tasks("dev")]
         self.dev_tasks = dev[: config.eval_tasks]  # a suite's run passes its own dev split
         self.resume()
@@ -353,7 +356,7 @@ class LLMTrainer(TrainerBase):
 
     # --------------------------------------------------------------------------- checkpoints
     def state_dict(self) -> dict[str, Any]:
-        return {"config": asdict(self.config), "models": [m.model.state_dict() for m in self.members],
+        return {"config": self.config_record(), "models": [m.model.state_dict() for m in self.members],
                 "optimizers": [o.state_dict() for o in self.optimizers],
                 "references": [r.state_dict() for r in self.references] if self.references else None,
                 "rng": self.rng.bit_generator.state, "state": asdict(self.state)}
@@ -362,7 +365,7 @@ class LLMTrainer(TrainerBase):
         """``checkpoint.pt`` (temp file + rename: a crash never leaves half a file) and config.json."""
         super().save()
         if self.out_dir is not None:
-            atomic_write_json(self.out_dir / "config.json", asdict(self.config))
+            atomic_write_json(self.out_dir / "config.json", self.config_record())
 
     def load_state_dict(self, blob: dict[str, Any]) -> None:
         if len(blob["models"]) != len(self.members):

@@ -10,7 +10,9 @@ the split has at most 1000 tasks, its ``sft_dagger_tasks=100``, no kwargs).
 Why one place: the harness read these spellings as the run without them, but the trainer's
 checkpoint check compared them as given, so an interrupted run re-run under the other spelling was
 let in by the first and refused by the second ("was written by another run (sft.sft_tasks: 5000
-there, 1000 now)"): it could never resume.
+there, 1000 now)"): it could never resume. The train split is the one the harness counts: a suite's
+capped split, which the trainer's config records (:mod:`~searchgym.agents.train_split`); before, the
+trainer counted its env's whole split, and a suite with ``train_size`` met the same refusal.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import Any
 
 from .imitation import SFTConfig
 from .policy_kwarg_types import keyword_parameters
+from .train_split import recorded_split_size
 
 DEFAULTS = SFTConfig()
 #: The run config fields read in the form the run builds from (:func:`setting_as_built`).
@@ -67,11 +70,16 @@ def used_policy_kwargs(policy: str, policy_kwargs: Mapping[str, Any] | None) -> 
             if not (name in defaults and type(value) is type(defaults[name]) and value == defaults[name])}
 
 
-def train_split_size(env_id: Any, env_kwargs: Any) -> int | None:
-    """How many tasks the train split of ``env_id`` made with ``env_kwargs`` holds, as a trainer's env
-    draws them (None: no env of a split searchgym can count)."""
+def train_split_size(config: Mapping[str, Any]) -> int | None:
+    """How many tasks the train split of a run config (as a dict) holds, as its trainer draws them: the
+    suite's capped split it records (:mod:`~searchgym.agents.train_split`), as the harness counts it, else
+    the train split of its env (None: no env of a split searchgym can count)."""
     import searchgym
 
+    recorded = recorded_split_size(config)
+    if recorded is not None:
+        return recorded
+    env_id, env_kwargs = config.get("env_id"), config.get("env_kwargs")
     if not isinstance(env_id, str) or not isinstance(env_kwargs, Mapping):
         return None
     try:
@@ -106,9 +114,9 @@ def setting_as_built(name: str, config: Mapping[str, Any], n_train: Callable[[],
 
 def built_alike(name: str, there: Mapping[str, Any], now: Mapping[str, Any]) -> bool:
     """Whether field ``name`` of two run configs as dicts (a checkpoint's record, a run's) builds the same
-    run in both, read as :func:`setting_as_built` reads it; the train split is that of ``now``'s env,
-    counted once and only for ``sft``. False for any other field."""
+    run in both, read as :func:`setting_as_built` reads it; the train split is ``now``'s
+    (:func:`train_split_size`), counted once and only for ``sft``. False for any other field."""
     if name not in BUILT_FIELDS:
         return False
-    n_train = functools.cache(lambda: train_split_size(now.get("env_id"), now.get("env_kwargs")))
+    n_train = functools.cache(lambda: train_split_size(now))
     return setting_as_built(name, there, n_train) == setting_as_built(name, now, n_train)

@@ -50,8 +50,7 @@ from .update_batch import UpdateBatch
 
 #: Step-0 dev scores by (env, dev tasks, initial weights); see ``Trainer._start_point``.
 _START_POINTS: dict[tuple, dict[str, float]] = {}
-#: Where a run's policy starts: its seeded initial weights, or the supervised base.
-INITS = ("scratch", "sft")
+INITS = ("scratch", "sft")  # where a run's policy starts: its seeded initial weights, or the supervised base
 
 
 @dataclass
@@ -89,6 +88,7 @@ class TrainConfig:
     group_by: str = "auto"  # team envs: "role" (each agent across a task's G episodes) or "team" (all pooled)
     init: str = "scratch"  # "sft": the policy starts from the supervised base (see searchgym.harness.sft)
     init_checkpoint: str | None = None  # the base's file, set by the harness when init="sft"
+    train_task_ids: list[str] | None = None  # the suite's capped train split, set by the harness (None: the env's)
     sft: SFTConfig = field(default_factory=SFTConfig)  # how that base is built (sft_tasks, sft_demonstrator, ...)
 
     def __post_init__(self) -> None:
@@ -160,7 +160,7 @@ class Trainer(TrainerBase):
         self.generator = torch.Generator().manual_seed(config.seed)
         self.state = TrainState()
         self.reference: ReferencePolicy | None = None  # pi_ref of the KL term (kl_coef > 0), set at the first update
-        self.train_tasks = rl_train_tasks([t.id for t in self._task_picker().tasks("train")], config)
+        self.train_tasks = rl_train_tasks(self._task_picker(), config)
         dev = [t.id for t in self._task_picker().tasks("dev")]
         self.dev_tasks = (list(dev_tasks) if dev_tasks else dev)[: config.eval_tasks]
         self.resume()
@@ -377,7 +377,7 @@ class Trainer(TrainerBase):
     # --------------------------------------------------------------------------- checkpoints
     def state_dict(self) -> dict[str, Any]:
         return {
-            "config": asdict(self.config),
+            "config": self.config_record(),
             "population": self.population.state_dict(),
             "optimizer": self.optimizer.state_dict(),
             "calibrator": self.calibrator.state_dict() if hasattr(self.calibrator, "state_dict") else None,

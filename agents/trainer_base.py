@@ -40,6 +40,7 @@ from searchgym.shown import safe_repr
 from searchgym.torch_archive import MAX_ARCHIVE_BYTES, archive_problem
 
 from .settings_as_built import built_alike
+from .train_split import config_record
 
 CHECKPOINT = "checkpoint.pt"
 METRICS = "metrics.jsonl"
@@ -253,6 +254,10 @@ class TrainerBase:
             append_jsonl(self.out_dir / METRICS, row)
 
     # -------------------------------------------------------------------------- checkpoints
+    def config_record(self) -> dict[str, Any]:
+        """The run's config as its checkpoint records it (:func:`~searchgym.agents.train_split.config_record`)."""
+        return config_record(self.config)
+
     def state_dict(self) -> dict[str, Any]:  # pragma: no cover - interface
         raise NotImplementedError
 

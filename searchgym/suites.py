@@ -189,6 +189,16 @@ def tasks(suite: Suite, split: str = "test") -> list[Task]:
     return _interleave(pool, families or ())[:size]
 
 
+def capped_train_ids(suite: Suite) -> list[str] | None:
+    """The ids of the suite's train split, in :func:`tasks`' order, where it caps that split
+    (``train_size``); None where it does not (every built-in suite), and its trainers' envs hold that split
+    whole. What a harness run's trainer config records as ``train_task_ids``: a trainer builds its env
+    from the env id and settings alone, and drew from the world's whole train split."""
+    if suite.train_size is None:
+        return None
+    return [task.id for task in tasks(suite, "train")]
+
+
 _HASHES: dict[str, str] = {}
 
 

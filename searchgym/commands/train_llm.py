@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from searchgym.agents.llm_run_checks import check_llm_run
+from searchgym.agents.train_split import config_record
 from searchgym.damaged import DamagedFile
 from searchgym.envs.config import BOUNDS
 from searchgym.harness.finished_files import finished_json
@@ -45,7 +45,7 @@ def llm_run_spec(args: Any) -> RunSpec:
     out = Path(getattr(args, "out", None) or "runs/train")
     return RunSpec(suite=suite, method=MethodRef(f"llm-{config.method}", HARNESS_METHOD), seed=config.seed,
                    budget=config.budget, out=out, device=config.device, policy="llm",
-                   progress=not get("no_progress"), options={"llm_config": asdict(config)}, folder=out,
+                   progress=not get("no_progress"), options={"llm_config": config_record(config)}, folder=out,
                    logger=getattr(args, "logger", None) or "none")
 
 

@@ -19,7 +19,7 @@ from searchgym.agents.model_source import check_model_source
 from searchgym.harness.llm_reply_tally import ReplyTallyActor
 from searchgym.harness.method_specs import llm_method_spec
 from searchgym.harness.model_folder_record import base_model_record
-from searchgym.suites import observation_kind
+from searchgym.suites import capped_train_ids, observation_kind
 from searchgym.world import FAMILIES
 from searchgym.world.generate import size_from_text
 
@@ -137,6 +137,7 @@ def suite_config(suite: Any, options: dict[str, Any]) -> LLMTrainConfig:
         raise ValueError(f"suite {suite.id!r} is not in text mode: an LLM writes its actions (use a text suite, "
                          "e.g. env SearchQA-v0 or env_kwargs action_mode='text')")
     config.env_id, config.env_kwargs = suite.env_id, env_kwargs
+    config.train_task_ids = capped_train_ids(suite)  # a suite that caps its train split trains on that alone
     return config
 
 

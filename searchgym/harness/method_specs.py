@@ -24,10 +24,11 @@ from searchgym.extras import installed
 from searchgym.harness.methods import load_callable
 from searchgym.harness.option_types import check_option_type
 from searchgym.method_table import ENV_STEP_LIMIT, METHOD_SPECS, MethodSpec, llm_spec
+from searchgym.suites import capped_train_ids
 
 #: TrainConfig fields that the harness sets from the suite and the command line, not options.
 HARNESS_FIELDS = ("env_id", "env_kwargs", "policy", "budget", "seed", "device", "estimator", "method",
-                  "init_checkpoint")
+                  "init_checkpoint", "train_task_ids")
 SECTIONS = ("advantage", "loss", "calibration", "sft")
 
 
@@ -147,7 +148,8 @@ def _is_shared(name: str, shared: Mapping[str, list[str]]) -> bool:
 
 
 def build_config(spec: MethodSpec, ctx, trainer_cls: type):
-    """The TrainConfig of a harness run: the suite's env, the run's seed/budget/device, the spec, the options."""
+    """The TrainConfig of a harness run: the suite's env (and its capped train split, where it caps one:
+    :func:`~searchgym.suites.capped_train_ids`), the run's seed/budget/device, the spec, the options."""
     from searchgym.agents.train import TrainConfig
 
     resolved = resolve_options(spec, ctx.options, trainer_cls)
@@ -165,7 +167,7 @@ def build_config(spec: MethodSpec, ctx, trainer_cls: type):
     try:
         return TrainConfig(env_id=suite.env_id, env_kwargs=env_kwargs, estimator=spec.estimator, policy=ctx.policy,
                            budget=ctx.budget, seed=ctx.seed, device=ctx.device, value_head=value_head,
-                           method=resolved["method"], **sections, **train)
+                           method=resolved["method"], train_task_ids=capped_train_ids(suite), **sections, **train)
     except TypeError as exc:
         raise ValueError(f"bad options for {spec.name}: {exc}") from None
 

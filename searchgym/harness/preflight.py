@@ -255,7 +255,7 @@ def _check_spec(name: str, options: dict[str, Any], comparison: Any) -> None:
 
         env = searchgym.make(config.env_id, **config.env_kwargs)  # the trainer's env, so its train tasks
         try:
-            rl_train_tasks([task.id for task in getattr(env, "unwrapped", env).tasks.tasks("train")], config)
+            rl_train_tasks(getattr(env, "unwrapped", env).tasks, config)
         finally:
             env.close()
 
