@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from searchgym.envs.config import check_int
+from searchgym.shown import safe_repr
 from searchgym.tools.tool_registry import PRESET_ROLES, TOOL_NAMES, tool_specs
 
 PRESETS = ("roles", "generalists")
@@ -86,8 +87,9 @@ def _role_from(entry: object, index: int) -> Role:
         raise ValueError(f"role #{index}: name must be lower case letters, digits and '_' (starting with a "
                          f"letter, at most 32 characters), got {name!r}")
     tools = entry.get("tools", ())
-    if isinstance(tools, str) or not isinstance(tools, Sequence):
-        raise ValueError(f"role {name!r}: tools must be a list of tool names, got {tools!r}")
+    if isinstance(tools, str) or not isinstance(tools, Sequence) or not all(isinstance(t, str) for t in tools):
+        # an item that is no string: before, a list item failed hashing in the registry (unhashable type: 'list')
+        raise ValueError(f"role {name!r}: tools must be a list of tool names (strings), got {safe_repr(tools, 80)}")
     unknown_tools = [t for t in tools if t not in TOOL_NAMES]
     if unknown_tools:
         raise ValueError(f"role {name!r}: unknown tool(s) {unknown_tools}; accepted: {', '.join(TOOL_NAMES)} "
