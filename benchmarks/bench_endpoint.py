@@ -49,6 +49,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--concurrency", type=counts, default=[1, 8], help="comma-separated levels (default 1,8)")
     args = parser.parse_args(argv)
     levels = args.concurrency
+    repeated = sorted({level for level in levels if levels.count(level) > 1})
+    if repeated:  # before: the second run met the first's folder, "a different run" (the server's port)
+        shown = ", ".join(map(str, repeated))
+        parser.error(f"argument --concurrency: level(s) {shown} given more than once; give each level once "
+                     "(e.g. 1,8)")
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for level in levels:

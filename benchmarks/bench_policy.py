@@ -21,7 +21,7 @@ import argparse
 import time
 
 import numpy as np
-import torch
+from script_extras import require_extras
 from suite_arg import count, describe, suite_of
 
 #: the policy kwargs of `make main` (Makefile MAIN_OPTIONS): hash with the comparison and operand features
@@ -55,6 +55,8 @@ def clear_module_caches() -> None:
 
 def time_policy(policy, obs: list[dict], batch: int, repeats: int) -> dict[str, float]:
     """Seconds (cpu, wall) per agent-step of a forward and of a forward + backward."""
+    import torch
+
     obs = obs * -(-batch // len(obs))  # at least one full batch
     batches = [obs[i:i + batch] for i in range(0, len(obs) - batch + 1, batch)]
     out = {}
@@ -92,6 +94,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeats", type=count, default=3, help="timed passes over the batches (default 3)")
     parser.add_argument("--threads", type=count, default=1, help="torch threads (default 1)")
     args = parser.parse_args(argv)
+    require_extras(__file__, ["torch"])
+    import torch
+
     torch.set_num_threads(args.threads)
     from searchgym.agents.policy import make_policy
 

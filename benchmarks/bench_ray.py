@@ -15,11 +15,6 @@ import tempfile
 import time
 from pathlib import Path
 
-import ray
-import torch
-
-from searchgym.agents.rollout_workers import close_workers, collect_in_process
-from searchgym.agents.train import TrainConfig, Trainer
 from searchgym.harness.compare import Comparison, run_comparison
 from searchgym.harness.methods import parse_methods
 from searchgym.suites import Suite, register_suite
@@ -40,6 +35,8 @@ class Clock:
 
 
 def startup(cpus: int) -> Clock:
+    import ray
+
     with Clock() as clock:
         ray.init(num_cpus=cpus, include_dashboard=False, log_to_driver=False)
         ray.get(ray.remote(lambda: None).remote())
@@ -64,6 +61,11 @@ def predictions(out: Path) -> dict[str, bytes]:
 def rollout_rate(workers: int, iterations: int) -> tuple[float, Clock, float]:
     """Env steps/s of Trainer.collect over ``iterations`` (after a warm-up call), and the update's
     share of collect + update time."""
+    import torch
+
+    from searchgym.agents.rollout_workers import close_workers, collect_in_process
+    from searchgym.agents.train import TrainConfig, Trainer
+
     config = TrainConfig(env_id=SUITE.env_id, env_kwargs={"world_size": "small", "max_steps": 8}, group_size=4,
                          tasks_per_iteration=8, device="cpu", seed=0, rollout_workers=workers)
     trainer = Trainer(config, log=lambda row: None)
@@ -93,6 +95,7 @@ def rollout_rate(workers: int, iterations: int) -> tuple[float, Clock, float]:
 
 def main() -> None:
     # a bad count is one usage line (before: a traceback, or rows of nonsense)
+    from script_extras import require_extras
     from suite_arg import count, describe
 
     parser = argparse.ArgumentParser(description=describe(__doc__))
@@ -102,6 +105,9 @@ def main() -> None:
     parser.add_argument("--iterations", type=count, default=3,
                         help="rollout iterations timed per worker count (default 3)")
     args = parser.parse_args()
+    require_extras(__file__, ["ray", "torch"])
+    import ray
+
     tmp = Path(tempfile.mkdtemp(prefix="bench_ray_"))
     try:
         up = startup(args.cpus)

@@ -13,11 +13,11 @@ from __future__ import annotations
 import argparse
 import time
 
-from searchgym.agents.imitation import demonstrations
-from searchgym.baselines import reader_observation
-from searchgym.baselines.reader import ReaderActor, ReaderPolicy
+from script_extras import require_extras
 from suite_arg import count, describe, suite_of
 
+from searchgym.baselines import reader_observation
+from searchgym.baselines.reader import ReaderActor, ReaderPolicy
 from searchgym.suites import get_suite, make_env, tasks
 
 #: The memoised parser as the module defines it (``__wrapped__`` is the plain one).
@@ -26,6 +26,8 @@ MEMOISED = reader_observation._sentence_facts
 
 def play(env, chosen_tasks, memoised: bool) -> tuple[float, float, list[int]]:
     """(wall s, CPU s, the demonstrated actions) of one pass; the memo starts empty."""
+    from searchgym.agents.imitation import demonstrations  # torch: checked in main
+
     MEMOISED.cache_clear()
     reader_observation._sentence_facts = MEMOISED if memoised else MEMOISED.__wrapped__
     try:
@@ -45,6 +47,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="the split's last N train tasks (multi-hop ones; default 200)")
     parser.add_argument("--repeats", type=count, default=2, help="alternating pairs of passes (default 2)")
     args = parser.parse_args(argv)
+    require_extras(__file__, ["torch"])
     suite = get_suite(args.suite)
     env = make_env(suite, "train")
     chosen = tasks(suite, "train")[-args.tasks:]

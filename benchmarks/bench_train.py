@@ -95,8 +95,16 @@ def check_child_args(args: argparse.Namespace, fail) -> None:
             check()
         except ValueError as exc:
             fail(f"{flag}{exc}")
+    from suite_arg import checkout
+
     for flag, ref in (("--before", args.before), ("--after", args.after)):
-        is_ref = ref is None or Path(ref).is_dir() or subprocess.run(
+        if ref is not None and Path(ref).is_dir():  # run as a checkout: it must be one (before: the child's
+            try:  # usage and "argument --tree: ... is not a searchgym checkout", a flag never given)
+                checkout(ref)
+            except argparse.ArgumentTypeError as exc:
+                fail(f"argument {flag}: {exc}")
+            continue
+        is_ref = ref is None or subprocess.run(
             ["git", "-C", str(REPO), "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"],
             capture_output=True, check=False).returncode == 0
         if not is_ref:

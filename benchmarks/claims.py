@@ -24,7 +24,8 @@ bases (same suite, seeds, policy and settings: one file per seed).
 Every comparison pairs per-task success over the same seeds (sign-flip test of
 :mod:`searchgym.harness.stats`), Holm-corrects within its table, and the reading is generated from
 those numbers (:mod:`claims_report`). ``--smoke`` (2 seeds, budget 2000, 3 + 2 + 3 methods) writes
-under ``--out``, never docs/RESULTS.md unless ``--results`` says so.
+under ``--out`` (default runs/claims-smoke, apart from the full command's runs/claims), never
+docs/RESULTS.md unless ``--results`` says so. Default paths are the repository's, from any folder.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import claims_report as cr  # noqa: E402
-from suite_arg import count, describe, flagged, new_folder, out_file, suite_of  # noqa: E402
+from suite_arg import REPO, count, describe, flagged, new_folder, out_file, suite_of  # noqa: E402
 
 from searchgym.commands.compare import parse_options, parse_seeds  # noqa: E402
 from searchgym.harness.compare import Comparison, run_comparison  # noqa: E402
@@ -49,6 +50,7 @@ from searchgym.harness.methods import parse_methods, shown_label  # noqa: E402
 from searchgym.harness.plots import curve_from_rows, plot_learning_curves  # noqa: E402
 from searchgym.devices import resolve_device  # noqa: E402
 from searchgym.harness.provenance import git_revision  # noqa: E402
+from searchgym.harness.runner import check_identity  # noqa: E402
 from searchgym.harness.report_gain import gain_section  # noqa: E402
 from searchgym.harness.report import (  # noqa: E402
     RunRecord,
@@ -87,6 +89,8 @@ SMOKE = {"seeds": "2", "budget": 2000, "methods": "cw_grpo,grpo,random", "ablati
          # a small base (before: make main's, 16 epochs on every train task, for each seed and suite: the
          # smoke check took 12 minutes on 2 cores); an --option of the same name wins
          "base": ("sft_tasks=60", "sft_epochs=2")}
+#: Default --out of the full command and of --smoke: apart, so neither meets the other's runs.
+OUT, SMOKE_OUT = "runs/claims", "runs/claims-smoke"
 
 
 def variant(label: str, options: dict) -> str:
@@ -131,8 +135,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="parallel runs (one torch thread each; default %(default)s)")
     parser.add_argument("--device", default="cpu", help="auto, cpu, cuda or cuda:N (default cpu)")
     parser.add_argument("--option", action="append", metavar="KEY=VALUE", help="option for every method")
-    parser.add_argument("--out", type=flagged(new_folder, "--out"), default=Path("runs/claims"),
-                        help="run folders (re-use it to resume; default %(default)s)")
+    parser.add_argument("--out", type=flagged(new_folder, "--out"), default=None,
+                        help=f"run folders (re-use it to resume; default {OUT}, smoke {SMOKE_OUT}, in the "
+                        "repository)")
     # checked before any run (before: a folder as --results or a file as --figures failed after the last run)
     parser.add_argument("--results", type=flagged(out_file, "--results"), default=None,
                         help="the report file; default docs/RESULTS.md (smoke: OUT/RESULTS.md)")
@@ -146,8 +151,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     args.budget = args.budget if args.budget is not None else (SMOKE["budget"] if args.smoke else 10_000)
     args.methods = args.methods or (SMOKE["methods"] if args.smoke else ",".join(MAIN_METHODS))
     args.ablation = (args.ablation or (SMOKE["ablation"] if args.smoke else ",".join(["plain", "all", *FLAGS])))
-    args.results = args.results or (args.out / "RESULTS.md" if args.smoke else Path("docs/RESULTS.md"))
-    args.figures = args.figures or (args.out / "figures" if args.smoke else Path("docs/results"))
+    args.shown_out = args.out if args.out is not None else Path(SMOKE_OUT if args.smoke else OUT)
+    args.out = args.out if args.out is not None else REPO / args.shown_out
+    args.results = args.results or (args.out / "RESULTS.md" if args.smoke else REPO / "docs/RESULTS.md")
+    args.figures = args.figures or (args.out / "figures" if args.smoke else REPO / "docs/results")
     args.parts = [p.strip() for p in args.parts.split(",") if p.strip()]
     args.parts.sort(key=lambda p: ("main", "roles", "ablation").index(p) if p in ("main", "roles", "ablation") else 3)
     if args.start == "base":
@@ -187,15 +194,32 @@ def share_bases(shared: Path, here: Path) -> None:
                 shutil.copy2(source, target)
 
 
+def part_comparison(args, name: str, suite_id: str, entries: list[str], reference: str) -> Comparison:
+    """The harness comparison of one part, in ``OUT/name``."""
+    return Comparison(suite=get_suite(suite_id), methods=parse_methods(entries), seeds=args.seeds,
+                      budget=args.budget, out=args.out / name, device=args.device, workers=args.workers,
+                      progress=False, reference=reference, options=parse_options(args.option))
+
+
+def check_earlier_runs(args, parts: dict[str, tuple]) -> None:
+    """Refuse (ValueError) an --out whose run folders hold runs of other settings, before any part runs.
+    Why: the harness found them only when the part came to run, in a traceback, after the parts before it."""
+    if not args.out.is_dir():
+        return
+    for name in args.parts:
+        suite_id, entries, reference, _ = parts[name]
+        for spec in part_comparison(args, name, suite_id, entries, reference).plan():
+            if (spec.run_dir / "config.json").is_file():
+                check_identity(spec)
+
+
 def run_part(args, name: str, suite_id: str, entries: list[str], reference: str) -> list[RunRecord]:
     """One comparison through the harness; the finished runs' records."""
     methods = parse_methods(entries)
     if args.start == "base" and name == "ablation" and args.suite == suite_id and "main" in args.parts:
         # same suite, seeds, policy and sft settings as the main part (run before it): share its base files
         share_bases(args.out / "main" / "bases", args.out / name / "bases")
-    comparison = Comparison(suite=get_suite(suite_id), methods=methods, seeds=args.seeds, budget=args.budget,
-                            out=args.out / name, device=args.device, workers=args.workers, progress=False,
-                            reference=reference, options=parse_options(args.option))
+    comparison = part_comparison(args, name, suite_id, entries, reference)
     runs, began = len(methods) * len(args.seeds), time.monotonic()
     print(f"{name}: {runs} runs ({len(methods)} methods x {len(args.seeds)} seeds) on {suite_id} ...", flush=True)
     result = run_comparison(comparison)
@@ -325,13 +349,19 @@ def main(argv: list[str] | None = None) -> int:
     parts = {"main": (args.suite, main_entries, REFERENCE, main_section),
              "roles": (args.role_suite, list(ROLE_METHODS), "cw_grpo_role", roles_section),
              "ablation": (args.suite, ablation_entries(args.ablation.split(",")), "grpo_plain", ablation_section)}
+    if args.start == "base":
+        parts = {name: (suite_id, entries if BASE in entries else [BASE, *entries], reference, section)
+                 for name, (suite_id, entries, reference, section) in parts.items()}
+    try:
+        check_earlier_runs(args, parts)
+    except ValueError as exc:  # another run's folder, a damaged one: one line (before: a traceback, rc 1)
+        print(f"claims.py: error: {exc}", file=sys.stderr)
+        return 2
     # Every run first, then every figure and the report: a part's figure written into the source
     # tree before the next part trains would mark that part's runs "with uncommitted changes".
     finished = {}
     for name in args.parts:
         suite_id, entries, reference, section = parts[name]
-        if args.start == "base" and BASE not in entries:
-            entries = [BASE, *entries]
         finished[name] = (entries, section, run_part(args, name, suite_id, entries, reference))
     git = git_revision()
     body, total_run_seconds, runs, revisions = [], 0.0, 0, set()
@@ -358,7 +388,7 @@ def main(argv: list[str] | None = None) -> int:
             f"- report written at: `{git['revision']}`{' (with uncommitted changes)' if git['dirty'] else ''}",
             f"- wall time of this invocation: {time.monotonic() - start:.0f} s; train + eval seconds of the {runs} "
             f"runs' final attempts, summed (runs finished by an earlier invocation included): {total_run_seconds:.0f} s",
-            f"- run folders: `{args.out}` (one comparison per part; `searchgym compare` results.md in each)", ""]
+            f"- run folders: `{args.shown_out}` (one comparison per part; `searchgym compare` results.md in each)", ""]
     args.results.parent.mkdir(parents=True, exist_ok=True)
     from searchgym.fileio import atomic_write_text
 

@@ -26,19 +26,22 @@ from __future__ import annotations
 import argparse
 import math
 from collections import defaultdict
+from typing import TYPE_CHECKING
 
 import numpy as np
+from script_extras import require_extras
 from suite_arg import count, describe, natural, probability, suite_of
 
-from searchgym.agents.advantages import AdvantageConfig, compute_advantages, grpo_group_advantages
-from searchgym.agents.round_kinds import round_kind
-from searchgym.agents.trajectory import Step, Trajectory
 from searchgym.baselines.team_oracle import TeamOracle
 from searchgym.suites import get_suite, make_env
 
-RULES = {"all_g1": AdvantageConfig(round_gamma=1.0, cw_rounds="all"),
-         "paper_inf": AdvantageConfig(round_gamma=math.inf, cw_rounds="all", cw_zero_sum="zero"),
-         "evid_g1": AdvantageConfig(round_gamma=1.0, cw_rounds="evidence")}
+if TYPE_CHECKING:
+    from searchgym.agents.trajectory import Trajectory
+
+#: Each rule's AdvantageConfig settings (searchgym.agents imports torch, which main checks first).
+RULES = {"all_g1": {"round_gamma": 1.0, "cw_rounds": "all"},
+         "paper_inf": {"round_gamma": math.inf, "cw_rounds": "all", "cw_zero_sum": "zero"},
+         "evid_g1": {"round_gamma": 1.0, "cw_rounds": "evidence"}}
 
 
 class TooManyTasks(ValueError):
@@ -47,6 +50,8 @@ class TooManyTasks(ValueError):
 
 def play(env, oracle: TeamOracle, task_id: str, seed: int, p: float, rng: np.random.Generator) -> list[Trajectory]:
     """One episode of the mixture policy; one trajectory per member that acted."""
+    from searchgym.agents.trajectory import Step, Trajectory
+
     observations, _ = env.reset(seed=seed, options={"task_id": task_id})
     oracle.reset()
     steps: dict[str, list[Step]] = defaultdict(list)
@@ -91,8 +96,12 @@ def collect(suite_id: str, n_tasks: int, group: int, p: float, seed: int) -> lis
 
 def table(groups: list[list[Trajectory]]) -> list[dict]:
     """One row per kind of round: counts, contribution share, mean weight per rule, net weights."""
+    from searchgym.agents.advantages import AdvantageConfig, compute_advantages, grpo_group_advantages
+    from searchgym.agents.round_kinds import round_kind
+
     grpo = compute_advantages("grpo", groups)
-    results = {name: compute_advantages("cw_round", groups, cfg) for name, cfg in RULES.items()}
+    results = {name: compute_advantages("cw_round", groups, AdvantageConfig(**settings))
+               for name, settings in RULES.items()}
     rows: dict[str, dict] = defaultdict(lambda: defaultdict(list))
     group_adv = {}
     for g in groups:
@@ -134,6 +143,7 @@ def main(argv: list[str] | None = None) -> None:
                         help="probability of following the oracle (default %(default)s)")
     parser.add_argument("--seed", type=natural, default=0, help="seed of the draws and episodes (default 0)")
     args = parser.parse_args(argv)
+    require_extras(__file__, ["torch"])
     try:
         groups = collect(args.suite, args.tasks, args.group, args.p, args.seed)
     except TooManyTasks as exc:

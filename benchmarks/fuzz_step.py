@@ -4,9 +4,9 @@ The corpus (seeded, >= 5,000 actions) mixes nesting 10 to 10,000 deep in every t
 answers and notes (lists, objects, arguments encoded as JSON strings, bare JSON), in both text
 formats, with random mutations of valid actions (truncation, byte flips, bracket runs, unclosed
 strings and tags, think blocks, special tokens, very long text). Every action is stepped in a
-single-agent env and a team env; any exception is a failure. Printed side by side: the worst and
-median step CPU time (time.process_time) and wall time, and the worst over a flat baseline corpus
-of the same lengths (the ratio is what to compare across machines).
+single-agent env and a team env; any exception is a failure (exit status 1). Printed side by side:
+the worst and median step CPU time (time.process_time) and wall time, and the worst over a flat
+baseline corpus of the same lengths (the ratio is what to compare across machines).
 
     python benchmarks/fuzz_step.py [--actions 5000] [--seed 0]
 """
@@ -126,7 +126,8 @@ def step_times(actions: list[str]) -> tuple[dict[str, list[float]], dict[str, li
     return cpu, wall, errors
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
+    """The exit status: 1 when any step raised (the failure this benchmark looks for), else 0."""
     # a bad count is one usage line (before: a traceback, or rows of nonsense)
     from suite_arg import count, describe, natural
 
@@ -134,7 +135,7 @@ def main() -> None:
     parser.add_argument("--actions", type=count, default=5000,
                         help="corpus size: the nesting cases, then random mutations up to N (default 5000)")
     parser.add_argument("--seed", type=natural, default=0, help="seed of the mutations (default 0)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     actions = corpus(max(args.actions, 1), args.seed)
     hostile_cpu, hostile_wall, errors = step_times(actions)
     flat_cpu, flat_wall, flat_errors = step_times([flatten(a) for a in actions])
@@ -151,6 +152,8 @@ def main() -> None:
     print(f"exceptions raised by step: {len(errors)} (flat corpus: {len(flat_errors)})")
     for line in (errors + flat_errors)[:10]:
         print("  " + line)
+    return 1 if errors or flat_errors else 0  # before: 0, so a check that ran it passed on a step that raised
+
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

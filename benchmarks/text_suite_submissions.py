@@ -11,6 +11,8 @@ For each text suite (``searchgym suites``: ``*-text-v2``) this runs, in one proc
 then ``searchgym leaderboard submit`` for each run and ``leaderboard verify`` for every file
 written (exit 1 if any is rejected). Suite hashes change when a suite's world, tasks or
 scoring rules change; re-run this to regenerate the files, and ``searchgym leaderboard build``.
+A re-run into the same ``--runs`` shows the finished runs again (their files as before) and resumes
+an unfinished one; after a suite's hash changed, give it a new ``--runs`` (the old runs are refused).
 
     python benchmarks/text_suite_submissions.py [--suites ID,...] [--runs runs/text-suites]
         [--out leaderboard/submissions] [--concurrency 8]
@@ -19,6 +21,8 @@ scoring rules change; re-run this to regenerate the files, and ``searchgym leade
 from __future__ import annotations
 
 import argparse
+import contextlib
+import re
 import sys
 import time
 from pathlib import Path
@@ -27,6 +31,8 @@ from suite_arg import count, describe, flagged, new_folder
 
 from searchgym.cli import main as cli
 from searchgym.endpoint.scripted_endpoint import ScriptedEndpoint
+from searchgym.fileio import read_json
+from searchgym.harness.runner import is_done
 from searchgym.leaderboard import build_submission, write_submission
 from searchgym.leaderboard_checks import verify_file
 from searchgym.text_suites import text_suite_ids
@@ -44,6 +50,43 @@ def evaluate(suite: str, agent: str, folder: Path, extra: list[str]) -> None:
                 "--no-progress", *extra])
     if code != 0:
         raise SystemExit(f"searchgym evaluate failed on {suite} for {agent} (exit {code})")
+
+
+#: The URL of a scripted server on 127.0.0.1 (ScriptedEndpoint.base_url), its port captured.
+SCRIPTED_URL = re.compile(r"http://127\.0\.0\.1:(\d{1,5})/v1")
+
+
+def recorded_port(folder: Path) -> int:
+    """The port of the scripted server that an earlier run in ``folder`` recorded (0: none, take a free one).
+    Why: the server takes a free port each run, and a run's URL is part of its identity, so a re-run was
+    "a different run"; on the recorded port it is the same play, shown again or resumed."""
+    try:
+        url = read_json(folder / "config.json", expect=dict)["options"]["agent_options"]["base_url"]
+    except (OSError, ValueError, KeyError, TypeError):  # no run there, or a damaged one: the harness says
+        return 0
+    match = SCRIPTED_URL.fullmatch(url) if isinstance(url, str) else None
+    return int(match.group(1)) if match and 0 < int(match.group(1)) < 65536 else 0
+
+
+def evaluate_scripted(suite: str, folder: Path, concurrency: int) -> None:
+    """``evaluate --agent openai`` against a scripted server replaying the oracle, on the port an earlier
+    run in ``folder`` recorded; a finished run is shown again without a server (its port may be taken)."""
+    port = recorded_port(folder)
+
+    def flags(url: str) -> list[str]:
+        return ["--model", "scripted-oracle", "--base-url", url, "--concurrency", str(concurrency)]
+
+    if port and is_done(folder):
+        evaluate(suite, "openai", folder, flags(f"http://127.0.0.1:{port}/v1"))
+        return
+    with contextlib.ExitStack() as stack:
+        try:
+            endpoint = stack.enter_context(ScriptedEndpoint(suite, "oracle", port=port))
+        except OSError as exc:
+            raise SystemExit(f"{folder} holds an unfinished run played by a scripted server on port {port}, "
+                             f"which cannot be opened now ({exc.strerror or exc}); free the port, or delete "
+                             f"{folder} to play it again") from None
+        evaluate(suite, "openai", folder, flags(endpoint.base_url))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -66,9 +109,7 @@ def main(argv: list[str] | None = None) -> int:
             folder = args.runs / suite / agent
             start = time.perf_counter()
             if agent == "scripted-endpoint":
-                with ScriptedEndpoint(suite, "oracle") as endpoint:
-                    evaluate(suite, "openai", folder, ["--model", "scripted-oracle", "--base-url", endpoint.base_url,
-                                                       "--concurrency", str(args.concurrency)])
+                evaluate_scripted(suite, folder, args.concurrency)
             else:
                 evaluate(suite, agent, folder, [])
             submission = build_submission(folder, agent, DESCRIPTIONS[agent])

@@ -200,6 +200,8 @@ def test_bench_train_sides_share_their_thread_count(tmp_path, monkeypatch, capsy
               "curve": [(0, 0.5)]}
     monkeypatch.setattr(bench_train, "run_child", lambda tree, n, seed, args: threads.append(n) or dict(result))
     monkeypatch.setattr("os.cpu_count", lambda: 8)  # the before side once took them all
+    (tmp_path / "searchgym").mkdir()  # a stand-in checkout: --before takes a folder that holds one
+    (tmp_path / "searchgym" / "__init__.py").write_text("")
     bench_train.main(["--before", str(tmp_path), "--seeds", "0"])
     out = capsys.readouterr().out
     assert threads == [1, 1] and "WARNING" not in out and "(goal >= 2x)" in out
