@@ -42,6 +42,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import claims_report as cr  # noqa: E402
+from script_extras import require_extras  # noqa: E402
 from suite_arg import REPO, count, describe, flagged, new_folder, out_file, suite_of  # noqa: E402
 
 from searchgym.commands.compare import parse_options, parse_seeds  # noqa: E402
@@ -344,6 +345,7 @@ def ablation_section(args, records: list[RunRecord], labels: list[str]) -> list[
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    require_extras(__file__, ["torch"])  # every part trains (before: a traceback from the first run)
     start = time.monotonic()
     main_entries = [m.strip() for m in args.methods.split(",") if m.strip()]
     parts = {"main": (args.suite, main_entries, REFERENCE, main_section),

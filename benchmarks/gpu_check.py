@@ -48,7 +48,10 @@ from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-import torch
+try:  # --help without torch; a run without it is one line (main)
+    import torch
+except ImportError:
+    torch = None
 
 QWEN2_05B = {"hidden_size": 896, "num_hidden_layers": 24, "num_attention_heads": 14, "num_key_value_heads": 2,
              "intermediate_size": 4864, "max_position_embeddings": 32768, "vocab_size": 151936,
@@ -307,6 +310,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--parts", default="abcd",
                         help="which parts to run, e.g. 'd' to run part d again alone (default abcd)")
     args = parser.parse_args(argv)
+    from script_extras import require_extras
+
+    require_extras(__file__, ["torch", "transformers"])
     parts = set(args.parts)
     if not parts or not parts <= set("abcd"):
         parser.error(f"--parts takes letters among a, b, c and d, e.g. 'bd'; got {args.parts!r}")

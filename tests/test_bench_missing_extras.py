@@ -47,6 +47,8 @@ DENSE = "pip install 'searchgym[dense]'"
      f"bench_search.py --dense-pages 50 needs sentence-transformers: {DENSE}; --dense-pages 0 skips the dense "
      "and hybrid rows"),
     ("sentence_transformers", "bench_dense.py", [], f"bench_dense.py needs sentence-transformers: {DENSE}"),
+    ("torch", "claims.py", ["--smoke", "--out", "OUT"], f"claims.py needs torch: {TRAIN}"),
+    ("torch", "gpu_check.py", ["--cpu-smoke"], f"gpu_check.py needs torch: {TRAIN}"),
 ])
 def test_a_missing_extra_is_one_line_before_any_work(tmp_path, modules, script, argv, said):
     result = run_without(modules, script, argv, tmp_path)
@@ -58,7 +60,8 @@ def test_a_missing_extra_is_one_line_before_any_work(tmp_path, modules, script, 
 @pytest.mark.parametrize("modules, script", [("torch", "bench_policy.py"), ("torch", "bench_reader.py"),
                                              ("torch", "cw_weights.py"), ("torch", "learn_single.py"),
                                              ("torch", "rl_from_base.py"), ("torch", "bench_tokenizer.py"),
-                                             ("ray", "bench_ray.py")])
+                                             ("ray", "bench_ray.py"), ("torch", "claims.py"),
+                                             ("torch", "gpu_check.py")])
 def test_help_needs_no_extra(tmp_path, modules, script):
     result = run_without(modules, script, ["--help"], tmp_path)
     assert result.returncode == 0, result.stderr
