@@ -20,9 +20,9 @@ COMPARE = ["compare", "--suite", TINY_QA.id, "--methods", "grpo", "--seeds", "1"
 @pytest.mark.parametrize(("kwargs", "expected"), [
     ({"config": {"hidden_size": 8}, "tokenizer_path": MINILM_PATH},
      "config of the hf policy must be a transformers PretrainedConfig"),
-    ({"model_name_or_path": MINILM_PATH, "dtype": "bfloat16"},
-     "dtype of the hf policy must be a torch.dtype such as torch.bfloat16 (from Python) or None (null); "
-     "got 'bfloat16' (str)"),
+    ({"model_name_or_path": MINILM_PATH, "dtype": "bfloat"},
+     "dtype of the hf policy must be a torch.dtype such as torch.bfloat16, or its name: auto, float32, bfloat16, "
+     "float16 or None (null); got 'bfloat' (str)"),
     ({"model_name_or_path": MINILM_PATH, "tokenizer": 3},
      "tokenizer of the hf policy must be a transformers tokenizer (from Python; from the command line give "
      "tokenizer_path) or None (null); got 3 (int)"),
