@@ -60,7 +60,7 @@ from .llm_policy import (
 )
 from .llm_rollout import LLMEpisode, RolloutConfig, collect_llm_parallel, collect_llm_single
 from .llm_run_checks import check_generation_backend, check_grouping
-from .train_split import check_train_task_ids, train_split_ids
+from .train_split import check_train_task_ids, config_record, train_split_ids
 from .trainer_base import TrainerBase, TrainState
 
 TEAM_MODES = ("shared", "separate")
@@ -356,7 +356,7 @@ class LLMTrainer(TrainerBase):
 
     # --------------------------------------------------------------------------- checkpoints
     def state_dict(self) -> dict[str, Any]:
-        return {"config": self.config_record(), "models": [m.model.state_dict() for m in self.members],
+        return {"config": config_record(self.config), "models": [m.model.state_dict() for m in self.members],
                 "optimizers": [o.state_dict() for o in self.optimizers],
                 "references": [r.state_dict() for r in self.references] if self.references else None,
                 "rng": self.rng.bit_generator.state, "state": asdict(self.state)}
@@ -365,7 +365,7 @@ class LLMTrainer(TrainerBase):
         """``checkpoint.pt`` (temp file + rename: a crash never leaves half a file) and config.json."""
         super().save()
         if self.out_dir is not None:
-            atomic_write_json(self.out_dir / "config.json", self.config_record())
+            atomic_write_json(self.out_dir / "config.json", config_record(self.config))
 
     def load_state_dict(self, blob: dict[str, Any]) -> None:
         if len(blob["models"]) != len(self.members):

@@ -42,13 +42,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from searchgym.damaged import DamagedFile, OtherRunsFile, UnreadableFile, warn_damaged
+from searchgym.damaged import DELETE_AND_RERUN, DamagedFile, OtherRunsFile, UnreadableFile, warn_damaged
 from searchgym.fileio import (
+    DELETE_LINK,
     append_jsonl,
     atomic_write_json,
     atomic_write_jsonl,
     atomic_write_text,
-    read_json,
     refuse_link,
     remove_stale_temp_files,
 )
@@ -81,7 +81,7 @@ from searchgym.harness.provenance import provenance, run_device
 from searchgym.harness.rerun_advice import OTHER_RUN, rerun_advice
 from searchgym.harness.run_differences import IDENTITY_KEYS, what_differs
 from searchgym.harness.run_files import DONE, WRITTEN_LAST
-from searchgym.harness.run_reads import refuse_linked
+from searchgym.harness.run_reads import refuse_linked, run_json
 from searchgym.harness.unplayed_attempt import remove_unplayed_attempt, run_entries, take_lock
 from searchgym.policy_format import feature_versions, policy_format
 from searchgym.suites import Suite
@@ -184,7 +184,7 @@ def check_identity(spec: RunSpec) -> int:
             raise DamagedFile(config_path, "is a folder, not a file", f"delete it and {folder / DONE}, and re-run "
                               "the same command to redo the run" if is_done(folder) else
                               "delete it and re-run the same command")
-        config = read_json(config_path, expect=dict)
+        config = run_json(config_path, redo, "a run's config.json")  # bounded, not through a link (as report)
     except DamagedFile as exc:
         if config_path.is_dir() or isinstance(exc, UnreadableFile):  # os.replace cannot write a file over a
             raise  # folder; one not readable now (permissions, an I/O error) may be intact: never written over
@@ -226,7 +226,7 @@ def execute_run(spec: RunSpec, wait: bool = False) -> RunOutcome:
         check_out_folder(folder, RUN)  # files, and a recipe's folder was "a different run (suite_id: absent...)"
     if spec.folder is not None and not is_done(folder) and not holds_a_run(folder):  # refused before its lock
         try:  # file is made in a user's folder (check_identity refuses it too, under the lock)
-            read_json(folder / "config.json", expect=dict)
+            run_json(folder / "config.json", DELETE_AND_RERUN, "a run's config.json")
         except (DamagedFile, OSError) as exc:
             if not isinstance(exc, UnreadableFile) and (folder / "config.json").is_file():
                 raise _not_a_run(folder, exc) from None
@@ -266,6 +266,7 @@ def _execute_locked(spec: RunSpec) -> RunOutcome:
     folder.mkdir(parents=True, exist_ok=True)
     for name in ("checkpoint", *(name for name in ("tensorboard", "wandb") if name == spec.logger)):
         refuse_link(folder / name)  # Before: a linked checkpoint/ had checkpoints written where it pointed
+    refuse_link(folder / "metrics.jsonl", DELETE_LINK)  # before: found after the run, which wrote DONE
     for part in (folder, folder / "checkpoint"):  # what a killed attempt's atomic writes left, under the lock
         remove_stale_temp_files(part)
     for name in WRITTEN_LAST:  # before: found only when written, after the whole training and evaluation
