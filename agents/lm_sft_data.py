@@ -39,6 +39,20 @@ FORMAT = "searchgym-sft-transcripts"
 VERSION = 1
 #: Largest world file read back, compressed and decompressed (a 1,090-task world is about 0.5 MB / 9 MB).
 MAX_BYTES = 256 * 1024 * 1024
+#: A kept transcript is at most this many times its settings' ``max_episode_tokens`` long. The stream stops
+#: before a reader's turn once fewer than ``min_turn_tokens`` remain, but that turn is added whole, so a
+#: transcript can pass the cap by one turn (the reader's turns measured at most 30 tokens: a transcript of
+#: 1,022 tokens under a cap of 1,000). Why: a 233 KB file decompressed to a row of 60,000,000 token ids,
+#: accepted after 14 s and 1.65 GB.
+ROW_TOKENS_PER_CAP = 2
+#: Bytes of the decompressed text per token of a transcript (its id and comma, its loss-mask entry and the
+#: guided ids allowed there): the rows of 300 tasks of searchqa-text-v2 measured at most 7.6, their mean
+#: 10 KB a task (3.0 MB for the file) under the default cap of 4,096 tokens. What a file may decompress
+#: to is its header and this many bytes for each task's ``max_episode_tokens`` (64 KiB a task at the
+#: default cap, 6x the mean); one row, for each token of its own cap above.
+BYTES_PER_TOKEN = 16
+#: Bytes of a row besides its tokens (task id, success and the keys).
+ROW_FIXED_BYTES = 4096
 REMEDY = "playing that world again"
 
 
@@ -93,31 +107,65 @@ def write_world(path: Path, settings: dict[str, Any], transcripts: Sequence[Tran
     return atomic_write_bytes(path, gzip.compress(("\n".join(lines) + "\n").encode("utf-8"), compresslevel=6, mtime=0))
 
 
+def _header_line(settings: dict[str, Any]) -> bytes:
+    return json.dumps({"format": FORMAT, "version": VERSION, "settings": settings}, separators=(",", ":")).encode()
+
+
 def read_world(path: Path, settings: dict[str, Any], vocab: int | None = None) -> list[Transcript] | None:
-    """The transcripts of a world file played with ``settings``; None when it is missing or was made
-    with other settings. A damaged file raises :class:`DamagedFile` (one line naming it), and so does a
-    token id outside ``vocab`` (the tokenizer's size; before: an id of 10**6 was an IndexError traceback
-    from the embedding, and 10**30 "Overflow when unpacking long long", naming no file)."""
+    """The transcripts of a world file played with ``settings`` (from :func:`world_settings`); None when it
+    is missing or was made with other settings. A damaged file raises :class:`DamagedFile` (one line naming
+    it), and so does a token id outside ``vocab`` (the tokenizer's size; before: an id of 10**6 was an
+    IndexError traceback from the embedding, and 10**30 "Overflow when unpacking long long", naming no
+    file), a file that decompresses to more than ``settings``' tasks need (:data:`BYTES_PER_TOKEN`) or a
+    row longer than a transcript of them (:data:`ROW_TOKENS_PER_CAP`)."""
     try:
         with open_regular(path, MAX_BYTES, REMEDY) as handle:
             packed = handle.read(MAX_BYTES + 1)
     except FileNotFoundError:
         return None
+    ours = _header_line(settings)
+    header_cap = min(MAX_BYTES, 2 * len(ours) + 1024)  # the same settings written with other spacing
+    cap = int(settings["rollout"]["max_episode_tokens"])
+    tasks = int(settings["tasks"])
     try:
         decompressor = zlib.decompressobj(wbits=31)  # gzip; bounded, so a small bomb cannot fill memory
-        text = decompressor.decompress(packed, MAX_BYTES)
-        if decompressor.unconsumed_tail or not decompressor.eof:
-            raise DamagedFile(path, "is cut short or decompresses to more than "
-                              f"{MAX_BYTES} bytes", REMEDY)
+        text = decompressor.decompress(packed, header_cap + 1)
+        end = text.find(b"\n")
+        if end < 0 and len(text) <= header_cap and not decompressor.eof:
+            raise DamagedFile(path, "is cut short (its gzip stream ends early)", REMEDY)
+        if not text.strip():
+            raise DamagedFile(path, "is empty", REMEDY)
+        if end < 0 and len(text) > header_cap:
+            if text.lstrip().startswith(b"{") and f'"{FORMAT}"'.encode() in text[:256]:
+                return None  # a header too long to hold these settings: made with other ones
+            raise DamagedFile(path, f"does not start with a {FORMAT} header", REMEDY)
+        header = _json_line(path, [text[:end if end >= 0 else len(text)].decode("utf-8")], 0)
+        if not (isinstance(header, dict) and header.get("format") == FORMAT):
+            raise DamagedFile(path, f"does not start with a {FORMAT} header", REMEDY)
+        if header.get("version") != VERSION or header.get("settings") != settings:
+            return None
+        limit = min(MAX_BYTES, max(end, 0) + 1 + tasks * cap * BYTES_PER_TOKEN)
+        if len(text) <= limit:
+            text += decompressor.decompress(decompressor.unconsumed_tail, limit + 1 - len(text))
+        if len(text) > limit:
+            raise DamagedFile(path, f"decompresses to more than {limit} bytes, more than a world of {tasks} tasks "
+                              f"within max_episode_tokens {cap} writes ({BYTES_PER_TOKEN} bytes a token)", REMEDY)
+        if not decompressor.eof:
+            raise DamagedFile(path, "is cut short (its gzip stream ends early)", REMEDY)
         lines = text.decode("utf-8").splitlines()
     except (zlib.error, UnicodeDecodeError) as exc:
         raise DamagedFile(path, f"is not a gzip-compressed text file ({exc})", REMEDY) from None
-    header = _json_line(path, lines, 0)
-    if not (isinstance(header, dict) and header.get("format") == FORMAT):
-        raise DamagedFile(path, f"does not start with a {FORMAT} header", REMEDY)
-    if header.get("version") != VERSION or header.get("settings") != settings:
-        return None
-    return [_transcript(path, _json_line(path, lines, i), i + 1, vocab) for i in range(1, len(lines))]
+    if len(lines) - 1 > tasks:
+        raise DamagedFile(path, f"holds {len(lines) - 1} transcripts, more than its {tasks} tasks", REMEDY)
+    max_tokens = ROW_TOKENS_PER_CAP * cap
+    max_line = max_tokens * BYTES_PER_TOKEN + ROW_FIXED_BYTES
+    transcripts = []
+    for i in range(1, len(lines)):
+        if len(lines[i]) > max_line:
+            raise DamagedFile(path, f"line {i + 1} is {len(lines[i])} characters long, more than a transcript of "
+                              f"at most {max_tokens} tokens writes ({max_line})", REMEDY)
+        transcripts.append(_transcript(path, _json_line(path, lines, i), i + 1, vocab, max_tokens))
+    return transcripts
 
 
 def _json_line(path: Path, lines: list[str], i: int) -> Any:
@@ -134,7 +182,8 @@ def _ints(value: Any, end: int | None = None) -> bool:
     return isinstance(value, list) and all(type(x) is int and x >= 0 and (end is None or x < end) for x in value)
 
 
-def _transcript(path: Path, row: Any, line: int, vocab: int | None = None) -> Transcript:
+def _transcript(path: Path, row: Any, line: int, vocab: int | None = None,
+                max_tokens: int | None = None) -> Transcript:
     def bad(what: str) -> DamagedFile:
         return DamagedFile(path, f"line {line}: {what}", REMEDY)
 
@@ -146,6 +195,9 @@ def _transcript(path: Path, row: Any, line: int, vocab: int | None = None) -> Tr
     ids_are = "integers >= 0" if vocab is None else f"integers in 0..{vocab - 1}, the tokenizer's ids"
     if not _ints(ids, vocab) or not _ints(mask) or len(mask) != len(ids) or any(m > 1 for m in mask):
         raise bad(f"needs token_ids ({ids_are}) and a loss_mask of 0 and 1 as long")
+    if max_tokens is not None and len(ids) > max_tokens:
+        raise bad(f"holds {len(ids)} token ids, more than the {max_tokens} of a transcript within its settings' "
+                  "max_episode_tokens")
     if not isinstance(allowed, list) or not all(
             isinstance(a, list) and len(a) == 2 and type(a[0]) is int and 0 <= a[0] < len(ids) and _ints(a[1], vocab)
             for a in allowed):

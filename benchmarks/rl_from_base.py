@@ -32,6 +32,11 @@ BASE_ENV = "SEARCHGYM_BASE_WEIGHTS"
 #: no ``base:`` line and compare reported the old base's runs as "already finished".
 BASE_OPTIONS = {"suite": "--suite", "base_tasks": "--base-tasks", "follow": "--follow", "epochs": "--epochs"}
 BASE_RECORD = "base.json"
+#: The most bytes of a reused ``base.pt``: the base is one shared hash member (its 2**14 x 64 word table
+#: and heads), 4.6 MB saved whatever --suite, --base-tasks or the team's size; 64 MiB clears it 14x.
+#: Why a cap, and the checks of :func:`base_problem`: base.pt in --out was handed to torch.load alone, so a
+#: 1.5 MB deflated archive took 1.9 GB before failing, a FIFO hung, a link was followed.
+MAX_BASE_BYTES = 64 * 2**20
 
 
 def clone_oracle(suite_id: str, n_tasks: int, follow: float, epochs: int, seed: int, out: Path) -> dict[str, float]:
@@ -88,14 +93,15 @@ def base_refusal(out: Path, settings: dict) -> str | None:
     when ``out`` has none, or one built with them. A base.pt without its record (an older version of
     this script wrote it) is refused too: its settings cannot be checked, and building it again would
     leave compare's finished runs, trained from the old base, beside runs from the new one."""
-    from searchgym.damaged import DamagedFile
-    from searchgym.fileio import read_json
+    from searchgym.damaged import DamagedFile, read_json_capped
+    from searchgym.harness.run_reads import MAX_RUN_JSON_BYTES, MAX_RUN_JSON_VALUES
 
     weights, record = out / "base.pt", out / BASE_RECORD
     if not weights.exists():
         return None
-    try:
-        built = read_json(record, dict)
+    try:  # bounded, not through a link (before: up to 256 MiB, any number of values, a link followed)
+        built = read_json_capped(record, MAX_RUN_JSON_BYTES, MAX_RUN_JSON_VALUES, "where base.json holds four settings",
+                                 dict)
     except (FileNotFoundError, DamagedFile):
         return (f"{weights} has no readable record of the settings it was built with ({record.name}), so they "
                 f"cannot be checked; give another --out, or delete {weights} and {out / 'compare'} to build it again")
@@ -104,6 +110,54 @@ def base_refusal(out: Path, settings: dict) -> str | None:
         return None
     return (f"{weights} was built with {_as_options(built, differ)}, not {_as_options(settings, differ)}; give "
             "another --out for a base with other settings (the runs in its compare folder trained from that base)")
+
+
+def _load_problem(exc: Exception) -> str:
+    """torch.load's error in a few words: the global a weights-only load refused (its message is paragraphs
+    of advice to load with weights_only=False, which this script never does)."""
+    text = str(exc)
+    if text.startswith("Weights only load failed"):
+        reason = next((line.strip().removeprefix("WeightsUnpickler error: ").split(". ")[0][:200]
+                       for line in text.splitlines() if "WeightsUnpickler error:" in line
+                       or line.strip().startswith("Trying to load unsupported")), "objects other than tensors")
+        return f"holds what torch.load(weights_only=True) refuses ({reason})"
+    first = (text.splitlines() or [""])[0][:200]
+    return f"is not a torch.save file torch.load reads ({type(exc).__name__}: {first})"
+
+
+def base_problem(weights: Path, out: Path) -> str | None:
+    """Why the ``base.pt`` that a run with ``--out out`` would reuse cannot serve as the base, in one line
+    naming it; None when it is a regular file (not a link) of at most :data:`MAX_BASE_BYTES`, an intact
+    archive (:func:`~searchgym.torch_archive.archive_problem`) that ``torch.load(weights_only=True)`` reads,
+    and a state dict of the base's population. Why before compare: each run loaded it, and failed with
+    torch's words (a pickle's twice, naming no file, then "re-run the same command to resume")."""
+    import torch
+
+    from searchgym.agents.population import Population
+    from searchgym.damaged import DamagedFile, open_regular
+    from searchgym.torch_archive import archive_problem
+
+    remedy = f"give another --out, or delete {weights} and {out / 'compare'} to build it again"
+    try:
+        with open_regular(weights, MAX_BASE_BYTES, remedy, follow_links=False) as handle:
+            problem = archive_problem(handle)  # compressed or overlapping records: refused, not inflated
+            if problem:
+                return str(DamagedFile(weights, problem, remedy))
+            try:
+                state = torch.load(handle, map_location="cpu", weights_only=True)
+            except Exception as exc:  # noqa: BLE001 - any unreadable file gets the same one line
+                return str(DamagedFile(weights, _load_problem(exc), remedy))
+    except DamagedFile as exc:
+        return str(exc)
+    if not (isinstance(state, dict) and all(isinstance(k, str) and isinstance(v, torch.Tensor)
+                                            for k, v in state.items())):
+        return str(DamagedFile(weights, "is not a state dict (names to tensors)", remedy))
+    try:  # the layout clone_oracle saves: one shared hash member, whatever the team's size
+        Population.build("shared", 1, encoder="hash", seed=0).load_state_dict(state)
+    except RuntimeError as exc:
+        first = " ".join(str(exc).split())[:200]
+        return str(DamagedFile(weights, f"is not a base of this script's hash policy ({first})", remedy))
+    return None
 
 
 def _from_base(ctx, name: str):
@@ -256,9 +310,12 @@ def main(argv: list[str] | None = None) -> int:
     refusal = base_refusal(out, settings)
     if refusal:
         parser.error(f"argument --out: {refusal}")
-    out.mkdir(parents=True, exist_ok=True)
     weights = out / "base.pt"
-    if weights.exists():
+    reused = weights.exists() or weights.is_symlink()
+    if reused and (problem := base_problem(weights, out)):  # before compare: every run would load it
+        parser.error(f"argument --out: {problem}")
+    out.mkdir(parents=True, exist_ok=True)
+    if reused:
         print(f"base: reusing {weights}, built with {_as_options(settings, BASE_OPTIONS)}", flush=True)
     else:
         (out / BASE_RECORD).unlink(missing_ok=True)  # a stale record, whose base.pt was deleted

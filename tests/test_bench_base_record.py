@@ -5,10 +5,25 @@ base's runs as already finished."""
 
 from __future__ import annotations
 
+import functools
 import json
 import subprocess
 
 import pytest
+
+
+@functools.cache
+def base_weights() -> bytes:
+    """The bytes of a base.pt as clone_oracle saves it (an untrained shared hash population)."""
+    import io
+
+    import torch
+
+    from searchgym.agents.population import Population
+
+    buffer = io.BytesIO()
+    torch.save(Population.build("shared", 2, encoder="hash", seed=0).state_dict(), buffer)
+    return buffer.getvalue()
 
 
 @pytest.fixture
@@ -20,7 +35,7 @@ def rl_from_base(monkeypatch):
 
     def clone_oracle(suite, n_tasks, follow, epochs, seed, out):
         calls.append("base")
-        out.write_bytes(b"weights")
+        out.write_bytes(base_weights())  # a base of the layout the script saves: a reused one is checked
         return {"states": 1}
 
     monkeypatch.setattr(rl_from_base, "clone_oracle", clone_oracle)
