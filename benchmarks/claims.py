@@ -39,7 +39,6 @@ import sys
 import time
 from pathlib import Path
 
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import claims_report as cr  # noqa: E402
 from script_extras import require_extras  # noqa: E402
@@ -54,13 +53,7 @@ from searchgym.harness.provenance import git_revision  # noqa: E402
 from searchgym.harness.runner import check_identity  # noqa: E402
 from searchgym.harness.report_gain import gain_section  # noqa: E402
 from searchgym.harness.report import (  # noqa: E402
-    RunRecord,
-    anchors_note,
-    load_runs,
-    metric_table,
-    privileged_labels,
-    summary_rows,
-)
+    RunRecord, anchors_note, load_runs, metric_table, privileged_labels, summary_rows)
 from searchgym.suites import get_suite  # noqa: E402
 
 REFERENCE = "cw_grpo"

@@ -5,44 +5,9 @@ base's runs as already finished."""
 
 from __future__ import annotations
 
-import functools
 import json
-import subprocess
 
 import pytest
-
-
-@functools.cache
-def base_weights() -> bytes:
-    """The bytes of a base.pt as clone_oracle saves it (an untrained shared hash population)."""
-    import io
-
-    import torch
-
-    from searchgym.agents.population import Population
-
-    buffer = io.BytesIO()
-    torch.save(Population.build("shared", 2, encoder="hash", seed=0).state_dict(), buffer)
-    return buffer.getvalue()
-
-
-@pytest.fixture
-def rl_from_base(monkeypatch):
-    """The script with its base build (writes a stand-in base.pt) and its compare replaced by recorders."""
-    import rl_from_base
-
-    calls = []
-
-    def clone_oracle(suite, n_tasks, follow, epochs, seed, out):
-        calls.append("base")
-        out.write_bytes(base_weights())  # a base of the layout the script saves: a reused one is checked
-        return {"states": 1}
-
-    monkeypatch.setattr(rl_from_base, "clone_oracle", clone_oracle)
-    monkeypatch.setattr(subprocess, "run", lambda command, **kw: calls.append("compare") or
-                        subprocess.CompletedProcess(command, 0))
-    monkeypatch.setattr(rl_from_base, "calls", calls, raising=False)
-    return rl_from_base
 
 
 FIRST = ["--base-tasks", "3", "--epochs", "1"]

@@ -12,7 +12,6 @@ import io
 import json
 import os
 import pickle
-import subprocess
 import zipfile
 
 import pytest
@@ -26,32 +25,6 @@ def saved(obj) -> bytes:
     buffer = io.BytesIO()
     torch.save(obj, buffer)
     return buffer.getvalue()
-
-
-@pytest.fixture(scope="module")
-def base_bytes() -> bytes:
-    from searchgym.agents.population import Population
-
-    return saved(Population.build("shared", 2, encoder="hash", seed=0).state_dict())
-
-
-@pytest.fixture
-def rl_from_base(monkeypatch, base_bytes):
-    """The script with its base build (writes a base of the saved layout) and its compare replaced by recorders."""
-    import rl_from_base
-
-    calls = []
-
-    def clone_oracle(suite, n_tasks, follow, epochs, seed, out):
-        calls.append("base")
-        out.write_bytes(base_bytes)
-        return {"states": 1}
-
-    monkeypatch.setattr(rl_from_base, "clone_oracle", clone_oracle)
-    monkeypatch.setattr(subprocess, "run", lambda command, **kw: calls.append("compare") or
-                        subprocess.CompletedProcess(command, 0))
-    monkeypatch.setattr(rl_from_base, "calls", calls, raising=False)
-    return rl_from_base
 
 
 class Payload:

@@ -3,13 +3,16 @@ hashed and loaded neither through a link nor whatever its size, and a checkpoint
 searchgym trainer writes is refused, one line naming the file and the keys it may hold.
 
 Before: base.pt was hashed through a link and whatever its size (a sparse file of 4 GB: hashed whole, then
-"changed after it was built"), read_base followed a link, and read_checkpoint took any top-level key."""
+"changed after it was built"), read_base followed a link, and read_checkpoint took any top-level key.
+The base's record (base.json) is read with a run record's bounds (not through a link, at most 4 MiB and
+200,000 values), and a folder where the build writes a file is refused before anything is built."""
 
 from __future__ import annotations
 
 import io
 import json
 import os
+import re
 import shutil
 from types import SimpleNamespace
 
@@ -19,9 +22,10 @@ import torch
 from searchgym.agents.sft_base import read_base
 from searchgym.agents.trainer_base import CHECKPOINT, TrainState, read_checkpoint
 
-from searchgym.damaged import LINKED_READ, DamagedFile, DamagedFileWarning
+from searchgym.damaged import DELETE_AND_RERUN, LINKED_READ, DamagedFile, DamagedFileWarning
 from searchgym.harness.methods import RunContext
-from searchgym.harness.sft import ensure_base, sft_config
+from searchgym.harness.run_reads import MAX_RUN_JSON_BYTES, MAX_RUN_JSON_VALUES
+from searchgym.harness.sft import BASE, META, PARTIAL, base_key, ensure_base, sft_config
 from searchgym.suites import Suite, register_suite
 
 pytestmark = pytest.mark.timeout(300)
@@ -161,3 +165,47 @@ def test_every_checkpoint_searchgym_writes_holds_accepted_keys(tmp_path):
                           rng=np.random.default_rng(0), state=TrainState())
     assert set(LLMTrainer.state_dict(llm)) <= CHECKPOINT_KEYS
     assert set(_trainer(None).state_dict()) <= CHECKPOINT_KEYS
+
+
+def _linked(meta, path, tmp_path):
+    elsewhere = tmp_path / "elsewhere.json"  # the base's own record, valid: still not this folder's file
+    shutil.move(path, elsewhere)
+    path.symlink_to(elsewhere)
+
+
+def _many_values(meta, path, tmp_path):
+    path.write_text(json.dumps({**meta, "padding": [[]] * MAX_RUN_JSON_VALUES}))
+
+
+def _many_bytes(meta, path, tmp_path):
+    path.write_text(json.dumps({**meta, "padding": "x" * MAX_RUN_JSON_BYTES}))
+
+
+@pytest.mark.parametrize(("damage", "said"), [
+    (_linked, LINKED_READ),
+    (_many_values, f"holds more than {MAX_RUN_JSON_VALUES} JSON values, where a base's base.json holds"),
+    (_many_bytes, f"more than the {MAX_RUN_JSON_BYTES}"),
+])
+def test_a_base_record_is_read_with_a_run_records_bounds(built, tmp_path, damage, said):
+    """Before: each was read (through the link; 256 MiB of any values) and the base was used."""
+    folder = _copy(built, tmp_path).parent
+    damage(json.loads((folder / META).read_text()), folder / META, tmp_path)
+    with pytest.raises(DamagedFile) as caught:
+        ensure_base(_ctx(tmp_path), sft_config(SFT))
+    assert str(caught.value).startswith(f"{folder / META}: ") and said in str(caught.value)
+    assert str(caught.value).endswith(f"delete {folder} and re-run the same command to build the base again")
+
+
+@pytest.mark.parametrize("name", [BASE, META, PARTIAL])
+def test_a_folder_where_the_build_writes_a_file_is_refused_before_building(tmp_path, name):
+    """Before (base.pt, base.json): the base was demonstrated and fitted, then its save failed with
+    IsADirectoryError, and the re-run it advised built it again and failed the same way; (partial.pt)
+    the demonstrations were made before the first save failed."""
+    folder = tmp_path / "bases" / base_key(QA, 0, "hash", sft_config(SFT))
+    (folder / name).mkdir(parents=True)
+    (folder / name / "keep.txt").write_text("mine")
+    with pytest.raises(DamagedFile, match=re.escape(f"{folder / name}: is a folder where the base's build writes "
+                                                    f"a file; {DELETE_AND_RERUN}")):
+        ensure_base(_ctx(tmp_path), sft_config(SFT))
+    assert sorted(p.name for p in folder.iterdir()) == sorted([".lock", name])  # nothing built
+    assert (folder / name / "keep.txt").read_text() == "mine"
