@@ -44,6 +44,36 @@ def save_base(path: str | Path, key: str, policy: str, state_dict: dict[str, tor
     return file_sha256(path)
 
 
+def read_weights_only(path: str | Path, max_bytes: int, remedy: str, unreadable: str) -> Any:
+    """What ``torch.load(weights_only=True)`` reads from one open regular file (not through a link, at most
+    ``max_bytes``, an archive :func:`~searchgym.torch_archive.archive_problem` finds intact); any failure is a
+    one-line :class:`DamagedFile` naming it (``unreadable``: what to call a file torch cannot read). One reader
+    for a handed base, the harness's and a benchmark's."""
+    path = Path(path)
+    with open_regular(path, max_bytes, remedy, follow_links=False) as handle:
+        problem = archive_problem(handle)  # torch.load reads changed tensor bytes without a word
+        if problem:
+            raise DamagedFile(path, problem, remedy)
+        try:
+            return torch.load(handle, map_location="cpu", weights_only=True)
+        except Exception as exc:  # noqa: BLE001 - any unreadable file gets the same one line
+            raise DamagedFile(path, load_problem(exc, unreadable), remedy) from None
+
+
+def load_problem(exc: Exception, unreadable: str) -> str:
+    """torch.load's error in a few words: the global a weights-only load refused (its message is paragraphs
+    of advice to load with weights_only=False, which searchgym never does), else ``unreadable`` and the
+    error's first line."""
+    text = str(exc)
+    if text.startswith("Weights only load failed"):
+        reason = next((line.strip().removeprefix("WeightsUnpickler error: ").split(". ")[0][:200]
+                       for line in text.splitlines() if "WeightsUnpickler error:" in line
+                       or line.strip().startswith("Trying to load unsupported")), "objects other than tensors")
+        return f"holds what torch.load(weights_only=True) refuses ({reason})"
+    first = (text.splitlines() or [""])[0][:200]
+    return f"{unreadable} ({type(exc).__name__}: {first})"
+
+
 def read_base(path: str | Path, for_policy: str | None = None) -> dict[str, Any]:
     """The base's contents, read weights_only from one open regular file (not through a link, at most
     :func:`max_base_bytes` of ``for_policy``); a file that is not a base is a one-line error."""
@@ -51,16 +81,7 @@ def read_base(path: str | Path, for_policy: str | None = None) -> dict[str, Any]
     if not path.is_file() and not path.is_symlink():
         raise ValueError(f"no supervised base at {path}; build it with the sft method or --option init=sft")
     rebuild = f"delete {path.parent} and re-run the same command to build the base again"
-    with open_regular(path, max_base_bytes(for_policy), rebuild, follow_links=False) as handle:
-        problem = archive_problem(handle)  # torch.load reads changed tensor bytes without a word
-        if problem:
-            raise DamagedFile(path, problem, rebuild)
-        try:
-            blob = torch.load(handle, map_location="cpu", weights_only=True)
-        except Exception as exc:  # noqa: BLE001 - any unreadable file gets the same message
-            # why DamagedFile: one line that says what to do (before: torch's words only, with no remedy)
-            raise DamagedFile(path, f"is not a readable supervised base ({type(exc).__name__}: {exc})",
-                              rebuild) from None
+    blob = read_weights_only(path, max_base_bytes(for_policy), rebuild, "is not a readable supervised base")
     policy = blob.get("policy") if isinstance(blob, dict) else None
     if (not isinstance(policy, str) or blob.get("format") != policy_format(policy)
             or not isinstance(blob.get("state_dict"), dict)):

@@ -112,19 +112,6 @@ def base_refusal(out: Path, settings: dict) -> str | None:
             "another --out for a base with other settings (the runs in its compare folder trained from that base)")
 
 
-def _load_problem(exc: Exception) -> str:
-    """torch.load's error in a few words: the global a weights-only load refused (its message is paragraphs
-    of advice to load with weights_only=False, which this script never does)."""
-    text = str(exc)
-    if text.startswith("Weights only load failed"):
-        reason = next((line.strip().removeprefix("WeightsUnpickler error: ").split(". ")[0][:200]
-                       for line in text.splitlines() if "WeightsUnpickler error:" in line
-                       or line.strip().startswith("Trying to load unsupported")), "objects other than tensors")
-        return f"holds what torch.load(weights_only=True) refuses ({reason})"
-    first = (text.splitlines() or [""])[0][:200]
-    return f"is not a torch.save file torch.load reads ({type(exc).__name__}: {first})"
-
-
 def base_problem(weights: Path, out: Path) -> str | None:
     """Why the ``base.pt`` that a run with ``--out out`` would reuse cannot serve as the base, in one line
     naming it; None when it is a regular file (not a link) of at most :data:`MAX_BASE_BYTES`, an intact
@@ -134,19 +121,12 @@ def base_problem(weights: Path, out: Path) -> str | None:
     import torch
 
     from searchgym.agents.population import Population
-    from searchgym.damaged import DamagedFile, open_regular
-    from searchgym.torch_archive import archive_problem
+    from searchgym.agents.sft_base import read_weights_only
+    from searchgym.damaged import DamagedFile
 
     remedy = f"give another --out, or delete {weights} and {out / 'compare'} to build it again"
     try:
-        with open_regular(weights, MAX_BASE_BYTES, remedy, follow_links=False) as handle:
-            problem = archive_problem(handle)  # compressed or overlapping records: refused, not inflated
-            if problem:
-                return str(DamagedFile(weights, problem, remedy))
-            try:
-                state = torch.load(handle, map_location="cpu", weights_only=True)
-            except Exception as exc:  # noqa: BLE001 - any unreadable file gets the same one line
-                return str(DamagedFile(weights, _load_problem(exc), remedy))
+        state = read_weights_only(weights, MAX_BASE_BYTES, remedy, "is not a torch.save file torch.load reads")
     except DamagedFile as exc:
         return str(exc)
     if not (isinstance(state, dict) and all(isinstance(k, str) and isinstance(v, torch.Tensor)

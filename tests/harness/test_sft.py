@@ -133,7 +133,9 @@ def test_base_file_is_read_weights_only_and_checked(tmp_path):
     assert blob["policy"] == "attn" and blob["key"] == meta["key"]
     hostile = tmp_path / "hostile.pt"
     torch.save({"format": 1, "state_dict": {}, "payload": object()}, hostile)  # needs pickle to load
-    with pytest.raises(ValueError, match=r"hostile.pt: is not a readable supervised base .*; delete .* and re-run the same command to build"):
+    # the refusal in one line: the global it would have to load, not torch's paragraphs of advice
+    with pytest.raises(ValueError, match=r"hostile.pt: holds what torch.load\(weights_only=True\) refuses \([^\n]*\); "
+                                         r"delete .* and re-run the same command to build"):
         read_base(hostile)
     with pytest.raises(ValueError, match="no supervised base at"):
         read_base(tmp_path / "missing.pt")
